@@ -1,0 +1,5 @@
+import { adminRoute, created } from '../../../lib/http/admin';
+import { createWalletAddress } from '../../../lib/wallet-addresses';
+import { createWalletAddressBody } from '../../../lib/wallet-addresses/schemas';
+
+export const handler = adminRoute({ body: createWalletAddressBody }, async ({ body }) => created(await createWalletAddress(body)));

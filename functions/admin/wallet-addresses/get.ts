@@ -1,0 +1,5 @@
+import { idParams } from '../../../lib/http/schemas';
+import { adminRoute, ok } from '../../../lib/http/admin';
+import { getWalletAddress } from '../../../lib/wallet-addresses';
+
+export const handler = adminRoute({ params: idParams }, async ({ params }) => ok(await getWalletAddress(params.id)));

@@ -1,0 +1,6 @@
+import { idParams } from '../../../lib/http/schemas';
+import { adminRoute, created } from '../../../lib/http/admin';
+import { addKey } from '../../../lib/wallet-addresses';
+import { ed25519Jwk } from '../../../lib/wallet-addresses/schemas';
+
+export const handler = adminRoute({ params: idParams, body: ed25519Jwk }, async ({ params, body }) => created(await addKey(params.id, body)));

@@ -1,0 +1,8 @@
+import { idParams } from '../../../lib/http/schemas';
+import { adminRoute, ok } from '../../../lib/http/admin';
+import { renameWalletAddress } from '../../../lib/wallet-addresses';
+import { updateWalletAddressBody } from '../../../lib/wallet-addresses/schemas';
+
+export const handler = adminRoute({ params: idParams, body: updateWalletAddressBody }, async ({ params, body }) =>
+  ok(await renameWalletAddress(params.id, body.publicName)),
+);

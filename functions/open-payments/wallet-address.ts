@@ -1,0 +1,26 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { config } from '../../lib/config';
+import { logger } from '../../lib/log';
+import { problem } from '../../lib/http/problem';
+import { publishedKeys, publishedWalletAddress } from '../../lib/wallet-addresses';
+
+// Open Payments resource server: GET <wallet address> and GET <wallet address>/jwks.json. Public.
+const json = (statusCode: number, body: unknown, type = 'application/json'): APIGatewayProxyResult => ({
+  statusCode,
+  headers: { 'content-type': type, 'access-control-allow-origin': '*' },
+  body: JSON.stringify(body),
+});
+
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  if (event.httpMethod !== 'GET') return json(405, problem(405, 'method_not_allowed', 'Only GET is served here'), 'application/problem+json');
+  try {
+    const url = new URL(event.path, config.WALLET_ADDRESS_URL).href;
+    const isJwks = url.endsWith('/jwks.json');
+    const found = isJwks ? await publishedKeys(url.slice(0, -'/jwks.json'.length)) : await publishedWalletAddress(url);
+    if (!found) return json(404, problem(404, 'wallet_address_not_found', `No wallet address at ${event.path}`), 'application/problem+json');
+    return json(200, found);
+  } catch (error) {
+    logger.error('Unhandled error', { error });
+    return json(500, problem(500, 'internal_error', 'The request could not be completed'), 'application/problem+json');
+  }
+};

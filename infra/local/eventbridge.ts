@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+
+// A small EventBridge emulator: PutEvents over the AWS JSON 1.1 wire protocol, rules matched by
+// event pattern, SQS targets. No standalone EventBridge server ships on npm, so the local run uses
+// this; the rules come from infra/resources.yml like everything else.
+export interface Rule {
+  name: string;
+  bus: string;
+  pattern: Record<string, unknown>;
+  targetQueueUrls: string[];
+}
+
+interface Entry {
+  Source?: string;
+  DetailType?: string;
+  Detail?: string;
+  EventBusName?: string;
+  Resources?: string[];
+  Time?: string | number;
+}
+
+// EventBridge pattern matching for the forms the service uses: exact values, prefix,
+// anything-but and exists, nested objects.
+export function matches(pattern: Record<string, unknown>, event: Record<string, unknown>): boolean {
+  return Object.entries(pattern).every(([key, expected]) => {
+    const actual = event?.[key];
+    if (Array.isArray(expected)) {
+      const values = Array.isArray(actual) ? actual : [actual];
+      return expected.some((rule) => values.some((v) => matchesValue(rule, v)));
+    }
+    if (expected && typeof expected === 'object') return matches(expected as Record<string, unknown>, actual as Record<string, unknown>);
+    return false;
+  });
+}
+
+function matchesValue(rule: unknown, value: unknown): boolean {
+  if (rule === null || typeof rule !== 'object') return rule === value;
+  const r = rule as Record<string, unknown>;
+  if ('prefix' in r) return typeof value === 'string' && value.startsWith(String(r.prefix));
+  if ('anything-but' in r) {
+    const excluded = Array.isArray(r['anything-but']) ? r['anything-but'] : [r['anything-but']];
+    return value !== undefined && !excluded.includes(value);
+  }
+  if ('exists' in r) return (value !== undefined) === r.exists;
+  return false;
+}
+
+export async function startEventBridge(opts: { port: number; sqs: SQSClient; region: string; account: string }) {
+  const rules: Rule[] = [];
+
+  async function put(entry: Entry) {
+    if (!entry.Source || !entry.DetailType || !entry.Detail) {
+      return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Source, DetailType and Detail are required' };
+    }
+    let detail: unknown;
+    try {
+      detail = JSON.parse(entry.Detail);
+    } catch {
+      return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is not valid JSON' };
+    }
+    const bus = entry.EventBusName?.split('/').pop() ?? 'default';
+    const id = randomUUID();
+    const event = {
+      version: '0',
+      id,
+      'detail-type': entry.DetailType,
+      source: entry.Source,
+      account: opts.account,
+      time: new Date(entry.Time ? (typeof entry.Time === 'number' ? entry.Time * 1000 : entry.Time) : Date.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      region: opts.region,
+      resources: entry.Resources ?? [],
+      detail,
+    };
+    const body = JSON.stringify(event);
+    for (const rule of rules) {
+      if (rule.bus !== bus || !matches(rule.pattern, event)) continue;
+      for (const QueueUrl of rule.targetQueueUrls) await opts.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
+    }
+    return { EventId: id };
+  }
+
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      const reply = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.headers['x-amz-target'] !== 'AWSEvents.PutEvents') {
+        return reply(400, { __type: 'UnknownOperationException', message: `Only PutEvents is emulated, not ${req.headers['x-amz-target']}` });
+      }
+      try {
+        const { Entries = [] } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Entries?: Entry[] };
+        if (Entries.length < 1 || Entries.length > 10) return reply(400, { __type: 'ValidationException', message: 'PutEvents takes 1 to 10 entries' });
+        const results = [];
+        for (const entry of Entries) {
+          try {
+            results.push(await put(entry));
+          } catch (e) {
+            results.push({ ErrorCode: 'InternalException', ErrorMessage: (e as Error).message });
+          }
+        }
+        reply(200, { FailedEntryCount: results.filter((r) => 'ErrorCode' in r).length, Entries: results });
+      } catch (e) {
+        reply(400, { __type: 'SerializationException', message: (e as Error).message });
+      }
+    });
+  });
+  await new Promise<void>((ok) => server.listen(opts.port, '127.0.0.1', ok));
+  const port = (server.address() as { port: number }).port;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    addRule: (rule: Rule) => rules.push(rule),
+    stop: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+}
+export type EventBridgeEmulator = Awaited<ReturnType<typeof startEventBridge>>;

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { LambdaRuntime } from './lambda';
+import { httpEvents, type FunctionDef, type HttpEvent } from './serverless-config';
+
+// A local API Gateway: routes requests to the functions whose `httpApi` (payload 2.0) or `http`
+// (REST, payload 1.0) events match, with API Gateway's path templates and precedence.
+const MAX_PAYLOAD = 10 * 1024 * 1024;
+
+interface Route {
+  fn: FunctionDef;
+  event: HttpEvent;
+  segments: string[];
+  score: number;
+}
+
+function compile(fn: FunctionDef, event: HttpEvent): Route {
+  const segments = event.path.split('/').filter(Boolean);
+  // Static segments win over variables, variables over a greedy {proxy+}.
+  const score = segments.reduce((s, seg) => s * 4 + (seg.endsWith('+}') ? 0 : seg.startsWith('{') ? 1 : 2), 1);
+  return { fn, event, segments, score };
+}
+
+function match(route: Route, parts: string[]): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < route.segments.length; i++) {
+    const seg = route.segments[i];
+    if (seg.endsWith('+}')) {
+      if (i >= parts.length) return undefined;
+      params[seg.slice(1, -2)] = parts.slice(i).join('/');
+      return params;
+    }
+    if (i >= parts.length) return undefined;
+    if (seg.startsWith('{')) params[seg.slice(1, -1)] = parts[i];
+    else if (seg !== parts[i]) return undefined;
+  }
+  return parts.length === route.segments.length ? params : undefined;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > MAX_PAYLOAD) return 'too_large';
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function decode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function toEvent(kind: HttpEvent['kind'], route: Route, req: IncomingMessage, url: URL, params: Record<string, string>, body: Buffer) {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const hasQuery = url.searchParams.size > 0;
+  const text = body.length ? body.toString('utf8') : undefined;
+  const isText = text === undefined || Buffer.from(text, 'utf8').equals(body);
+  const common = {
+    headers,
+    pathParameters: Object.keys(params).length ? Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decode(v)])) : undefined,
+    queryStringParameters: hasQuery ? query : undefined,
+    body: body.length ? (isText ? text : body.toString('base64')) : undefined,
+    isBase64Encoded: !isText,
+    stageVariables: undefined,
+  };
+  const requestId = randomUUID();
+  const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
+  if (kind === 'httpApi') {
+    const routeKey = `${route.event.method} ${route.event.path}`;
+    return {
+      version: '2.0',
+      routeKey,
+      rawPath: url.pathname,
+      rawQueryString: url.search.slice(1),
+      ...common,
+      requestContext: {
+        accountId: '000000000000', apiId: 'local', domainName: req.headers.host ?? 'localhost', domainPrefix: 'local',
+        http: { method: req.method!, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: req.headers['user-agent'] ?? '' },
+        requestId, routeKey, stage: '$default', time: new Date().toUTCString(), timeEpoch: Date.now(),
+      },
+    };
+  }
+  return {
+    resource: route.event.path,
+    path: url.pathname,
+    httpMethod: req.method!,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    multiValueQueryStringParameters: hasQuery ? Object.fromEntries([...url.searchParams.keys()].map((k) => [k, url.searchParams.getAll(k)])) : undefined,
+    ...common,
+    requestContext: {
+      accountId: '000000000000', apiId: 'local', httpMethod: req.method!, path: url.pathname, protocol: `HTTP/${req.httpVersion}`,
+      requestId, resourcePath: route.event.path, stage: 'local', identity: { sourceIp }, requestTimeEpoch: Date.now(),
+    },
+  };
+}
+
+export async function startGateway(opts: { kind: HttpEvent['kind']; port: number; functions: FunctionDef[]; runtime: LambdaRuntime }) {
+  const routes = opts.functions
+    .flatMap((fn) => httpEvents(fn).filter((e) => e.kind === opts.kind).map((e) => compile(fn, e)))
+    .sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
+
+  const server: Server = createServer(async (req, res) => {
+    const send = (status: number, headers: Record<string, unknown>, body: string | Buffer) => {
+      res.writeHead(status, headers as Record<string, string>);
+      res.end(body);
+    };
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const parts = url.pathname.split('/').filter(Boolean);
+      const method = req.method ?? 'GET';
+      let found: { route: Route; params: Record<string, string> } | undefined;
+      for (const route of routes) {
+        if (route.event.method !== method && route.event.method !== 'ANY') continue;
+        const params = match(route, parts);
+        if (params && (!found || route.score > found.route.score)) found = { route, params };
+      }
+      if (!found) return send(404, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Not Found' }));
+      const body = await readBody(req);
+      if (body === 'too_large') return send(413, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Request Entity Too Large' }));
+      const result = (await opts.runtime.invoke(found.route.fn, toEvent(opts.kind, found.route, req, url, found.params, body))) as {
+        statusCode?: number;
+        headers?: Record<string, unknown>;
+        body?: string;
+        isBase64Encoded?: boolean;
+      };
+      const payload = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+      send(result.statusCode ?? 200, result.headers ?? {}, payload);
+    } catch (e) {
+      // A handler that throws is a 500 on API Gateway too; show it loudly in the local log.
+      console.error(e);
+      send(500, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Internal Server Error' }));
+    }
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port, '127.0.0.1', () => ok());
+  });
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://localhost:${port}`,
+    port,
+    stop: () => new Promise<void>((ok) => {
+      server.closeAllConnections();
+      server.close(() => ok());
+    }),
+  };
+}

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
+import { ROOT, type FunctionDef } from './serverless-config';
+
+// Runs Lambda handlers in this process, as one warm container per function would: each module is
+// loaded once, on first use, and gets a Lambda-shaped context.
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+const TIMEOUT_MS = 29_000;
+
+export function lambdaRuntime() {
+  const loaded = new Map<string, Promise<Handler>>();
+
+  function load(fn: FunctionDef): Promise<Handler> {
+    let handler = loaded.get(fn.name);
+    if (!handler) {
+      const dot = fn.handler.lastIndexOf('.');
+      const file = join(ROOT, `${fn.handler.slice(0, dot)}.ts`);
+      const exportName = fn.handler.slice(dot + 1);
+      handler = import(pathToFileURL(file).href).then((m) => {
+        if (typeof m[exportName] !== 'function') throw new Error(`${fn.handler}: no exported function ${exportName}`);
+        return m[exportName] as Handler;
+      });
+      loaded.set(fn.name, handler);
+    }
+    return handler;
+  }
+
+  async function invoke(fn: FunctionDef, event: unknown): Promise<unknown> {
+    const handler = await load(fn);
+    const deadline = Date.now() + TIMEOUT_MS;
+    const context = {
+      functionName: fn.name,
+      functionVersion: '$LATEST',
+      invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${fn.name}`,
+      memoryLimitInMB: '1024',
+      awsRequestId: randomUUID(),
+      logGroupName: `/aws/lambda/${fn.name}`,
+      logStreamName: 'local',
+      callbackWaitsForEmptyEventLoop: true,
+      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+      done: () => undefined,
+      fail: () => undefined,
+      succeed: () => undefined,
+    } as Context;
+    return handler(event, context);
+  }
+
+  return { invoke, load };
+}
+export type LambdaRuntime = ReturnType<typeof lambdaRuntime>;

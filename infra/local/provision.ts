@@ -1,0 +1,126 @@
+import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { EventBridgeEmulator } from './eventbridge';
+import type { ServiceDef } from './serverless-config';
+
+// Creates on the emulators what infra/resources.yml declares, and answers Ref and Fn::GetAtt for
+// the resources it made, so that provider.environment resolves as CloudFormation would.
+export interface Provisioned {
+  ref: string;
+  arn: string;
+}
+export type Refs = Record<string, Provisioned>;
+
+class Unresolved extends Error {}
+
+export function resolveIntrinsics(value: unknown, refs: Refs): unknown {
+  if (Array.isArray(value)) return value.map((v) => resolveIntrinsics(v, refs));
+  if (value && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    if ('Ref' in obj) {
+      const target = refs[obj.Ref as string];
+      if (!target) throw new Unresolved(String(obj.Ref));
+      return target.ref;
+    }
+    if ('Fn::GetAtt' in obj) {
+      const [name, attr] = obj['Fn::GetAtt'] as [string, string];
+      if (!refs[name]) throw new Unresolved(name);
+      if (attr !== 'Arn') throw new Error(`Fn::GetAtt ${name}.${attr} is not supported locally`);
+      return refs[name].arn;
+    }
+    return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, resolveIntrinsics(v, refs)]));
+  }
+  return value;
+}
+
+const stringAttributes = (props: Record<string, unknown>, names: string[]) =>
+  Object.fromEntries(
+    names.filter((n) => props[n] !== undefined).map((n) => [n, typeof props[n] === 'object' ? JSON.stringify(props[n]) : String(props[n])]),
+  );
+
+export async function provision(
+  service: ServiceDef,
+  clients: { dynamo: DynamoDBClient; sqs: SQSClient; events: EventBridgeEmulator },
+  prefix: string,
+): Promise<Refs> {
+  const refs: Refs = {};
+  let pending = Object.entries(service.resources);
+  while (pending.length) {
+    const deferred: typeof pending = [];
+    for (const [id, resource] of pending) {
+      let props: Record<string, any>;
+      try {
+        props = resolveIntrinsics(resource.Properties ?? {}, refs) as Record<string, any>;
+      } catch (e) {
+        if (e instanceof Unresolved) {
+          deferred.push([id, resource]);
+          continue;
+        }
+        throw e;
+      }
+      refs[id] = await create(id, resource.Type, props, clients, prefix, refs);
+    }
+    if (deferred.length === pending.length) throw new Error(`Unresolvable references among: ${deferred.map(([id]) => id).join(', ')}`);
+    pending = deferred;
+  }
+  return refs;
+}
+
+async function create(
+  id: string,
+  type: string,
+  props: Record<string, any>,
+  { dynamo, sqs, events }: { dynamo: DynamoDBClient; sqs: SQSClient; events: EventBridgeEmulator },
+  prefix: string,
+  refs: Refs,
+): Promise<Provisioned> {
+  switch (type) {
+    case 'AWS::DynamoDB::Table': {
+      const TableName = `${prefix}${id}`;
+      const out = await dynamo.send(
+        new CreateTableCommand({
+          TableName,
+          BillingMode: props.BillingMode ?? 'PAY_PER_REQUEST',
+          AttributeDefinitions: props.AttributeDefinitions,
+          KeySchema: props.KeySchema,
+          GlobalSecondaryIndexes: props.GlobalSecondaryIndexes,
+        }),
+      );
+      if (props.TimeToLiveSpecification?.Enabled) {
+        await dynamo.send(new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: props.TimeToLiveSpecification }));
+      }
+      return { ref: TableName, arn: out.TableDescription!.TableArn! };
+    }
+    case 'AWS::SQS::Queue': {
+      const { QueueUrl } = await sqs.send(
+        new CreateQueueCommand({
+          QueueName: `${prefix}${id}${props.FifoQueue ? '.fifo' : ''}`,
+          Attributes: stringAttributes(props, ['VisibilityTimeout', 'MessageRetentionPeriod', 'RedrivePolicy', 'DelaySeconds', 'FifoQueue', 'ReceiveMessageWaitTimeSeconds']),
+        }),
+      );
+      const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+      return { ref: QueueUrl!, arn: Attributes!.QueueArn! };
+    }
+    case 'AWS::Events::EventBus':
+      return { ref: props.Name, arn: `arn:aws:events:us-east-1:000000000000:event-bus/${props.Name}` };
+    case 'AWS::Events::Rule': {
+      const queueUrlByArn = new Map(Object.values(refs).map((r) => [r.arn, r.ref]));
+      events.addRule({
+        name: id,
+        bus: props.EventBusName ?? 'default',
+        pattern: props.EventPattern,
+        targetQueueUrls: (props.Targets ?? []).map((t: { Arn: string }) => {
+          const url = queueUrlByArn.get(t.Arn);
+          if (!url) throw new Error(`Rule ${id}: only SQS targets are emulated locally (${t.Arn})`);
+          return url;
+        }),
+      });
+      return { ref: id, arn: `arn:aws:events:us-east-1:000000000000:rule/${id}` };
+    }
+    case 'AWS::SQS::QueuePolicy':
+      // IAM does not exist locally; the policy matters on AWS only.
+      return { ref: id, arn: '' };
+    default:
+      throw new Error(`The local run cannot create ${type} (${id}); add it to infra/local/provision.ts`);
+  }
+}

@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+// Reads serverless.yml the way the local run needs it: `${file(...)}` includes, `${env:X, 'd'}`,
+// `${opt:…, 'd'}`, `${sls:stage}` and `${self:service}`. Anything else is an error, so the file
+// stays within what both the Serverless Framework and this reader understand.
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface HttpEvent {
+  kind: 'httpApi' | 'http';
+  method: string;
+  path: string;
+}
+
+export interface FunctionDef {
+  name: string;
+  handler: string; // "functions/admin/assets/create.handler"
+  events: Array<Record<string, any>>;
+}
+
+export interface ServiceDef {
+  service: string;
+  environment: Record<string, unknown>;
+  functions: FunctionDef[];
+  resources: Record<string, { Type: string; Properties?: Record<string, any> }>;
+}
+
+const VARIABLE = /\$\{([^{}]+)\}/g;
+
+function resolveVariable(expr: string, stage: string, service: string): unknown {
+  const [source, ...rest] = expr.split(',');
+  const fallback = rest.length ? rest.join(',').trim().replace(/^'(.*)'$/, '$1') : undefined;
+  const [kind, name] = source.trim().split(/:(.*)/s);
+  if (kind === 'env') return process.env[name] ?? fallback;
+  if (kind === 'opt' && name === 'stage') return stage;
+  if (kind === 'opt') return fallback;
+  if (kind === 'sls' && name === 'stage') return stage;
+  if (kind === 'self' && name === 'service') return service;
+  throw new Error(`serverless.yml: the local run does not understand \${${expr}}`);
+}
+
+function resolve(value: unknown, stage: string, service: string): unknown {
+  if (typeof value === 'string') {
+    const include = /^\$\{file\(([^)]+)\)\}$/.exec(value);
+    if (include) return resolve(parse(readFileSync(join(ROOT, include[1]), 'utf8')), stage, service);
+    const whole = /^\$\{([^{}]+)\}$/.exec(value);
+    if (whole) return resolveVariable(whole[1], stage, service);
+    return value.replace(VARIABLE, (_, expr) => String(resolveVariable(expr, stage, service) ?? ''));
+  }
+  if (Array.isArray(value)) return value.map((v) => resolve(v, stage, service));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, stage, service)]));
+  }
+  return value;
+}
+
+export function loadService(stage = 'local'): ServiceDef {
+  const raw = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
+  const doc = resolve(raw, stage, raw.service) as any;
+  return {
+    service: doc.service,
+    environment: doc.provider.environment ?? {},
+    functions: Object.entries(doc.functions as Record<string, any>).map(([name, f]) => ({
+      name,
+      handler: f.handler,
+      events: f.events ?? [],
+    })),
+    resources: doc.resources.Resources,
+  };
+}
+
+export function httpEvents(fn: FunctionDef): HttpEvent[] {
+  return fn.events.flatMap((e) => {
+    const kind = e.httpApi ? 'httpApi' : e.http ? 'http' : undefined;
+    if (!kind) return [];
+    const spec = e[kind];
+    return [{ kind, method: String(spec.method).toUpperCase(), path: spec.path }];
+  });
+}

@@ -1,0 +1,112 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { LOCAL_ADMIN_API_SECRET } from './defaults';
+import { startEventBridge } from './eventbridge';
+import { freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs, type Emulator } from './emulators';
+import { startGateway } from './gateway';
+import { lambdaRuntime } from './lambda';
+import { provision, resolveIntrinsics, type Refs } from './provision';
+import { loadService } from './serverless-config';
+
+// The whole service on this machine: emulators, resources from infra/resources.yml, and the
+// functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
+// both use it; tests pass port 0 and a table prefix so that they never collide with anything.
+export interface StackOptions {
+  ports?: Partial<Record<'admin' | 'openPayments' | 'dynamodb' | 'sqs' | 'eventbridge', number>>;
+  // Reuse running emulators (the test suite starts one set for all files).
+  emulators?: { dynamodb: string; sqs: string };
+  prefix?: string;
+  // Settings for the functions, on top of the process environment.
+  settings?: Record<string, string>;
+}
+
+export interface Stack {
+  adminUrl: string;
+  openPaymentsUrl: string;
+  endpoints: { dynamodb: string; sqs: string; eventbridge: string };
+  env: Record<string, string>;
+  refs: Refs;
+  dynamo: DynamoDBClient;
+  sqs: SQSClient;
+  stop(): Promise<void>;
+}
+
+const portOr = async (p: number | undefined) => (p === undefined || p === 0 ? freePort() : p);
+
+export async function startEmulators(ports: { dynamodb?: number; sqs?: number } = {}) {
+  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb)), startSqs(await portOr(ports.sqs))]);
+  return { dynamodb, sqs };
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const owned: Emulator[] = [];
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    let endpoints = opts.emulators;
+    if (!endpoints) {
+      const started = await startEmulators(opts.ports);
+      owned.push(started.dynamodb, started.sqs);
+      endpoints = { dynamodb: started.dynamodb.endpoint, sqs: started.sqs.endpoint };
+    }
+    const aws = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+    const dynamo = new DynamoDBClient({ ...aws, endpoint: endpoints.dynamodb });
+    const sqs = new SQSClient({ ...aws, endpoint: endpoints.sqs, useQueueUrlAsEndpoint: false });
+    const events = await startEventBridge({ port: opts.ports?.eventbridge ?? 0, sqs, region: LOCAL_REGION, account: '000000000000' });
+    stops.push(events.stop);
+
+    // The local run never talks to AWS: the SDK's own variables point every client at the emulators.
+    Object.assign(process.env, {
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+      AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
+    });
+    delete process.env.AWS_PROFILE;
+    delete process.env.AWS_SESSION_TOKEN;
+
+    const runtime = lambdaRuntime();
+    const openPaymentsPort = await portOr(opts.ports?.openPayments);
+    const openPaymentsUrl = `http://localhost:${openPaymentsPort}`;
+    const settings = {
+      ADMIN_API_SECRET: process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET,
+      WALLET_ADDRESS_URL: process.env.WALLET_ADDRESS_URL || openPaymentsUrl,
+      AUTH_SERVER_URL: process.env.AUTH_SERVER_URL || 'http://localhost:3006',
+      ...opts.settings,
+    };
+    Object.assign(process.env, settings);
+
+    const service = loadService('local');
+    const refs = await provision(service, { dynamo, sqs, events }, opts.prefix ?? '');
+    const env = Object.fromEntries(
+      Object.entries(resolveIntrinsics(service.environment, refs) as Record<string, unknown>).map(([k, v]) => [k, String(v ?? '')]),
+    );
+    Object.assign(process.env, env);
+
+    const admin = await startGateway({ kind: 'httpApi', port: await portOr(opts.ports?.admin), functions: service.functions, runtime });
+    stops.push(admin.stop);
+    const openPayments = await startGateway({ kind: 'http', port: openPaymentsPort, functions: service.functions, runtime });
+    stops.push(openPayments.stop);
+
+    return {
+      adminUrl: admin.url,
+      openPaymentsUrl,
+      endpoints: { ...endpoints, eventbridge: events.endpoint },
+      env,
+      refs,
+      dynamo,
+      sqs,
+      stop: async () => {
+        for (const stop of stops.reverse()) await stop();
+        for (const e of owned) await e.stop();
+        dynamo.destroy();
+        sqs.destroy();
+      },
+    };
+  } catch (e) {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    for (const em of owned) await em.stop().catch(() => undefined);
+    throw e;
+  }
+}

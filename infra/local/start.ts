@@ -1,0 +1,45 @@
+import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET } from './defaults';
+import { startStack } from './stack';
+
+// `npm start`: the whole service on this machine, no Docker, no AWS account.
+const started = performance.now();
+const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+if (!process.env.ADMIN_API_SECRET) {
+  console.warn(`warning: ADMIN_API_SECRET is not set; using the local-only default "${LOCAL_ADMIN_API_SECRET}"`);
+}
+process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+
+const stack = await startStack({
+  ports: {
+    admin: port('ADMIN_PORT', DEFAULT_PORTS.admin),
+    openPayments: port('OPEN_PAYMENTS_PORT', DEFAULT_PORTS.openPayments),
+    dynamodb: port('DYNAMODB_PORT', DEFAULT_PORTS.dynamodb),
+    sqs: port('SQS_PORT', DEFAULT_PORTS.sqs),
+    eventbridge: port('EVENTBRIDGE_PORT', DEFAULT_PORTS.eventbridge),
+  },
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping`);
+  await stack.stop();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+console.log(`
+Payment service ready in ${seconds} s
+  Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
+  Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
+  DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}
+
+Sign and send Admin requests with:
+  npm run admin -- POST /assets '{"code":"USD","scale":2}'
+  npm run admin -- GET /assets
+Ctrl-C stops everything.
+`);

@@ -1,0 +1,25 @@
+// Domain errors say what went wrong in domain terms; lib/http maps each kind to an HTTP status.
+export type ErrorKind = 'invalid' | 'unauthorized' | 'not_found' | 'conflict' | 'unprocessable' | 'too_large';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: string,
+    message: string,
+    readonly fields?: FieldError[],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const notFound = (what: string, id: string) =>
+  new DomainError('not_found', `${what.replace(/ /g, '_')}_not_found`, `No ${what} with id ${id}`);
+
+export const invalidField = (field: string, message: string) =>
+  new DomainError('invalid', 'invalid_request', `${field}: ${message}`, [{ field, message }]);

@@ -1,0 +1,197 @@
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { IdempotencyConfig, IdempotencyValidationError, IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
+import type { ZodType } from 'zod';
+import { dynamoClient } from '../aws';
+import { config } from '../config';
+import { DomainError } from '../errors';
+import { logger } from '../log';
+import { fieldErrors, fromDomainError, problem, problemResponse, validationError } from './problem';
+import { consumeSignature } from './replay';
+import { verifySignature } from './signature';
+
+// The one middleware stack of every Admin API route: size limit, signature, content type, JSON
+// and zod validation, Idempotency-Key, and errors as problem+json. Handlers get typed input.
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface RouteInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  event: APIGatewayProxyEventV2;
+}
+
+export interface RouteSpec<B, Q, P> {
+  body?: ZodType<B>;
+  query?: ZodType<Q>;
+  params?: ZodType<P>;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+}
+
+export const ok = (body: unknown): Reply => ({ status: 200, body });
+export const created = (body: unknown): Reply => ({ status: 201, body });
+
+type AdminEvent = APIGatewayProxyEventV2 & { input?: RouteInput<unknown, unknown, unknown> };
+type AdminRequest = Request<AdminEvent, APIGatewayProxyResultV2, Error, Context>;
+
+const invalid = (code: string, detail: string) => new DomainError('invalid', code, detail);
+const unauthorized = (detail: string) => new DomainError('unauthorized', 'unauthorized', detail);
+
+function rawBody(event: APIGatewayProxyEventV2): Buffer {
+  if (!event.body) return Buffer.alloc(0);
+  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+}
+
+function pathWithQuery(event: APIGatewayProxyEventV2): string {
+  return event.rawQueryString ? `${event.rawPath}?${event.rawQueryString}` : event.rawPath;
+}
+
+const authenticate = (): MiddlewareObj<AdminEvent> => ({
+  before: async ({ event }) => {
+    const body = rawBody(event);
+    if (body.length > MAX_BODY_BYTES) {
+      throw new DomainError('too_large', 'payload_too_large', `The body is ${body.length} bytes; the limit is ${MAX_BODY_BYTES}`);
+    }
+    const method = event.requestContext.http.method;
+    const result = verifySignature(
+      event.headers.signature,
+      config.ADMIN_API_SECRET,
+      { method, pathWithQuery: pathWithQuery(event), body },
+      Math.floor(Date.now() / 1000),
+    );
+    if (!result.ok) throw unauthorized(result.reason);
+    if (method !== 'GET' && method !== 'HEAD' && !(await consumeSignature(result.v1, result.t))) {
+      throw unauthorized('This signature was already used; sign each request afresh');
+    }
+  },
+});
+
+function parse<T>(schema: ZodType<T>, value: unknown, prefix: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw validationError(fieldErrors(parsed.error, prefix));
+  return parsed.data;
+}
+
+function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
+  const text = rawBody(event).toString('utf8');
+  if (text.trim() === '') return undefined;
+  const type = (event.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw invalid('unsupported_media_type', 'A request body must be sent with Content-Type: application/json');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw invalid('malformed_json', `The body is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+const validate = <B, Q, P>(spec: RouteSpec<B, Q, P>): MiddlewareObj<AdminEvent> => ({
+  before: ({ event }) => {
+    const json = parseJsonBody(event);
+    let body: unknown;
+    if (spec.body) body = parse(spec.body, json, '');
+    else if (json !== undefined && !(typeof json === 'object' && json && !Array.isArray(json) && Object.keys(json).length === 0)) {
+      throw invalid('invalid_request', 'This route takes no request body');
+    }
+    const rawQuery = event.queryStringParameters ?? {};
+    if (!spec.query && Object.keys(rawQuery).length > 0) {
+      throw invalid('invalid_request', `Unknown query parameter: ${Object.keys(rawQuery).join(', ')}`);
+    }
+    const query = spec.query ? parse(spec.query, rawQuery, 'query') : undefined;
+    let params: unknown;
+    if (spec.params) {
+      const parsed = spec.params.safeParse(event.pathParameters ?? {});
+      // A path id that cannot exist names no resource: 404, not 400.
+      if (!parsed.success) throw new DomainError('not_found', 'not_found', `No resource at ${event.rawPath}`);
+      params = parsed.data;
+    }
+    event.input = { body, query, params, event };
+  },
+});
+
+const idempotencyConfig = new IdempotencyConfig({
+  eventKeyJmesPath: 'headers."idempotency-key"',
+  payloadValidationJmesPath: 'body',
+  throwOnNoIdempotencyKey: false,
+  expiresAfterSeconds: 24 * 3600,
+});
+const persistenceStore = new DynamoDBPersistenceLayer({
+  tableName: config.IDEMPOTENCY_TABLE,
+  awsSdkV3Client: dynamoClient as never,
+});
+
+// Idempotency-Key on POST only (Stripe semantics): the stored response is replayed for the same
+// key and body; another body under the same key is a 422. Keys are scoped per route.
+function idempotency(): MiddlewareObj<AdminEvent> {
+  const inner = new Map<string, MiddlewareObj>();
+  const forRoute = (event: AdminEvent) => {
+    const route = event.routeKey;
+    let mw = inner.get(route);
+    if (!mw) inner.set(route, (mw = makeHandlerIdempotent({ persistenceStore, config: idempotencyConfig, keyPrefix: route })));
+    return mw;
+  };
+  const applies = (event: AdminEvent) => event.requestContext.http.method === 'POST' && !!event.headers['idempotency-key'];
+  return {
+    before: (request) => {
+      if (!applies(request.event)) return;
+      const key = request.event.headers['idempotency-key']!;
+      if (key.length > 255) throw invalid('invalid_request', 'Idempotency-Key must be at most 255 characters');
+      return forRoute(request.event).before!(request as never);
+    },
+    after: (request) => (applies(request.event) ? forRoute(request.event).after!(request as never) : undefined),
+    onError: (request) => (applies(request.event) ? forRoute(request.event).onError!(request as never) : undefined),
+  };
+}
+
+const problems = (): MiddlewareObj<AdminEvent, APIGatewayProxyResultV2> => ({
+  onError: (request) => {
+    const e = request.error;
+    if (e instanceof DomainError) request.response = problemResponse(fromDomainError(e));
+    else if (e instanceof IdempotencyValidationError) {
+      request.response = problemResponse(problem(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body'));
+    } else if (e instanceof IdempotencyAlreadyInProgressError) {
+      request.response = problemResponse(problem(409, 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly'));
+    } else {
+      logger.error('Unhandled error', { error: e });
+      request.response = problemResponse(problem(500, 'internal_error', 'The request could not be completed; it is safe to retry'));
+    }
+  },
+});
+
+export function adminRoute<B = undefined, Q = undefined, P = undefined>(
+  spec: RouteSpec<B, Q, P>,
+  fn: (input: RouteInput<B, Q, P>) => Promise<Reply>,
+) {
+  const started = new WeakMap<object, number>();
+  return middy<AdminEvent, APIGatewayProxyResultV2, Error, Context>({
+    timeoutEarlyInMillis: 0,
+    requestStart: (request: AdminRequest) => {
+      started.set(request, performance.now());
+    },
+    requestEnd: (request: AdminRequest) => {
+      const res = request.response as { statusCode?: number } | undefined;
+      logger.info('request', {
+        route: request.event.routeKey,
+        path: request.event.rawPath,
+        status: res?.statusCode,
+        ms: Math.round((performance.now() - (started.get(request) ?? 0)) * 10) / 10,
+        requestId: request.context.awsRequestId,
+      });
+    },
+  } as never)
+    .use(problems())
+    .use(authenticate())
+    .use(validate(spec))
+    .use(idempotency())
+    .handler(async (event) => {
+      const reply = await fn(event.input as RouteInput<B, Q, P>);
+      return { statusCode: reply.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply.body) };
+    });
+}

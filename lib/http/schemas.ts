@@ -1,0 +1,11 @@
+import { z } from 'zod';
+
+// Schemas every route family shares.
+export const idParams = z.object({ id: z.uuid() });
+
+export const pageQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(2048).optional(),
+});
+
+export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });

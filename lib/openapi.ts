@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { asset, createAssetBody } from './assets/schemas';
+import { idParams, page, pageQuery } from './http/schemas';
+import {
+  createWalletAddressBody,
+  ed25519Jwk,
+  findWalletAddressQuery,
+  keyParams,
+  publicWalletAddress,
+  updateWalletAddressBody,
+  walletAddress,
+  walletAddressKey,
+} from './wallet-addresses/schemas';
+
+// The OpenAPI 3.1 document, generated from the same zod schemas that validate requests.
+// A test checks that this table and serverless.yml declare the same Admin routes.
+interface Operation {
+  method: 'get' | 'post' | 'patch';
+  path: string;
+  summary: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  status: number;
+  response: z.ZodType;
+  errors: number[];
+}
+
+export const operations: Operation[] = [
+  { method: 'post', path: '/assets', summary: 'Create an asset', body: createAssetBody, status: 201, response: asset, errors: [400, 401, 409] },
+  { method: 'get', path: '/assets', summary: 'List assets', query: pageQuery, status: 200, response: page(asset), errors: [400, 401] },
+  { method: 'get', path: '/assets/{id}', summary: 'Get an asset', params: idParams, status: 200, response: asset, errors: [401, 404] },
+  {
+    method: 'post', path: '/wallet-addresses', summary: 'Create a wallet address', body: createWalletAddressBody,
+    status: 201, response: walletAddress, errors: [400, 401, 409, 422],
+  },
+  {
+    method: 'get', path: '/wallet-addresses', summary: 'Find a wallet address by its URL (any letter case)',
+    query: findWalletAddressQuery, status: 200, response: walletAddress, errors: [400, 401, 404],
+  },
+  { method: 'get', path: '/wallet-addresses/{id}', summary: 'Get a wallet address', params: idParams, status: 200, response: walletAddress, errors: [401, 404] },
+  {
+    method: 'patch', path: '/wallet-addresses/{id}', summary: "Change a wallet address's public name", params: idParams,
+    body: updateWalletAddressBody, status: 200, response: walletAddress, errors: [400, 401, 404],
+  },
+  {
+    method: 'post', path: '/wallet-addresses/{id}/keys', summary: 'Register an Ed25519 public key (JWK)', params: idParams,
+    body: ed25519Jwk, status: 201, response: walletAddressKey, errors: [400, 401, 404, 409],
+  },
+  {
+    method: 'get', path: '/wallet-addresses/{id}/keys', summary: "List a wallet address's keys", params: idParams,
+    status: 200, response: z.object({ items: z.array(walletAddressKey) }), errors: [401, 404],
+  },
+  {
+    method: 'post', path: '/wallet-addresses/{id}/keys/{kid}/revoke', summary: 'Revoke a key (idempotent)', params: keyParams,
+    status: 200, response: walletAddressKey, errors: [401, 404],
+  },
+];
+
+const problemSchema = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string' },
+    errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+  },
+};
+
+const schemaOf = (s: z.ZodType, io: 'input' | 'output') => {
+  const { $schema, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+};
+
+function parameters(where: 'path' | 'query', obj?: z.ZodObject) {
+  if (!obj) return [];
+  const json = schemaOf(obj, 'input') as { properties: Record<string, unknown>; required?: string[] };
+  return Object.entries(json.properties).map(([name, schema]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    schema,
+  }));
+}
+
+export function openApiDocument() {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    paths[op.path] ??= {};
+    paths[op.path][op.method] = {
+      summary: op.summary,
+      security: [{ signature: [] }],
+      parameters: [
+        ...parameters('path', op.params),
+        ...parameters('query', op.query),
+        ...(op.method === 'post' ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }] : []),
+      ],
+      ...(op.body && { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(op.body, 'input') } } } }),
+      responses: {
+        [op.status]: { description: 'Success', content: { 'application/json': { schema: schemaOf(op.response, 'output') } } },
+        ...Object.fromEntries(
+          op.errors.map((s) => [s, { description: 'Problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }]),
+        ),
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payment service Admin API',
+      version: '0.1.0',
+      description:
+        'Every request carries `signature: t=<unix seconds>, v1=<hex HMAC-SHA256(ADMIN_API_SECRET, "<t>.<METHOD>.<path with query>.<raw body>")>`. ' +
+        'Signatures are valid for 300 s; a non-GET signature is accepted once.',
+    },
+    components: {
+      schemas: { Problem: problemSchema },
+      securitySchemes: { signature: { type: 'apiKey', in: 'header', name: 'signature' } },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,35 @@
+import { invalidField } from '../errors';
+
+// Wallet address URLs are compared case-insensitively, so the service keeps one canonical form:
+// lower case, no trailing slash, no query or fragment, under the configured base.
+const SEGMENT = /^[a-z0-9][a-z0-9._~-]*$/;
+
+export function canonicalBase(base: string): string {
+  return base.toLowerCase().replace(/\/+$/, '');
+}
+
+export function isUnderBase(address: string, base: string): boolean {
+  return address.toLowerCase().startsWith(`${canonicalBase(base)}/`);
+}
+
+export function canonicalAddress(input: string, base: string): string {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw invalidField('address', 'must be an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidField('address', 'must be an http or https URL');
+  if (url.username || url.password || input.includes('?') || input.includes('#')) {
+    throw invalidField('address', 'must not contain credentials, a query or a fragment');
+  }
+  const address = url.href.toLowerCase().replace(/\/+$/, '');
+  const root = canonicalBase(base);
+  if (!address.startsWith(`${root}/`)) throw invalidField('address', `must be under WALLET_ADDRESS_URL (${root}/...)`);
+  const segments = address.slice(root.length + 1).split('/');
+  if (!segments.every((s) => SEGMENT.test(s))) {
+    throw invalidField('address', 'path segments may hold only letters, digits, ".", "_", "~" and "-", and start with a letter or digit');
+  }
+  if (segments[segments.length - 1] === 'jwks.json') throw invalidField('address', 'must not end in /jwks.json');
+  return address;
+}

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { findAssetByCode } from '../assets';
+import { config } from '../config';
+import { DomainError, notFound } from '../errors';
+import { canonicalAddress, canonicalBase, isUnderBase } from './address';
+import type { CreateWalletAddress, Ed25519Jwk, WalletAddress, WalletAddressKey } from './schemas';
+import * as store from './store';
+
+const baseChanged = (recorded: string, current: string) =>
+  new DomainError(
+    'conflict',
+    'wallet_address_url_changed',
+    `WALLET_ADDRESS_URL is ${current}, but wallet addresses were first created under ${recorded}; ` +
+      'the base cannot change once set, so restore WALLET_ADDRESS_URL to its first value',
+  );
+
+export async function createWalletAddress(input: CreateWalletAddress): Promise<WalletAddress> {
+  const base = canonicalBase(config.WALLET_ADDRESS_URL);
+  if (!isUnderBase(input.address, base)) {
+    // Name the real cause when the address is fine but the configured base moved.
+    const recorded = await store.recordedBase();
+    if (recorded && recorded !== base && isUnderBase(input.address, recorded)) throw baseChanged(recorded, base);
+  }
+  const address = canonicalAddress(input.address, base);
+  const asset = await findAssetByCode(input.assetCode);
+  if (!asset) {
+    throw new DomainError('unprocessable', 'unknown_asset', `No asset with code ${input.assetCode}; create it with POST /assets first`);
+  }
+  const wallet: WalletAddress = {
+    id: randomUUID(),
+    address,
+    assetCode: asset.code,
+    assetScale: asset.scale,
+    publicName: input.publicName ?? null,
+    createdAt: new Date().toISOString(),
+  };
+  const outcome = await store.insertWalletAddress(wallet, base);
+  if (outcome === 'exists') throw new DomainError('conflict', 'wallet_address_exists', `The wallet address ${address} already exists`);
+  if (outcome === 'base_changed') throw baseChanged((await store.recordedBase()) ?? '(unknown)', base);
+  return wallet;
+}
+
+export async function getWalletAddress(id: string): Promise<WalletAddress> {
+  const wallet = await store.findWalletAddress(id);
+  if (!wallet) throw notFound('wallet address', id);
+  return wallet;
+}
+
+// Look-up by URL in any letter case. Returns undefined for a URL that cannot be a wallet address.
+export async function findWalletAddressByUrl(url: string): Promise<WalletAddress | undefined> {
+  let address: string;
+  try {
+    address = canonicalAddress(url, config.WALLET_ADDRESS_URL);
+  } catch {
+    return undefined;
+  }
+  return store.findWalletAddressByUrl(address);
+}
+
+export async function renameWalletAddress(id: string, publicName: string): Promise<WalletAddress> {
+  const wallet = await getWalletAddress(id);
+  await store.updatePublicName(wallet, publicName);
+  return { ...wallet, publicName };
+}
+
+export async function addKey(id: string, jwk: Ed25519Jwk): Promise<WalletAddressKey> {
+  const wallet = await getWalletAddress(id);
+  const key: WalletAddressKey = { walletAddressId: wallet.id, kid: jwk.kid, jwk, createdAt: new Date().toISOString(), revokedAt: null };
+  await store.insertKey(wallet.address, key);
+  return key;
+}
+
+export async function listKeys(id: string): Promise<WalletAddressKey[]> {
+  const wallet = await getWalletAddress(id);
+  return (await store.findWithKeys(wallet.address)).keys;
+}
+
+export async function revokeKey(id: string, kid: string): Promise<WalletAddressKey> {
+  const wallet = await getWalletAddress(id);
+  const key = await store.revokeKey(wallet.address, kid, new Date().toISOString());
+  if (!key) throw new DomainError('not_found', 'key_not_found', `Wallet address ${id} has no key with kid ${kid}`);
+  return key;
+}
+
+// The public view and active keys, for the Open Payments resource server.
+export async function publishedWalletAddress(url: string) {
+  const wallet = await findWalletAddressByUrl(url);
+  if (!wallet) return undefined;
+  return {
+    id: wallet.address,
+    ...(wallet.publicName && { publicName: wallet.publicName }),
+    assetCode: wallet.assetCode,
+    assetScale: wallet.assetScale,
+    authServer: config.AUTH_SERVER_URL,
+    resourceServer: new URL(config.WALLET_ADDRESS_URL).origin,
+  };
+}
+
+export async function publishedKeys(url: string) {
+  let address: string;
+  try {
+    address = canonicalAddress(url, config.WALLET_ADDRESS_URL);
+  } catch {
+    return undefined;
+  }
+  const { wallet, keys } = await store.findWithKeys(address);
+  if (!wallet) return undefined;
+  return { keys: keys.filter((k) => !k.revokedAt).map((k) => k.jwk) };
+}

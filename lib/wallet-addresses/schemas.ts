@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { assetCode } from '../assets/schemas';
+
+const publicName = z.string().trim().min(1).max(200);
+
+export const createWalletAddressBody = z.strictObject({
+  address: z.string().max(512),
+  assetCode,
+  publicName: publicName.optional(),
+});
+export type CreateWalletAddress = z.infer<typeof createWalletAddressBody>;
+
+export const updateWalletAddressBody = z.strictObject({ publicName });
+
+export const findWalletAddressQuery = z.strictObject({ address: z.string().max(512) });
+
+export const walletAddress = z.object({
+  id: z.uuid(),
+  address: z.url(),
+  assetCode,
+  assetScale: z.int(),
+  publicName: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+});
+export type WalletAddress = z.infer<typeof walletAddress>;
+
+// An Ed25519 public key as a JWK (RFC 8037). A private key (`d`) is refused as an unknown field.
+export const ed25519Jwk = z.strictObject({
+  kid: z.string().min(1).max(255),
+  kty: z.literal('OKP'),
+  crv: z.literal('Ed25519'),
+  x: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the base64url encoding of a 32-byte public key'),
+  alg: z.literal('EdDSA'),
+  use: z.literal('sig').optional(),
+});
+export type Ed25519Jwk = z.infer<typeof ed25519Jwk>;
+
+export const walletAddressKey = z.object({
+  walletAddressId: z.uuid(),
+  kid: z.string(),
+  jwk: ed25519Jwk,
+  createdAt: z.iso.datetime(),
+  revokedAt: z.iso.datetime().nullable(),
+});
+export type WalletAddressKey = z.infer<typeof walletAddressKey>;
+
+export const keyParams = z.object({ id: z.uuid(), kid: z.string().min(1).max(255) });
+
+// What the Open Payments resource server publishes for a wallet address.
+export const publicWalletAddress = z.object({
+  id: z.url(),
+  publicName: z.string().optional(),
+  assetCode,
+  assetScale: z.int(),
+  authServer: z.url(),
+  resourceServer: z.url(),
+});

@@ -1,0 +1,147 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { db } from '../aws';
+import { config } from '../config';
+import { DomainError } from '../errors';
+import { failedConditions } from '../table';
+import type { WalletAddress, WalletAddressKey } from './schemas';
+
+// A wallet address is stored under its canonical URL (which makes it unique and lets the resource
+// server answer with one read) and under its id; its keys sit in the URL's partition so that
+// jwks.json is one query. The base URL is recorded with the first address and never changes.
+const TABLE = () => config.MAIN_TABLE;
+const byUrl = (address: string) => ({ pk: `WAURL#${address}`, sk: 'WA' });
+const byId = (id: string) => ({ pk: `WA#${id}`, sk: 'WA' });
+const keyOf = (address: string, kid: string) => ({ pk: `WAURL#${address}`, sk: `KEY#${kid}` });
+const BASE_KEY = { pk: 'CONFIG', sk: 'WALLET_ADDRESS_URL' };
+const toWallet = (i: Record<string, any>): WalletAddress => ({
+  id: i.id,
+  address: i.address,
+  assetCode: i.assetCode,
+  assetScale: i.assetScale,
+  publicName: i.publicName ?? null,
+  createdAt: i.createdAt,
+});
+const toKey = (i: Record<string, any>): WalletAddressKey => ({
+  walletAddressId: i.walletAddressId,
+  kid: i.kid,
+  jwk: i.jwk,
+  createdAt: i.createdAt,
+  revokedAt: i.revokedAt ?? null,
+});
+
+export async function recordedBase(): Promise<string | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: BASE_KEY }));
+  return Item?.base as string | undefined;
+}
+
+export async function insertWalletAddress(wa: WalletAddress, base: string): Promise<'ok' | 'exists' | 'base_changed'> {
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: TABLE(),
+              Item: { ...BASE_KEY, base },
+              ConditionExpression: 'attribute_not_exists(pk) OR #base = :base',
+              ExpressionAttributeNames: { '#base': 'base' },
+              ExpressionAttributeValues: { ':base': base },
+            },
+          },
+          { Put: { TableName: TABLE(), Item: { ...byUrl(wa.address), ...wa }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: TABLE(), Item: { ...byId(wa.id), ...wa }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+    return 'ok';
+  } catch (e) {
+    const failed = failedConditions(e);
+    if (failed?.includes(0)) return 'base_changed';
+    if (failed?.includes(1)) return 'exists';
+    throw e;
+  }
+}
+
+export async function findWalletAddress(id: string): Promise<WalletAddress | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: byId(id) }));
+  return Item && toWallet(Item);
+}
+
+export async function findWalletAddressByUrl(address: string): Promise<WalletAddress | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: byUrl(address) }));
+  return Item && toWallet(Item);
+}
+
+export async function updatePublicName(wa: WalletAddress, publicName: string): Promise<void> {
+  const update = (Key: Record<string, string>) => ({
+    Update: {
+      TableName: TABLE(),
+      Key,
+      UpdateExpression: 'SET publicName = :n',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':n': publicName },
+    },
+  });
+  await db.send(new TransactWriteCommand({ TransactItems: [update(byId(wa.id)), update(byUrl(wa.address))] }));
+}
+
+export async function insertKey(address: string, key: WalletAddressKey): Promise<void> {
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: TABLE(),
+        // revokedAt is absent until revocation, so that if_not_exists() can set it once.
+        Item: { ...keyOf(address, key.kid), ...key, revokedAt: undefined },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) {
+      throw new DomainError('conflict', 'key_exists', `This wallet address already has a key with kid ${key.kid}`);
+    }
+    throw e;
+  }
+}
+
+// The wallet address record and its keys, in one query of the URL's partition.
+export async function findWithKeys(address: string): Promise<{ wallet?: WalletAddress; keys: WalletAddressKey[] }> {
+  const items = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const res = await db.send(
+      new QueryCommand({
+        TableName: TABLE(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `WAURL#${address}` },
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(res.Items ?? []));
+    ExclusiveStartKey = res.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  const wallet = items.find((i) => i.sk === 'WA');
+  return {
+    wallet: wallet && toWallet(wallet),
+    keys: items.filter((i) => String(i.sk).startsWith('KEY#')).map((i) => toKey(i)),
+  };
+}
+
+export async function revokeKey(address: string, kid: string, at: string): Promise<WalletAddressKey | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: TABLE(),
+        Key: keyOf(address, kid),
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes && toKey(Attributes);
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return undefined;
+    throw e;
+  }
+}
