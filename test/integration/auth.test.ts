@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signatureHeader } from '../../lib/http/signature';
+import { startTestStack, type TestStack } from '../stack';
+
+let s: TestStack;
+const now = () => Math.floor(Date.now() / 1000);
+const json = (body: unknown) => JSON.stringify(body);
+
+async function assetCodes() {
+  const res = await s.admin('GET', '/assets?limit=100');
+  return res.body.items.map((a: { code: string }) => a.code);
+}
+
+beforeAll(async () => {
+  s = await startTestStack();
+});
+afterAll(() => s.stop());
+
+describe('Admin API signatures', () => {
+  const post = (body: string, signature?: string) =>
+    s.send('POST', '/assets', { body, headers: { 'content-type': 'application/json', ...(signature && { signature }) } });
+
+  it('refuses an unsigned request with 401 problem+json and writes nothing', async () => {
+    const res = await post(json({ code: 'NOSIG', scale: 2 }));
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.body).toMatchObject({ status: 401, code: 'unauthorized', detail: expect.stringContaining('missing') });
+    expect(await assetCodes()).not.toContain('NOSIG');
+  });
+
+  it('refuses a signature made with another secret', async () => {
+    const body = json({ code: 'WRONG', scale: 2 });
+    const res = await post(body, signatureHeader('another-secret-0123456789', { method: 'POST', pathWithQuery: '/assets', body }));
+    expect(res.status).toBe(401);
+    expect(await assetCodes()).not.toContain('WRONG');
+  });
+
+  it('refuses a signature over another body, method or path', async () => {
+    const body = json({ code: 'TAMPR', scale: 2 });
+    expect((await post(body, s.sign('POST', '/assets', json({ code: 'OTHER', scale: 2 })))).status).toBe(401);
+    expect((await post(body, s.sign('PUT', '/assets', body))).status).toBe(401);
+    expect((await post(body, s.sign('POST', '/assets?x=1', body))).status).toBe(401);
+    expect(await assetCodes()).not.toContain('TAMPR');
+  });
+
+  it('signs the query string too', async () => {
+    const res = await s.send('GET', '/assets?limit=5', { headers: { signature: s.sign('GET', '/assets?limit=6') } });
+    expect(res.status).toBe(401);
+    expect((await s.send('GET', '/assets?limit=5', { headers: { signature: s.sign('GET', '/assets?limit=5') } })).status).toBe(200);
+  });
+
+  it('refuses stale and future timestamps beyond 300 s, accepts within', async () => {
+    const body = json({ code: 'STALE', scale: 2 });
+    expect((await post(body, s.sign('POST', '/assets', body, now() - 301))).status).toBe(401);
+    expect((await post(body, s.sign('POST', '/assets', body, now() + 301))).status).toBe(401);
+    expect(await assetCodes()).not.toContain('STALE');
+    expect((await post(body, s.sign('POST', '/assets', body, now() - 290))).status).toBe(201);
+  });
+
+  it('accepts a non-GET signature once: a replay is 401 and changes nothing', async () => {
+    const body = json({ code: 'ONCE', scale: 2 });
+    const signature = s.sign('POST', '/assets', body);
+    expect((await post(body, signature)).status).toBe(201);
+    const replay = await post(body, signature);
+    expect(replay.status).toBe(401);
+    expect(replay.body.detail).toMatch(/already used/);
+  });
+
+  it('lets a GET signature be reused within its window', async () => {
+    const signature = s.sign('GET', '/assets');
+    expect((await s.send('GET', '/assets', { headers: { signature } })).status).toBe(200);
+    expect((await s.send('GET', '/assets', { headers: { signature } })).status).toBe(200);
+  });
+
+  it('refuses malformed signature headers', async () => {
+    const body = json({ code: 'MALF', scale: 2 });
+    for (const header of ['v1=abc', 't=abc, v1=00', `t=${now()}`, 'garbage', `t=${now()}, v1=${'0'.repeat(64)}`]) {
+      expect((await post(body, header)).status, header).toBe(401);
+    }
+  });
+});

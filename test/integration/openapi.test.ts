@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../lib/openapi';
+import { httpEvents, loadService } from '../../infra/local/serverless-config';
+import { startTestStack, type TestStack } from '../stack';
+
+let s: TestStack;
+beforeAll(async () => {
+  s = await startTestStack();
+});
+afterAll(() => s.stop());
+
+describe('GET /openapi.json', () => {
+  it('serves an OpenAPI 3.1 document without a signature', async () => {
+    const res = await fetch(`${s.adminUrl}/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = await res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    const create = doc.paths['/assets'].post;
+    expect(create.requestBody.content['application/json'].schema).toMatchObject({
+      type: 'object',
+      required: ['code', 'scale'],
+      additionalProperties: false,
+      properties: { scale: { type: 'integer', minimum: 0, maximum: 255 } },
+    });
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '409']));
+  });
+
+  it('documents exactly the Admin routes that serverless.yml declares', () => {
+    const declared = loadService('local')
+      .functions.flatMap(httpEvents)
+      .filter((e) => e.kind === 'httpApi' && e.path !== '/openapi.json')
+      .map((e) => `${e.method} ${e.path}`)
+      .sort();
+    const documented = operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
+    expect(documented).toEqual(declared);
+  });
+});
