@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Every setting the Lambda functions read, validated once at cold start. A bad or missing value
 // fails here with the variable's name, not later inside a request.

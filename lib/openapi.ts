@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { asset, createAssetBody } from './assets/schemas';
 import { idParams, page, pageQuery } from './http/schemas';
 import {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Schemas every route family shares.
 export const idParams = z.object({ id: z.uuid() });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { assetCode } from '../assets/schemas';
 
 const publicName = z.string().trim().min(1).max(200);

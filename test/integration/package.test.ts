@@ -1,0 +1,61 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadService, ROOT } from '../../infra/local/serverless-config';
+
+// `serverless package` offline, with dummy credentials, and a look at what it would deploy.
+const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
+let template: { Resources: Record<string, { Type: string; Properties: any }> };
+
+beforeAll(async () => {
+  await promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', out, '--stage', 'ci'], {
+    cwd: ROOT,
+    env: { ...process.env, AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy', SLS_TELEMETRY_DISABLED: '1' },
+  });
+  template = JSON.parse(readFileSync(join(out, 'cloudformation-template-update-stack.json'), 'utf8'));
+}, 120_000);
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+const ofType = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+
+describe('the CloudFormation template', () => {
+  it('has a nodejs22.x Lambda and a bundle for every function in serverless.yml', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    const names = loadService('ci').functions.map((f) => f.name);
+    expect(functions).toHaveLength(names.length);
+    for (const [, fn] of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
+    const zips = readdirSync(out).filter((f) => f.endsWith('.zip'));
+    expect(zips.sort()).toEqual(names.map((n) => `${n}.zip`).sort());
+  });
+
+  it('has every table with its TTL attribute', () => {
+    const tables = Object.fromEntries(ofType('AWS::DynamoDB::Table'));
+    expect(tables.MainTable.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    expect(tables.IdempotencyTable.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiration', Enabled: true });
+  });
+
+  it('has every work queue with a dead-letter queue', () => {
+    const queues = Object.fromEntries(ofType('AWS::SQS::Queue'));
+    for (const name of ['PaymentsQueue', 'WebhookQueue']) {
+      const target = queues[name].Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0];
+      expect(queues[target], `${name} → ${target}`).toBeDefined();
+    }
+  });
+
+  it('has the event bus and the rule that feeds the webhook queue', () => {
+    const [[busId]] = ofType('AWS::Events::EventBus');
+    const rules = Object.fromEntries(ofType('AWS::Events::Rule'));
+    expect(rules.WebhookRule.Properties.EventBusName).toEqual({ Ref: busId });
+    expect(rules.WebhookRule.Properties.Targets[0].Arn).toEqual({ 'Fn::GetAtt': ['WebhookQueue', 'Arn'] });
+  });
+
+  it('routes every Admin path through the HTTP API and the resource server through its own REST API', () => {
+    const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey).sort();
+    const declared = loadService('ci').functions.flatMap((f) => f.events.filter((e) => e.httpApi).map((e) => `${e.httpApi.method} ${e.httpApi.path}`));
+    expect(routes).toEqual(declared.sort());
+    expect(ofType('AWS::ApiGateway::RestApi')).toHaveLength(1);
+  });
+});
