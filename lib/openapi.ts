@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { asset, createAssetBody } from './assets/schemas';
 import { idParams, page, pageQuery } from './http/schemas';
+import { pushRateBody, rate, rateQuery } from './rates/schemas';
 import {
   createWalletAddressBody,
   ed25519Jwk,
@@ -54,6 +55,14 @@ export const operations: Operation[] = [
   {
     method: 'post', path: '/wallet-addresses/{id}/keys/{kid}/revoke', summary: 'Revoke a key (idempotent)', params: keyParams,
     status: 200, response: walletAddressKey, errors: [401, 404],
+  },
+  {
+    method: 'post', path: '/rates', summary: 'Push an exchange rate (with peerId: for that peer; without: FSP-wide)', body: pushRateBody,
+    status: 201, response: rate, errors: [400, 401],
+  },
+  {
+    method: 'get', path: '/rates', summary: 'The rate the service would use now (pushed, else pulled from cache, else a synchronous pull)',
+    query: rateQuery, status: 200, response: rate, errors: [400, 401, 422],
   },
 ];
 

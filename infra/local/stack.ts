@@ -6,6 +6,7 @@ import { freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs
 import { startGateway } from './gateway';
 import { lambdaRuntime } from './lambda';
 import { provision, resolveIntrinsics, type Refs } from './provision';
+import { scheduledEvent, startSchedules } from './schedules';
 import { loadService } from './serverless-config';
 
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
@@ -18,6 +19,8 @@ export interface StackOptions {
   prefix?: string;
   // Settings for the functions, on top of the process environment.
   settings?: Record<string, string>;
+  // Fire `schedule` events on their timers (npm start); tests invoke functions themselves.
+  schedules?: boolean;
 }
 
 export interface Stack {
@@ -28,6 +31,8 @@ export interface Stack {
   refs: Refs;
   dynamo: DynamoDBClient;
   sqs: SQSClient;
+  // Invoke a function of serverless.yml by name, with the event its trigger would send.
+  invoke(name: string, event?: unknown): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -88,6 +93,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(admin.stop);
     const openPayments = await startGateway({ kind: 'http', port: openPaymentsPort, functions: service.functions, runtime });
     stops.push(openPayments.stop);
+    if (opts.schedules) {
+      const stopSchedules = startSchedules(service.functions, runtime);
+      stops.push(async () => stopSchedules());
+    }
+    const byName = new Map(service.functions.map((f) => [f.name, f]));
+    const invoke = (name: string, event?: unknown) => {
+      const fn = byName.get(name);
+      if (!fn) throw new Error(`No function ${name} in serverless.yml`);
+      return runtime.invoke(fn, event ?? scheduledEvent(fn));
+    };
 
     return {
       adminUrl: admin.url,
@@ -97,6 +112,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       refs,
       dynamo,
       sqs,
+      invoke,
       stop: async () => {
         for (const stop of stops.reverse()) await stop();
         for (const e of owned) await e.stop();

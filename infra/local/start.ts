@@ -1,4 +1,7 @@
+import { join } from 'node:path';
 import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET } from './defaults';
+import { startFsp } from './fsp';
+import { ROOT } from './serverless-config';
 import { startStack } from './stack';
 
 // `npm start`: the whole service on this machine, no Docker, no AWS account.
@@ -10,7 +13,13 @@ if (!process.env.ADMIN_API_SECRET) {
 }
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
+// The local FSP simulator answers the pull model, unless EXCHANGE_RATES_URL points elsewhere.
+const ratesFile = process.env.FSP_RATES_FILE ?? join(ROOT, 'infra/local/fsp-rates.json');
+const fsp = process.env.EXCHANGE_RATES_URL ? undefined : await startFsp({ port: port('FSP_PORT', DEFAULT_PORTS.fsp), ratesFile, log: console.log });
+if (fsp) process.env.EXCHANGE_RATES_URL = `${fsp.url}/rates`;
+
 const stack = await startStack({
+  schedules: true,
   ports: {
     admin: port('ADMIN_PORT', DEFAULT_PORTS.admin),
     openPayments: port('OPEN_PAYMENTS_PORT', DEFAULT_PORTS.openPayments),
@@ -26,6 +35,7 @@ async function shutdown(signal: string) {
   stopping = true;
   console.log(`\n${signal}: stopping`);
   await stack.stop();
+  await fsp?.stop();
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -37,9 +47,10 @@ Payment service ready in ${seconds} s
   Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
   Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
   DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}
+  Rates (pull) ${stack.env.EXCHANGE_RATES_URL}${fsp ? `   (local FSP simulator, serving ${ratesFile})` : ''}
 
 Sign and send Admin requests with:
   npm run admin -- POST /assets '{"code":"USD","scale":2}'
-  npm run admin -- GET /assets
+  npm run admin -- GET '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'
 Ctrl-C stops everything.
 `);

@@ -35,6 +35,8 @@ describe('the CloudFormation template', () => {
     const tables = Object.fromEntries(ofType('AWS::DynamoDB::Table'));
     expect(tables.MainTable.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
     expect(tables.IdempotencyTable.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiration', Enabled: true });
+    expect(tables.RatesTable.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    for (const [name, table] of Object.entries(tables)) expect(table.Properties.TimeToLiveSpecification?.Enabled, name).toBe(true);
   });
 
   it('has every work queue with a dead-letter queue', () => {
@@ -50,6 +52,11 @@ describe('the CloudFormation template', () => {
     const rules = Object.fromEntries(ofType('AWS::Events::Rule'));
     expect(rules.WebhookRule.Properties.EventBusName).toEqual({ Ref: busId });
     expect(rules.WebhookRule.Properties.Targets[0].Arn).toEqual({ 'Fn::GetAtt': ['WebhookQueue', 'Arn'] });
+  });
+
+  it('schedules the rate refresher every minute', () => {
+    const schedules = ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.ScheduleExpression);
+    expect(schedules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
   });
 
   it('routes every Admin path through the HTTP API and the resource server through its own REST API', () => {

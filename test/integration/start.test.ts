@@ -14,7 +14,7 @@ function javaPids(port: number): number[] {
 }
 
 async function startAndStop(signal: NodeJS.Signals) {
-  const ports = { ADMIN_PORT: await freePort(), OPEN_PAYMENTS_PORT: await freePort(), DYNAMODB_PORT: await freePort(), SQS_PORT: await freePort(), EVENTBRIDGE_PORT: await freePort() };
+  const ports = { ADMIN_PORT: await freePort(), OPEN_PAYMENTS_PORT: await freePort(), DYNAMODB_PORT: await freePort(), SQS_PORT: await freePort(), EVENTBRIDGE_PORT: await freePort(), FSP_PORT: await freePort() };
   const env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ADMIN_API_SECRET: 'start-test-secret-123456' };
   const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

@@ -1,0 +1,5 @@
+import { adminRoute, created } from '../../../lib/http/admin';
+import { pushRate } from '../../../lib/rates';
+import { pushRateBody } from '../../../lib/rates/schemas';
+
+export const handler = adminRoute({ body: pushRateBody }, async ({ body }) => created(await pushRate(body)));

@@ -1,0 +1,90 @@
+import { config } from '../config';
+import { logger } from '../log';
+import { fetchRates, rateUnavailable } from './pull';
+import type { PushRate, Rate, RateQuery } from './schemas';
+import * as store from './store';
+
+// The rates component: what is the rate from A to B, for this peer or FSP-wide, right now.
+// Resolution order, per scope (a peer's rates and the FSP-wide ones never stand in for each other):
+//   1. a valid pushed rate;  2. a valid pulled rate from the cache;  3. a synchronous pull.
+export const DEFAULT_PUSHED_TTL_SECS = 3600;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const scopeName = (peerId?: string) => (peerId === undefined ? 'FSP-wide' : `for peer ${peerId}`);
+
+export async function pushRate(input: PushRate): Promise<Rate> {
+  const expiresAt = iso(Date.now() + (input.rateTtlSecs ?? DEFAULT_PUSHED_TTL_SECS) * 1000);
+  await store.savePushed({ peerId: input.peerId }, input.sourceAssetCode, input.destinationAssetCode, { rate: input.rate, expiresAt });
+  return view(input, input.rate, 'pushed', expiresAt);
+}
+
+function view(q: RateQuery, rate: number, origin: Rate['origin'], expiresAt: string | null): Rate {
+  return {
+    sourceAssetCode: q.sourceAssetCode,
+    destinationAssetCode: q.destinationAssetCode,
+    ...(q.peerId !== undefined && { peerId: q.peerId }),
+    rate,
+    origin,
+    expiresAt,
+  };
+}
+
+// Lookups of one base and scope that overlap inside this container share one request.
+const inFlight = new Map<string, Promise<store.PulledRates>>();
+
+export function pull(base: string, peerId: string | undefined): Promise<store.PulledRates> {
+  const endpoint = config.EXCHANGE_RATES_URL;
+  if (!endpoint) throw new Error('pull() needs EXCHANGE_RATES_URL');
+  const key = `${peerId ?? ''}#${base}`;
+  let pending = inFlight.get(key);
+  if (!pending) {
+    pending = (async () => {
+      const rates = await fetchRates(endpoint, base, peerId, config.EXCHANGE_RATES_TIMEOUT_SECS);
+      const pulled = { base, peerId, rates, expiresAt: iso(Date.now() + config.EXCHANGE_RATES_LIFETIME_SECS * 1000) };
+      await store.savePulled(pulled);
+      return pulled;
+    })().finally(() => inFlight.delete(key));
+    inFlight.set(key, pending);
+  }
+  return pending;
+}
+
+export async function resolveRate(q: RateQuery): Promise<Rate> {
+  if (q.sourceAssetCode === q.destinationAssetCode) return view(q, 1, 'identity', null);
+  const now = Date.now();
+  const valid = (r?: { expiresAt: string }) => r !== undefined && Date.parse(r.expiresAt) > now;
+  const { pushed, pulled } = await store.findRates({ peerId: q.peerId }, q.sourceAssetCode, q.destinationAssetCode);
+  if (pushed && valid(pushed)) return view(q, pushed.rate, 'pushed', pushed.expiresAt);
+
+  const pair = `${q.sourceAssetCode}→${q.destinationAssetCode} (${scopeName(q.peerId)})`;
+  if (!config.EXCHANGE_RATES_URL) {
+    throw rateUnavailable(`No ${pushed ? 'unexpired ' : ''}pushed rate for ${pair}, and pulling is not configured (EXCHANGE_RATES_URL is not set)`);
+  }
+  const cached = pulled && valid(pulled) ? pulled.rates[q.destinationAssetCode] : undefined;
+  if (cached !== undefined) return view(q, cached, 'pulled', pulled!.expiresAt);
+
+  const fresh = await pull(q.sourceAssetCode, q.peerId);
+  const rate = fresh.rates[q.destinationAssetCode];
+  if (rate === undefined) throw rateUnavailable(`The FSP's rates for base ${q.sourceAssetCode} (${scopeName(q.peerId)}) do not list ${q.destinationAssetCode}`);
+  return view(q, rate, 'pulled', fresh.expiresAt);
+}
+
+// The scheduled refresher: re-pull every pulled base and scope whose rates expire within
+// EXCHANGE_RATES_REFRESH_BEFORE_SECS, so that lookups never wait on the FSP. Pushed rates are
+// never refreshed. One failing base does not stop the others.
+export async function refreshDueRates(): Promise<{ refreshed: number; failed: number; skipped: number }> {
+  const dueBy = Date.now() + config.EXCHANGE_RATES_REFRESH_BEFORE_SECS * 1000;
+  const entries = await store.listPulled();
+  const due = entries.filter((e) => Date.parse(e.expiresAt) <= dueBy);
+  const results = await Promise.allSettled(due.map((e) => pull(e.base, e.peerId)));
+  let failed = 0;
+  results.forEach((r, i) => {
+    if (r.status === 'rejected') {
+      failed++;
+      logger.warn('Rate refresh failed', { base: due[i].base, peerId: due[i].peerId, error: (r.reason as Error).message });
+    }
+  });
+  const summary = { refreshed: due.length - failed, failed, skipped: entries.length - due.length };
+  logger.info('Rate refresh', summary);
+  return summary;
+}

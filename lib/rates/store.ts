@@ -1,0 +1,102 @@
+import { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../aws';
+import { config } from '../config';
+
+// The rates table. A pushed rate is one item per scope and pair; a pull is one item per scope and
+// base holding every rate the FSP listed. Pulled items are also listed in one registry partition,
+// so the refresher finds them with a query instead of a scan. `ttl` (epoch seconds) lets
+// DynamoDB delete what expired, but reads compare expiresAt themselves.
+export interface Scope {
+  peerId?: string;
+}
+
+export interface StoredRate {
+  rate: number;
+  expiresAt: string;
+}
+
+export interface PulledRates {
+  base: string;
+  peerId?: string;
+  rates: Record<string, number>;
+  expiresAt: string;
+}
+
+export interface RegistryEntry {
+  base: string;
+  peerId?: string;
+  expiresAt: string;
+}
+
+const TABLE = () => config.RATES_TABLE;
+const scopeKey = (s: Scope) => (s.peerId === undefined ? 'fsp' : `peer:${s.peerId}`);
+const pushedKey = (s: Scope, source: string, destination: string) => ({ pk: `PUSHED#${scopeKey(s)}#${source}`, sk: destination });
+const pulledKey = (s: Scope, base: string) => ({ pk: `PULLED#${scopeKey(s)}#${base}`, sk: 'RATES' });
+const registryKey = (s: Scope, base: string) => ({ pk: 'PULLED_REGISTRY', sk: `${scopeKey(s)}#${base}` });
+const epoch = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
+// Registry entries outlive their rates by a day, so a base whose refresh keeps failing is retried
+// for a day and then forgotten.
+const REGISTRY_GRACE_SECS = 24 * 3600;
+
+export async function savePushed(s: Scope, source: string, destination: string, r: StoredRate): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: TABLE(),
+      Item: { ...pushedKey(s, source, destination), ...r, peerId: s.peerId, ttl: epoch(r.expiresAt) },
+    }),
+  );
+}
+
+// The pushed rate for a pair and the pulled rates of its base, in one round trip.
+export async function findRates(s: Scope, source: string, destination: string): Promise<{ pushed?: StoredRate; pulled?: PulledRates }> {
+  const pushed = pushedKey(s, source, destination);
+  const pulled = pulledKey(s, source);
+  const res = await db.send(new BatchGetCommand({ RequestItems: { [TABLE()]: { Keys: [pushed, pulled], ConsistentRead: true } } }));
+  const items = res.Responses?.[TABLE()] ?? [];
+  // Unprocessed keys only happen under throttling; read them one more time rather than fail.
+  const unprocessed = res.UnprocessedKeys?.[TABLE()]?.Keys ?? [];
+  if (unprocessed.length) {
+    const retry = await db.send(new BatchGetCommand({ RequestItems: { [TABLE()]: { Keys: unprocessed, ConsistentRead: true } } }));
+    items.push(...(retry.Responses?.[TABLE()] ?? []));
+  }
+  const p = items.find((i) => i.pk === pushed.pk && i.sk === pushed.sk);
+  const q = items.find((i) => i.pk === pulled.pk);
+  return {
+    pushed: p && { rate: Number(p.rate), expiresAt: p.expiresAt },
+    pulled: q && { base: q.base, peerId: q.peerId, rates: q.rates, expiresAt: q.expiresAt },
+  };
+}
+
+export async function savePulled(p: PulledRates): Promise<void> {
+  const s = { peerId: p.peerId };
+  const ttl = epoch(p.expiresAt);
+  let requests: Record<string, any>[] = [
+    { PutRequest: { Item: { ...pulledKey(s, p.base), ...p, ttl } } },
+    { PutRequest: { Item: { ...registryKey(s, p.base), base: p.base, peerId: p.peerId, expiresAt: p.expiresAt, ttl: ttl + REGISTRY_GRACE_SECS } } },
+  ];
+  for (let attempt = 0; requests.length; attempt++) {
+    if (attempt === 5) throw new Error('DynamoDB left rate writes unprocessed five times');
+    const res = await db.send(new BatchWriteCommand({ RequestItems: { [TABLE()]: requests } }));
+    requests = res.UnprocessedItems?.[TABLE()] ?? [];
+    if (requests.length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+  }
+}
+
+export async function listPulled(): Promise<RegistryEntry[]> {
+  const entries: RegistryEntry[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const res = await db.send(
+      new QueryCommand({
+        TableName: TABLE(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'PULLED_REGISTRY' },
+        ExclusiveStartKey,
+      }),
+    );
+    // DynamoDB deletes expired items lazily: skip entries past their own ttl.
+    for (const i of res.Items ?? []) if (i.ttl * 1000 > Date.now()) entries.push({ base: i.base, peerId: i.peerId, expiresAt: i.expiresAt });
+    ExclusiveStartKey = res.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return entries;
+}
