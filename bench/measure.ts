@@ -1,0 +1,47 @@
+// Latency and throughput of an async operation, run `count` times by `concurrency` clients.
+export interface Result {
+  name: string;
+  count: number;
+  concurrency: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  perSecond: number;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+export async function measure(name: string, count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Result> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const t = performance.now();
+        await op(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { name, count, concurrency, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), perSecond: count / seconds };
+}
+
+export function print(results: Result[]) {
+  const rows = results.map((r) => [
+    r.name,
+    String(r.concurrency),
+    String(r.count),
+    r.p50.toFixed(2),
+    r.p95.toFixed(2),
+    r.p99.toFixed(2),
+    r.perSecond.toFixed(0),
+  ]);
+  const head = ['operation', 'clients', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'ops/s'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.log(line(head));
+  for (const r of rows) console.log(line(r));
+}
