@@ -11,6 +11,8 @@ const schema = z.object({
   MAIN_TABLE: z.string().min(1),
   RATES_TABLE: z.string().min(1),
   IDEMPOTENCY_TABLE: z.string().min(1),
+  EVENT_BUS_NAME: z.string().min(1),
+  PAYMENTS_QUEUE_URL: url,
   ADMIN_API_SECRET: z.string().min(16, 'must be at least 16 characters'),
   WALLET_ADDRESS_URL: url,
   AUTH_SERVER_URL: url,
@@ -18,6 +20,7 @@ const schema = z.object({
   EXCHANGE_RATES_LIFETIME_SECS: seconds(3600),
   EXCHANGE_RATES_TIMEOUT_SECS: seconds(10),
   EXCHANGE_RATES_REFRESH_BEFORE_SECS: seconds(120),
+  QUOTE_LIFETIME_SECS: seconds(300),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -1,5 +1,9 @@
 import * as z from 'zod';
-import { asset, createAssetBody } from './assets/schemas';
+import { amount } from './amounts';
+import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './assets/schemas';
+import { createIntentBody, paymentIntent } from './payment-intents/schemas';
+import { createPaymentBody, payment } from './payments/schemas';
+import { createQuoteBody, quote } from './quotes/schemas';
 import { idParams, page, pageQuery } from './http/schemas';
 import { pushRateBody, rate, rateQuery } from './rates/schemas';
 import {
@@ -30,7 +34,15 @@ interface Operation {
 export const operations: Operation[] = [
   { method: 'post', path: '/assets', summary: 'Create an asset', body: createAssetBody, status: 201, response: asset, errors: [400, 401, 409] },
   { method: 'get', path: '/assets', summary: 'List assets', query: pageQuery, status: 200, response: page(asset), errors: [400, 401] },
-  { method: 'get', path: '/assets/{id}', summary: 'Get an asset', params: idParams, status: 200, response: asset, errors: [401, 404] },
+  { method: 'get', path: '/assets/{id}', summary: 'Get an asset and its liquidity', params: idParams, status: 200, response: assetWithLiquidity, errors: [401, 404] },
+  {
+    method: 'post', path: '/assets/{id}/liquidity', summary: 'Deposit liquidity (amount at the asset scale)', params: idParams,
+    body: liquidityBody, status: 200, response: assetWithLiquidity, errors: [400, 401, 404],
+  },
+  {
+    method: 'post', path: '/assets/{id}/liquidity-withdrawals', summary: 'Withdraw liquidity', params: idParams,
+    body: liquidityBody, status: 200, response: assetWithLiquidity, errors: [400, 401, 404, 422],
+  },
   {
     method: 'post', path: '/wallet-addresses', summary: 'Create a wallet address', body: createWalletAddressBody,
     status: 201, response: walletAddress, errors: [400, 401, 409, 422],
@@ -63,6 +75,38 @@ export const operations: Operation[] = [
   {
     method: 'get', path: '/rates', summary: 'The rate the service would use now (pushed, else pulled from cache, else a synchronous pull)',
     query: rateQuery, status: 200, response: rate, errors: [400, 401, 422],
+  },
+  {
+    method: 'post', path: '/payment-intents', summary: "Create a payment intent (incoming payment) on the recipient's wallet address",
+    body: createIntentBody, status: 201, response: paymentIntent, errors: [400, 401, 422],
+  },
+  { method: 'get', path: '/payment-intents/{id}', summary: 'Get a payment intent', params: idParams, status: 200, response: paymentIntent, errors: [401, 404] },
+  {
+    method: 'post', path: '/payment-intents/{id}/complete', summary: 'Complete a pending or processing payment intent', params: idParams,
+    status: 200, response: paymentIntent, errors: [401, 404, 409],
+  },
+  {
+    method: 'post', path: '/payment-intents/{id}/withdraw', summary: 'Settle what the payment intent received to the FSP', params: idParams,
+    status: 200, response: paymentIntent.extend({ withdrawnAmount: amount }), errors: [401, 404, 409],
+  },
+  {
+    method: 'post', path: '/quotes', summary: "Create a quote on the sender's wallet address", body: createQuoteBody,
+    status: 201, response: quote, errors: [400, 401, 422],
+  },
+  { method: 'get', path: '/quotes/{id}', summary: 'Get a quote', params: idParams, status: 200, response: quote, errors: [401, 404] },
+  {
+    method: 'post', path: '/payments', summary: 'Create a payment from an unexpired, unused quote (emits payment.created)', body: createPaymentBody,
+    status: 201, response: payment, errors: [400, 401, 409, 422],
+  },
+  { method: 'get', path: '/payments/{id}', summary: 'Get a payment', params: idParams, status: 200, response: payment, errors: [401, 404] },
+  {
+    method: 'post', path: '/payments/{id}/fund', summary: 'Fund (approve) a payment with exactly its debit amount; it is then sent',
+    params: idParams, status: 200, response: payment, errors: [401, 404, 409],
+  },
+  { method: 'post', path: '/payments/{id}/cancel', summary: 'Cancel a payment that is not funded', params: idParams, status: 200, response: payment, errors: [401, 404, 409] },
+  {
+    method: 'post', path: '/payments/{id}/withdraw', summary: "Settle what is left in a failed payment's account back to the FSP", params: idParams,
+    status: 200, response: payment.extend({ withdrawnAmount: amount }), errors: [401, 404, 409],
   },
 ];
 

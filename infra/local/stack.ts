@@ -7,6 +7,7 @@ import { startGateway } from './gateway';
 import { lambdaRuntime } from './lambda';
 import { provision, resolveIntrinsics, type Refs } from './provision';
 import { scheduledEvent, startSchedules } from './schedules';
+import { startSqsPollers } from './sqs-poller';
 import { loadService } from './serverless-config';
 
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
@@ -93,6 +94,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(admin.stop);
     const openPayments = await startGateway({ kind: 'http', port: openPaymentsPort, functions: service.functions, runtime });
     stops.push(openPayments.stop);
+    stops.push(startSqsPollers(service.functions, refs, sqs, runtime));
     if (opts.schedules) {
       const stopSchedules = startSchedules(service.functions, runtime);
       stops.push(async () => stopSchedules());

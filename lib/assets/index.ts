@@ -1,14 +1,48 @@
 import { randomUUID } from 'node:crypto';
-import { notFound } from '../errors';
+import { amountOf, fromLedger, toLedger } from '../amounts';
+import { DomainError, notFound } from '../errors';
+import { account, balances, transferItems } from '../ledger';
+import { commit } from '../tx';
 import type { Asset, CreateAsset } from './schemas';
 import { findAsset, findAssetByCode, insertAsset, listAssets } from './store';
 
 export { listAssets, findAssetByCode };
 
 export async function createAsset(input: CreateAsset): Promise<Asset> {
-  const asset: Asset = { id: randomUUID(), code: input.code, scale: input.scale, createdAt: new Date().toISOString() };
+  if (input.liquidityThreshold !== undefined) toLedger(BigInt(input.liquidityThreshold), input.scale, 'liquidityThreshold');
+  const asset: Asset = {
+    id: randomUUID(),
+    code: input.code,
+    scale: input.scale,
+    ...(input.liquidityThreshold !== undefined && { liquidityThreshold: input.liquidityThreshold }),
+    createdAt: new Date().toISOString(),
+  };
   await insertAsset(asset);
   return asset;
+}
+
+export async function liquidityOf(asset: Asset): Promise<bigint> {
+  const units = (await balances([account.liquidity(asset.id)])).get(account.liquidity(asset.id)) ?? 0n;
+  return fromLedger(units, asset.scale);
+}
+
+export async function getAssetWithLiquidity(id: string) {
+  const asset = await getAsset(id);
+  return { ...asset, liquidity: amountOf(await liquidityOf(asset), asset) };
+}
+
+// Deposits move money from the asset's settlement account into its liquidity; withdrawals back.
+export async function moveLiquidity(id: string, value: string, direction: 'deposit' | 'withdrawal') {
+  const asset = await getAsset(id);
+  const units = toLedger(BigInt(value), asset.scale, 'amount');
+  const [from, to] =
+    direction === 'deposit' ? [account.settlement(id), account.liquidity(id)] : [account.liquidity(id), account.settlement(id)];
+  const { items } = transferItems(randomUUID(), [{ debit: from, credit: to, amount: units }]);
+  const failed = await commit(items);
+  if (failed.length) {
+    throw new DomainError('unprocessable', 'insufficient_liquidity', `Asset ${asset.code} has less liquidity than ${value} (scale ${asset.scale})`);
+  }
+  return getAssetWithLiquidity(id);
 }
 
 export async function getAsset(id: string): Promise<Asset> {

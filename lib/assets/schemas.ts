@@ -2,9 +2,13 @@ import * as z from 'zod';
 
 export const assetCode = z.string().regex(/^[A-Z0-9]{3,12}$/, 'must be 3 to 12 upper-case letters or digits');
 
+const integerString = z.string().regex(/^(0|[1-9]\d{0,37})$/, 'must be a non-negative integer string');
+
 export const createAssetBody = z.strictObject({
   code: assetCode,
   scale: z.int().min(0).max(255),
+  // Below this liquidity (at the asset's scale) the service emits asset.liquidity_low.
+  liquidityThreshold: integerString.optional(),
 });
 export type CreateAsset = z.infer<typeof createAssetBody>;
 
@@ -12,6 +16,13 @@ export const asset = z.object({
   id: z.uuid(),
   code: assetCode,
   scale: z.int(),
+  liquidityThreshold: z.string().optional(),
   createdAt: z.iso.datetime(),
 });
 export type Asset = z.infer<typeof asset>;
+
+export const liquidityBody = z.strictObject({ amount: integerString.refine((v) => v !== '0', 'must be greater than 0') });
+
+export const assetWithLiquidity = asset.extend({
+  liquidity: z.object({ value: z.string(), assetCode, assetScale: z.int() }),
+});

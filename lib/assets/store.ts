@@ -3,13 +3,20 @@ import { db } from '../aws';
 import { config } from '../config';
 import { DomainError } from '../errors';
 import { decodeCursor, encodeCursor, failedConditions } from '../table';
+import { account, openAccount } from '../ledger';
 import type { Asset } from './schemas';
 
 // Each asset is stored twice: under its id (in the ASSET partition, which lists them) and under
 // its code (which makes the code unique and makes look-ups by code one read).
 const byId = (id: string) => ({ pk: 'ASSET', sk: id });
 const byCode = (code: string) => ({ pk: `ASSETCODE#${code}`, sk: 'ASSET' });
-const toAsset = (i: Record<string, any>): Asset => ({ id: i.id, code: i.code, scale: i.scale, createdAt: i.createdAt });
+const toAsset = (i: Record<string, any>): Asset => ({
+  id: i.id,
+  code: i.code,
+  scale: i.scale,
+  ...(i.liquidityThreshold !== undefined && { liquidityThreshold: i.liquidityThreshold }),
+  createdAt: i.createdAt,
+});
 
 export async function insertAsset(asset: Asset): Promise<void> {
   try {
@@ -18,6 +25,10 @@ export async function insertAsset(asset: Asset): Promise<void> {
         TransactItems: [
           { Put: { TableName: config.MAIN_TABLE, Item: { ...byCode(asset.code), ...asset }, ConditionExpression: 'attribute_not_exists(pk)' } },
           { Put: { TableName: config.MAIN_TABLE, Item: { ...byId(asset.id), ...asset }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          // Every asset has a liquidity account (never negative) and a settlement account, which
+          // stands for money outside the ledger and so may go negative.
+          openAccount(account.liquidity(asset.id)),
+          openAccount(account.settlement(asset.id), { allowNegative: true }),
         ],
       }),
     );

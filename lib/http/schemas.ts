@@ -9,3 +9,9 @@ export const pageQuery = z.strictObject({
 });
 
 export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
+// Free-form data the FSP attaches to payment intents and payments.
+export const metadata = z
+  .record(z.string(), z.unknown())
+  .refine((m) => JSON.stringify(m).length <= 4096, 'must be at most 4096 bytes of JSON')
+  .optional();

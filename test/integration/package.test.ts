@@ -54,9 +54,15 @@ describe('the CloudFormation template', () => {
     expect(rules.WebhookRule.Properties.Targets[0].Arn).toEqual({ 'Fn::GetAtt': ['WebhookQueue', 'Arn'] });
   });
 
-  it('schedules the rate refresher every minute', () => {
+  it('schedules the rate refresher, the outbox sweep and the intent expirer every minute', () => {
     const schedules = ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.ScheduleExpression);
-    expect(schedules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
+    expect(schedules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)', 'rate(1 minute)', 'rate(1 minute)']);
+  });
+
+  it('triggers the payment worker from the payments queue with partial batch responses', () => {
+    const [[, mapping]] = ofType('AWS::Lambda::EventSourceMapping');
+    expect(mapping.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': ['PaymentsQueue', 'Arn'] });
+    expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
   });
 
   it('routes every Admin path through the HTTP API and the resource server through its own REST API', () => {

@@ -1,0 +1,8 @@
+import { moveLiquidity } from '../../../lib/assets';
+import { liquidityBody } from '../../../lib/assets/schemas';
+import { adminRoute, ok } from '../../../lib/http/admin';
+import { idParams } from '../../../lib/http/schemas';
+
+export const handler = adminRoute({ params: idParams, body: liquidityBody }, async ({ params, body }) =>
+  ok(await moveLiquidity(params.id, body.amount, 'withdrawal')),
+);

@@ -1,0 +1,5 @@
+import { adminRoute, created } from '../../../lib/http/admin';
+import { createIntent } from '../../../lib/payment-intents';
+import { createIntentBody } from '../../../lib/payment-intents/schemas';
+
+export const handler = adminRoute({ body: createIntentBody }, async ({ body }) => created(await createIntent(body)));

@@ -1,0 +1,5 @@
+import { adminRoute, created } from '../../../lib/http/admin';
+import { createPayment } from '../../../lib/payments';
+import { createPaymentBody } from '../../../lib/payments/schemas';
+
+export const handler = adminRoute({ body: createPaymentBody }, async ({ body }) => created(await createPayment(body)));

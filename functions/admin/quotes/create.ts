@@ -1,0 +1,5 @@
+import { adminRoute, created } from '../../../lib/http/admin';
+import { createQuote } from '../../../lib/quotes';
+import { createQuoteBody } from '../../../lib/quotes/schemas';
+
+export const handler = adminRoute({ body: createQuoteBody }, async ({ body }) => created(await createQuote(body)));

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, eventBridge, sqs } from '../aws';
+import { config } from '../config';
+import { logger } from '../log';
+import type { TransactItem } from '../ledger';
+
+// Domain events and queue messages leave through a transactional outbox: the state change and its
+// outbox items commit in one DynamoDB transaction, the same request then sends them and deletes
+// the items, and a scheduled sweep sends whatever a crash left behind. Sending is therefore at
+// least once; every event keeps its id, which consumers de-duplicate on.
+export const EVENT_SOURCE = 'payment-service';
+
+export interface DomainEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  data: unknown;
+}
+
+export type Outgoing = { kind: 'event'; event: DomainEvent } | { kind: 'message'; queueUrl: string; body: string };
+
+interface OutboxEntry {
+  key: { pk: string; sk: string };
+  out: Outgoing;
+}
+
+export const domainEvent = (type: string, data: unknown): DomainEvent => ({ id: randomUUID(), type, createdAt: new Date().toISOString(), data });
+
+const OUTBOX_PK = 'OUTBOX';
+
+export function outboxEntries(outgoing: Outgoing[]): { items: TransactItem[]; entries: OutboxEntry[] } {
+  const entries = outgoing.map((out) => ({ key: { pk: OUTBOX_PK, sk: `${new Date().toISOString()}#${randomUUID()}` }, out }));
+  return {
+    entries,
+    items: entries.map((e) => ({ Put: { TableName: config.MAIN_TABLE, Item: { ...e.key, out: e.out } } })),
+  };
+}
+
+async function send(outgoing: Outgoing[]): Promise<void> {
+  const events = outgoing.flatMap((o) => (o.kind === 'event' ? [o.event] : []));
+  const messages = outgoing.flatMap((o) => (o.kind === 'message' ? [o] : []));
+  const sends: Promise<unknown>[] = [];
+  for (let i = 0; i < events.length; i += 10) {
+    sends.push(
+      eventBridge
+        .send(
+          new PutEventsCommand({
+            Entries: events.slice(i, i + 10).map((e) => ({
+              EventBusName: config.EVENT_BUS_NAME,
+              Source: EVENT_SOURCE,
+              DetailType: e.type,
+              Detail: JSON.stringify(e),
+            })),
+          }),
+        )
+        .then((r) => {
+          if (r.FailedEntryCount) throw new Error(`EventBridge refused ${r.FailedEntryCount} events`);
+        }),
+    );
+  }
+  for (let i = 0; i < messages.length; i += 10) {
+    const batch = messages.slice(i, i + 10);
+    sends.push(
+      sqs
+        .send(new SendMessageBatchCommand({ QueueUrl: batch[0].queueUrl, Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: m.body })) }))
+        .then((r) => {
+          if (r.Failed?.length) throw new Error(`SQS refused ${r.Failed.length} messages`);
+        }),
+    );
+  }
+  await Promise.all(sends);
+}
+
+// Send committed outbox entries and delete them. A failure here loses nothing: the entries stay
+// for the sweep, so callers log it and carry on.
+export async function flush(entries: OutboxEntry[]): Promise<void> {
+  if (!entries.length) return;
+  try {
+    await send(entries.map((e) => e.out));
+    for (let i = 0; i < entries.length; i += 25) {
+      await db.send(
+        new BatchWriteCommand({ RequestItems: { [config.MAIN_TABLE]: entries.slice(i, i + 25).map((e) => ({ DeleteRequest: { Key: e.key } })) } }),
+      );
+    }
+  } catch (error) {
+    logger.warn('Outbox send deferred to the sweep', { error: (error as Error).message, count: entries.length });
+  }
+}
+
+// Scheduled: send outbox entries older than `graceSecs` (their own request has had its chance).
+export async function sweepOutbox(graceSecs = 30): Promise<number> {
+  const before = new Date(Date.now() - graceSecs * 1000).toISOString();
+  let swept = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const res = await db.send(
+      new QueryCommand({
+        TableName: config.MAIN_TABLE,
+        KeyConditionExpression: 'pk = :pk AND sk < :before',
+        ExpressionAttributeValues: { ':pk': OUTBOX_PK, ':before': before },
+        ExclusiveStartKey,
+        Limit: 100,
+      }),
+    );
+    const entries = (res.Items ?? []).map((i) => ({ key: { pk: i.pk, sk: i.sk }, out: i.out as Outgoing }));
+    await send(entries.map((e) => e.out));
+    for (let i = 0; i < entries.length; i += 25) {
+      await db.send(new BatchWriteCommand({ RequestItems: { [config.MAIN_TABLE]: entries.slice(i, i + 25).map((e) => ({ DeleteRequest: { Key: e.key } })) } }));
+    }
+    swept += entries.length;
+    ExclusiveStartKey = res.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  if (swept) logger.info('Outbox sweep sent leftovers', { swept });
+  return swept;
+}

@@ -1,0 +1,97 @@
+import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { dynamoClient } from '../aws';
+import { config } from '../config';
+
+// A double-entry ledger at the fixed scale of 20 (bigint units). Each account is one item with a
+// `balance`; a transfer is one record plus the balance updates, written in the caller's DynamoDB
+// transaction together with whatever state change the transfer belongs to. The transfer record's
+// id makes it idempotent; only settlement accounts may go negative.
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export const account = {
+  liquidity: (assetId: string) => `liquidity:${assetId}`,
+  settlement: (assetId: string) => `settlement:${assetId}`,
+  intent: (intentId: string) => `intent:${intentId}`,
+  payment: (paymentId: string) => `payment:${paymentId}`,
+};
+
+export interface Leg {
+  debit: string;
+  credit: string;
+  amount: bigint;
+}
+
+const TABLE = () => config.MAIN_TABLE;
+export const accountKey = (id: string) => ({ pk: `ACCT#${id}`, sk: 'ACCT' });
+export const transferKey = (id: string) => ({ pk: `XFER#${id}`, sk: 'XFER' });
+
+export function openAccount(id: string, opts: { allowNegative?: boolean } = {}): TransactItem {
+  return {
+    Put: {
+      TableName: TABLE(),
+      Item: { ...accountKey(id), account: id, balance: 0n, allowNegative: opts.allowNegative ?? false },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+// The transfer record and one update per account it touches (DynamoDB allows one operation per
+// item in a transaction, so the legs are netted per account). Returns the items and, for each,
+// what a failed condition on it means.
+export function transferItems(transferId: string, legs: Leg[]): { items: TransactItem[]; failures: string[] } {
+  const net = new Map<string, bigint>();
+  for (const leg of legs) {
+    if (leg.amount <= 0n) throw new Error(`A transfer leg must move a positive amount (${transferId})`);
+    net.set(leg.debit, (net.get(leg.debit) ?? 0n) - leg.amount);
+    net.set(leg.credit, (net.get(leg.credit) ?? 0n) + leg.amount);
+  }
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: TABLE(),
+        Item: {
+          ...transferKey(transferId),
+          transferId,
+          legs: legs.map((l) => ({ debit: l.debit, credit: l.credit, amount: l.amount.toString() })),
+          createdAt: new Date().toISOString(),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+  const failures = ['transfer_exists'];
+  for (const [id, delta] of net) {
+    if (delta === 0n) continue;
+    items.push({
+      Update: {
+        TableName: TABLE(),
+        Key: accountKey(id),
+        UpdateExpression: 'SET balance = balance + :delta',
+        ConditionExpression: delta < 0n ? 'attribute_exists(pk) AND (allowNegative = :true OR balance >= :need)' : 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':delta': delta, ...(delta < 0n && { ':true': true, ':need': -delta }) },
+      },
+    });
+    failures.push(`insufficient:${id}`);
+  }
+  return { items, failures };
+}
+
+export async function balances(ids: string[]): Promise<Map<string, bigint>> {
+  const out = new Map<string, bigint>();
+  if (!ids.length) return out;
+  // The low-level client, so that balances arrive as the exact decimal strings DynamoDB holds.
+  const res = await dynamoClient.send(
+    new BatchGetItemCommand({
+      RequestItems: {
+        [TABLE()]: {
+          Keys: ids.map((id) => ({ pk: { S: accountKey(id).pk }, sk: { S: 'ACCT' } })),
+          ConsistentRead: true,
+          ProjectionExpression: 'account, balance',
+        },
+      },
+    }),
+  );
+  for (const item of res.Responses?.[TABLE()] ?? []) out.set(item.account.S!, BigInt(item.balance.N!));
+  return out;
+}

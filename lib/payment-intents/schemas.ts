@@ -1,0 +1,43 @@
+import * as z from 'zod';
+import { amount } from '../amounts';
+import { metadata } from '../http/schemas';
+
+export const createIntentBody = z.strictObject({
+  walletAddress: z.string().max(512),
+  incomingAmount: amount.optional(),
+  expiresAt: z.iso.datetime({ offset: true }).optional(),
+  metadata,
+});
+export type CreateIntent = z.infer<typeof createIntentBody>;
+
+export const intentStates = ['pending', 'processing', 'completed', 'expired'] as const;
+export type IntentState = (typeof intentStates)[number];
+
+export const paymentIntent = z.object({
+  id: z.uuid(),
+  walletAddress: z.url(),
+  incomingAmount: amount.nullable(),
+  receivedAmount: amount,
+  state: z.enum(intentStates),
+  expiresAt: z.iso.datetime(),
+  createdAt: z.iso.datetime(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+});
+export type PaymentIntent = z.infer<typeof paymentIntent>;
+
+// What is stored: the view's fields plus what delivery needs.
+export interface IntentRecord {
+  id: string;
+  walletAddress: string;
+  walletAddressId: string;
+  assetId: string;
+  assetCode: string;
+  assetScale: number;
+  incomingValue: string | null;
+  received: string;
+  state: IntentState;
+  expiresAt: string;
+  createdAt: string;
+  completedAt?: string;
+  metadata: Record<string, unknown> | null;
+}

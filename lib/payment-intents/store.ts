@@ -1,0 +1,65 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../aws';
+import { config } from '../config';
+import type { TransactItem } from '../ledger';
+import type { IntentRecord } from './schemas';
+
+// Payment intents, and a registry of the open ones ordered by expiry, which the expirer queries.
+const TABLE = () => config.MAIN_TABLE;
+export const intentKey = (id: string) => ({ pk: `INTENT#${id}`, sk: 'INTENT' });
+const openKey = (r: { id: string; expiresAt: string }) => ({ pk: 'OPEN_INTENTS', sk: `${r.expiresAt}#${r.id}` });
+
+export const putIntent = (r: IntentRecord): TransactItem => ({
+  Put: { TableName: TABLE(), Item: { ...intentKey(r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
+});
+export const putOpen = (r: IntentRecord): TransactItem => ({ Put: { TableName: TABLE(), Item: { ...openKey(r), id: r.id } } });
+export const deleteOpen = (r: IntentRecord): TransactItem => ({ Delete: { TableName: TABLE(), Key: openKey(r) } });
+
+// Moves an open intent to `state`, on condition that it is still open and unchanged since `r`
+// was read (received amount), and, unless it is expiring, not past its expiry.
+export function closeOrCredit(r: IntentRecord, changes: { state: string; received?: string; completedAt?: string }, now: string): TransactItem {
+  const expiring = changes.state === 'expired';
+  return {
+    Update: {
+      TableName: TABLE(),
+      Key: intentKey(r.id),
+      UpdateExpression: `SET #state = :state, received = :received${changes.completedAt ? ', completedAt = :completedAt' : ''}`,
+      ConditionExpression: `#state IN (:pending, :processing) AND received = :was AND expiresAt ${expiring ? '<=' : '>'} :now`,
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':state': changes.state,
+        ':received': changes.received ?? r.received,
+        ':was': r.received,
+        ':pending': 'pending',
+        ':processing': 'processing',
+        ':now': now,
+        ...(changes.completedAt && { ':completedAt': changes.completedAt }),
+      },
+    },
+  };
+}
+
+export async function findIntent(id: string): Promise<IntentRecord | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: intentKey(id), ConsistentRead: true }));
+  if (!Item) return undefined;
+  const { pk, sk, ...record } = Item;
+  return record as IntentRecord;
+}
+
+export async function listOpenExpiredBy(now: string): Promise<string[]> {
+  const ids: string[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const res = await db.send(
+      new QueryCommand({
+        TableName: TABLE(),
+        KeyConditionExpression: 'pk = :pk AND sk <= :now',
+        ExpressionAttributeValues: { ':pk': 'OPEN_INTENTS', ':now': `${now}#~` },
+        ExclusiveStartKey,
+      }),
+    );
+    ids.push(...(res.Items ?? []).map((i) => i.id as string));
+    ExclusiveStartKey = res.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return ids;
+}

@@ -1,0 +1,98 @@
+import { amountOf, fromLedger, toLedger } from '../amounts';
+import { getAsset } from '../assets';
+import { domainEvent, type Outgoing } from '../events';
+import { account, balances, transferItems, type Leg } from '../ledger';
+import { logger } from '../log';
+import { intentView } from '../payment-intents';
+import type { IntentRecord } from '../payment-intents/schemas';
+import { closeOrCredit, deleteOpen, findIntent } from '../payment-intents/store';
+import { commit } from '../tx';
+import { paymentView } from '.';
+import type { PaymentRecord } from './schemas';
+import * as store from './store';
+
+// The payment worker's work for one payment in state `sending`: one DynamoDB transaction moves
+// the money (through both assets' liquidity accounts when the currencies differ), credits the
+// intent, completes the payment and records the events. The transfer id `deliver:<payment>` and
+// the state conditions make a second delivery of the same message a no-op. Permanent failures
+// (intent closed, not enough destination liquidity) fail the payment and leave its funds in its
+// account to withdraw; anything else is thrown, so the message is retried.
+export type Outcome = 'completed' | 'failed' | 'skipped';
+const ATTEMPTS = 5;
+
+function legsFor(p: PaymentRecord, debit: bigint, receive: bigint): Leg[] {
+  if (p.sourceAssetId === p.destinationAssetId) return [{ debit: account.payment(p.id), credit: account.intent(p.intentId), amount: receive }];
+  return [
+    { debit: account.payment(p.id), credit: account.liquidity(p.sourceAssetId), amount: debit },
+    { debit: account.liquidity(p.destinationAssetId), credit: account.intent(p.intentId), amount: receive },
+  ];
+}
+
+async function fail(p: PaymentRecord, reason: string): Promise<Outcome> {
+  const failed = { ...p, state: 'failed' as const, failureReason: reason };
+  const conflicts = await commit(
+    [store.transition(p.id, 'sending', 'failed', { failureReason: reason })],
+    [{ kind: 'event', event: domainEvent('payment.failed', paymentView(failed)) }],
+  );
+  if (conflicts.length) return 'skipped';
+  logger.warn('Payment failed', { paymentId: p.id, reason });
+  return 'failed';
+}
+
+export async function deliverPayment(paymentId: string): Promise<Outcome> {
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const p = await store.findPayment(paymentId);
+    if (!p || p.state !== 'sending') return 'skipped'; // done already, or never funded
+    const intent = await findIntent(p.intentId);
+    if (!intent) return fail(p, 'payment_intent_not_found');
+    const state = intentView(intent).state;
+    if (state === 'completed' || state === 'expired') return fail(p, `payment_intent_${state}`);
+
+    const debit = toLedger(BigInt(p.debitAmount.value), p.debitAmount.assetScale);
+    const receiveValue = BigInt(p.receiveAmount.value);
+    const receive = toLedger(receiveValue, p.receiveAmount.assetScale);
+    const received = BigInt(intent.received) + receiveValue;
+    const completes = intent.incomingValue !== null && received >= BigInt(intent.incomingValue);
+    const now = new Date().toISOString();
+    const creditedIntent: IntentRecord = { ...intent, received: received.toString(), state: completes ? 'completed' : 'processing', ...(completes && { completedAt: now }) };
+    const completed = { ...p, state: 'completed' as const, sentAmount: p.debitAmount };
+
+    const transfer = transferItems(`deliver:${p.id}`, legsFor(p, debit, receive));
+    const items = [
+      ...transfer.items,
+      store.transition(p.id, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
+      closeOrCredit(intent, { state: creditedIntent.state, received: creditedIntent.received, ...(completes && { completedAt: now }) }, now),
+      ...(completes ? [deleteOpen(intent)] : []),
+    ];
+    const outgoing: Outgoing[] = [{ kind: 'event', event: domainEvent('payment.completed', paymentView(completed)) }];
+    if (completes) outgoing.push({ kind: 'event', event: domainEvent('payment_intent.completed', intentView(creditedIntent)) });
+
+    const failed = await commit(items, outgoing, 'payment-worker');
+    if (!failed.length) {
+      if (p.sourceAssetId !== p.destinationAssetId) await warnIfLiquidityLow(p.destinationAssetId, receive);
+      return 'completed';
+    }
+    const reasons = failed.map((i) => (i < transfer.failures.length ? transfer.failures[i] : i === transfer.items.length ? 'payment' : 'intent'));
+    if (reasons.includes('transfer_exists') || reasons.includes('payment')) return 'skipped'; // a duplicate got there first
+    if (reasons.includes(`insufficient:${account.liquidity(p.destinationAssetId)}`)) return fail(p, 'insufficient_liquidity');
+    if (reasons.some((r) => r.startsWith('insufficient:'))) throw new Error(`Payment ${p.id}: its account holds less than its debit amount`);
+    // The intent changed under us (another payment credited it, or it closed): decide again.
+  }
+  throw new Error(`Payment ${paymentId}: the payment intent kept changing; retrying later`);
+}
+
+// asset.liquidity_low when a delivery takes the destination asset's liquidity below its threshold.
+async function warnIfLiquidityLow(assetId: string, taken: bigint) {
+  try {
+    const asset = await getAsset(assetId);
+    if (asset.liquidityThreshold === undefined) return;
+    const threshold = toLedger(BigInt(asset.liquidityThreshold), asset.scale);
+    const after = (await balances([account.liquidity(assetId)])).get(account.liquidity(assetId)) ?? 0n;
+    if (after < threshold && after + taken >= threshold) {
+      const liquidity = amountOf(fromLedger(after, asset.scale), asset);
+      await commit([], [{ kind: 'event', event: domainEvent('asset.liquidity_low', { ...asset, liquidity }) }]);
+    }
+  } catch (error) {
+    logger.warn('Liquidity check failed', { assetId, error: (error as Error).message });
+  }
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { amountOf, fromLedger, toLedger } from '../amounts';
+import { config } from '../config';
+import { DomainError, notFound } from '../errors';
+import { domainEvent } from '../events';
+import { account, balances, openAccount, transferItems } from '../ledger';
+import { quoteKey, getQuoteRecord } from '../quotes';
+import { conflictState } from '../resources';
+import { commit } from '../tx';
+import type { CreatePayment, Payment, PaymentRecord, PaymentState } from './schemas';
+import * as store from './store';
+
+// Outgoing payments on a sender's wallet address:
+// funding -(fund)-> sending -(worker)-> completed | failed;  funding -(cancel)-> cancelled.
+// Funding moves the debit amount from the sender asset's settlement account into the payment's
+// account and queues the payment for the worker (lib/payments/deliver.ts).
+export function paymentView(r: PaymentRecord): Payment {
+  return {
+    id: r.id,
+    walletAddress: r.walletAddress,
+    quoteId: r.quoteId,
+    receiver: r.receiver,
+    debitAmount: r.debitAmount,
+    receiveAmount: r.receiveAmount,
+    sentAmount: r.sentAmount,
+    state: r.state,
+    ...(r.failureReason && { failureReason: r.failureReason }),
+    createdAt: r.createdAt,
+    metadata: r.metadata,
+  };
+}
+
+export async function getPaymentRecord(id: string): Promise<PaymentRecord> {
+  const r = await store.findPayment(id);
+  if (!r) throw notFound('payment', id);
+  return r;
+}
+
+export const getPayment = async (id: string) => paymentView(await getPaymentRecord(id));
+
+export async function createPayment(input: CreatePayment): Promise<Payment> {
+  const quote = await getQuoteRecord(input.quoteId);
+  if (!quote) throw new DomainError('unprocessable', 'quote_not_found', `No quote ${input.quoteId}`);
+  if (quote.walletAddress !== input.walletAddress.toLowerCase().replace(/\/+$/, '')) {
+    throw new DomainError('unprocessable', 'quote_wallet_mismatch', `Quote ${quote.id} was made for ${quote.walletAddress}, not ${input.walletAddress}`);
+  }
+  const quoteUsed = () => new DomainError('conflict', 'quote_used', `Quote ${quote.id} was already used`);
+  const quoteExpired = () => new DomainError('unprocessable', 'quote_expired', `Quote ${quote.id} expired at ${quote.expiresAt}; create a new quote`);
+  if (quote.paymentId) throw quoteUsed();
+  const now = new Date().toISOString();
+  if (quote.expiresAt <= now) throw quoteExpired();
+
+  const record: PaymentRecord = {
+    id: randomUUID(),
+    walletAddress: quote.walletAddress,
+    walletAddressId: quote.walletAddressId,
+    quoteId: quote.id,
+    receiver: quote.receiver,
+    intentId: quote.intentId,
+    sourceAssetId: quote.sourceAssetId,
+    destinationAssetId: quote.destinationAssetId,
+    debitAmount: quote.debitAmount,
+    receiveAmount: quote.receiveAmount,
+    sentAmount: { ...quote.debitAmount, value: '0' },
+    state: 'funding',
+    createdAt: now,
+    metadata: input.metadata ?? null,
+  };
+  const view = paymentView(record);
+  const failed = await commit(
+    [
+      store.putPayment(record),
+      {
+        // A quote pays for one payment, and only before it expires.
+        Update: {
+          TableName: config.MAIN_TABLE,
+          Key: quoteKey(quote.id),
+          UpdateExpression: 'SET paymentId = :id',
+          ConditionExpression: 'attribute_not_exists(paymentId) AND expiresAt > :now',
+          ExpressionAttributeValues: { ':id': record.id, ':now': now },
+        },
+      },
+      openAccount(account.payment(record.id)),
+    ],
+    [{ kind: 'event', event: domainEvent('payment.created', view) }],
+  );
+  if (failed.length) throw (await getQuoteRecord(quote.id))?.paymentId ? quoteUsed() : quoteExpired();
+  return view;
+}
+
+async function move(id: string, from: PaymentState, build: (r: PaymentRecord) => Parameters<typeof commit>, action: string) {
+  const r = await getPaymentRecord(id);
+  if (r.state !== from) throw conflictState('Payment', id, r.state, action);
+  const failed = await commit(...build(r));
+  if (failed.length) throw conflictState('Payment', id, (await getPaymentRecord(id)).state, action);
+  return getPayment(id);
+}
+
+export const fundPayment = (id: string) =>
+  move(
+    id,
+    'funding',
+    (r) => {
+      const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
+      const transfer = transferItems(`fund:${r.id}`, [{ debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units }]);
+      const sending = { ...r, state: 'sending' as const };
+      return [
+        [store.transition(r.id, 'funding', 'sending'), ...transfer.items],
+        [
+          { kind: 'event', event: domainEvent('payment.funded', paymentView(sending)) },
+          { kind: 'message', queueUrl: config.PAYMENTS_QUEUE_URL, body: JSON.stringify({ paymentId: r.id }) },
+        ],
+      ];
+    },
+    'funded',
+  );
+
+export const cancelPayment = (id: string) =>
+  move(
+    id,
+    'funding',
+    (r) => [[store.transition(r.id, 'funding', 'cancelled')], [{ kind: 'event', event: domainEvent('payment.cancelled', paymentView({ ...r, state: 'cancelled' })) }]],
+    'cancelled',
+  );
+
+// Settles what a payment's account still holds (all of it after a failure) back to the sender
+// asset's settlement account. Not while the payment is being sent.
+export async function withdrawPayment(id: string) {
+  const r = await getPaymentRecord(id);
+  if (r.state === 'sending' || r.state === 'funding') throw conflictState('Payment', id, r.state, 'withdrawn from');
+  const acct = account.payment(id);
+  const units = (await balances([acct])).get(acct) ?? 0n;
+  if (units > 0n) {
+    const { items } = transferItems(randomUUID(), [{ debit: acct, credit: account.settlement(r.sourceAssetId), amount: units }]);
+    if ((await commit(items)).length) throw new DomainError('conflict', 'concurrent_withdrawal', 'The balance changed during the withdrawal; retry');
+  }
+  const asset = { code: r.debitAmount.assetCode, scale: r.debitAmount.assetScale };
+  return { ...paymentView(r), withdrawnAmount: amountOf(fromLedger(units, asset.scale), asset) };
+}

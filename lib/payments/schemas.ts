@@ -1,0 +1,46 @@
+import * as z from 'zod';
+import { amount, type Amount } from '../amounts';
+import { metadata } from '../http/schemas';
+
+export const createPaymentBody = z.strictObject({
+  walletAddress: z.string().max(512),
+  quoteId: z.uuid(),
+  metadata,
+});
+export type CreatePayment = z.infer<typeof createPaymentBody>;
+
+export const paymentStates = ['funding', 'sending', 'completed', 'failed', 'cancelled'] as const;
+export type PaymentState = (typeof paymentStates)[number];
+
+export const payment = z.object({
+  id: z.uuid(),
+  walletAddress: z.url(),
+  quoteId: z.uuid(),
+  receiver: z.url(),
+  debitAmount: amount,
+  receiveAmount: amount,
+  sentAmount: amount,
+  state: z.enum(paymentStates),
+  failureReason: z.string().optional(),
+  createdAt: z.iso.datetime(),
+  metadata: z.record(z.string(), z.unknown()).nullable(),
+});
+export type Payment = z.infer<typeof payment>;
+
+export interface PaymentRecord {
+  id: string;
+  walletAddress: string;
+  walletAddressId: string;
+  quoteId: string;
+  receiver: string;
+  intentId: string;
+  sourceAssetId: string;
+  destinationAssetId: string;
+  debitAmount: Amount;
+  receiveAmount: Amount;
+  sentAmount: Amount;
+  state: PaymentState;
+  failureReason?: string;
+  createdAt: string;
+  metadata: Record<string, unknown> | null;
+}

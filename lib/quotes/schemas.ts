@@ -1,0 +1,30 @@
+import * as z from 'zod';
+import { amount } from '../amounts';
+
+export const createQuoteBody = z.strictObject({
+  walletAddress: z.string().max(512),
+  receiver: z.string().max(512),
+  debitAmount: amount.optional(),
+  receiveAmount: amount.optional(),
+});
+export type CreateQuote = z.infer<typeof createQuoteBody>;
+
+export const quote = z.object({
+  id: z.uuid(),
+  walletAddress: z.url(),
+  receiver: z.url(),
+  debitAmount: amount,
+  receiveAmount: amount,
+  estimatedExchangeRate: z.number(),
+  expiresAt: z.iso.datetime(),
+  createdAt: z.iso.datetime(),
+});
+export type Quote = z.infer<typeof quote>;
+
+export interface QuoteRecord extends Quote {
+  walletAddressId: string;
+  intentId: string;
+  sourceAssetId: string;
+  destinationAssetId: string;
+  paymentId?: string;
+}

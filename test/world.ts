@@ -1,0 +1,101 @@
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { ReceiveMessageCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { expect } from 'vitest';
+import type { TestStack } from './stack';
+
+// An FSP's setup for payment tests: assets, liquidity, wallet addresses, and helpers that drive
+// the specification's flow through the Admin API and read what the service emitted.
+export interface World {
+  usd: { id: string };
+  eur: { id: string };
+  alice: string; // USD
+  bob: string; // USD
+  carlos: string; // EUR
+}
+
+export async function setUpWorld(s: TestStack, opts: { eurLiquidity?: string; eurThreshold?: string } = {}): Promise<World> {
+  const usd = (await s.admin('POST', '/assets', { code: 'USD', scale: 2 })).body;
+  const eur = (await s.admin('POST', '/assets', { code: 'EUR', scale: 2, ...(opts.eurThreshold && { liquidityThreshold: opts.eurThreshold }) })).body;
+  await s.admin('POST', `/assets/${eur.id}/liquidity`, { amount: opts.eurLiquidity ?? '100000000' });
+  const wallet = async (name: string, assetCode: string) =>
+    (await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/${name}`, assetCode, publicName: name })).body.address as string;
+  return { usd, eur, alice: await wallet('alice', 'USD'), bob: await wallet('bob', 'USD'), carlos: await wallet('carlos', 'EUR') };
+}
+
+export async function ok(p: Promise<{ status: number; body: any }>, status = 201) {
+  const res = await p;
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  return res.body;
+}
+
+// intent -> quote -> payment, the specification's three calls; each answers 201.
+export async function createFlow(s: TestStack, from: string, to: string, incoming: { value: string; assetCode: string }, quoteExtra = {}) {
+  const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { ...incoming, assetScale: 2 } }));
+  const quote = await ok(s.admin('POST', '/quotes', { walletAddress: from, receiver: intent.id, ...quoteExtra }));
+  const payment = await ok(s.admin('POST', '/payments', { walletAddress: from, quoteId: quote.id }));
+  return { intent, quote, payment };
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const paymentIn = (s: TestStack, id: string, states: string[]) =>
+  waitFor(`payment ${id} in ${states}`, async () => {
+    const p = (await s.admin('GET', `/payments/${id}`)).body;
+    return states.includes(p.state) ? p : undefined;
+  });
+
+// Domain events as EventBridge delivered them to the webhook queue (read and removed).
+export function eventReader(s: TestStack) {
+  const seen: Array<{ id: string; type: string; createdAt: string; data: any }> = [];
+  const queueUrl = s.refs.WebhookQueue.ref;
+  async function drain() {
+    for (;;) {
+      const { Messages = [] } = await s.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+      if (!Messages.length) return seen;
+      for (const m of Messages) seen.push(JSON.parse(m.Body!).detail);
+      await s.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+    }
+  }
+  return {
+    seen,
+    drain,
+    async waitForEvent(type: string, match: (data: any) => boolean = () => true) {
+      return waitFor(`event ${type}`, async () => {
+        await drain();
+        return seen.find((e) => e.type === type && match(e.data));
+      });
+    },
+  };
+}
+
+export async function queueDepth(s: TestStack, logicalId: string) {
+  const { Attributes } = await s.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: s.refs[logicalId].ref, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+  );
+  return Number(Attributes!.ApproximateNumberOfMessages) + Number(Attributes!.ApproximateNumberOfMessagesNotVisible);
+}
+
+// Every account balance in the ledger, read exactly; double entry means they sum to zero.
+export async function ledger(s: TestStack): Promise<Map<string, bigint>> {
+  const out = new Map<string, bigint>();
+  let ExclusiveStartKey;
+  do {
+    const res: any = await s.dynamo.send(
+      new ScanCommand({ TableName: s.env.MAIN_TABLE, FilterExpression: 'begins_with(pk, :a)', ExpressionAttributeValues: { ':a': { S: 'ACCT#' } }, ExclusiveStartKey }),
+    );
+    for (const item of res.Items) out.set(item.account.S, BigInt(item.balance.N));
+    ExclusiveStartKey = res.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return out;
+}
+
+export const sum = (m: Map<string, bigint>) => [...m.values()].reduce((a, b) => a + b, 0n);
+export const units = (value: string | number) => BigInt(value) * 10n ** 18n; // scale 2 -> ledger scale 20
