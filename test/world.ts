@@ -28,9 +28,12 @@ export async function ok(p: Promise<{ status: number; body: any }>, status = 201
   return res.body;
 }
 
-// intent -> quote -> payment, the specification's three calls; each answers 201.
+// intent -> quote -> payment, the specification's three calls; each answers 201. Each flow's
+// intent carries its own metadata, so that concurrent flows never sign identical requests.
+let flowCount = 0;
 export async function createFlow(s: TestStack, from: string, to: string, incoming: { value: string; assetCode: string }, quoteExtra = {}) {
-  const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { ...incoming, assetScale: 2 } }));
+  const metadata = { flow: ++flowCount };
+  const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { ...incoming, assetScale: 2 }, metadata }));
   const quote = await ok(s.admin('POST', '/quotes', { walletAddress: from, receiver: intent.id, ...quoteExtra }));
   const payment = await ok(s.admin('POST', '/payments', { walletAddress: from, quoteId: quote.id }));
   return { intent, quote, payment };
@@ -46,11 +49,15 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
 }
 
-export const paymentIn = (s: TestStack, id: string, states: string[]) =>
-  waitFor(`payment ${id} in ${states}`, async () => {
-    const p = (await s.admin('GET', `/payments/${id}`)).body;
-    return states.includes(p.state) ? p : undefined;
-  });
+export const paymentIn = (s: TestStack, id: string, states: string[], timeoutMs?: number) =>
+  waitFor(
+    `payment ${id} in ${states}`,
+    async () => {
+      const p = (await s.admin('GET', `/payments/${id}`)).body;
+      return states.includes(p.state) ? p : undefined;
+    },
+    timeoutMs,
+  );
 
 // Domain events as EventBridge delivered them to the webhook queue (read and removed).
 export function eventReader(s: TestStack) {

@@ -6,9 +6,11 @@ import { resolveIntrinsics, type Refs } from './provision';
 import type { FunctionDef } from './serverless-config';
 
 // The local SQS-to-Lambda event source mapping: long-polls each queue that a function's `sqs`
-// event names, invokes the function with a batch, and deletes the messages that succeeded
-// (honouring ReportBatchItemFailures). Several pollers per queue, like Lambda's scaling.
-const POLLERS_PER_QUEUE = 4;
+// event names, invokes the function, and deletes the messages that succeeded (honouring
+// ReportBatchItemFailures). local-aws-sqs answers a long poll early only once it has
+// MaxNumberOfMessages, so each poller takes one message at a time (picked up within ~10 ms);
+// several pollers per queue give the concurrency that Lambda's scaling would.
+const POLLERS_PER_QUEUE = 8;
 
 export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSClient, runtime: LambdaRuntime): () => Promise<void> {
   let running = true;
@@ -20,18 +22,17 @@ export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSCl
       const arn = resolveIntrinsics(typeof e.sqs === 'string' ? e.sqs : e.sqs.arn, refs) as string;
       const queueUrl = urlByArn.get(arn);
       if (!queueUrl) throw new Error(`${fn.name}: no local queue for ${arn}`);
-      const batchSize = e.sqs.batchSize ?? 10;
       const partial = e.sqs.functionResponseType === 'ReportBatchItemFailures';
-      for (let i = 0; i < POLLERS_PER_QUEUE; i++) loops.push(poll(fn, arn, queueUrl, batchSize, partial));
+      for (let i = 0; i < POLLERS_PER_QUEUE; i++) loops.push(poll(fn, arn, queueUrl, partial));
     }
   }
 
-  async function poll(fn: FunctionDef, arn: string, queueUrl: string, batchSize: number, partial: boolean) {
+  async function poll(fn: FunctionDef, arn: string, queueUrl: string, partial: boolean) {
     while (running) {
       let messages: import("@aws-sdk/client-sqs").Message[] | undefined;
       try {
         ({ Messages: messages } = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: batchSize, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
         ));
       } catch (err) {
         if (!running) return;

@@ -1,0 +1,131 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestStack, type TestStack } from '../stack';
+import { createFlow, eventReader, ledger, ok, paymentIn, queueDepth, setUpWorld, sum, units, waitFor, type World } from '../world';
+
+let s: TestStack;
+let w: World;
+let events: ReturnType<typeof eventReader>;
+
+beforeAll(async () => {
+  s = await startTestStack({ EXCHANGE_RATES_URL: '' });
+  w = await setUpWorld(s, { eurLiquidity: '100000', eurThreshold: '60000' });
+  await s.admin('POST', '/rates', { sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 });
+  events = eventReader(s);
+});
+afterAll(() => s.stop());
+afterEach(() => {
+  delete process.env.PAYMENT_FAULTS;
+  vi.useRealTimers();
+});
+
+const queueEmpty = () => waitFor('the payments queue to empty', async () => ((await queueDepth(s, 'PaymentsQueue')) === 0 ? true : undefined));
+
+describe('faults lose nothing and never double-spend', () => {
+  it('the same SQS message delivered several times makes one transfer', async () => {
+    const { payment, intent } = await createFlow(s, w.alice, w.bob, { value: '700', assetCode: 'USD' });
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    const body = JSON.stringify({ paymentId: payment.id });
+    await Promise.all([1, 2, 3].map(() => s.sqs.send(new SendMessageCommand({ QueueUrl: s.refs.PaymentsQueue.ref, MessageBody: body }))));
+    await paymentIn(s, payment.id, ['completed']);
+    await queueEmpty();
+    const after = await ledger(s);
+    expect(after.get(`intent:${intent.id}`)).toBe(units(700));
+    expect(after.get(`payment:${payment.id}`)).toBe(0n);
+    expect(sum(after)).toBe(0n);
+    await events.drain();
+    expect(events.seen.filter((e) => e.type === 'payment.completed' && e.data.id === payment.id)).toHaveLength(1);
+  });
+
+  it('a crash right after the worker writes recovers with exactly one credit, and the events still go out', async () => {
+    const { payment, intent } = await createFlow(s, w.alice, w.carlos, { value: '450', assetCode: 'EUR' });
+    process.env.PAYMENT_FAULTS = 'payment-worker:after-write';
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    await paymentIn(s, payment.id, ['completed']);
+    await queueEmpty(); // the crashed delivery's message came back, found the work done, and was removed
+    delete process.env.PAYMENT_FAULTS;
+    const after = await ledger(s);
+    expect(after.get(`intent:${intent.id}`)).toBe(units(450));
+    expect(sum(after)).toBe(0n);
+    // The crash came before the events were sent; they wait in the outbox for the sweep.
+    await events.drain();
+    expect(events.seen.find((e) => e.type === 'payment.completed' && e.data.id === payment.id)).toBeUndefined();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 31_000);
+    expect(await s.invoke('eventsSweep')).toBeGreaterThanOrEqual(2);
+    await events.waitForEvent('payment.completed', (d) => d.id === payment.id);
+    await events.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
+    expect(await s.invoke('eventsSweep')).toBe(0);
+  });
+
+  it('50 concurrent payments into one asset leave every balance exact', async () => {
+    const before = await ledger(s);
+    const flows = await Promise.all(Array.from({ length: 50 }, () => createFlow(s, w.alice, w.carlos, { value: '9', assetCode: 'EUR' })));
+    const fundings = await Promise.all(flows.map((f) => s.admin('POST', `/payments/${f.payment.id}/fund`)));
+    expect(fundings.map((r) => r.status)).toEqual(Array(50).fill(200));
+    await Promise.all(flows.map((f) => paymentIn(s, f.payment.id, ['completed'], 30_000)));
+    const after = await ledger(s);
+    const delta = (acct: string) => (after.get(acct) ?? 0n) - (before.get(acct) ?? 0n);
+    expect(delta(`liquidity:${w.eur.id}`)).toBe(-units(9 * 50));
+    expect(delta(`liquidity:${w.usd.id}`)).toBe(units(10 * 50));
+    expect(delta(`settlement:${w.usd.id}`)).toBe(-units(10 * 50));
+    for (const f of flows) expect(after.get(`intent:${f.intent.id}`)).toBe(units(9));
+    expect(sum(after)).toBe(0n);
+  }, 60_000);
+
+  it('crossing the liquidity threshold emits asset.liquidity_low once', async () => {
+    // EUR liquidity started at 1000.00 with a 600.00 threshold; the tests above took 4.50 + 4.50 EUR.
+    const eur = (await s.admin('GET', `/assets/${w.eur.id}`)).body;
+    const take = BigInt(eur.liquidity.value) - 59_990n; // leaves 599.90 EUR
+    const { payment } = await createFlow(s, w.alice, w.carlos, { value: take.toString(), assetCode: 'EUR' });
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    await paymentIn(s, payment.id, ['completed']);
+    const low = await events.waitForEvent('asset.liquidity_low', (d) => d.id === w.eur.id);
+    expect(low.data.liquidity).toEqual({ value: '59990', assetCode: 'EUR', assetScale: 2 });
+  });
+});
+
+describe('permanent failures fail the payment and leave its funds withdrawable', () => {
+  it('not enough destination liquidity', async () => {
+    const eur = (await s.admin('GET', `/assets/${w.eur.id}`)).body;
+    const beyond = (BigInt(eur.liquidity.value) + 100n).toString();
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.carlos }));
+    const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: { value: beyond, assetCode: 'EUR', assetScale: 2 } }));
+    const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    const failed = await paymentIn(s, payment.id, ['failed']);
+    expect(failed.failureReason).toBe('insufficient_liquidity');
+    await events.waitForEvent('payment.failed', (d) => d.id === payment.id);
+    const withdrawn = await ok(s.admin('POST', `/payments/${payment.id}/withdraw`), 200);
+    expect(withdrawn.withdrawnAmount).toEqual(quote.debitAmount);
+    expect((await ledger(s)).get(`payment:${payment.id}`)).toBe(0n);
+    expect(sum(await ledger(s))).toBe(0n);
+  });
+
+  it('the intent expired before the payment was sent', async () => {
+    const expiresAt = new Date(Date.now() + 60_000).toISOString();
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, expiresAt, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
+    const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }));
+    expect(quote.expiresAt).toBe(expiresAt); // a quote never outlives its intent
+    const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.parse(expiresAt) + 1000);
+    expect((await s.admin('GET', `/payment-intents/${intent.id}`)).body.state).toBe('expired');
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    expect((await paymentIn(s, payment.id, ['failed'])).failureReason).toBe('payment_intent_expired');
+    expect((await ok(s.admin('POST', `/payments/${payment.id}/withdraw`), 200)).withdrawnAmount.value).toBe('100');
+    // The expirer records the expiry and tells the FSP.
+    expect(await s.invoke('paymentIntentsExpire')).toBeGreaterThanOrEqual(1);
+    await events.waitForEvent('payment_intent.expired', (d) => d.id === intent.id);
+    expect((await s.admin('POST', `/payment-intents/${intent.id}/complete`)).status).toBe(409);
+  });
+
+  it('the intent was completed by the FSP first', async () => {
+    const { payment, intent } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
+    expect((await ok(s.admin('POST', `/payment-intents/${intent.id}/complete`), 200)).state).toBe('completed');
+    await events.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    expect((await paymentIn(s, payment.id, ['failed'])).failureReason).toBe('payment_intent_completed');
+    expect((await s.admin('POST', `/payment-intents/${intent.id}/complete`)).status).toBe(409);
+  });
+});
