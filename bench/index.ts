@@ -1,10 +1,13 @@
 import { createServer } from 'node:http';
+import { Worker } from 'node:worker_threads';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { signatureHeader } from '../lib/http/signature';
-import { startStack } from '../infra/local/stack';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/local/emulators';
 import { measure, print, type Result } from './measure';
 
 // `npm run bench`: the local stack on free ports, measured through its real HTTP front door.
-const N = Number(process.env.BENCH_N ?? 2000);
+// BENCH_N sets the number of requests per row (default 1000).
+const N = Number(process.env.BENCH_N ?? 1000);
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 
 // The FSP's rates endpoint, answering instantly, so the numbers are the service's own.
@@ -15,9 +18,19 @@ const fsp = createServer((req, res) => {
 });
 await new Promise<void>((ok) => fsp.listen(0, '127.0.0.1', () => ok()));
 const secret = 'bench-secret-0123456789abcdef';
-const stack = await startStack({
-  settings: { ADMIN_API_SECRET: secret, EXCHANGE_RATES_URL: `http://127.0.0.1:${(fsp.address() as { port: number }).port}/rates` },
+// Workers do not inherit tsx's loader on Node 20, so the worker registers it before loading.
+const workerUrl = new URL('./stack-worker.ts', import.meta.url).href;
+const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}); })`, {
+  eval: true,
+  workerData: { settings: { ADMIN_API_SECRET: secret, EXCHANGE_RATES_URL: `http://127.0.0.1:${(fsp.address() as { port: number }).port}/rates` } },
 });
+const stack = await new Promise<{ adminUrl: string; openPaymentsUrl: string; env: Record<string, string>; endpoints: { dynamodb: string } }>(
+  (ok, fail) => {
+    worker.once('message', ok);
+    worker.once('error', fail);
+  },
+);
+const dynamo = new DynamoDBClient({ endpoint: stack.endpoints.dynamodb, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 
 async function admin(method: string, path: string, body?: unknown) {
   const raw = body === undefined ? '' : JSON.stringify(body);
@@ -31,37 +44,73 @@ async function admin(method: string, path: string, body?: unknown) {
   return json;
 }
 
+let unique = 0; // makes every POST body distinct, so no two requests share a signature
+const flow = async (from: string, to: string, value: string, assetCode: string) => {
+  const intent = await admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { value, assetCode, assetScale: 2 }, metadata: { n: unique++ } });
+  const quote = await admin('POST', '/quotes', { walletAddress: from, receiver: intent.id });
+  return admin('POST', '/payments', { walletAddress: from, quoteId: quote.id });
+};
+
+// Completion is observed on the payment's item itself, read every millisecond.
+async function completed(id: string) {
+  const Key = { pk: { S: `PAYMENT#${id}` }, sk: { S: 'PAYMENT' } };
+  for (;;) {
+    const { Item } = await dynamo.send(new GetItemCommand({ TableName: stack.env.MAIN_TABLE, Key, ConsistentRead: true }));
+    if (Item?.state.S === 'completed') return;
+    if (Item?.state.S === 'failed') throw new Error(`payment ${id} failed: ${Item.failureReason?.S}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
 const results: Result[] = [];
 try {
   await admin('POST', '/assets', { code: 'USD', scale: 2 });
-  await admin('POST', '/wallet-addresses', { address: `${stack.openPaymentsUrl}/alice`, assetCode: 'USD', publicName: 'Alice' });
+  const eur = await admin('POST', '/assets', { code: 'EUR', scale: 2 });
+  await admin('POST', `/assets/${eur.id}/liquidity`, { amount: '100000000000' });
+  const wallet = async (name: string, assetCode: string) =>
+    (await admin('POST', '/wallet-addresses', { address: `${stack.openPaymentsUrl}/${name}`, assetCode, publicName: name })).address as string;
+  const [alice, bob, carlos] = [await wallet('alice', 'USD'), await wallet('bob', 'USD'), await wallet('carlos', 'EUR')];
   await admin('POST', '/rates', { sourceAssetCode: 'GBP', destinationAssetCode: 'EUR', rate: 1.16 });
-  await admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'); // pulls once, then cached
+  await admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'); // pulled once, then cached
 
-  const warm = (op: () => Promise<unknown>) => Promise.all(Array.from({ length: 100 }, op));
+  const warm = (op: () => Promise<unknown>) => Promise.all(Array.from({ length: 50 }, op));
   await warm(() => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'));
+  await warm(() => flow(alice, bob, '100', 'USD'));
 
   for (const clients of [1, 8]) {
-    results.push(await measure('GET /rates (cached pulled rate)', N, clients, async () => {
-      await admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR');
-    }));
-    results.push(await measure('GET /rates (pushed rate)', N, clients, async () => {
-      await admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=EUR');
-    }));
-    results.push(await measure('POST /rates (push)', N, clients, async (i) => {
-      await admin('POST', '/rates', { sourceAssetCode: 'GBP', destinationAssetCode: 'EUR', rate: 1 + i / 1e6 });
-    }));
-    results.push(await measure('POST /assets', Math.min(N, 1000), clients, async (i) => {
-      await admin('POST', '/assets', { code: `B${clients}X${i}`, scale: 2 });
-    }));
-    results.push(await measure('GET wallet address (resource server)', N, clients, async () => {
-      const res = await fetch(`${stack.openPaymentsUrl}/alice`);
-      await res.arrayBuffer();
-    }));
+    results.push(await measure('rates: GET /rates, cached pulled rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR')));
+    results.push(await measure('rates: GET /rates, pushed rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=EUR')));
+    results.push(
+      await measure('rates: POST /rates (push)', N, clients, (i) => admin('POST', '/rates', { sourceAssetCode: 'GBP', destinationAssetCode: 'EUR', rate: 1 + i / 1e6 + clients })),
+    );
+    results.push(await measure('resource server: GET wallet address', N, clients, async () => void (await (await fetch(`${stack.openPaymentsUrl}/alice`)).arrayBuffer())));
   }
-  console.log(`\nLocal stack, ${N} requests per row (Node ${process.version}, ${(await import('node:os')).cpus().length} cores)\n`);
+  for (const clients of [1, 8]) {
+    results.push(await measure('create flow USD->USD (intent+quote+payment)', N, clients, () => flow(alice, bob, '100', 'USD')));
+    results.push(await measure('create flow USD->EUR (intent+quote+payment)', N, clients, () => flow(alice, carlos, '92', 'EUR')));
+  }
+  for (const clients of [1, 8]) {
+    for (const [label, to, value, code] of [
+      ['USD->USD', bob, '100', 'USD'],
+      ['USD->EUR', carlos, '92', 'EUR'],
+    ] as const) {
+      const count = Math.min(N, 400);
+      const payments: Array<{ id: string }> = [];
+      for (let i = 0; i < count; i++) payments.push(await flow(alice, to, value, code));
+      results.push(
+        await measure(`fund -> completed ${label}`, count, clients, async (i) => {
+          await admin('POST', `/payments/${payments[i].id}/fund`);
+          await completed(payments[i].id);
+        }),
+      );
+    }
+  }
+  const os = await import('node:os');
+  console.log(`\nLocal stack, Node ${process.version}, ${os.cpus().length} cores; a flow is three signed HTTP calls; completion read from DynamoDB every 1 ms\n`);
   print(results);
 } finally {
-  await stack.stop();
+  worker.postMessage('stop');
+  await new Promise((ok) => worker.once('exit', ok));
   fsp.close();
+  dynamo.destroy();
 }

@@ -1,10 +1,36 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './aws';
+import { DomainError } from './errors';
 import { crashPoint } from './faults';
 import { failedConditions } from './table';
 import { flush, outboxEntries, type Outgoing } from './events';
 import type { TransactItem } from './ledger';
+
+// A request may hand its first transaction an extra item to write along (the Admin API's
+// signature replay guard, so that checking it costs no round trip of its own).
+interface RequestScope {
+  guard?: TransactItem;
+  taken: boolean;
+}
+const requestScope = new AsyncLocalStorage<RequestScope>();
+
+export const inRequestScope = <T>(fn: () => Promise<T>) => requestScope.run({ taken: false }, fn);
+
+export function deferGuard(item: TransactItem): void {
+  const scope = requestScope.getStore();
+  if (!scope) throw new Error('deferGuard() outside a request scope');
+  scope.guard = item;
+}
+
+// The guard no transaction has taken yet, if any.
+export function untakenGuard(): TransactItem | undefined {
+  const scope = requestScope.getStore();
+  return scope?.guard && !scope.taken ? scope.guard : undefined;
+}
+
+export const replayed = () => new DomainError('unauthorized', 'unauthorized', 'This signature was already used; sign each request afresh');
 
 // One state change: its writes and its outgoing events/messages commit together, then the
 // outgoing ones are sent. Returns the indexes (into `items`) of failed conditions, or [] on success.
@@ -17,13 +43,18 @@ const isConflict = (e: unknown) =>
 
 export async function commit(items: TransactItem[], outgoing: Outgoing[] = [], name = 'commit'): Promise<number[]> {
   const outbox = outboxEntries(outgoing);
+  const scope = requestScope.getStore();
+  const guard = untakenGuard();
+  const all = [...items, ...outbox.items, ...(guard ? [guard] : [])];
   for (let attempt = 0; ; attempt++) {
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: [...items, ...outbox.items] }));
+      await db.send(new TransactWriteCommand({ TransactItems: all }));
+      if (guard) scope!.taken = true;
       crashPoint(`${name}:after-write`);
       break;
     } catch (e) {
       const failed = failedConditions(e);
+      if (guard && failed?.includes(all.length - 1)) throw replayed();
       if (failed?.length) return failed;
       if (!isConflict(e) || attempt === CONFLICT_RETRIES) throw e;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt));

@@ -50,6 +50,15 @@ function matchesValue(rule: unknown, value: unknown): boolean {
 export async function startEventBridge(opts: { port: number; sqs: SQSClient; region: string; account: string }) {
   const rules: Rule[] = [];
 
+  async function deliver(QueueUrl: string, MessageBody: string, attempt: number): Promise<void> {
+    try {
+      await opts.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody }));
+    } catch (e) {
+      if (attempt >= 10) return console.error(`eventbridge: gave up delivering to ${QueueUrl}:`, (e as Error).message);
+      setTimeout(() => void deliver(QueueUrl, MessageBody, attempt + 1), 100 * 2 ** attempt).unref();
+    }
+  }
+
   async function put(entry: Entry) {
     if (!entry.Source || !entry.DetailType || !entry.Detail) {
       return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Source, DetailType and Detail are required' };
@@ -73,10 +82,12 @@ export async function startEventBridge(opts: { port: number; sqs: SQSClient; reg
       resources: entry.Resources ?? [],
       detail,
     };
+    // Like EventBridge, accept the event first and deliver it to the targets afterwards,
+    // retrying a failed delivery (EventBridge retries for up to 24 hours).
     const body = JSON.stringify(event);
     for (const rule of rules) {
       if (rule.bus !== bus || !matches(rule.pattern, event)) continue;
-      for (const QueueUrl of rule.targetQueueUrls) await opts.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
+      for (const QueueUrl of rule.targetQueueUrls) void deliver(QueueUrl, body, 0);
     }
     return { EventId: id };
   }

@@ -74,20 +74,24 @@ async function send(outgoing: Outgoing[]): Promise<void> {
   await Promise.all(sends);
 }
 
-// Send committed outbox entries and delete them. A failure here loses nothing: the entries stay
-// for the sweep, so callers log it and carry on.
+const deleteEntries = async (entries: OutboxEntry[]) => {
+  for (let i = 0; i < entries.length; i += 25) {
+    await db.send(new BatchWriteCommand({ RequestItems: { [config.MAIN_TABLE]: entries.slice(i, i + 25).map((e) => ({ DeleteRequest: { Key: e.key } })) } }));
+  }
+};
+
+// Send committed outbox entries, then delete them. A failure here loses nothing: the entries stay
+// for the sweep, so callers log it and carry on. The delete is not awaited: if it never happens
+// (the container dies first), the sweep sends the entries again, and consumers de-duplicate.
 export async function flush(entries: OutboxEntry[]): Promise<void> {
   if (!entries.length) return;
   try {
     await send(entries.map((e) => e.out));
-    for (let i = 0; i < entries.length; i += 25) {
-      await db.send(
-        new BatchWriteCommand({ RequestItems: { [config.MAIN_TABLE]: entries.slice(i, i + 25).map((e) => ({ DeleteRequest: { Key: e.key } })) } }),
-      );
-    }
   } catch (error) {
     logger.warn('Outbox send deferred to the sweep', { error: (error as Error).message, count: entries.length });
+    return;
   }
+  deleteEntries(entries).catch((error) => logger.warn('Outbox delete deferred to the sweep', { error: (error as Error).message }));
 }
 
 // Scheduled: send outbox entries older than `graceSecs` (their own request has had its chance).
@@ -107,9 +111,7 @@ export async function sweepOutbox(graceSecs = 30): Promise<number> {
     );
     const entries = (res.Items ?? []).map((i) => ({ key: { pk: i.pk, sk: i.sk }, out: i.out as Outgoing }));
     await send(entries.map((e) => e.out));
-    for (let i = 0; i < entries.length; i += 25) {
-      await db.send(new BatchWriteCommand({ RequestItems: { [config.MAIN_TABLE]: entries.slice(i, i + 25).map((e) => ({ DeleteRequest: { Key: e.key } })) } }));
-    }
+    await deleteEntries(entries);
     swept += entries.length;
     ExclusiveStartKey = res.LastEvaluatedKey;
   } while (ExclusiveStartKey);

@@ -9,7 +9,8 @@ import { config } from '../config';
 import { DomainError } from '../errors';
 import { logger } from '../log';
 import { fieldErrors, fromDomainError, problem, problemResponse, validationError } from './problem';
-import { consumeSignature } from './replay';
+import { consumeSignature, guardItem } from './replay';
+import { deferGuard, inRequestScope, replayed, untakenGuard } from '../tx';
 import { verifySignature } from './signature';
 
 // The one middleware stack of every Admin API route: size limit, signature, content type, JSON
@@ -27,6 +28,9 @@ export interface RouteSpec<B, Q, P> {
   body?: ZodType<B>;
   query?: ZodType<Q>;
   params?: ZodType<P>;
+  // Every write of this route goes through lib/tx commit(): the signature's replay guard then
+  // rides in that transaction instead of costing a round trip of its own.
+  transactional?: boolean;
 }
 
 export interface Reply {
@@ -52,7 +56,7 @@ function pathWithQuery(event: APIGatewayProxyEventV2): string {
   return event.rawQueryString ? `${event.rawPath}?${event.rawQueryString}` : event.rawPath;
 }
 
-const authenticate = (): MiddlewareObj<AdminEvent> => ({
+const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
   before: async ({ event }) => {
     const body = rawBody(event);
     if (body.length > MAX_BODY_BYTES) {
@@ -66,9 +70,10 @@ const authenticate = (): MiddlewareObj<AdminEvent> => ({
       Math.floor(Date.now() / 1000),
     );
     if (!result.ok) throw unauthorized(result.reason);
-    if (method !== 'GET' && method !== 'HEAD' && !(await consumeSignature(result.v1, result.t))) {
-      throw unauthorized('This signature was already used; sign each request afresh');
-    }
+    if (method === 'GET' || method === 'HEAD') return;
+    const guard = guardItem(result.v1, result.t);
+    if (transactional) deferGuard(guard);
+    else if (!(await consumeSignature(guard))) throw replayed();
   },
 });
 
@@ -170,7 +175,7 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(
   fn: (input: RouteInput<B, Q, P>) => Promise<Reply>,
 ) {
   const started = new WeakMap<object, number>();
-  return middy<AdminEvent, APIGatewayProxyResultV2, Error, Context>({
+  const handler = middy<AdminEvent, APIGatewayProxyResultV2, Error, Context>({
     timeoutEarlyInMillis: 0,
     requestStart: (request: AdminRequest) => {
       started.set(request, performance.now());
@@ -187,11 +192,20 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(
     },
   } as never)
     .use(problems())
-    .use(authenticate())
+    .use(authenticate(spec.transactional ?? false))
     .use(validate(spec))
     .use(idempotency())
     .handler(async (event) => {
       const reply = await fn(event.input as RouteInput<B, Q, P>);
       return { statusCode: reply.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply.body) };
+    });
+  // A deferred guard that no transaction took (the request failed, wrote nothing, or was an
+  // idempotent replay) is written now, so that the signature still counts as used.
+  return (event: AdminEvent, context: Context) =>
+    inRequestScope(async () => {
+      const response = await handler(event, context);
+      const guard = untakenGuard();
+      if (guard && !(await consumeSignature(guard))) return problemResponse(fromDomainError(replayed()));
+      return response;
     });
 }

@@ -1,20 +1,27 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../ledger';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { db } from '../aws';
 import { config } from '../config';
 import { SIGNATURE_TOLERANCE_SECS } from './signature';
 
 // A non-GET signature is accepted once: the first use records it, conditionally, until it could
-// no longer pass the timestamp check anyway. Returns false when it was used before.
-export async function consumeSignature(v1: string, t: number): Promise<boolean> {
+// no longer pass the timestamp check anyway. The record can be written on its own
+// (consumeSignature) or ride along in the request's transaction (guardItem).
+export function guardItem(v1: string, t: number): TransactItem {
+  return {
+    Put: {
+      TableName: config.MAIN_TABLE,
+      Item: { pk: `SIG#${v1}`, sk: 'SIG', ttl: t + SIGNATURE_TOLERANCE_SECS + 60 },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+// Returns false when the signature was used before.
+export async function consumeSignature(guard: TransactItem): Promise<boolean> {
   try {
-    await db.send(
-      new PutCommand({
-        TableName: config.MAIN_TABLE,
-        Item: { pk: `SIG#${v1}`, sk: 'SIG', ttl: t + SIGNATURE_TOLERANCE_SECS + 60 },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await db.send(new PutCommand(guard.Put as PutCommandInput));
     return true;
   } catch (e) {
     if (e instanceof ConditionalCheckFailedException) return false;

@@ -6,7 +6,8 @@ import { config } from '../config';
 // A double-entry ledger at the fixed scale of 20 (bigint units). Each account is one item with a
 // `balance`; a transfer is one record plus the balance updates, written in the caller's DynamoDB
 // transaction together with whatever state change the transfer belongs to. The transfer record's
-// id makes it idempotent; only settlement accounts may go negative.
+// id makes it idempotent; only settlement accounts (opened with allowNegative) may go negative.
+// An account that was never opened comes into being at its first credit, holding zero before it.
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export const account = {
@@ -67,9 +68,9 @@ export function transferItems(transferId: string, legs: Leg[]): { items: Transac
       Update: {
         TableName: TABLE(),
         Key: accountKey(id),
-        UpdateExpression: 'SET balance = balance + :delta',
-        ConditionExpression: delta < 0n ? 'attribute_exists(pk) AND (allowNegative = :true OR balance >= :need)' : 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':delta': delta, ...(delta < 0n && { ':true': true, ':need': -delta }) },
+        UpdateExpression: 'SET balance = if_not_exists(balance, :zero) + :delta, account = :id',
+        ...(delta < 0n && { ConditionExpression: 'allowNegative = :true OR balance >= :need' }),
+        ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ':id': id, ...(delta < 0n && { ':true': true, ':need': -delta }) },
       },
     });
     failures.push(`insufficient:${id}`);

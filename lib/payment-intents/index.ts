@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger, type Amount } from '../amounts';
-import { findAssetByCode } from '../assets';
 import { DomainError, invalidField, notFound } from '../errors';
-import { domainEvent, type Outgoing } from '../events';
-import { account, balances, openAccount, transferItems } from '../ledger';
+import { domainEvent } from '../events';
+import { account, balances, transferItems } from '../ledger';
 import { logger } from '../log';
 import { conflictState } from '../resources';
 import { commit } from '../tx';
-import { findWalletAddressByUrl } from '../wallet-addresses';
+import { findWalletRecordByUrl } from '../wallet-addresses';
 import type { CreateIntent, IntentRecord, PaymentIntent } from './schemas';
 import * as store from './store';
 
 // Payment intents (Open Payments incoming payments) on a recipient's wallet address:
 // pending -> processing (received something) -> completed (received the incoming amount, or
-// completed by the FSP), or -> expired (past expiresAt). Open intents are registered by expiry.
+// completed by the FSP), or -> expired (past expiresAt). Open intents are indexed by expiry.
 export const MAX_INTENT_LIFETIME_SECS = 30 * 24 * 3600;
 
 const asset = (r: IntentRecord) => ({ code: r.assetCode, scale: r.assetScale });
@@ -45,7 +44,7 @@ export function checkAmountAsset(a: Amount, expected: { code: string; scale: num
 }
 
 export async function createIntent(input: CreateIntent): Promise<PaymentIntent> {
-  const wallet = await findWalletAddressByUrl(input.walletAddress);
+  const wallet = await findWalletRecordByUrl(input.walletAddress);
   if (!wallet) throw new DomainError('unprocessable', 'wallet_address_not_found', `No wallet address ${input.walletAddress}`);
   const now = Date.now();
   let expiresAt = new Date(now + MAX_INTENT_LIFETIME_SECS * 1000).toISOString();
@@ -60,12 +59,11 @@ export async function createIntent(input: CreateIntent): Promise<PaymentIntent> 
     if (input.incomingAmount.value === '0') throw invalidField('incomingAmount.value', 'must be greater than 0');
     toLedger(BigInt(input.incomingAmount.value), wallet.assetScale, 'incomingAmount.value');
   }
-  const walletAsset = await findAssetByCode(wallet.assetCode);
   const record: IntentRecord = {
     id: randomUUID(),
     walletAddress: wallet.address,
     walletAddressId: wallet.id,
-    assetId: walletAsset!.id,
+    assetId: wallet.assetId,
     assetCode: wallet.assetCode,
     assetScale: wallet.assetScale,
     incomingValue: input.incomingAmount?.value ?? null,
@@ -76,8 +74,9 @@ export async function createIntent(input: CreateIntent): Promise<PaymentIntent> 
     metadata: input.metadata ?? null,
   };
   const view = intentView(record);
+  // The intent's ledger account comes into being with its first credit.
   await commit(
-    [store.putIntent(record), store.putOpen(record), openAccount(account.intent(record.id))],
+    [store.putIntent(record)],
     [{ kind: 'event', event: domainEvent('payment_intent.created', view) }],
   );
   return view;
@@ -97,7 +96,7 @@ export async function completeIntent(id: string): Promise<PaymentIntent> {
   const now = new Date().toISOString();
   const done: IntentRecord = { ...r, state: 'completed', completedAt: now };
   const failed = await commit(
-    [store.closeOrCredit(r, { state: 'completed', completedAt: now }, now), store.deleteOpen(r)],
+    [store.closeOrCredit(r, { state: 'completed', completedAt: now }, now)],
     [{ kind: 'event', event: domainEvent('payment_intent.completed', intentView(done)) }],
   );
   if (failed.length) return completeIntent(id); // it changed under us: decide again on fresh state
@@ -124,15 +123,13 @@ export async function expireDueIntents(): Promise<number> {
   for (const id of await store.listOpenExpiredBy(now)) {
     const r = await store.findIntent(id);
     if (!r) continue;
-    const outgoing: Outgoing[] = [];
-    const items = [store.deleteOpen(r)];
-    if (r.state === 'pending' || r.state === 'processing') {
-      items.unshift(store.closeOrCredit(r, { state: 'expired' }, now));
-      outgoing.push({ kind: 'event', event: domainEvent('payment_intent.expired', intentView({ ...r, state: 'expired' })) });
-    }
-    const failed = await commit(items, outgoing);
+    if (r.state !== 'pending' && r.state !== 'processing') continue;
+    const failed = await commit(
+      [store.closeOrCredit(r, { state: 'expired' }, now)],
+      [{ kind: 'event', event: domainEvent('payment_intent.expired', intentView({ ...r, state: 'expired' })) }],
+    );
     if (failed.length) logger.info('Intent changed while expiring; next run decides', { id });
-    else if (outgoing.length) expired++;
+    else expired++;
   }
   return expired;
 }

@@ -4,16 +4,19 @@ import { config } from '../config';
 import type { TransactItem } from '../ledger';
 import type { IntentRecord } from './schemas';
 
-// Payment intents, and a registry of the open ones ordered by expiry, which the expirer queries.
+// Payment intents. While an intent is open it carries `openExpiresAt`, the sort key of the sparse
+// index OpenIntents, which the expirer queries; closing an intent removes the attribute.
 const TABLE = () => config.MAIN_TABLE;
 export const intentKey = (id: string) => ({ pk: `INTENT#${id}`, sk: 'INTENT' });
-const openKey = (r: { id: string; expiresAt: string }) => ({ pk: 'OPEN_INTENTS', sk: `${r.expiresAt}#${r.id}` });
+const OPEN = 'OPEN_INTENT';
 
 export const putIntent = (r: IntentRecord): TransactItem => ({
-  Put: { TableName: TABLE(), Item: { ...intentKey(r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
+  Put: {
+    TableName: TABLE(),
+    Item: { ...intentKey(r.id), ...r, openPk: OPEN, openExpiresAt: `${r.expiresAt}#${r.id}` },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
 });
-export const putOpen = (r: IntentRecord): TransactItem => ({ Put: { TableName: TABLE(), Item: { ...openKey(r), id: r.id } } });
-export const deleteOpen = (r: IntentRecord): TransactItem => ({ Delete: { TableName: TABLE(), Key: openKey(r) } });
 
 // Moves an open intent to `state`, on condition that it is still open and unchanged since `r`
 // was read (received amount), and, unless it is expiring, not past its expiry.
@@ -23,7 +26,9 @@ export function closeOrCredit(r: IntentRecord, changes: { state: string; receive
     Update: {
       TableName: TABLE(),
       Key: intentKey(r.id),
-      UpdateExpression: `SET #state = :state, received = :received${changes.completedAt ? ', completedAt = :completedAt' : ''}`,
+      UpdateExpression:
+        `SET #state = :state, received = :received${changes.completedAt ? ', completedAt = :completedAt' : ''}` +
+        (changes.state === 'processing' ? '' : ' REMOVE openPk, openExpiresAt'),
       ConditionExpression: `#state IN (:pending, :processing) AND received = :was AND expiresAt ${expiring ? '<=' : '>'} :now`,
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: {
@@ -42,7 +47,7 @@ export function closeOrCredit(r: IntentRecord, changes: { state: string; receive
 export async function findIntent(id: string): Promise<IntentRecord | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: intentKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
-  const { pk, sk, ...record } = Item;
+  const { pk, sk, openPk, openExpiresAt, ...record } = Item;
   return record as IntentRecord;
 }
 
@@ -53,12 +58,13 @@ export async function listOpenExpiredBy(now: string): Promise<string[]> {
     const res = await db.send(
       new QueryCommand({
         TableName: TABLE(),
-        KeyConditionExpression: 'pk = :pk AND sk <= :now',
-        ExpressionAttributeValues: { ':pk': 'OPEN_INTENTS', ':now': `${now}#~` },
+        IndexName: 'OpenIntents',
+        KeyConditionExpression: 'openPk = :open AND openExpiresAt <= :now',
+        ExpressionAttributeValues: { ':open': OPEN, ':now': `${now}#~` },
         ExclusiveStartKey,
       }),
     );
-    ids.push(...(res.Items ?? []).map((i) => i.id as string));
+    ids.push(...(res.Items ?? []).map((i) => (i.pk as string).slice('INTENT#'.length)));
     ExclusiveStartKey = res.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return ids;

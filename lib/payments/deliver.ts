@@ -5,7 +5,7 @@ import { account, balances, transferItems, type Leg } from '../ledger';
 import { logger } from '../log';
 import { intentView } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
-import { closeOrCredit, deleteOpen, findIntent } from '../payment-intents/store';
+import { closeOrCredit, findIntent } from '../payment-intents/store';
 import { commit } from '../tx';
 import { paymentView } from '.';
 import type { PaymentRecord } from './schemas';
@@ -62,7 +62,6 @@ export async function deliverPayment(paymentId: string): Promise<Outcome> {
       ...transfer.items,
       store.transition(p.id, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
       closeOrCredit(intent, { state: creditedIntent.state, received: creditedIntent.received, ...(completes && { completedAt: now }) }, now),
-      ...(completes ? [deleteOpen(intent)] : []),
     ];
     const outgoing: Outgoing[] = [{ kind: 'event', event: domainEvent('payment.completed', paymentView(completed)) }];
     if (completes) outgoing.push({ kind: 'event', event: domainEvent('payment_intent.completed', intentView(creditedIntent)) });

@@ -3,7 +3,7 @@ import { amountOf, fromLedger, toLedger } from '../amounts';
 import { config } from '../config';
 import { DomainError, notFound } from '../errors';
 import { domainEvent } from '../events';
-import { account, balances, openAccount, transferItems } from '../ledger';
+import { account, balances, transferItems } from '../ledger';
 import { quoteKey, getQuoteRecord } from '../quotes';
 import { conflictState } from '../resources';
 import { commit } from '../tx';
@@ -80,7 +80,6 @@ export async function createPayment(input: CreatePayment): Promise<Payment> {
           ExpressionAttributeValues: { ':id': record.id, ':now': now },
         },
       },
-      openAccount(account.payment(record.id)),
     ],
     [{ kind: 'event', event: domainEvent('payment.created', view) }],
   );

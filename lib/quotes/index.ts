@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { amountOf, debitFor, receiveFor, toLedger } from '../amounts';
-import { findAssetByCode } from '../assets';
 import { db } from '../aws';
 import { config } from '../config';
 import { DomainError, notFound } from '../errors';
@@ -9,7 +8,8 @@ import { checkAmountAsset, intentView } from '../payment-intents';
 import { findIntent } from '../payment-intents/store';
 import { resolveRate } from '../rates';
 import { intentIdFromReceiver, intentUrl } from '../resources';
-import { findWalletAddressByUrl } from '../wallet-addresses';
+import { commit } from '../tx';
+import { findWalletRecordByUrl } from '../wallet-addresses';
 import type { CreateQuote, Quote, QuoteRecord } from './schemas';
 
 // A quote states what the sender pays (debitAmount, in the sender's asset) to deliver
@@ -40,17 +40,14 @@ export async function createQuote(input: CreateQuote): Promise<Quote> {
     ]);
   }
   const intentId = intentIdFromReceiver(input.receiver);
-  const [sender, intent] = await Promise.all([findWalletAddressByUrl(input.walletAddress), findIntent(intentId)]);
+  const [sender, intent] = await Promise.all([findWalletRecordByUrl(input.walletAddress), findIntent(intentId)]);
   if (!sender) throw unprocessable('wallet_address_not_found', `No wallet address ${input.walletAddress}`);
   if (!intent) throw unprocessable('receiver_not_found', `No payment intent ${intentId}`);
   const intentState = intentView(intent).state;
   if (intentState !== 'pending' && intentState !== 'processing') {
     throw unprocessable('receiver_not_open', `Payment intent ${intentId} is ${intentState}; it cannot receive payments`);
   }
-  const [sourceAsset, rate] = await Promise.all([
-    findAssetByCode(sender.assetCode),
-    resolveRate({ sourceAssetCode: sender.assetCode, destinationAssetCode: intent.assetCode }),
-  ]);
+  const rate = await resolveRate({ sourceAssetCode: sender.assetCode, destinationAssetCode: intent.assetCode });
   const src = { code: sender.assetCode, scale: sender.assetScale };
   const dst = { code: intent.assetCode, scale: intent.assetScale };
   const remaining = intent.incomingValue === null ? null : BigInt(intent.incomingValue) - BigInt(intent.received);
@@ -88,10 +85,10 @@ export async function createQuote(input: CreateQuote): Promise<Quote> {
     createdAt: new Date(now).toISOString(),
     walletAddressId: sender.id,
     intentId: intent.id,
-    sourceAssetId: sourceAsset!.id,
+    sourceAssetId: sender.assetId,
     destinationAssetId: intent.assetId,
   };
-  await db.send(new PutCommand({ TableName: config.MAIN_TABLE, Item: { ...quoteKey(record.id), ...record } }));
+  await commit([{ Put: { TableName: config.MAIN_TABLE, Item: { ...quoteKey(record.id), ...record } } }]);
   return quoteView(record);
 }
 

@@ -34,7 +34,7 @@ export async function createWalletAddress(input: CreateWalletAddress): Promise<W
     publicName: input.publicName ?? null,
     createdAt: new Date().toISOString(),
   };
-  const outcome = await store.insertWalletAddress(wallet, base);
+  const outcome = await store.insertWalletAddress({ ...wallet, assetId: asset.id }, base);
   if (outcome === 'exists') throw new DomainError('conflict', 'wallet_address_exists', `The wallet address ${address} already exists`);
   if (outcome === 'base_changed') throw baseChanged((await store.recordedBase()) ?? '(unknown)', base);
   return wallet;
@@ -54,7 +54,32 @@ export async function findWalletAddressByUrl(url: string): Promise<WalletAddress
   } catch {
     return undefined;
   }
-  return store.findWalletAddressByUrl(address);
+  const record = await store.findWalletAddressByUrl(address);
+  if (!record) return undefined;
+  const { assetId, ...view } = record;
+  return view;
+}
+
+// For payments: a wallet address's id, URL and asset never change, so this container keeps what
+// it read (never publicName, which can change, and never a miss, which a creation can end).
+const CACHE_MAX = 10_000;
+const recordCache = new Map<string, store.WalletRecord>();
+
+export async function findWalletRecordByUrl(url: string): Promise<store.WalletRecord | undefined> {
+  let address: string;
+  try {
+    address = canonicalAddress(url, config.WALLET_ADDRESS_URL);
+  } catch {
+    return undefined;
+  }
+  const cached = recordCache.get(address);
+  if (cached) return cached;
+  const record = await store.findWalletAddressByUrl(address);
+  if (record) {
+    if (recordCache.size >= CACHE_MAX) recordCache.delete(recordCache.keys().next().value!);
+    recordCache.set(address, { ...record, publicName: null });
+  }
+  return record;
 }
 
 export async function renameWalletAddress(id: string, publicName: string): Promise<WalletAddress> {

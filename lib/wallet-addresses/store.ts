@@ -35,7 +35,10 @@ export async function recordedBase(): Promise<string | undefined> {
   return Item?.base as string | undefined;
 }
 
-export async function insertWalletAddress(wa: WalletAddress, base: string): Promise<'ok' | 'exists' | 'base_changed'> {
+// Stored beside the view: the asset's id, which payments need and would otherwise look up.
+export type WalletRecord = WalletAddress & { assetId: string };
+
+export async function insertWalletAddress(wa: WalletRecord, base: string): Promise<'ok' | 'exists' | 'base_changed'> {
   try {
     await db.send(
       new TransactWriteCommand({
@@ -68,9 +71,9 @@ export async function findWalletAddress(id: string): Promise<WalletAddress | und
   return Item && toWallet(Item);
 }
 
-export async function findWalletAddressByUrl(address: string): Promise<WalletAddress | undefined> {
+export async function findWalletAddressByUrl(address: string): Promise<WalletRecord | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: byUrl(address) }));
-  return Item && toWallet(Item);
+  return Item && { ...toWallet(Item), assetId: Item.assetId };
 }
 
 export async function updatePublicName(wa: WalletAddress, publicName: string): Promise<void> {

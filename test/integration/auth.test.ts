@@ -66,6 +66,25 @@ describe('Admin API signatures', () => {
     expect(replay.body.detail).toMatch(/already used/);
   });
 
+  it('refuses a replay on a route whose guard rides in its transaction, and writes nothing twice', async () => {
+    await s.admin('POST', '/assets', { code: 'TXG', scale: 2 });
+    const wallet = (await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/txg`, assetCode: 'TXG' })).body.address;
+    const body = json({ walletAddress: wallet, metadata: { replay: 'test' } });
+    const signature = s.sign('POST', '/payment-intents', body);
+    const send = () => s.send('POST', '/payment-intents', { body, headers: { 'content-type': 'application/json', signature } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    const replay = await send();
+    expect(replay.status).toBe(401);
+    expect(replay.body.detail).toMatch(/already used/);
+    // A transactional route that fails before writing still uses up its signature.
+    const badBody = json({ walletAddress: `${s.openPaymentsUrl}/nobody` });
+    const badSig = s.sign('POST', '/payment-intents', badBody);
+    const bad = () => s.send('POST', '/payment-intents', { body: badBody, headers: { 'content-type': 'application/json', signature: badSig } });
+    expect((await bad()).status).toBe(422);
+    expect((await bad()).status).toBe(401);
+  });
+
   it('lets a GET signature be reused within its window', async () => {
     const signature = s.sign('GET', '/assets');
     expect((await s.send('GET', '/assets', { headers: { signature } })).status).toBe(200);
