@@ -4,6 +4,7 @@ import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './ass
 import { createIntentBody, paymentIntent } from './payment-intents/schemas';
 import { createPaymentBody, payment } from './payments/schemas';
 import { createQuoteBody, quote } from './quotes/schemas';
+import { eventIdParams, listQuery, webhookEvent } from './webhooks/schemas';
 import { idParams, page, pageQuery } from './http/schemas';
 import { pushRateBody, rate, rateQuery } from './rates/schemas';
 import {
@@ -107,6 +108,18 @@ export const operations: Operation[] = [
   {
     method: 'post', path: '/payments/{id}/withdraw', summary: "Settle what is left in a failed payment's account back to the FSP", params: idParams,
     status: 200, response: payment.extend({ withdrawnAmount: amount }), errors: [401, 404, 409],
+  },
+  {
+    method: 'get', path: '/webhook-events', summary: 'List webhook events by delivery status', query: listQuery,
+    status: 200, response: page(webhookEvent), errors: [400, 401],
+  },
+  {
+    method: 'get', path: '/webhook-events/{id}', summary: 'A webhook event with every delivery attempt', params: eventIdParams,
+    status: 200, response: webhookEvent, errors: [401, 404],
+  },
+  {
+    method: 'post', path: '/webhook-events/{id}/redeliver', summary: 'Send a delivered or failed event again (same id)', params: eventIdParams,
+    status: 202, response: webhookEvent, errors: [401, 404, 409],
   },
 ];
 

@@ -14,11 +14,12 @@ export function encodeCursor(key: Record<string, unknown> | undefined): string |
   return key ? Buffer.from(JSON.stringify(key)).toString('base64url') : null;
 }
 
-export function decodeCursor(cursor: string | undefined, expectedPk: string): Record<string, unknown> | undefined {
+// A cursor is accepted only if it decodes to a key that `valid` recognises as this list's.
+export function decodeCursorWith(cursor: string | undefined, valid: (key: Record<string, unknown>) => boolean): Record<string, unknown> | undefined {
   if (cursor === undefined) return undefined;
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (key && key.pk === expectedPk && typeof key.sk === 'string' && Object.keys(key).length === 2) return key;
+    if (key && typeof key === 'object' && valid(key)) return key;
   } catch {
     // fall through to the error below
   }
@@ -26,3 +27,6 @@ export function decodeCursor(cursor: string | undefined, expectedPk: string): Re
     { field: 'query.cursor', message: 'is not a cursor this list returned' },
   ]);
 }
+
+export const decodeCursor = (cursor: string | undefined, expectedPk: string) =>
+  decodeCursorWith(cursor, (k) => k.pk === expectedPk && typeof k.sk === 'string' && Object.keys(k).length === 2);

@@ -1,5 +1,5 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { ReceiveMessageCommand, DeleteMessageBatchCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { expect } from 'vitest';
 import type { TestStack } from './stack';
 
@@ -58,30 +58,6 @@ export const paymentIn = (s: TestStack, id: string, states: string[], timeoutMs?
     },
     timeoutMs,
   );
-
-// Domain events as EventBridge delivered them to the webhook queue (read and removed).
-export function eventReader(s: TestStack) {
-  const seen: Array<{ id: string; type: string; createdAt: string; data: any }> = [];
-  const queueUrl = s.refs.WebhookQueue.ref;
-  async function drain() {
-    for (;;) {
-      const { Messages = [] } = await s.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
-      if (!Messages.length) return seen;
-      for (const m of Messages) seen.push(JSON.parse(m.Body!).detail);
-      await s.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
-    }
-  }
-  return {
-    seen,
-    drain,
-    async waitForEvent(type: string, match: (data: any) => boolean = () => true) {
-      return waitFor(`event ${type}`, async () => {
-        await drain();
-        return seen.find((e) => e.type === type && match(e.data));
-      });
-    },
-  };
-}
 
 export async function queueDepth(s: TestStack, logicalId: string) {
   const { Attributes } = await s.sqs.send(

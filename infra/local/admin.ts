@@ -3,6 +3,7 @@ import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET } from './defaults';
 
 // `npm run admin -- METHOD PATH [JSON] [-H 'Name: value']...`: signs and sends one Admin API
 // request, then prints the status and the body.
+process.stdout.on('error', () => process.exit(0)); // e.g. piped into head
 const args = process.argv.slice(2);
 const headers: Record<string, string> = {};
 const positional: string[] = [];

@@ -1,22 +1,70 @@
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+import { signatureHeader } from '../../lib/http/signature';
 
-// The local FSP simulator that `npm start` runs: it serves the pull model's rates endpoint
-// (GET /rates?base=USD[&peerId=P]) from an editable JSON file, read afresh on every request.
+// The local FSP simulator that `npm start` runs. It serves the pull model's rates endpoint
+// (GET /rates?base=USD[&peerId=P]) from an editable JSON file, read afresh on every request, and
+// receives webhooks (POST /webhooks): it verifies each signature (a bad one gets 401), logs and
+// keeps what arrived (GET /webhooks), and, like a real FSP, funds each payment it is told about
+// (payment.created) through the signed Admin API, unless autoFund is off.
 interface RatesFile {
   rates?: Record<string, Record<string, number>>;
   peerRates?: Record<string, Record<string, Record<string, number>>>;
 }
 
-export async function startFsp(opts: { port: number; ratesFile: string; log?: (line: string) => void }) {
+export interface FspOptions {
+  port: number;
+  ratesFile: string;
+  webhookSecret: string;
+  adminUrl: string;
+  adminSecret: string;
+  autoFund: boolean;
+  log?: (line: string) => void;
+}
+
+const readBody = async (req: IncomingMessage) => {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c);
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+export async function startFsp(opts: FspOptions) {
   const log = opts.log ?? (() => undefined);
+  const verifier = new Webhook(opts.webhookSecret);
+  const received: Array<{ receivedAt: string; id: string; type: string; data: unknown }> = [];
+
+  async function fund(paymentId: string) {
+    const path = `/payments/${paymentId}/fund`;
+    const res = await fetch(opts.adminUrl + path, { method: 'POST', headers: { signature: signatureHeader(opts.adminSecret, { method: 'POST', pathWithQuery: path, body: '' }) } });
+    log(`[fsp] funded payment ${paymentId} -> ${res.status}`);
+  }
+
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
-      log(`[fsp] ${req.method} ${url.pathname}${url.search} -> ${status}`);
     };
+    if (req.method === 'POST' && url.pathname === '/webhooks') {
+      const raw = await readBody(req);
+      let event: { id: string; type: string; data: { id?: string } };
+      try {
+        event = verifier.verify(raw, req.headers as Record<string, string>) as typeof event;
+      } catch (e) {
+        log(`[fsp] REJECTED webhook ${req.headers['webhook-id'] ?? '(no id)'}: ${(e as Error).message}`);
+        return reply(401, { error: 'signature verification failed' });
+      }
+      // De-duplicate on the event id: delivery is at least once.
+      if (received.some((r) => r.id === event.id)) return reply(200, { duplicate: true });
+      received.push({ receivedAt: new Date().toISOString(), id: event.id, type: event.type, data: event.data });
+      if (received.length > 200) received.shift();
+      log(`[fsp] webhook ${event.type} ${event.data?.id ?? ''}`);
+      reply(204, {});
+      if (event.type === 'payment.created' && opts.autoFund && event.data?.id) void fund(event.data.id).catch((e) => log(`[fsp] funding failed: ${e.message}`));
+      return;
+    }
+    if (req.method === 'GET' && url.pathname === '/webhooks') return reply(200, received);
     if (req.method !== 'GET' || url.pathname !== '/rates') return reply(404, { error: 'not found' });
     const base = url.searchParams.get('base');
     const peerId = url.searchParams.get('peerId');
@@ -27,8 +75,8 @@ export async function startFsp(opts: { port: number; ratesFile: string; log?: (l
     } catch (e) {
       return reply(500, { error: `cannot read ${opts.ratesFile}: ${(e as Error).message}` });
     }
-    const table = peerId ? file.peerRates?.[peerId] : file.rates;
-    const rates = table?.[base];
+    const rates = (peerId ? file.peerRates?.[peerId] : file.rates)?.[base];
+    log(`[fsp] rates for ${base}${peerId ? ` (peer ${peerId})` : ''} -> ${rates ? 200 : 404}`);
     if (!rates) return reply(404, { error: `no rates for base ${base}${peerId ? ` and peer ${peerId}` : ''}` });
     reply(200, { base, rates });
   });
@@ -39,9 +87,10 @@ export async function startFsp(opts: { port: number; ratesFile: string; log?: (l
   const port = (server.address() as { port: number }).port;
   return {
     url: `http://localhost:${port}`,
-    stop: () => new Promise<void>((ok) => {
-      server.closeAllConnections();
-      server.close(() => ok());
-    }),
+    stop: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
   };
 }

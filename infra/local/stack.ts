@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { LOCAL_ADMIN_API_SECRET } from './defaults';
+import { LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
 import { startEventBridge } from './eventbridge';
 import { freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs, type Emulator } from './emulators';
 import { startGateway } from './gateway';
@@ -79,6 +79,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       ADMIN_API_SECRET: process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET,
       WALLET_ADDRESS_URL: process.env.WALLET_ADDRESS_URL || openPaymentsUrl,
       AUTH_SERVER_URL: process.env.AUTH_SERVER_URL || 'http://localhost:3006',
+      WEBHOOK_SECRET: process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET,
       ...opts.settings,
     };
     Object.assign(process.env, settings);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET } from './defaults';
+import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
 import { startFsp } from './fsp';
 import { ROOT } from './serverless-config';
 import { startStack } from './stack';
@@ -12,16 +12,34 @@ if (!process.env.ADMIN_API_SECRET) {
   console.warn(`warning: ADMIN_API_SECRET is not set; using the local-only default "${LOCAL_ADMIN_API_SECRET}"`);
 }
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+const adminPort = port('ADMIN_PORT', DEFAULT_PORTS.admin);
+const adminSecret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
+const webhookSecret = process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET;
 
-// The local FSP simulator answers the pull model, unless EXCHANGE_RATES_URL points elsewhere.
+// The local FSP simulator serves rates and receives webhooks, unless both point elsewhere.
 const ratesFile = process.env.FSP_RATES_FILE ?? join(ROOT, 'infra/local/fsp-rates.json');
-const fsp = process.env.EXCHANGE_RATES_URL ? undefined : await startFsp({ port: port('FSP_PORT', DEFAULT_PORTS.fsp), ratesFile, log: console.log });
-if (fsp) process.env.EXCHANGE_RATES_URL = `${fsp.url}/rates`;
+const needFsp = !process.env.EXCHANGE_RATES_URL || !process.env.WEBHOOK_URL;
+const fsp = needFsp
+  ? await startFsp({
+      port: port('FSP_PORT', DEFAULT_PORTS.fsp),
+      ratesFile,
+      webhookSecret,
+      adminUrl: `http://localhost:${adminPort}`,
+      adminSecret,
+      autoFund: process.env.FSP_AUTO_FUND !== 'false',
+      log: console.log,
+    })
+  : undefined;
+if (fsp) {
+  process.env.EXCHANGE_RATES_URL ||= `${fsp.url}/rates`;
+  process.env.WEBHOOK_URL ||= `${fsp.url}/webhooks`;
+}
 
 const stack = await startStack({
   schedules: true,
+  settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret },
   ports: {
-    admin: port('ADMIN_PORT', DEFAULT_PORTS.admin),
+    admin: adminPort,
     openPayments: port('OPEN_PAYMENTS_PORT', DEFAULT_PORTS.openPayments),
     dynamodb: port('DYNAMODB_PORT', DEFAULT_PORTS.dynamodb),
     sqs: port('SQS_PORT', DEFAULT_PORTS.sqs),
@@ -47,10 +65,11 @@ Payment service ready in ${seconds} s
   Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
   Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
   DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}
-  Rates (pull) ${stack.env.EXCHANGE_RATES_URL}${fsp ? `   (local FSP simulator, serving ${ratesFile})` : ''}
+  Rates (pull)  ${stack.env.EXCHANGE_RATES_URL}
+  Webhooks to   ${stack.env.WEBHOOK_URL}${fsp ? `   (local FSP simulator: rates from ${ratesFile}; funds payments: ${process.env.FSP_AUTO_FUND !== 'false'})` : ''}
 
 Sign and send Admin requests with:
   npm run admin -- POST /assets '{"code":"USD","scale":2}'
   npm run admin -- GET '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'
-Ctrl-C stops everything.
+See README "Walk through a payment". Ctrl-C stops everything.
 `);

@@ -20,7 +20,7 @@ export interface DomainEvent {
   data: unknown;
 }
 
-export type Outgoing = { kind: 'event'; event: DomainEvent } | { kind: 'message'; queueUrl: string; body: string };
+export type Outgoing = { kind: 'event'; event: DomainEvent } | { kind: 'message'; queueUrl: string; body: string; delaySeconds?: number };
 
 interface OutboxEntry {
   key: { pk: string; sk: string };
@@ -61,11 +61,18 @@ async function send(outgoing: Outgoing[]): Promise<void> {
         }),
     );
   }
-  for (let i = 0; i < messages.length; i += 10) {
-    const batch = messages.slice(i, i + 10);
+  const byQueue = new Map<string, typeof messages>();
+  for (const m of messages) byQueue.set(m.queueUrl, [...(byQueue.get(m.queueUrl) ?? []), m]);
+  for (const [queueUrl, queued] of byQueue) for (let i = 0; i < queued.length; i += 10) {
+    const batch = queued.slice(i, i + 10);
     sends.push(
       sqs
-        .send(new SendMessageBatchCommand({ QueueUrl: batch[0].queueUrl, Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: m.body })) }))
+        .send(
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: m.body, DelaySeconds: m.delaySeconds })),
+          }),
+        )
         .then((r) => {
           if (r.Failed?.length) throw new Error(`SQS refused ${r.Failed.length} messages`);
         }),

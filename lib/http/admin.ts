@@ -40,6 +40,7 @@ export interface Reply {
 
 export const ok = (body: unknown): Reply => ({ status: 200, body });
 export const created = (body: unknown): Reply => ({ status: 201, body });
+export const accepted = (body: unknown): Reply => ({ status: 202, body });
 
 type AdminEvent = APIGatewayProxyEventV2 & { input?: RouteInput<unknown, unknown, unknown> };
 type AdminRequest = Request<AdminEvent, APIGatewayProxyResultV2, Error, Context>;

@@ -59,10 +59,10 @@ describe('the CloudFormation template', () => {
     expect(schedules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)', 'rate(1 minute)', 'rate(1 minute)']);
   });
 
-  it('triggers the payment worker from the payments queue with partial batch responses', () => {
-    const [[, mapping]] = ofType('AWS::Lambda::EventSourceMapping');
-    expect(mapping.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': ['PaymentsQueue', 'Arn'] });
-    expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+  it('triggers the payment worker and the webhook sender from their queues, with partial batch responses', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+    expect(mappings.map((m) => m.EventSourceArn['Fn::GetAtt'][0]).sort()).toEqual(['PaymentsQueue', 'WebhookQueue']);
+    for (const m of mappings) expect(m.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
   });
 
   it('routes every Admin path through the HTTP API and the resource server through its own REST API', () => {

@@ -1,19 +1,23 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../stack';
-import { createFlow, eventReader, ledger, ok, paymentIn, queueDepth, setUpWorld, sum, units, waitFor, type World } from '../world';
+import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
+import { createFlow, ledger, ok, paymentIn, queueDepth, setUpWorld, sum, units, waitFor, type World } from '../world';
 
 let s: TestStack;
 let w: World;
-let events: ReturnType<typeof eventReader>;
+let events: WebhookReceiver;
 
 beforeAll(async () => {
-  s = await startTestStack({ EXCHANGE_RATES_URL: '' });
+  events = await startWebhookReceiver();
+  s = await startTestStack({ EXCHANGE_RATES_URL: '', WEBHOOK_URL: events.url, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET });
   w = await setUpWorld(s, { eurLiquidity: '100000', eurThreshold: '60000' });
   await s.admin('POST', '/rates', { sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 });
-  events = eventReader(s);
 });
-afterAll(() => s.stop());
+afterAll(async () => {
+  await s.stop();
+  await events.stop();
+});
 afterEach(() => {
   delete process.env.PAYMENT_FAULTS;
   vi.useRealTimers();
@@ -33,7 +37,7 @@ describe('faults lose nothing and never double-spend', () => {
     expect(after.get(`intent:${intent.id}`)).toBe(units(700));
     expect(after.get(`payment:${payment.id}`)).toBe(0n);
     expect(sum(after)).toBe(0n);
-    await events.drain();
+    await events.waitForEvent('payment.completed', (d) => d.id === payment.id);
     expect(events.seen.filter((e) => e.type === 'payment.completed' && e.data.id === payment.id)).toHaveLength(1);
   });
 
@@ -48,7 +52,6 @@ describe('faults lose nothing and never double-spend', () => {
     expect(after.get(`intent:${intent.id}`)).toBe(units(450));
     expect(sum(after)).toBe(0n);
     // The crash came before the events were sent; they wait in the outbox for the sweep.
-    await events.drain();
     expect(events.seen.find((e) => e.type === 'payment.completed' && e.data.id === payment.id)).toBeUndefined();
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.now() + 31_000);

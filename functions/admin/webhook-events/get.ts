@@ -1,0 +1,5 @@
+import { adminRoute, ok } from '../../../lib/http/admin';
+import { getWebhookEvent } from '../../../lib/webhooks';
+import { eventIdParams } from '../../../lib/webhooks/schemas';
+
+export const handler = adminRoute({ params: eventIdParams }, async ({ params }) => ok(await getWebhookEvent(params.id)));

@@ -1,0 +1,5 @@
+import { accepted, adminRoute } from '../../../lib/http/admin';
+import { redeliverWebhookEvent } from '../../../lib/webhooks';
+import { eventIdParams } from '../../../lib/webhooks/schemas';
+
+export const handler = adminRoute({ params: eventIdParams, transactional: true }, async ({ params }) => accepted(await redeliverWebhookEvent(params.id)));

@@ -1,0 +1,122 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { Webhook } from 'standardwebhooks';
+import { sqs } from '../aws';
+import { config } from '../config';
+import { DomainError } from '../errors';
+import type { DomainEvent, Outgoing } from '../events';
+import { logger } from '../log';
+import { conflictState } from '../resources';
+import { commit } from '../tx';
+import type { Attempt, RetryMessage, WebhookEvent } from './schemas';
+import { hopDelay, retryDelay } from './schedule';
+import * as store from './store';
+
+// Webhook delivery to the FSP. Each domain event reaches the webhook queue (EventBridge rule) and
+// is POSTed to WEBHOOK_URL, signed per Standard Webhooks with WEBHOOK_SECRET. A failure is retried
+// on WEBHOOK_RETRY_SCHEDULE_SECS by a new, delayed message; after the last one the event is failed
+// and sent to the dead-letter queue. Every queue message names the attempt it is for, and runs
+// only if the record has made exactly that many attempts, so duplicates do nothing. Recording an
+// attempt and sending its follow-up commit together (lib/tx outbox): a crash loses neither.
+export function webhookView(r: WebhookEvent): WebhookEvent {
+  return { id: r.id, type: r.type, createdAt: r.createdAt, status: r.status, attempts: r.attempts, data: r.data };
+}
+
+let signer: Webhook | undefined;
+const payloadOf = (r: WebhookEvent) => JSON.stringify({ id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
+
+async function post(r: WebhookEvent): Promise<Attempt> {
+  const at = new Date();
+  const started = performance.now();
+  const done = (fields: { status?: number; error?: string }): Attempt => ({ at: at.toISOString(), ...fields, ms: Math.round(performance.now() - started) });
+  if (!config.WEBHOOK_URL) return done({ error: 'WEBHOOK_URL is not set' });
+  if (!config.WEBHOOK_SECRET) return done({ error: 'WEBHOOK_SECRET is not set' });
+  signer ??= new Webhook(config.WEBHOOK_SECRET);
+  const body = payloadOf(r);
+  try {
+    const res = await fetch(config.WEBHOOK_URL, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(config.WEBHOOK_TIMEOUT_SECS * 1000),
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': r.id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': signer.sign(r.id, at, body),
+      },
+      body,
+    });
+    await res.body?.cancel();
+    return done({ status: res.status });
+  } catch (e) {
+    const err = e as Error & { cause?: { code?: string } };
+    const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError';
+    return done({ error: timedOut ? `no answer within ${config.WEBHOOK_TIMEOUT_SECS} s` : (err.cause?.code ?? err.message) });
+  }
+}
+
+const retryMessage = (m: RetryMessage, delaySeconds: number): Outgoing => ({
+  kind: 'message',
+  queueUrl: config.WEBHOOK_QUEUE_URL,
+  body: JSON.stringify(m),
+  delaySeconds,
+});
+
+export async function handleWebhookMessage(body: unknown): Promise<void> {
+  const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
+  let record: store.WebhookRecord | undefined;
+  let attempt = 0;
+  if (msg.detail?.id) record = await store.recordFor(msg.detail);
+  else if (typeof msg.webhookEvent === 'string' && Number.isInteger(msg.attempt)) {
+    record = await store.findRecord(msg.webhookEvent);
+    attempt = msg.attempt!;
+  } else return logger.error('Dropping a webhook message of unknown shape', { body });
+  if (!record || record.status !== 'pending' || record.attempts.length !== attempt) return; // done, or a duplicate
+
+  // Waits past SQS's 15-minute delay limit are chained, one hop at a time.
+  if (msg.notBefore && Date.parse(msg.notBefore) > Date.now()) {
+    await sqs.send(new SendMessageCommand({ QueueUrl: config.WEBHOOK_QUEUE_URL, MessageBody: JSON.stringify(msg), DelaySeconds: hopDelay(Date.parse(msg.notBefore), Date.now()) }));
+    return;
+  }
+
+  const result = await post(record);
+  const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
+  const failures = delivered ? record.failures : record.failures + 1;
+  const delay = retryDelay(config.WEBHOOK_RETRY_SCHEDULE_SECS, failures);
+  let status: WebhookEvent['status'] = 'pending';
+  const outgoing: Outgoing[] = [];
+  if (delivered) status = 'delivered';
+  else if (result.status === 410) status = 'failed'; // the receiver asked for no more
+  else if (delay === undefined) {
+    status = 'failed';
+    outgoing.push({ kind: 'message', queueUrl: config.WEBHOOK_DLQ_URL, body: payloadOf(record) });
+  } else {
+    const notBefore = new Date(Date.now() + delay * 1000).toISOString();
+    outgoing.push(retryMessage({ webhookEvent: record.id, attempt: attempt + 1, notBefore }, Math.min(delay, 900)));
+  }
+  const conflicts = await commit([store.recordAttempt(record.id, attempt, result, status, failures)], outgoing);
+  if (conflicts.length) return; // a duplicate message recorded this attempt first
+  const log = { id: record.id, type: record.type, attempt: attempt + 1, status: result.status, error: result.error, ms: result.ms, outcome: status };
+  if (delivered) logger.info('Webhook delivered', log);
+  else logger.warn('Webhook attempt failed', log);
+}
+
+export async function getWebhookEvent(id: string): Promise<WebhookEvent> {
+  const r = await store.findRecord(id);
+  if (!r) throw new DomainError('not_found', 'webhook_event_not_found', `No webhook event ${id}`);
+  return webhookView(r);
+}
+
+export async function listWebhookEvents(status: string, limit: number, cursor?: string) {
+  const page = await store.listByStatus(status, limit, cursor);
+  return { items: page.items.map(webhookView), nextCursor: page.nextCursor };
+}
+
+// Sends a delivered or failed event again, with the same id, on a fresh retry schedule.
+export async function redeliverWebhookEvent(id: string): Promise<WebhookEvent> {
+  const r = await store.findRecord(id);
+  if (!r) throw new DomainError('not_found', 'webhook_event_not_found', `No webhook event ${id}`);
+  if (r.status === 'pending') throw conflictState('Webhook event', id, 'pending (being delivered)', 'redelivered');
+  const conflicts = await commit([store.reopen(r)], [retryMessage({ webhookEvent: id, attempt: r.attempts.length, notBefore: new Date().toISOString() }, 0)]);
+  if (conflicts.length) throw conflictState('Webhook event', id, 'changing', 'redelivered now');
+  return { ...webhookView(r), status: 'pending' };
+}

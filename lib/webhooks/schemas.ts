@@ -1,0 +1,37 @@
+import * as z from 'zod';
+
+export const webhookStatuses = ['pending', 'delivered', 'failed'] as const;
+
+export const attempt = z.object({
+  at: z.iso.datetime(),
+  status: z.int().optional(),
+  error: z.string().optional(),
+  ms: z.number(),
+});
+export type Attempt = z.infer<typeof attempt>;
+
+export const webhookEvent = z.object({
+  id: z.string(),
+  type: z.string(),
+  createdAt: z.iso.datetime(),
+  status: z.enum(webhookStatuses),
+  attempts: z.array(attempt),
+  data: z.unknown(),
+});
+export type WebhookEvent = z.infer<typeof webhookEvent>;
+
+export const listQuery = z.strictObject({
+  status: z.enum(webhookStatuses),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(2048).optional(),
+});
+
+export const eventIdParams = z.object({ id: z.string().min(1).max(128) });
+
+// A message on the webhook queue: EventBridge's envelope for the first attempt, or our own for
+// attempt k (k attempts made before it) with the time it may run.
+export interface RetryMessage {
+  webhookEvent: string;
+  attempt: number;
+  notBefore: string;
+}

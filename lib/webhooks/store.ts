@@ -1,0 +1,101 @@
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { db } from '../aws';
+import { config } from '../config';
+import type { DomainEvent } from '../events';
+import type { TransactItem } from '../ledger';
+import { decodeCursorWith, encodeCursor } from '../table';
+import type { Attempt, WebhookEvent } from './schemas';
+
+// Delivery records: one per event id, listed by status through the ByStatus index.
+const RETENTION_SECS = 30 * 24 * 3600;
+const TABLE = () => config.WEBHOOK_EVENTS_TABLE;
+
+export interface WebhookRecord extends WebhookEvent {
+  failures: number; // failed attempts in the current run (reset by a redelivery)
+  ttl: number;
+}
+
+const toRecord = (i: Record<string, any>): WebhookRecord => ({
+  id: i.id,
+  type: i.type,
+  createdAt: i.createdAt,
+  status: i.status,
+  attempts: i.attempts ?? [],
+  data: i.data,
+  failures: i.failures ?? 0,
+  ttl: i.ttl,
+});
+
+// The record for an event, created pending when it does not exist yet.
+export async function recordFor(event: DomainEvent): Promise<WebhookRecord> {
+  const record: WebhookRecord = {
+    ...event,
+    status: 'pending',
+    attempts: [],
+    failures: 0,
+    ttl: Math.floor(Date.parse(event.createdAt) / 1000) + RETENTION_SECS,
+  };
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: TABLE(),
+        Item: { ...record, statusSort: `${event.createdAt}#${event.id}` },
+        ConditionExpression: 'attribute_not_exists(id)',
+      }),
+    );
+    return record;
+  } catch (e) {
+    if (!(e instanceof ConditionalCheckFailedException)) throw e;
+    return (await findRecord(event.id))!;
+  }
+}
+
+export async function findRecord(id: string): Promise<WebhookRecord | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: { id }, ConsistentRead: true }));
+  return Item && toRecord(Item);
+}
+
+// Appends attempt number `made` (0-based) and sets the status, on condition that nobody else
+// recorded that attempt first.
+export function recordAttempt(id: string, made: number, a: Attempt, status: WebhookRecord['status'], failures: number): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE(),
+      Key: { id },
+      UpdateExpression: 'SET attempts = list_append(attempts, :a), #status = :status, failures = :failures',
+      ConditionExpression: 'size(attempts) = :made AND #status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':a': [a], ':status': status, ':failures': failures, ':made': made, ':pending': 'pending' },
+    },
+  };
+}
+
+// Puts a delivered or failed event back to pending for a new run of attempts.
+export function reopen(r: WebhookRecord): TransactItem {
+  return {
+    Update: {
+      TableName: TABLE(),
+      Key: { id: r.id },
+      UpdateExpression: 'SET #status = :pending, failures = :zero',
+      ConditionExpression: '#status = :was AND size(attempts) = :made',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':was': r.status, ':made': r.attempts.length },
+    },
+  };
+}
+
+export async function listByStatus(status: string, limit: number, cursor?: string) {
+  const res = await db.send(
+    new QueryCommand({
+      TableName: TABLE(),
+      IndexName: 'ByStatus',
+      KeyConditionExpression: '#status = :status',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':status': status },
+      Limit: limit,
+      ExclusiveStartKey: decodeCursorWith(cursor, (k) => k.status === status && typeof k.id === 'string' && typeof k.statusSort === 'string'),
+    }),
+  );
+  return { items: (res.Items ?? []).map(toRecord), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+}
