@@ -17,12 +17,29 @@ const fsp = createServer((req, res) => {
   res.end(JSON.stringify({ base, rates: { EUR: 0.92, GBP: 0.79, USD: 1.08 } }));
 });
 await new Promise<void>((ok) => fsp.listen(0, '127.0.0.1', () => ok()));
+// The FSP's webhook endpoint: notes when each event arrived, keyed by the resource id.
+const arrivals = new Map<string, number>();
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    arrivals.set(`${event.type}:${event.data.id}`, performance.now());
+    res.writeHead(204);
+    res.end();
+  });
+});
+await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', () => ok()));
+const webhookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/webhooks`;
+
 const secret = 'bench-secret-0123456789abcdef';
 // Workers do not inherit tsx's loader on Node 20, so the worker registers it before loading.
 const workerUrl = new URL('./stack-worker.ts', import.meta.url).href;
 const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}); })`, {
   eval: true,
-  workerData: { settings: { ADMIN_API_SECRET: secret, EXCHANGE_RATES_URL: `http://127.0.0.1:${(fsp.address() as { port: number }).port}/rates` } },
+  workerData: {
+    settings: { ADMIN_API_SECRET: secret, EXCHANGE_RATES_URL: `http://127.0.0.1:${(fsp.address() as { port: number }).port}/rates`, WEBHOOK_URL: webhookUrl },
+  },
 });
 const stack = await new Promise<{ adminUrl: string; openPaymentsUrl: string; env: Record<string, string>; endpoints: { dynamodb: string } }>(
   (ok, fail) => {
@@ -105,6 +122,36 @@ try {
       );
     }
   }
+  // Webhooks: from the moment the event is published (the 201 of POST /payment-intents returns
+  // after PutEvents) to the moment the receiver has it.
+  for (const clients of [1, 8]) {
+    const lags: number[] = [];
+    const count = Math.min(N, 500);
+    const started = performance.now();
+    await measure('(webhook run)', count, clients, async () => {
+      const intent = await admin('POST', '/payment-intents', { walletAddress: bob, metadata: { n: unique++ } });
+      const published = performance.now();
+      const key = `payment_intent.created:${intent.id}`;
+      while (!arrivals.has(key)) await new Promise((r) => setTimeout(r, 1));
+      lags.push(arrivals.get(key)! - published);
+    });
+    lags.sort((a, b) => a - b);
+    const pct = (p: number) => lags[Math.min(lags.length - 1, Math.ceil((p / 100) * lags.length) - 1)];
+    results.push({ name: 'webhook: event published -> received', count, concurrency: clients, p50: pct(50), p95: pct(95), p99: pct(99), perSecond: count / ((performance.now() - started) / 1000) });
+  }
+  // Throughput: a burst of events, and how fast they are all delivered.
+  {
+    const burst = Math.min(N, 500);
+    const ids: string[] = [];
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (ids.length < burst) ids.push((await admin('POST', '/payment-intents', { walletAddress: bob, metadata: { n: unique++ } })).id);
+    }));
+    const t0 = performance.now();
+    const pending = ids.map((id) => `payment_intent.created:${id}`);
+    while (pending.some((k) => !arrivals.has(k))) await new Promise((r) => setTimeout(r, 2));
+    const last = Math.max(...pending.map((k) => arrivals.get(k)!));
+    console.log(`\nwebhook burst: ${ids.length} events created by 8 clients, all delivered ${(last - t0).toFixed(0)} ms after the last was created`);
+  }
   const os = await import('node:os');
   console.log(`\nLocal stack, Node ${process.version}, ${os.cpus().length} cores; a flow is three signed HTTP calls; completion read from DynamoDB every 1 ms\n`);
   print(results);
@@ -112,5 +159,6 @@ try {
   worker.postMessage('stop');
   await new Promise((ok) => worker.once('exit', ok));
   fsp.close();
+  receiver.close();
   dynamo.destroy();
 }

@@ -61,16 +61,19 @@ const retryMessage = (m: RetryMessage, delaySeconds: number): Outgoing => ({
   delaySeconds,
 });
 
+// The first attempt (EventBridge's message) posts first and then writes the record with its
+// outcome in one conditional put; later attempts (our retry messages) update the record.
 export async function handleWebhookMessage(body: unknown): Promise<void> {
   const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
-  let record: store.WebhookRecord | undefined;
+  let record: WebhookEvent & { failures: number };
   let attempt = 0;
-  if (msg.detail?.id) record = await store.recordFor(msg.detail);
+  if (msg.detail?.id) record = { ...msg.detail, status: 'pending', attempts: [], failures: 0 };
   else if (typeof msg.webhookEvent === 'string' && Number.isInteger(msg.attempt)) {
-    record = await store.findRecord(msg.webhookEvent);
+    const stored = await store.findRecord(msg.webhookEvent);
+    if (!stored || stored.status !== 'pending' || stored.attempts.length !== msg.attempt) return; // done, or a duplicate
+    record = stored;
     attempt = msg.attempt!;
   } else return logger.error('Dropping a webhook message of unknown shape', { body });
-  if (!record || record.status !== 'pending' || record.attempts.length !== attempt) return; // done, or a duplicate
 
   // Waits past SQS's 15-minute delay limit are chained, one hop at a time.
   if (msg.notBefore && Date.parse(msg.notBefore) > Date.now()) {
@@ -93,7 +96,8 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
     const notBefore = new Date(Date.now() + delay * 1000).toISOString();
     outgoing.push(retryMessage({ webhookEvent: record.id, attempt: attempt + 1, notBefore }, Math.min(delay, 900)));
   }
-  const conflicts = await commit([store.recordAttempt(record.id, attempt, result, status, failures)], outgoing);
+  const write = attempt === 0 ? store.firstRecord(msg.detail!, result, status, failures) : store.recordAttempt(record.id, attempt, result, status, failures);
+  const conflicts = await commit([write], outgoing);
   if (conflicts.length) return; // a duplicate message recorded this attempt first
   const log = { id: record.id, type: record.type, attempt: attempt + 1, status: result.status, error: result.error, ms: result.ms, outcome: status };
   if (delivered) logger.info('Webhook delivered', log);

@@ -1,5 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../aws';
 import { config } from '../config';
 import type { DomainEvent } from '../events';
@@ -27,28 +26,20 @@ const toRecord = (i: Record<string, any>): WebhookRecord => ({
   ttl: i.ttl,
 });
 
-// The record for an event, created pending when it does not exist yet.
-export async function recordFor(event: DomainEvent): Promise<WebhookRecord> {
+// A new record, written with its first attempt; it fails if the event already has one (the
+// message was a duplicate).
+export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecord['status'], failures: number): TransactItem {
   const record: WebhookRecord = {
-    ...event,
-    status: 'pending',
-    attempts: [],
-    failures: 0,
+    id: event.id,
+    type: event.type,
+    createdAt: event.createdAt,
+    data: event.data,
+    status,
+    attempts: [a],
+    failures,
     ttl: Math.floor(Date.parse(event.createdAt) / 1000) + RETENTION_SECS,
   };
-  try {
-    await db.send(
-      new PutCommand({
-        TableName: TABLE(),
-        Item: { ...record, statusSort: `${event.createdAt}#${event.id}` },
-        ConditionExpression: 'attribute_not_exists(id)',
-      }),
-    );
-    return record;
-  } catch (e) {
-    if (!(e instanceof ConditionalCheckFailedException)) throw e;
-    return (await findRecord(event.id))!;
-  }
+  return { Put: { TableName: TABLE(), Item: { ...record, statusSort: `${event.createdAt}#${event.id}` }, ConditionExpression: 'attribute_not_exists(id)' } };
 }
 
 export async function findRecord(id: string): Promise<WebhookRecord | undefined> {
