@@ -12,7 +12,6 @@ import {
   ed25519Jwk,
   findWalletAddressQuery,
   keyParams,
-  publicWalletAddress,
   updateWalletAddressBody,
   walletAddress,
   walletAddressKey,

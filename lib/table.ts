@@ -1,4 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db } from './aws';
 import { DomainError } from './errors';
 
 // Helpers shared by the DynamoDB adapters of every domain.
@@ -30,3 +32,15 @@ export function decodeCursorWith(cursor: string | undefined, valid: (key: Record
 
 export const decodeCursor = (cursor: string | undefined, expectedPk: string) =>
   decodeCursorWith(cursor, (k) => k.pk === expectedPk && typeof k.sk === 'string' && Object.keys(k).length === 2);
+
+// Every item a query matches, following LastEvaluatedKey through all pages.
+export async function queryAll(input: QueryCommandInput): Promise<Record<string, any>[]> {
+  const items: Record<string, any>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const res = await db.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    items.push(...(res.Items ?? []));
+    ExclusiveStartKey = res.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}

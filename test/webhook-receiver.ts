@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { waitFor } from './world';
+import { waitFor } from './wait';
 
 // A real HTTP server standing in for the FSP's webhook endpoint. It verifies every delivery with
 // the standardwebhooks package and keeps what arrived; a test decides what it answers.

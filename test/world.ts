@@ -1,7 +1,11 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { expect } from 'vitest';
-import type { TestStack } from './stack';
+import { startTestStack, type TestStack } from './stack';
+import { waitFor } from './wait';
+
+export { waitFor };
+import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from './webhook-receiver';
 
 // An FSP's setup for payment tests: assets, liquidity, wallet addresses, and helpers that drive
 // the specification's flow through the Admin API and read what the service emitted.
@@ -22,6 +26,23 @@ export async function setUpWorld(s: TestStack, opts: { eurLiquidity?: string; eu
   return { usd, eur, alice: await wallet('alice', 'USD'), bob: await wallet('bob', 'USD'), carlos: await wallet('carlos', 'EUR') };
 }
 
+// A stack whose webhooks go to a real receiver, with the world set up and USD->EUR pushed at 0.9.
+export async function startPaymentsStack(opts: { eurLiquidity?: string; eurThreshold?: string; settings?: Record<string, string> } = {}) {
+  const events: WebhookReceiver = await startWebhookReceiver();
+  const s = await startTestStack({ EXCHANGE_RATES_URL: '', WEBHOOK_URL: events.url, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, ...opts.settings });
+  const w = await setUpWorld(s, opts);
+  await s.admin('POST', '/rates', { sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 });
+  return {
+    s,
+    w,
+    events,
+    stop: async () => {
+      await s.stop();
+      await events.stop();
+    },
+  };
+}
+
 export async function ok(p: Promise<{ status: number; body: any }>, status = 201) {
   const res = await p;
   expect(res.status, JSON.stringify(res.body)).toBe(status);
@@ -39,15 +60,6 @@ export async function createFlow(s: TestStack, from: string, to: string, incomin
   return { intent, quote, payment };
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 export const paymentIn = (s: TestStack, id: string, states: string[], timeoutMs?: number) =>
   waitFor(

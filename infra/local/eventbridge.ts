@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { listen } from './listen';
 
 // A small EventBridge emulator: PutEvents over the AWS JSON 1.1 wire protocol, rules matched by
 // event pattern, SQS targets. No standalone EventBridge server ships on npm, so the local run uses
@@ -120,12 +121,7 @@ export async function startEventBridge(opts: { port: number; sqs: SQSClient; reg
       }
     });
   });
-  await new Promise<void>((ok) => server.listen(opts.port, '127.0.0.1', ok));
-  const port = (server.address() as { port: number }).port;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    addRule: (rule: Rule) => rules.push(rule),
-    stop: () => new Promise<void>((ok) => server.close(() => ok())),
-  };
+  const { port, stop } = await listen(server, opts.port);
+  return { endpoint: `http://127.0.0.1:${port}`, addRule: (rule: Rule) => rules.push(rule), stop };
 }
 export type EventBridgeEmulator = Awaited<ReturnType<typeof startEventBridge>>;

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { signatureHeader } from '../../lib/http/signature';
+import { listen } from './listen';
 
 // The local FSP simulator that `npm start` runs. It serves the pull model's rates endpoint
 // (GET /rates?base=USD[&peerId=P]) from an editable JSON file, read afresh on every request, and
@@ -80,17 +81,6 @@ export async function startFsp(opts: FspOptions) {
     if (!rates) return reply(404, { error: `no rates for base ${base}${peerId ? ` and peer ${peerId}` : ''}` });
     reply(200, { base, rates });
   });
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(opts.port, '127.0.0.1', () => ok());
-  });
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://localhost:${port}`,
-    stop: () =>
-      new Promise<void>((ok) => {
-        server.closeAllConnections();
-        server.close(() => ok());
-      }),
-  };
+  const { port, stop } = await listen(server, opts.port);
+  return { url: `http://localhost:${port}`, stop };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { LambdaRuntime } from './lambda';
+import { listen } from './listen';
 import { httpEvents, type FunctionDef, type HttpEvent } from './serverless-config';
 
 // A local API Gateway: routes requests to the functions whose `httpApi` (payload 2.0) or `http`
@@ -140,17 +141,6 @@ export async function startGateway(opts: { kind: HttpEvent['kind']; port: number
       send(500, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Internal Server Error' }));
     }
   });
-  await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
-    server.listen(opts.port, '127.0.0.1', () => ok());
-  });
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://localhost:${port}`,
-    port,
-    stop: () => new Promise<void>((ok) => {
-      server.closeAllConnections();
-      server.close(() => ok());
-    }),
-  };
+  const { port, stop } = await listen(server, opts.port);
+  return { url: `http://localhost:${port}`, port, stop };
 }

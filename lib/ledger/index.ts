@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamoClient } from '../aws';
 import { config } from '../config';
+import { DomainError } from '../errors';
+import { commit } from '../tx';
 
 // A double-entry ledger at the fixed scale of 20 (bigint units). Each account is one item with a
 // `balance`; a transfer is one record plus the balance updates, written in the caller's DynamoDB
@@ -95,4 +98,15 @@ export async function balances(ids: string[]): Promise<Map<string, bigint>> {
   );
   for (const item of res.Responses?.[TABLE()] ?? []) out.set(item.account.S!, BigInt(item.balance.N!));
   return out;
+}
+
+// Moves everything an account holds to a settlement account (the FSP pays it out) and returns
+// how much that was; zero moves nothing. A concurrent change of the balance is a 409 to retry.
+export async function settleAll(id: string, settlement: string): Promise<bigint> {
+  const units = (await balances([id])).get(id) ?? 0n;
+  if (units === 0n) return 0n;
+  if ((await commit(transferItems(randomUUID(), [{ debit: id, credit: settlement, amount: units }]).items)).length) {
+    throw new DomainError('conflict', 'concurrent_withdrawal', 'The balance changed during the withdrawal; retry');
+  }
+  return units;
 }

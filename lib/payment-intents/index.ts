@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger, type Amount } from '../amounts';
 import { DomainError, invalidField, notFound } from '../errors';
 import { domainEvent } from '../events';
-import { account, balances, transferItems } from '../ledger';
+import { account, settleAll } from '../ledger';
 import { logger } from '../log';
 import { conflictState } from '../resources';
 import { commit } from '../tx';
@@ -107,12 +107,7 @@ export async function completeIntent(id: string): Promise<PaymentIntent> {
 // it out to the recipient's account.
 export async function withdrawIntent(id: string) {
   const r = await getIntentRecord(id);
-  const acct = account.intent(id);
-  const units = (await balances([acct])).get(acct) ?? 0n;
-  if (units > 0n) {
-    const { items } = transferItems(randomUUID(), [{ debit: acct, credit: account.settlement(r.assetId), amount: units }]);
-    if ((await commit(items)).length) throw new DomainError('conflict', 'concurrent_withdrawal', 'The balance changed during the withdrawal; retry');
-  }
+  const units = await settleAll(account.intent(id), account.settlement(r.assetId));
   return { ...intentView(r), withdrawnAmount: amountOf(fromLedger(units, r.assetScale), asset(r)) };
 }
 

@@ -1,4 +1,5 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../table';
 import { db } from '../aws';
 import { config } from '../config';
 import type { TransactItem } from '../ledger';
@@ -52,20 +53,11 @@ export async function findIntent(id: string): Promise<IntentRecord | undefined> 
 }
 
 export async function listOpenExpiredBy(now: string): Promise<string[]> {
-  const ids: string[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const res = await db.send(
-      new QueryCommand({
-        TableName: TABLE(),
-        IndexName: 'OpenIntents',
-        KeyConditionExpression: 'openPk = :open AND openExpiresAt <= :now',
-        ExpressionAttributeValues: { ':open': OPEN, ':now': `${now}#~` },
-        ExclusiveStartKey,
-      }),
-    );
-    ids.push(...(res.Items ?? []).map((i) => (i.pk as string).slice('INTENT#'.length)));
-    ExclusiveStartKey = res.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return ids;
+  const items = await queryAll({
+    TableName: TABLE(),
+    IndexName: 'OpenIntents',
+    KeyConditionExpression: 'openPk = :open AND openExpiresAt <= :now',
+    ExpressionAttributeValues: { ':open': OPEN, ':now': `${now}#~` },
+  });
+  return items.map((i) => (i.pk as string).slice('INTENT#'.length));
 }

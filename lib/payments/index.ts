@@ -3,7 +3,7 @@ import { amountOf, fromLedger, toLedger } from '../amounts';
 import { config } from '../config';
 import { DomainError, notFound } from '../errors';
 import { domainEvent } from '../events';
-import { account, balances, transferItems } from '../ledger';
+import { account, settleAll, transferItems } from '../ledger';
 import { quoteKey, getQuoteRecord } from '../quotes';
 import { conflictState } from '../resources';
 import { commit } from '../tx';
@@ -127,12 +127,7 @@ export const cancelPayment = (id: string) =>
 export async function withdrawPayment(id: string) {
   const r = await getPaymentRecord(id);
   if (r.state === 'sending' || r.state === 'funding') throw conflictState('Payment', id, r.state, 'withdrawn from');
-  const acct = account.payment(id);
-  const units = (await balances([acct])).get(acct) ?? 0n;
-  if (units > 0n) {
-    const { items } = transferItems(randomUUID(), [{ debit: acct, credit: account.settlement(r.sourceAssetId), amount: units }]);
-    if ((await commit(items)).length) throw new DomainError('conflict', 'concurrent_withdrawal', 'The balance changed during the withdrawal; retry');
-  }
+  const units = await settleAll(account.payment(id), account.settlement(r.sourceAssetId));
   const asset = { code: r.debitAmount.assetCode, scale: r.debitAmount.assetScale };
   return { ...paymentView(r), withdrawnAmount: amountOf(fromLedger(units, asset.scale), asset) };
 }

@@ -1,4 +1,5 @@
-import { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../table';
 import { db } from '../aws';
 import { config } from '../config';
 
@@ -83,20 +84,7 @@ export async function savePulled(p: PulledRates): Promise<void> {
 }
 
 export async function listPulled(): Promise<RegistryEntry[]> {
-  const entries: RegistryEntry[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const res = await db.send(
-      new QueryCommand({
-        TableName: TABLE(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': 'PULLED_REGISTRY' },
-        ExclusiveStartKey,
-      }),
-    );
-    // DynamoDB deletes expired items lazily: skip entries past their own ttl.
-    for (const i of res.Items ?? []) if (i.ttl * 1000 > Date.now()) entries.push({ base: i.base, peerId: i.peerId, expiresAt: i.expiresAt });
-    ExclusiveStartKey = res.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return entries;
+  const items = await queryAll({ TableName: TABLE(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'PULLED_REGISTRY' } });
+  // DynamoDB deletes expired items lazily: skip entries past their own ttl.
+  return items.filter((i) => i.ttl * 1000 > Date.now()).map((i) => ({ base: i.base, peerId: i.peerId, expiresAt: i.expiresAt }));
 }

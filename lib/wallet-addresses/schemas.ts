@@ -45,13 +45,3 @@ export const walletAddressKey = z.object({
 export type WalletAddressKey = z.infer<typeof walletAddressKey>;
 
 export const keyParams = z.object({ id: z.uuid(), kid: z.string().min(1).max(255) });
-
-// What the Open Payments resource server publishes for a wallet address.
-export const publicWalletAddress = z.object({
-  id: z.url(),
-  publicName: z.string().optional(),
-  assetCode,
-  assetScale: z.int(),
-  authServer: z.url(),
-  resourceServer: z.url(),
-});

@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { db } from '../aws';
 import { config } from '../config';
 import { DomainError } from '../errors';
-import { failedConditions } from '../table';
+import { failedConditions, queryAll } from '../table';
 import type { WalletAddress, WalletAddressKey } from './schemas';
 
 // A wallet address is stored under its canonical URL (which makes it unique and lets the resource
@@ -109,20 +109,7 @@ export async function insertKey(address: string, key: WalletAddressKey): Promise
 
 // The wallet address record and its keys, in one query of the URL's partition.
 export async function findWithKeys(address: string): Promise<{ wallet?: WalletAddress; keys: WalletAddressKey[] }> {
-  const items = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const res = await db.send(
-      new QueryCommand({
-        TableName: TABLE(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `WAURL#${address}` },
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(res.Items ?? []));
-    ExclusiveStartKey = res.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const items = await queryAll({ TableName: TABLE(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `WAURL#${address}` } });
   const wallet = items.find((i) => i.sk === 'WA');
   return {
     wallet: wallet && toWallet(wallet),

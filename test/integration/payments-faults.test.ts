@@ -1,23 +1,18 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestStack, type TestStack } from '../stack';
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
-import { createFlow, ledger, ok, paymentIn, queueDepth, setUpWorld, sum, units, waitFor, type World } from '../world';
+import type { TestStack } from '../stack';
+import type { WebhookReceiver } from '../webhook-receiver';
+import { createFlow, ledger, ok, paymentIn, queueDepth, startPaymentsStack, sum, units, waitFor, type World } from '../world';
 
 let s: TestStack;
 let w: World;
 let events: WebhookReceiver;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  events = await startWebhookReceiver();
-  s = await startTestStack({ EXCHANGE_RATES_URL: '', WEBHOOK_URL: events.url, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET });
-  w = await setUpWorld(s, { eurLiquidity: '100000', eurThreshold: '60000' });
-  await s.admin('POST', '/rates', { sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 });
+  ({ s, w, events, stop } = await startPaymentsStack({ eurLiquidity: '100000', eurThreshold: '60000' }));
 });
-afterAll(async () => {
-  await s.stop();
-  await events.stop();
-});
+afterAll(() => stop());
 afterEach(() => {
   delete process.env.PAYMENT_FAULTS;
   vi.useRealTimers();

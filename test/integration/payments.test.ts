@@ -1,22 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestStack, type TestStack } from '../stack';
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
-import { createFlow, ledger, ok, paymentIn, setUpWorld, sum, units, type World } from '../world';
+import type { TestStack } from '../stack';
+import type { WebhookReceiver } from '../webhook-receiver';
+import { createFlow, ledger, ok, paymentIn, startPaymentsStack, sum, units, type World } from '../world';
 
 let s: TestStack;
 let w: World;
 let events: WebhookReceiver;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  events = await startWebhookReceiver();
-  s = await startTestStack({ EXCHANGE_RATES_URL: '', WEBHOOK_URL: events.url, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET });
-  w = await setUpWorld(s);
-  await s.admin('POST', '/rates', { sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 });
+  ({ s, w, events, stop } = await startPaymentsStack());
 });
-afterAll(async () => {
-  await s.stop();
-  await events.stop();
-});
+afterAll(() => stop());
 afterEach(() => vi.useRealTimers());
 
 describe('the basic payment flow', () => {

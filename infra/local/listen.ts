@@ -1,0 +1,18 @@
+import type { Server } from 'node:http';
+
+// Starts a local HTTP server on loopback (port 0: any free port) and gives its port and a stop
+// that also ends kept-alive connections.
+export async function listen(server: Server, port: number): Promise<{ port: number; stop(): Promise<void> }> {
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, '127.0.0.1', () => ok());
+  });
+  return {
+    port: (server.address() as { port: number }).port,
+    stop: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
+  };
+}
