@@ -1,0 +1,50 @@
+import * as z from 'zod';
+
+// Every setting the Lambda functions read, validated once at cold start. A bad or missing value
+// fails here with the variable's name, not later inside a request.
+const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+
+const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
+const seconds = (fallback: number) => z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().positive().default(fallback));
+
+const optional = <T extends z.ZodType>(t: T) => z.preprocess((v) => (v === '' ? undefined : v), t.optional());
+const DEFAULT_WEBHOOK_SCHEDULE = '5,300,1800,7200,18000,36000,50400,72000,86400';
+
+const schema = z.object({
+  MAIN_TABLE: z.string().min(1),
+  RATES_TABLE: z.string().min(1),
+  IDEMPOTENCY_TABLE: z.string().min(1),
+  EVENT_BUS_NAME: z.string().min(1),
+  PAYMENTS_QUEUE_URL: url,
+  ADMIN_API_SECRET: z.string().min(16, 'must be at least 16 characters'),
+  WALLET_ADDRESS_URL: url,
+  AUTH_SERVER_URL: url,
+  EXCHANGE_RATES_URL: optionalUrl,
+  EXCHANGE_RATES_LIFETIME_SECS: seconds(3600),
+  EXCHANGE_RATES_TIMEOUT_SECS: seconds(10),
+  EXCHANGE_RATES_REFRESH_BEFORE_SECS: seconds(120),
+  QUOTE_LIFETIME_SECS: seconds(300),
+  WEBHOOK_EVENTS_TABLE: z.string().min(1),
+  WEBHOOK_QUEUE_URL: url,
+  WEBHOOK_DLQ_URL: url,
+  // Unset URL or secret: deliveries fail (and are retried) with an error that says so.
+  WEBHOOK_URL: optionalUrl,
+  WEBHOOK_SECRET: optional(z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be "whsec_" followed by base64')),
+  WEBHOOK_TIMEOUT_SECS: seconds(10),
+  WEBHOOK_RETRY_SCHEDULE_SECS: z
+    .preprocess((v) => (v === '' || v === undefined ? DEFAULT_WEBHOOK_SCHEDULE : v), z.string())
+    .transform((s) => s.split(',').map((x) => Number(x.trim())))
+    .refine((a) => a.every((n) => Number.isFinite(n) && n >= 0), 'must be comma-separated non-negative numbers of seconds'),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export function readConfig(env: NodeJS.ProcessEnv): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+

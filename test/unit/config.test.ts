@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { readConfig as read } from '../../lib/config-schema';
+
+const valid = {
+  MAIN_TABLE: 'main',
+  RATES_TABLE: 'rates',
+  IDEMPOTENCY_TABLE: 'idem',
+  EVENT_BUS_NAME: 'bus',
+  PAYMENTS_QUEUE_URL: 'http://localhost:9324/000000000000/payments',
+  WEBHOOK_EVENTS_TABLE: 'hooks',
+  WEBHOOK_QUEUE_URL: 'http://localhost:9324/000000000000/hooks',
+  WEBHOOK_DLQ_URL: 'http://localhost:9324/000000000000/hooks-dlq',
+  ADMIN_API_SECRET: 'a-long-enough-secret',
+  WALLET_ADDRESS_URL: 'https://wallet.example.com/',
+  AUTH_SERVER_URL: 'https://auth.example.com',
+};
+
+describe('configuration', () => {
+  it('applies the documented defaults', () => {
+    const c = read(valid);
+    expect(c.WALLET_ADDRESS_URL).toBe('https://wallet.example.com');
+    expect(c.EXCHANGE_RATES_URL).toBeUndefined();
+    expect([c.EXCHANGE_RATES_LIFETIME_SECS, c.EXCHANGE_RATES_TIMEOUT_SECS, c.EXCHANGE_RATES_REFRESH_BEFORE_SECS]).toEqual([3600, 10, 120]);
+    expect(c.QUOTE_LIFETIME_SECS).toBe(300);
+    expect(c.WEBHOOK_TIMEOUT_SECS).toBe(10);
+    expect(c.WEBHOOK_RETRY_SCHEDULE_SECS).toEqual([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
+  });
+
+  it('fails naming each bad or missing variable', () => {
+    const bad = { ...valid, ADMIN_API_SECRET: 'short', EXCHANGE_RATES_TIMEOUT_SECS: 'soon', WEBHOOK_SECRET: 'plain', WEBHOOK_RETRY_SCHEDULE_SECS: '5,x' } as Record<string, string>;
+    delete bad.MAIN_TABLE;
+    expect(() => read(bad)).toThrow(/MAIN_TABLE[\s\S]*ADMIN_API_SECRET: must be at least 16[\s\S]*EXCHANGE_RATES_TIMEOUT_SECS[\s\S]*WEBHOOK_SECRET[\s\S]*WEBHOOK_RETRY_SCHEDULE_SECS/);
+    expect(() => read({ ...valid, WALLET_ADDRESS_URL: 'ftp://x' })).toThrow(/WALLET_ADDRESS_URL/);
+  });
+});
