@@ -3,13 +3,25 @@ import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { sqs } from './aws';
 import { logger } from './log';
 
-// Runs a batch of SQS messages through `work`, one at a time per message and all messages at
-// once, and reports the ones that failed (partial batch response). A failed message is hidden
-// for an exponentially growing delay, so retries back off; after the queue's maxReceiveCount it
-// goes to the dead-letter queue. `work` returns normally for messages that must not be retried.
+// Runs a batch of SQS messages through `work`, all messages at once, and reports the ones that
+// failed (partial batch response). A failed message is hidden for an exponentially growing delay,
+// so retries back off. On its last receive (the queue's maxReceiveCount, passed as maxReceives) a
+// failure calls `giveUp`, which puts the work in a final state, so that nothing waits forever on
+// a message in the dead-letter queue; only if that fails too does the message go there.
+// `work` returns normally for messages that must not be retried.
 export const retryDelaySecs = (receiveCount: number) => Math.min(900, 2 ** Math.max(0, receiveCount - 1));
 
-export async function processBatch(queueUrl: string, records: SQSRecord[], work: (body: unknown, record: SQSRecord) => Promise<void>): Promise<SQSBatchResponse> {
+export interface BatchOptions {
+  maxReceives: number;
+  giveUp(body: unknown, error: Error): Promise<void>;
+}
+
+export async function processBatch(
+  queueUrl: string,
+  records: SQSRecord[],
+  work: (body: unknown, record: SQSRecord) => Promise<void>,
+  options: BatchOptions,
+): Promise<SQSBatchResponse> {
   const results = await Promise.all(
     records.map(async (record) => {
       let body: unknown;
@@ -24,6 +36,16 @@ export async function processBatch(queueUrl: string, records: SQSRecord[], work:
         return null;
       } catch (error) {
         const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1);
+        if (receiveCount >= options.maxReceives) {
+          try {
+            logger.error('Message failed on its last receive; giving up', { messageId: record.messageId, error: (error as Error).message });
+            await options.giveUp(body, error as Error);
+            return null;
+          } catch (giveUpError) {
+            logger.error('Giving up failed too; the message goes to the dead-letter queue', { messageId: record.messageId, error: (giveUpError as Error).message });
+            return { itemIdentifier: record.messageId };
+          }
+        }
         logger.warn('Message failed; will retry', { messageId: record.messageId, receiveCount, error: (error as Error).message });
         await sqs
           .send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: retryDelaySecs(receiveCount) }))

@@ -30,8 +30,10 @@ export function decodeCursorWith(cursor: string | undefined, valid: (key: Record
   ]);
 }
 
+export const nonEmpty = (v: unknown) => typeof v === 'string' && v.length > 0;
+
 export const decodeCursor = (cursor: string | undefined, expectedPk: string) =>
-  decodeCursorWith(cursor, (k) => k.pk === expectedPk && typeof k.sk === 'string' && Object.keys(k).length === 2);
+  decodeCursorWith(cursor, (k) => k.pk === expectedPk && nonEmpty(k.sk) && Object.keys(k).length === 2);
 
 // Every item a query matches, following LastEvaluatedKey through all pages.
 export async function queryAll(input: QueryCommandInput): Promise<Record<string, any>[]> {

@@ -35,7 +35,8 @@ export function outboxEntries(outgoing: Outgoing[]): { items: TransactItem[]; en
   const entries = outgoing.map((out) => ({ key: { pk: OUTBOX_PK, sk: `${new Date().toISOString()}#${randomUUID()}` }, out }));
   return {
     entries,
-    items: entries.map((e) => ({ Put: { TableName: config.MAIN_TABLE, Item: { ...e.key, out: e.out } } })),
+    // Stored as JSON text: event data holds FSP metadata, which DynamoDB attributes cannot always hold.
+    items: entries.map((e) => ({ Put: { TableName: config.MAIN_TABLE, Item: { ...e.key, out: JSON.stringify(e.out) } } })),
   };
 }
 
@@ -88,17 +89,15 @@ const deleteEntries = async (entries: OutboxEntry[]) => {
 };
 
 // Send committed outbox entries, then delete them. A failure here loses nothing: the entries stay
-// for the sweep, so callers log it and carry on. The delete is not awaited: if it never happens
-// (the container dies first), the sweep sends the entries again, and consumers de-duplicate.
+// for the sweep (which may then send them again; consumers de-duplicate), so callers carry on.
 export async function flush(entries: OutboxEntry[]): Promise<void> {
   if (!entries.length) return;
   try {
     await send(entries.map((e) => e.out));
+    await deleteEntries(entries);
   } catch (error) {
-    logger.warn('Outbox send deferred to the sweep', { error: (error as Error).message, count: entries.length });
-    return;
+    logger.warn('Outbox entries left to the sweep', { error: (error as Error).message, count: entries.length });
   }
-  deleteEntries(entries).catch((error) => logger.warn('Outbox delete deferred to the sweep', { error: (error as Error).message }));
 }
 
 // Scheduled: send outbox entries older than `graceSecs` (their own request has had its chance).
@@ -116,10 +115,17 @@ export async function sweepOutbox(graceSecs = 30): Promise<number> {
         Limit: 100,
       }),
     );
-    const entries = (res.Items ?? []).map((i) => ({ key: { pk: i.pk, sk: i.sk }, out: i.out as Outgoing }));
-    await send(entries.map((e) => e.out));
-    await deleteEntries(entries);
-    swept += entries.length;
+    // Entry by entry, so that one that keeps failing holds up none of the others.
+    for (const i of res.Items ?? []) {
+      const entry = { key: { pk: i.pk as string, sk: i.sk as string }, out: JSON.parse(i.out) as Outgoing };
+      try {
+        await send([entry.out]);
+        await deleteEntries([entry]);
+        swept++;
+      } catch (error) {
+        logger.error('Outbox entry could not be sent; the next sweep retries it', { key: entry.key, error: (error as Error).message });
+      }
+    }
     ExclusiveStartKey = res.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   if (swept) logger.info('Outbox sweep sent leftovers', { swept });

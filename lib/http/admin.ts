@@ -124,7 +124,8 @@ const validate = <B, Q, P>(spec: RouteSpec<B, Q, P>): MiddlewareObj<AdminEvent> 
 
 const idempotencyConfig = new IdempotencyConfig({
   eventKeyJmesPath: 'headers."idempotency-key"',
-  payloadValidationJmesPath: 'body',
+  // The path too: the same key on another resource of this route is a different request (422).
+  payloadValidationJmesPath: '[rawPath, body]',
   throwOnNoIdempotencyKey: false,
   expiresAfterSeconds: 24 * 3600,
 });

@@ -14,7 +14,7 @@ const OPEN = 'OPEN_INTENT';
 export const putIntent = (r: IntentRecord): TransactItem => ({
   Put: {
     TableName: TABLE(),
-    Item: { ...intentKey(r.id), ...r, openPk: OPEN, openExpiresAt: `${r.expiresAt}#${r.id}` },
+    Item: { ...intentKey(r.id), ...r, metadata: JSON.stringify(r.metadata), openPk: OPEN, openExpiresAt: `${r.expiresAt}#${r.id}` },
     ConditionExpression: 'attribute_not_exists(pk)',
   },
 });
@@ -48,8 +48,8 @@ export function closeOrCredit(r: IntentRecord, changes: { state: string; receive
 export async function findIntent(id: string): Promise<IntentRecord | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: intentKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
-  const { pk, sk, openPk, openExpiresAt, ...record } = Item;
-  return record as IntentRecord;
+  const { pk, sk, openPk, openExpiresAt, metadata, ...record } = Item;
+  return { ...record, metadata: JSON.parse(metadata) } as IntentRecord;
 }
 
 export async function listOpenExpiredBy(now: string): Promise<string[]> {

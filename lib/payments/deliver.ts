@@ -52,6 +52,8 @@ export async function deliverPayment(paymentId: string): Promise<Outcome> {
     const receiveValue = BigInt(p.receiveAmount.value);
     const receive = toLedger(receiveValue, p.receiveAmount.assetScale);
     const received = BigInt(intent.received) + receiveValue;
+    // Two quotes can each cover the intent's remaining amount; the later payment must not overpay.
+    if (intent.incomingValue !== null && received > BigInt(intent.incomingValue)) return fail(p, 'amount_exceeds_remaining');
     const completes = intent.incomingValue !== null && received >= BigInt(intent.incomingValue);
     const now = new Date().toISOString();
     const creditedIntent: IntentRecord = { ...intent, received: received.toString(), state: completes ? 'completed' : 'processing', ...(completes && { completedAt: now }) };
@@ -75,9 +77,18 @@ export async function deliverPayment(paymentId: string): Promise<Outcome> {
     if (reasons.includes('transfer_exists') || reasons.includes('payment')) return 'skipped'; // a duplicate got there first
     if (reasons.includes(`insufficient:${account.liquidity(p.destinationAssetId)}`)) return fail(p, 'insufficient_liquidity');
     if (reasons.some((r) => r.startsWith('insufficient:'))) throw new Error(`Payment ${p.id}: its account holds less than its debit amount`);
-    // The intent changed under us (another payment credited it, or it closed): decide again.
+    // The intent changed under us (another payment credited it, or it closed): decide again,
+    // after a short random pause so that competing deliveries spread out.
+    await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
   }
   throw new Error(`Payment ${paymentId}: the payment intent kept changing; retrying later`);
+}
+
+// The last receive of a payment's message failed: fail the payment (its funds stay withdrawable)
+// rather than leave it in `sending` with no message left to move it.
+export async function giveUpPayment(paymentId: string): Promise<void> {
+  const p = await store.findPayment(paymentId);
+  if (p?.state === 'sending') await fail(p, 'delivery_failed');
 }
 
 // asset.liquidity_low when a delivery takes the destination asset's liquidity below its threshold.

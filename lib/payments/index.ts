@@ -62,6 +62,7 @@ export async function createPayment(input: CreatePayment): Promise<Payment> {
     debitAmount: quote.debitAmount,
     receiveAmount: quote.receiveAmount,
     sentAmount: { ...quote.debitAmount, value: '0' },
+    quoteExpiresAt: quote.expiresAt,
     state: 'funding',
     createdAt: now,
     metadata: input.metadata ?? null,
@@ -87,9 +88,10 @@ export async function createPayment(input: CreatePayment): Promise<Payment> {
   return view;
 }
 
-async function move(id: string, from: PaymentState, build: (r: PaymentRecord) => Parameters<typeof commit>, action: string) {
+async function move(id: string, from: PaymentState, build: (r: PaymentRecord) => Parameters<typeof commit>, action: string, check?: (r: PaymentRecord) => void) {
   const r = await getPaymentRecord(id);
   if (r.state !== from) throw conflictState('Payment', id, r.state, action);
+  check?.(r);
   const failed = await commit(...build(r));
   if (failed.length) throw conflictState('Payment', id, (await getPaymentRecord(id)).state, action);
   return getPayment(id);
@@ -112,6 +114,12 @@ export const fundPayment = (id: string) =>
       ];
     },
     'funded',
+    (r) => {
+      // Funding later would send at a rate nobody quoted; the FSP cancels and quotes again.
+      if (r.quoteExpiresAt <= new Date().toISOString()) {
+        throw new DomainError('unprocessable', 'quote_expired', `Payment ${r.id}'s quote expired at ${r.quoteExpiresAt}; cancel it and create a new quote`);
+      }
+    },
   );
 
 export const cancelPayment = (id: string) =>

@@ -39,6 +39,7 @@ export interface PaymentRecord {
   debitAmount: Amount;
   receiveAmount: Amount;
   sentAmount: Amount;
+  quoteExpiresAt: string; // a payment is funded at its quote's rate only while the quote is valid
   state: PaymentState;
   failureReason?: string;
   createdAt: string;

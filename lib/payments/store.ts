@@ -8,7 +8,8 @@ const TABLE = () => config.MAIN_TABLE;
 const paymentKey = (id: string) => ({ pk: `PAYMENT#${id}`, sk: 'PAYMENT' });
 
 export const putPayment = (r: PaymentRecord): TransactItem => ({
-  Put: { TableName: TABLE(), Item: { ...paymentKey(r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
+  // Metadata as JSON text: the FSP's data need not fit DynamoDB's attribute rules.
+  Put: { TableName: TABLE(), Item: { ...paymentKey(r.id), ...r, metadata: JSON.stringify(r.metadata) }, ConditionExpression: 'attribute_not_exists(pk)' },
 });
 
 // A state transition that only happens from `from`: concurrent attempts make one change.
@@ -36,6 +37,6 @@ export function transition(id: string, from: PaymentState, to: PaymentState, set
 export async function findPayment(id: string): Promise<PaymentRecord | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: paymentKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
-  const { pk, sk, ...record } = Item;
-  return record as PaymentRecord;
+  const { pk, sk, metadata, ...record } = Item;
+  return { ...record, metadata: JSON.parse(metadata) } as PaymentRecord;
 }

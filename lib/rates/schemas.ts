@@ -3,6 +3,8 @@ import { assetCode } from '../assets/schemas';
 
 export const peerId = z.string().regex(/^[A-Za-z0-9._:~-]{1,128}$/, 'must be 1 to 128 letters, digits or . _ : ~ -');
 const positiveRate = z.number().positive().finite();
+// Pushed rates are stored as DynamoDB numbers: keep them to a range that holds exactly.
+const pushedRate = z.number().min(1e-12, 'must be at least 1e-12').max(1e12, 'must be at most 1e12');
 const MAX_TTL_SECS = 366 * 24 * 3600;
 
 export const pushRateBody = z
@@ -10,7 +12,7 @@ export const pushRateBody = z
     peerId: peerId.optional(),
     sourceAssetCode: assetCode,
     destinationAssetCode: assetCode,
-    rate: positiveRate,
+    rate: pushedRate,
     rateTtlSecs: z.number().positive().max(MAX_TTL_SECS).optional(),
   })
   .refine((r) => r.sourceAssetCode !== r.destinationAssetCode, {

@@ -64,7 +64,7 @@ export async function findRates(s: Scope, source: string, destination: string): 
   const q = items.find((i) => i.pk === pulled.pk);
   return {
     pushed: p && { rate: Number(p.rate), expiresAt: p.expiresAt },
-    pulled: q && { base: q.base, peerId: q.peerId, rates: q.rates, expiresAt: q.expiresAt },
+    pulled: q && { base: q.base, peerId: q.peerId, rates: JSON.parse(q.rates), expiresAt: q.expiresAt },
   };
 }
 
@@ -72,7 +72,8 @@ export async function savePulled(p: PulledRates): Promise<void> {
   const s = { peerId: p.peerId };
   const ttl = epoch(p.expiresAt);
   let requests: Record<string, any>[] = [
-    { PutRequest: { Item: { ...pulledKey(s, p.base), ...p, ttl } } },
+    // The FSP's rates as JSON text: any finite number fits, whatever DynamoDB numbers allow.
+    { PutRequest: { Item: { ...pulledKey(s, p.base), ...p, rates: JSON.stringify(p.rates), ttl } } },
     { PutRequest: { Item: { ...registryKey(s, p.base), base: p.base, peerId: p.peerId, expiresAt: p.expiresAt, ttl: ttl + REGISTRY_GRACE_SECS } } },
   ];
   for (let attempt = 0; requests.length; attempt++) {

@@ -61,13 +61,17 @@ const retryMessage = (m: RetryMessage, delaySeconds: number): Outgoing => ({
   delaySeconds,
 });
 
-// The first attempt (EventBridge's message) posts first and then writes the record with its
-// outcome in one conditional put; later attempts (our retry messages) update the record.
+// The first attempt (EventBridge's message) checks that the event has no record yet, posts, and
+// writes the record with its outcome in one conditional put; later attempts (our retry messages)
+// update the record.
 export async function handleWebhookMessage(body: unknown): Promise<void> {
   const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
   let record: WebhookEvent & { failures: number };
   let attempt = 0;
-  if (msg.detail?.id) record = { ...msg.detail, status: 'pending', attempts: [], failures: 0 };
+  if (msg.detail?.id) {
+    if (await store.findRecord(msg.detail.id)) return; // this event was already attempted: a duplicate
+    record = { ...msg.detail, status: 'pending', attempts: [], failures: 0 };
+  }
   else if (typeof msg.webhookEvent === 'string' && Number.isInteger(msg.attempt)) {
     const stored = await store.findRecord(msg.webhookEvent);
     if (!stored || stored.status !== 'pending' || stored.attempts.length !== msg.attempt) return; // done, or a duplicate
@@ -102,6 +106,20 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
   const log = { id: record.id, type: record.type, attempt: attempt + 1, status: result.status, error: result.error, ms: result.ms, outcome: status };
   if (delivered) logger.info('Webhook delivered', log);
   else logger.warn('Webhook attempt failed', log);
+}
+
+// The last receive of a webhook message failed (not the FSP: the service itself, e.g. DynamoDB):
+// record the event as failed and park its payload in the dead-letter queue, so that it can be
+// redelivered, instead of leaving it pending.
+export async function giveUpWebhook(body: unknown, error: Error): Promise<void> {
+  const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
+  const id = msg.detail?.id ?? msg.webhookEvent;
+  if (!id) return;
+  const stored = await store.findRecord(id);
+  const failedAttempt = { at: new Date().toISOString(), error: `delivery gave up: ${error.message}`, ms: 0 };
+  const dlq: Outgoing = { kind: 'message', queueUrl: config.WEBHOOK_DLQ_URL, body: JSON.stringify(stored ?? msg.detail) };
+  if (!stored && msg.detail) await commit([store.firstRecord(msg.detail, failedAttempt, 'failed', 1)], [dlq]);
+  else if (stored?.status === 'pending') await commit([store.recordAttempt(id, stored.attempts.length, failedAttempt, 'failed', stored.failures + 1)], [dlq]);
 }
 
 export async function getWebhookEvent(id: string): Promise<WebhookEvent> {

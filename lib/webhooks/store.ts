@@ -3,7 +3,7 @@ import { db } from '../aws';
 import { config } from '../config';
 import type { DomainEvent } from '../events';
 import type { TransactItem } from '../ledger';
-import { decodeCursorWith, encodeCursor } from '../table';
+import { decodeCursorWith, encodeCursor, nonEmpty } from '../table';
 import type { Attempt, WebhookEvent } from './schemas';
 
 // Delivery records: one per event id, listed by status through the ByStatus index.
@@ -21,7 +21,7 @@ const toRecord = (i: Record<string, any>): WebhookRecord => ({
   createdAt: i.createdAt,
   status: i.status,
   attempts: i.attempts ?? [],
-  data: i.data,
+  data: JSON.parse(i.data),
   failures: i.failures ?? 0,
   ttl: i.ttl,
 });
@@ -39,7 +39,14 @@ export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecor
     failures,
     ttl: Math.floor(Date.parse(event.createdAt) / 1000) + RETENTION_SECS,
   };
-  return { Put: { TableName: TABLE(), Item: { ...record, statusSort: `${event.createdAt}#${event.id}` }, ConditionExpression: 'attribute_not_exists(id)' } };
+  // The event's data as JSON text: it can hold FSP metadata that DynamoDB attributes cannot.
+  return {
+    Put: {
+      TableName: TABLE(),
+      Item: { ...record, data: JSON.stringify(record.data), statusSort: `${event.createdAt}#${event.id}` },
+      ConditionExpression: 'attribute_not_exists(id)',
+    },
+  };
 }
 
 export async function findRecord(id: string): Promise<WebhookRecord | undefined> {
@@ -85,7 +92,7 @@ export async function listByStatus(status: string, limit: number, cursor?: strin
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':status': status },
       Limit: limit,
-      ExclusiveStartKey: decodeCursorWith(cursor, (k) => k.status === status && typeof k.id === 'string' && typeof k.statusSort === 'string'),
+      ExclusiveStartKey: decodeCursorWith(cursor, (k) => k.status === status && nonEmpty(k.id) && nonEmpty(k.statusSort) && Object.keys(k).length === 3),
     }),
   );
   return { items: (res.Items ?? []).map(toRecord), nextCursor: encodeCursor(res.LastEvaluatedKey) };

@@ -88,6 +88,8 @@ describe('assets', () => {
     expect(res.status).toBe(400);
     expect(res.body.errors[0].field).toBe('query.cursor');
     expect((await s.admin('GET', '/assets?cursor=%%%')).status).toBe(400);
+    const emptySk = Buffer.from(JSON.stringify({ pk: 'ASSET', sk: '' })).toString('base64url');
+    expect((await s.admin('GET', `/assets?cursor=${emptySk}`)).status).toBe(400);
     expect((await s.admin('GET', '/assets?colour=red')).status).toBe(400);
   });
 

@@ -49,6 +49,18 @@ describe('Idempotency-Key', () => {
     expect(good.status).toBe(201);
   });
 
+  it('the same key on another resource of the same route is 422, not the first response', async () => {
+    await s.admin('POST', '/assets', { code: 'LIQ', scale: 2 });
+    const [a, b] = [(await s.admin('POST', '/assets', { code: 'LIQA', scale: 2 })).body.id, (await s.admin('POST', '/assets', { code: 'LIQB', scale: 2 })).body.id];
+    expect((await s.admin('POST', `/assets/${a}/liquidity`, { amount: '100' }, { 'idempotency-key': 'k-6' })).status).toBe(200);
+    const other = await s.admin('POST', `/assets/${b}/liquidity`, { amount: '100' }, { 'idempotency-key': 'k-6' });
+    expect(other.status).toBe(422);
+    expect((await s.admin('GET', `/assets/${b}`)).body.liquidity.value).toBe('0');
+    // A repeated deposit with the same key moves the money once.
+    expect((await s.admin('POST', `/assets/${a}/liquidity`, { amount: '100' }, { 'idempotency-key': 'k-6' })).status).toBe(200);
+    expect((await s.admin('GET', `/assets/${a}`)).body.liquidity.value).toBe('100');
+  });
+
   it('refuses an over-long key with 400', async () => {
     const res = await s.admin('POST', '/assets', { code: 'LONGK', scale: 2 }, { 'idempotency-key': 'k'.repeat(256) });
     expect(res.status).toBe(400);

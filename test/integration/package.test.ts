@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadService, ROOT } from '../../infra/local/serverless-config';
+import { PAYMENTS_MAX_RECEIVES, WEBHOOK_MAX_RECEIVES } from '../../lib/limits';
 
 // `serverless package` offline, with dummy credentials, and a look at what it would deploy.
 const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
@@ -70,5 +71,13 @@ describe('the CloudFormation template', () => {
     const declared = loadService('ci').functions.flatMap((f) => f.events.filter((e) => e.httpApi).map((e) => `${e.httpApi.method} ${e.httpApi.path}`));
     expect(routes).toEqual(declared.sort());
     expect(ofType('AWS::ApiGateway::RestApi')).toHaveLength(1);
+  });
+});
+
+describe('limits the code relies on', () => {
+  it('gives up on a message on the last receive its queue allows', () => {
+    const queues = Object.fromEntries(ofType('AWS::SQS::Queue'));
+    expect(queues.PaymentsQueue.Properties.RedrivePolicy.maxReceiveCount).toBe(PAYMENTS_MAX_RECEIVES);
+    expect(queues.WebhookQueue.Properties.RedrivePolicy.maxReceiveCount).toBe(WEBHOOK_MAX_RECEIVES);
   });
 });

@@ -100,7 +100,7 @@ describe('permanent failures fail the payment and leave its funds withdrawable',
     expect(sum(await ledger(s))).toBe(0n);
   });
 
-  it('the intent expired before the payment was sent', async () => {
+  it('the intent expired before the payment was funded: funding is refused, the intent expires', async () => {
     const expiresAt = new Date(Date.now() + 60_000).toISOString();
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, expiresAt, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
     const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }));
@@ -109,13 +109,32 @@ describe('permanent failures fail the payment and leave its funds withdrawable',
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.parse(expiresAt) + 1000);
     expect((await s.admin('GET', `/payment-intents/${intent.id}`)).body.state).toBe('expired');
-    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
-    expect((await paymentIn(s, payment.id, ['failed'])).failureReason).toBe('payment_intent_expired');
-    expect((await ok(s.admin('POST', `/payments/${payment.id}/withdraw`), 200)).withdrawnAmount.value).toBe('100');
+    // Its quote expired with the intent: funding now would send at a rate nobody quoted.
+    const late = await s.admin('POST', `/payments/${payment.id}/fund`);
+    expect(late.status).toBe(422);
+    expect(late.body.code).toBe('quote_expired');
+    expect((await ok(s.admin('POST', `/payments/${payment.id}/cancel`), 200)).state).toBe('cancelled');
     // The expirer records the expiry and tells the FSP.
     expect(await s.invoke('paymentIntentsExpire')).toBeGreaterThanOrEqual(1);
     await events.waitForEvent('payment_intent.expired', (d) => d.id === intent.id);
     expect((await s.admin('POST', `/payment-intents/${intent.id}/complete`)).status).toBe(409);
+  });
+
+  it('two quotes for the same remaining amount: the second payment fails rather than overpay', async () => {
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
+    const quotes = [
+      await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: { value: '60', assetCode: 'USD', assetScale: 2 } })),
+      await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: { value: '60', assetCode: 'USD', assetScale: 2 } })),
+    ];
+    const payments = [];
+    for (const q of quotes) payments.push(await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: q.id })));
+    await ok(s.admin('POST', `/payments/${payments[0].id}/fund`), 200);
+    await paymentIn(s, payments[0].id, ['completed']);
+    await ok(s.admin('POST', `/payments/${payments[1].id}/fund`), 200);
+    expect((await paymentIn(s, payments[1].id, ['failed'])).failureReason).toBe('amount_exceeds_remaining');
+    expect((await s.admin('GET', `/payment-intents/${intent.id}`)).body.receivedAmount.value).toBe('60');
+    expect((await ok(s.admin('POST', `/payments/${payments[1].id}/withdraw`), 200)).withdrawnAmount.value).toBe('60');
+    expect(sum(await ledger(s))).toBe(0n);
   });
 
   it('the intent was completed by the FSP first', async () => {

@@ -174,6 +174,24 @@ describe('quotes and payments refused', () => {
   });
 });
 
+describe('data the FSP sends is kept as sent', () => {
+  it('metadata with any JSON round-trips, including keys and numbers DynamoDB could not hold', async () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    const metadata = { '': 1, tiny: 1e-300, big: 12345678901234567, deep, list: [null, true, 'x'] };
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata }));
+    expect(intent.metadata).toEqual(JSON.parse(JSON.stringify(metadata)));
+    expect((await s.admin('GET', `/payment-intents/${intent.id}`)).body.metadata).toEqual(intent.metadata);
+    await events.waitForEvent('payment_intent.created', (d) => d.id === intent.id);
+  });
+
+  it('a pushed rate outside 1e-12 to 1e12 is 400', async () => {
+    for (const rate of [1e16, 1e-300]) {
+      expect((await s.admin('POST', '/rates', { sourceAssetCode: 'USD', destinationAssetCode: 'JPY', rate })).status).toBe(400);
+    }
+  });
+});
+
 describe('liquidity', () => {
   it('deposits and withdrawals change what GET /assets/{id} shows; overdrawing is 422 and changes nothing', async () => {
     const jpy = await ok(s.admin('POST', '/assets', { code: 'JPY', scale: 0 }));
