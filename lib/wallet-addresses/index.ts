@@ -60,6 +60,12 @@ export async function findWalletAddressByUrl(url: string): Promise<WalletAddress
   return view;
 }
 
+export async function getWalletAddressByUrl(url: string): Promise<WalletAddress> {
+  const wallet = await findWalletAddressByUrl(url);
+  if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${url}`);
+  return wallet;
+}
+
 // For payments: a wallet address's id, URL and asset never change, so this container keeps what
 // it read (never publicName, which can change, and never a miss, which a creation can end).
 const CACHE_MAX = 10_000;
