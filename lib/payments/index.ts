@@ -6,6 +6,7 @@ import { domainEvent } from '../events';
 import { account, settleAll, transferItems } from '../ledger';
 import { quoteKey, getQuoteRecord } from '../quotes';
 import { conflictState } from '../resources';
+import { canonicalOrUndefined } from '../wallet-addresses/address';
 import { commit } from '../tx';
 import type { CreatePayment, Payment, PaymentRecord, PaymentState } from './schemas';
 import * as store from './store';
@@ -41,7 +42,7 @@ export const getPayment = async (id: string) => paymentView(await getPaymentReco
 export async function createPayment(input: CreatePayment): Promise<Payment> {
   const quote = await getQuoteRecord(input.quoteId);
   if (!quote) throw new DomainError('unprocessable', 'quote_not_found', `No quote ${input.quoteId}`);
-  if (quote.walletAddress !== input.walletAddress.toLowerCase().replace(/\/+$/, '')) {
+  if (quote.walletAddress !== canonicalOrUndefined(input.walletAddress, config.WALLET_ADDRESS_URL)) {
     throw new DomainError('unprocessable', 'quote_wallet_mismatch', `Quote ${quote.id} was made for ${quote.walletAddress}, not ${input.walletAddress}`);
   }
   const quoteUsed = () => new DomainError('conflict', 'quote_used', `Quote ${quote.id} was already used`);

@@ -33,3 +33,13 @@ export function canonicalAddress(input: string, base: string): string {
   if (segments[segments.length - 1] === 'jwks.json') throw invalidField('address', 'must not end in /jwks.json');
   return address;
 }
+
+// The canonical form of `url` if it can be a wallet address under `base`, else undefined: for
+// look-ups, where a URL that cannot be a wallet address simply matches none.
+export function canonicalOrUndefined(url: string, base: string): string | undefined {
+  try {
+    return canonicalAddress(url, base);
+  } catch {
+    return undefined;
+  }
+}

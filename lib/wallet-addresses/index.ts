@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { config } from '../config';
 import { DomainError, notFound } from '../errors';
-import { canonicalAddress, canonicalBase, isUnderBase } from './address';
+import { canonicalAddress, canonicalBase, canonicalOrUndefined, isUnderBase } from './address';
 import type { CreateWalletAddress, Ed25519Jwk, WalletAddress, WalletAddressKey } from './schemas';
 import * as store from './store';
 
@@ -48,12 +48,8 @@ export async function getWalletAddress(id: string): Promise<WalletAddress> {
 
 // Look-up by URL in any letter case. Returns undefined for a URL that cannot be a wallet address.
 export async function findWalletAddressByUrl(url: string): Promise<WalletAddress | undefined> {
-  let address: string;
-  try {
-    address = canonicalAddress(url, config.WALLET_ADDRESS_URL);
-  } catch {
-    return undefined;
-  }
+  const address = canonicalOrUndefined(url, config.WALLET_ADDRESS_URL);
+  if (!address) return undefined;
   const record = await store.findWalletAddressByUrl(address);
   if (!record) return undefined;
   const { assetId, ...view } = record;
@@ -72,12 +68,8 @@ const CACHE_MAX = 10_000;
 const recordCache = new Map<string, store.WalletRecord>();
 
 export async function findWalletRecordByUrl(url: string): Promise<store.WalletRecord | undefined> {
-  let address: string;
-  try {
-    address = canonicalAddress(url, config.WALLET_ADDRESS_URL);
-  } catch {
-    return undefined;
-  }
+  const address = canonicalOrUndefined(url, config.WALLET_ADDRESS_URL);
+  if (!address) return undefined;
   const cached = recordCache.get(address);
   if (cached) return cached;
   const record = await store.findWalletAddressByUrl(address);
@@ -128,12 +120,8 @@ export async function publishedWalletAddress(url: string) {
 }
 
 export async function publishedKeys(url: string) {
-  let address: string;
-  try {
-    address = canonicalAddress(url, config.WALLET_ADDRESS_URL);
-  } catch {
-    return undefined;
-  }
+  const address = canonicalOrUndefined(url, config.WALLET_ADDRESS_URL);
+  if (!address) return undefined;
   const { wallet, keys } = await store.findWithKeys(address);
   if (!wallet) return undefined;
   return { keys: keys.filter((k) => !k.revokedAt).map((k) => k.jwk) };

@@ -119,6 +119,13 @@ describe('quotes and payments refused', () => {
     expect(stolen.body.code).toBe('quote_wallet_mismatch');
   });
 
+  it("the sender's wallet address matches its quote in any letter case", async () => {
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { case: true } }));
+    const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, debitAmount: { value: '7', assetCode: 'USD', assetScale: 2 } }));
+    const payment = await ok(s.admin('POST', '/payments', { walletAddress: `${w.alice.toUpperCase()}/`, quoteId: quote.id }));
+    expect(payment.walletAddress).toBe(w.alice);
+  });
+
   it('funding twice is 409; cancel works only before funding', async () => {
     const { payment } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
     await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalAddress, isUnderBase } from '../../lib/wallet-addresses/address';
+import { canonicalAddress, canonicalOrUndefined, isUnderBase } from '../../lib/wallet-addresses/address';
 
 const base = 'https://Wallet.Example.com/pay/';
 
@@ -26,6 +26,12 @@ describe('wallet address canonical form', () => {
     ]) {
       expect(() => canonicalAddress(bad, base), bad).toThrow(/address/);
     }
+  });
+
+  it('gives undefined, not an error, for a URL that cannot be a wallet address', () => {
+    expect(canonicalOrUndefined('HTTPS://Wallet.Example.com/pay/Alice/', base)).toBe('https://wallet.example.com/pay/alice');
+    expect(canonicalOrUndefined('not a url', base)).toBeUndefined();
+    expect(canonicalOrUndefined('https://evil.example.com/pay/alice', base)).toBeUndefined();
   });
 
   it('tells whether an address is under a base, ignoring case', () => {
