@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { assetCode } from './assets/schemas';
+import { amountValue, assetCode } from './http/schemas';
 import { DomainError } from './errors';
 
 // Money: `{value, assetCode, assetScale}` with an integer string value at the asset's scale
@@ -8,7 +8,6 @@ import { DomainError } from './errors';
 export const LEDGER_SCALE = 20;
 const MAX_LEDGER_DIGITS = 38; // what a DynamoDB number holds
 
-export const amountValue = z.string().regex(/^(0|[1-9]\d{0,37})$/, 'must be a non-negative integer string');
 export const amount = z.strictObject({ value: amountValue, assetCode, assetScale: z.int().min(0).max(255) });
 export type Amount = z.infer<typeof amount>;
 

@@ -1,14 +1,13 @@
 import * as z from 'zod';
+import { amountValue, assetCode } from '../http/schemas';
 
-export const assetCode = z.string().regex(/^[A-Z0-9]{3,12}$/, 'must be 3 to 12 upper-case letters or digits');
 
-const integerString = z.string().regex(/^(0|[1-9]\d{0,37})$/, 'must be a non-negative integer string');
 
 export const createAssetBody = z.strictObject({
   code: assetCode,
   scale: z.int().min(0).max(255),
   // Below this liquidity (at the asset's scale) the service emits asset.liquidity_low.
-  liquidityThreshold: integerString.optional(),
+  liquidityThreshold: amountValue.optional(),
 });
 export type CreateAsset = z.infer<typeof createAssetBody>;
 
@@ -21,7 +20,7 @@ export const asset = z.object({
 });
 export type Asset = z.infer<typeof asset>;
 
-export const liquidityBody = z.strictObject({ amount: integerString.refine((v) => v !== '0', 'must be greater than 0') });
+export const liquidityBody = z.strictObject({ amount: amountValue.refine((v) => v !== '0', 'must be greater than 0') });
 
 export const assetWithLiquidity = asset.extend({
   liquidity: z.object({ value: z.string(), assetCode, assetScale: z.int() }),

@@ -1,6 +1,11 @@
 import * as z from 'zod';
 
 // Schemas every route family shares.
+export const assetCode = z.string().regex(/^[A-Z0-9]{3,12}$/, 'must be 3 to 12 upper-case letters or digits');
+
+// An amount's value: a non-negative integer in the asset's smallest unit, as a string.
+export const amountValue = z.string().regex(/^(0|[1-9]\d{0,37})$/, 'must be a non-negative integer string');
+
 export const idParams = z.object({ id: z.uuid() });
 
 export const pageQuery = z.strictObject({

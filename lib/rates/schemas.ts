@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { assetCode } from '../assets/schemas';
+import { assetCode } from '../http/schemas';
 
 export const peerId = z.string().regex(/^[A-Za-z0-9._:~-]{1,128}$/, 'must be 1 to 128 letters, digits or . _ : ~ -');
 const positiveRate = z.number().positive().finite();

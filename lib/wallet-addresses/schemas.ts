@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { assetCode } from '../assets/schemas';
+import { assetCode } from '../http/schemas';
 
 const publicName = z.string().trim().min(1).max(200);
 
