@@ -1,6 +1,7 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { expect } from 'vitest';
+import { accountIdOf } from '../lib/ledger/keys';
 import { startTestStack, type TestStack } from './stack';
 import { waitFor } from './wait';
 
@@ -86,7 +87,7 @@ export async function ledger(s: TestStack): Promise<Map<string, bigint>> {
     const res: any = await s.dynamo.send(
       new ScanCommand({ TableName: s.env.MAIN_TABLE, FilterExpression: 'begins_with(pk, :a)', ExpressionAttributeValues: { ':a': { S: 'ACCT#' } }, ExclusiveStartKey }),
     );
-    for (const item of res.Items) out.set(item.account.S, BigInt(item.balance.N));
+    for (const item of res.Items) out.set(accountIdOf(item.pk.S), BigInt(item.balance.N));
     ExclusiveStartKey = res.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return out;

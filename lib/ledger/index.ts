@@ -5,6 +5,7 @@ import { dynamoClient } from '../aws';
 import { config } from '../config';
 import { DomainError } from '../errors';
 import { commit } from '../tx';
+import { accountIdOf, accountKey } from './keys';
 
 // A double-entry ledger at the fixed scale of 20 (bigint units). Each account is one item with a
 // `balance`; a transfer is one record plus the balance updates, written in the caller's DynamoDB
@@ -27,14 +28,13 @@ export interface Leg {
 }
 
 const TABLE = () => config.MAIN_TABLE;
-export const accountKey = (id: string) => ({ pk: `ACCT#${id}`, sk: 'ACCT' });
 export const transferKey = (id: string) => ({ pk: `XFER#${id}`, sk: 'XFER' });
 
 export function openAccount(id: string, opts: { allowNegative?: boolean } = {}): TransactItem {
   return {
     Put: {
       TableName: TABLE(),
-      Item: { ...accountKey(id), account: id, balance: 0n, allowNegative: opts.allowNegative ?? false },
+      Item: { ...accountKey(id), balance: 0n, allowNegative: opts.allowNegative ?? false },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -71,9 +71,9 @@ export function transferItems(transferId: string, legs: Leg[]): { items: Transac
       Update: {
         TableName: TABLE(),
         Key: accountKey(id),
-        UpdateExpression: 'SET balance = if_not_exists(balance, :zero) + :delta, account = :id',
+        UpdateExpression: 'SET balance = if_not_exists(balance, :zero) + :delta',
         ...(delta < 0n && { ConditionExpression: 'allowNegative = :true OR balance >= :need' }),
-        ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ':id': id, ...(delta < 0n && { ':true': true, ':need': -delta }) },
+        ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ...(delta < 0n && { ':true': true, ':need': -delta }) },
       },
     });
     failures.push(`insufficient:${id}`);
@@ -91,12 +91,12 @@ export async function balances(ids: string[]): Promise<Map<string, bigint>> {
         [TABLE()]: {
           Keys: ids.map((id) => ({ pk: { S: accountKey(id).pk }, sk: { S: 'ACCT' } })),
           ConsistentRead: true,
-          ProjectionExpression: 'account, balance',
+          ProjectionExpression: 'pk, balance',
         },
       },
     }),
   );
-  for (const item of res.Responses?.[TABLE()] ?? []) out.set(item.account.S!, BigInt(item.balance.N!));
+  for (const item of res.Responses?.[TABLE()] ?? []) out.set(accountIdOf(item.pk.S!), BigInt(item.balance.N!));
   return out;
 }
 
