@@ -89,10 +89,9 @@ export async function createPayment(input: CreatePayment): Promise<Payment> {
   return view;
 }
 
-async function move(id: string, from: PaymentState, build: (r: PaymentRecord) => Parameters<typeof commit>, action: string, check?: (r: PaymentRecord) => void) {
+async function move(id: string, from: PaymentState, build: (r: PaymentRecord) => Parameters<typeof commit>, action: string) {
   const r = await getPaymentRecord(id);
   if (r.state !== from) throw conflictState('Payment', id, r.state, action);
-  check?.(r);
   const failed = await commit(...build(r));
   if (failed.length) throw conflictState('Payment', id, (await getPaymentRecord(id)).state, action);
   return getPayment(id);
@@ -103,6 +102,10 @@ export const fundPayment = (id: string) =>
     id,
     'funding',
     (r) => {
+      // Funding later would send at a rate nobody quoted; the FSP cancels and quotes again.
+      if (r.quoteExpiresAt <= new Date().toISOString()) {
+        throw new DomainError('unprocessable', 'quote_expired', `Payment ${r.id}'s quote expired at ${r.quoteExpiresAt}; cancel it and create a new quote`);
+      }
       const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
       const transfer = transferItems(`fund:${r.id}`, [{ debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units }]);
       const sending = { ...r, state: 'sending' as const };
@@ -115,12 +118,6 @@ export const fundPayment = (id: string) =>
       ];
     },
     'funded',
-    (r) => {
-      // Funding later would send at a rate nobody quoted; the FSP cancels and quotes again.
-      if (r.quoteExpiresAt <= new Date().toISOString()) {
-        throw new DomainError('unprocessable', 'quote_expired', `Payment ${r.id}'s quote expired at ${r.quoteExpiresAt}; cancel it and create a new quote`);
-      }
-    },
   );
 
 export const cancelPayment = (id: string) =>
