@@ -1,6 +1,6 @@
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import { sqs } from './aws';
+import { sqs } from './sqs';
 import { logger } from './log';
 
 // Runs a batch of SQS messages through `work`, all messages at once, and reports the ones that
@@ -47,7 +47,7 @@ export async function processBatch(
           }
         }
         logger.warn('Message failed; will retry', { messageId: record.messageId, receiveCount, error: (error as Error).message });
-        await sqs
+        await sqs()
           .send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: retryDelaySecs(receiveCount) }))
           .catch(() => undefined); // the queue's own visibility timeout still applies
         return { itemIdentifier: record.messageId };

@@ -1,9 +1,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db } from './aws';
+import { QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db } from './db';
 import { DomainError } from './errors';
 
 // Helpers shared by the DynamoDB adapters of every domain.
+
+// One write of a transaction; domains hand these to lib/tx commit() to write together.
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 // Indexes of the items of a cancelled transaction whose condition failed.
 export function failedConditions(e: unknown): number[] | undefined {
@@ -40,7 +43,7 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
   const items: Record<string, any>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const res = await db.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    const res = await db().send(new QueryCommand({ ...input, ExclusiveStartKey }));
     items.push(...(res.Items ?? []));
     ExclusiveStartKey = res.LastEvaluatedKey;
   } while (ExclusiveStartKey);

@@ -1,12 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from './aws';
+import { db } from './db';
 import { DomainError } from './errors';
 import { crashPoint } from './faults';
-import { failedConditions } from './table';
-import { flush, outboxEntries, type Outgoing } from './events';
-import type { TransactItem } from './ledger';
+import { outboxItems, type Outgoing } from './events';
+import { failedConditions, type TransactItem } from './table';
 
 // A request may hand its first transaction an extra item to write along (the Admin API's
 // signature replay guard, so that checking it costs no round trip of its own).
@@ -32,8 +31,9 @@ export function untakenGuard(): TransactItem | undefined {
 
 export const replayed = () => new DomainError('unauthorized', 'unauthorized', 'This signature was already used; sign each request afresh');
 
-// One state change: its writes and its outgoing events/messages commit together, then the
-// outgoing ones are sent. Returns the indexes (into `items`) of failed conditions, or [] on success.
+// One state change: its writes and its outgoing events and messages (as outbox items, which the
+// outbox relay sends from the table's stream) commit together. Returns the indexes (into `items`)
+// of failed conditions, or [] on success.
 // Transactions that touch a busy item (an asset's liquidity or settlement account) can be
 // cancelled for a conflict with another transaction; that is retried here, with jitter.
 const CONFLICT_RETRIES = 8;
@@ -42,16 +42,15 @@ const isConflict = (e: unknown) =>
   e instanceof TransactionCanceledException && (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
 
 export async function commit(items: TransactItem[], outgoing: Outgoing[] = [], name = 'commit'): Promise<number[]> {
-  const outbox = outboxEntries(outgoing);
   const scope = requestScope.getStore();
   const guard = untakenGuard();
-  const all = [...items, ...outbox.items, ...(guard ? [guard] : [])];
+  const all = [...items, ...outboxItems(outgoing), ...(guard ? [guard] : [])];
   for (let attempt = 0; ; attempt++) {
     try {
-      await db.send(new TransactWriteCommand({ TransactItems: all }));
+      await db().send(new TransactWriteCommand({ TransactItems: all }));
       if (guard) scope!.taken = true;
       crashPoint(`${name}:after-write`);
-      break;
+      return [];
     } catch (e) {
       const failed = failedConditions(e);
       if (guard && failed?.includes(all.length - 1)) throw replayed();
@@ -60,6 +59,4 @@ export async function commit(items: TransactItem[], outgoing: Outgoing[] = [], n
       await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt));
     }
   }
-  await flush(outbox.entries);
-  return [];
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { matches } from './event-pattern';
 import { listen } from './listen';
 
 // A small EventBridge emulator: PutEvents over the AWS JSON 1.1 wire protocol, rules matched by
@@ -20,32 +21,6 @@ interface Entry {
   EventBusName?: string;
   Resources?: string[];
   Time?: string | number;
-}
-
-// EventBridge pattern matching for the forms the service uses: exact values, prefix,
-// anything-but and exists, nested objects.
-export function matches(pattern: Record<string, unknown>, event: Record<string, unknown>): boolean {
-  return Object.entries(pattern).every(([key, expected]) => {
-    const actual = event?.[key];
-    if (Array.isArray(expected)) {
-      const values = Array.isArray(actual) ? actual : [actual];
-      return expected.some((rule) => values.some((v) => matchesValue(rule, v)));
-    }
-    if (expected && typeof expected === 'object') return matches(expected as Record<string, unknown>, actual as Record<string, unknown>);
-    return false;
-  });
-}
-
-function matchesValue(rule: unknown, value: unknown): boolean {
-  if (rule === null || typeof rule !== 'object') return rule === value;
-  const r = rule as Record<string, unknown>;
-  if ('prefix' in r) return typeof value === 'string' && value.startsWith(String(r.prefix));
-  if ('anything-but' in r) {
-    const excluded = Array.isArray(r['anything-but']) ? r['anything-but'] : [r['anything-but']];
-    return value !== undefined && !excluded.includes(value);
-  }
-  if ('exists' in r) return (value !== undefined) === r.exists;
-  return false;
 }
 
 export async function startEventBridge(opts: { port: number; sqs: SQSClient; region: string; account: string }) {

@@ -2,15 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
+import { countAwsCalls } from '../../lib/aws';
 import { ROOT, type FunctionDef } from './serverless-config';
 
 // Runs Lambda handlers in this process, as one warm container per function would: each module is
-// loaded once, on first use, and gets a Lambda-shaped context.
+// loaded once, on first use, and gets a Lambda-shaped context. It counts the AWS calls of every
+// invocation, per function (for the bench), and tells listeners when an invocation has ended
+// (the stream mapping then reads the stream at once instead of waiting for its next poll).
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const TIMEOUT_MS = 29_000;
 
+export interface FunctionStats {
+  invocations: number;
+  calls: Record<string, number>; // "DynamoDB.GetItem" -> how many, over all invocations
+}
+
 export function lambdaRuntime() {
   const loaded = new Map<string, Promise<Handler>>();
+  const stats = new Map<string, FunctionStats>();
+  const listeners = new Set<() => void>();
 
   function load(fn: FunctionDef): Promise<Handler> {
     let handler = loaded.get(fn.name);
@@ -44,9 +54,27 @@ export function lambdaRuntime() {
       fail: () => undefined,
       succeed: () => undefined,
     } as Context;
-    return handler(event, context);
+    const calls = new Map<string, number>();
+    try {
+      return await countAwsCalls(calls, () => handler(event, context));
+    } finally {
+      const s = stats.get(fn.name) ?? { invocations: 0, calls: {} };
+      s.invocations++;
+      for (const [name, n] of calls) s.calls[name] = (s.calls[name] ?? 0) + n;
+      stats.set(fn.name, s);
+      for (const listener of listeners) listener();
+    }
   }
 
-  return { invoke, load };
+  return {
+    invoke,
+    load,
+    stats: () => Object.fromEntries(stats),
+    resetStats: () => stats.clear(),
+    onInvoked(listener: () => void) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
 }
 export type LambdaRuntime = ReturnType<typeof lambdaRuntime>;

@@ -8,6 +8,7 @@ import type { ServiceDef } from './serverless-config';
 export interface Provisioned {
   ref: string;
   arn: string;
+  streamArn?: string; // a table with a stream
 }
 export type Refs = Record<string, Provisioned>;
 
@@ -25,8 +26,9 @@ export function resolveIntrinsics(value: unknown, refs: Refs): unknown {
     if ('Fn::GetAtt' in obj) {
       const [name, attr] = obj['Fn::GetAtt'] as [string, string];
       if (!refs[name]) throw new Unresolved(name);
-      if (attr !== 'Arn') throw new Error(`Fn::GetAtt ${name}.${attr} is not supported locally`);
-      return refs[name].arn;
+      if (attr === 'Arn') return refs[name].arn;
+      if (attr === 'StreamArn' && refs[name].streamArn) return refs[name].streamArn;
+      throw new Error(`Fn::GetAtt ${name}.${attr} is not supported locally`);
     }
     return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, resolveIntrinsics(v, refs)]));
   }
@@ -84,12 +86,13 @@ async function create(
           AttributeDefinitions: props.AttributeDefinitions,
           KeySchema: props.KeySchema,
           GlobalSecondaryIndexes: props.GlobalSecondaryIndexes,
+          ...(props.StreamSpecification && { StreamSpecification: { StreamEnabled: true, StreamViewType: props.StreamSpecification.StreamViewType } }),
         }),
       );
       if (props.TimeToLiveSpecification?.Enabled) {
         await dynamo.send(new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: props.TimeToLiveSpecification }));
       }
-      return { ref: TableName, arn: out.TableDescription!.TableArn! };
+      return { ref: TableName, arn: out.TableDescription!.TableArn!, streamArn: out.TableDescription!.LatestStreamArn };
     }
     case 'AWS::SQS::Queue': {
       const { QueueUrl } = await sqs.send(

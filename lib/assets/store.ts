@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../aws';
+import { db } from '../db';
 import { config } from '../config';
 import { DomainError } from '../errors';
 import { decodeCursor, encodeCursor, failedConditions } from '../table';
@@ -10,6 +10,8 @@ import type { Asset } from './schemas';
 // its code (which makes the code unique and makes look-ups by code one read).
 const byId = (id: string) => ({ pk: 'ASSET', sk: id });
 const byCode = (code: string) => ({ pk: `ASSETCODE#${code}`, sk: 'ASSET' });
+// The partition of an asset's outbox items.
+export const partition = (id: string) => `ASSET#${id}`;
 const toAsset = (i: Record<string, any>): Asset => ({
   id: i.id,
   code: i.code,
@@ -20,7 +22,7 @@ const toAsset = (i: Record<string, any>): Asset => ({
 
 export async function insertAsset(asset: Asset): Promise<void> {
   try {
-    await db.send(
+    await db().send(
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: config.MAIN_TABLE, Item: { ...byCode(asset.code), ...asset }, ConditionExpression: 'attribute_not_exists(pk)' } },
@@ -41,17 +43,17 @@ export async function insertAsset(asset: Asset): Promise<void> {
 }
 
 export async function findAsset(id: string): Promise<Asset | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: config.MAIN_TABLE, Key: byId(id) }));
+  const { Item } = await db().send(new GetCommand({ TableName: config.MAIN_TABLE, Key: byId(id) }));
   return Item && toAsset(Item);
 }
 
 export async function findAssetByCode(code: string): Promise<Asset | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: config.MAIN_TABLE, Key: byCode(code) }));
+  const { Item } = await db().send(new GetCommand({ TableName: config.MAIN_TABLE, Key: byCode(code) }));
   return Item && toAsset(Item);
 }
 
 export async function listAssets(limit: number, cursor?: string): Promise<{ items: Asset[]; nextCursor: string | null }> {
-  const res = await db.send(
+  const res = await db().send(
     new QueryCommand({
       TableName: config.MAIN_TABLE,
       KeyConditionExpression: 'pk = :pk',

@@ -4,7 +4,7 @@ import { IdempotencyConfig, IdempotencyValidationError, IdempotencyAlreadyInProg
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import type { ZodType } from 'zod';
-import { dynamoClient } from '../aws';
+import { dynamo } from '../db';
 import { config } from '../config';
 import { DomainError } from '../errors';
 import { logger } from '../log';
@@ -129,10 +129,9 @@ const idempotencyConfig = new IdempotencyConfig({
   throwOnNoIdempotencyKey: false,
   expiresAfterSeconds: 24 * 3600,
 });
-const persistenceStore = new DynamoDBPersistenceLayer({
-  tableName: config.IDEMPOTENCY_TABLE,
-  awsSdkV3Client: dynamoClient as never,
-});
+let persistenceStore: DynamoDBPersistenceLayer | undefined;
+const persistence = () =>
+  (persistenceStore ??= new DynamoDBPersistenceLayer({ tableName: config.IDEMPOTENCY_TABLE, awsSdkV3Client: dynamo() as never }));
 
 // Idempotency-Key on POST only (Stripe semantics): the stored response is replayed for the same
 // key and body; another body under the same key is a 422. Keys are scoped per route.
@@ -141,7 +140,7 @@ function idempotency(): MiddlewareObj<AdminEvent> {
   const forRoute = (event: AdminEvent) => {
     const route = event.routeKey;
     let mw = inner.get(route);
-    if (!mw) inner.set(route, (mw = makeHandlerIdempotent({ persistenceStore, config: idempotencyConfig, keyPrefix: route })));
+    if (!mw) inner.set(route, (mw = makeHandlerIdempotent({ persistenceStore: persistence(), config: idempotencyConfig, keyPrefix: route })));
     return mw;
   };
   const applies = (event: AdminEvent) => event.requestContext.http.method === 'POST' && !!event.headers['idempotency-key'];

@@ -1,7 +1,7 @@
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { TransactItem } from '../ledger';
+import type { TransactItem } from '../table';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { db } from '../aws';
+import { db } from '../db';
 import { config } from '../config';
 import { SIGNATURE_TOLERANCE_SECS } from './signature';
 
@@ -21,7 +21,7 @@ export function guardItem(v1: string, t: number): TransactItem {
 // Returns false when the signature was used before.
 export async function consumeSignature(guard: TransactItem): Promise<boolean> {
   try {
-    await db.send(new PutCommand(guard.Put as PutCommandInput));
+    await db().send(new PutCommand(guard.Put as PutCommandInput));
     return true;
   } catch (e) {
     if (e instanceof ConditionalCheckFailedException) return false;

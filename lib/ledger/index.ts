@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { dynamoClient } from '../aws';
+import { dynamo } from '../db';
 import { config } from '../config';
 import { DomainError } from '../errors';
+import type { TransactItem } from '../table';
 import { commit } from '../tx';
 import { accountIdOf, accountKey } from './keys';
 
@@ -12,7 +12,6 @@ import { accountIdOf, accountKey } from './keys';
 // transaction together with whatever state change the transfer belongs to. The transfer record's
 // id makes it idempotent; only settlement accounts (opened with allowNegative) may go negative.
 // An account that was never opened comes into being at its first credit, holding zero before it.
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export const account = {
   liquidity: (assetId: string) => `liquidity:${assetId}`,
@@ -85,7 +84,7 @@ export async function balances(ids: string[]): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   if (!ids.length) return out;
   // The low-level client, so that balances arrive as the exact decimal strings DynamoDB holds.
-  const res = await dynamoClient.send(
+  const res = await dynamo().send(
     new BatchGetItemCommand({
       RequestItems: {
         [TABLE()]: {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger, type Amount } from '../amounts';
 import { DomainError, invalidField, notFound } from '../errors';
-import { domainEvent } from '../events';
+import { event } from '../events';
 import { account, settleAll } from '../ledger';
 import { logger } from '../log';
 import { conflictState } from '../resources';
@@ -77,7 +77,7 @@ export async function createIntent(input: CreateIntent): Promise<PaymentIntent> 
   // The intent's ledger account comes into being with its first credit.
   await commit(
     [store.putIntent(record)],
-    [{ kind: 'event', event: domainEvent('payment_intent.created', view) }],
+    [event(store.partition(record.id), 'payment_intent.created', view)],
   );
   return view;
 }
@@ -97,7 +97,7 @@ export async function completeIntent(id: string): Promise<PaymentIntent> {
   const done: IntentRecord = { ...r, state: 'completed', completedAt: now };
   const failed = await commit(
     [store.closeOrCredit(r, { state: 'completed', completedAt: now }, now)],
-    [{ kind: 'event', event: domainEvent('payment_intent.completed', intentView(done)) }],
+    [event(store.partition(id), 'payment_intent.completed', intentView(done))],
   );
   if (failed.length) return completeIntent(id); // it changed under us: decide again on fresh state
   return intentView(done);
@@ -121,7 +121,7 @@ export async function expireDueIntents(): Promise<number> {
     if (r.state !== 'pending' && r.state !== 'processing') continue;
     const failed = await commit(
       [store.closeOrCredit(r, { state: 'expired' }, now)],
-      [{ kind: 'event', event: domainEvent('payment_intent.expired', intentView({ ...r, state: 'expired' })) }],
+      [event(store.partition(id), 'payment_intent.expired', intentView({ ...r, state: 'expired' }))],
     );
     if (failed.length) logger.info('Intent changed while expiring; next run decides', { id });
     else expired++;

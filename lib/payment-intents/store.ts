@@ -1,14 +1,16 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../table';
-import { db } from '../aws';
+import { db } from '../db';
 import { config } from '../config';
-import type { TransactItem } from '../ledger';
+import type { TransactItem } from '../table';
 import type { IntentRecord } from './schemas';
 
 // Payment intents. While an intent is open it carries `openExpiresAt`, the sort key of the sparse
 // index OpenIntents, which the expirer queries; closing an intent removes the attribute.
 const TABLE = () => config.MAIN_TABLE;
 export const intentKey = (id: string) => ({ pk: `INTENT#${id}`, sk: 'INTENT' });
+// The intent's partition, which holds its outbox items too.
+export const partition = (id: string) => intentKey(id).pk;
 const OPEN = 'OPEN_INTENT';
 
 export const putIntent = (r: IntentRecord): TransactItem => ({
@@ -46,7 +48,7 @@ export function closeOrCredit(r: IntentRecord, changes: { state: string; receive
 }
 
 export async function findIntent(id: string): Promise<IntentRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: intentKey(id), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: intentKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
   const { pk, sk, openPk, openExpiresAt, metadata, ...record } = Item;
   return { ...record, metadata: JSON.parse(metadata) } as IntentRecord;

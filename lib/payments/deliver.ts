@@ -1,11 +1,12 @@
 import { amountOf, fromLedger, toLedger } from '../amounts';
 import { getAsset } from '../assets';
-import { domainEvent, type Outgoing } from '../events';
+import { partition as assetPartition } from '../assets/store';
+import { event, type Outgoing } from '../events';
 import { account, balances, transferItems, type Leg } from '../ledger';
 import { logger } from '../log';
 import { intentView } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
-import { closeOrCredit, findIntent } from '../payment-intents/store';
+import { closeOrCredit, findIntent, partition as intentPartition } from '../payment-intents/store';
 import { commit } from '../tx';
 import { paymentView } from '.';
 import type { PaymentRecord } from './schemas';
@@ -32,7 +33,7 @@ async function fail(p: PaymentRecord, reason: string): Promise<Outcome> {
   const failed = { ...p, state: 'failed' as const, failureReason: reason };
   const conflicts = await commit(
     [store.transition(p.id, 'sending', 'failed', { failureReason: reason })],
-    [{ kind: 'event', event: domainEvent('payment.failed', paymentView(failed)) }],
+    [event(store.partition(p.id), 'payment.failed', paymentView(failed))],
   );
   if (conflicts.length) return 'skipped';
   logger.warn('Payment failed', { paymentId: p.id, reason });
@@ -65,8 +66,8 @@ export async function deliverPayment(paymentId: string): Promise<Outcome> {
       store.transition(p.id, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
       closeOrCredit(intent, { state: creditedIntent.state, received: creditedIntent.received, ...(completes && { completedAt: now }) }, now),
     ];
-    const outgoing: Outgoing[] = [{ kind: 'event', event: domainEvent('payment.completed', paymentView(completed)) }];
-    if (completes) outgoing.push({ kind: 'event', event: domainEvent('payment_intent.completed', intentView(creditedIntent)) });
+    const outgoing: Outgoing[] = [event(store.partition(p.id), 'payment.completed', paymentView(completed))];
+    if (completes) outgoing.push(event(intentPartition(intent.id), 'payment_intent.completed', intentView(creditedIntent)));
 
     const failed = await commit(items, outgoing, 'payment-worker');
     if (!failed.length) {
@@ -100,7 +101,7 @@ async function warnIfLiquidityLow(assetId: string, taken: bigint) {
     const after = (await balances([account.liquidity(assetId)])).get(account.liquidity(assetId)) ?? 0n;
     if (after < threshold && after + taken >= threshold) {
       const liquidity = amountOf(fromLedger(after, asset.scale), asset);
-      await commit([], [{ kind: 'event', event: domainEvent('asset.liquidity_low', { ...asset, liquidity }) }]);
+      await commit([], [event(assetPartition(asset.id), 'asset.liquidity_low', { ...asset, liquidity })]);
     }
   } catch (error) {
     logger.warn('Liquidity check failed', { assetId, error: (error as Error).message });

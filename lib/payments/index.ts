@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
 import { config } from '../config';
 import { DomainError, notFound } from '../errors';
-import { domainEvent } from '../events';
+import { event, message } from '../events';
 import { account, settleAll, transferItems } from '../ledger';
 import { quoteKey, getQuoteRecord } from '../quotes';
 import { conflictState } from '../resources';
@@ -83,7 +83,7 @@ export async function createPayment(input: CreatePayment): Promise<Payment> {
         },
       },
     ],
-    [{ kind: 'event', event: domainEvent('payment.created', view) }],
+    [event(store.partition(record.id), 'payment.created', view)],
   );
   if (failed.length) throw (await getQuoteRecord(quote.id))?.paymentId ? quoteUsed() : quoteExpired();
   return view;
@@ -112,8 +112,8 @@ export const fundPayment = (id: string) =>
       return [
         [store.transition(r.id, 'funding', 'sending'), ...transfer.items],
         [
-          { kind: 'event', event: domainEvent('payment.funded', paymentView(sending)) },
-          { kind: 'message', queueUrl: config.PAYMENTS_QUEUE_URL, body: JSON.stringify({ paymentId: r.id }) },
+          event(store.partition(r.id), 'payment.funded', paymentView(sending)),
+          message(store.partition(r.id), config.PAYMENTS_QUEUE_URL, { paymentId: r.id }),
         ],
       ];
     },
@@ -124,7 +124,7 @@ export const cancelPayment = (id: string) =>
   move(
     id,
     'funding',
-    (r) => [[store.transition(r.id, 'funding', 'cancelled')], [{ kind: 'event', event: domainEvent('payment.cancelled', paymentView({ ...r, state: 'cancelled' })) }]],
+    (r) => [[store.transition(r.id, 'funding', 'cancelled')], [event(store.partition(r.id), 'payment.cancelled', paymentView({ ...r, state: 'cancelled' }))]],
     'cancelled',
   );
 

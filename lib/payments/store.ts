@@ -1,11 +1,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../aws';
+import { db } from '../db';
 import { config } from '../config';
-import type { TransactItem } from '../ledger';
+import type { TransactItem } from '../table';
 import type { PaymentRecord, PaymentState } from './schemas';
 
 const TABLE = () => config.MAIN_TABLE;
 const paymentKey = (id: string) => ({ pk: `PAYMENT#${id}`, sk: 'PAYMENT' });
+// The payment's partition, which holds its outbox items too.
+export const partition = (id: string) => paymentKey(id).pk;
 
 export const putPayment = (r: PaymentRecord): TransactItem => ({
   // Metadata as JSON text: the FSP's data need not fit DynamoDB's attribute rules.
@@ -35,7 +37,7 @@ export function transition(id: string, from: PaymentState, to: PaymentState, set
 }
 
 export async function findPayment(id: string): Promise<PaymentRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: paymentKey(id), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: paymentKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
   const { pk, sk, metadata, ...record } = Item;
   return { ...record, metadata: JSON.parse(metadata) } as PaymentRecord;

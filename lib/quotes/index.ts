@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { amountOf, debitFor, receiveFor, toLedger } from '../amounts';
-import { db } from '../aws';
+import { db } from '../db';
 import { config } from '../config';
 import { DomainError, notFound } from '../errors';
 import { checkAmountAsset, intentView } from '../payment-intents';
@@ -93,7 +93,7 @@ export async function createQuote(input: CreateQuote): Promise<Quote> {
 }
 
 export async function getQuoteRecord(id: string): Promise<QuoteRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: config.MAIN_TABLE, Key: quoteKey(id), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: config.MAIN_TABLE, Key: quoteKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
   const { pk, sk, ...record } = Item;
   return record as QuoteRecord;

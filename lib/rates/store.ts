@@ -1,6 +1,6 @@
 import { BatchGetCommand, BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../table';
-import { db } from '../aws';
+import { db } from '../db';
 import { config } from '../config';
 
 // The rates table. A pushed rate is one item per scope and pair; a pull is one item per scope and
@@ -40,7 +40,7 @@ const epoch = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
 const REGISTRY_GRACE_SECS = 24 * 3600;
 
 export async function savePushed(s: Scope, source: string, destination: string, r: StoredRate): Promise<void> {
-  await db.send(
+  await db().send(
     new PutCommand({
       TableName: TABLE(),
       Item: { ...pushedKey(s, source, destination), ...r, peerId: s.peerId, ttl: epoch(r.expiresAt) },
@@ -52,12 +52,12 @@ export async function savePushed(s: Scope, source: string, destination: string, 
 export async function findRates(s: Scope, source: string, destination: string): Promise<{ pushed?: StoredRate; pulled?: PulledRates }> {
   const pushed = pushedKey(s, source, destination);
   const pulled = pulledKey(s, source);
-  const res = await db.send(new BatchGetCommand({ RequestItems: { [TABLE()]: { Keys: [pushed, pulled], ConsistentRead: true } } }));
+  const res = await db().send(new BatchGetCommand({ RequestItems: { [TABLE()]: { Keys: [pushed, pulled], ConsistentRead: true } } }));
   const items = res.Responses?.[TABLE()] ?? [];
   // Unprocessed keys only happen under throttling; read them one more time rather than fail.
   const unprocessed = res.UnprocessedKeys?.[TABLE()]?.Keys ?? [];
   if (unprocessed.length) {
-    const retry = await db.send(new BatchGetCommand({ RequestItems: { [TABLE()]: { Keys: unprocessed, ConsistentRead: true } } }));
+    const retry = await db().send(new BatchGetCommand({ RequestItems: { [TABLE()]: { Keys: unprocessed, ConsistentRead: true } } }));
     items.push(...(retry.Responses?.[TABLE()] ?? []));
   }
   const p = items.find((i) => i.pk === pushed.pk && i.sk === pushed.sk);
@@ -78,7 +78,7 @@ export async function savePulled(p: PulledRates): Promise<void> {
   ];
   for (let attempt = 0; requests.length; attempt++) {
     if (attempt === 5) throw new Error('DynamoDB left rate writes unprocessed five times');
-    const res = await db.send(new BatchWriteCommand({ RequestItems: { [TABLE()]: requests } }));
+    const res = await db().send(new BatchWriteCommand({ RequestItems: { [TABLE()]: requests } }));
     requests = res.UnprocessedItems?.[TABLE()] ?? [];
     if (requests.length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
   }

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { db } from '../aws';
+import { db } from '../db';
 import { config } from '../config';
 import { DomainError } from '../errors';
 import { failedConditions, queryAll } from '../table';
@@ -31,7 +31,7 @@ const toKey = (i: Record<string, any>): WalletAddressKey => ({
 });
 
 export async function recordedBase(): Promise<string | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: BASE_KEY }));
+  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: BASE_KEY }));
   return Item?.base as string | undefined;
 }
 
@@ -40,7 +40,7 @@ export type WalletRecord = WalletAddress & { assetId: string };
 
 export async function insertWalletAddress(wa: WalletRecord, base: string): Promise<'ok' | 'exists' | 'base_changed'> {
   try {
-    await db.send(
+    await db().send(
       new TransactWriteCommand({
         TransactItems: [
           {
@@ -67,12 +67,12 @@ export async function insertWalletAddress(wa: WalletRecord, base: string): Promi
 }
 
 export async function findWalletAddress(id: string): Promise<WalletAddress | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: byId(id) }));
+  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: byId(id) }));
   return Item && toWallet(Item);
 }
 
 export async function findWalletAddressByUrl(address: string): Promise<WalletRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: byUrl(address) }));
+  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: byUrl(address) }));
   return Item && { ...toWallet(Item), assetId: Item.assetId };
 }
 
@@ -86,12 +86,12 @@ export async function updatePublicName(wa: WalletAddress, publicName: string): P
       ExpressionAttributeValues: { ':n': publicName },
     },
   });
-  await db.send(new TransactWriteCommand({ TransactItems: [update(byId(wa.id)), update(byUrl(wa.address))] }));
+  await db().send(new TransactWriteCommand({ TransactItems: [update(byId(wa.id)), update(byUrl(wa.address))] }));
 }
 
 export async function insertKey(address: string, key: WalletAddressKey): Promise<void> {
   try {
-    await db.send(
+    await db().send(
       new PutCommand({
         TableName: TABLE(),
         // revokedAt is absent until revocation, so that if_not_exists() can set it once.
@@ -119,7 +119,7 @@ export async function findWithKeys(address: string): Promise<{ wallet?: WalletAd
 
 export async function revokeKey(address: string, kid: string, at: string): Promise<WalletAddressKey | undefined> {
   try {
-    const { Attributes } = await db.send(
+    const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: TABLE(),
         Key: keyOf(address, kid),

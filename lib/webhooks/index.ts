@@ -1,9 +1,9 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
-import { sqs } from '../aws';
+import { sqs } from '../sqs';
 import { config } from '../config';
 import { DomainError } from '../errors';
-import type { DomainEvent, Outgoing } from '../events';
+import { message, type DomainEvent, type Outgoing } from '../events';
 import { logger } from '../log';
 import { conflictState } from '../resources';
 import { commit } from '../tx';
@@ -54,12 +54,9 @@ async function post(r: WebhookEvent): Promise<Attempt> {
   }
 }
 
-const retryMessage = (m: RetryMessage, delaySeconds: number): Outgoing => ({
-  kind: 'message',
-  queueUrl: config.WEBHOOK_QUEUE_URL,
-  body: JSON.stringify(m),
-  delaySeconds,
-});
+const retryMessage = (m: RetryMessage, delaySeconds: number) => message(store.partition(m.webhookEvent), config.WEBHOOK_QUEUE_URL, m, delaySeconds);
+const parked = (r: Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 'data'>) =>
+  message(store.partition(r.id), config.WEBHOOK_DLQ_URL, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
 // The first attempt (EventBridge's message) checks that the event has no record yet, posts, and
 // writes the record with its outcome in one conditional put; later attempts (our retry messages)
@@ -81,7 +78,7 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
 
   // Waits past SQS's 15-minute delay limit are chained, one hop at a time.
   if (msg.notBefore && Date.parse(msg.notBefore) > Date.now()) {
-    await sqs.send(new SendMessageCommand({ QueueUrl: config.WEBHOOK_QUEUE_URL, MessageBody: JSON.stringify(msg), DelaySeconds: hopDelay(Date.parse(msg.notBefore), Date.now()) }));
+    await sqs().send(new SendMessageCommand({ QueueUrl: config.WEBHOOK_QUEUE_URL, MessageBody: JSON.stringify(msg), DelaySeconds: hopDelay(Date.parse(msg.notBefore), Date.now()) }));
     return;
   }
 
@@ -95,7 +92,7 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
   else if (result.status === 410) status = 'failed'; // the receiver asked for no more
   else if (delay === undefined) {
     status = 'failed';
-    outgoing.push({ kind: 'message', queueUrl: config.WEBHOOK_DLQ_URL, body: payloadOf(record) });
+    outgoing.push(parked(record));
   } else {
     const notBefore = new Date(Date.now() + delay * 1000).toISOString();
     outgoing.push(retryMessage({ webhookEvent: record.id, attempt: attempt + 1, notBefore }, Math.min(delay, 900)));
@@ -117,7 +114,7 @@ export async function giveUpWebhook(body: unknown, error: Error): Promise<void> 
   if (!id) return;
   const stored = await store.findRecord(id);
   const failedAttempt = { at: new Date().toISOString(), error: `delivery gave up: ${error.message}`, ms: 0 };
-  const dlq: Outgoing = { kind: 'message', queueUrl: config.WEBHOOK_DLQ_URL, body: JSON.stringify(stored ?? msg.detail) };
+  const dlq = parked((stored ?? msg.detail)!);
   if (!stored && msg.detail) await commit([store.firstRecord(msg.detail, failedAttempt, 'failed', 1)], [dlq]);
   else if (stored?.status === 'pending') await commit([store.recordAttempt(id, stored.attempts.length, failedAttempt, 'failed', stored.failures + 1)], [dlq]);
 }

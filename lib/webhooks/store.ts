@@ -1,14 +1,17 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../aws';
+import { db } from '../db';
 import { config } from '../config';
 import type { DomainEvent } from '../events';
-import type { TransactItem } from '../ledger';
+import type { TransactItem } from '../table';
 import { decodeCursorWith, encodeCursor, nonEmpty } from '../table';
 import type { Attempt, WebhookEvent } from './schemas';
 
 // Delivery records: one per event id, listed by status through the ByStatus index.
 const RETENTION_SECS = 30 * 24 * 3600;
 const TABLE = () => config.WEBHOOK_EVENTS_TABLE;
+// The outbox items of a webhook event (its retry and dead-letter messages) go in the main table,
+// whose stream the outbox relay reads, under this partition.
+export const partition = (id: string) => `WEBHOOK#${id}`;
 
 export interface WebhookRecord extends WebhookEvent {
   failures: number; // failed attempts in the current run (reset by a redelivery)
@@ -50,7 +53,7 @@ export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecor
 }
 
 export async function findRecord(id: string): Promise<WebhookRecord | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE(), Key: { id }, ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: { id }, ConsistentRead: true }));
   return Item && toRecord(Item);
 }
 
@@ -84,7 +87,7 @@ export function reopen(r: WebhookRecord): TransactItem {
 }
 
 export async function listByStatus(status: string, limit: number, cursor?: string) {
-  const res = await db.send(
+  const res = await db().send(
     new QueryCommand({
       TableName: TABLE(),
       IndexName: 'ByStatus',

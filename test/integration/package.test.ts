@@ -55,15 +55,36 @@ describe('the CloudFormation template', () => {
     expect(rules.WebhookRule.Properties.Targets[0].Arn).toEqual({ 'Fn::GetAtt': ['WebhookQueue', 'Arn'] });
   });
 
-  it('schedules the rate refresher, the outbox sweep and the intent expirer every minute', () => {
+  it('schedules the rate refresher and the intent expirer every minute', () => {
     const schedules = ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.ScheduleExpression);
-    expect(schedules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)', 'rate(1 minute)', 'rate(1 minute)']);
+    expect(schedules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)', 'rate(1 minute)']);
   });
 
   it('triggers the payment worker and the webhook sender from their queues, with partial batch responses', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
-    expect(mappings.map((m) => m.EventSourceArn['Fn::GetAtt'][0]).sort()).toEqual(['PaymentsQueue', 'WebhookQueue']);
+    const queues = mappings.filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'Arn');
+    expect(queues.map((m) => m.EventSourceArn['Fn::GetAtt'][0]).sort()).toEqual(['PaymentsQueue', 'WebhookQueue']);
     for (const m of mappings) expect(m.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+  });
+
+  it("feeds the outbox relay from the main table's stream, filtered to new outbox items, and lets it read the stream", () => {
+    const tables = Object.fromEntries(ofType('AWS::DynamoDB::Table'));
+    expect(tables.MainTable.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    const streams = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties).filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
+    expect(streams).toHaveLength(1); // a DynamoDB stream serves at most two readers per shard
+    const [relay] = streams;
+    expect(relay.EventSourceArn).toEqual({ 'Fn::GetAtt': ['MainTable', 'StreamArn'] });
+    expect(relay.FunctionName).toEqual({ 'Fn::GetAtt': ['OutboxRelayLambdaFunction', 'Arn'] });
+    expect(relay.BisectBatchOnFunctionError).toBe(true);
+    expect(relay.MaximumRetryAttempts).toBeUndefined(); // retried until sent
+    expect(relay.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
+      { eventName: ['INSERT'], dynamodb: { NewImage: { sk: { S: [{ prefix: 'OUT#' }] } } } },
+    ]);
+    const statements = ofType('AWS::IAM::Role').flatMap(([, r]) => r.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement));
+    const allows = (action: string, resource: unknown) => statements.some((st: any) => st.Action.includes(action) && st.Resource.some((r: unknown) => JSON.stringify(r) === JSON.stringify(resource)));
+    expect(allows('dynamodb:GetRecords', { 'Fn::GetAtt': ['MainTable', 'StreamArn'] })).toBe(true);
+    expect(allows('events:PutEvents', { 'Fn::GetAtt': ['EventBus', 'Arn'] })).toBe(true);
+    expect(allows('sqs:SendMessage', { 'Fn::GetAtt': ['PaymentsQueue', 'Arn'] })).toBe(true);
   });
 
   it('routes every Admin path through the HTTP API and the resource server through its own REST API', () => {

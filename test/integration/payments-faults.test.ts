@@ -36,7 +36,7 @@ describe('faults lose nothing and never double-spend', () => {
     expect(events.seen.filter((e) => e.type === 'payment.completed' && e.data.id === payment.id)).toHaveLength(1);
   });
 
-  it('a crash right after the worker writes recovers with exactly one credit, and the events still go out', async () => {
+  it('a crash right after the worker writes recovers with exactly one credit, and each event goes out once', async () => {
     const { payment, intent } = await createFlow(s, w.alice, w.carlos, { value: '450', assetCode: 'EUR' });
     process.env.PAYMENT_FAULTS = 'payment-worker:after-write';
     await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
@@ -46,14 +46,34 @@ describe('faults lose nothing and never double-spend', () => {
     const after = await ledger(s);
     expect(after.get(`intent:${intent.id}`)).toBe(units(450));
     expect(sum(after)).toBe(0n);
-    // The crash came before the events were sent; they wait in the outbox for the sweep.
-    expect(events.seen.find((e) => e.type === 'payment.completed' && e.data.id === payment.id)).toBeUndefined();
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(Date.now() + 31_000);
-    expect(await s.invoke('eventsSweep')).toBeGreaterThanOrEqual(2);
+    // The events committed with the write; the crash came after, so they went out all the same.
     await events.waitForEvent('payment.completed', (d) => d.id === payment.id);
     await events.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
-    expect(await s.invoke('eventsSweep')).toBe(0);
+    expect(events.seen.filter((e) => e.data.id === payment.id).map((e) => e.type).sort()).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
+  });
+
+  it('the stream reader down right after a commit: the event waits on the stream and arrives once when it is back', async () => {
+    await s.streams.stop();
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { outage: true } }));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(events.deliveries.filter((d) => d.event.data.id === intent.id)).toHaveLength(0);
+    s.streams.start();
+    const created = await events.waitForEvent('payment_intent.created', (d) => d.id === intent.id);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(events.deliveries.filter((d) => d.event.id === created.id)).toHaveLength(1);
+  });
+
+  it('the relay crashes after sending: the stream hands the batch back, and the FSP still gets each event once', async () => {
+    const putsBefore = s.stats().outboxRelay?.calls['EventBridge.PutEvents'] ?? 0;
+    process.env.PAYMENT_FAULTS = 'outbox-relay:after-send';
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { relayCrash: true } }));
+    const created = await events.waitForEvent('payment_intent.created', (d) => d.id === intent.id);
+    await waitFor('the relay to send the event again', async () => ((s.stats().outboxRelay.calls['EventBridge.PutEvents'] ?? 0) >= putsBefore + 2 ? true : undefined));
+    delete process.env.PAYMENT_FAULTS;
+    await waitFor('the relay to get past the batch', async () => ((await queueDepth(s, 'WebhookQueue')) === 0 ? true : undefined));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events.deliveries.filter((d) => d.event.id === created.id)).toHaveLength(1);
+    expect((await s.admin('GET', `/webhook-events/${created.id}`)).body.attempts).toHaveLength(1);
   });
 
   it('50 concurrent payments into one asset leave every balance exact', async () => {

@@ -150,6 +150,9 @@ describe('quotes and payments refused', () => {
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     await paymentIn(s, payment.id, ['completed']);
     expect((await ledger(s)).get(`intent:${intent.id}`)).toBe(units(100));
+    // The refused funding's transaction failed, so it published nothing.
+    await events.waitForEvent('payment.completed', (d) => d.id === payment.id);
+    expect(events.seen.filter((e) => e.type === 'payment.funded' && e.data.id === payment.id)).toHaveLength(1);
   });
 
   it('refuses bad input with 400 and domain errors with 422', async () => {

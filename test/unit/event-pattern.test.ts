@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { matches } from '../../infra/local/eventbridge';
+import { matches } from '../../infra/local/event-pattern';
 
 const event = { source: 'payment-service', 'detail-type': 'payment.created', detail: { state: 'funding', tags: ['a', 'b'] } };
 
-describe('EventBridge pattern matching (local emulator)', () => {
+describe('event pattern matching (local EventBridge and event filters)', () => {
   it('matches exact values, prefixes, anything-but, exists and nested fields', () => {
     expect(matches({ source: ['payment-service'] }, event)).toBe(true);
     expect(matches({ source: ['other'] }, event)).toBe(false);

@@ -1,0 +1,196 @@
+import {
+  DescribeStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record,
+  type DynamoDBStreamsClient,
+  type Shard,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse } from 'aws-lambda';
+import { matches } from './event-pattern';
+import type { LambdaRuntime } from './lambda';
+import { resolveIntrinsics, type Refs } from './provision';
+import type { FunctionDef } from './serverless-config';
+
+// The local DynamoDB-Streams-to-Lambda event source mapping, for each function's `stream` event:
+// reads the table's stream shard by shard (DescribeStream, GetShardIterator, GetRecords), keeps
+// the records that pass the event's filterPatterns, and invokes the function with batches of up
+// to batchSize. ReportBatchItemFailures is honoured as Lambda does: the batch is handed back from
+// the lowest failed sequence number on; a batch whose invocation throws is handed back whole.
+// Either is retried after a growing pause until it succeeds, so a shard never skips a record.
+// Reading resumes where it stopped (the checkpoints outlive a stop), and a read follows every
+// finished invocation, so a committed outbox item is sent within milliseconds.
+const IDLE_POLL_MS = 100;
+const MAX_RETRY_PAUSE_MS = 1000;
+
+// "<function>|<shard id>" -> the sequence number of the last record handled
+export type Checkpoints = Map<string, string>;
+
+class HandBack extends Error {}
+
+interface Mapping {
+  fn: FunctionDef;
+  streamArn: string;
+  batchSize: number;
+  startingPosition: 'TRIM_HORIZON' | 'LATEST';
+  filters: Record<string, unknown>[];
+  partial: boolean;
+}
+
+export function streamMappings(functions: FunctionDef[], refs: Refs): Mapping[] {
+  return functions.flatMap((fn) =>
+    fn.events.flatMap((e) => {
+      if (!e.stream || (e.stream.type && e.stream.type !== 'dynamodb')) return [];
+      return [
+        {
+          fn,
+          streamArn: resolveIntrinsics(e.stream.arn, refs) as string,
+          batchSize: e.stream.batchSize ?? 100,
+          startingPosition: e.stream.startingPosition ?? 'TRIM_HORIZON',
+          filters: e.stream.filterPatterns ?? [],
+          partial: e.stream.functionResponseType === 'ReportBatchItemFailures',
+        },
+      ];
+    }),
+  );
+}
+
+// A record as Lambda delivers it (JSON: the creation time in epoch seconds).
+function lambdaRecord(r: _Record, streamArn: string) {
+  const { ApproximateCreationDateTime, ...dynamodb } = r.dynamodb ?? {};
+  return {
+    eventID: r.eventID,
+    eventName: r.eventName,
+    eventVersion: r.eventVersion,
+    eventSource: 'aws:dynamodb',
+    awsRegion: r.awsRegion,
+    dynamodb: { ...dynamodb, ...(ApproximateCreationDateTime && { ApproximateCreationDateTime: ApproximateCreationDateTime.getTime() / 1000 }) },
+    eventSourceARN: streamArn,
+  };
+}
+
+export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClient, runtime: LambdaRuntime, checkpoints: Checkpoints) {
+  let running = true;
+  let generation = 0; // bumped by every finished invocation
+  let wake: (() => void) | undefined;
+  const unsubscribe = runtime.onInvoked(() => {
+    generation++;
+    wake?.();
+  });
+  const sleep = (ms: number) =>
+    new Promise<void>((ok) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        ok();
+      }
+      wake = done;
+    });
+
+  const checkpoint = (shardId: string) => `${mapping.fn.name}|${shardId}`;
+  const iterators = new Map<string, string>();
+  const handedBack = new Map<string, string>(); // shard id -> sequence number to read again from
+  let shards: Shard[] = [];
+  const closed = new Set<string>();
+
+  async function describe() {
+    const all: Shard[] = [];
+    let ExclusiveStartShardId: string | undefined;
+    do {
+      const { StreamDescription } = await client.send(new DescribeStreamCommand({ StreamArn: mapping.streamArn, ExclusiveStartShardId }));
+      all.push(...(StreamDescription?.Shards ?? []));
+      ExclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
+    } while (ExclusiveStartShardId);
+    shards = all;
+  }
+
+  // A shard is read once its parent (if the stream still has it) has been read to its end.
+  const readable = () => shards.filter((s) => !closed.has(s.ShardId!) && (!s.ParentShardId || closed.has(s.ParentShardId) || !shards.some((p) => p.ShardId === s.ParentShardId)));
+
+  async function iteratorFor(shardId: string) {
+    const at = handedBack.get(shardId);
+    const done = checkpoints.get(checkpoint(shardId));
+    const input = at
+      ? { ShardIteratorType: 'AT_SEQUENCE_NUMBER' as const, SequenceNumber: at }
+      : done
+        ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: done }
+        : { ShardIteratorType: mapping.startingPosition };
+    const { ShardIterator } = await client.send(new GetShardIteratorCommand({ StreamArn: mapping.streamArn, ShardId: shardId, ...input }));
+    return ShardIterator!;
+  }
+
+  // Invokes the function with `records` (those that pass the filters), in batches; returns the
+  // sequence number to read again from, or undefined when all were handled.
+  async function deliver(records: _Record[]): Promise<string | undefined> {
+    const wanted = records.map((r) => lambdaRecord(r, mapping.streamArn)).filter((r) => !mapping.filters.length || mapping.filters.some((f) => matches(f, r)));
+    for (let i = 0; i < wanted.length; i += mapping.batchSize) {
+      const batch = wanted.slice(i, i + mapping.batchSize);
+      try {
+        const result = (await runtime.invoke(mapping.fn, { Records: batch })) as DynamoDBBatchResponse | undefined;
+        const failed = mapping.partial ? (result?.batchItemFailures ?? []).map((f) => f.itemIdentifier) : [];
+        if (failed.length) return failed.sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))[0];
+      } catch (err) {
+        if (running) console.error(`${mapping.fn.name} failed; its stream batch will be handed back:`, (err as Error).message);
+        return batch[0].dynamodb.SequenceNumber;
+      }
+    }
+    return undefined;
+  }
+
+  async function readShard(shard: Shard): Promise<boolean> {
+    const id = shard.ShardId!;
+    const iterator = iterators.get(id) ?? (await iteratorFor(id));
+    const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+    const retryFrom = Records.length ? await deliver(Records) : undefined;
+    if (retryFrom) {
+      const done = Records.filter((r) => BigInt(r.dynamodb!.SequenceNumber!) < BigInt(retryFrom)).at(-1);
+      if (done) checkpoints.set(checkpoint(id), done.dynamodb!.SequenceNumber!);
+      handedBack.set(id, retryFrom);
+      throw new HandBack();
+    }
+    handedBack.delete(id);
+    if (Records.length) checkpoints.set(checkpoint(id), Records.at(-1)!.dynamodb!.SequenceNumber!);
+    if (NextShardIterator) iterators.set(id, NextShardIterator);
+    else {
+      iterators.delete(id);
+      closed.add(id);
+      await describe();
+    }
+    return Records.length > 0;
+  }
+
+  const loop = (async () => {
+    let failures = 0;
+    while (running) {
+      const seen = generation;
+      let busy = false;
+      try {
+        if (!shards.length) await describe();
+        for (const shard of readable()) busy = (await readShard(shard)) || busy;
+        failures = 0;
+      } catch (err) {
+        if (!running) return;
+        if (!(err instanceof HandBack)) console.error(`stream poller ${mapping.fn.name}:`, (err as Error).message);
+        iterators.clear(); // read again from the checkpoints (an iterator may also have expired)
+        await sleep(Math.min(MAX_RETRY_PAUSE_MS, 50 * 2 ** failures++));
+        continue;
+      }
+      if (!busy && seen === generation && running) await sleep(IDLE_POLL_MS);
+    }
+  })();
+
+  return async () => {
+    running = false;
+    unsubscribe();
+    wake?.();
+    await loop;
+  };
+}
+
+export function startStreamPollers(functions: FunctionDef[], refs: Refs, client: DynamoDBStreamsClient, runtime: LambdaRuntime, checkpoints: Checkpoints) {
+  const stops = streamMappings(functions, refs).map((m) => startStreamPoller(m, client, runtime, checkpoints));
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
+}

@@ -1,0 +1,120 @@
+import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { counted } from '../aws';
+import { config } from '../config';
+import { crashPoint } from '../faults';
+import { logger } from '../log';
+import { sqs } from '../sqs';
+import { EVENT_SOURCE, type Outbound } from '.';
+
+// The outbox relay: the main table's stream, filtered to new outbox items, brings each committed
+// event and message here; events go to the bus, messages to their queues. A record that could not
+// be sent is reported (by its sequence number), and the stream hands it, and everything after it
+// on its shard, back again: so a record is sent at least once and possibly twice.
+let eventBridge: EventBridgeClient | undefined;
+const bus = () => (eventBridge ??= counted(new EventBridgeClient({}), 'EventBridge'));
+
+const BATCH = 10; // PutEvents and SendMessageBatch take at most ten entries
+const MAX_PUT_EVENTS_BYTES = 250_000; // under PutEvents' 256 KB a request
+
+interface Entry {
+  sequenceNumber: string;
+  out: Outbound;
+}
+
+function parse(record: DynamoDBRecord): Entry | undefined {
+  const sequenceNumber = record.dynamodb?.SequenceNumber;
+  const text = record.dynamodb?.NewImage?.out?.S;
+  if (!sequenceNumber || !text) return undefined;
+  try {
+    return { sequenceNumber, out: JSON.parse(text) as Outbound };
+  } catch {
+    return undefined;
+  }
+}
+
+// Splits into requests of at most ten entries and, for events, at most MAX_PUT_EVENTS_BYTES.
+function chunks<T>(items: T[], size: (t: T) => number = () => 0, maxBytes = Infinity): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const n = size(item);
+    if (current.length === BATCH || (current.length && bytes + n > maxBytes)) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += n;
+  }
+  if (current.length) out.push(current);
+  return out;
+}
+
+async function putEvents(entries: Entry[], failed: Set<string>) {
+  const toEntry = (e: Entry): PutEventsRequestEntry => {
+    const event = (e.out as Extract<Outbound, { kind: 'event' }>).event;
+    return { EventBusName: config.EVENT_BUS_NAME, Source: EVENT_SOURCE, DetailType: event.type, Detail: JSON.stringify(event) };
+  };
+  const size = (e: Entry) => Buffer.byteLength(toEntry(e).Detail!) + 100;
+  await Promise.all(
+    chunks(entries, size, MAX_PUT_EVENTS_BYTES).map(async (chunk) => {
+      try {
+        const res = await bus().send(new PutEventsCommand({ Entries: chunk.map(toEntry) }));
+        res.Entries?.forEach((r, i) => r.ErrorCode && failed.add(chunk[i].sequenceNumber));
+      } catch (error) {
+        logger.warn('PutEvents failed; the stream will hand these back', { count: chunk.length, error: (error as Error).message });
+        for (const e of chunk) failed.add(e.sequenceNumber);
+      }
+    }),
+  );
+}
+
+async function sendMessages(entries: Entry[], failed: Set<string>) {
+  const byQueue = new Map<string, Entry[]>();
+  for (const e of entries) {
+    const queueUrl = (e.out as Extract<Outbound, { kind: 'message' }>).queueUrl;
+    byQueue.set(queueUrl, [...(byQueue.get(queueUrl) ?? []), e]);
+  }
+  await Promise.all(
+    [...byQueue].flatMap(([queueUrl, queued]) =>
+      chunks(queued).map(async (chunk) => {
+        try {
+          const res = await sqs().send(
+            new SendMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: chunk.map((e, i) => {
+                const m = e.out as Extract<Outbound, { kind: 'message' }>;
+                return { Id: String(i), MessageBody: m.body, DelaySeconds: m.delaySeconds };
+              }),
+            }),
+          );
+          for (const f of res.Failed ?? []) failed.add(chunk[Number(f.Id)].sequenceNumber);
+        } catch (error) {
+          logger.warn('SendMessageBatch failed; the stream will hand these back', { queueUrl, count: chunk.length, error: (error as Error).message });
+          for (const e of chunk) failed.add(e.sequenceNumber);
+        }
+      }),
+    ),
+  );
+}
+
+export async function relayOutbox(records: DynamoDBRecord[]): Promise<DynamoDBBatchResponse> {
+  const entries: Entry[] = [];
+  for (const record of records) {
+    const entry = parse(record);
+    // Not an outbox item this code wrote: holding up the shard for it would help nobody.
+    if (entry) entries.push(entry);
+    else logger.error('Skipping a stream record that is not an outbox item', { eventID: record.eventID, keys: record.dynamodb?.Keys });
+  }
+  const failed = new Set<string>();
+  await Promise.all([
+    putEvents(entries.filter((e) => e.out.kind === 'event'), failed),
+    sendMessages(entries.filter((e) => e.out.kind === 'message'), failed),
+  ]);
+  crashPoint('outbox-relay:after-send');
+  if (failed.size) logger.warn('Outbox records not sent; retried from the first', { failed: failed.size, of: entries.length });
+  return { batchItemFailures: [...failed].map((itemIdentifier) => ({ itemIdentifier })) };
+}

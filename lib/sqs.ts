@@ -1,0 +1,8 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { counted } from './aws';
+
+// The SQS client of this container, created on first use. Only the modules that talk to SQS
+// import it, so that functions which never do are bundled without it.
+let client: SQSClient | undefined;
+
+export const sqs = () => (client ??= counted(new SQSClient({ useQueueUrlAsEndpoint: false }), 'SQS'));
