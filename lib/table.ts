@@ -14,29 +14,72 @@ export function failedConditions(e: unknown): number[] | undefined {
   return (e.CancellationReasons ?? []).flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
 }
 
-// Pagination cursors are the opaque, base64url-encoded LastEvaluatedKey.
-export function encodeCursor(key: Record<string, unknown> | undefined): string | null {
-  return key ? Buffer.from(JSON.stringify(key)).toString('base64url') : null;
+// A collection that a list index serves is spread over several partitions of that index, so that
+// no partition takes every write; the shard comes from a hash of the item's id, so it never moves.
+export function shardOf(id: string, shards: number): number {
+  let hash = 0x811c9dc5; // FNV-1a
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % shards;
 }
 
-// A cursor is accepted only if it decodes to a key that `valid` recognises as this list's.
-export function decodeCursorWith(cursor: string | undefined, valid: (key: Record<string, unknown>) => boolean): Record<string, unknown> | undefined {
+export const shardKeys = (name: string, shards: number) => Array.from({ length: shards }, (_, k) => `${name}#${k}`);
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+const invalidCursor = () =>
+  new DomainError('invalid', 'invalid_request', 'cursor: is not a cursor this list returned', [
+    { field: 'query.cursor', message: 'is not a cursor this list returned' },
+  ]);
+
+// The cursor is the opaque (base64url JSON) sort key of the last item returned.
+function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (key && typeof key === 'object' && valid(key)) return key;
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (decoded && typeof decoded.after === 'string' && decoded.after && Object.keys(decoded).length === 1) return decoded.after;
   } catch {
     // fall through to the error below
   }
-  throw new DomainError('invalid', 'invalid_request', 'cursor: is not a cursor this list returned', [
-    { field: 'query.cursor', message: 'is not a cursor this list returned' },
-  ]);
+  throw invalidCursor();
 }
 
-export const nonEmpty = (v: unknown) => typeof v === 'string' && v.length > 0;
-
-export const decodeCursor = (cursor: string | undefined, expectedPk: string) =>
-  decodeCursorWith(cursor, (k) => k.pk === expectedPk && nonEmpty(k.sk) && Object.keys(k).length === 2);
+// One page of a collection spread over `partitions` of an index, newest first (sort keys begin
+// with the creation time and end with the id, so they are unique and ordered). Each partition is
+// asked for one more item than the page holds, so the last page is known to be the last: it has
+// no nextCursor.
+export async function queryNewestFirst(opts: {
+  table: string;
+  index: string;
+  partitionKey: string;
+  sortKey: string;
+  partitions: string[];
+  limit: number;
+  cursor?: string;
+}): Promise<Page<Record<string, any>>> {
+  const after = decodeCursor(opts.cursor);
+  const pages = await Promise.all(
+    opts.partitions.map((partition) =>
+      db().send(
+        new QueryCommand({
+          TableName: opts.table,
+          IndexName: opts.index,
+          KeyConditionExpression: `#pk = :pk${after ? ' AND #sk < :after' : ''}`,
+          ExpressionAttributeNames: { '#pk': opts.partitionKey, ...(after && { '#sk': opts.sortKey }) },
+          ExpressionAttributeValues: { ':pk': partition, ...(after && { ':after': after }) },
+          ScanIndexForward: false,
+          Limit: opts.limit + 1,
+        }),
+      ),
+    ),
+  );
+  const merged = pages.flatMap((p) => p.Items ?? []).sort((a, b) => (a[opts.sortKey] < b[opts.sortKey] ? 1 : -1));
+  const items = merged.slice(0, opts.limit);
+  const more = merged.length > opts.limit;
+  return { items, nextCursor: more ? Buffer.from(JSON.stringify({ after: items.at(-1)![opts.sortKey] })).toString('base64url') : null };
+}
 
 // Every item a query matches, following LastEvaluatedKey through all pages.
 export async function queryAll(input: QueryCommandInput): Promise<Record<string, any>[]> {

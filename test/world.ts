@@ -79,8 +79,18 @@ export async function queueDepth(s: TestStack, logicalId: string) {
   return Number(Attributes!.ApproximateNumberOfMessages) + Number(Attributes!.ApproximateNumberOfMessagesNotVisible);
 }
 
-// Every account balance in the ledger, read exactly; double entry means they sum to zero.
+// Every account balance in the ledger, read exactly; double entry means they sum to zero. An
+// asset's settlement account is the sum of its shards (ledgerItems has them one by one).
 export async function ledger(s: TestStack): Promise<Map<string, bigint>> {
+  const out = new Map<string, bigint>();
+  for (const [id, balance] of await ledgerItems(s)) {
+    const account = id.replace(/^(settlement:[^#]+)#\d+$/, '$1');
+    out.set(account, (out.get(account) ?? 0n) + balance);
+  }
+  return out;
+}
+
+export async function ledgerItems(s: TestStack): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   let ExclusiveStartKey;
   do {

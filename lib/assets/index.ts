@@ -8,6 +8,9 @@ import { findAsset, findAssetByCode, insertAsset, listAssets } from './store';
 
 export { listAssets, findAssetByCode };
 
+// Assets never change once created, so this container keeps what it read (never a miss).
+const cache = new Map<string, Asset>();
+
 export async function createAsset(input: CreateAsset): Promise<Asset> {
   if (input.liquidityThreshold !== undefined) toLedger(BigInt(input.liquidityThreshold), input.scale, 'liquidityThreshold');
   const asset: Asset = {
@@ -17,7 +20,9 @@ export async function createAsset(input: CreateAsset): Promise<Asset> {
     ...(input.liquidityThreshold !== undefined && { liquidityThreshold: input.liquidityThreshold }),
     createdAt: new Date().toISOString(),
   };
-  await insertAsset(asset);
+  if ((await commit(insertAsset(asset))).includes(0)) {
+    throw new DomainError('conflict', 'asset_exists', `An asset with code ${asset.code} already exists`);
+  }
   return asset;
 }
 
@@ -38,7 +43,7 @@ export async function moveLiquidity(id: string, value: string, direction: 'depos
   const asset = await getAsset(id);
   const units = toLedger(BigInt(value), asset.scale, 'amount');
   const [from, to] =
-    direction === 'deposit' ? [account.settlement(id), account.liquidity(id)] : [account.liquidity(id), account.settlement(id)];
+    direction === 'deposit' ? [account.settlementShard(id), account.liquidity(id)] : [account.liquidity(id), account.settlementShard(id)];
   const transferId = idempotencyKey
     ? `liquidity:${createHash('sha256').update(`${id}|${direction}|${value}|${idempotencyKey}`).digest('hex')}`
     : randomUUID();
@@ -51,7 +56,11 @@ export async function moveLiquidity(id: string, value: string, direction: 'depos
 }
 
 export async function getAsset(id: string): Promise<Asset> {
+  const cached = cache.get(id);
+  if (cached) return cached;
   const asset = await findAsset(id);
   if (!asset) throw notFound('asset', id);
+  if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
+  cache.set(id, asset);
   return asset;
 }

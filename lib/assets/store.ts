@@ -1,17 +1,19 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import { config } from '../config';
-import { DomainError } from '../errors';
-import { decodeCursor, encodeCursor, failedConditions } from '../table';
-import { account, openAccount } from '../ledger';
+import { queryNewestFirst, shardKeys, shardOf, type Page, type TransactItem } from '../table';
 import type { Asset } from './schemas';
 
-// Each asset is stored twice: under its id (in the ASSET partition, which lists them) and under
-// its code (which makes the code unique and makes look-ups by code one read).
-const byId = (id: string) => ({ pk: 'ASSET', sk: id });
+// Each asset is stored twice: under its code (which makes the code unique and makes look-ups by
+// code one read) and under its id, which the Lists index lists, newest first, spread over a few
+// partitions. An asset never changes after its creation.
+const byId = (id: string) => ({ pk: `ASSET#${id}`, sk: 'ASSET' });
 const byCode = (code: string) => ({ pk: `ASSETCODE#${code}`, sk: 'ASSET' });
-// The partition of an asset's outbox items.
-export const partition = (id: string) => `ASSET#${id}`;
+const LIST = 'ASSETS';
+const LIST_SHARDS = 4;
+// The asset's partition, which holds its outbox items too.
+export const partition = (id: string) => byId(id).pk;
+
 const toAsset = (i: Record<string, any>): Asset => ({
   id: i.id,
   code: i.code,
@@ -20,26 +22,13 @@ const toAsset = (i: Record<string, any>): Asset => ({
   createdAt: i.createdAt,
 });
 
-export async function insertAsset(asset: Asset): Promise<void> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: config.MAIN_TABLE, Item: { ...byCode(asset.code), ...asset }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: config.MAIN_TABLE, Item: { ...byId(asset.id), ...asset }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          // Every asset has a liquidity account (never negative) and a settlement account, which
-          // stands for money outside the ledger and so may go negative.
-          openAccount(account.liquidity(asset.id)),
-          openAccount(account.settlement(asset.id), { allowNegative: true }),
-        ],
-      }),
-    );
-  } catch (e) {
-    if (failedConditions(e)?.includes(0)) {
-      throw new DomainError('conflict', 'asset_exists', `An asset with code ${asset.code} already exists`);
-    }
-    throw e;
-  }
+// The items that create an asset; the first fails its condition when the code is taken.
+export function insertAsset(asset: Asset): TransactItem[] {
+  const listed = { listPk: `${LIST}#${shardOf(asset.id, LIST_SHARDS)}`, listSk: `${asset.createdAt}#${asset.id}` };
+  return [
+    { Put: { TableName: config.MAIN_TABLE, Item: { ...byCode(asset.code), ...asset }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: config.MAIN_TABLE, Item: { ...byId(asset.id), ...asset, ...listed }, ConditionExpression: 'attribute_not_exists(pk)' } },
+  ];
 }
 
 export async function findAsset(id: string): Promise<Asset | undefined> {
@@ -52,15 +41,15 @@ export async function findAssetByCode(code: string): Promise<Asset | undefined> 
   return Item && toAsset(Item);
 }
 
-export async function listAssets(limit: number, cursor?: string): Promise<{ items: Asset[]; nextCursor: string | null }> {
-  const res = await db().send(
-    new QueryCommand({
-      TableName: config.MAIN_TABLE,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': 'ASSET' },
-      Limit: limit,
-      ExclusiveStartKey: decodeCursor(cursor, 'ASSET'),
-    }),
-  );
-  return { items: (res.Items ?? []).map(toAsset), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+export async function listAssets(limit: number, cursor?: string): Promise<Page<Asset>> {
+  const page = await queryNewestFirst({
+    table: config.MAIN_TABLE,
+    index: 'Lists',
+    partitionKey: 'listPk',
+    sortKey: 'listSk',
+    partitions: shardKeys(LIST, LIST_SHARDS),
+    limit,
+    cursor,
+  });
+  return { items: page.items.map(toAsset), nextCursor: page.nextCursor };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../db';
 import { config } from '../config';
@@ -10,15 +10,25 @@ import { accountIdOf, accountKey } from './keys';
 // A double-entry ledger at the fixed scale of 20 (bigint units). Each account is one item with a
 // `balance`; a transfer is one record plus the balance updates, written in the caller's DynamoDB
 // transaction together with whatever state change the transfer belongs to. The transfer record's
-// id makes it idempotent; only settlement accounts (opened with allowNegative) may go negative.
-// An account that was never opened comes into being at its first credit, holding zero before it.
+// id makes it idempotent. An account that was never written holds zero and comes into being at
+// its first credit. Only settlement accounts, which stand for money outside the ledger, may go
+// negative; every other debit is conditional on the balance covering it.
+//
+// Every funding and withdrawal of an asset moves money through its settlement account, so that
+// account is split over SETTLEMENT_SHARDS items, one picked at random for each transfer: no item
+// takes every write. Its balance is the sum of its shards; as it may go negative, no condition
+// spans them.
+const SETTLEMENT_SHARDS = 16;
 
 export const account = {
   liquidity: (assetId: string) => `liquidity:${assetId}`,
-  settlement: (assetId: string) => `settlement:${assetId}`,
+  // One shard of the asset's settlement account, picked at random for one transfer.
+  settlementShard: (assetId: string) => `settlement:${assetId}#${randomInt(SETTLEMENT_SHARDS)}`,
   intent: (intentId: string) => `intent:${intentId}`,
   payment: (paymentId: string) => `payment:${paymentId}`,
 };
+
+const mayGoNegative = (id: string) => id.startsWith('settlement:');
 
 export interface Leg {
   debit: string;
@@ -28,16 +38,6 @@ export interface Leg {
 
 const TABLE = () => config.MAIN_TABLE;
 export const transferKey = (id: string) => ({ pk: `XFER#${id}`, sk: 'XFER' });
-
-export function openAccount(id: string, opts: { allowNegative?: boolean } = {}): TransactItem {
-  return {
-    Put: {
-      TableName: TABLE(),
-      Item: { ...accountKey(id), balance: 0n, allowNegative: opts.allowNegative ?? false },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
 
 // The transfer record and one update per account it touches (DynamoDB allows one operation per
 // item in a transaction, so the legs are netted per account). Returns the items and, for each,
@@ -71,8 +71,8 @@ export function transferItems(transferId: string, legs: Leg[]): { items: Transac
         TableName: TABLE(),
         Key: accountKey(id),
         UpdateExpression: 'SET balance = if_not_exists(balance, :zero) + :delta',
-        ...(delta < 0n && { ConditionExpression: 'allowNegative = :true OR balance >= :need' }),
-        ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ...(delta < 0n && { ':true': true, ':need': -delta }) },
+        ...(delta < 0n && !mayGoNegative(id) && { ConditionExpression: 'balance >= :need' }),
+        ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ...(delta < 0n && !mayGoNegative(id) && { ':need': -delta }) },
       },
     });
     failures.push(`insufficient:${id}`);

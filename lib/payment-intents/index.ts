@@ -107,7 +107,7 @@ export async function completeIntent(id: string): Promise<PaymentIntent> {
 // it out to the recipient's account.
 export async function withdrawIntent(id: string) {
   const r = await getIntentRecord(id);
-  const units = await settleAll(account.intent(id), account.settlement(r.assetId));
+  const units = await settleAll(account.intent(id), account.settlementShard(r.assetId));
   return { ...intentView(r), withdrawnAmount: amountOf(fromLedger(units, r.assetScale), asset(r)) };
 }
 

@@ -1,22 +1,24 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll } from '../table';
+import { queryAll, shardKeys, shardOf } from '../table';
 import { db } from '../db';
 import { config } from '../config';
 import type { TransactItem } from '../table';
 import type { IntentRecord } from './schemas';
 
-// Payment intents. While an intent is open it carries `openExpiresAt`, the sort key of the sparse
-// index OpenIntents, which the expirer queries; closing an intent removes the attribute.
+// Payment intents. While an intent is open it carries `openPk` and `openExpiresAt`, the keys of the
+// sparse index OpenIntents, which the expirer queries (all its shards); closing an intent removes
+// them.
 const TABLE = () => config.MAIN_TABLE;
 export const intentKey = (id: string) => ({ pk: `INTENT#${id}`, sk: 'INTENT' });
 // The intent's partition, which holds its outbox items too.
 export const partition = (id: string) => intentKey(id).pk;
-const OPEN = 'OPEN_INTENT';
+const OPEN = 'OPEN';
+const OPEN_SHARDS = 16;
 
 export const putIntent = (r: IntentRecord): TransactItem => ({
   Put: {
     TableName: TABLE(),
-    Item: { ...intentKey(r.id), ...r, metadata: JSON.stringify(r.metadata), openPk: OPEN, openExpiresAt: `${r.expiresAt}#${r.id}` },
+    Item: { ...intentKey(r.id), ...r, metadata: JSON.stringify(r.metadata), openPk: `${OPEN}#${shardOf(r.id, OPEN_SHARDS)}`, openExpiresAt: `${r.expiresAt}#${r.id}` },
     ConditionExpression: 'attribute_not_exists(pk)',
   },
 });
@@ -55,11 +57,15 @@ export async function findIntent(id: string): Promise<IntentRecord | undefined> 
 }
 
 export async function listOpenExpiredBy(now: string): Promise<string[]> {
-  const items = await queryAll({
-    TableName: TABLE(),
-    IndexName: 'OpenIntents',
-    KeyConditionExpression: 'openPk = :open AND openExpiresAt <= :now',
-    ExpressionAttributeValues: { ':open': OPEN, ':now': `${now}#~` },
-  });
-  return items.map((i) => (i.pk as string).slice('INTENT#'.length));
+  const shards = await Promise.all(
+    shardKeys(OPEN, OPEN_SHARDS).map((open) =>
+      queryAll({
+        TableName: TABLE(),
+        IndexName: 'OpenIntents',
+        KeyConditionExpression: 'openPk = :open AND openExpiresAt <= :now',
+        ExpressionAttributeValues: { ':open': open, ':now': `${now}#~` },
+      }),
+    ),
+  );
+  return shards.flat().map((i) => (i.pk as string).slice('INTENT#'.length));
 }

@@ -107,7 +107,7 @@ export const fundPayment = (id: string) =>
         throw new DomainError('unprocessable', 'quote_expired', `Payment ${r.id}'s quote expired at ${r.quoteExpiresAt}; cancel it and create a new quote`);
       }
       const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
-      const transfer = transferItems(`fund:${r.id}`, [{ debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units }]);
+      const transfer = transferItems(`fund:${r.id}`, [{ debit: account.settlementShard(r.sourceAssetId), credit: account.payment(r.id), amount: units }]);
       const sending = { ...r, state: 'sending' as const };
       return [
         [store.transition(r.id, 'funding', 'sending'), ...transfer.items],
@@ -133,7 +133,7 @@ export const cancelPayment = (id: string) =>
 export async function withdrawPayment(id: string) {
   const r = await getPaymentRecord(id);
   if (r.state === 'sending' || r.state === 'funding') throw conflictState('Payment', id, r.state, 'withdrawn from');
-  const units = await settleAll(account.payment(id), account.settlement(r.sourceAssetId));
+  const units = await settleAll(account.payment(id), account.settlementShard(r.sourceAssetId));
   const asset = { code: r.debitAmount.assetCode, scale: r.debitAmount.assetScale };
   return { ...paymentView(r), withdrawnAmount: amountOf(fromLedger(units, asset.scale), asset) };
 }

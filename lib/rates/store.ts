@@ -1,11 +1,11 @@
 import { BatchGetCommand, BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll } from '../table';
+import { queryAll, shardKeys, shardOf } from '../table';
 import { db } from '../db';
 import { config } from '../config';
 
 // The rates table. A pushed rate is one item per scope and pair; a pull is one item per scope and
-// base holding every rate the FSP listed. Pulled items are also listed in one registry partition,
-// so the refresher finds them with a query instead of a scan. `ttl` (epoch seconds) lets
+// base holding every rate the FSP listed. Pulled items are also listed in a registry (spread over a
+// few partitions), so the refresher finds them with queries instead of a scan. `ttl` (epoch seconds) lets
 // DynamoDB delete what expired, but reads compare expiresAt themselves.
 export interface Scope {
   peerId?: string;
@@ -33,7 +33,12 @@ const TABLE = () => config.RATES_TABLE;
 const scopeKey = (s: Scope) => (s.peerId === undefined ? 'fsp' : `peer:${s.peerId}`);
 const pushedKey = (s: Scope, source: string, destination: string) => ({ pk: `PUSHED#${scopeKey(s)}#${source}`, sk: destination });
 const pulledKey = (s: Scope, base: string) => ({ pk: `PULLED#${scopeKey(s)}#${base}`, sk: 'RATES' });
-const registryKey = (s: Scope, base: string) => ({ pk: 'PULLED_REGISTRY', sk: `${scopeKey(s)}#${base}` });
+const REGISTRY = 'PULLED_REGISTRY';
+const REGISTRY_SHARDS = 4;
+const registryKey = (s: Scope, base: string) => {
+  const sk = `${scopeKey(s)}#${base}`;
+  return { pk: `${REGISTRY}#${shardOf(sk, REGISTRY_SHARDS)}`, sk };
+};
 const epoch = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
 // Registry entries outlive their rates by a day, so a base whose refresh keeps failing is retried
 // for a day and then forgotten.
@@ -85,7 +90,10 @@ export async function savePulled(p: PulledRates): Promise<void> {
 }
 
 export async function listPulled(): Promise<RegistryEntry[]> {
-  const items = await queryAll({ TableName: TABLE(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'PULLED_REGISTRY' } });
+  const shards = await Promise.all(
+    shardKeys(REGISTRY, REGISTRY_SHARDS).map((pk) => queryAll({ TableName: TABLE(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })),
+  );
+  const items = shards.flat();
   // DynamoDB deletes expired items lazily: skip entries past their own ttl.
   return items.filter((i) => i.ttl * 1000 > Date.now()).map((i) => ({ base: i.base, peerId: i.peerId, expiresAt: i.expiresAt }));
 }

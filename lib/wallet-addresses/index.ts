@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { config } from '../config';
 import { DomainError, notFound } from '../errors';
-import { canonicalAddress, canonicalBase, canonicalOrUndefined, isUnderBase } from './address';
+import { commit } from '../tx';
+import { canonicalAddress, canonicalBase, canonicalOrUndefined } from './address';
 import type { CreateWalletAddress, Ed25519Jwk, WalletAddress, WalletAddressKey } from './schemas';
 import * as store from './store';
 
@@ -14,13 +15,21 @@ const baseChanged = (recorded: string, current: string) =>
       'the base cannot change once set, so restore WALLET_ADDRESS_URL to its first value',
   );
 
+// The base may never change: this container checks the recorded one against its own (recording it
+// if none is) before its first creation, and again a minute later, rather than on every creation.
+const BASE_CHECK_SECS = 60;
+let baseCheckedAt = -Infinity;
+
+async function checkBase(base: string): Promise<void> {
+  if (Date.now() - baseCheckedAt < BASE_CHECK_SECS * 1000) return;
+  const recorded = (await store.recordedBase()) ?? (await store.recordBase(base));
+  if (recorded !== base) throw baseChanged(recorded, base);
+  baseCheckedAt = Date.now();
+}
+
 export async function createWalletAddress(input: CreateWalletAddress): Promise<WalletAddress> {
   const base = canonicalBase(config.WALLET_ADDRESS_URL);
-  if (!isUnderBase(input.address, base)) {
-    // Name the real cause when the address is fine but the configured base moved.
-    const recorded = await store.recordedBase();
-    if (recorded && recorded !== base && isUnderBase(input.address, recorded)) throw baseChanged(recorded, base);
-  }
+  await checkBase(base);
   const address = canonicalAddress(input.address, base);
   const asset = await findAssetByCode(input.assetCode);
   if (!asset) {
@@ -34,9 +43,9 @@ export async function createWalletAddress(input: CreateWalletAddress): Promise<W
     publicName: input.publicName ?? null,
     createdAt: new Date().toISOString(),
   };
-  const outcome = await store.insertWalletAddress({ ...wallet, assetId: asset.id }, base);
-  if (outcome === 'exists') throw new DomainError('conflict', 'wallet_address_exists', `The wallet address ${address} already exists`);
-  if (outcome === 'base_changed') throw baseChanged((await store.recordedBase()) ?? '(unknown)', base);
+  if ((await commit(store.insertWalletAddress({ ...wallet, assetId: asset.id }))).length) {
+    throw new DomainError('conflict', 'wallet_address_exists', `The wallet address ${address} already exists`);
+  }
   return wallet;
 }
 

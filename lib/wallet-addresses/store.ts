@@ -3,12 +3,12 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { db } from '../db';
 import { config } from '../config';
 import { DomainError } from '../errors';
-import { failedConditions, queryAll } from '../table';
+import { queryAll, type TransactItem } from '../table';
 import type { WalletAddress, WalletAddressKey } from './schemas';
 
 // A wallet address is stored under its canonical URL (which makes it unique and lets the resource
 // server answer with one read) and under its id; its keys sit in the URL's partition so that
-// jwks.json is one query. The base URL is recorded with the first address and never changes.
+// jwks.json is one query. The base URL is recorded once, with the first address, and never changes.
 const TABLE = () => config.MAIN_TABLE;
 const byUrl = (address: string) => ({ pk: `WAURL#${address}`, sk: 'WA' });
 const byId = (id: string) => ({ pk: `WA#${id}`, sk: 'WA' });
@@ -31,39 +31,30 @@ const toKey = (i: Record<string, any>): WalletAddressKey => ({
 });
 
 export async function recordedBase(): Promise<string | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: BASE_KEY }));
+  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: BASE_KEY, ConsistentRead: true }));
   return Item?.base as string | undefined;
+}
+
+// Records `base` unless a base is recorded already; returns the one recorded.
+export async function recordBase(base: string): Promise<string> {
+  try {
+    await db().send(new PutCommand({ TableName: TABLE(), Item: { ...BASE_KEY, base }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return base;
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return (await recordedBase())!;
+    throw e;
+  }
 }
 
 // Stored beside the view: the asset's id, which payments need and would otherwise look up.
 export type WalletRecord = WalletAddress & { assetId: string };
 
-export async function insertWalletAddress(wa: WalletRecord, base: string): Promise<'ok' | 'exists' | 'base_changed'> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: TABLE(),
-              Item: { ...BASE_KEY, base },
-              ConditionExpression: 'attribute_not_exists(pk) OR #base = :base',
-              ExpressionAttributeNames: { '#base': 'base' },
-              ExpressionAttributeValues: { ':base': base },
-            },
-          },
-          { Put: { TableName: TABLE(), Item: { ...byUrl(wa.address), ...wa }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: TABLE(), Item: { ...byId(wa.id), ...wa }, ConditionExpression: 'attribute_not_exists(pk)' } },
-        ],
-      }),
-    );
-    return 'ok';
-  } catch (e) {
-    const failed = failedConditions(e);
-    if (failed?.includes(0)) return 'base_changed';
-    if (failed?.includes(1)) return 'exists';
-    throw e;
-  }
+// The items that create a wallet address; the first fails its condition when the address exists.
+export function insertWalletAddress(wa: WalletRecord): TransactItem[] {
+  return [
+    { Put: { TableName: TABLE(), Item: { ...byUrl(wa.address), ...wa }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: TABLE(), Item: { ...byId(wa.id), ...wa }, ConditionExpression: 'attribute_not_exists(pk)' } },
+  ];
 }
 
 export async function findWalletAddress(id: string): Promise<WalletAddress | undefined> {

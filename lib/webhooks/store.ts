@@ -1,13 +1,15 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import { config } from '../config';
 import type { DomainEvent } from '../events';
-import type { TransactItem } from '../table';
-import { decodeCursorWith, encodeCursor, nonEmpty } from '../table';
+import { queryNewestFirst, shardKeys, shardOf, type TransactItem } from '../table';
 import type { Attempt, WebhookEvent } from './schemas';
 
-// Delivery records: one per event id, listed by status through the ByStatus index.
+// Delivery records: one per event id, listed by status, newest first, through the ByStatus index,
+// where each status is spread over STATUS_SHARDS partitions (every attempt moves its record).
 const RETENTION_SECS = 30 * 24 * 3600;
+const STATUS_SHARDS = 16;
+const statusShard = (id: string, status: string) => `${status}#${shardOf(id, STATUS_SHARDS)}`;
 const TABLE = () => config.WEBHOOK_EVENTS_TABLE;
 // The outbox items of a webhook event (its retry and dead-letter messages) go in the main table,
 // whose stream the outbox relay reads, under this partition.
@@ -46,7 +48,7 @@ export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecor
   return {
     Put: {
       TableName: TABLE(),
-      Item: { ...record, data: JSON.stringify(record.data), statusSort: `${event.createdAt}#${event.id}` },
+      Item: { ...record, data: JSON.stringify(record.data), statusShard: statusShard(event.id, status), statusSort: `${event.createdAt}#${event.id}` },
       ConditionExpression: 'attribute_not_exists(id)',
     },
   };
@@ -64,10 +66,10 @@ export function recordAttempt(id: string, made: number, a: Attempt, status: Webh
     Update: {
       TableName: TABLE(),
       Key: { id },
-      UpdateExpression: 'SET attempts = list_append(attempts, :a), #status = :status, failures = :failures',
+      UpdateExpression: 'SET attempts = list_append(attempts, :a), #status = :status, statusShard = :shard, failures = :failures',
       ConditionExpression: 'size(attempts) = :made AND #status = :pending',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':a': [a], ':status': status, ':failures': failures, ':made': made, ':pending': 'pending' },
+      ExpressionAttributeValues: { ':a': [a], ':status': status, ':shard': statusShard(id, status), ':failures': failures, ':made': made, ':pending': 'pending' },
     },
   };
 }
@@ -78,25 +80,23 @@ export function reopen(r: WebhookRecord): TransactItem {
     Update: {
       TableName: TABLE(),
       Key: { id: r.id },
-      UpdateExpression: 'SET #status = :pending, failures = :zero',
+      UpdateExpression: 'SET #status = :pending, statusShard = :shard, failures = :zero',
       ConditionExpression: '#status = :was AND size(attempts) = :made',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':was': r.status, ':made': r.attempts.length },
+      ExpressionAttributeValues: { ':pending': 'pending', ':shard': statusShard(r.id, 'pending'), ':zero': 0, ':was': r.status, ':made': r.attempts.length },
     },
   };
 }
 
 export async function listByStatus(status: string, limit: number, cursor?: string) {
-  const res = await db().send(
-    new QueryCommand({
-      TableName: TABLE(),
-      IndexName: 'ByStatus',
-      KeyConditionExpression: '#status = :status',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':status': status },
-      Limit: limit,
-      ExclusiveStartKey: decodeCursorWith(cursor, (k) => k.status === status && nonEmpty(k.id) && nonEmpty(k.statusSort) && Object.keys(k).length === 3),
-    }),
-  );
-  return { items: (res.Items ?? []).map(toRecord), nextCursor: encodeCursor(res.LastEvaluatedKey) };
+  const page = await queryNewestFirst({
+    table: TABLE(),
+    index: 'ByStatus',
+    partitionKey: 'statusShard',
+    sortKey: 'statusSort',
+    partitions: shardKeys(status, STATUS_SHARDS),
+    limit,
+    cursor,
+  });
+  return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
 }

@@ -6,7 +6,7 @@ import { startFsp } from '../../infra/local/fsp';
 import { ROOT } from '../../infra/local/serverless-config';
 import { startTestStack, type TestStack } from '../stack';
 import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
-import { createFlow, paymentIn, setUpWorld, type World } from '../world';
+import { createFlow, paymentIn, setUpWorld, waitFor, type World } from '../world';
 
 // The local FSP that `npm start` runs: its rates drive quotes, and its webhook endpoint verifies
 // signatures and funds each payment it is told about, so the flow completes on its own.
@@ -56,8 +56,13 @@ describe('local FSP simulator', () => {
     expect(done.sentAmount.value).toBe('1000');
     expect((await s.admin('GET', `/payment-intents/${intent.id}`)).body.state).toBe('completed');
     expect(log).toContain(`[fsp] funded payment ${payment.id} -> 200`);
-    const received = (await (await fetch(`${fsp.url}/webhooks`)).json()) as Array<{ type: string; data: { id: string } }>;
-    expect(received.filter((e) => e.data.id === payment.id).map((e) => e.type).sort()).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
+    // Events are delivered concurrently, so payment.completed may still be on its way.
+    const types = await waitFor('payment.completed at the FSP', async () => {
+      const received = (await (await fetch(`${fsp.url}/webhooks`)).json()) as Array<{ type: string; data: { id: string } }>;
+      const mine = received.filter((e) => e.data.id === payment.id).map((e) => e.type);
+      return mine.includes('payment.completed') ? mine : undefined;
+    });
+    expect(types.sort()).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
   });
 
   it('rejects a webhook with a bad signature with 401 and logs it', async () => {

@@ -2,7 +2,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestStack } from '../stack';
 import type { WebhookReceiver } from '../webhook-receiver';
-import { createFlow, ledger, ok, paymentIn, queueDepth, startPaymentsStack, sum, units, waitFor, type World } from '../world';
+import { createFlow, ledger, ledgerItems, ok, paymentIn, queueDepth, startPaymentsStack, sum, units, waitFor, type World } from '../world';
 
 let s: TestStack;
 let w: World;
@@ -89,6 +89,9 @@ describe('faults lose nothing and never double-spend', () => {
     expect(delta(`settlement:${w.usd.id}`)).toBe(-units(10 * 50));
     for (const f of flows) expect(after.get(`intent:${f.intent.id}`)).toBe(units(9));
     expect(sum(after)).toBe(0n);
+    // The fundings spread over the shards of the USD settlement account.
+    const shards = [...(await ledgerItems(s)).entries()].filter(([id, balance]) => id.startsWith(`settlement:${w.usd.id}#`) && balance !== 0n);
+    expect(shards.length).toBeGreaterThan(4);
   }, 60_000);
 
   it('crossing the liquidity threshold emits asset.liquidity_low once', async () => {

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../stack';
 
 let s: TestStack;
@@ -104,6 +104,9 @@ describe('wallet addresses', () => {
     // Record a different first base, as an earlier deployment with another setting would have.
     const doc = DynamoDBDocumentClient.from(s.dynamo);
     await doc.send(new PutCommand({ TableName: s.env.MAIN_TABLE, Item: { pk: 'CONFIG', sk: 'WALLET_ADDRESS_URL', base: 'https://old.example' } }));
+    // A container checks the recorded base once a minute, not on every creation.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 61_000);
     try {
       const res = await s.admin('POST', '/wallet-addresses', { address: `${base}/dave`, assetCode: 'USD' });
       expect(res.status).toBe(409);
@@ -116,6 +119,7 @@ describe('wallet addresses', () => {
       expect((await s.admin('GET', `/wallet-addresses?address=${encodeURIComponent(`${base}/dave`)}`)).status).toBe(404);
     } finally {
       await doc.send(new PutCommand({ TableName: s.env.MAIN_TABLE, Item: { pk: 'CONFIG', sk: 'WALLET_ADDRESS_URL', base } }));
+      vi.useRealTimers();
     }
   });
 });

@@ -46,7 +46,9 @@ describe('webhooks drive the payment', () => {
     const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }));
     const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));
     await paymentIn(s, payment.id, ['completed']); // nobody but the webhook receiver funded it
+    // Events are delivered concurrently, in no promised order: wait for each one asserted on.
     await hooks.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
+    await hooks.waitForEvent('payment.completed', (d) => d.id === payment.id);
     const mine = hooks.deliveries.filter((d) => d.event.data.id === payment.id || d.event.data.id === intent.id);
     expect(mine.map((d) => d.event.type).sort()).toEqual(
       ['payment.completed', 'payment.created', 'payment.funded', 'payment_intent.completed', 'payment_intent.created'].sort(),

@@ -2,4 +2,4 @@ import { adminRoute, created } from '../../../lib/http/admin';
 import { createWalletAddress } from '../../../lib/wallet-addresses';
 import { createWalletAddressBody } from '../../../lib/wallet-addresses/schemas';
 
-export const handler = adminRoute({ body: createWalletAddressBody }, async ({ body }) => created(await createWalletAddress(body)));
+export const handler = adminRoute({ body: createWalletAddressBody, transactional: true }, async ({ body }) => created(await createWalletAddress(body)));
