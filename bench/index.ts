@@ -3,11 +3,17 @@ import { Worker } from 'node:worker_threads';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { signatureHeader } from '../lib/http/signature';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/local/emulators';
-import { measure, print, type Result } from './measure';
+import type { FunctionStats } from '../infra/local/lambda';
+import { measure, percentile, print, type Result } from './measure';
 
-// `npm run bench`: the local stack on free ports, measured through its real HTTP front door.
-// BENCH_N sets the number of requests per row (default 1000).
+// `npm run bench`: the local stack on free ports, measured through its real HTTP front door, with
+// the AWS calls each operation made (counted by the local runtime). BENCH_N sets the operations
+// per row (default 1000); BENCH_ONLY=routes,flow,fund,webhook,rates,resource picks sections, and
+// BENCH_CLIENTS=1,8 the numbers of concurrent clients.
 const N = Number(process.env.BENCH_N ?? 1000);
+const only = process.env.BENCH_ONLY?.split(',');
+const CLIENTS = (process.env.BENCH_CLIENTS ?? '1,8').split(',').map(Number);
+const section = (name: string) => !only || only.includes(name);
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 
 // The FSP's rates endpoint, answering instantly, so the numbers are the service's own.
@@ -17,14 +23,16 @@ const fsp = createServer((req, res) => {
   res.end(JSON.stringify({ base, rates: { EUR: 0.92, GBP: 0.79, USD: 1.08 } }));
 });
 await new Promise<void>((ok) => fsp.listen(0, '127.0.0.1', () => ok()));
-// The FSP's webhook endpoint: notes when each event arrived, keyed by the resource id.
-const arrivals = new Map<string, number>();
+// The FSP's webhook endpoint: notes when each event arrived (epoch ms, fractional, comparable
+// across threads), keyed by its type and resource id, and the event's own id.
+const now = () => performance.timeOrigin + performance.now();
+const arrivals = new Map<string, { at: number; eventId: string }>();
 const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     const event = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    arrivals.set(`${event.type}:${event.data.id}`, performance.now());
+    arrivals.set(`${event.type}:${event.data.id}`, { at: now(), eventId: event.id });
     res.writeHead(204);
     res.end();
   });
@@ -49,6 +57,31 @@ const stack = await new Promise<{ adminUrl: string; openPaymentsUrl: string; env
 );
 const dynamo = new DynamoDBClient({ endpoint: stack.endpoints.dynamodb, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 
+// Asks the service's thread, and waits for the answer that carries `key`.
+const ask = <T>(message: unknown, key: string) =>
+  new Promise<T>((ok) => {
+    const listen = (m: Record<string, unknown>) => {
+      if (!(key in m)) return;
+      worker.off('message', listen);
+      ok(m[key] as T);
+    };
+    worker.on('message', listen);
+    worker.postMessage(message);
+  });
+const stats = () => ask<Record<string, FunctionStats>>('stats', 'stats');
+
+// Measures a row and adds the AWS calls that `functions` made per operation during it.
+async function row(functions: string[], name: string, count: number, clients: number, op: (i: number) => Promise<unknown>): Promise<Result> {
+  const before = await stats();
+  const result = await measure(name, count, clients, async (i) => void (await op(i)));
+  const after = await stats();
+  const calls: Record<string, number> = {};
+  for (const fn of functions) {
+    for (const [call, n] of Object.entries(after[fn]?.calls ?? {})) calls[call] = (calls[call] ?? 0) + (n - (before[fn]?.calls[call] ?? 0)) / count;
+  }
+  return { ...result, calls };
+}
+
 async function admin(method: string, path: string, body?: unknown) {
   const raw = body === undefined ? '' : JSON.stringify(body);
   const res = await fetch(stack.adminUrl + path, {
@@ -62,11 +95,15 @@ async function admin(method: string, path: string, body?: unknown) {
 }
 
 let unique = 0; // makes every POST body distinct, so no two requests share a signature
+const newIntent = (to: string, value: string, assetCode: string) =>
+  admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { value, assetCode, assetScale: 2 }, metadata: { n: unique++ } });
 const flow = async (from: string, to: string, value: string, assetCode: string) => {
-  const intent = await admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { value, assetCode, assetScale: 2 }, metadata: { n: unique++ } });
+  const intent = await newIntent(to, value, assetCode);
   const quote = await admin('POST', '/quotes', { walletAddress: from, receiver: intent.id });
   return admin('POST', '/payments', { walletAddress: from, quoteId: quote.id });
 };
+const CREATE = ['paymentIntentsCreate', 'quotesCreate', 'paymentsCreate'];
+const DELIVERY = ['paymentsFund', 'outboxRelay', 'paymentsWorker'];
 
 // Completion is observed on the payment's item itself, read every millisecond.
 async function completed(id: string) {
@@ -80,6 +117,7 @@ async function completed(id: string) {
 }
 
 const results: Result[] = [];
+const lines: string[] = [];
 try {
   await admin('POST', '/assets', { code: 'USD', scale: 2 });
   const eur = await admin('POST', '/assets', { code: 'EUR', scale: 2 });
@@ -94,71 +132,121 @@ try {
   await warm(() => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'));
   await warm(() => flow(alice, bob, '100', 'USD'));
 
-  for (const clients of [1, 8]) {
-    results.push(await measure('rates: GET /rates, cached pulled rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR')));
-    results.push(await measure('rates: GET /rates, pushed rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=EUR')));
-    results.push(
-      await measure('rates: POST /rates (push)', N, clients, (i) => admin('POST', '/rates', { sourceAssetCode: 'GBP', destinationAssetCode: 'EUR', rate: 1 + i / 1e6 + clients })),
-    );
-    results.push(await measure('resource server: GET wallet address', N, clients, async () => void (await (await fetch(`${stack.openPaymentsUrl}/alice`)).arrayBuffer())));
-  }
-  for (const clients of [1, 8]) {
-    results.push(await measure('create flow USD->USD (intent+quote+payment)', N, clients, () => flow(alice, bob, '100', 'USD')));
-    results.push(await measure('create flow USD->EUR (intent+quote+payment)', N, clients, () => flow(alice, carlos, '92', 'EUR')));
-  }
-  for (const clients of [1, 8]) {
-    for (const [label, to, value, code] of [
-      ['USD->USD', bob, '100', 'USD'],
-      ['USD->EUR', carlos, '92', 'EUR'],
-    ] as const) {
-      const count = Math.min(N, 400);
-      const payments: Array<{ id: string }> = [];
-      for (let i = 0; i < count; i++) payments.push(await flow(alice, to, value, code));
-      results.push(
-        await measure(`fund -> completed ${label}`, count, clients, async (i) => {
-          await admin('POST', `/payments/${payments[i].id}/fund`);
-          await completed(payments[i].id);
-        }),
-      );
+  for (const clients of CLIENTS) {
+    if (section('rates')) {
+      results.push(await row(['ratesResolve'], 'GET /rates, cached pulled rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR')));
+      results.push(await row(['ratesResolve'], 'GET /rates, pushed rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=EUR')));
+      results.push(await row(['ratesPush'], 'POST /rates (push)', N, clients, (i) => admin('POST', '/rates', { sourceAssetCode: 'GBP', destinationAssetCode: 'EUR', rate: 1 + i / 1e6 + clients })));
+    }
+    if (section('resource')) {
+      results.push(await row(['openPaymentsWalletAddress'], 'resource server: GET wallet address', N, clients, async () => void (await (await fetch(`${stack.openPaymentsUrl}/alice`)).arrayBuffer())));
     }
   }
-  // Webhooks: from the moment the event is published (the 201 of POST /payment-intents returns
-  // after PutEvents) to the moment the receiver has it.
-  for (const clients of [1, 8]) {
-    const lags: number[] = [];
-    const count = Math.min(N, 500);
-    const started = performance.now();
-    await measure('(webhook run)', count, clients, async () => {
-      const intent = await admin('POST', '/payment-intents', { walletAddress: bob, metadata: { n: unique++ } });
-      const published = performance.now();
-      const key = `payment_intent.created:${intent.id}`;
-      while (!arrivals.has(key)) await new Promise((r) => setTimeout(r, 1));
-      lags.push(arrivals.get(key)! - published);
-    });
-    lags.sort((a, b) => a - b);
-    const pct = (p: number) => lags[Math.min(lags.length - 1, Math.ceil((p / 100) * lags.length) - 1)];
-    results.push({ name: 'webhook: event published -> received', count, concurrency: clients, p50: pct(50), p95: pct(95), p99: pct(99), perSecond: count / ((performance.now() - started) / 1000) });
+  if (section('routes')) {
+    for (const clients of CLIENTS) {
+      const intents: Array<{ id: string }> = [];
+      const quotes: Array<{ id: string }> = [];
+      const payments: Array<{ id: string }> = [];
+      results.push(await row(['paymentIntentsCreate'], 'POST /payment-intents', N, clients, async (i) => (intents[i] = await newIntent(carlos, '92', 'EUR'))));
+      results.push(await row(['quotesCreate'], 'POST /quotes (USD->EUR)', N, clients, async (i) => (quotes[i] = await admin('POST', '/quotes', { walletAddress: alice, receiver: intents[i].id }))));
+      results.push(await row(['paymentsCreate'], 'POST /payments', N, clients, async (i) => (payments[i] = await admin('POST', '/payments', { walletAddress: alice, quoteId: quotes[i].id }))));
+      results.push(await row(['paymentsGet'], 'GET /payments/{id}', N, clients, (i) => admin('GET', `/payments/${payments[i].id}`)));
+      results.push(await row(['paymentsFund'], 'POST /payments/{id}/fund', N, clients, (i) => admin('POST', `/payments/${payments[i].id}/fund`)));
+    }
   }
-  // Throughput: a burst of events, and how fast they are all delivered.
-  {
+  if (section('flow')) {
+    for (const clients of CLIENTS) {
+      results.push(await row(CREATE, 'create flow USD->USD (intent+quote+payment)', N, clients, () => flow(alice, bob, '100', 'USD')));
+      results.push(await row(CREATE, 'create flow USD->EUR (intent+quote+payment)', N, clients, () => flow(alice, carlos, '92', 'EUR')));
+    }
+  }
+  if (section('fund')) {
+    for (const clients of CLIENTS) {
+      for (const [label, to, value, code] of [
+        ['USD->USD', bob, '100', 'USD'],
+        ['USD->EUR', carlos, '92', 'EUR'],
+      ] as const) {
+        const count = Math.min(N, 400);
+        const payments: Array<{ id: string }> = [];
+        for (let i = 0; i < count; i++) payments.push(await flow(alice, to, value, code));
+        results.push(
+          await row(DELIVERY, `fund -> completed ${label}`, count, clients, async (i) => {
+            await admin('POST', `/payments/${payments[i].id}/fund`);
+            await completed(payments[i].id);
+          }),
+        );
+      }
+    }
+  }
+  if (section('webhook')) {
+    // From the moment POST /payment-intents answers 201 (the event is committed) to the moment the
+    // FSP's endpoint has it: the outbox relay, EventBridge, the webhook queue and the sender; and,
+    // of that, from the moment the relay put it on the bus.
+    for (const clients of CLIENTS) {
+      const runs: Array<{ committed: number; arrived: number; eventId: string }> = [];
+      const count = Math.min(N, 500);
+      const started = performance.now();
+      await measure('(webhook run)', count, clients, async () => {
+        const intent = await admin('POST', '/payment-intents', { walletAddress: bob, metadata: { n: unique++ } });
+        const committed = now();
+        const key = `payment_intent.created:${intent.id}`;
+        while (!arrivals.has(key)) await new Promise((r) => setTimeout(r, 1));
+        runs.push({ committed, arrived: arrivals.get(key)!.at, eventId: arrivals.get(key)!.eventId });
+      });
+      const perSecond = count / ((performance.now() - started) / 1000);
+      const published = await ask<Array<number | undefined>>({ publishedAt: runs.map((r) => r.eventId) }, 'published');
+      const row = (name: string, lags: number[]) => {
+        lags.sort((a, b) => a - b);
+        results.push({ name, count, concurrency: clients, p50: percentile(lags, 50), p95: percentile(lags, 95), p99: percentile(lags, 99), perSecond });
+      };
+      row('webhook: event committed -> received', runs.map((r) => r.arrived - r.committed));
+      row('webhook: event on the bus -> received', runs.flatMap((r, i) => (published[i] === undefined ? [] : [r.arrived - published[i]!])));
+    }
+    // Throughput: a burst of events, and how fast they are all delivered.
     const burst = Math.min(N, 500);
     const ids: string[] = [];
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (ids.length < burst) ids.push((await admin('POST', '/payment-intents', { walletAddress: bob, metadata: { n: unique++ } })).id);
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (ids.length < burst) ids.push((await admin('POST', '/payment-intents', { walletAddress: bob, metadata: { n: unique++ } })).id);
+      }),
+    );
     const t0 = performance.now();
     const pending = ids.map((id) => `payment_intent.created:${id}`);
     while (pending.some((k) => !arrivals.has(k))) await new Promise((r) => setTimeout(r, 2));
-    const last = Math.max(...pending.map((k) => arrivals.get(k)!));
-    console.log(`\nwebhook burst: ${ids.length} events created by 8 clients, all delivered ${(last - t0).toFixed(0)} ms after the last was created`);
+    const last = Math.max(...pending.map((k) => arrivals.get(k)!.at)) - performance.timeOrigin;
+    lines.push(`webhook burst: ${ids.length} events created by 8 clients, all delivered ${(last - t0).toFixed(0)} ms after the last was created`);
   }
   const os = await import('node:os');
-  console.log(`\nLocal stack, Node ${process.version}, ${os.cpus().length} cores; a flow is three signed HTTP calls; completion read from DynamoDB every 1 ms\n`);
+  console.log(`\nLocal stack, Node ${process.version}, ${os.cpus().length} cores; a flow is three signed HTTP calls; completion read from DynamoDB every 1 ms`);
+  console.log('AWS calls: per operation, made by the functions serving it (fund -> completed: funding, outbox relay and worker)\n');
   print(results);
+  for (const l of lines) console.log(`\n${l}`);
+  sideBySide(results);
 } finally {
   worker.postMessage('stop');
   await new Promise((ok) => worker.once('exit', ok));
   fsp.close();
   receiver.close();
   dynamo.destroy();
+}
+
+// This service next to Rafiki's figures on the same machine kind (DESIGN.md, "Performance to beat").
+function sideBySide(rs: Result[]) {
+  const find = (prefix: string, clients: number) => rs.filter((r) => r.name.startsWith(prefix) && r.concurrency === clients);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const rows: Array<[string, string, string]> = [];
+  const add = (label: string, prefix: string, clients: number, show: (r: Result[]) => string, rafiki: string) => {
+    const found = find(prefix, clients);
+    if (found.length) rows.push([label, show(found), rafiki]);
+  };
+  const latency = (r: Result[]) => `p50 ${mean(r.map((x) => x.p50)).toFixed(1)} ms, p95 ${mean(r.map((x) => x.p95)).toFixed(1)} ms`;
+  const rate = (unit: string) => (r: Result[]) => `${mean(r.map((x) => x.perSecond)).toFixed(0)} ${unit}/s, p95 ${mean(r.map((x) => x.p95)).toFixed(0)} ms`;
+  add('create flow, 1 client', 'create flow', 1, (r) => `${latency(r)}, ${rate('flows')(r).split(',')[0]}`, 'p50 16.7 ms, p95 24.6 ms, 58-60 flows/s');
+  add('create flow, 8 clients', 'create flow', 8, rate('flows'), '119-124 flows/s, p95 89 ms');
+  add('fund -> completed, 1 client', 'fund -> completed', 1, latency, 'p50 47 ms, p95 62 ms');
+  add('fund -> completed, 8 clients', 'fund -> completed', 8, rate('payments'), '25.5 payments/s, p95 277 ms');
+  if (!rows.length) return;
+  const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length), ['', 'this service', 'Rafiki'][i].length));
+  console.log(`\n${''.padEnd(w[0])}  ${'this service'.padEnd(w[1])}  Rafiki (DESIGN.md)`);
+  for (const r of rows) console.log(`${r[0].padEnd(w[0])}  ${r[1].padEnd(w[1])}  ${r[2]}`);
 }

@@ -7,9 +7,10 @@ export interface Result {
   p95: number;
   p99: number;
   perSecond: number;
+  calls?: Record<string, number>; // AWS calls per operation, by "Service.Operation"
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 export async function measure(name: string, count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Result> {
   const latencies: number[] = [];
@@ -29,6 +30,14 @@ export async function measure(name: string, count: number, concurrency: number, 
   return { name, count, concurrency, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), perSecond: count / seconds };
 }
 
+const total = (calls: Record<string, number> = {}) => Object.values(calls).reduce((a, b) => a + b, 0);
+const short = (calls: Record<string, number> = {}) =>
+  Object.entries(calls)
+    .filter(([, n]) => n >= 0.005)
+    .sort((a, b) => b[1] - a[1])
+    .map(([op, n]) => `${op.replace('DynamoDB.', '')} ${Number(n.toFixed(2))}`)
+    .join(', ');
+
 export function print(results: Result[]) {
   const rows = results.map((r) => [
     r.name,
@@ -38,10 +47,12 @@ export function print(results: Result[]) {
     r.p95.toFixed(2),
     r.p99.toFixed(2),
     r.perSecond.toFixed(0),
+    r.calls ? total(r.calls).toFixed(2) : '',
+    short(r.calls),
   ]);
-  const head = ['operation', 'clients', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'ops/s'];
+  const head = ['operation', 'clients', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'ops/s', 'AWS calls', 'of which'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log(line(head));
-  for (const r of rows) console.log(line(r));
+  for (const r of rows) console.log(line(r).trimEnd());
 }

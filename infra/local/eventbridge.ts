@@ -25,6 +25,8 @@ interface Entry {
 
 export async function startEventBridge(opts: { port: number; sqs: SQSClient; region: string; account: string }) {
   const rules: Rule[] = [];
+  // When each recent event (by its detail's id) was put on the bus, for the bench.
+  const putAt = new Map<string, number>();
 
   async function deliver(QueueUrl: string, MessageBody: string, attempt: number): Promise<void> {
     try {
@@ -46,6 +48,11 @@ export async function startEventBridge(opts: { port: number; sqs: SQSClient; reg
       return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is not valid JSON' };
     }
     const bus = entry.EventBusName?.split('/').pop() ?? 'default';
+    const detailId = (detail as { id?: unknown })?.id;
+    if (typeof detailId === 'string') {
+      if (putAt.size >= 20_000) putAt.delete(putAt.keys().next().value!);
+      putAt.set(detailId, performance.timeOrigin + performance.now());
+    }
     const id = randomUUID();
     const event = {
       version: '0',
@@ -97,6 +104,6 @@ export async function startEventBridge(opts: { port: number; sqs: SQSClient; reg
     });
   });
   const { port, stop } = await listen(server, opts.port);
-  return { endpoint: `http://127.0.0.1:${port}`, addRule: (rule: Rule) => rules.push(rule), stop };
+  return { endpoint: `http://127.0.0.1:${port}`, addRule: (rule: Rule) => rules.push(rule), putAt: (id: string) => putAt.get(id), stop };
 }
 export type EventBridgeEmulator = Awaited<ReturnType<typeof startEventBridge>>;

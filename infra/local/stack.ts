@@ -39,8 +39,9 @@ export interface Stack {
   // The DynamoDB stream mappings (the outbox relay's): stopped, they leave records unread on the
   // stream; started again, they go on from where they stopped, as Lambda's would after an outage.
   streams: { stop(): Promise<void>; start(): void };
-  // AWS calls per function so far (the bench reads them).
+  // AWS calls per function so far, and when an event was put on the bus (the bench reads them).
   stats(): ReturnType<LambdaRuntime['stats']>;
+  publishedAt(eventId: string): number | undefined; // epoch ms, fractional
   stop(): Promise<void>;
 }
 
@@ -140,6 +141,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       invoke,
       streams,
       stats: runtime.stats,
+      publishedAt: events.putAt,
       stop: async () => {
         for (const stop of stops.reverse()) await stop();
         for (const e of owned) await e.stop();

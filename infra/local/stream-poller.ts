@@ -19,8 +19,9 @@ import type { FunctionDef } from './serverless-config';
 // the lowest failed sequence number on; a batch whose invocation throws is handed back whole.
 // Either is retried after a growing pause until it succeeds, so a shard never skips a record.
 // Reading resumes where it stopped (the checkpoints outlive a stop), and a read follows every
-// finished invocation, so a committed outbox item is sent within milliseconds.
+// invocation that wrote to DynamoDB, so a committed outbox item is sent within milliseconds.
 const IDLE_POLL_MS = 100;
+const READ_LIMIT = 1000;
 const MAX_RETRY_PAUSE_MS = 1000;
 
 // "<function>|<shard id>" -> the sequence number of the last record handled
@@ -71,7 +72,7 @@ function lambdaRecord(r: _Record, streamArn: string) {
 
 export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClient, runtime: LambdaRuntime, checkpoints: Checkpoints) {
   let running = true;
-  let generation = 0; // bumped by every finished invocation
+  let generation = 0; // bumped by every invocation that wrote
   let wake: (() => void) | undefined;
   const unsubscribe = runtime.onInvoked(() => {
     generation++;
@@ -141,7 +142,7 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
   async function readShard(shard: Shard): Promise<boolean> {
     const id = shard.ShardId!;
     const iterator = iterators.get(id) ?? (await iteratorFor(id));
-    const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+    const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: READ_LIMIT }));
     const retryFrom = Records.length ? await deliver(Records) : undefined;
     if (retryFrom) {
       const done = Records.filter((r) => BigInt(r.dynamodb!.SequenceNumber!) < BigInt(retryFrom)).at(-1);
@@ -157,17 +158,17 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
       closed.add(id);
       await describe();
     }
-    return Records.length > 0;
+    return Records.length === READ_LIMIT; // a short read took all there was: wait for the next write
   }
 
   const loop = (async () => {
     let failures = 0;
     while (running) {
       const seen = generation;
-      let busy = false;
+      let more = false;
       try {
         if (!shards.length) await describe();
-        for (const shard of readable()) busy = (await readShard(shard)) || busy;
+        for (const shard of readable()) more = (await readShard(shard)) || more;
         failures = 0;
       } catch (err) {
         if (!running) return;
@@ -176,7 +177,7 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
         await sleep(Math.min(MAX_RETRY_PAUSE_MS, 50 * 2 ** failures++));
         continue;
       }
-      if (!busy && seen === generation && running) await sleep(IDLE_POLL_MS);
+      if (!more && seen === generation && running) await sleep(IDLE_POLL_MS);
     }
   })();
 

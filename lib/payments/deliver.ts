@@ -9,7 +9,7 @@ import type { IntentRecord } from '../payment-intents/schemas';
 import { closeOrCredit, findIntent, partition as intentPartition } from '../payment-intents/store';
 import { commit } from '../tx';
 import { paymentView } from '.';
-import type { PaymentRecord } from './schemas';
+import type { PaymentMessage, PaymentRecord } from './schemas';
 import * as store from './store';
 
 // The payment worker's work for one payment in state `sending`: one DynamoDB transaction moves
@@ -40,11 +40,10 @@ async function fail(p: PaymentRecord, reason: string): Promise<Outcome> {
   return 'failed';
 }
 
-export async function deliverPayment(paymentId: string): Promise<Outcome> {
+async function deliverPayment({ paymentId, intentId }: PaymentMessage): Promise<Outcome> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const p = await store.findPayment(paymentId);
-    if (!p || p.state !== 'sending') return 'skipped'; // done already, or never funded
-    const intent = await findIntent(p.intentId);
+    const [p, intent] = await Promise.all([store.findPayment(paymentId), findIntent(intentId)]);
+    if (!p || p.state !== 'sending' || p.intentId !== intentId) return 'skipped'; // done already, or never funded
     if (!intent) return fail(p, 'payment_intent_not_found');
     const state = intentView(intent).state;
     if (state === 'completed' || state === 'expired') return fail(p, `payment_intent_${state}`);
@@ -85,10 +84,21 @@ export async function deliverPayment(paymentId: string): Promise<Outcome> {
   throw new Error(`Payment ${paymentId}: the payment intent kept changing; retrying later`);
 }
 
+const isPaymentMessage = (body: unknown): body is PaymentMessage =>
+  typeof (body as PaymentMessage)?.paymentId === 'string' && typeof (body as PaymentMessage)?.intentId === 'string';
+
+// One message of the payments queue (see lib/queue.ts for retries).
+export async function handlePaymentMessage(body: unknown): Promise<void> {
+  if (!isPaymentMessage(body)) return logger.error('Dropping a payments message of unknown shape', { body });
+  const outcome = await deliverPayment(body);
+  logger.info('Payment delivery', { paymentId: body.paymentId, outcome });
+}
+
 // The last receive of a payment's message failed: fail the payment (its funds stay withdrawable)
 // rather than leave it in `sending` with no message left to move it.
-export async function giveUpPayment(paymentId: string): Promise<void> {
-  const p = await store.findPayment(paymentId);
+export async function giveUpPayment(body: unknown): Promise<void> {
+  if (!isPaymentMessage(body)) return;
+  const p = await store.findPayment(body.paymentId);
   if (p?.state === 'sending') await fail(p, 'delivery_failed');
 }
 

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
 import { config } from '../config';
 import { DomainError, notFound } from '../errors';
-import { event, message } from '../events';
+import { event, message, type Outgoing } from '../events';
 import { account, settleAll, transferItems } from '../ledger';
 import { quoteKey, getQuoteRecord } from '../quotes';
 import { conflictState } from '../resources';
 import { canonicalOrUndefined } from '../wallet-addresses/address';
+import type { TransactItem } from '../table';
 import { commit } from '../tx';
-import type { CreatePayment, Payment, PaymentRecord, PaymentState } from './schemas';
+import type { CreatePayment, Payment, PaymentMessage, PaymentRecord, PaymentState } from './schemas';
 import * as store from './store';
 
 // Outgoing payments on a sender's wallet address:
@@ -89,44 +90,40 @@ export async function createPayment(input: CreatePayment): Promise<Payment> {
   return view;
 }
 
-async function move(id: string, from: PaymentState, build: (r: PaymentRecord) => Parameters<typeof commit>, action: string) {
+// A transition from `from`, built from the payment as read; answers the payment as it is after.
+async function move(id: string, from: PaymentState, action: string, build: (r: PaymentRecord) => { next: PaymentRecord; items: TransactItem[]; outgoing: Outgoing[] }) {
   const r = await getPaymentRecord(id);
   if (r.state !== from) throw conflictState('Payment', id, r.state, action);
-  const failed = await commit(...build(r));
-  if (failed.length) throw conflictState('Payment', id, (await getPaymentRecord(id)).state, action);
-  return getPayment(id);
+  const { next, items, outgoing } = build(r);
+  if ((await commit(items, outgoing)).length) throw conflictState('Payment', id, (await getPaymentRecord(id)).state, action);
+  return paymentView(next);
 }
 
 export const fundPayment = (id: string) =>
-  move(
-    id,
-    'funding',
-    (r) => {
-      // Funding later would send at a rate nobody quoted; the FSP cancels and quotes again.
-      if (r.quoteExpiresAt <= new Date().toISOString()) {
-        throw new DomainError('unprocessable', 'quote_expired', `Payment ${r.id}'s quote expired at ${r.quoteExpiresAt}; cancel it and create a new quote`);
-      }
-      const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
-      const transfer = transferItems(`fund:${r.id}`, [{ debit: account.settlementShard(r.sourceAssetId), credit: account.payment(r.id), amount: units }]);
-      const sending = { ...r, state: 'sending' as const };
-      return [
-        [store.transition(r.id, 'funding', 'sending'), ...transfer.items],
-        [
-          event(store.partition(r.id), 'payment.funded', paymentView(sending)),
-          message(store.partition(r.id), config.PAYMENTS_QUEUE_URL, { paymentId: r.id }),
-        ],
-      ];
-    },
-    'funded',
-  );
+  move(id, 'funding', 'funded', (r) => {
+    // Funding later would send at a rate nobody quoted; the FSP cancels and quotes again.
+    if (r.quoteExpiresAt <= new Date().toISOString()) {
+      throw new DomainError('unprocessable', 'quote_expired', `Payment ${r.id}'s quote expired at ${r.quoteExpiresAt}; cancel it and create a new quote`);
+    }
+    const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
+    const transfer = transferItems(`fund:${r.id}`, [{ debit: account.settlementShard(r.sourceAssetId), credit: account.payment(r.id), amount: units }]);
+    const next = { ...r, state: 'sending' as const };
+    return {
+      next,
+      items: [store.transition(r.id, 'funding', 'sending'), ...transfer.items],
+      outgoing: [
+        event(store.partition(r.id), 'payment.funded', paymentView(next)),
+        // The intent's id rides along, so that the worker reads the payment and the intent at once.
+        message(store.partition(r.id), config.PAYMENTS_QUEUE_URL, { paymentId: r.id, intentId: r.intentId } satisfies PaymentMessage),
+      ],
+    };
+  });
 
 export const cancelPayment = (id: string) =>
-  move(
-    id,
-    'funding',
-    (r) => [[store.transition(r.id, 'funding', 'cancelled')], [event(store.partition(r.id), 'payment.cancelled', paymentView({ ...r, state: 'cancelled' }))]],
-    'cancelled',
-  );
+  move(id, 'funding', 'cancelled', (r) => {
+    const next = { ...r, state: 'cancelled' as const };
+    return { next, items: [store.transition(r.id, 'funding', 'cancelled')], outgoing: [event(store.partition(r.id), 'payment.cancelled', paymentView(next))] };
+  });
 
 // Settles what a payment's account still holds (all of it after a failure) back to the sender
 // asset's settlement account. Not while the payment is being sent.

@@ -45,3 +45,9 @@ export interface PaymentRecord {
   createdAt: string;
   metadata: Record<string, unknown> | null;
 }
+
+// What the payments queue carries: a funded payment to send, and the intent it pays.
+export interface PaymentMessage {
+  paymentId: string;
+  intentId: string;
+}

@@ -24,7 +24,7 @@ describe('faults lose nothing and never double-spend', () => {
   it('the same SQS message delivered several times makes one transfer', async () => {
     const { payment, intent } = await createFlow(s, w.alice, w.bob, { value: '700', assetCode: 'USD' });
     await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
-    const body = JSON.stringify({ paymentId: payment.id });
+    const body = JSON.stringify({ paymentId: payment.id, intentId: intent.id });
     await Promise.all([1, 2, 3].map(() => s.sqs.send(new SendMessageCommand({ QueueUrl: s.refs.PaymentsQueue.ref, MessageBody: body }))));
     await paymentIn(s, payment.id, ['completed']);
     await queueEmpty();

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestStack } from '../stack';
+import type { WebhookReceiver } from '../webhook-receiver';
+import { ok, paymentIn, startPaymentsStack, waitFor, type World } from '../world';
+
+// Every AWS call a request makes is a round trip on its latency: each route makes only those it
+// needs, counted by the local runtime. A change that adds one fails here, on purpose.
+let s: TestStack;
+let w: World;
+let events: WebhookReceiver;
+let stop: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ s, w, events, stop } = await startPaymentsStack());
+});
+afterAll(() => stop());
+
+// The calls one invocation of `fn` makes while `op` runs (op must invoke it exactly once).
+async function callsOf(fn: string, op: () => Promise<unknown>) {
+  const before = s.stats()[fn] ?? { invocations: 0, calls: {} };
+  await op();
+  const after = s.stats()[fn];
+  expect(after.invocations - before.invocations, `${fn} invocations`).toBe(1);
+  return Object.fromEntries(Object.entries(after.calls).map(([k, n]) => [k, n - (before.calls[k] ?? 0)]).filter(([, n]) => n));
+}
+
+describe('AWS calls per request', () => {
+  it('the create flow: one transaction per write, one read per thing read, nothing published on the way', async () => {
+    const intentBody = (n: number) => ({ walletAddress: w.carlos, incomingAmount: { value: '900', assetCode: 'EUR', assetScale: 2 }, metadata: { n } });
+    // A container reads a wallet address once and then keeps it: a first flow warms that up.
+    const first = await ok(s.admin('POST', '/payment-intents', intentBody(0)));
+    await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: first.id }));
+    let intent: any;
+    expect(await callsOf('paymentIntentsCreate', async () => (intent = await ok(s.admin('POST', '/payment-intents', intentBody(1)))))).toEqual({
+      'DynamoDB.TransactWriteItems': 1,
+    });
+    let quote: any;
+    expect(await callsOf('quotesCreate', async () => (quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }))))).toEqual({
+      'DynamoDB.GetItem': 1, // the intent
+      'DynamoDB.BatchGetItem': 1, // the pushed and the pulled rate
+      'DynamoDB.TransactWriteItems': 1,
+    });
+    let payment: any;
+    expect(await callsOf('paymentsCreate', async () => (payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }))))).toEqual({
+      'DynamoDB.GetItem': 1, // the quote
+      'DynamoDB.TransactWriteItems': 1,
+    });
+    expect(await callsOf('paymentsFund', () => ok(s.admin('POST', `/payments/${payment.id}/fund`), 200))).toEqual({
+      'DynamoDB.GetItem': 1,
+      'DynamoDB.TransactWriteItems': 1,
+    });
+    expect(await callsOf('paymentsGet', () => ok(s.admin('GET', `/payments/${payment.id}`), 200))).toEqual({ 'DynamoDB.GetItem': 1 });
+    await paymentIn(s, payment.id, ['completed']);
+  });
+
+  it('the worker reads the payment and its intent at once and delivers in one transaction', async () => {
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
+    const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }));
+    const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    const before = s.stats().paymentsWorker ?? { invocations: 0, calls: {} };
+    await paymentIn(s, payment.id, ['completed']);
+    const after = await waitFor('the worker to return', async () => (s.stats().paymentsWorker.invocations > before.invocations ? s.stats().paymentsWorker : undefined));
+    const delta = (k: string) => (after.calls[k] ?? 0) - (before.calls[k] ?? 0);
+    expect(delta('DynamoDB.GetItem')).toBe(2);
+    expect(delta('DynamoDB.TransactWriteItems')).toBe(1);
+  });
+
+  it('a webhook delivered at the first attempt costs one read and one single-item write', async () => {
+    const settled = async () => {
+      const a = s.stats().webhooksDeliver?.invocations;
+      await new Promise((r) => setTimeout(r, 300));
+      return a === s.stats().webhooksDeliver?.invocations ? true : undefined;
+    };
+    await waitFor('earlier deliveries to finish', settled);
+    const before = s.stats().webhooksDeliver;
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { webhook: true } }));
+    await events.waitForEvent('payment_intent.created', (d) => d.id === intent.id);
+    await waitFor('the sender to return', settled);
+    const after = s.stats().webhooksDeliver;
+    const delta = (k: string) => (after.calls[k] ?? 0) - (before.calls[k] ?? 0);
+    const deliveries = after.invocations - before.invocations;
+    expect(deliveries).toBeGreaterThanOrEqual(1);
+    expect(delta('DynamoDB.GetItem')).toBe(deliveries);
+    expect(delta('DynamoDB.PutItem')).toBe(deliveries);
+    expect(delta('DynamoDB.TransactWriteItems')).toBe(0);
+  });
+});
