@@ -4,12 +4,13 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { signatureHeader } from '../lib/http/signature';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/local/emulators';
 import type { FunctionStats } from '../infra/local/lambda';
+import { measureBundles } from './bundles';
 import { measure, percentile, print, type Result } from './measure';
 
 // `npm run bench`: the local stack on free ports, measured through its real HTTP front door, with
 // the AWS calls each operation made (counted by the local runtime). BENCH_N sets the operations
-// per row (default 1000); BENCH_ONLY=routes,flow,fund,webhook,rates,resource picks sections, and
-// BENCH_CLIENTS=1,8 the numbers of concurrent clients.
+// per row (default 1000); BENCH_ONLY=routes,flow,fund,webhook,rates,resource,bundles picks
+// sections, and BENCH_CLIENTS=1,8 the numbers of concurrent clients.
 const N = Number(process.env.BENCH_N ?? 1000);
 const only = process.env.BENCH_ONLY?.split(',');
 const CLIENTS = (process.env.BENCH_CLIENTS ?? '1,8').split(',').map(Number);
@@ -216,6 +217,7 @@ try {
     const last = Math.max(...pending.map((k) => arrivals.get(k)!.at)) - performance.timeOrigin;
     lines.push(`webhook burst: ${ids.length} events created by 8 clients, all delivered ${(last - t0).toFixed(0)} ms after the last was created`);
   }
+  if (section('bundles')) lines.push(['Deployment bundles (serverless package):', ...(await measureBundles())].join('\n'));
   const os = await import('node:os');
   console.log(`\nLocal stack, Node ${process.version}, ${os.cpus().length} cores; a flow is three signed HTTP calls; completion read from DynamoDB every 1 ms`);
   console.log('AWS calls: per operation, made by the functions serving it (fund -> completed: funding, outbox relay and worker)\n');

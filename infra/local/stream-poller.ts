@@ -22,6 +22,7 @@ import type { FunctionDef } from './serverless-config';
 // invocation that wrote to DynamoDB, so a committed outbox item is sent within milliseconds.
 const IDLE_POLL_MS = 100;
 const READ_LIMIT = 1000;
+const WRITES = /^DynamoDB\.(TransactWriteItems|PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/;
 const MAX_RETRY_PAUSE_MS = 1000;
 
 // "<function>|<shard id>" -> the sequence number of the last record handled
@@ -74,7 +75,8 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
   let running = true;
   let generation = 0; // bumped by every invocation that wrote
   let wake: (() => void) | undefined;
-  const unsubscribe = runtime.onInvoked(() => {
+  const unsubscribe = runtime.onInvoked((calls) => {
+    if (![...calls.keys()].some((name) => WRITES.test(name))) return;
     generation++;
     wake?.();
   });

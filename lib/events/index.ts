@@ -39,13 +39,17 @@ export const message = (partition: string, queueUrl: string, body: unknown, dela
   ...(delaySeconds !== undefined && { delaySeconds }),
 });
 
+// One outbox item per partition that the change sends from, holding all it sends (so a change
+// costs its transaction one item more, not one per event).
 export function outboxItems(outgoing: Outgoing[]): TransactItem[] {
   const ttl = Math.floor(Date.now() / 1000) + OUTBOX_RETENTION_SECS;
-  return outgoing.map(({ partition, ...out }) => ({
+  const byPartition = new Map<string, Outbound[]>();
+  for (const { partition, ...out } of outgoing) byPartition.set(partition, [...(byPartition.get(partition) ?? []), out]);
+  return [...byPartition].map(([partition, out]) => ({
     Put: {
       TableName: config.MAIN_TABLE,
       // As JSON text: event data holds FSP metadata, which DynamoDB attributes cannot always hold.
-      Item: { pk: partition, sk: `${OUTBOX_SORT_PREFIX}${out.kind === 'event' ? out.event.id : out.id}`, out: JSON.stringify(out), ttl },
+      Item: { pk: partition, sk: `${OUTBOX_SORT_PREFIX}${out[0].kind === 'event' ? out[0].event.id : out[0].id}`, out: JSON.stringify(out), ttl },
     },
   }));
 }

@@ -9,9 +9,9 @@ import { sqs } from '../sqs';
 import { EVENT_SOURCE, type Outbound } from '.';
 
 // The outbox relay: the main table's stream, filtered to new outbox items, brings each committed
-// event and message here; events go to the bus, messages to their queues. A record that could not
-// be sent is reported (by its sequence number), and the stream hands it, and everything after it
-// on its shard, back again: so a record is sent at least once and possibly twice.
+// change's events and messages here; events go to the bus, messages to their queues. A record of
+// which anything could not be sent is reported (by its sequence number), and the stream hands it,
+// and everything after it on its shard, back again: so all is sent at least once, some twice.
 let eventBridge: EventBridgeClient | undefined;
 const bus = () => (eventBridge ??= counted(new EventBridgeClient({}), 'EventBridge'));
 
@@ -23,12 +23,13 @@ interface Entry {
   out: Outbound;
 }
 
-function parse(record: DynamoDBRecord): Entry | undefined {
+function parse(record: DynamoDBRecord): Entry[] | undefined {
   const sequenceNumber = record.dynamodb?.SequenceNumber;
   const text = record.dynamodb?.NewImage?.out?.S;
   if (!sequenceNumber || !text) return undefined;
   try {
-    return { sequenceNumber, out: JSON.parse(text) as Outbound };
+    const out = JSON.parse(text) as Outbound[];
+    return Array.isArray(out) ? out.map((o) => ({ sequenceNumber, out: o })) : undefined;
   } catch {
     return undefined;
   }
@@ -104,9 +105,9 @@ async function sendMessages(entries: Entry[], failed: Set<string>) {
 export async function relayOutbox(records: DynamoDBRecord[]): Promise<DynamoDBBatchResponse> {
   const entries: Entry[] = [];
   for (const record of records) {
-    const entry = parse(record);
+    const parsed = parse(record);
     // Not an outbox item this code wrote: holding up the shard for it would help nobody.
-    if (entry) entries.push(entry);
+    if (parsed) entries.push(...parsed);
     else logger.error('Skipping a stream record that is not an outbox item', { eventID: record.eventID, keys: record.dynamodb?.Keys });
   }
   const failed = new Set<string>();

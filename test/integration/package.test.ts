@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadService, ROOT } from '../../infra/local/serverless-config';
+import { unzip } from '../../infra/local/zip';
 import { PAYMENTS_MAX_RECEIVES, WEBHOOK_MAX_RECEIVES } from '../../lib/limits';
 
 // `serverless package` offline, with dummy credentials, and a look at what it would deploy.
@@ -92,6 +93,29 @@ describe('the CloudFormation template', () => {
     const declared = loadService('ci').functions.flatMap((f) => f.events.filter((e) => e.httpApi).map((e) => `${e.httpApi.method} ${e.httpApi.path}`));
     expect(routes).toEqual(declared.sort());
     expect(ofType('AWS::ApiGateway::RestApi')).toHaveLength(1);
+  });
+});
+
+describe('the bundles', () => {
+  const bundle = (fn: string) => [...unzip(join(out, `${fn}.zip`)).entries()].find(([name]) => name.endsWith('.js'))![1].toString('latin1');
+
+  it('carry the SQS and EventBridge clients only where a function calls them', () => {
+    const carries = (fn: string) => ({ sqs: bundle(fn).includes('AmazonSQS'), eventBridge: bundle(fn).includes('AWSEvents') });
+    const needs: Record<string, { sqs: boolean; eventBridge: boolean }> = {
+      outboxRelay: { sqs: true, eventBridge: true },
+      paymentsWorker: { sqs: true, eventBridge: false }, // backs off a failed message's visibility
+      webhooksDeliver: { sqs: true, eventBridge: false }, // and chains waits longer than 15 minutes
+    };
+    for (const fn of loadService('ci').functions.map((f) => f.name)) expect(carries(fn), fn).toEqual(needs[fn] ?? { sqs: false, eventBridge: false });
+  });
+
+  it('stay under 400 KB each, with the SDK bundled from its ES modules and credentials from the environment', () => {
+    for (const fn of loadService('ci').functions.map((f) => f.name)) {
+      const code = bundle(fn);
+      expect(code.length, fn).toBeLessThan(400 * 1024);
+      expect(code, fn).not.toContain('AWS_WEB_IDENTITY_TOKEN_FILE'); // the SDK's default credential chain is left out
+      expect(code, fn).not.toContain('credential_process');
+    }
   });
 });
 

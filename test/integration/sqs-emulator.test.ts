@@ -1,0 +1,98 @@
+import {
+  ChangeMessageVisibilityCommand,
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
+import { startSqsServer } from '../../infra/local/sqs';
+
+// The local SQS emulator, driven by the AWS SDK over its wire protocol, as the service drives it.
+let server: Awaited<ReturnType<typeof startSqsServer>>;
+let sqs: SQSClient;
+let n = 0;
+
+beforeAll(async () => {
+  server = await startSqsServer(0);
+  sqs = new SQSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+});
+afterAll(async () => {
+  sqs.destroy();
+  await server.stop();
+});
+
+async function queue(attributes: Record<string, string> = {}) {
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `q${++n}`, Attributes: attributes }));
+  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+  return { url: QueueUrl!, arn: Attributes!.QueueArn! };
+}
+const receive = (QueueUrl: string, WaitTimeSeconds = 0, extra = {}) =>
+  sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'], ...extra })).then((r) => r.Messages ?? []);
+const depth = async (QueueUrl: string) =>
+  (await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }))).Attributes;
+
+describe('the SQS emulator', () => {
+  it('sends, receives (with the checksum the SDK verifies) and deletes', async () => {
+    const q = await queue();
+    const sent = await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: '{"a":1}' }));
+    expect(sent.MessageId).toBeTruthy();
+    const [m] = await receive(q.url);
+    expect(m.Body).toBe('{"a":1}');
+    expect(m.Attributes?.ApproximateReceiveCount).toBe('1');
+    expect(await depth(q.url)).toMatchObject({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '1' });
+    await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: q.url, Entries: [{ Id: '0', ReceiptHandle: m.ReceiptHandle }] }));
+    expect(await depth(q.url)).toMatchObject({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0' });
+  });
+
+  it('answers a waiting receive as soon as a message is sent', async () => {
+    const q = await queue();
+    const waiting = receive(q.url, 5);
+    await new Promise((r) => setTimeout(r, 50));
+    const sentAt = performance.now();
+    await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'x' }));
+    const messages = await waiting;
+    expect(messages.map((m) => m.Body)).toEqual(['x']);
+    expect(performance.now() - sentAt).toBeLessThan(1000); // not the 5 s wait
+  });
+
+  it('hides a received message for its visibility timeout, and shows it again after', async () => {
+    const q = await queue({ VisibilityTimeout: '1' });
+    await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'x' }));
+    expect(await receive(q.url)).toHaveLength(1);
+    expect(await receive(q.url)).toHaveLength(0);
+    const [again] = await receive(q.url, 3);
+    expect(again.Attributes?.ApproximateReceiveCount).toBe('2');
+    await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: q.url, ReceiptHandle: again.ReceiptHandle, VisibilityTimeout: 0 }));
+    expect((await receive(q.url))[0].Attributes?.ApproximateReceiveCount).toBe('3');
+  });
+
+  it('delays a message sent with DelaySeconds', async () => {
+    const q = await queue();
+    await sqs.send(new SendMessageBatchCommand({ QueueUrl: q.url, Entries: [{ Id: 'a', MessageBody: 'late', DelaySeconds: 1 }, { Id: 'b', MessageBody: 'now' }] }));
+    expect((await receive(q.url)).map((m) => m.Body)).toEqual(['now']);
+    expect(await depth(q.url)).toMatchObject({ ApproximateNumberOfMessagesDelayed: '1' });
+    expect((await receive(q.url, 3)).map((m) => m.Body)).toEqual(['late']);
+  });
+
+  it('moves a message to the dead-letter queue after maxReceiveCount receives', async () => {
+    const dlq = await queue();
+    const q = await queue({ VisibilityTimeout: '0', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: 2 }) });
+    await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'poison' }));
+    expect(await receive(q.url)).toHaveLength(1);
+    expect(await receive(q.url)).toHaveLength(1);
+    expect(await receive(q.url)).toHaveLength(0);
+    expect((await receive(dlq.url)).map((m) => m.Body)).toEqual(['poison']);
+  });
+
+  it('answers an unknown queue or a bad parameter with the error the SDK names', async () => {
+    await expect(sqs.send(new SendMessageCommand({ QueueUrl: `${server.endpoint}/000000000000/nope`, MessageBody: 'x' }))).rejects.toThrow(/does not exist/);
+    const q = await queue();
+    await expect(receive(q.url, 0, { MaxNumberOfMessages: 11 })).rejects.toThrow(/MaxNumberOfMessages/);
+    await expect(sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'x', DelaySeconds: 901 }))).rejects.toThrow(/DelaySeconds/);
+  });
+});
