@@ -9,7 +9,7 @@ import type { TransactItem } from '../table';
 // a transaction that fails publishes nothing. Delivery is at least once: every event keeps its
 // id, which consumers de-duplicate on.
 export const EVENT_SOURCE = 'payment-service';
-export const OUTBOX_SORT_PREFIX = 'OUT#';
+const OUTBOX_SORT_PREFIX = 'OUT#'; // the relay's filterPatterns in serverless.yml match it
 // The relay reads items from the stream (kept 24 h); the items stay a week as a record of what
 // was sent, and for re-driving by hand should the relay ever be down longer than the stream keeps.
 const OUTBOX_RETENTION_SECS = 7 * 24 * 3600;
@@ -26,7 +26,7 @@ export type Outbound = { kind: 'event'; event: DomainEvent } | { kind: 'message'
 // What a state change sends, and the partition (its aggregate's) in which the outbox item is written.
 export type Outgoing = Outbound & { partition: string };
 
-export const domainEvent = (type: string, data: unknown): DomainEvent => ({ id: randomUUID(), type, createdAt: new Date().toISOString(), data });
+const domainEvent = (type: string, data: unknown): DomainEvent => ({ id: randomUUID(), type, createdAt: new Date().toISOString(), data });
 
 export const event = (partition: string, type: string, data: unknown): Outgoing => ({ kind: 'event', partition, event: domainEvent(type, data) });
 
