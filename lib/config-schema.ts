@@ -31,6 +31,13 @@ const schema = z.object({
   WEBHOOK_URL: optionalUrl,
   WEBHOOK_SECRET: optional(z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be "whsec_" followed by base64')),
   WEBHOOK_TIMEOUT_SECS: seconds(10),
+  AUTH_TABLE: z.string().min(1),
+  // How long an Open Payments access token lives.
+  ACCESS_TOKEN_EXPIRY_SECS: seconds(600),
+  // Where secrets live in Secrets Manager (lib/secrets.ts); empty: they come from the environment.
+  SECRETS_PREFIX: z.string().default(''),
+  // This node's ILP address, under which its incoming payments receive (e.g. g.example.wallet).
+  ILP_ADDRESS: z.string().regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)+$/, 'must be an ILP address, e.g. test.node-a'),
   WEBHOOK_RETRY_SCHEDULE_SECS: z
     .preprocess((v) => (v === '' || v === undefined ? DEFAULT_WEBHOOK_SCHEDULE : v), z.string())
     .transform((s) => s.split(',').map((x) => Number(x.trim())))

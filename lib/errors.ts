@@ -23,3 +23,17 @@ export const notFound = (what: string, id: string) =>
 
 export const invalidField = (field: string, message: string) =>
   new DomainError('invalid', 'invalid_request', `${field}: ${message}`, [{ field, message }]);
+
+// An Open Payments (or GNAP) error: its HTTP status and the spec's error code, which the official
+// client reads from the body's `error` object (lib/http/open-payments.ts shapes it).
+export class OpenPaymentsError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'OpenPaymentsError';
+  }
+}

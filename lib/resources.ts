@@ -1,9 +1,11 @@
 import { config } from './config';
 import { DomainError } from './errors';
 
-// Things the payment resources share: the public URL of a payment intent (Open Payments'
-// incoming payment), which quotes accept as `receiver` beside the bare id, and state conflicts.
-export const intentUrl = (id: string) => `${new URL(config.WALLET_ADDRESS_URL).origin}/incoming-payments/${id}`;
+// Things the payment resources share: the Open Payments resource server's URL (WALLET_ADDRESS_URL's
+// origin), the public URL of a payment intent (Open Payments' incoming payment), which quotes
+// accept as `receiver` beside the bare id, and state conflicts.
+export const resourceServerUrl = () => new URL(config.WALLET_ADDRESS_URL).origin;
+export const intentUrl = (id: string) => `${resourceServerUrl()}/incoming-payments/${id}`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -2,27 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { LambdaRuntime } from './lambda';
 import { listen } from './listen';
-import { httpEvents, type FunctionDef, type HttpEvent } from './serverless-config';
+import type { Route } from './rest-apis';
 
-// A local API Gateway: routes requests to the functions whose `httpApi` (payload 2.0) or `http`
-// (REST, payload 1.0) events match, with API Gateway's path templates and precedence.
+// A local API Gateway: routes requests to functions, for an HTTP API (payload 2.0) or a REST API
+// (payload 1.0), with API Gateway's path templates and precedence. Routes that need IAM
+// authorization (AWS_IAM) are refused without a SigV4 Authorization header, as API Gateway does;
+// IAM itself does not exist locally, so the signature is not checked.
 const MAX_PAYLOAD = 10 * 1024 * 1024;
+export type ApiKind = 'httpApi' | 'http';
 
-interface Route {
-  fn: FunctionDef;
-  event: HttpEvent;
+interface Compiled {
+  route: Route;
   segments: string[];
   score: number;
 }
 
-function compile(fn: FunctionDef, event: HttpEvent): Route {
-  const segments = event.path.split('/').filter(Boolean);
+function compile(route: Route): Compiled {
+  const segments = route.path.split('/').filter(Boolean);
   // Static segments win over variables, variables over a greedy {proxy+}.
   const score = segments.reduce((s, seg) => s * 4 + (seg.endsWith('+}') ? 0 : seg.startsWith('{') ? 1 : 2), 1);
-  return { fn, event, segments, score };
+  return { route, segments, score };
 }
 
-function match(route: Route, parts: string[]): Record<string, string> | undefined {
+function match(route: Compiled, parts: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   for (let i = 0; i < route.segments.length; i++) {
     const seg = route.segments[i];
@@ -57,7 +59,7 @@ function decode(s: string): string {
   }
 }
 
-function toEvent(kind: HttpEvent['kind'], route: Route, req: IncomingMessage, url: URL, params: Record<string, string>, body: Buffer) {
+function toEvent(kind: ApiKind, route: Route, req: IncomingMessage, url: URL, params: Record<string, string>, body: Buffer) {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
   const query: Record<string, string> = {};
@@ -76,7 +78,7 @@ function toEvent(kind: HttpEvent['kind'], route: Route, req: IncomingMessage, ur
   const requestId = randomUUID();
   const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
   if (kind === 'httpApi') {
-    const routeKey = `${route.event.method} ${route.event.path}`;
+    const routeKey = `${route.method} ${route.path}`;
     return {
       version: '2.0',
       routeKey,
@@ -91,7 +93,7 @@ function toEvent(kind: HttpEvent['kind'], route: Route, req: IncomingMessage, ur
     };
   }
   return {
-    resource: route.event.path,
+    resource: route.path,
     path: url.pathname,
     httpMethod: req.method!,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
@@ -99,15 +101,13 @@ function toEvent(kind: HttpEvent['kind'], route: Route, req: IncomingMessage, ur
     ...common,
     requestContext: {
       accountId: '000000000000', apiId: 'local', httpMethod: req.method!, path: url.pathname, protocol: `HTTP/${req.httpVersion}`,
-      requestId, resourcePath: route.event.path, stage: 'local', identity: { sourceIp }, requestTimeEpoch: Date.now(),
+      requestId, resourcePath: route.path, stage: 'local', identity: { sourceIp }, requestTimeEpoch: Date.now(),
     },
   };
 }
 
-export async function startGateway(opts: { kind: HttpEvent['kind']; port: number; functions: FunctionDef[]; runtime: LambdaRuntime }) {
-  const routes = opts.functions
-    .flatMap((fn) => httpEvents(fn).filter((e) => e.kind === opts.kind).map((e) => compile(fn, e)))
-    .sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
+export async function startGateway(opts: { kind: ApiKind; port: number; routes: Route[]; runtime: LambdaRuntime }) {
+  const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
 
   const server: Server = createServer(async (req, res) => {
     const send = (status: number, headers: Record<string, unknown>, body: string | Buffer) => {
@@ -118,16 +118,20 @@ export async function startGateway(opts: { kind: HttpEvent['kind']; port: number
       const url = new URL(req.url ?? '/', 'http://localhost');
       const parts = url.pathname.split('/').filter(Boolean);
       const method = req.method ?? 'GET';
-      let found: { route: Route; params: Record<string, string> } | undefined;
-      for (const route of routes) {
-        if (route.event.method !== method && route.event.method !== 'ANY') continue;
-        const params = match(route, parts);
-        if (params && (!found || route.score > found.route.score)) found = { route, params };
+      let found: { compiled: Compiled; params: Record<string, string> } | undefined;
+      for (const compiled of routes) {
+        if (compiled.route.method !== method && compiled.route.method !== 'ANY') continue;
+        const params = match(compiled, parts);
+        if (params && (!found || compiled.score > found.compiled.score)) found = { compiled, params };
       }
       if (!found) return send(404, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Not Found' }));
+      const { route } = found.compiled;
+      if (route.iam && !/^AWS4-HMAC-SHA256 Credential=/.test(req.headers.authorization ?? '')) {
+        return send(403, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Missing Authentication Token' }));
+      }
       const body = await readBody(req);
       if (body === 'too_large') return send(413, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Request Entity Too Large' }));
-      const result = (await opts.runtime.invoke(found.route.fn, toEvent(opts.kind, found.route, req, url, found.params, body))) as {
+      const result = (await opts.runtime.invoke(route.fn, toEvent(opts.kind, route, req, url, found.params, body))) as {
         statusCode?: number;
         headers?: Record<string, unknown>;
         body?: string;

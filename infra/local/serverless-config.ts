@@ -2,17 +2,12 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import type { Route } from './rest-apis';
 
 // Reads serverless.yml the way the local run needs it: `${file(...)}` includes, `${env:X, 'd'}`,
-// `${opt:…, 'd'}`, `${sls:stage}` and `${self:service}`. Anything else is an error, so the file
+// `${opt:…, 'd'}`, `${sls:stage}`, `${sls:instanceId}` and `${self:service}`. Anything else is an error, so the file
 // stays within what both the Serverless Framework and this reader understand.
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-export interface HttpEvent {
-  kind: 'httpApi' | 'http';
-  method: string;
-  path: string;
-}
 
 export interface FunctionDef {
   name: string;
@@ -30,6 +25,8 @@ export interface ServiceDef {
 const VARIABLE = /\$\{([^{}]+)\}/g;
 
 function resolveVariable(expr: string, stage: string, service: string): unknown {
+  // CloudFormation's own substitutions in Fn::Sub (${AWS::Region}, ${SomeResource.Arn}) stay.
+  if (/^(AWS::\w+|[A-Za-z0-9]+(\.\w+)?)$/.test(expr.trim())) return `\${${expr}}`;
   const [source, ...rest] = expr.split(',');
   const fallback = rest.length ? rest.join(',').trim().replace(/^'(.*)'$/, '$1') : undefined;
   const [kind, name] = source.trim().split(/:(.*)/s);
@@ -37,6 +34,7 @@ function resolveVariable(expr: string, stage: string, service: string): unknown 
   if (kind === 'opt' && name === 'stage') return stage;
   if (kind === 'opt') return fallback;
   if (kind === 'sls' && name === 'stage') return stage;
+  if (kind === 'sls' && name === 'instanceId') return 'local';
   if (kind === 'self' && name === 'service') return service;
   throw new Error(`serverless.yml: the local run does not understand \${${expr}}`);
 }
@@ -45,9 +43,15 @@ function resolve(value: unknown, stage: string, service: string): unknown {
   if (typeof value === 'string') {
     const include = /^\$\{file\(([^)]+)\)\}$/.exec(value);
     if (include) return resolve(parse(readFileSync(join(ROOT, include[1]), 'utf8')), stage, service);
-    const whole = /^\$\{([^{}]+)\}$/.exec(value);
-    if (whole) return resolveVariable(whole[1], stage, service);
-    return value.replace(VARIABLE, (_, expr) => String(resolveVariable(expr, stage, service) ?? ''));
+    // Innermost variables first, so that one may sit in another's default.
+    let text = value;
+    for (;;) {
+      const whole = /^\$\{([^{}]+)\}$/.exec(text);
+      if (whole) return resolveVariable(whole[1], stage, service);
+      const next = text.replace(VARIABLE, (_, expr) => String(resolveVariable(expr, stage, service) ?? ''));
+      if (next === text) return text;
+      text = next;
+    }
   }
   if (Array.isArray(value)) return value.map((v) => resolve(v, stage, service));
   if (value && typeof value === 'object') {
@@ -71,11 +75,12 @@ export function loadService(stage = 'local'): ServiceDef {
   };
 }
 
-export function httpEvents(fn: FunctionDef): HttpEvent[] {
-  return fn.events.flatMap((e) => {
-    const kind = e.httpApi ? 'httpApi' : e.http ? 'http' : undefined;
-    if (!kind) return [];
-    const spec = e[kind];
-    return [{ kind, method: String(spec.method).toUpperCase(), path: spec.path }];
-  });
+// The routes of a serverless-managed API: the functions' `httpApi` or `http` events.
+export function eventRoutes(functions: FunctionDef[], kind: 'httpApi' | 'http'): Route[] {
+  return functions.flatMap((fn) =>
+    fn.events.flatMap((e) => {
+      const spec = e[kind];
+      return spec ? [{ method: String(spec.method).toUpperCase(), path: spec.path, fn, iam: spec.authorizer === 'aws_iam' }] : [];
+    }),
+  );
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -5,18 +6,23 @@ import { LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
 import { startEventBridge } from './eventbridge';
 import { freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs, type Emulator } from './emulators';
 import { startGateway } from './gateway';
+import { restApis } from './rest-apis';
 import { lambdaRuntime, type LambdaRuntime } from './lambda';
 import { provision, resolveIntrinsics, type Refs } from './provision';
 import { scheduledEvent, startSchedules } from './schedules';
 import { startSqsPollers } from './sqs-poller';
 import { startStreamPollers, type Checkpoints } from './stream-poller';
-import { loadService } from './serverless-config';
+import { eventRoutes, loadService } from './serverless-config';
 
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
 // functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
 // both use it; tests pass port 0 and a table prefix so that they never collide with anything.
+type Port = 'admin' | 'openPayments' | 'authServer' | 'dynamodb' | 'sqs' | 'eventbridge';
+// The local port of each REST API that infra/resources.yml declares.
+const API_PORTS: Record<string, Port> = { ResourceServerApi: 'openPayments', AuthServerApi: 'authServer' };
+
 export interface StackOptions {
-  ports?: Partial<Record<'admin' | 'openPayments' | 'dynamodb' | 'sqs' | 'eventbridge', number>>;
+  ports?: Partial<Record<Port, number>>;
   // Reuse running emulators (the test suite starts one set for all files).
   emulators?: { dynamodb: string; sqs: string };
   prefix?: string;
@@ -29,6 +35,7 @@ export interface StackOptions {
 export interface Stack {
   adminUrl: string;
   openPaymentsUrl: string;
+  authServerUrl: string;
   endpoints: { dynamodb: string; sqs: string; eventbridge: string };
   env: Record<string, string>;
   refs: Refs;
@@ -81,13 +88,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     delete process.env.AWS_SESSION_TOKEN;
 
     const runtime = lambdaRuntime();
-    const openPaymentsPort = await portOr(opts.ports?.openPayments);
-    const openPaymentsUrl = `http://localhost:${openPaymentsPort}`;
+    const ports: Partial<Record<Port, number>> = {};
+    for (const name of ['admin', 'openPayments', 'authServer'] as const) ports[name] = await portOr(opts.ports?.[name]);
+    const openPaymentsUrl = `http://localhost:${ports.openPayments}`;
+    const authServerUrl = `http://localhost:${ports.authServer}`;
+    // Locally, secrets come from the environment (SECRETS_PREFIX empty), made up if not given.
+    const made = () => randomBytes(32).toString('base64url');
     const settings = {
       ADMIN_API_SECRET: process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET,
       WALLET_ADDRESS_URL: process.env.WALLET_ADDRESS_URL || openPaymentsUrl,
-      AUTH_SERVER_URL: process.env.AUTH_SERVER_URL || 'http://localhost:3006',
+      AUTH_SERVER_URL: process.env.AUTH_SERVER_URL || authServerUrl,
       WEBHOOK_SECRET: process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET,
+      ILP_ADDRESS: process.env.ILP_ADDRESS || 'test.node-a',
+      SECRETS_PREFIX: '',
+      STREAM_SECRET: process.env.STREAM_SECRET || made(),
+      OPEN_PAYMENTS_CLIENT_SECRET: process.env.OPEN_PAYMENTS_CLIENT_SECRET || made(),
       ...opts.settings,
     };
     Object.assign(process.env, settings);
@@ -99,10 +114,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     );
     Object.assign(process.env, env);
 
-    const admin = await startGateway({ kind: 'httpApi', port: await portOr(opts.ports?.admin), functions: service.functions, runtime });
+    const admin = await startGateway({ kind: 'httpApi', port: ports.admin!, routes: eventRoutes(service.functions, 'httpApi'), runtime });
     stops.push(admin.stop);
-    const openPayments = await startGateway({ kind: 'http', port: openPaymentsPort, functions: service.functions, runtime });
-    stops.push(openPayments.stop);
+    for (const [api, routes] of restApis(service)) {
+      const port = API_PORTS[api];
+      if (!port) throw new Error(`The local run has no port for the REST API ${api}; add it to API_PORTS`);
+      stops.push((await startGateway({ kind: 'http', port: ports[port]!, routes, runtime })).stop);
+    }
     stops.push(startSqsPollers(service.functions, refs, sqs, runtime));
     const streamsClient = new DynamoDBStreamsClient({ ...aws, endpoint: endpoints.dynamodb });
     const checkpoints: Checkpoints = new Map();
@@ -133,6 +151,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     return {
       adminUrl: admin.url,
       openPaymentsUrl,
+      authServerUrl: env.AUTH_SERVER_URL,
       endpoints: { ...endpoints, eventbridge: events.endpoint },
       env,
       refs,

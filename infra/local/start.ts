@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
 import { startFsp } from './fsp';
@@ -12,6 +14,15 @@ if (!process.env.ADMIN_API_SECRET) {
   console.warn(`warning: ADMIN_API_SECRET is not set; using the local-only default "${LOCAL_ADMIN_API_SECRET}"`);
 }
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+
+// The local secrets (STREAM credentials, the service's own Open Payments key) are made on the
+// first start and kept in .local/ (git-ignored), so that the service keeps its identity.
+const secretsFile = join(ROOT, '.local', 'secrets.json');
+const kept: Record<string, string> = existsSync(secretsFile) ? JSON.parse(readFileSync(secretsFile, 'utf8')) : {};
+for (const name of ['STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET']) kept[name] ??= randomBytes(32).toString('base64url');
+mkdirSync(join(ROOT, '.local'), { recursive: true });
+writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
+for (const [name, value] of Object.entries(kept)) process.env[name] ||= value;
 const adminPort = port('ADMIN_PORT', DEFAULT_PORTS.admin);
 const adminSecret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
 const webhookSecret = process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET;
@@ -41,6 +52,7 @@ const stack = await startStack({
   ports: {
     admin: adminPort,
     openPayments: port('OPEN_PAYMENTS_PORT', DEFAULT_PORTS.openPayments),
+    authServer: port('AUTH_SERVER_PORT', DEFAULT_PORTS.authServer),
     dynamodb: port('DYNAMODB_PORT', DEFAULT_PORTS.dynamodb),
     sqs: port('SQS_PORT', DEFAULT_PORTS.sqs),
     eventbridge: port('EVENTBRIDGE_PORT', DEFAULT_PORTS.eventbridge),
@@ -64,6 +76,7 @@ console.log(`
 Payment service ready in ${seconds} s
   Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
   Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
+  Open Payments auth server     ${stack.authServerUrl}   (GNAP grants; try npm run op-demo)
   DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}
   Rates (pull)  ${stack.env.EXCHANGE_RATES_URL}
   Webhooks to   ${stack.env.WEBHOOK_URL}${fsp ? `   (local FSP simulator: rates from ${ratesFile}; funds payments: ${process.env.FSP_AUTO_FUND !== 'false'})` : ''}

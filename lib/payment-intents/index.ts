@@ -4,7 +4,7 @@ import { DomainError, invalidField, notFound } from '../errors';
 import { event } from '../events';
 import { account, settleAll } from '../ledger';
 import { logger } from '../log';
-import { conflictState } from '../resources';
+import { conflictState, intentUrl } from '../resources';
 import { commit } from '../tx';
 import { findWalletRecordByUrl } from '../wallet-addresses';
 import type { CreateIntent, IntentRecord, PaymentIntent } from './schemas';
@@ -23,6 +23,7 @@ export function intentView(r: IntentRecord): PaymentIntent {
   const expired = (r.state === 'pending' || r.state === 'processing') && Date.parse(r.expiresAt) <= Date.now();
   return {
     id: r.id,
+    url: intentUrl(r.id),
     walletAddress: r.walletAddress,
     incomingAmount: r.incomingValue === null ? null : amountOf(BigInt(r.incomingValue), asset(r)),
     receivedAmount: amountOf(BigInt(r.received), asset(r)),
@@ -43,7 +44,8 @@ export function checkAmountAsset(a: Amount, expected: { code: string; scale: num
   }
 }
 
-export async function createIntent(input: CreateIntent): Promise<PaymentIntent> {
+// `client`: the Open Payments client creating it (through the resource server), if any.
+export async function createIntent(input: CreateIntent, client?: string): Promise<IntentRecord> {
   const wallet = await findWalletRecordByUrl(input.walletAddress);
   if (!wallet) throw new DomainError('unprocessable', 'wallet_address_not_found', `No wallet address ${input.walletAddress}`);
   const now = Date.now();
@@ -72,14 +74,11 @@ export async function createIntent(input: CreateIntent): Promise<PaymentIntent> 
     expiresAt,
     createdAt: new Date(now).toISOString(),
     metadata: input.metadata ?? null,
+    ...(client && { client }),
   };
-  const view = intentView(record);
   // The intent's ledger account comes into being with its first credit.
-  await commit(
-    [store.putIntent(record)],
-    [event(store.partition(record.id), 'payment_intent.created', view)],
-  );
-  return view;
+  await commit([store.putIntent(record)], [event(store.partition(record.id), 'payment_intent.created', intentView(record))]);
+  return record;
 }
 
 export async function getIntentRecord(id: string): Promise<IntentRecord> {
@@ -90,7 +89,7 @@ export async function getIntentRecord(id: string): Promise<IntentRecord> {
 
 export const getIntent = async (id: string) => intentView(await getIntentRecord(id));
 
-export async function completeIntent(id: string): Promise<PaymentIntent> {
+export async function completeIntent(id: string): Promise<IntentRecord> {
   const r = await getIntentRecord(id);
   if (!isOpen(r)) throw conflictState('Payment intent', id, intentView(r).state, 'completed');
   const now = new Date().toISOString();
@@ -100,7 +99,7 @@ export async function completeIntent(id: string): Promise<PaymentIntent> {
     [event(store.partition(id), 'payment_intent.completed', intentView(done))],
   );
   if (failed.length) return completeIntent(id); // it changed under us: decide again on fresh state
-  return intentView(done);
+  return done;
 }
 
 // Moves everything the intent's account holds to the asset's settlement account: the FSP pays

@@ -15,6 +15,8 @@ export type IntentState = (typeof intentStates)[number];
 
 export const paymentIntent = z.object({
   id: z.uuid(),
+  // The same record as an Open Payments incoming payment, at this URL.
+  url: z.url(),
   walletAddress: z.url(),
   incomingAmount: amount.nullable(),
   receivedAmount: amount,
@@ -40,4 +42,5 @@ export interface IntentRecord {
   createdAt: string;
   completedAt?: string;
   metadata: Record<string, unknown> | null;
+  client?: string; // the Open Payments client that created it (lib/open-payments), if one did
 }

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll, shardKeys, shardOf } from '../table';
 import { db } from '../db';
 import { config } from '../config';
@@ -7,18 +7,27 @@ import type { IntentRecord } from './schemas';
 
 // Payment intents. While an intent is open it carries `openPk` and `openExpiresAt`, the keys of the
 // sparse index OpenIntents, which the expirer queries (all its shards); closing an intent removes
-// them.
+// them. Each intent is also listed under its wallet address in the Lists index, newest first.
 const TABLE = () => config.MAIN_TABLE;
 export const intentKey = (id: string) => ({ pk: `INTENT#${id}`, sk: 'INTENT' });
 // The intent's partition, which holds its outbox items too.
 export const partition = (id: string) => intentKey(id).pk;
 const OPEN = 'OPEN';
 const OPEN_SHARDS = 16;
+const byWallet = (walletAddressId: string) => `INTENTS#${walletAddressId}`;
 
 export const putIntent = (r: IntentRecord): TransactItem => ({
   Put: {
     TableName: TABLE(),
-    Item: { ...intentKey(r.id), ...r, metadata: JSON.stringify(r.metadata), openPk: `${OPEN}#${shardOf(r.id, OPEN_SHARDS)}`, openExpiresAt: `${r.expiresAt}#${r.id}` },
+    Item: {
+      ...intentKey(r.id),
+      ...r,
+      metadata: JSON.stringify(r.metadata),
+      openPk: `${OPEN}#${shardOf(r.id, OPEN_SHARDS)}`,
+      openExpiresAt: `${r.expiresAt}#${r.id}`,
+      listPk: byWallet(r.walletAddressId),
+      listSk: `${r.createdAt}#${r.id}`,
+    },
     ConditionExpression: 'attribute_not_exists(pk)',
   },
 });
@@ -49,11 +58,13 @@ export function closeOrCredit(r: IntentRecord, changes: { state: string; receive
   };
 }
 
+const toRecord = ({ pk, sk, openPk, openExpiresAt, listPk, listSk, metadata, ...record }: Record<string, any>) =>
+  ({ ...record, metadata: JSON.parse(metadata) }) as IntentRecord;
+
 export async function findIntent(id: string): Promise<IntentRecord | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: intentKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
-  const { pk, sk, openPk, openExpiresAt, metadata, ...record } = Item;
-  return { ...record, metadata: JSON.parse(metadata) } as IntentRecord;
+  return toRecord(Item);
 }
 
 export async function listOpenExpiredBy(now: string): Promise<string[]> {
@@ -69,3 +80,53 @@ export async function listOpenExpiredBy(now: string): Promise<string[]> {
   );
   return shards.flat().map((i) => (i.pk as string).slice('INTENT#'.length));
 }
+
+// A page of a wallet address's intents, newest first, for Open Payments' cursor pagination:
+// `first` after the cursor (older), or `last` before it (newer). Cursors are the listing's sort
+// keys (createdAt#id), opaque to clients. With `client`, only the intents that client created.
+export interface IntentPage {
+  records: IntentRecord[];
+  hasNextPage: boolean; // older ones follow
+  hasPreviousPage: boolean; // newer ones precede
+}
+
+async function queryWallet(walletAddressId: string, opts: { older: boolean; from?: string; limit: number; client?: string }): Promise<IntentRecord[]> {
+  const found: IntentRecord[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: TABLE(),
+        IndexName: 'Lists',
+        KeyConditionExpression: `listPk = :pk${opts.from ? ` AND listSk ${opts.older ? '<' : '>'} :from` : ''}`,
+        ...(opts.client && { FilterExpression: 'client = :client' }),
+        ExpressionAttributeValues: { ':pk': byWallet(walletAddressId), ...(opts.from && { ':from': opts.from }), ...(opts.client && { ':client': opts.client }) },
+        ScanIndexForward: !opts.older,
+        Limit: opts.limit,
+        ExclusiveStartKey,
+      }),
+    );
+    found.push(...(res.Items ?? []).map(toRecord));
+    ExclusiveStartKey = res.LastEvaluatedKey;
+  } while (ExclusiveStartKey && found.length < opts.limit);
+  return found.slice(0, opts.limit);
+}
+
+export async function pageByWallet(
+  walletAddressId: string,
+  opts: { size: number; direction: 'older' | 'newer'; cursor?: string; client?: string },
+): Promise<IntentPage> {
+  const older = opts.direction === 'older';
+  const [found, beyondCursor] = await Promise.all([
+    queryWallet(walletAddressId, { older, from: opts.cursor, limit: opts.size + 1, client: opts.client }),
+    opts.cursor ? queryWallet(walletAddressId, { older: !older, from: opts.cursor, limit: 1, client: opts.client }) : Promise.resolve([]),
+  ]);
+  const more = found.length > opts.size;
+  const page = found.slice(0, opts.size);
+  const records = older ? page : page.reverse();
+  return older
+    ? { records, hasNextPage: more, hasPreviousPage: beyondCursor.length > 0 }
+    : { records, hasNextPage: beyondCursor.length > 0, hasPreviousPage: more };
+}
+
+export const cursorOf = (r: IntentRecord) => `${r.createdAt}#${r.id}`;

@@ -1,8 +1,11 @@
 import { invalidField } from '../errors';
 
 // Wallet address URLs are compared case-insensitively, so the service keeps one canonical form:
-// lower case, no trailing slash, no query or fragment, under the configured base.
-const SEGMENT = /^[a-z0-9][a-z0-9._~-]*$/;
+// lower case, no trailing slash, no query or fragment, under the configured base. A new one must
+// also not collide with the resource server's own paths, nor take the service's own address.
+const SEGMENT = /^[a-z0-9._~-]+$/;
+const NEW_SEGMENT = /^[a-z0-9][a-z0-9._~-]*$/;
+export const RESERVED_SEGMENTS = ['incoming-payments', 'outgoing-payments', 'quotes', '.well-known', 'jwks.json'];
 
 export function canonicalBase(base: string): string {
   return base.toLowerCase().replace(/\/+$/, '');
@@ -27,10 +30,17 @@ export function canonicalAddress(input: string, base: string): string {
   const root = canonicalBase(base);
   if (!address.startsWith(`${root}/`)) throw invalidField('address', `must be under WALLET_ADDRESS_URL (${root}/...)`);
   const segments = address.slice(root.length + 1).split('/');
-  if (!segments.every((s) => SEGMENT.test(s))) {
-    throw invalidField('address', 'path segments may hold only letters, digits, ".", "_", "~" and "-", and start with a letter or digit');
-  }
-  if (segments[segments.length - 1] === 'jwks.json') throw invalidField('address', 'must not end in /jwks.json');
+  if (!segments.every((s) => SEGMENT.test(s))) throw invalidField('address', 'path segments may hold only letters, digits, ".", "_", "~" and "-"');
+  return address;
+}
+
+// The canonical form of an address to create.
+export function newAddress(input: string, base: string): string {
+  const address = canonicalAddress(input, base);
+  const segments = address.slice(canonicalBase(base).length + 1).split('/');
+  const reserved = segments.find((s) => RESERVED_SEGMENTS.includes(s));
+  if (reserved) throw invalidField('address', `must not have a path segment "${reserved}": ${RESERVED_SEGMENTS.join(', ')} are the resource server's own paths`);
+  if (!segments.every((s) => NEW_SEGMENT.test(s))) throw invalidField('address', 'path segments must start with a letter or digit');
   return address;
 }
 

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { config } from '../config';
 import { DomainError, notFound } from '../errors';
+import { resourceServerUrl } from '../resources';
 import { commit } from '../tx';
-import { canonicalAddress, canonicalBase, canonicalOrUndefined } from './address';
+import { canonicalBase, canonicalOrUndefined, newAddress } from './address';
 import type { CreateWalletAddress, Ed25519Jwk, WalletAddress, WalletAddressKey } from './schemas';
 import * as store from './store';
 
@@ -30,7 +31,7 @@ async function checkBase(base: string): Promise<void> {
 export async function createWalletAddress(input: CreateWalletAddress): Promise<WalletAddress> {
   const base = canonicalBase(config.WALLET_ADDRESS_URL);
   await checkBase(base);
-  const address = canonicalAddress(input.address, base);
+  const address = newAddress(input.address, base);
   const asset = await findAssetByCode(input.assetCode);
   if (!asset) {
     throw new DomainError('unprocessable', 'unknown_asset', `No asset with code ${input.assetCode}; create it with POST /assets first`);
@@ -76,12 +77,14 @@ export async function getWalletAddressByUrl(url: string): Promise<WalletAddress>
 const CACHE_MAX = 10_000;
 const recordCache = new Map<string, store.WalletRecord>();
 
+// Only payment accounts: the service's own address (lib/open-payments/identity.ts) takes no payments.
 export async function findWalletRecordByUrl(url: string): Promise<store.WalletRecord | undefined> {
   const address = canonicalOrUndefined(url, config.WALLET_ADDRESS_URL);
   if (!address) return undefined;
   const cached = recordCache.get(address);
   if (cached) return cached;
-  const record = await store.findWalletAddressByUrl(address);
+  const found = await store.findWalletAddressByUrl(address);
+  const record = found?.assetId ? found : undefined;
   if (record) {
     if (recordCache.size >= CACHE_MAX) recordCache.delete(recordCache.keys().next().value!);
     recordCache.set(address, { ...record, publicName: null });
@@ -124,7 +127,7 @@ export async function publishedWalletAddress(url: string) {
     assetCode: wallet.assetCode,
     assetScale: wallet.assetScale,
     authServer: config.AUTH_SERVER_URL,
-    resourceServer: new URL(config.WALLET_ADDRESS_URL).origin,
+    resourceServer: resourceServerUrl(),
   };
 }
 

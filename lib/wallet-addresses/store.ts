@@ -49,6 +49,16 @@ export async function recordBase(base: string): Promise<string> {
 // Stored beside the view: the asset's id, which payments need and would otherwise look up.
 export type WalletRecord = WalletAddress & { assetId: string };
 
+// The service's own address (its Open Payments client identity): published like a wallet address,
+// with its key, but no payment account (no asset, no id) and not listed. Writing it again is
+// harmless, so it is written as it is, with no condition.
+export function putServiceIdentity(address: string, publicName: string, key: WalletAddressKey): TransactItem[] {
+  return [
+    { Put: { TableName: TABLE(), Item: { ...byUrl(address), address, publicName, assetCode: 'XXX', assetScale: 0, createdAt: key.createdAt } } },
+    { Put: { TableName: TABLE(), Item: { ...keyOf(address, key.kid), ...key, revokedAt: undefined } } },
+  ];
+}
+
 // The items that create a wallet address; the first fails its condition when the address exists.
 export function insertWalletAddress(wa: WalletRecord): TransactItem[] {
   return [

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../lib/openapi';
-import { httpEvents, loadService } from '../../infra/local/serverless-config';
+import { eventRoutes, loadService } from '../../infra/local/serverless-config';
 import { startTestStack, type TestStack } from '../stack';
 
 let s: TestStack;
@@ -26,10 +26,9 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents exactly the Admin routes that serverless.yml declares', () => {
-    const declared = loadService('local')
-      .functions.flatMap(httpEvents)
-      .filter((e) => e.kind === 'httpApi' && e.path !== '/openapi.json')
-      .map((e) => `${e.method} ${e.path}`)
+    const declared = eventRoutes(loadService('local').functions, 'httpApi')
+      .filter((r) => r.path !== '/openapi.json')
+      .map((r) => `${r.method} ${r.path}`)
       .sort();
     const documented = operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
     expect(documented).toEqual(declared);

@@ -190,7 +190,7 @@ describe('Open Payments resource server', () => {
       publicName: 'Alice',
       assetCode: 'USD',
       assetScale: 2,
-      authServer: 'http://localhost:3006',
+      authServer: s.authServerUrl,
       resourceServer: base,
     });
   });

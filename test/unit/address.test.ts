@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalAddress, canonicalOrUndefined, isUnderBase } from '../../lib/wallet-addresses/address';
+import { canonicalAddress, canonicalOrUndefined, isUnderBase, newAddress } from '../../lib/wallet-addresses/address';
 
 const base = 'https://Wallet.Example.com/pay/';
 
@@ -10,7 +10,7 @@ describe('wallet address canonical form', () => {
     expect(canonicalAddress('https://wallet.example.com/pay/team/bob.smith_2~x-y', base)).toBe('https://wallet.example.com/pay/team/bob.smith_2~x-y');
   });
 
-  it('refuses what is not a wallet address under the base', () => {
+  it('refuses to create what is not a wallet address under the base, or collides with the resource server', () => {
     for (const bad of [
       'https://wallet.example.com/payments/alice',
       'https://wallet.example.com/pay',
@@ -21,11 +21,20 @@ describe('wallet address canonical form', () => {
       'https://wallet.example.com/pay/-alice',
       'https://wallet.example.com/pay/a%20b',
       'https://wallet.example.com/pay/alice/jwks.json',
+      'https://wallet.example.com/pay/incoming-payments',
+      'https://wallet.example.com/pay/team/quotes',
+      'https://wallet.example.com/pay/outgoing-payments/x',
+      'https://wallet.example.com/pay/.well-known/pay',
       'mailto:alice@wallet.example.com',
       'alice',
     ]) {
-      expect(() => canonicalAddress(bad, base), bad).toThrow(/address/);
+      expect(() => newAddress(bad, base), bad).toThrow(/address/);
     }
+    expect(() => newAddress('https://wallet.example.com/pay/quotes', base)).toThrow(/"quotes".*resource server's own paths/);
+  });
+
+  it("finds the service's own address, which nobody can create", () => {
+    expect(canonicalOrUndefined('https://wallet.example.com/pay/.well-known/pay', base)).toBe('https://wallet.example.com/pay/.well-known/pay');
   });
 
   it('gives undefined, not an error, for a URL that cannot be a wallet address', () => {

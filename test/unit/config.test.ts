@@ -13,6 +13,8 @@ const valid = {
   ADMIN_API_SECRET: 'a-long-enough-secret',
   WALLET_ADDRESS_URL: 'https://wallet.example.com/',
   AUTH_SERVER_URL: 'https://auth.example.com',
+  AUTH_TABLE: 'auth',
+  ILP_ADDRESS: 'g.example.wallet',
 };
 
 describe('configuration', () => {
@@ -24,6 +26,8 @@ describe('configuration', () => {
     expect(c.QUOTE_LIFETIME_SECS).toBe(300);
     expect(c.WEBHOOK_TIMEOUT_SECS).toBe(10);
     expect(c.WEBHOOK_RETRY_SCHEDULE_SECS).toEqual([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
+    expect(c.ACCESS_TOKEN_EXPIRY_SECS).toBe(600);
+    expect(c.SECRETS_PREFIX).toBe('');
   });
 
   it('fails naming each bad or missing variable', () => {
@@ -31,5 +35,6 @@ describe('configuration', () => {
     delete bad.MAIN_TABLE;
     expect(() => read(bad)).toThrow(/MAIN_TABLE[\s\S]*ADMIN_API_SECRET: must be at least 16[\s\S]*EXCHANGE_RATES_TIMEOUT_SECS[\s\S]*WEBHOOK_SECRET[\s\S]*WEBHOOK_RETRY_SCHEDULE_SECS/);
     expect(() => read({ ...valid, WALLET_ADDRESS_URL: 'ftp://x' })).toThrow(/WALLET_ADDRESS_URL/);
+    expect(() => read({ ...valid, ILP_ADDRESS: 'node-a' })).toThrow(/ILP_ADDRESS: must be an ILP address/);
   });
 });

@@ -1,5 +1,5 @@
 import { adminRoute, created } from '../../../lib/http/admin';
-import { createIntent } from '../../../lib/payment-intents';
+import { createIntent, intentView } from '../../../lib/payment-intents';
 import { createIntentBody } from '../../../lib/payment-intents/schemas';
 
-export const handler = adminRoute({ body: createIntentBody, transactional: true }, async ({ body }) => created(await createIntent(body)));
+export const handler = adminRoute({ body: createIntentBody, transactional: true }, async ({ body }) => created(intentView(await createIntent(body))));

@@ -1,0 +1,68 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { generateJwk } from '@interledger/http-signature-utils';
+import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
+import { signatureHeader } from '../../lib/http/signature';
+import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET } from './defaults';
+
+// `npm run op-demo`, with `npm start` running: what an external Open Payments client does, step by
+// step, with the official client (@interledger/open-payments): its key registered on a wallet
+// address, a grant from the authorization server, then an incoming payment created, read, listed
+// and completed on the resource server. Every response is validated against the specification.
+const admin = process.env.ADMIN_API_URL ?? `http://localhost:${process.env.ADMIN_PORT ?? DEFAULT_PORTS.admin}`;
+const resourceServer = process.env.WALLET_ADDRESS_URL ?? `http://localhost:${process.env.OPEN_PAYMENTS_PORT ?? DEFAULT_PORTS.openPayments}`;
+const secret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
+
+async function adminCall(method: string, path: string, body?: unknown) {
+  const raw = body === undefined ? '' : JSON.stringify(body);
+  const res = await fetch(admin + path, {
+    method,
+    headers: { ...(raw && { 'content-type': 'application/json' }), signature: signatureHeader(secret, { method, pathWithQuery: path, body: raw }) },
+    body: raw || undefined,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+const step = (title: string, detail: unknown) => console.log(`\n${title}\n${JSON.stringify(detail, null, 2)}`);
+
+async function walletAddress(name: string) {
+  const address = `${resourceServer}/${name}`;
+  const created = await adminCall('POST', '/wallet-addresses', { address, assetCode: 'USD', publicName: name });
+  if (created.status === 201) return created.body;
+  return (await adminCall('GET', `/wallet-addresses?address=${encodeURIComponent(address)}`)).body;
+}
+
+try {
+  await adminCall('POST', '/assets', { code: 'USD', scale: 2 }); // 409 if it exists: fine
+  const [app, shop] = [await walletAddress('demo-app'), await walletAddress('demo-shop')];
+
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const keyId = `demo-key-${Date.now()}`;
+  await adminCall('POST', `/wallet-addresses/${app.id}/keys`, generateJwk({ privateKey, keyId }));
+  step(`1. The client's key is registered on its wallet address (Admin API), and published at ${app.address}/jwks.json`, { keyId });
+
+  const client = await createAuthenticatedClient({ walletAddressUrl: app.address, privateKey, keyId, validateResponses: true });
+  const receiver = await client.walletAddress.get({ url: shop.address });
+  step('2. The receiving wallet address names its servers', receiver);
+
+  const grant = await client.grant.request(
+    { url: receiver.authServer },
+    { access_token: { access: [{ type: 'incoming-payment', actions: ['create', 'read', 'list', 'complete'], identifier: receiver.id }] } },
+  );
+  if (!isFinalizedGrantWithAccessToken(grant)) throw new Error('The grant was not issued at once');
+  const accessToken = grant.access_token.value;
+  step('3. A signed grant request: an access token at once (incoming payments need no interaction)', grant.access_token);
+
+  const created = await client.incomingPayment.create(
+    { url: receiver.resourceServer, accessToken },
+    { walletAddress: receiver.id, incomingAmount: { value: '2500', assetCode: 'USD', assetScale: 2 }, metadata: { description: 'op-demo' } },
+  );
+  step('4. An incoming payment created (it is the Admin API\'s payment intent too), with its STREAM credentials', created);
+  step('5. Read back', await client.incomingPayment.get({ url: created.id, accessToken }));
+  const listed = await client.incomingPayment.list({ url: receiver.resourceServer, walletAddress: receiver.id, accessToken }, { first: 3 } as never);
+  step('6. Listed, newest first', { pagination: listed.pagination, ids: listed.result.map((p) => p.id) });
+  step('7. Completed', await client.incomingPayment.complete({ url: created.id, accessToken }));
+  console.log(`\nThe same record on the Admin API: npm run admin -- GET /payment-intents/${created.id.split('/').pop()}`);
+} catch (e) {
+  console.error(`\nop-demo failed (is npm start running?): ${(e as Error).message}`, (e as { description?: string }).description ?? '');
+  process.exitCode = 1;
+}

@@ -1,0 +1,63 @@
+import * as z from 'zod';
+import { amount } from '../amounts';
+import { ed25519Jwk } from '../wallet-addresses/schemas';
+
+// GNAP grant requests as Open Payments profiles them (the authorization server's OpenAPI document
+// in @interledger/open-payments). Unknown members are ignored, as GNAP is meant to be extended.
+const url = z.url({ protocol: /^https?$/ }).max(2048);
+const actions = <T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .array(z.enum(values))
+    .min(1)
+    .refine((a) => new Set(a).size === a.length, 'must not repeat an action');
+
+const incomingPaymentAccess = z.object({
+  type: z.literal('incoming-payment'),
+  actions: actions(['create', 'complete', 'read', 'read-all', 'list', 'list-all'] as const),
+  identifier: url.optional(),
+});
+const quoteAccess = z.object({
+  type: z.literal('quote'),
+  actions: actions(['create', 'read', 'read-all'] as const),
+  identifier: url.optional(),
+});
+const outgoingPaymentAccess = z.object({
+  type: z.literal('outgoing-payment'),
+  actions: actions(['create', 'read', 'read-all', 'list', 'list-all'] as const),
+  identifier: url,
+  limits: z
+    .object({ receiver: url.optional(), interval: z.string().max(200).optional(), debitAmount: amount.optional(), receiveAmount: amount.optional() })
+    .refine((l) => !(l.debitAmount && l.receiveAmount), 'give debitAmount or receiveAmount, not both')
+    .optional(),
+});
+export const accessItem = z.discriminatedUnion('type', [incomingPaymentAccess, quoteAccess, outgoingPaymentAccess]);
+export type AccessItem = z.infer<typeof accessItem>;
+
+// The client: its wallet address (whose jwks.json holds its keys), or a key given directly.
+const client = z.union([url, z.object({ walletAddress: url }), z.object({ jwk: ed25519Jwk })]);
+
+export const grantRequest = z.object({
+  access_token: z.object({ access: z.array(accessItem).min(1).max(3) }).optional(),
+  client,
+  interact: z
+    .object({
+      start: z.array(z.literal('redirect')).min(1),
+      finish: z.object({ method: z.literal('redirect'), uri: url, nonce: z.string().min(1).max(200) }).optional(),
+    })
+    .optional(),
+  subject: z.unknown().optional(),
+});
+export type GrantRequest = z.infer<typeof grantRequest>;
+
+// Who a grant was issued to: a wallet address, or a key (directed identity).
+export type ClientIdentity = { walletAddress: string } | { jwk: z.infer<typeof ed25519Jwk> };
+
+// What the resource server asks, and what it is told (Rafiki's token introspection).
+export const introspectionRequest = z.object({
+  access_token: z.string().min(1).max(512),
+  access: z
+    .array(z.object({ type: z.enum(['incoming-payment', 'quote', 'outgoing-payment']), actions: z.array(z.string()).min(1), identifier: z.string().optional() }))
+    .optional(),
+});
+export type IntrospectionRequest = z.infer<typeof introspectionRequest>;
+export type Introspection = { active: false } | { active: true; grant: string; access: AccessItem[]; client: ClientIdentity };

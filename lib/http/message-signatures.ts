@@ -1,0 +1,57 @@
+import { getKeyId, validateSignature, validateSignatureHeaders, type JWK } from '@interledger/http-signature-utils';
+
+// HTTP message signatures (RFC 9421) as Open Payments profiles them: Ed25519, label `sig1`,
+// covering at least "@method" and "@target-uri", plus "authorization" when a token is sent and
+// "content-digest" (SHA-512 of the body), "content-length" and "content-type" when there is a
+// body. The key is found by the Signature-Input's keyid. A signature created more than
+// CREATED_TOLERANCE_SECS from now is refused, which bounds how long a captured request could be
+// replayed. Verification itself is @interledger/http-signature-utils'.
+export const CREATED_TOLERANCE_SECS = 300;
+
+export interface SignedRequest {
+  method: string;
+  // The URLs the client may have signed as @target-uri, most likely first (see targetUris).
+  urls: string[];
+  headers: Record<string, string>; // names in lower case
+  body?: string; // exactly as received
+}
+
+export type Verified = { ok: true; keyId: string } | { ok: false; reason: string };
+
+export async function verifySignature(req: SignedRequest, findKey: (keyId: string) => Promise<JWK | undefined>): Promise<Verified> {
+  const like = { method: req.method, url: req.urls[0], headers: req.headers, body: req.body || undefined };
+  if (!validateSignatureHeaders(like)) {
+    return {
+      ok: false,
+      reason: 'The request must be signed (Signature and Signature-Input headers, sig1, covering @method and @target-uri, and authorization, content-digest, content-length and content-type where present, with a matching Content-Digest)',
+    };
+  }
+  const input = req.headers['signature-input'];
+  const created = Number(/;created=(\d+)/.exec(input)?.[1]);
+  if (!Number.isFinite(created) || Math.abs(Date.now() / 1000 - created) > CREATED_TOLERANCE_SECS) {
+    return { ok: false, reason: `The signature's created time must be within ${CREATED_TOLERANCE_SECS} s of now` };
+  }
+  const keyId = getKeyId(input);
+  if (!keyId) return { ok: false, reason: 'The Signature-Input has no keyid' };
+  const key = await findKey(keyId);
+  if (!key) return { ok: false, reason: `The client publishes no key ${keyId}` };
+  for (const url of req.urls) {
+    if (await validateSignature(key, { ...like, url })) return { ok: true, keyId };
+  }
+  return { ok: false, reason: 'The signature does not match the request' };
+}
+
+// The @target-uri a client signed is the URL it sent, which the API sees as its public base (the
+// custom domain) plus the path and query. A REST API event holds the query decoded, not as sent,
+// so it is encoded again as the Open Payments client encodes it (URLSearchParams), in the order
+// received and, should a proxy have reordered it, sorted; a root path is tried with and without
+// its trailing slash.
+export function targetUris(base: string, path: string, query: Record<string, string[]> | null | undefined): string[] {
+  const root = base.replace(/\/+$/, '');
+  const paths = path === '/' || path === '' ? [`${root}/`, root] : [`${root}${path}`];
+  const entries = Object.entries(query ?? {}).flatMap(([k, values]) => values.map((v) => [k, v] as [string, string]));
+  if (!entries.length) return paths;
+  const encode = (list: [string, string][]) => `?${new URLSearchParams(list).toString()}`;
+  const queries = [...new Set([encode(entries), encode([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))])];
+  return paths.flatMap((p) => queries.map((q) => p + q));
+}

@@ -1,0 +1,126 @@
+import httpRouterHandler from '@middy/http-router';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { ZodType } from 'zod';
+import { DomainError, OpenPaymentsError } from '../errors';
+import { logger } from '../log';
+import { targetUris, type SignedRequest } from './message-signatures';
+import { fieldErrors, problem, type Problem } from './problem';
+
+// The one request stack of the Open Payments APIs (the resource server's incoming payments and the
+// authorization server), REST API events in, JSON out. Routes get the request with its raw body,
+// its GNAP token and what its signature covers; errors answer as RFC 9457 problem documents that
+// also carry the `error: {code, description}` object the Open Payments specification and its
+// official client read. Every answer allows any origin (CORS), as browser clients call these APIs.
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface OpRequest {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: string;
+  token?: string; // Authorization: GNAP <token>
+  signed: SignedRequest;
+}
+
+export interface OpReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface OpRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string; // '/continue/{id}'
+  handler: (req: OpRequest) => Promise<OpReply>;
+}
+
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+  'access-control-allow-headers': 'authorization, content-type, content-digest, content-length, signature, signature-input',
+  'access-control-max-age': '600',
+};
+
+export const json = (status: number, body: unknown): OpReply => ({ status, body });
+
+export function parseJson<T>(req: OpRequest, schema: ZodType<T>): T {
+  let value: unknown;
+  try {
+    value = req.body ? JSON.parse(req.body) : undefined;
+  } catch (e) {
+    throw new OpenPaymentsError(400, 'invalid_request', `The body is not valid JSON: ${(e as Error).message}`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const errors = fieldErrors(parsed.error);
+    throw new OpenPaymentsError(400, 'invalid_request', errors.map((e) => `${e.field} ${e.message}`).join('; '));
+  }
+  return parsed.data;
+}
+
+function toRequest(event: APIGatewayProxyEvent, base: string): OpRequest {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+  const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+  if (body.length > MAX_BODY_BYTES) throw new OpenPaymentsError(413, 'payload_too_large', `The body is ${body.length} bytes; the limit is ${MAX_BODY_BYTES}`);
+  const text = body.toString('utf8');
+  const authorization = /^GNAP (\S+)$/.exec(headers.authorization ?? '');
+  return {
+    method: event.httpMethod,
+    path: event.path,
+    params: (event.pathParameters ?? {}) as Record<string, string>,
+    query: Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, v ?? ''])),
+    body: text,
+    ...(authorization && { token: authorization[1] }),
+    signed: { method: event.httpMethod, urls: targetUris(base, event.path, event.multiValueQueryStringParameters as Record<string, string[]>), headers, body: text },
+  };
+}
+
+function errorReply(e: unknown): OpReply {
+  let p: Problem;
+  let headers: Record<string, string> = {};
+  if (e instanceof OpenPaymentsError) {
+    p = problem(e.status, e.code, e.message);
+    headers = e.headers;
+  } else if (e instanceof DomainError) {
+    // Open Payments answers a request it cannot take with 400 (it has no 422).
+    const status = { invalid: 400, unprocessable: 400, unauthorized: 401, not_found: 404, conflict: 409, too_large: 413 }[e.kind];
+    p = problem(status, e.code, e.message, e.fields);
+  } else {
+    logger.error('Unhandled error', { error: e });
+    p = problem(500, 'internal_error', 'The request could not be completed; it is safe to retry');
+  }
+  return { status: p.status, body: { ...p, error: { code: p.code, description: p.detail } }, headers: { 'content-type': 'application/problem+json', ...headers } };
+}
+
+const respond = (r: OpReply): APIGatewayProxyResult => ({
+  statusCode: r.status,
+  headers: { ...CORS, ...(r.body !== undefined && { 'content-type': 'application/json' }), ...r.headers },
+  body: r.body === undefined ? '' : JSON.stringify(r.body),
+});
+
+// A Lambda handler serving `routes`; `base` is the API's public URL, against which signatures'
+// @target-uri is checked.
+export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
+  const router = httpRouterHandler<APIGatewayProxyEvent, APIGatewayProxyResult>({
+    routes: routes.map((r) => ({ method: r.method, path: r.path, handler: async (event: APIGatewayProxyEvent) => respond(await r.handler(toRequest(event, base()))) })),
+    notFoundResponse: ({ method, path }) => {
+      throw new OpenPaymentsError(404, 'not_found', `No route ${method} ${path}`);
+    },
+  }) as unknown as (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+  return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    const started = performance.now();
+    let result: APIGatewayProxyResult;
+    if (event.httpMethod === 'OPTIONS') result = respond({ status: 204 }); // CORS preflight
+    else {
+      try {
+        result = await router(event);
+      } catch (e) {
+        result = respond(errorReply(e));
+      }
+    }
+    logger.info('request', { method: event.httpMethod, path: event.path, status: result.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
+    return result;
+  };
+}

@@ -1,0 +1,39 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { generateJwk, type JWK } from '@interledger/http-signature-utils';
+import { config } from '../config';
+import { derivedKey } from '../secrets';
+import { commit } from '../tx';
+import { canonicalBase } from '../wallet-addresses/address';
+import { putServiceIdentity } from '../wallet-addresses/store';
+
+// This service's own identity as an Open Payments client, for the calls it makes to other nodes'
+// servers: an Ed25519 key derived from the OPEN_PAYMENTS_CLIENT_SECRET secret, published (with
+// jwks.json, as any wallet address's keys) under the reserved address
+// {WALLET_ADDRESS_URL}/.well-known/pay, which no FSP wallet address can take.
+export const SERVICE_ADDRESS_PATH = '.well-known/pay';
+const PUBLIC_NAME = 'Payment service';
+// An Ed25519 private key in PKCS #8 is this prefix and the 32-byte seed.
+const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+export const serviceWalletAddress = () => `${canonicalBase(config.WALLET_ADDRESS_URL)}/${SERVICE_ADDRESS_PATH}`;
+
+let identity: Promise<{ privateKey: KeyObject; jwk: JWK }> | undefined;
+
+async function load() {
+  const seed = await derivedKey('OPEN_PAYMENTS_CLIENT_SECRET', 'ed25519');
+  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
+  const probe = generateJwk({ privateKey, keyId: 'probe' });
+  const jwk = generateJwk({ privateKey, keyId: `service-${probe.x.slice(0, 12)}` });
+  // Published before first use, so that an authorization server can find the key.
+  await commit(putServiceIdentity(serviceWalletAddress(), PUBLIC_NAME, { walletAddressId: '', kid: jwk.kid, jwk: jwk as never, createdAt: new Date().toISOString(), revokedAt: null }));
+  return { privateKey, jwk };
+}
+
+// The key and its JWK, published under the service's address (once per container).
+export function serviceIdentity() {
+  identity ??= load().catch((e) => {
+    identity = undefined;
+    throw e;
+  });
+  return identity;
+}

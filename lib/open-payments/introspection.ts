@@ -1,0 +1,72 @@
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+import { SignatureV4 } from '@smithy/signature-v4';
+import * as z from 'zod';
+import { config } from '../config';
+import { OpenPaymentsError } from '../errors';
+import { logger } from '../log';
+
+// The resource server asks the authorization server what a token grants: POST
+// <AUTH_SERVER_URL>/introspect, an IAM-authorized route, so the request is signed with this
+// function's AWS credentials (SigV4, service execute-api). The two can be deployed apart.
+const TIMEOUT_MS = 5000;
+
+type Data = string | ArrayBuffer | ArrayBufferView;
+const bytes = (d: Data) => (typeof d === 'string' ? d : d instanceof ArrayBuffer ? new Uint8Array(d) : new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
+
+class Sha256 {
+  private readonly hash: Hash | Hmac;
+  constructor(secret?: Data) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+  update(data: Data) {
+    this.hash.update(bytes(data));
+  }
+  async digest() {
+    return new Uint8Array(this.hash.digest());
+  }
+}
+
+let signer: SignatureV4 | undefined;
+
+const accessItem = z.object({ type: z.string(), actions: z.array(z.string()), identifier: z.string().optional() }).passthrough();
+const answer = z.union([
+  z.object({ active: z.literal(false) }),
+  z.object({
+    active: z.literal(true),
+    grant: z.string(),
+    access: z.array(accessItem),
+    client: z.union([z.object({ walletAddress: z.string() }), z.object({ jwk: z.record(z.string(), z.unknown()) })]),
+  }),
+]);
+export type TokenInfo = z.infer<typeof answer>;
+export type Asked = { type: 'incoming-payment' | 'quote' | 'outgoing-payment'; actions: string[]; identifier?: string };
+
+export async function introspectToken(token: string, access: Asked[]): Promise<TokenInfo> {
+  const url = new URL(`${config.AUTH_SERVER_URL}/introspect`);
+  const body = JSON.stringify({ access_token: token, access });
+  signer ??= new SignatureV4({ service: 'execute-api', region: process.env.AWS_REGION ?? 'us-east-1', credentials: fromEnv(), sha256: Sha256 });
+  const signed = await signer.sign({
+    method: 'POST',
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: url.port ? Number(url.port) : undefined,
+    path: url.pathname,
+    headers: { host: url.host, 'content-type': 'application/json' },
+    body,
+  });
+  const { host, ...headers } = signed.headers;
+  let res: Response;
+  try {
+    res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (error) {
+    logger.error('Token introspection failed', { error: (error as Error).message });
+    throw new OpenPaymentsError(503, 'authorization_server_unavailable', 'The authorization server could not be asked about the token; retry shortly');
+  }
+  const parsed = answer.safeParse(await res.json().catch(() => undefined));
+  if (!res.ok || !parsed.success) {
+    logger.error('Token introspection answered unexpectedly', { status: res.status });
+    throw new OpenPaymentsError(503, 'authorization_server_unavailable', 'The authorization server could not be asked about the token; retry shortly');
+  }
+  return parsed.data;
+}

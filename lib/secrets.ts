@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { counted } from './aws';
+import { config } from './config';
+
+// Secrets. On AWS they live in Secrets Manager under SECRETS_PREFIX (infra/resources.yml generates
+// them at the first deploy), and are read with Powertools Parameters, cached for five minutes;
+// no value is in the template. Locally SECRETS_PREFIX is empty and the same code reads the
+// environment variable of the same name, which the local stack sets.
+export type SecretName = 'STREAM_SECRET' | 'OPEN_PAYMENTS_CLIENT_SECRET';
+const MAX_AGE_SECS = 300;
+
+let provider: SecretsProvider | undefined;
+
+export async function secret(name: SecretName): Promise<string> {
+  if (!config.SECRETS_PREFIX) {
+    const value = process.env[name];
+    if (!value) throw new Error(`${name} is not set, and SECRETS_PREFIX is empty`);
+    return value;
+  }
+  provider ??= new SecretsProvider({ awsSdkV3Client: counted(new SecretsManagerClient({}), 'SecretsManager') });
+  const value = await provider.get(`${config.SECRETS_PREFIX}${name}`, { maxAge: MAX_AGE_SECS });
+  if (typeof value !== 'string' || !value) throw new Error(`Secret ${config.SECRETS_PREFIX}${name} is empty or not text`);
+  return value;
+}
+
+// A 32-byte key derived from a secret for one purpose, so that one secret can key several things.
+export const derivedKey = async (name: SecretName, purpose: string): Promise<Buffer> =>
+  createHash('sha256').update(`${purpose}\n`).update(await secret(name)).digest();

@@ -1,0 +1,249 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHeaders, generateJwk } from '@interledger/http-signature-utils';
+import { createAuthenticatedClient, createUnauthenticatedClient, isFinalizedGrantWithAccessToken, isPendingGrant, type AuthenticatedClient, type GrantRequest } from '@interledger/open-payments';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestStack, type TestStack } from '../stack';
+import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
+import { ok } from '../world';
+
+// The service driven by the official Open Payments client, as another wallet or node would: a key
+// registered on a wallet address, a grant from the authorization server, incoming payments on the
+// resource server, every response validated against the Open Payments specification.
+let s: TestStack;
+let events: WebhookReceiver;
+const wallet: Record<string, { id: string; address: string }> = {};
+
+interface Client {
+  api: AuthenticatedClient;
+  privateKey: KeyObject;
+  keyId: string;
+  walletAddress: string;
+}
+
+async function newClient(owner: string, keyId: string): Promise<Client> {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  await ok(s.admin('POST', `/wallet-addresses/${wallet[owner].id}/keys`, generateJwk({ privateKey, keyId })));
+  const api = await createAuthenticatedClient({ walletAddressUrl: wallet[owner].address, privateKey, keyId, validateResponses: true });
+  return { api, privateKey, keyId, walletAddress: wallet[owner].address };
+}
+
+const incomingAccess = (identifier: string, actions: string[]) => ({ access_token: { access: [{ type: 'incoming-payment' as const, actions: actions as never, identifier }] } });
+
+async function issued(c: Client, request: Omit<GrantRequest, 'client'>) {
+  const grant = await c.api.grant.request({ url: s.authServerUrl }, request as never);
+  if (!isFinalizedGrantWithAccessToken(grant)) throw new Error('expected a grant issued at once, with a token');
+  return grant;
+}
+const grantFor = (c: Client, identifier: string, actions = ['create', 'read', 'list', 'complete']) => issued(c, incomingAccess(identifier, actions));
+
+const amount = (value: string) => ({ value, assetCode: 'USD', assetScale: 2 });
+// What a client's error told: its HTTP status and the Open Payments error code.
+const failure = (p: Promise<unknown>) => p.then(() => ({ status: 0, code: 'none' }), (e) => ({ status: e.status, code: e.code }));
+
+let alice: Client;
+
+beforeAll(async () => {
+  events = await startWebhookReceiver();
+  s = await startTestStack({ EXCHANGE_RATES_URL: '', WEBHOOK_URL: events.url, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET });
+  await ok(s.admin('POST', '/assets', { code: 'USD', scale: 2 }));
+  for (const name of ['alice', 'bob', 'carol']) {
+    const created = await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/${name}`, assetCode: 'USD', publicName: name }));
+    wallet[name] = { id: created.id, address: created.address };
+  }
+  alice = await newClient('alice', 'alice-key-1');
+});
+afterAll(async () => {
+  await s.stop();
+  await events.stop();
+});
+afterEach(() => vi.useRealTimers());
+
+describe('an Open Payments client, end to end', () => {
+  it('gets a grant, then creates, reads, lists and completes an incoming payment; the Admin API and the webhooks see the same record', async () => {
+    const bob = await alice.api.walletAddress.get({ url: wallet.bob.address });
+    expect(bob).toMatchObject({ id: wallet.bob.address, assetCode: 'USD', assetScale: 2, authServer: s.authServerUrl, resourceServer: s.openPaymentsUrl });
+    const grant = await alice.api.grant.request({ url: bob.authServer }, incomingAccess(bob.id, ['create', 'read', 'list', 'complete']));
+    if (!isFinalizedGrantWithAccessToken(grant)) throw new Error('expected a grant issued at once');
+    expect(grant.access_token.expires_in).toBe(600);
+    const accessToken = grant.access_token.value;
+
+    const created = await alice.api.incomingPayment.create(
+      { url: bob.resourceServer, accessToken },
+      { walletAddress: bob.id, incomingAmount: amount('2500'), metadata: { invoice: 'INV-1' } },
+    );
+    expect(created).toMatchObject({ walletAddress: bob.id, completed: false, incomingAmount: amount('2500'), receivedAmount: amount('0'), metadata: { invoice: 'INV-1' } });
+    expect(created.id).toMatch(new RegExp(`^${s.openPaymentsUrl}/incoming-payments/[0-9a-f-]{36}$`));
+    expect(created.methods).toEqual([{ type: 'ilp', ilpAddress: expect.stringMatching(/^test\.node-a\.[A-Za-z0-9_-]+$/), sharedSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) }]);
+
+    const read = await alice.api.incomingPayment.get({ url: created.id, accessToken });
+    expect(read).toMatchObject({ id: created.id, completed: false });
+    // Fresh credentials at every read (a STREAM connection of their own), derived, never stored.
+    expect(read.methods[0].ilpAddress).not.toBe(created.methods[0].ilpAddress);
+
+    const listed = await alice.api.incomingPayment.list({ url: bob.resourceServer, walletAddress: bob.id, accessToken }, { first: 10 } as never);
+    expect(listed.result.map((p) => p.id)).toContain(created.id);
+    expect(listed.pagination.hasPreviousPage).toBe(false);
+
+    const completed = await alice.api.incomingPayment.complete({ url: created.id, accessToken });
+    expect(completed).toMatchObject({ id: created.id, completed: true });
+
+    const id = created.id.split('/').pop()!;
+    const intent = await ok(s.admin('GET', `/payment-intents/${id}`), 200);
+    expect(intent).toMatchObject({ id, url: created.id, walletAddress: bob.id, state: 'completed', incomingAmount: amount('2500'), metadata: { invoice: 'INV-1' } });
+    await events.waitForEvent('payment_intent.created', (d) => d.id === id);
+    await events.waitForEvent('payment_intent.completed', (d) => d.id === id);
+  });
+
+  it('shows anyone the public view, never the payment methods', async () => {
+    const { access_token } = await grantFor(alice, wallet.bob.address);
+    const created = await alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.bob.address });
+    const anyone = await createUnauthenticatedClient({ validateResponses: true });
+    const view = await anyone.incomingPayment.get({ url: created.id });
+    expect(view).toEqual({ receivedAmount: amount('0'), authServer: s.authServerUrl });
+    const raw = await (await fetch(created.id)).json();
+    expect(raw).not.toHaveProperty('methods');
+    expect((await fetch(`${s.openPaymentsUrl}/incoming-payments/3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c`)).status).toBe(404);
+  });
+
+  it('pages a long list with cursors, newest first, both ways', async () => {
+    const { access_token } = await grantFor(alice, wallet.carol.address);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.unshift((await alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.carol.address })).id);
+    const list = (args: object) => alice.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.carol.address, accessToken: access_token.value }, args as never);
+    const first = await list({ first: 2 });
+    expect(first.result.map((p) => p.id)).toEqual(ids.slice(0, 2));
+    expect(first.pagination).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    const second = await list({ first: 2, cursor: first.pagination.endCursor });
+    expect(second.result.map((p) => p.id)).toEqual(ids.slice(2, 4));
+    expect(second.pagination).toMatchObject({ hasNextPage: true, hasPreviousPage: true });
+    const back = await list({ last: 2, cursor: second.pagination.startCursor });
+    expect(back.result.map((p) => p.id)).toEqual(ids.slice(0, 2));
+    const end = await list({ first: 10, cursor: second.pagination.endCursor });
+    expect(end.result.map((p) => p.id)).toEqual(ids.slice(4));
+    expect(end.pagination.hasNextPage).toBe(false);
+  });
+
+  it('lets a client with `read` see only what it created, and one with `read-all` all of the wallet address', async () => {
+    const { access_token } = await grantFor(alice, wallet.bob.address);
+    const mine = await alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.bob.address });
+    const carol = await newClient('carol', 'carol-key-1');
+    const reader = await grantFor(carol, wallet.bob.address, ['read', 'list']);
+    expect(await failure(carol.api.incomingPayment.get({ url: mine.id, accessToken: reader.access_token.value }))).toMatchObject({ status: 404 });
+    const listed = await carol.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.bob.address, accessToken: reader.access_token.value });
+    expect(listed.result.map((p) => p.id)).not.toContain(mine.id);
+    const all = await grantFor(carol, wallet.bob.address, ['read-all', 'list-all']);
+    expect((await carol.api.incomingPayment.get({ url: mine.id, accessToken: all.access_token.value })).id).toBe(mine.id);
+  });
+});
+
+describe('what is refused', () => {
+  const signedFetch = async (url: string, body: unknown, key: KeyObject, keyId: string, tamper?: (b: string) => string) => {
+    const text = JSON.stringify(body);
+    const headers = await createHeaders({ request: { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: text }, privateKey: key, keyId });
+    return fetch(url, { method: 'POST', headers: { ...headers }, body: tamper ? tamper(text) : text });
+  };
+  const grantBody = () => ({ access_token: { access: [{ type: 'incoming-payment', actions: ['read'], identifier: wallet.bob.address }] }, client: alice.walletAddress });
+
+  it('a grant request unsigned, signed by a key the client does not publish, or with a tampered body', async () => {
+    const unsigned = await fetch(`${s.authServerUrl}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(grantBody()) });
+    expect(unsigned.status).toBe(401);
+    expect((await unsigned.json()).error.code).toBe('invalid_client');
+    const stranger = generateKeyPairSync('ed25519').privateKey;
+    const notPublished = await signedFetch(`${s.authServerUrl}/`, grantBody(), stranger, alice.keyId);
+    expect(notPublished.status).toBe(401);
+    // The same length, so that the signed Content-Length still fits; only the digest gives it away.
+    const tampered = await signedFetch(`${s.authServerUrl}/`, grantBody(), alice.privateKey, alice.keyId, (b) => b.replace('"read"', '"list"'));
+    expect(tampered.status).toBe(401);
+    expect((await signedFetch(`${s.authServerUrl}/`, grantBody(), alice.privateKey, alice.keyId)).status).toBe(200); // the same, untouched
+  });
+
+  it('a key the client revoked, once its key set is read again', async () => {
+    const dave = await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/dave`, assetCode: 'USD' }));
+    wallet.dave = { id: dave.id, address: dave.address };
+    const c = await newClient('dave', 'dave-key-1');
+    await grantFor(c, wallet.bob.address);
+    await ok(s.admin('POST', `/wallet-addresses/${dave.id}/keys/dave-key-1/revoke`), 200);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 31_000); // past the authorization server's key cache
+    expect(await failure(grantFor(c, wallet.bob.address))).toMatchObject({ status: 401, code: 'invalid_client' });
+  });
+
+  it('a token used for another wallet address or another kind of resource', async () => {
+    const forBob = await grantFor(alice, wallet.bob.address);
+    expect(await failure(alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: forBob.access_token.value }, { walletAddress: wallet.carol.address }))).toMatchObject({ status: 403 });
+    const quotes = await issued(alice, { access_token: { access: [{ type: 'quote', actions: ['create', 'read'] }] } });
+    expect(await failure(alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: quotes.access_token.value }, { walletAddress: wallet.bob.address }))).toMatchObject({ status: 403 });
+    const body = JSON.stringify({ walletAddress: wallet.bob.address });
+    const res = await fetch(`${s.openPaymentsUrl}/incoming-payments`, { method: 'POST', headers: { authorization: `GNAP ${quotes.access_token.value}`, 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toBe(`GNAP as_uri=${s.authServerUrl}`);
+    const none = await fetch(`${s.openPaymentsUrl}/incoming-payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe(`GNAP as_uri=${s.authServerUrl}`);
+  });
+
+  it('a revoked token, an expired one, one of a revoked grant; a rotated one gives way to its successor', async () => {
+    const use = (token: string) => failure(alice.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.bob.address, accessToken: token }));
+    const revoked = await grantFor(alice, wallet.bob.address);
+    await alice.api.token.revoke({ url: revoked.access_token.manage, accessToken: revoked.access_token.value });
+    expect(await use(revoked.access_token.value)).toMatchObject({ status: 401 });
+
+    const rotated = await grantFor(alice, wallet.bob.address);
+    const next = await alice.api.token.rotate({ url: rotated.access_token.manage, accessToken: rotated.access_token.value });
+    expect(next.access_token.value).not.toBe(rotated.access_token.value);
+    expect(next.access_token.manage).not.toBe(rotated.access_token.manage);
+    expect(await use(rotated.access_token.value)).toMatchObject({ status: 401 });
+    expect(await use(next.access_token.value)).toMatchObject({ status: 0 }); // works
+
+    const cancelled = await grantFor(alice, wallet.bob.address);
+    await alice.api.grant.cancel({ url: cancelled.continue.uri, accessToken: cancelled.continue.access_token.value });
+    expect(await use(cancelled.access_token.value)).toMatchObject({ status: 401 });
+
+    const expiring = await grantFor(alice, wallet.bob.address);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 601_000);
+    expect(await use(expiring.access_token.value)).toMatchObject({ status: 401 });
+    // An expired token can still be rotated, as GNAP intends.
+    const renewed = await alice.api.token.rotate({ url: expiring.access_token.manage, accessToken: expiring.access_token.value });
+    expect(await use(renewed.access_token.value)).toMatchObject({ status: 0 });
+  });
+
+  it('an outgoing-payment grant waits for an interaction that is not offered yet, and says so', async () => {
+    const pending = await alice.api.grant.request(
+      { url: s.authServerUrl },
+      {
+        access_token: { access: [{ type: 'outgoing-payment', actions: ['create', 'read'], identifier: alice.walletAddress, limits: { debitAmount: amount('500') } }] },
+        interact: { start: ['redirect'], finish: { method: 'redirect', uri: 'https://app.example/return', nonce: 'n-1' } },
+      },
+    );
+    if (!isPendingGrant(pending)) throw new Error('expected a pending grant');
+    expect(pending.interact.redirect).toMatch(new RegExp(`^${s.authServerUrl}/interact/`));
+    expect((await fetch(pending.interact.redirect)).status).toBe(501);
+    expect(await failure(alice.api.grant.continue({ url: pending.continue.uri, accessToken: pending.continue.access_token.value }, { interact_ref: 'x' }))).toMatchObject({
+      status: 401,
+      code: 'request_denied',
+    });
+    await alice.api.grant.cancel({ url: pending.continue.uri, accessToken: pending.continue.access_token.value });
+  });
+
+  it('wallet address names that would shadow the resource server', async () => {
+    for (const name of ['incoming-payments', 'quotes', 'outgoing-payments', 'team/jwks.json']) {
+      const res = await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/${name}`, assetCode: 'USD' });
+      expect(res.status, name).toBe(400);
+    }
+  });
+});
+
+describe("the service's own client identity", () => {
+  it('reads an incoming payment with a grant of its own, through the official client', async () => {
+    const { access_token } = await grantFor(alice, wallet.bob.address);
+    const created = await alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.bob.address, incomingAmount: amount('100') });
+    const { readIncomingPayment } = await import('../../lib/open-payments/client');
+    const read = await readIncomingPayment(created.id);
+    expect(read).toMatchObject({ id: created.id, incomingAmount: amount('100') });
+    expect(read.methods[0].type).toBe('ilp');
+    const published = await (await fetch(`${s.openPaymentsUrl}/.well-known/pay`)).json();
+    expect(published).toMatchObject({ id: `${s.openPaymentsUrl}/.well-known/pay`, authServer: s.authServerUrl });
+    expect((await (await fetch(`${s.openPaymentsUrl}/.well-known/pay/jwks.json`)).json()).keys).toHaveLength(1);
+  });
+});
