@@ -7,6 +7,7 @@ import { createQuoteBody, quote } from './quotes/schemas';
 import { eventIdParams, listQuery, webhookEvent } from './webhooks/schemas';
 import { idParams, page, pageQuery } from './http/schemas';
 import { pushRateBody, rate, rateQuery } from './rates/schemas';
+import { createPeerBody, peer, peerWithLiquidity, updatePeerBody } from './peers/schemas';
 import {
   createWalletAddressBody,
   ed25519Jwk,
@@ -20,7 +21,7 @@ import {
 // The OpenAPI 3.1 document, generated from the same zod schemas that validate requests.
 // A test checks that this table and serverless.yml declare the same Admin routes.
 interface Operation {
-  method: 'get' | 'post' | 'patch';
+  method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
   summary: string;
   params?: z.ZodObject;
@@ -109,6 +110,25 @@ export const operations: Operation[] = [
     status: 200, response: payment.extend({ withdrawnAmount: amount }), errors: [401, 404, 409],
   },
   {
+    method: 'post', path: '/peers', summary: 'Create a peer (incoming tokens are never echoed)', body: createPeerBody,
+    status: 201, response: peer, errors: [400, 401, 409, 422],
+  },
+  { method: 'get', path: '/peers', summary: 'List peers, newest first', query: pageQuery, status: 200, response: page(peer), errors: [400, 401] },
+  { method: 'get', path: '/peers/{id}', summary: 'Get a peer and its liquidity', params: idParams, status: 200, response: peerWithLiquidity, errors: [401, 404] },
+  {
+    method: 'patch', path: '/peers/{id}', summary: "Change a peer's name, tokens, endpoint, maxPacketAmount or liquidityThreshold", params: idParams,
+    body: updatePeerBody, status: 200, response: peer, errors: [400, 401, 404, 409],
+  },
+  { method: 'delete', path: '/peers/{id}', summary: 'Delete a peer that holds no liquidity', params: idParams, status: 204, response: z.null(), errors: [401, 404, 409] },
+  {
+    method: 'post', path: '/peers/{id}/liquidity', summary: "Deposit peer liquidity: the credit line extended to the peer", params: idParams,
+    body: liquidityBody, status: 200, response: peerWithLiquidity, errors: [400, 401, 404],
+  },
+  {
+    method: 'post', path: '/peers/{id}/liquidity-withdrawals', summary: 'Withdraw peer liquidity', params: idParams,
+    body: liquidityBody, status: 200, response: peerWithLiquidity, errors: [400, 401, 404, 422],
+  },
+  {
     method: 'get', path: '/webhook-events', summary: 'List webhook events by delivery status', query: listQuery,
     status: 200, response: page(webhookEvent), errors: [400, 401],
   },
@@ -165,7 +185,7 @@ export function openApiDocument() {
       ],
       ...(op.body && { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(op.body, 'input') } } } }),
       responses: {
-        [op.status]: { description: 'Success', content: { 'application/json': { schema: schemaOf(op.response, 'output') } } },
+        [op.status]: op.status === 204 ? { description: 'Done' } : { description: 'Success', content: { 'application/json': { schema: schemaOf(op.response, 'output') } } },
         ...Object.fromEntries(
           op.errors.map((s) => [s, { description: 'Problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }]),
         ),

@@ -1,7 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
 import { DomainError, notFound } from '../errors';
-import { account, balances, transferItems } from '../ledger';
+import { account, balances, moveFunds } from '../ledger';
 import { commit } from '../tx';
 import type { Asset, CreateAsset } from './schemas';
 import { findAsset, findAssetByCode, insertAsset, listAssets } from './store';
@@ -37,19 +37,10 @@ export async function getAssetWithLiquidity(id: string) {
 }
 
 // Deposits move money from the asset's settlement account into its liquidity; withdrawals back.
-// With an Idempotency-Key the transfer's id comes from it, so a retry after an unclear failure
-// finds the transfer made and does not move the money again.
 export async function moveLiquidity(id: string, value: string, direction: 'deposit' | 'withdrawal', idempotencyKey?: string) {
   const asset = await getAsset(id);
   const units = toLedger(BigInt(value), asset.scale, 'amount');
-  const [from, to] =
-    direction === 'deposit' ? [account.settlementShard(id), account.liquidity(id)] : [account.liquidity(id), account.settlementShard(id)];
-  const transferId = idempotencyKey
-    ? `liquidity:${createHash('sha256').update(`${id}|${direction}|${value}|${idempotencyKey}`).digest('hex')}`
-    : randomUUID();
-  const { items } = transferItems(transferId, [{ debit: from, credit: to, amount: units }]);
-  const failed = await commit(items);
-  if (failed.length && !failed.includes(0)) { // 0: the transfer exists already, which is success
+  if ((await moveFunds(account.liquidity(id), id, units, direction, idempotencyKey)) === 'insufficient') {
     throw new DomainError('unprocessable', 'insufficient_liquidity', `Asset ${asset.code} has less liquidity than ${value} (scale ${asset.scale})`);
   }
   return getAssetWithLiquidity(id);

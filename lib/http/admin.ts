@@ -41,6 +41,7 @@ export interface Reply {
 export const ok = (body: unknown): Reply => ({ status: 200, body });
 export const created = (body: unknown): Reply => ({ status: 201, body });
 export const accepted = (body: unknown): Reply => ({ status: 202, body });
+export const noContent = (): Reply => ({ status: 204, body: undefined });
 
 type AdminEvent = APIGatewayProxyEventV2 & { input?: RouteInput<unknown, unknown, unknown> };
 type AdminRequest = Request<AdminEvent, APIGatewayProxyResultV2, Error, Context>;
@@ -198,6 +199,7 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(
     .use(idempotency())
     .handler(async (event) => {
       const reply = await fn(event.input as RouteInput<B, Q, P>);
+      if (reply.body === undefined) return { statusCode: reply.status };
       return { statusCode: reply.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply.body) };
     });
   // A deferred guard that no transaction took (the request failed, wrote nothing, or was an

@@ -1,4 +1,4 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../db';
 import { config } from '../config';
@@ -26,7 +26,21 @@ export const account = {
   settlementShard: (assetId: string) => `settlement:${assetId}#${randomInt(SETTLEMENT_SHARDS)}`,
   intent: (intentId: string) => `intent:${intentId}`,
   payment: (paymentId: string) => `payment:${paymentId}`,
+  // The credit line extended to a peer: what it may still send this node (never negative).
+  peer: (peerId: string) => `peer:${peerId}`,
 };
+
+// A condition, for a transaction, that an account holds nothing (or was never written).
+export function emptyAccountCheck(id: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: TABLE(),
+      Key: accountKey(id),
+      ConditionExpression: 'attribute_not_exists(pk) OR balance = :zero',
+      ExpressionAttributeValues: { ':zero': 0n },
+    },
+  };
+}
 
 const mayGoNegative = (id: string) => id.startsWith('settlement:');
 
@@ -108,4 +122,15 @@ export async function settleAll(id: string, settlement: string): Promise<bigint>
     throw new DomainError('conflict', 'concurrent_withdrawal', 'The balance changed during the withdrawal; retry');
   }
   return units;
+}
+
+// Moves `units` between an account and its asset's settlement account: a deposit credits the
+// account, a withdrawal takes from it (and may find too little). With an Idempotency-Key the
+// transfer's id comes from it, so a retry after an unclear failure finds the transfer made and
+// does not move the money again.
+export async function moveFunds(id: string, assetId: string, units: bigint, direction: 'deposit' | 'withdrawal', idempotencyKey?: string): Promise<'moved' | 'insufficient'> {
+  const [from, to] = direction === 'deposit' ? [account.settlementShard(assetId), id] : [id, account.settlementShard(assetId)];
+  const transferId = idempotencyKey ? `liquidity:${createHash('sha256').update(`${id}|${direction}|${units}|${idempotencyKey}`).digest('hex')}` : randomUUID();
+  const failed = await commit(transferItems(transferId, [{ debit: from, credit: to, amount: units }]).items);
+  return failed.length && !failed.includes(0) ? 'insufficient' : 'moved'; // 0: the transfer exists already, which is success
 }

@@ -1,4 +1,6 @@
 import { config } from '../config';
+import { DomainError } from '../errors';
+import { findPeer } from '../peers/store';
 import { logger } from '../log';
 import { fetchRates, rateUnavailable } from './pull';
 import type { PushRate, Rate, RateQuery } from './schemas';
@@ -12,7 +14,15 @@ export const DEFAULT_PUSHED_TTL_SECS = 3600;
 const iso = (ms: number) => new Date(ms).toISOString();
 const scopeName = (peerId?: string) => (peerId === undefined ? 'FSP-wide' : `for peer ${peerId}`);
 
+// A peer-scoped rate must name a peer of this node.
+async function checkPeer(peerId: string | undefined) {
+  if (peerId !== undefined && !(await findPeer(peerId))) {
+    throw new DomainError('unprocessable', 'unknown_peer', `No peer ${peerId}: a peer-scoped rate names a peer by its id`);
+  }
+}
+
 export async function pushRate(input: PushRate): Promise<Rate> {
+  await checkPeer(input.peerId);
   const expiresAt = iso(Date.now() + (input.rateTtlSecs ?? DEFAULT_PUSHED_TTL_SECS) * 1000);
   await store.savePushed({ peerId: input.peerId }, input.sourceAssetCode, input.destinationAssetCode, { rate: input.rate, expiresAt });
   return view(input, input.rate, 'pushed', expiresAt);
@@ -47,6 +57,12 @@ export function pull(base: string, peerId: string | undefined): Promise<store.Pu
     inFlight.set(key, pending);
   }
   return pending;
+}
+
+// The Admin API's look-up: what resolveRate answers, for a peer of this node.
+export async function lookUpRate(q: RateQuery): Promise<Rate> {
+  await checkPeer(q.peerId);
+  return resolveRate(q);
 }
 
 export async function resolveRate(q: RateQuery): Promise<Rate> {

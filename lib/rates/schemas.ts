@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { assetCode } from '../http/schemas';
 
-export const peerId = z.string().regex(/^[A-Za-z0-9._:~-]{1,128}$/, 'must be 1 to 128 letters, digits or . _ : ~ -');
+// A peer-scoped rate names its peer by id (POST /peers).
+export const peerId = z.uuid('must be the id of a peer');
 const positiveRate = z.number().positive().finite();
 // Pushed rates are stored as DynamoDB numbers: keep them to a range that holds exactly.
 const pushedRate = z.number().min(1e-12, 'must be at least 1e-12').max(1e12, 'must be at most 1e12');

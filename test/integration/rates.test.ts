@@ -12,9 +12,21 @@ const push = (body: Record<string, unknown>) => s.admin('POST', '/rates', body);
 const requestsFor = (base: string, peerId: string | null = null) => fsp.requests.filter((r) => r.base === base && r.peerId === peerId).length;
 const advance = (secs: number) => vi.setSystemTime(Date.now() + secs * 1000);
 
+// Peer-scoped rates name peers of this node by id.
+const peers: Record<string, string> = {};
+
 beforeAll(async () => {
   fsp = await startRatesServer();
   s = await startTestStack({ EXCHANGE_RATES_URL: fsp.url, EXCHANGE_RATES_TIMEOUT_SECS: String(TIMEOUT_SECS) });
+  await s.admin('POST', '/assets', { code: 'USD', scale: 2 });
+  for (const name of ['one', 'x', 'y', 'z', 'r']) {
+    const res = await s.admin('POST', '/peers', {
+      staticIlpAddress: `test.peer-${name}`,
+      assetCode: 'USD',
+      http: { incoming: { authTokens: [`incoming-token-of-peer-${name}`] }, outgoing: { authToken: `outgoing-token-to-peer-${name}`, endpoint: 'http://localhost:1/ilp' } },
+    });
+    peers[name] = res.body.id;
+  }
 });
 afterAll(async () => {
   await s.stop();
@@ -37,8 +49,12 @@ describe('push', () => {
     expect(res.body).toEqual({ sourceAssetCode: 'AAA', destinationAssetCode: 'BBB', rate: 1.25, origin: 'pushed', expiresAt: expect.any(String) });
     expect(Date.parse(res.body.expiresAt) - before).toBeGreaterThanOrEqual(3600_000);
     expect(Date.parse(res.body.expiresAt) - before).toBeLessThan(3601_000);
-    const peer = await push({ peerId: 'peer-1', sourceAssetCode: 'AAA', destinationAssetCode: 'BBB', rate: 1.5, rateTtlSecs: 30 });
-    expect(peer.body).toMatchObject({ peerId: 'peer-1', rate: 1.5 });
+    const peer = await push({ peerId: peers.one, sourceAssetCode: 'AAA', destinationAssetCode: 'BBB', rate: 1.5, rateTtlSecs: 30 });
+    expect(peer.body).toMatchObject({ peerId: peers.one, rate: 1.5 });
+    const unknown = await push({ peerId: '3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c', sourceAssetCode: 'AAA', destinationAssetCode: 'BBB', rate: 1.5 });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.code).toBe('unknown_peer');
+    expect((await lookup('AAA', 'BBB', '3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c')).body.code).toBe('unknown_peer');
   });
 
   it('replaces the rate of the same pair and scope', async () => {
@@ -94,26 +110,26 @@ describe('resolve', () => {
 
   it('keeps peer and FSP-wide rates apart, in both directions', async () => {
     fsp.rates[''].SCA = { SCB: 0.5 };
-    fsp.rates['peer-x'] = { SCA: { SCB: 0.6 } };
+    fsp.rates[peers.x] = { SCA: { SCB: 0.6 } };
     await push({ sourceAssetCode: 'SCA', destinationAssetCode: 'SCB', rate: 0.7 });
     // A peer lookup ignores the FSP-wide pushed rate and pulls with peerId.
-    expect((await lookup('SCA', 'SCB', 'peer-x')).body).toMatchObject({ rate: 0.6, origin: 'pulled', peerId: 'peer-x' });
-    expect(requestsFor('SCA', 'peer-x')).toBe(1);
+    expect((await lookup('SCA', 'SCB', peers.x)).body).toMatchObject({ rate: 0.6, origin: 'pulled', peerId: peers.x });
+    expect(requestsFor('SCA', peers.x)).toBe(1);
     expect(requestsFor('SCA')).toBe(0);
     // An FSP-wide lookup ignores a peer's pushed rate.
-    await push({ peerId: 'peer-y', sourceAssetCode: 'SCC', destinationAssetCode: 'SCD', rate: 9 });
+    await push({ peerId: peers.y, sourceAssetCode: 'SCC', destinationAssetCode: 'SCD', rate: 9 });
     fsp.rates[''].SCC = { SCD: 2 };
     expect((await lookup('SCC', 'SCD')).body).toMatchObject({ rate: 2, origin: 'pulled' });
-    expect((await lookup('SCC', 'SCD', 'peer-y')).body).toMatchObject({ rate: 9, origin: 'pushed' });
+    expect((await lookup('SCC', 'SCD', peers.y)).body).toMatchObject({ rate: 9, origin: 'pushed' });
   });
 
   it('expires each scope independently', async () => {
     fsp.rates[''].IND = { INE: 1.1 };
     await push({ sourceAssetCode: 'IND', destinationAssetCode: 'INE', rate: 1.2, rateTtlSecs: 100 });
-    await push({ peerId: 'peer-z', sourceAssetCode: 'IND', destinationAssetCode: 'INE', rate: 1.3, rateTtlSecs: 1000 });
+    await push({ peerId: peers.z, sourceAssetCode: 'IND', destinationAssetCode: 'INE', rate: 1.3, rateTtlSecs: 1000 });
     advance(101);
     expect((await lookup('IND', 'INE')).body).toMatchObject({ rate: 1.1, origin: 'pulled' });
-    expect((await lookup('IND', 'INE', 'peer-z')).body).toMatchObject({ rate: 1.3, origin: 'pushed' });
+    expect((await lookup('IND', 'INE', peers.z)).body).toMatchObject({ rate: 1.3, origin: 'pushed' });
   });
 
   it('pulls once for many lookups: concurrent ones share a request, later ones hit the cache', async () => {
@@ -201,10 +217,10 @@ describe('proactive refresh', () => {
   it('re-pulls pulled rates near expiry, leaves pushed ones, and survives a failing base', async () => {
     fsp.rates[''].RFA = { RFB: 1 };
     fsp.rates[''].RFC = { RFD: 2 };
-    fsp.rates['peer-r'] = { RFA: { RFB: 3 } };
+    fsp.rates[peers.r] = { RFA: { RFB: 3 } };
     await lookup('RFA', 'RFB');
     await lookup('RFC', 'RFD');
-    await lookup('RFA', 'RFB', 'peer-r');
+    await lookup('RFA', 'RFB', peers.r);
     await push({ sourceAssetCode: 'RFP', destinationAssetCode: 'RFQ', rate: 5, rateTtlSecs: 3600 });
     // Not yet due: nothing is pulled.
     fsp.requests.length = 0;
@@ -212,12 +228,12 @@ describe('proactive refresh', () => {
     expect(fsp.requests).toHaveLength(0);
 
     fsp.rates[''].RFA = { RFB: 1.1 };
-    fsp.rates['peer-r'] = { RFA: { RFB: 3.3 } };
+    fsp.rates[peers.r] = { RFA: { RFB: 3.3 } };
     delete fsp.rates[''].RFC; // this base now fails (404)
     advance(3600 - 60); // within EXCHANGE_RATES_REFRESH_BEFORE_SECS (120) of expiry
     const summary = (await s.invoke('ratesRefresh')) as { refreshed: number; failed: number };
     expect(requestsFor('RFA')).toBe(1);
-    expect(requestsFor('RFA', 'peer-r')).toBe(1);
+    expect(requestsFor('RFA', peers.r)).toBe(1);
     expect(requestsFor('RFC')).toBe(1);
     expect(requestsFor('RFP')).toBe(0);
     expect(summary.failed).toBeGreaterThanOrEqual(1);
@@ -226,7 +242,7 @@ describe('proactive refresh', () => {
     advance(120);
     fsp.requests.length = 0;
     expect((await lookup('RFA', 'RFB')).body).toMatchObject({ rate: 1.1, origin: 'pulled' });
-    expect((await lookup('RFA', 'RFB', 'peer-r')).body).toMatchObject({ rate: 3.3, origin: 'pulled' });
+    expect((await lookup('RFA', 'RFB', peers.r)).body).toMatchObject({ rate: 3.3, origin: 'pulled' });
     expect(fsp.requests).toHaveLength(0);
     // The pushed rate was not refreshed: past its expiry the lookup pulls synchronously.
     fsp.rates[''].RFP = { RFQ: 6 };

@@ -1,5 +1,5 @@
 import { adminRoute, ok } from '../../../lib/http/admin';
-import { resolveRate } from '../../../lib/rates';
+import { lookUpRate } from '../../../lib/rates';
 import { rateQuery } from '../../../lib/rates/schemas';
 
-export const handler = adminRoute({ query: rateQuery }, async ({ query }) => ok(await resolveRate(query)));
+export const handler = adminRoute({ query: rateQuery }, async ({ query }) => ok(await lookUpRate(query)));

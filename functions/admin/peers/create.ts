@@ -1,0 +1,5 @@
+import { adminRoute, created } from '../../../lib/http/admin';
+import { createPeer } from '../../../lib/peers';
+import { createPeerBody } from '../../../lib/peers/schemas';
+
+export const handler = adminRoute({ body: createPeerBody, transactional: true }, async ({ body }) => created(await createPeer(body)));

@@ -1,0 +1,66 @@
+import * as z from 'zod';
+import { amountValue, assetCode } from '../http/schemas';
+
+// Peers: the FSPs this node exchanges ILP packets with, over ILP-over-HTTP (Interledger RFC 35).
+export const ilpAddress = z
+  .string()
+  .max(1023)
+  .regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)+$/, 'must be an ILP address, e.g. test.node-b');
+const authToken = z.string().min(16, 'must be at least 16 characters').max(256);
+const endpoint = z.url({ protocol: /^https?$/ }).max(1024);
+const positive = amountValue.refine((v) => v !== '0', 'must be greater than 0');
+const name = z.string().trim().min(1).max(200);
+
+const incoming = z.strictObject({
+  authTokens: z
+    .array(authToken)
+    .min(1)
+    .max(10)
+    .refine((t) => new Set(t).size === t.length, 'must not repeat a token'),
+});
+const outgoing = z.strictObject({ authToken, endpoint });
+
+export const createPeerBody = z.strictObject({
+  name: name.optional(),
+  staticIlpAddress: ilpAddress,
+  assetCode,
+  http: z.strictObject({ incoming, outgoing }),
+  // The largest packet this peer takes (at the asset's scale); larger ones are refused with F08.
+  maxPacketAmount: positive.optional(),
+  // Below this liquidity (at the asset's scale) the service emits peer.liquidity_low.
+  liquidityThreshold: amountValue.optional(),
+});
+export type CreatePeer = z.infer<typeof createPeerBody>;
+
+export const updatePeerBody = z
+  .strictObject({
+    name: name.optional(),
+    http: z.strictObject({ incoming: incoming.optional(), outgoing: outgoing.optional() }).optional(),
+    maxPacketAmount: positive.nullable().optional(),
+    liquidityThreshold: amountValue.nullable().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, 'must change something');
+export type UpdatePeer = z.infer<typeof updatePeerBody>;
+
+export const peer = z.object({
+  id: z.uuid(),
+  name: z.string().nullable(),
+  staticIlpAddress: z.string(),
+  assetCode,
+  assetScale: z.int(),
+  http: z.object({ outgoing: z.object({ endpoint: z.string() }) }),
+  maxPacketAmount: z.string().nullable(),
+  liquidityThreshold: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+});
+export type Peer = z.infer<typeof peer>;
+
+export const peerWithLiquidity = peer.extend({ liquidity: z.object({ value: z.string(), assetCode, assetScale: z.int() }) });
+
+// What is stored: the view, and what routing and accounting need. Incoming tokens are kept only as
+// their SHA-256; the outgoing token is the peer's credential for its own connector.
+export interface PeerRecord extends Peer {
+  assetId: string;
+  incomingTokenHashes: string[];
+  outgoingAuthToken: string;
+}
