@@ -59,14 +59,14 @@ function decode(s: string): string {
   }
 }
 
-function toEvent(kind: ApiKind, route: Route, req: IncomingMessage, url: URL, params: Record<string, string>, body: Buffer) {
+function toEvent(kind: ApiKind, route: Route, req: IncomingMessage, url: URL, params: Record<string, string>, body: Buffer, binary: boolean) {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
   const hasQuery = url.searchParams.size > 0;
   const text = body.length ? body.toString('utf8') : undefined;
-  const isText = text === undefined || Buffer.from(text, 'utf8').equals(body);
+  const isText = !binary && (text === undefined || Buffer.from(text, 'utf8').equals(body));
   const common = {
     headers,
     pathParameters: Object.keys(params).length ? Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decode(v)])) : undefined,
@@ -106,7 +106,7 @@ function toEvent(kind: ApiKind, route: Route, req: IncomingMessage, url: URL, pa
   };
 }
 
-export async function startGateway(opts: { kind: ApiKind; port: number; routes: Route[]; runtime: LambdaRuntime }) {
+export async function startGateway(opts: { kind: ApiKind; port: number; routes: Route[]; runtime: LambdaRuntime; binary?: boolean }) {
   const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
 
   const server: Server = createServer(async (req, res) => {
@@ -131,7 +131,7 @@ export async function startGateway(opts: { kind: ApiKind; port: number; routes: 
       }
       const body = await readBody(req);
       if (body === 'too_large') return send(413, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Request Entity Too Large' }));
-      const result = (await opts.runtime.invoke(route.fn, toEvent(opts.kind, route, req, url, found.params, body))) as {
+      const result = (await opts.runtime.invoke(route.fn, toEvent(opts.kind, route, req, url, found.params, body, opts.binary ?? false))) as {
         statusCode?: number;
         headers?: Record<string, unknown>;
         body?: string;

@@ -10,14 +10,21 @@ export interface Route {
   iam: boolean; // AuthorizationType AWS_IAM: callers must sign with SigV4
 }
 
+export interface RestApi {
+  routes: Route[];
+  binary: boolean; // BinaryMediaTypes '*/*': every request body reaches the function base64-encoded
+}
+
 // serverless.yml's function `authServer` is the CloudFormation resource AuthServerLambdaFunction.
 const logicalIdOf = (fn: FunctionDef) => `${fn.name[0].toUpperCase()}${fn.name.slice(1).replace(/-/g, 'Dash').replace(/_/g, 'Underscore')}LambdaFunction`;
 
-export function restApis(service: ServiceDef): Map<string, Route[]> {
+export function restApis(service: ServiceDef): Map<string, RestApi> {
   const resources = service.resources;
   const byLogicalId = new Map(service.functions.map((fn) => [logicalIdOf(fn), fn]));
-  const apis = new Map<string, Route[]>();
-  for (const [id, r] of Object.entries(resources)) if (r.Type === 'AWS::ApiGateway::RestApi') apis.set(id, []);
+  const apis = new Map<string, RestApi>();
+  for (const [id, r] of Object.entries(resources)) {
+    if (r.Type === 'AWS::ApiGateway::RestApi') apis.set(id, { routes: [], binary: (r.Properties?.BinaryMediaTypes ?? []).includes('*/*') });
+  }
 
   // A resource's path, from its PathPart and its parent's path; the API's root is '/'.
   const pathOf = (resourceId: any): string => {
@@ -30,7 +37,7 @@ export function restApis(service: ServiceDef): Map<string, Route[]> {
   for (const [id, r] of Object.entries(resources)) {
     if (r.Type !== 'AWS::ApiGateway::Method') continue;
     const props = r.Properties!;
-    const routes = apis.get(props.RestApiId?.Ref);
+    const routes = apis.get(props.RestApiId?.Ref)?.routes;
     if (!routes) throw new Error(`${id}: RestApiId must name a RestApi of resources.yml`);
     const uri = JSON.stringify(props.Integration?.Uri ?? '');
     const target = /\$\{(\w+LambdaFunction)\.Arn\}/.exec(uri)?.[1];

@@ -17,9 +17,9 @@ import { eventRoutes, loadService } from './serverless-config';
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
 // functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
 // both use it; tests pass port 0 and a table prefix so that they never collide with anything.
-type Port = 'admin' | 'openPayments' | 'authServer' | 'dynamodb' | 'sqs' | 'eventbridge';
+type Port = 'admin' | 'openPayments' | 'authServer' | 'connector' | 'dynamodb' | 'sqs' | 'eventbridge';
 // The local port of each REST API that infra/resources.yml declares.
-const API_PORTS: Record<string, Port> = { ResourceServerApi: 'openPayments', AuthServerApi: 'authServer' };
+const API_PORTS: Record<string, Port> = { ResourceServerApi: 'openPayments', AuthServerApi: 'authServer', ConnectorApi: 'connector' };
 
 export interface StackOptions {
   ports?: Partial<Record<Port, number>>;
@@ -36,6 +36,7 @@ export interface Stack {
   adminUrl: string;
   openPaymentsUrl: string;
   authServerUrl: string;
+  connectorUrl: string; // where peers send ILP packets (ILP over HTTP)
   endpoints: { dynamodb: string; sqs: string; eventbridge: string };
   env: Record<string, string>;
   refs: Refs;
@@ -89,7 +90,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const runtime = lambdaRuntime();
     const ports: Partial<Record<Port, number>> = {};
-    for (const name of ['admin', 'openPayments', 'authServer'] as const) ports[name] = await portOr(opts.ports?.[name]);
+    for (const name of ['admin', 'openPayments', 'authServer', 'connector'] as const) ports[name] = await portOr(opts.ports?.[name]);
     const openPaymentsUrl = `http://localhost:${ports.openPayments}`;
     const authServerUrl = `http://localhost:${ports.authServer}`;
     // Locally, secrets come from the environment (SECRETS_PREFIX empty), made up if not given.
@@ -116,10 +117,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const admin = await startGateway({ kind: 'httpApi', port: ports.admin!, routes: eventRoutes(service.functions, 'httpApi'), runtime });
     stops.push(admin.stop);
-    for (const [api, routes] of restApis(service)) {
+    for (const [api, { routes, binary }] of restApis(service)) {
       const port = API_PORTS[api];
       if (!port) throw new Error(`The local run has no port for the REST API ${api}; add it to API_PORTS`);
-      stops.push((await startGateway({ kind: 'http', port: ports[port]!, routes, runtime })).stop);
+      stops.push((await startGateway({ kind: 'http', port: ports[port]!, routes, runtime, binary })).stop);
     }
     stops.push(startSqsPollers(service.functions, refs, sqs, runtime));
     const streamsClient = new DynamoDBStreamsClient({ ...aws, endpoint: endpoints.dynamodb });
@@ -152,6 +153,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       adminUrl: admin.url,
       openPaymentsUrl,
       authServerUrl: env.AUTH_SERVER_URL,
+      connectorUrl: `http://localhost:${ports.connector}/ilp`,
       endpoints: { ...endpoints, eventbridge: events.endpoint },
       env,
       refs,

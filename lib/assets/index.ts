@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
 import { DomainError, notFound } from '../errors';
 import { account, balances, moveFunds } from '../ledger';
+import { event } from '../events';
+import { logger } from '../log';
 import { commit } from '../tx';
 import type { Asset, CreateAsset } from './schemas';
-import { findAsset, findAssetByCode, insertAsset, listAssets } from './store';
+import { findAsset, findAssetByCode, insertAsset, listAssets, partition } from './store';
 
 export { listAssets, findAssetByCode };
 
@@ -54,4 +56,21 @@ export async function getAsset(id: string): Promise<Asset> {
   if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
   cache.set(id, asset);
   return asset;
+}
+
+// asset.liquidity_low, once, when taking `taken` (ledger units) brought the asset's liquidity below
+// its threshold. A failed check is logged, never thrown: the money has moved already.
+export async function noteLiquidityTaken(assetId: string, taken: bigint): Promise<void> {
+  try {
+    const asset = await getAsset(assetId);
+    if (asset.liquidityThreshold === undefined) return;
+    const threshold = toLedger(BigInt(asset.liquidityThreshold), asset.scale);
+    const after = (await balances([account.liquidity(assetId)])).get(account.liquidity(assetId)) ?? 0n;
+    if (after < threshold && after + taken >= threshold) {
+      const liquidity = amountOf(fromLedger(after, asset.scale), asset);
+      await commit([], [event(partition(asset.id), 'asset.liquidity_low', { ...asset, liquidity })]);
+    }
+  } catch (error) {
+    logger.warn('Liquidity check failed', { assetId, error: (error as Error).message });
+  }
 }

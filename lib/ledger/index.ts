@@ -1,5 +1,5 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
-import { BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../db';
 import { config } from '../config';
 import { DomainError } from '../errors';
@@ -92,6 +92,12 @@ export function transferItems(transferId: string, legs: Leg[]): { items: Transac
     failures.push(`insufficient:${id}`);
   }
   return { items, failures };
+}
+
+// Whether a transfer was made (for an idempotent retry that arrives after the state moved on).
+export async function transferExists(transferId: string): Promise<boolean> {
+  const res = await dynamo().send(new GetItemCommand({ TableName: TABLE(), Key: { pk: { S: transferKey(transferId).pk }, sk: { S: 'XFER' } }, ProjectionExpression: 'pk', ConsistentRead: true }));
+  return res.Item !== undefined;
 }
 
 export async function balances(ids: string[]): Promise<Map<string, bigint>> {

@@ -11,7 +11,7 @@ import { intentUrl } from '../resources';
 import { findWalletRecordByUrl } from '../wallet-addresses';
 import { clientKey } from './client-keys';
 import { introspectToken, type Asked } from './introspection';
-import { streamCredentials } from './stream';
+import { streamCredentials } from '../ilp/stream';
 
 // Open Payments incoming payments, on the resource server. An incoming payment is a payment
 // intent: one record, which the Admin API reaches at /payment-intents/{id} and Open Payments at its

@@ -1,8 +1,7 @@
-import { amountOf, fromLedger, toLedger } from '../amounts';
-import { getAsset } from '../assets';
-import { partition as assetPartition } from '../assets/store';
+import { toLedger } from '../amounts';
+import { noteLiquidityTaken } from '../assets';
 import { event, type Outgoing } from '../events';
-import { account, balances, transferItems, type Leg } from '../ledger';
+import { account, transferItems, type Leg } from '../ledger';
 import { logger } from '../log';
 import { intentView } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
@@ -70,7 +69,7 @@ async function deliverPayment({ paymentId, intentId }: PaymentMessage): Promise<
 
     const failed = await commit(items, outgoing, 'payment-worker');
     if (!failed.length) {
-      if (p.sourceAssetId !== p.destinationAssetId) await warnIfLiquidityLow(p.destinationAssetId, receive);
+      if (p.sourceAssetId !== p.destinationAssetId) await noteLiquidityTaken(p.destinationAssetId, receive);
       return 'completed';
     }
     const reasons = failed.map((i) => (i < transfer.failures.length ? transfer.failures[i] : i === transfer.items.length ? 'payment' : 'intent'));
@@ -100,20 +99,4 @@ export async function giveUpPayment(body: unknown): Promise<void> {
   if (!isPaymentMessage(body)) return;
   const p = await store.findPayment(body.paymentId);
   if (p?.state === 'sending') await fail(p, 'delivery_failed');
-}
-
-// asset.liquidity_low when a delivery takes the destination asset's liquidity below its threshold.
-async function warnIfLiquidityLow(assetId: string, taken: bigint) {
-  try {
-    const asset = await getAsset(assetId);
-    if (asset.liquidityThreshold === undefined) return;
-    const threshold = toLedger(BigInt(asset.liquidityThreshold), asset.scale);
-    const after = (await balances([account.liquidity(assetId)])).get(account.liquidity(assetId)) ?? 0n;
-    if (after < threshold && after + taken >= threshold) {
-      const liquidity = amountOf(fromLedger(after, asset.scale), asset);
-      await commit([], [event(assetPartition(asset.id), 'asset.liquidity_low', { ...asset, liquidity })]);
-    }
-  } catch (error) {
-    logger.warn('Liquidity check failed', { assetId, error: (error as Error).message });
-  }
 }

@@ -3,6 +3,8 @@ import { amountOf, fromLedger, toLedger } from '../amounts';
 import { findAssetByCode } from '../assets';
 import { DomainError, notFound } from '../errors';
 import { account, balances, emptyAccountCheck, moveFunds } from '../ledger';
+import { event } from '../events';
+import { logger } from '../log';
 import { commit } from '../tx';
 import type { CreatePeer, Peer, PeerRecord, UpdatePeer } from './schemas';
 import * as store from './store';
@@ -45,6 +47,7 @@ export async function createPeer(input: CreatePeer): Promise<Peer> {
     throw new DomainError('conflict', 'peer_exists', `There is already a peer at ${input.staticIlpAddress} in ${asset.code}: one peering relationship per address and asset`);
   }
   if (failed.length) throw tokenInUse();
+  forgetPeers();
   return store.viewOf(record);
 }
 
@@ -84,6 +87,7 @@ export async function updatePeer(id: string, input: UpdatePeer): Promise<Peer> {
   const failed = await commit(items);
   if (failed.includes(0)) throw notFound('peer', id);
   if (failed.some((i) => claims.includes(i))) throw tokenInUse();
+  forgetPeers();
   return store.viewOf(now);
 }
 
@@ -96,6 +100,7 @@ export async function deletePeer(id: string): Promise<void> {
     throw new DomainError('conflict', 'peer_has_liquidity', `Peer ${id} still holds liquidity; withdraw it with POST /peers/${id}/liquidity-withdrawals first`);
   }
   if (failed.length) throw notFound('peer', id);
+  forgetPeers();
 }
 
 // Deposits extend the credit line from the asset's settlement account; withdrawals take it back.
@@ -106,4 +111,65 @@ export async function movePeerLiquidity(id: string, value: string, direction: 'd
     throw new DomainError('unprocessable', 'insufficient_liquidity', `Peer ${id} has less liquidity than ${value} (scale ${p.assetScale})`);
   }
   return getPeer(id);
+}
+
+// What the connector asks on every packet, kept in this container for a few seconds: a peer
+// changed elsewhere (another container) takes effect here within PEER_CACHE_MS; one changed
+// here at once.
+const PEER_CACHE_MS = 10_000;
+const byToken = new Map<string, { peer: PeerRecord; until: number }>();
+let everyPeer: { peers: Promise<PeerRecord[]>; until: number } | undefined;
+
+function forgetPeers() {
+  byToken.clear();
+  everyPeer = undefined;
+}
+
+// The peer an incoming auth token belongs to, if any.
+export async function peerForToken(token: string): Promise<PeerRecord | undefined> {
+  const hash = store.tokenHash(token);
+  const kept = byToken.get(hash);
+  if (kept && kept.until > Date.now()) return kept.peer;
+  const id = await store.findPeerIdByToken(hash);
+  const peer = id ? await store.findPeer(id) : undefined;
+  if (peer?.incomingTokenHashes.includes(hash)) byToken.set(hash, { peer, until: Date.now() + PEER_CACHE_MS });
+  return peer?.incomingTokenHashes.includes(hash) ? peer : undefined;
+}
+
+function peers(): Promise<PeerRecord[]> {
+  if (!everyPeer || everyPeer.until <= Date.now()) {
+    const loading = store.allPeers();
+    everyPeer = { peers: loading, until: Date.now() + PEER_CACHE_MS };
+    loading.catch(() => (everyPeer = undefined));
+  }
+  return everyPeer.peers;
+}
+
+// The next hop for an ILP address: the peer whose static address is the longest prefix of it (on
+// segment boundaries), preferring, among equally long ones, the peer in `assetCode`; the oldest
+// peer breaks a remaining tie, so that a route does not flap.
+export async function routeTo(destination: string, assetCode?: string): Promise<PeerRecord | undefined> {
+  const covers = (p: PeerRecord) => destination === p.staticIlpAddress || destination.startsWith(`${p.staticIlpAddress}.`);
+  const candidates = (await peers()).filter(covers);
+  const rank = (p: PeerRecord) => [p.staticIlpAddress.length, p.assetCode === assetCode ? 1 : 0, -Date.parse(p.createdAt)];
+  return candidates.sort((a, b) => {
+    const [x, y] = [rank(a), rank(b)];
+    return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
+  })[0];
+}
+
+// peer.liquidity_low, once, when packets from the peer took its liquidity (`taken`, ledger units)
+// below its threshold. A failed check is logged, never thrown: the packets are settled already.
+export async function noteLiquidityTaken(peer: PeerRecord, taken: bigint): Promise<void> {
+  if (peer.liquidityThreshold === null) return;
+  try {
+    const threshold = toLedger(BigInt(peer.liquidityThreshold), peer.assetScale);
+    const after = await peerLiquidity(peer);
+    if (after < threshold && after + taken >= threshold) {
+      const liquidity = amountOf(fromLedger(after, peer.assetScale), { code: peer.assetCode, scale: peer.assetScale });
+      await commit([], [event(store.partition(peer.id), 'peer.liquidity_low', { ...store.viewOf(peer), liquidity })]);
+    }
+  } catch (error) {
+    logger.warn('Peer liquidity check failed', { peerId: peer.id, error: (error as Error).message });
+  }
 }

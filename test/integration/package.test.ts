@@ -89,23 +89,35 @@ describe('the CloudFormation template', () => {
     expect(allows('sqs:SendMessage', { 'Fn::GetAtt': ['PaymentsQueue', 'Arn'] })).toBe(true);
   });
 
-  it('routes every Admin path through the HTTP API, and the resource and authorization servers through REST APIs of their own', () => {
+  it('routes every Admin path through the HTTP API, and the resource and authorization servers and the connector through REST APIs of their own', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey).sort();
     const declared = loadService('ci').functions.flatMap((f) => f.events.filter((e) => e.httpApi).map((e) => `${e.httpApi.method} ${e.httpApi.path}`));
     expect(routes).toEqual(declared.sort());
-    expect(ofType('AWS::ApiGateway::RestApi').map(([id]) => id).sort()).toEqual(['AuthServerApi', 'ResourceServerApi']);
+    expect(ofType('AWS::ApiGateway::RestApi').map(([id]) => id).sort()).toEqual(['AuthServerApi', 'ConnectorApi', 'ResourceServerApi']);
     // The local run serves what the template declares: every method of both APIs reaches a function.
     const apis = restApis(loadService('ci'));
-    expect(apis.get('AuthServerApi')!.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`).sort()).toEqual([
+    expect(apis.get('AuthServerApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`).sort()).toEqual([
       'ANY / -> authServer',
       'ANY /{proxy+} -> authServer',
       'POST /introspect -> authIntrospect',
     ]);
-    expect(apis.get('ResourceServerApi')!.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`).sort()).toEqual([
+    expect(apis.get('ResourceServerApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`).sort()).toEqual([
       'ANY /incoming-payments -> openPaymentsIncomingPayments',
       'ANY /incoming-payments/{proxy+} -> openPaymentsIncomingPayments',
       'GET /{proxy+} -> openPaymentsWalletAddress',
     ]);
+    expect(apis.get('ConnectorApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`)).toEqual(['POST /ilp -> ilpConnector']);
+    expect(apis.get('ConnectorApi')!.binary).toBe(true); // ILP packets pass as bytes, whatever the peer's Accept header
+  });
+
+  it('gives the ILP connector a role of its own: the main table, rates, and the STREAM secret', () => {
+    const fns = Object.fromEntries(ofType('AWS::Lambda::Function'));
+    expect(fns.IlpConnectorLambdaFunction.Properties.Role).toEqual({ 'Fn::GetAtt': ['IlpConnectorRole', 'Arn'] });
+    const role = Object.fromEntries(ofType('AWS::IAM::Role')).IlpConnectorRole;
+    const resources = role.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement).flatMap((st: any) => st.Resource);
+    expect(resources).toEqual([{ 'Fn::GetAtt': ['MainTable', 'Arn'] }, { 'Fn::GetAtt': ['RatesTable', 'Arn'] }, { Ref: 'StreamSecret' }]);
+    const permission = Object.fromEntries(ofType('AWS::Lambda::Permission')).ConnectorPermission;
+    expect(JSON.stringify(permission.Properties.SourceArn)).toContain('/*/POST/ilp');
   });
 
   it('gives the authorization server and the introspection route their own roles, and keeps introspection off the public', () => {
@@ -145,7 +157,7 @@ describe('the bundles', () => {
 
   it('stay under 400 KB each (650 KB for the Open Payments servers), with the SDK bundled from its ES modules and credentials from the environment', () => {
     // The Open Payments servers also carry HTTP message signatures (jose alone is 90 KB) and STREAM.
-    const openPayments = ['authServer', 'authIntrospect', 'openPaymentsIncomingPayments'];
+    const openPayments = ['authServer', 'authIntrospect', 'openPaymentsIncomingPayments', 'ilpConnector'];
     for (const fn of loadService('ci').functions.map((f) => f.name)) {
       const code = bundle(fn);
       expect(code.length, fn).toBeLessThan((openPayments.includes(fn) ? 650 : 400) * 1024);

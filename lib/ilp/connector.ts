@@ -1,0 +1,48 @@
+import { deserializeIlpPrepare, serializeIlpReply, type IlpPrepare, type IlpReply } from 'ilp-packet';
+import { deserializeIldcpRequest, serializeIldcpResponse } from 'ilp-protocol-ildcp';
+import { config } from '../config';
+import { DomainError } from '../errors';
+import { logger } from '../log';
+import type { PeerRecord } from '../peers/schemas';
+import { amountTooLarge, reject } from './packets';
+import { deliverLocally } from './receive';
+
+// The ILP connector's side that peers call (ILP over HTTP, Interledger RFC 35): one Prepare from
+// an authenticated peer in, its Fulfill or Reject out. In order: ILDCP (`peer.config`) tells the
+// peer its address and asset; an expired packet is R00; one above the peer's maxPacketAmount is
+// F08; a packet under this node's ILP_ADDRESS goes to its STREAM receiver (./receive.ts). This
+// node delivers only to its own incoming payments: a packet for anywhere else is F02, as it does
+// not forward between peers. A fault of ours is T00, never an HTTP error, so the sender retries.
+export async function handlePacket(peer: PeerRecord, packet: Buffer): Promise<Buffer> {
+  let prepare: IlpPrepare;
+  try {
+    prepare = deserializeIlpPrepare(packet);
+  } catch (e) {
+    throw new DomainError('invalid', 'invalid_packet', `The body is not an ILP Prepare: ${(e as Error).message}`);
+  }
+  if (prepare.destination === 'peer.config') return ildcp(peer, packet);
+  try {
+    return serializeIlpReply(await answer(peer, prepare));
+  } catch (error) {
+    logger.error('Packet failed', { peerId: peer.id, destination: prepare.destination, error: (error as Error).message });
+    return serializeIlpReply(reject('T00', 'Internal error; retry the packet'));
+  }
+}
+
+async function answer(peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
+  if (prepare.expiresAt.getTime() <= Date.now()) return reject('R00', `The packet expired at ${prepare.expiresAt.toISOString()}`);
+  const amount = BigInt(prepare.amount);
+  if (peer.maxPacketAmount !== null && amount > BigInt(peer.maxPacketAmount)) return amountTooLarge(amount, BigInt(peer.maxPacketAmount));
+  if (prepare.destination.startsWith(`${config.ILP_ADDRESS}.`)) return deliverLocally(peer, prepare);
+  return reject('F02', `No route to ${prepare.destination}: this node (${config.ILP_ADDRESS}) delivers only to its own incoming payments`);
+}
+
+// The peer's own address (as configured here) and the asset of the link.
+function ildcp(peer: PeerRecord, packet: Buffer): Buffer {
+  try {
+    deserializeIldcpRequest(packet);
+  } catch (e) {
+    return serializeIlpReply(reject('F00', `Not an ILDCP request: ${(e as Error).message}`));
+  }
+  return serializeIldcpResponse({ clientAddress: peer.staticIlpAddress, assetCode: peer.assetCode, assetScale: peer.assetScale });
+}

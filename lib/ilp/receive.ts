@@ -1,0 +1,104 @@
+import { isIlpReply, type IlpPrepare, type IlpReply } from 'ilp-packet';
+import { receiveFor, toLedger } from '../amounts';
+import { noteLiquidityTaken as noteAssetLiquidityTaken } from '../assets';
+import { event, type Outgoing } from '../events';
+import { account, transferExists, transferItems, type Leg } from '../ledger';
+import { intentView } from '../payment-intents';
+import type { IntentRecord } from '../payment-intents/schemas';
+import { closeOrCredit, findIntent, partition as intentPartition } from '../payment-intents/store';
+import { noteLiquidityTaken as notePeerLiquidityTaken } from '../peers';
+import type { PeerRecord } from '../peers/schemas';
+import { resolveRate } from '../rates';
+import { commit } from '../tx';
+import { reject } from './packets';
+import { streamServer } from './stream';
+
+// A packet from a peer to one of this node's incoming payments (payment intents). The STREAM
+// receiver (stateless, keyed by STREAM_SECRET) checks the packet and says which intent it pays;
+// the amount it sees is the packet's, converted from the peer's asset into the intent's at the
+// peer's rate (rounded down). A packet that pays is settled in one transaction before its Fulfill
+// leaves: the peer's liquidity is debited, the intent credited (through both assets' liquidity
+// accounts when they differ), and the intent's received amount and state move with it. The
+// transfer's id comes from the packet's condition, so a packet delivered twice is credited once
+// and fulfilled both times. Too little liquidity is T04; an intent that is completed, expired or
+// unknown declines the packet for good (the sender stops at once).
+const ATTEMPTS = 8;
+
+export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
+  const server = await streamServer();
+  const amount = BigInt(prepare.amount);
+  const intentId = amount > 0n ? server.decodePaymentTag(prepare.destination) : undefined;
+  // Probes, connection closes and packets that are not for a payment of ours: STREAM answers.
+  if (!intentId) {
+    const reply = server.createReply(prepare);
+    return isIlpReply(reply) ? reply : reply.finalDecline();
+  }
+  let intent = await findIntent(intentId);
+  if (!intent) {
+    const reply = server.createReply(prepare);
+    return isIlpReply(reply) ? reply : reply.finalDecline();
+  }
+  const paid = toLedger(amount, peer.assetScale);
+  let received = amount;
+  if (intent.assetId !== peer.assetId) {
+    try {
+      received = await convert(peer, intent, amount);
+    } catch (e) {
+      return reject('F07', `Cannot convert ${peer.assetCode} to ${intent.assetCode}: ${(e as Error).message}`);
+    }
+  }
+  const money = server.createReply({ ...prepare, amount: received.toString() });
+  if (isIlpReply(money)) return money;
+
+  const transferId = `ilp:${peer.id}:${prepare.executionCondition.toString('hex')}`;
+  const legs = receiveLegs(peer, intent, paid, toLedger(received, intent.assetScale));
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const state = intentView(intent).state;
+    const before = BigInt(intent.received);
+    const incoming = intent.incomingValue === null ? null : BigInt(intent.incomingValue);
+    if ((state !== 'pending' && state !== 'processing') || (incoming !== null && before >= incoming)) {
+      return (await transferExists(transferId)) ? money.accept() : money.finalDecline(); // a retry of a packet it took
+    }
+
+    // The packet that reaches the incoming amount completes the intent; it may pass it by what
+    // rounding leaves over, as a STREAM sender cannot always hit the amount to the unit.
+    const total = before + received;
+    const completes = incoming !== null && total >= incoming;
+    const now = new Date().toISOString();
+    const transfer = transferItems(transferId, legs);
+    const changes = { state: completes ? 'completed' : 'processing', received: total.toString(), ...(completes && { completedAt: now }) };
+    const outgoing: Outgoing[] = completes ? [event(intentPartition(intent.id), 'payment_intent.completed', intentView({ ...intent, ...changes } as IntentRecord))] : [];
+    const failed = await commit([...transfer.items, closeOrCredit(intent, changes, now)], outgoing, 'ilp-receive');
+    if (!failed.length) {
+      await Promise.all([
+        notePeerLiquidityTaken(peer, paid),
+        intent.assetId !== peer.assetId ? noteAssetLiquidityTaken(intent.assetId, toLedger(received, intent.assetScale)) : undefined,
+      ]);
+      return money.accept();
+    }
+    const reasons = failed.map((i) => transfer.failures[i] ?? 'intent');
+    if (reasons.includes('transfer_exists')) return money.accept(); // credited when it came before
+    if (reasons.includes(`insufficient:${account.peer(peer.id)}`)) return reject('T04', `Peer ${peer.id} has too little liquidity left for this packet`);
+    if (reasons.some((r) => r.startsWith('insufficient:'))) return reject('T04', `Too little ${intent.assetCode} liquidity to deliver this packet`);
+    // Another packet credited the intent first (or it closed): decide again on what it is now.
+    const fresh = await findIntent(intent.id);
+    if (!fresh) return money.finalDecline();
+    intent = fresh;
+  }
+  return reject('T03', 'The incoming payment is busy; retry the packet');
+}
+
+// The packet's amount in the intent's asset, at the peer's rate, rounded down.
+async function convert(peer: PeerRecord, intent: IntentRecord, amount: bigint): Promise<bigint> {
+  const { rate } = await resolveRate({ sourceAssetCode: peer.assetCode, destinationAssetCode: intent.assetCode, peerId: peer.id });
+  return receiveFor(amount, rate, peer.assetScale, intent.assetScale);
+}
+
+// From the peer's liquidity to the intent; across assets through both assets' liquidity accounts
+// (what rounding keeps stays in the peer asset's liquidity).
+function receiveLegs(peer: PeerRecord, intent: IntentRecord, paid: bigint, credited: bigint): Leg[] {
+  if (intent.assetId === peer.assetId) return [{ debit: account.peer(peer.id), credit: account.intent(intent.id), amount: paid }];
+  const legs: Leg[] = [{ debit: account.peer(peer.id), credit: account.liquidity(peer.assetId), amount: paid }];
+  if (credited > 0n) legs.push({ debit: account.liquidity(intent.assetId), credit: account.intent(intent.id), amount: credited });
+  return legs;
+}
