@@ -38,6 +38,9 @@ const schema = z.object({
   SECRETS_PREFIX: z.string().default(''),
   // This node's ILP address, under which its incoming payments receive (e.g. g.example.wallet).
   ILP_ADDRESS: z.string().regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)+$/, 'must be an ILP address, e.g. test.node-a'),
+  // How far below the expected rate (a fraction) a payment over Interledger may deliver at: the
+  // rate probe must find at least the expected rate less this, and every packet must meet it.
+  SLIPPAGE: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().min(0).max(0.5).default(0.01)),
   WEBHOOK_RETRY_SCHEDULE_SECS: z
     .preprocess((v) => (v === '' || v === undefined ? DEFAULT_WEBHOOK_SCHEDULE : v), z.string())
     .transform((s) => s.split(',').map((x) => Number(x.trim())))

@@ -91,8 +91,8 @@ export const operations: Operation[] = [
     status: 200, response: paymentIntent.extend({ withdrawnAmount: amount }), errors: [401, 404, 409],
   },
   {
-    method: 'post', path: '/quotes', summary: "Create a quote on the sender's wallet address", body: createQuoteBody,
-    status: 201, response: quote, errors: [400, 401, 422],
+    method: 'post', path: '/quotes', summary: "Create a quote on the sender's wallet address to an incoming payment URL of this node or another (probed over Interledger; 502 when the receiver's node or the peer fails)", body: createQuoteBody,
+    status: 201, response: quote, errors: [400, 401, 422, 502],
   },
   { method: 'get', path: '/quotes/{id}', summary: 'Get a quote', params: idParams, status: 200, response: quote, errors: [401, 404] },
   {

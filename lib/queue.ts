@@ -13,7 +13,7 @@ export const retryDelaySecs = (receiveCount: number) => Math.min(900, 2 ** Math.
 
 export interface BatchOptions {
   maxReceives: number;
-  giveUp(body: unknown, error: Error): Promise<void>;
+  giveUp(body: unknown, error: Error, record: SQSRecord): Promise<void>;
 }
 
 export async function processBatch(
@@ -39,7 +39,7 @@ export async function processBatch(
         if (receiveCount >= options.maxReceives) {
           try {
             logger.error('Message failed on its last receive; giving up', { messageId: record.messageId, error: (error as Error).message });
-            await options.giveUp(body, error as Error);
+            await options.giveUp(body, error as Error, record);
             return null;
           } catch (giveUpError) {
             logger.error('Giving up failed too; the message goes to the dead-letter queue', { messageId: record.messageId, error: (giveUpError as Error).message });

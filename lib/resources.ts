@@ -9,14 +9,22 @@ export const intentUrl = (id: string) => `${resourceServerUrl()}/incoming-paymen
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function intentIdFromReceiver(receiver: string): string {
+// A quote's receiver: a payment intent of this node (its id, or its URL), or an incoming payment
+// on another node (any other http(s) URL), for which this answers undefined.
+export function localIntentId(receiver: string): string | undefined {
   if (UUID.test(receiver)) return receiver.toLowerCase();
-  const prefix = `${new URL(config.WALLET_ADDRESS_URL).origin}/incoming-payments/`.toLowerCase();
+  const prefix = `${resourceServerUrl()}/incoming-payments/`.toLowerCase();
   const lower = receiver.toLowerCase();
   if (lower.startsWith(prefix) && UUID.test(lower.slice(prefix.length))) return lower.slice(prefix.length);
-  throw new DomainError('invalid', 'invalid_request', `receiver must be a payment intent id or its URL (${prefix}<id>)`, [
-    { field: 'receiver', message: `must be a payment intent id or its URL (${prefix}<id>)` },
-  ]);
+  let url: URL | undefined;
+  try {
+    url = new URL(receiver);
+  } catch {
+    // not a URL: refused below
+  }
+  if ((url?.protocol === 'https:' || url?.protocol === 'http:') && !lower.startsWith(prefix)) return undefined;
+  const message = `must be a payment intent id, its URL (${prefix}<id>), or the URL of an incoming payment on another node`;
+  throw new DomainError('invalid', 'invalid_request', `receiver ${message}`, [{ field: 'receiver', message }]);
 }
 
 export const conflictState = (what: string, id: string, state: string, action: string) =>

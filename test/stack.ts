@@ -28,15 +28,9 @@ async function reply(res: Response): Promise<Reply> {
   return { status: res.status, headers: res.headers, body };
 }
 
-export async function startTestStack(settings: Record<string, string> = {}): Promise<TestStack> {
-  const stack = await startStack({
-    emulators: inject('emulators'),
-    prefix: `t${randomBytes(4).toString('hex')}-`,
-    settings: { ADMIN_API_SECRET: 'test-secret-0123456789abcdef', ...settings },
-  });
-  const secret = stack.env.ADMIN_API_SECRET;
-  const sign = (method: string, path: string, body = '', t?: number) =>
-    signatureHeader(secret, { method, pathWithQuery: path, body }, t);
+// The signed Admin API of a node at `adminUrl`, as an FSP client calls it.
+export function adminClient(adminUrl: string, secret: string): Pick<TestStack, 'admin' | 'send' | 'sign' | 'freshSign'> {
+  const sign = (method: string, path: string, body = '', t?: number) => signatureHeader(secret, { method, pathWithQuery: path, body }, t);
   // Like a careful FSP client: identical non-GET requests within one second would share a
   // signature, which the service refuses as a replay, so wait for the next second instead.
   const used = new Set<string>();
@@ -50,8 +44,7 @@ export async function startTestStack(settings: Record<string, string> = {}): Pro
       await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
     }
   };
-  const send: TestStack['send'] = async (method, path, init = {}) =>
-    reply(await fetch(stack.adminUrl + path, { method, headers: init.headers, body: init.body }));
+  const send: TestStack['send'] = async (method, path, init = {}) => reply(await fetch(adminUrl + path, { method, headers: init.headers, body: init.body }));
   const admin: TestStack['admin'] = async (method, path, body, headers = {}) => {
     const raw = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
     return send(method, path, {
@@ -59,5 +52,14 @@ export async function startTestStack(settings: Record<string, string> = {}): Pro
       headers: { ...(raw && { 'content-type': 'application/json' }), signature: await freshSign(method, path, raw), ...headers },
     });
   };
-  return Object.assign(stack, { admin, send, sign, freshSign });
+  return { admin, send, sign, freshSign };
+}
+
+export async function startTestStack(settings: Record<string, string> = {}): Promise<TestStack> {
+  const stack = await startStack({
+    emulators: inject('emulators'),
+    prefix: `t${randomBytes(4).toString('hex')}-`,
+    settings: { ADMIN_API_SECRET: 'test-secret-0123456789abcdef', ...settings },
+  });
+  return Object.assign(stack, adminClient(stack.adminUrl, stack.env.ADMIN_API_SECRET));
 }

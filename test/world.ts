@@ -81,7 +81,7 @@ export async function queueDepth(s: TestStack, logicalId: string) {
 
 // Every account balance in the ledger, read exactly; double entry means they sum to zero. An
 // asset's settlement account is the sum of its shards (ledgerItems has them one by one).
-export async function ledger(s: TestStack): Promise<Map<string, bigint>> {
+export async function ledger(s: Pick<TestStack, 'dynamo' | 'env'>): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   for (const [id, balance] of await ledgerItems(s)) {
     const account = id.replace(/^(settlement:[^#]+)#\d+$/, '$1');
@@ -90,7 +90,7 @@ export async function ledger(s: TestStack): Promise<Map<string, bigint>> {
   return out;
 }
 
-export async function ledgerItems(s: TestStack): Promise<Map<string, bigint>> {
+export async function ledgerItems(s: Pick<TestStack, 'dynamo' | 'env'>): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   let ExclusiveStartKey;
   do {

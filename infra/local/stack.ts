@@ -47,6 +47,9 @@ export interface Stack {
   // The DynamoDB stream mappings (the outbox relay's): stopped, they leave records unread on the
   // stream; started again, they go on from where they stopped, as Lambda's would after an outage.
   streams: { stop(): Promise<void>; start(): void };
+  // A REST API's local gateway, by its port's name: stopped, its port refuses connections (a peer
+  // sees this node's connector down); started again, it serves on the same port.
+  apis: Record<string, { stop(): Promise<void>; start(): Promise<void> }>;
   // AWS calls per function so far, and when an event was put on the bus (the bench reads them).
   stats(): ReturnType<LambdaRuntime['stats']>;
   publishedAt(eventId: string): number | undefined; // epoch ms, fractional
@@ -117,10 +120,20 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const admin = await startGateway({ kind: 'httpApi', port: ports.admin!, routes: eventRoutes(service.functions, 'httpApi'), runtime });
     stops.push(admin.stop);
+    const apis: Stack['apis'] = {};
     for (const [api, { routes, binary }] of restApis(service)) {
       const port = API_PORTS[api];
       if (!port) throw new Error(`The local run has no port for the REST API ${api}; add it to API_PORTS`);
-      stops.push((await startGateway({ kind: 'http', port: ports[port]!, routes, runtime, binary })).stop);
+      let stop: (() => Promise<void>) | undefined;
+      apis[port] = {
+        start: async () => void (stop ??= (await startGateway({ kind: 'http', port: ports[port]!, routes, runtime, binary })).stop),
+        stop: async () => {
+          await stop?.();
+          stop = undefined;
+        },
+      };
+      await apis[port].start();
+      stops.push(apis[port].stop);
     }
     stops.push(startSqsPollers(service.functions, refs, sqs, runtime));
     const streamsClient = new DynamoDBStreamsClient({ ...aws, endpoint: endpoints.dynamodb });
@@ -161,6 +174,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       sqs,
       invoke,
       streams,
+      apis,
       stats: runtime.stats,
       publishedAt: events.putAt,
       stop: async () => {

@@ -174,7 +174,10 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
         failures = 0;
       } catch (err) {
         if (!running) return;
-        if (!(err instanceof HandBack)) console.error(`stream poller ${mapping.fn.name}:`, (err as Error).message);
+        // DynamoDB Local sometimes answers a new stream's first read (from TRIM_HORIZON, nothing read
+        // yet, so nothing to lose) as trimmed while tables are being created around it: just read again.
+        const early = (err as Error).name === 'TrimmedDataAccessException' && !shards.some((s) => checkpoints.has(checkpoint(s.ShardId!)));
+        if (!(err instanceof HandBack) && !early) console.error(`stream poller ${mapping.fn.name}:`, (err as Error).message);
         iterators.clear(); // read again from the checkpoints (an iterator may also have expired)
         await sleep(Math.min(MAX_RETRY_PAUSE_MS, 50 * 2 ** failures++));
         continue;

@@ -10,6 +10,7 @@ const STATUS: Record<ErrorKind, number> = {
   conflict: 409,
   too_large: 413,
   unprocessable: 422,
+  upstream: 502,
 };
 
 const TITLE: Record<number, string> = {
@@ -20,6 +21,7 @@ const TITLE: Record<number, string> = {
   413: 'Payload too large',
   422: 'Unprocessable request',
   500: 'Internal error',
+  502: 'Bad gateway',
 };
 
 export interface Problem {

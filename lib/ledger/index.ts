@@ -28,6 +28,9 @@ export const account = {
   payment: (paymentId: string) => `payment:${paymentId}`,
   // The credit line extended to a peer: what it may still send this node (never negative).
   peer: (peerId: string) => `peer:${peerId}`,
+  // What a payment sent over Interledger has in flight, per asset: reserved before each packet
+  // leaves, then posted to the peer or returned (lib/payments/remote.ts).
+  hold: (paymentId: string, assetId: string) => `hold:${paymentId}:${assetId}`,
 };
 
 // A condition, for a transaction, that an account holds nothing (or was never written).

@@ -1,4 +1,4 @@
-import { createAuthenticatedClient, isFinalizedGrantWithAccessToken, type AuthenticatedClient } from '@interledger/open-payments';
+import { createAuthenticatedClient, isFinalizedGrantWithAccessToken, OpenPaymentsClientError, type AuthenticatedClient } from '@interledger/open-payments';
 import { OpenPaymentsError } from '../errors';
 import { serviceIdentity, serviceWalletAddress } from './identity';
 
@@ -33,10 +33,18 @@ async function readToken(c: AuthenticatedClient, authServer: string): Promise<st
   return grant.access_token.value;
 }
 
-// An incoming payment on any node, read with access: amounts, state and its payment methods.
+// An incoming payment on any node, read with access: amounts, state and its payment methods. A
+// token the resource server no longer takes (revoked, or the server forgot it) is asked for anew
+// once.
 export async function readIncomingPayment(url: string) {
   const c = await opClient();
   const { authServer } = await c.incomingPayment.getPublic({ url });
   if (!authServer) throw new OpenPaymentsError(502, 'no_authorization_server', `${url} names no authorization server`);
-  return c.incomingPayment.get({ url, accessToken: await readToken(c, authServer) });
+  try {
+    return await c.incomingPayment.get({ url, accessToken: await readToken(c, authServer) });
+  } catch (e) {
+    if (!(e instanceof OpenPaymentsClientError) || (e.status !== 401 && e.status !== 403)) throw e;
+    tokens.delete(authServer);
+    return c.incomingPayment.get({ url, accessToken: await readToken(c, authServer) });
+  }
 }

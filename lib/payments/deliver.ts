@@ -7,9 +7,11 @@ import { intentView } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { closeOrCredit, findIntent, partition as intentPartition } from '../payment-intents/store';
 import { commit } from '../tx';
-import { paymentView } from '.';
+import { finishPayment, paymentView } from '.';
 import type { PaymentMessage, PaymentRecord } from './schemas';
+import { giveUpRemote, sendRemote, type RemoteOutcome } from './remote';
 import * as store from './store';
+import type { SQSRecord } from 'aws-lambda';
 
 // The payment worker's work for one payment in state `sending`: one DynamoDB transaction moves
 // the money (through both assets' liquidity accounts when the currencies differ), credits the
@@ -20,29 +22,25 @@ import * as store from './store';
 export type Outcome = 'completed' | 'failed' | 'skipped';
 const ATTEMPTS = 5;
 
-function legsFor(p: PaymentRecord, debit: bigint, receive: bigint): Leg[] {
-  if (p.sourceAssetId === p.destinationAssetId) return [{ debit: account.payment(p.id), credit: account.intent(p.intentId), amount: receive }];
+function legsFor(p: PaymentRecord, intentId: string, destinationAssetId: string, debit: bigint, receive: bigint): Leg[] {
+  if (p.sourceAssetId === destinationAssetId) return [{ debit: account.payment(p.id), credit: account.intent(intentId), amount: receive }];
   return [
     { debit: account.payment(p.id), credit: account.liquidity(p.sourceAssetId), amount: debit },
-    { debit: account.liquidity(p.destinationAssetId), credit: account.intent(p.intentId), amount: receive },
+    { debit: account.liquidity(destinationAssetId), credit: account.intent(intentId), amount: receive },
   ];
 }
 
-async function fail(p: PaymentRecord, reason: string): Promise<Outcome> {
-  const failed = { ...p, state: 'failed' as const, failureReason: reason };
-  const conflicts = await commit(
-    [store.transition(p.id, 'sending', 'failed', { failureReason: reason })],
-    [event(store.partition(p.id), 'payment.failed', paymentView(failed))],
-  );
-  if (conflicts.length) return 'skipped';
-  logger.warn('Payment failed', { paymentId: p.id, reason });
-  return 'failed';
-}
+const fail = (p: PaymentRecord, reason: string) => finishPayment(p, 'failed', { reason });
 
-async function deliverPayment({ paymentId, intentId }: PaymentMessage): Promise<Outcome> {
+async function deliverPayment({ paymentId, intentId }: PaymentMessage, holder: string): Promise<Outcome | RemoteOutcome> {
+  if (!intentId) {
+    const p = await store.findPayment(paymentId);
+    return p?.state === 'sending' && p.ilp ? sendRemote(p, holder) : 'skipped';
+  }
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const [p, intent] = await Promise.all([store.findPayment(paymentId), findIntent(intentId)]);
+    const [p, intent]: [PaymentRecord | undefined, IntentRecord | undefined] = await Promise.all([store.findPayment(paymentId), findIntent(intentId)]);
     if (!p || p.state !== 'sending' || p.intentId !== intentId) return 'skipped'; // done already, or never funded
+    const destinationAssetId = p.destinationAssetId!;
     if (!intent) return fail(p, 'payment_intent_not_found');
     const state = intentView(intent).state;
     if (state === 'completed' || state === 'expired') return fail(p, `payment_intent_${state}`);
@@ -58,7 +56,7 @@ async function deliverPayment({ paymentId, intentId }: PaymentMessage): Promise<
     const creditedIntent: IntentRecord = { ...intent, received: received.toString(), state: completes ? 'completed' : 'processing', ...(completes && { completedAt: now }) };
     const completed = { ...p, state: 'completed' as const, sentAmount: p.debitAmount };
 
-    const transfer = transferItems(`deliver:${p.id}`, legsFor(p, debit, receive));
+    const transfer = transferItems(`deliver:${p.id}`, legsFor(p, intentId, destinationAssetId, debit, receive));
     const items = [
       ...transfer.items,
       store.transition(p.id, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
@@ -69,12 +67,12 @@ async function deliverPayment({ paymentId, intentId }: PaymentMessage): Promise<
 
     const failed = await commit(items, outgoing, 'payment-worker');
     if (!failed.length) {
-      if (p.sourceAssetId !== p.destinationAssetId) await noteLiquidityTaken(p.destinationAssetId, receive);
+      if (p.sourceAssetId !== destinationAssetId) await noteLiquidityTaken(destinationAssetId, receive);
       return 'completed';
     }
     const reasons = failed.map((i) => (i < transfer.failures.length ? transfer.failures[i] : i === transfer.items.length ? 'payment' : 'intent'));
     if (reasons.includes('transfer_exists') || reasons.includes('payment')) return 'skipped'; // a duplicate got there first
-    if (reasons.includes(`insufficient:${account.liquidity(p.destinationAssetId)}`)) return fail(p, 'insufficient_liquidity');
+    if (reasons.includes(`insufficient:${account.liquidity(destinationAssetId)}`)) return fail(p, 'insufficient_liquidity');
     if (reasons.some((r) => r.startsWith('insufficient:'))) throw new Error(`Payment ${p.id}: its account holds less than its debit amount`);
     // The intent changed under us (another payment credited it, or it closed): decide again,
     // after a short random pause so that competing deliveries spread out.
@@ -84,19 +82,21 @@ async function deliverPayment({ paymentId, intentId }: PaymentMessage): Promise<
 }
 
 const isPaymentMessage = (body: unknown): body is PaymentMessage =>
-  typeof (body as PaymentMessage)?.paymentId === 'string' && typeof (body as PaymentMessage)?.intentId === 'string';
+  typeof (body as PaymentMessage)?.paymentId === 'string' && ['string', 'undefined'].includes(typeof (body as PaymentMessage)?.intentId);
 
-// One message of the payments queue (see lib/queue.ts for retries).
-export async function handlePaymentMessage(body: unknown): Promise<void> {
+// One message of the payments queue (see lib/queue.ts for retries). Its id names the attempt
+// that sends a remote payment (lib/payments/remote.ts).
+export async function handlePaymentMessage(body: unknown, record: SQSRecord): Promise<void> {
   if (!isPaymentMessage(body)) return logger.error('Dropping a payments message of unknown shape', { body });
-  const outcome = await deliverPayment(body);
+  const outcome = await deliverPayment(body, record.messageId);
   logger.info('Payment delivery', { paymentId: body.paymentId, outcome });
 }
 
 // The last receive of a payment's message failed: fail the payment (its funds stay withdrawable)
 // rather than leave it in `sending` with no message left to move it.
-export async function giveUpPayment(body: unknown): Promise<void> {
+export async function giveUpPayment(body: unknown, _error: Error, record: SQSRecord): Promise<void> {
   if (!isPaymentMessage(body)) return;
   const p = await store.findPayment(body.paymentId);
-  if (p?.state === 'sending') await fail(p, 'delivery_failed');
+  if (p?.state !== 'sending') return;
+  await (p.ilp ? giveUpRemote(p, record.messageId) : fail(p, 'delivery_failed'));
 }

@@ -5,6 +5,7 @@ import { DomainError, notFound } from '../errors';
 import { event, message, type Outgoing } from '../events';
 import { account, settleAll, transferItems } from '../ledger';
 import { quoteKey, getQuoteRecord } from '../quotes';
+import { logger } from '../log';
 import { conflictState } from '../resources';
 import { canonicalOrUndefined } from '../wallet-addresses/address';
 import type { TransactItem } from '../table';
@@ -58,9 +59,9 @@ export async function createPayment(input: CreatePayment): Promise<Payment> {
     walletAddressId: quote.walletAddressId,
     quoteId: quote.id,
     receiver: quote.receiver,
-    intentId: quote.intentId,
     sourceAssetId: quote.sourceAssetId,
-    destinationAssetId: quote.destinationAssetId,
+    ...(quote.intentId && { intentId: quote.intentId, destinationAssetId: quote.destinationAssetId }),
+    ...(quote.ilp && { ilp: quote.ilp }),
     debitAmount: quote.debitAmount,
     receiveAmount: quote.receiveAmount,
     sentAmount: { ...quote.debitAmount, value: '0' },
@@ -124,6 +125,16 @@ export const cancelPayment = (id: string) =>
     const next = { ...r, state: 'cancelled' as const };
     return { next, items: [store.transition(r.id, 'funding', 'cancelled')], outgoing: [event(store.partition(r.id), 'payment.cancelled', paymentView(next))] };
   });
+
+// Ends a payment that is being sent: completed, or failed with a reason; `sentAmount` when what
+// was sent is known (over Interledger). Answers 'skipped' if it had left `sending` already.
+export async function finishPayment(p: PaymentRecord, state: 'completed' | 'failed', opts: { reason?: string; sentAmount?: PaymentRecord['sentAmount'] } = {}) {
+  const next: PaymentRecord = { ...p, state, ...(opts.sentAmount && { sentAmount: opts.sentAmount }), ...(opts.reason && { failureReason: opts.reason }) };
+  const set = { ...(opts.sentAmount && { sentAmount: opts.sentAmount }), ...(state === 'completed' ? { completedAt: new Date().toISOString() } : { failureReason: opts.reason }) };
+  if ((await commit([store.transition(p.id, 'sending', state, set)], [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length) return 'skipped';
+  if (state === 'failed') logger.warn('Payment failed', { paymentId: p.id, reason: opts.reason, sent: opts.sentAmount?.value });
+  return state;
+}
 
 // Settles what a payment's account still holds (all of it after a failure) back to the sender
 // asset's settlement account. Not while the payment is being sent.

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { amount, type Amount } from '../amounts';
 import { metadata } from '../http/schemas';
+import type { IlpQuoteDetails } from '../ilp/quote';
 
 export const createPaymentBody = z.strictObject({
   walletAddress: z.string().max(512),
@@ -33,9 +34,12 @@ export interface PaymentRecord {
   walletAddressId: string;
   quoteId: string;
   receiver: string;
-  intentId: string;
   sourceAssetId: string;
-  destinationAssetId: string;
+  // A payment to this node's intent names it; one to another node's incoming payment goes over
+  // Interledger with what its quote's probe found (lib/payments/remote.ts).
+  intentId?: string;
+  destinationAssetId?: string;
+  ilp?: IlpQuoteDetails;
   debitAmount: Amount;
   receiveAmount: Amount;
   sentAmount: Amount;
@@ -46,8 +50,8 @@ export interface PaymentRecord {
   metadata: Record<string, unknown> | null;
 }
 
-// What the payments queue carries: a funded payment to send, and the intent it pays.
+// What the payments queue carries: a funded payment to send, and the intent it pays if local.
 export interface PaymentMessage {
   paymentId: string;
-  intentId: string;
+  intentId?: string;
 }

@@ -1,7 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import { config } from '../config';
-import type { TransactItem } from '../table';
+import { queryAll, type TransactItem } from '../table';
 import type { PaymentRecord, PaymentState } from './schemas';
 
 const TABLE = () => config.MAIN_TABLE;
@@ -39,6 +40,83 @@ export function transition(id: string, from: PaymentState, to: PaymentState, set
 export async function findPayment(id: string): Promise<PaymentRecord | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: paymentKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
-  const { pk, sk, metadata, ...record } = Item;
+  const { pk, sk, metadata, leaseHolder, leaseUntil, ...record } = Item;
   return { ...record, metadata: JSON.parse(metadata) } as PaymentRecord;
 }
+
+// A payment sent over Interledger records each paying packet in its partition, before the packet
+// leaves: `pending` while its money is reserved, then `fulfilled` or `rejected` with the reply, or
+// `unresolved` when no reply came (booked as sent; see lib/payments/remote.ts).
+export type PacketState = 'pending' | 'fulfilled' | 'rejected' | 'unresolved';
+export interface PacketRecord {
+  id: string; // the packet's execution condition, hex
+  state: PacketState;
+  peerId: string;
+  peerAssetId: string;
+  source: string; // in the payment's asset, at its scale
+  sourceUnits: string; // the same in ledger units
+  peerUnits: string; // what the peer gets, in ledger units of its asset
+  minDelivery: string; // what the receiver had to get for it (its asset, its scale)
+  delivered?: string; // what the receiver got (fulfilled)
+  expiresAt: string;
+  createdAt: string;
+}
+const PACKET = 'PKT#';
+const packetKey = (paymentId: string, id: string) => ({ pk: paymentKey(paymentId).pk, sk: `${PACKET}${id}` });
+
+export const putPacket = (paymentId: string, r: PacketRecord): TransactItem => ({
+  Put: { TableName: TABLE(), Item: { ...packetKey(paymentId, r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
+});
+
+export const settlePacket = (paymentId: string, id: string, state: Exclude<PacketState, 'pending'>, delivered?: bigint): TransactItem => ({
+  Update: {
+    TableName: TABLE(),
+    Key: packetKey(paymentId, id),
+    UpdateExpression: `SET #state = :to, settledAt = :now${delivered === undefined ? '' : ', delivered = :delivered'}`,
+    ConditionExpression: '#state = :pending',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':to': state, ':pending': 'pending', ':now': new Date().toISOString(), ...(delivered !== undefined && { ':delivered': delivered.toString() }) },
+  },
+});
+
+export async function listPackets(paymentId: string): Promise<PacketRecord[]> {
+  const items = await queryAll({
+    TableName: TABLE(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :packet)',
+    ExpressionAttributeValues: { ':pk': paymentKey(paymentId).pk, ':packet': PACKET },
+    ConsistentRead: true,
+  });
+  return items.map(({ pk, sk, settledAt, ...r }) => r as PacketRecord);
+}
+
+// One attempt at a time sends a payment: it holds a lease on the payment until `until` (epoch ms).
+// The holder is the queue message's id, so that a redelivery of the message whose attempt died
+// takes the lease over at once, while a duplicate message waits for it to expire.
+export async function takeLease(paymentId: string, holder: string, until: number): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: TABLE(),
+        Key: paymentKey(paymentId),
+        UpdateExpression: 'SET leaseHolder = :holder, leaseUntil = :until',
+        ConditionExpression: '#state = :sending AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseHolder = :holder)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':holder': holder, ':until': until, ':now': Date.now(), ':sending': 'sending' },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return false;
+    throw e;
+  }
+}
+
+export const releaseLease = (paymentId: string, holder: string): TransactItem => ({
+  Update: {
+    TableName: TABLE(),
+    Key: paymentKey(paymentId),
+    UpdateExpression: 'REMOVE leaseHolder, leaseUntil',
+    ConditionExpression: 'leaseHolder = :holder',
+    ExpressionAttributeValues: { ':holder': holder },
+  },
+});

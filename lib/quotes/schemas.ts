@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
+import type { IlpQuoteDetails } from '../ilp/quote';
 
 export const createQuoteBody = z.strictObject({
   walletAddress: z.string().max(512),
@@ -21,10 +22,12 @@ export const quote = z.object({
 });
 export type Quote = z.infer<typeof quote>;
 
+// A local quote names the intent it pays; a remote one (paid over Interledger) what its probe found.
 export interface QuoteRecord extends Quote {
   walletAddressId: string;
-  intentId: string;
   sourceAssetId: string;
-  destinationAssetId: string;
+  intentId?: string;
+  destinationAssetId?: string;
+  ilp?: IlpQuoteDetails;
   paymentId?: string;
 }

@@ -155,12 +155,13 @@ describe('the bundles', () => {
     for (const fn of loadService('ci').functions.map((f) => f.name)) expect(carries(fn), fn).toEqual(needs[fn] ?? { sqs: false, eventBridge: false });
   });
 
-  it('stay under 400 KB each (650 KB for the Open Payments servers), with the SDK bundled from its ES modules and credentials from the environment', () => {
-    // The Open Payments servers also carry HTTP message signatures (jose alone is 90 KB) and STREAM.
-    const openPayments = ['authServer', 'authIntrospect', 'openPaymentsIncomingPayments', 'ilpConnector'];
+  it('stay under 400 KB each (650 KB for the Open Payments servers, 900 KB for the STREAM senders), with the SDK bundled from its ES modules and credentials from the environment', () => {
+    // The Open Payments servers also carry HTTP message signatures (jose alone is 90 KB) and STREAM;
+    // the functions that quote and send to other nodes carry the Open Payments client and pay too.
+    const budgetKb: Record<string, number> = { authServer: 650, authIntrospect: 650, openPaymentsIncomingPayments: 650, ilpConnector: 650, quotesCreate: 900, paymentsWorker: 900 };
     for (const fn of loadService('ci').functions.map((f) => f.name)) {
       const code = bundle(fn);
-      expect(code.length, fn).toBeLessThan((openPayments.includes(fn) ? 650 : 400) * 1024);
+      expect(code.length, fn).toBeLessThan((budgetKb[fn] ?? 400) * 1024);
       expect(code, fn).not.toContain('AWS_WEB_IDENTITY_TOKEN_FILE'); // the SDK's default credential chain is left out
       expect(code, fn).not.toContain('credential_process');
     }

@@ -9,7 +9,7 @@ describe('processBatch on the last receive', () => {
   it('gives up (a final state) instead of leaving the message to the dead-letter queue', async () => {
     const giveUp = vi.fn(async () => undefined);
     const res = await processBatch('q', [record('m1', 8)], async () => Promise.reject(new Error('boom')), { maxReceives: 8, giveUp });
-    expect(giveUp).toHaveBeenCalledWith({ paymentId: 'p' }, expect.objectContaining({ message: 'boom' }));
+    expect(giveUp).toHaveBeenCalledWith({ paymentId: 'p' }, expect.objectContaining({ message: 'boom' }), expect.objectContaining({ messageId: 'm1' }));
     expect(res.batchItemFailures).toEqual([]);
   });
 

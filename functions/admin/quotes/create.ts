@@ -1,5 +1,5 @@
 import { adminRoute, created } from '../../../lib/http/admin';
-import { createQuote } from '../../../lib/quotes';
+import { createQuote } from '../../../lib/quotes/create';
 import { createQuoteBody } from '../../../lib/quotes/schemas';
 
 export const handler = adminRoute({ body: createQuoteBody, transactional: true }, async ({ body }) => created(await createQuote(body)));

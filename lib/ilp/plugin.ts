@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { deserializeIlpPrepare, isFulfill, serializeIlpReply, type IlpReply } from 'ilp-packet';
+import { receiveFor } from '../amounts';
+import { crashPoint } from '../faults';
+import type { PeerRecord } from '../peers/schemas';
+import { sendToPeer } from './link';
+import { amountTooLarge, reject } from './packets';
+import { streamAmount } from './stream';
+
+// The link @interledger/pay sends through: this node's own connector hop towards one peer. Each
+// Prepare comes in the payment's asset; it leaves in the peer's, converted at the peer's rate
+// (rounded down), no larger than the peer's maxPacketAmount (F08 here, before the round trip),
+// with an expiry of at most MAX_HOLD_MS. When sending a funded payment, `hooks` reserve each
+// paying packet's money before it leaves and settle it with the reply (see lib/payments/remote.ts);
+// quotes probe without them, moving nothing.
+//
+// A link failure stops the payment at once rather than letting pay retry it for ten seconds:
+// the plugin answers F02 (pay's fatal code) and keeps why in `failure`, for the caller to decide
+// between retrying later and failing. A packet whose fate is unknown (no answer) stops it too, and
+// is left reserved: it may have been paid.
+const MAX_HOLD_MS = 10_000;
+
+export interface PacketOut {
+  id: string; // the execution condition, hex: unique per packet
+  source: bigint; // in the payment's asset
+  peerAmount: bigint; // in the peer's asset
+  minDelivery: bigint; // what the receiver must get for it (in the receiver's asset)
+  expiresAt: Date; // as sent to the peer
+}
+
+export interface SendingHooks {
+  // Undefined when reserved; else why not: the payment's own funds, or this node's liquidity in
+  // the peer's asset, do not cover the packet.
+  reserve(packet: PacketOut): Promise<'exhausted' | 'liquidity' | undefined>;
+  settle(packet: PacketOut, delivered: bigint | undefined): Promise<void>; // undefined: rejected
+}
+
+export type FailureKind = 'refused' | 'unreachable' | 'unknown' | 'stopped' | 'exhausted' | 'liquidity' | 'crashed';
+export interface Failure {
+  kind: FailureKind;
+  reason: string;
+}
+
+export interface PluginOptions {
+  peer: PeerRecord;
+  source: { code: string; scale: number };
+  rate: number; // from the source asset to the peer's (1 for the same asset)
+  sharedSecret?: Buffer; // the receiver's STREAM secret, to read what each packet delivered
+  hooks?: SendingHooks;
+  deadline?: number; // epoch ms after which no paying packet leaves
+}
+
+export class PeerPlugin {
+  failure?: Failure;
+  lastReject?: { code: string; message: string }; // the last reject from the way on
+  private serial: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly opts: PluginOptions) {}
+
+  // pay sends packets concurrently; their ledger writes touch the same accounts, so they go one by one.
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.serial.then(work, work);
+    this.serial = run.catch(() => undefined);
+    return run;
+  }
+
+  private fail(kind: FailureKind, reason: string, code = 'F02'): Buffer {
+    this.failure ??= { kind, reason };
+    return serializeIlpReply(reject(code, reason));
+  }
+
+  async sendData(data: Buffer): Promise<Buffer> {
+    const { peer, hooks } = this.opts;
+    const prepare = deserializeIlpPrepare(data);
+    const source = BigInt(prepare.amount);
+    const peerAmount = this.opts.source.code === peer.assetCode && this.opts.source.scale === peer.assetScale ? source : receiveFor(source, this.opts.rate, this.opts.source.scale, peer.assetScale);
+    if (peer.maxPacketAmount !== null && peerAmount > BigInt(peer.maxPacketAmount)) return serializeIlpReply(amountTooLarge(peerAmount, BigInt(peer.maxPacketAmount)));
+    if (this.failure) return this.fail(this.failure.kind, this.failure.reason);
+    const expiresAt = new Date(Math.min(prepare.expiresAt.getTime() - 1000, Date.now() + MAX_HOLD_MS));
+    const outgoing = { ...prepare, amount: peerAmount.toString(), expiresAt };
+    if (!hooks || source === 0n) return this.forward(outgoing);
+
+    if (this.opts.deadline !== undefined && Date.now() > this.opts.deadline) return this.fail('stopped', 'This attempt ran out of time; the next one goes on');
+    const packet: PacketOut = {
+      id: prepare.executionCondition.toString('hex'),
+      source,
+      peerAmount,
+      minDelivery: (this.opts.sharedSecret && (await streamAmount(this.opts.sharedSecret, prepare.data))) ?? 0n,
+      expiresAt,
+    };
+    try {
+      const refused = await this.inTurn(() => hooks.reserve(packet));
+      if (refused === 'exhausted') return this.fail(refused, "The payment's funds do not cover this packet");
+      if (refused === 'liquidity') return this.fail(refused, `Too little ${peer.assetCode} liquidity to send this packet to peer ${peer.id}`);
+    } catch (e) {
+      return this.fail('stopped', `Reserving the packet failed: ${(e as Error).message}`);
+    }
+
+    const delivery = await sendToPeer(peer, outgoing);
+    try {
+      crashPoint('ilp-send:after-reply');
+    } catch (e) {
+      return this.fail('crashed', (e as Error).message); // as if this process died: nothing settles it
+    }
+    if (delivery.kind === 'unknown') return this.fail('unknown', delivery.reason);
+    let reply: IlpReply | undefined = delivery.kind === 'reply' ? delivery.reply : undefined;
+    if (reply && isFulfill(reply) && !createHash('sha256').update(reply.fulfillment).digest().equals(prepare.executionCondition)) {
+      reply = reject('F05', `Peer ${peer.id} fulfilled with a wrong preimage`);
+    }
+    const fulfilled = reply !== undefined && isFulfill(reply);
+    if (reply && !isFulfill(reply)) this.lastReject = { code: reply.code, message: reply.message };
+    const delivered = fulfilled ? ((this.opts.sharedSecret && (await streamAmount(this.opts.sharedSecret, reply!.data))) ?? packet.minDelivery) : undefined;
+    try {
+      await this.inTurn(() => hooks.settle(packet, delivered));
+    } catch (e) {
+      return this.fail('unknown', `Settling packet ${packet.id} failed: ${(e as Error).message}`); // it stays reserved
+    }
+    if (delivery.kind === 'not_sent') return this.fail(delivery.refused ? 'refused' : 'unreachable', delivery.reason);
+    return serializeIlpReply(reply!);
+  }
+
+  // A packet that moves nothing here (a probe, or a connection close).
+  private async forward(outgoing: ReturnType<typeof deserializeIlpPrepare>): Promise<Buffer> {
+    const delivery = await sendToPeer(this.opts.peer, outgoing);
+    if (delivery.kind === 'reply') {
+      if (!isFulfill(delivery.reply)) this.lastReject = { code: delivery.reply.code, message: delivery.reply.message };
+      return serializeIlpReply(delivery.reply);
+    }
+    if (delivery.kind === 'not_sent') return this.fail(delivery.refused ? 'refused' : 'unreachable', delivery.reason);
+    return serializeIlpReply(reject('T00', delivery.reason)); // unknown is harmless when nothing moves
+  }
+}

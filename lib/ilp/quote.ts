@@ -1,0 +1,154 @@
+import { Int, isPaymentError, PaymentError, PaymentType, Ratio, setupPayment, startQuote, type PositiveInt, type PositiveRatio, type Quote as PayQuote, type ResolvedPayment } from '@interledger/pay';
+import { OpenPaymentsClientError } from '@interledger/open-payments';
+import { config } from '../config';
+import { DomainError } from '../errors';
+import { readIncomingPayment } from '../open-payments/client';
+import { routeTo } from '../peers';
+import type { PeerRecord } from '../peers/schemas';
+import { resolveRate } from '../rates';
+import { PeerPlugin, type Failure } from './plugin';
+
+// Paying an incoming payment on another node: read it through Open Payments (a grant from its
+// authorization server, then an authenticated read, which yields its STREAM credentials), pick the
+// peer that routes to its ILP address, and probe the route with @interledger/pay to learn the rate
+// it really pays at. Every conversion between the payment's asset and another uses the peer's rate.
+export interface Asset {
+  code: string;
+  scale: number;
+}
+
+export interface RemoteReceiver {
+  url: string;
+  state: 'open' | 'completed' | 'expired' | 'closed'; // closed: it offers no ILP credentials
+  asset: Asset;
+  incoming: bigint | null; // what it asks for in all, if anything
+  received: bigint;
+  ilpAddress: string;
+  sharedSecret: Buffer;
+  expiresAt?: string;
+}
+
+// What a quote keeps to send later without probing again (pay's rates as exact fractions).
+export interface IlpQuoteDetails {
+  peerId: string;
+  lowRate: [string, string];
+  highRate: [string, string];
+  minRate: [string, string];
+  maxPacketAmount: string;
+}
+
+const unprocessable = (code: string, detail: string) => new DomainError('unprocessable', code, detail);
+const upstream = (code: string, detail: string) => new DomainError('upstream', code, detail);
+
+// The receiver as it is now.
+export async function readReceiver(url: string): Promise<RemoteReceiver> {
+  let read: Awaited<ReturnType<typeof readIncomingPayment>>;
+  try {
+    read = await readIncomingPayment(url);
+  } catch (e) {
+    if (e instanceof OpenPaymentsClientError && e.status === 404) throw unprocessable('receiver_not_found', `No incoming payment at ${url}`);
+    if (e instanceof DomainError) throw e;
+    throw upstream('receiver_unreachable', `Could not read the incoming payment at ${url}: ${(e as Error).message}`);
+  }
+  const ilp = read.methods.find((m) => m.type === 'ilp');
+  const expired = read.expiresAt !== undefined && Date.parse(read.expiresAt) <= Date.now();
+  return {
+    url,
+    state: read.completed ? 'completed' : expired ? 'expired' : ilp ? 'open' : 'closed',
+    asset: { code: read.receivedAmount.assetCode, scale: read.receivedAmount.assetScale },
+    incoming: read.incomingAmount ? BigInt(read.incomingAmount.value) : null,
+    received: BigInt(read.receivedAmount.value),
+    ilpAddress: ilp?.ilpAddress ?? '',
+    sharedSecret: Buffer.from(ilp?.sharedSecret ?? '', 'base64url'),
+    ...(read.expiresAt && { expiresAt: read.expiresAt }),
+  };
+}
+
+// The peer towards the receiver (preferring one in the payment's asset), and the rate into its asset.
+export async function routeFor(receiver: RemoteReceiver, source: Asset): Promise<{ peer: PeerRecord; rate: number }> {
+  const peer = await routeTo(receiver.ilpAddress, source.code);
+  if (!peer) throw unprocessable('no_route', `No peer routes to ${receiver.ilpAddress}: no peer's staticIlpAddress is a prefix of it`);
+  const { rate } = await resolveRate({ sourceAssetCode: source.code, destinationAssetCode: peer.assetCode, peerId: peer.id });
+  return { peer, rate };
+}
+
+// The STREAM connection to the receiver, with no round trip (its asset is known from Open Payments).
+export function connect(plugin: PeerPlugin, receiver: RemoteReceiver): Promise<ResolvedPayment> {
+  return setupPayment({ plugin, destinationAddress: receiver.ilpAddress, sharedSecret: receiver.sharedSecret, destinationAsset: receiver.asset });
+}
+
+export interface ProbedQuote {
+  debit: bigint;
+  receive: bigint;
+  estimatedExchangeRate: number; // receive per debit in whole units, as quotes show it
+  details: IlpQuoteDetails;
+}
+
+// A rate probe for `debit` (fixed send) or `receive` (fixed delivery). The debit is what the
+// probed rate needs, not pay's worst case: the connectors on the way convert deterministically, and
+// every packet must still meet the minimum rate (the expected rate less SLIPPAGE).
+export async function probe(source: Asset, receiver: RemoteReceiver, route: { peer: PeerRecord; rate: number }, target: { debit?: bigint; receive?: bigint }): Promise<ProbedQuote> {
+  const plugin = new PeerPlugin({ peer: route.peer, source, rate: route.rate });
+  let quote: PayQuote;
+  try {
+    const prices = source.code === receiver.asset.code ? undefined : await pricesFor(source, receiver.asset, route.peer);
+    quote = await startQuote({
+      plugin,
+      destination: await connect(plugin, receiver),
+      sourceAsset: source,
+      ...(target.receive !== undefined ? { amountToDeliver: target.receive } : { amountToSend: target.debit! }),
+      ...(prices && { prices }),
+      slippage: config.SLIPPAGE,
+    });
+  } catch (e) {
+    if (isPaymentError(e)) throw probeFailed(e, plugin.failure, route.peer);
+    throw e;
+  }
+  const low = quote.lowEstimatedExchangeRate;
+  const debit = target.debit ?? ceilDiv(target.receive! * low.b.value, low.a.value);
+  const receive = target.receive ?? (debit * low.a.value) / low.b.value;
+  // (pay's own declarations of its ratio types do not check under TypeScript 5.9: read them structurally)
+  const pair = (r: { a: { value: bigint }; b: { value: bigint } }): [string, string] => [r.a.value.toString(), r.b.value.toString()];
+  return {
+    debit,
+    receive,
+    estimatedExchangeRate: Number(low.valueOf()) * 10 ** (source.scale - receiver.asset.scale),
+    details: { peerId: route.peer.id, lowRate: pair(low), highRate: pair(quote.highEstimatedExchangeRate), minRate: pair(quote.minExchangeRate), maxPacketAmount: quote.maxPacketAmount.toString() },
+  };
+}
+
+const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+
+// pay's prices: what one whole unit of each asset is worth, in any common unit.
+async function pricesFor(source: Asset, destination: Asset, peer: PeerRecord) {
+  const { rate } = await resolveRate({ sourceAssetCode: source.code, destinationAssetCode: destination.code, peerId: peer.id });
+  return { [source.code]: 1, [destination.code]: 1 / rate };
+}
+
+// pay's quote again, from what a quote kept, for `maxSource` and `minDelivery` still to go.
+export function payQuote(details: IlpQuoteDetails, maxSource: bigint, minDelivery: bigint): PayQuote {
+  const ratio = ([a, b]: [string, string]) => Ratio.of(Int.from(BigInt(a))!, Int.from(BigInt(b)) as unknown as PositiveInt);
+  return {
+    paymentType: PaymentType.FixedDelivery,
+    maxSourceAmount: maxSource,
+    minDeliveryAmount: minDelivery,
+    maxPacketAmount: BigInt(details.maxPacketAmount),
+    lowEstimatedExchangeRate: ratio(details.lowRate),
+    highEstimatedExchangeRate: ratio(details.highRate) as unknown as PositiveRatio,
+    minExchangeRate: ratio(details.minRate),
+  };
+}
+
+function probeFailed(error: PaymentError, failure: Failure | undefined, peer: PeerRecord): DomainError {
+  if (failure?.kind === 'refused') return upstream('peer_refused', failure.reason);
+  if (failure) return upstream('peer_unreachable', failure.reason);
+  switch (error) {
+    case PaymentError.InsufficientExchangeRate:
+      return unprocessable('insufficient_exchange_rate', `The route through peer ${peer.id} pays less than the expected rate less slippage (${config.SLIPPAGE})`);
+    case PaymentError.ClosedByReceiver:
+      return unprocessable('receiver_not_open', 'The receiver closed the connection: it takes no more payments');
+    default:
+      return upstream('rate_probe_failed', `The rate probe through peer ${peer.id} failed: ${error}`);
+  }
+}
+

@@ -1,0 +1,246 @@
+import { pay, type PaymentProgress, type Quote as PayQuote } from '@interledger/pay';
+import { amountOf, toLedger } from '../amounts';
+import { noteLiquidityTaken } from '../assets';
+import { config } from '../config';
+import { message } from '../events';
+import { PeerPlugin, type PacketOut, type SendingHooks } from '../ilp/plugin';
+import { connect, payQuote, readReceiver, type RemoteReceiver } from '../ilp/quote';
+import { account, transferItems, type Leg } from '../ledger';
+import { logger } from '../log';
+import { findPeer } from '../peers/store';
+import type { PeerRecord } from '../peers/schemas';
+import { resolveRate } from '../rates';
+import { commit } from '../tx';
+import { finishPayment } from '.';
+import type { PaymentRecord } from './schemas';
+import * as store from './store';
+
+// The worker's work for a funded payment to an incoming payment on another node: STREAM over the
+// peer its quote probed, with @interledger/pay. One attempt at a time holds the payment's lease.
+//
+// Each paying packet is recorded and its money reserved (payment -> hold) before it leaves; the
+// reply settles it in one transaction: a Fulfill posts the hold to the peer (through both assets'
+// liquidity when the peer's asset is another), a Reject returns it. So the ledger always knows
+// what left, and an attempt that dies midway loses nothing: the next one starts from the packets
+// recorded. A packet left `pending` (its attempt died, or the peer never answered) may have been
+// paid; once it has expired it is booked as sent (`unresolved`, logged for reconciliation with the
+// peer), never sent again. What still has to be delivered is then the quote's receive amount less
+// what was delivered, and never more than the receiver still asks for (read afresh).
+//
+// Ends: `completed` when the receiver has the amount (or is completed), `failed` with a reason
+// when it cannot be sent (funds left in the payment's account to withdraw), or a retry (thrown)
+// when the peer is unreachable or an outcome is unknown; a long payment continues in a new message.
+export type RemoteOutcome = 'completed' | 'failed' | 'skipped' | 'continued';
+
+const LEASE_MS = 60_000; // longer than the worker may run (serverless.yml timeout)
+const ATTEMPT_MS = 30_000; // no paying packet leaves later than this into an attempt
+const HOLD_GRACE_MS = 1_000; // after a pending packet's expiry, before its fate is taken as final
+
+// An injected crash: leave everything as a process that died would.
+class Crashed extends Error {}
+
+const sourceAsset = (p: PaymentRecord) => ({ code: p.debitAmount.assetCode, scale: p.debitAmount.assetScale });
+
+export async function sendRemote(p: PaymentRecord, holder: string): Promise<RemoteOutcome> {
+  if (!(await store.takeLease(p.id, holder, Date.now() + LEASE_MS))) {
+    if ((await store.findPayment(p.id))?.state !== 'sending') return 'skipped';
+    throw new Error(`Payment ${p.id} is being sent by another attempt until its lease ends`);
+  }
+  try {
+    return await attempt(p, holder);
+  } catch (e) {
+    if (!(e instanceof Crashed)) await commit([store.releaseLease(p.id, holder)]).catch(() => undefined);
+    throw e;
+  }
+}
+
+async function attempt(p: PaymentRecord, holder: string): Promise<RemoteOutcome> {
+  const before = totalsOf(await resolveLeftovers(p));
+  const receive = BigInt(p.receiveAmount.value);
+  if (before.delivered >= receive) return finish(p, 'completed', before);
+
+  const receiver = await readReceiver(p.receiver);
+  if (receiver.state !== 'open') {
+    // Packets whose fate is unknown may be what completed it.
+    if (receiver.state === 'completed' && before.unresolved) return finish(p, 'completed', before);
+    return finish(p, 'failed', before, `receiver_${receiver.state}`);
+  }
+  let toDeliver = receive - before.delivered;
+  if (receiver.incoming !== null) toDeliver = min(toDeliver, receiver.incoming - receiver.received);
+  if (toDeliver <= 0n) return finish(p, 'completed', before);
+  const budget = BigInt(p.debitAmount.value) - before.sent;
+  if (budget <= 0n) return finish(p, 'failed', before, 'funds_exhausted');
+  const peer = await findPeer(p.ilp!.peerId);
+  if (!peer) return finish(p, 'failed', before, 'peer_not_found');
+
+  const src = sourceAsset(p);
+  const rate = src.code === peer.assetCode ? 1 : (await resolveRate({ sourceAssetCode: src.code, destinationAssetCode: peer.assetCode, peerId: peer.id })).rate;
+  const plugin = new PeerPlugin({ peer, source: src, rate, sharedSecret: receiver.sharedSecret, hooks: hooksFor(p, peer), deadline: Date.now() + ATTEMPT_MS });
+  const result = await payWithin(plugin, receiver, payQuote(p.ilp!, budget, toDeliver));
+  if (plugin.failure?.kind === 'crashed') throw new Crashed(plugin.failure.reason);
+
+  const packets = await store.listPackets(p.id);
+  const after = totalsOf(packets);
+  if (packets.some((k) => k.state === 'pending')) throw new Error(`Payment ${p.id}: a packet's fate is not known yet; the next attempt settles it`);
+  if (!result.error && !plugin.failure) return finish(p, 'completed', after);
+  const why = plugin.failure ? `${plugin.failure.kind}: ${plugin.failure.reason}` : `${result.error}${plugin.lastReject ? ` (last reject ${plugin.lastReject.code} ${plugin.lastReject.message})` : ''}`;
+  logger.warn('Remote payment attempt ended short', { paymentId: p.id, peerId: peer.id, sent: after.sent.toString(), delivered: after.delivered.toString(), why });
+
+  switch (plugin.failure?.kind) {
+    case 'unreachable':
+      throw new Error(`Payment ${p.id}: ${plugin.failure.reason}; retrying later`);
+    case 'stopped': // out of time with packets still to send: go on in a fresh message
+      if (after.sent === before.sent) throw new Error(`Payment ${p.id}: ${plugin.failure.reason}`);
+      await commit([store.releaseLease(p.id, holder)], [message(store.partition(p.id), config.PAYMENTS_QUEUE_URL, { paymentId: p.id })]);
+      return 'continued';
+    case 'refused':
+      return finish(p, 'failed', after, 'peer_refused');
+    case 'exhausted':
+      return finish(p, 'failed', after, 'funds_exhausted');
+    case 'liquidity':
+      return finish(p, 'failed', after, 'insufficient_liquidity');
+  }
+  switch (result.error) {
+    case 'exhausted':
+      return finish(p, 'failed', after, 'funds_exhausted');
+    case 'ClosedByReceiver': {
+      // Completed or expired by something else before this payment delivered its amount.
+      const { state } = await readReceiver(p.receiver);
+      return finish(p, 'failed', after, state === 'open' ? 'receiver_closed' : `receiver_${state}`);
+    }
+    case 'InsufficientExchangeRate':
+      return finish(p, 'failed', after, 'rate_below_minimum');
+    case 'IdleTimeout':
+      return finish(p, 'failed', after, plugin.lastReject?.code === 'T04' ? 'insufficient_liquidity' : 'idle_timeout');
+    default:
+      return finish(p, 'failed', after, plugin.lastReject ? `rejected_${plugin.lastReject.code}` : 'send_failed');
+  }
+}
+
+// pay, for at most what the quote allows. pay waits forever when its source budget is spent with
+// the delivery still short; that is an end here ('exhausted'), as is an attempt that overstays.
+function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote): Promise<{ error?: string }> {
+  return new Promise((resolve) => {
+    const overstay = setTimeout(() => resolve({ error: 'stalled' }), ATTEMPT_MS + 20_000);
+    const progressHandler = (at: PaymentProgress) => {
+      if (at.sourceAmountInFlight === 0n && at.amountSent >= quote.maxSourceAmount && at.amountDelivered < quote.minDeliveryAmount) resolve({ error: 'exhausted' });
+    };
+    connect(plugin, receiver)
+      .then((destination) => pay({ plugin, destination, quote, progressHandler }))
+      .then(
+        (r) => resolve(r.error ? { error: r.error } : {}),
+        (e) => resolve({ error: String(e) }),
+      )
+      .finally(() => clearTimeout(overstay));
+  });
+}
+
+// A packet's ledger legs. Same asset: payment -> hold -> peer. Across assets the peer's side moves
+// in its asset, against that asset's liquidity: payment -> hold(src) -> liquidity(src), and
+// liquidity(peer asset) -> hold(peer asset) -> peer. A return runs the reservation backwards.
+function legs(p: PaymentRecord, k: Pick<store.PacketRecord, 'peerId' | 'peerAssetId' | 'sourceUnits' | 'peerUnits'>, phase: 'reserve' | 'post' | 'return'): Leg[] {
+  const s = BigInt(k.sourceUnits);
+  const q = BigInt(k.peerUnits);
+  const srcHold = account.hold(p.id, p.sourceAssetId);
+  const peerHold = account.hold(p.id, k.peerAssetId);
+  const all: Leg[] =
+    p.sourceAssetId === k.peerAssetId
+      ? { reserve: [{ debit: account.payment(p.id), credit: srcHold, amount: s }], post: [{ debit: srcHold, credit: account.peer(k.peerId), amount: s }], return: [{ debit: srcHold, credit: account.payment(p.id), amount: s }] }[phase]
+      : {
+          reserve: [
+            { debit: account.payment(p.id), credit: srcHold, amount: s },
+            { debit: account.liquidity(k.peerAssetId), credit: peerHold, amount: q },
+          ],
+          post: [
+            { debit: srcHold, credit: account.liquidity(p.sourceAssetId), amount: s },
+            { debit: peerHold, credit: account.peer(k.peerId), amount: q },
+          ],
+          return: [
+            { debit: srcHold, credit: account.payment(p.id), amount: s },
+            { debit: peerHold, credit: account.liquidity(k.peerAssetId), amount: q },
+          ],
+        }[phase];
+  return all.filter((l) => l.amount > 0n);
+}
+
+const transferId = (p: PaymentRecord, packetId: string, phase: string) => `ilp-out:${p.id}:${packetId}:${phase}`;
+
+function hooksFor(p: PaymentRecord, peer: PeerRecord): SendingHooks {
+  const src = sourceAsset(p);
+  return {
+    async reserve(packet: PacketOut) {
+      const record: store.PacketRecord = {
+        id: packet.id,
+        state: 'pending',
+        peerId: peer.id,
+        peerAssetId: peer.assetId,
+        source: packet.source.toString(),
+        sourceUnits: toLedger(packet.source, src.scale).toString(),
+        peerUnits: toLedger(packet.peerAmount, peer.assetScale).toString(),
+        minDelivery: packet.minDelivery.toString(),
+        expiresAt: packet.expiresAt.toISOString(),
+        createdAt: new Date().toISOString(),
+      };
+      const transfer = transferItems(transferId(p, packet.id, 'reserve'), legs(p, record, 'reserve'));
+      const failed = await commit([...transfer.items, store.putPacket(p.id, record)], [], 'ilp-reserve');
+      if (!failed.length) {
+        if (p.sourceAssetId !== peer.assetId) await noteLiquidityTaken(peer.assetId, BigInt(record.peerUnits));
+        return undefined;
+      }
+      const reasons = failed.map((i) => transfer.failures[i] ?? 'packet_exists');
+      if (reasons.includes(`insufficient:${account.payment(p.id)}`)) return 'exhausted';
+      if (reasons.includes(`insufficient:${account.liquidity(peer.assetId)}`)) return 'liquidity';
+      throw new Error(`Payment ${p.id}: packet ${packet.id} was reserved before`);
+    },
+    async settle(packet: PacketOut, delivered: bigint | undefined) {
+      const k = { peerId: peer.id, peerAssetId: peer.assetId, sourceUnits: toLedger(packet.source, src.scale).toString(), peerUnits: toLedger(packet.peerAmount, peer.assetScale).toString() };
+      const phase = delivered === undefined ? 'return' : 'post';
+      const transfer = transferItems(transferId(p, packet.id, phase), legs(p, k, phase));
+      const failed = await commit([...transfer.items, store.settlePacket(p.id, packet.id, delivered === undefined ? 'rejected' : 'fulfilled', delivered)], [], 'ilp-settle');
+      if (failed.length) throw new Error(`Payment ${p.id}: packet ${packet.id} was settled before`);
+    },
+  };
+}
+
+// Packets an earlier attempt left pending: once they expired (waiting for that if need be; they
+// live at most seconds), booked as sent. Answers every packet of the payment.
+async function resolveLeftovers(p: PaymentRecord): Promise<store.PacketRecord[]> {
+  const packets = await store.listPackets(p.id);
+  const pending = packets.filter((k) => k.state === 'pending');
+  if (!pending.length) return packets;
+  const settledBy = Math.max(...pending.map((k) => Date.parse(k.expiresAt))) + HOLD_GRACE_MS;
+  if (settledBy > Date.now()) await new Promise((r) => setTimeout(r, settledBy - Date.now()));
+  for (const k of pending) {
+    const transfer = transferItems(transferId(p, k.id, 'post'), legs(p, k, 'post'));
+    await commit([...transfer.items, store.settlePacket(p.id, k.id, 'unresolved', BigInt(k.minDelivery))], [], 'ilp-unresolved');
+  }
+  logger.warn('Packets whose fate is unknown were booked as sent; reconcile them with the peer', { paymentId: p.id, peerId: pending[0].peerId, packets: pending.map((k) => k.id) });
+  return store.listPackets(p.id);
+}
+
+function totalsOf(packets: store.PacketRecord[]) {
+  let sent = 0n;
+  let delivered = 0n;
+  let unresolved = 0;
+  for (const k of packets) {
+    if (k.state === 'fulfilled' || k.state === 'unresolved') sent += BigInt(k.source);
+    if (k.state === 'fulfilled') delivered += BigInt(k.delivered ?? k.minDelivery);
+    if (k.state === 'unresolved') {
+      delivered += BigInt(k.minDelivery); // at least this, if it was paid
+      unresolved++;
+    }
+  }
+  return { sent, delivered, unresolved };
+}
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
+const finish = (p: PaymentRecord, state: 'completed' | 'failed', totals: { sent: bigint }, reason?: string) =>
+  finishPayment(p, state, { sentAmount: amountOf(totals.sent, sourceAsset(p)), reason });
+
+// The payment's last message failed: settle what an attempt left and fail it, unless another
+// attempt holds it (that one decides).
+export async function giveUpRemote(p: PaymentRecord, holder: string): Promise<void> {
+  if (!(await store.takeLease(p.id, holder, Date.now() + LEASE_MS))) return;
+  await finish(p, 'failed', totalsOf(await resolveLeftovers(p)), 'delivery_failed');
+}

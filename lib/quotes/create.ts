@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { amountOf, debitFor, receiveFor, toLedger } from '../amounts';
+import { config } from '../config';
+import { DomainError } from '../errors';
+import { probe, readReceiver, routeFor } from '../ilp/quote';
+import { checkAmountAsset, intentView } from '../payment-intents';
+import { findIntent } from '../payment-intents/store';
+import { resolveRate } from '../rates';
+import { intentUrl, localIntentId } from '../resources';
+import { commit } from '../tx';
+import { findWalletRecordByUrl } from '../wallet-addresses';
+import { quoteKey, quoteView } from '.';
+import type { CreateQuote, Quote, QuoteRecord } from './schemas';
+
+// Pricing a quote to an incoming payment: a payment intent of this node, at the FSP-wide rate from
+// the rates resolver; or one on another node, paid over Interledger through a peer, whose route
+// lib/ilp/quote.ts probes. Rounding favours the service: the receive amount is rounded down, a
+// debit computed from a receive amount rounded up.
+const unprocessable = (code: string, detail: string) => new DomainError('unprocessable', code, detail);
+
+type Sender = NonNullable<Awaited<ReturnType<typeof findWalletRecordByUrl>>>;
+interface Receiver {
+  asset: { code: string; scale: number };
+  remaining: bigint | null; // what it can still take, if it asks for an amount
+}
+type Priced = Pick<QuoteRecord, 'receiver' | 'debitAmount' | 'receiveAmount' | 'estimatedExchangeRate' | 'intentId' | 'destinationAssetId' | 'ilp'> & { expiresBy?: string };
+
+export async function createQuote(input: CreateQuote): Promise<Quote> {
+  if (input.debitAmount && input.receiveAmount) {
+    throw new DomainError('invalid', 'invalid_request', 'Give debitAmount or receiveAmount, not both', [
+      { field: 'receiveAmount', message: 'cannot be given together with debitAmount' },
+    ]);
+  }
+  const intentId = localIntentId(input.receiver);
+  const sender = await findWalletRecordByUrl(input.walletAddress);
+  if (!sender) throw unprocessable('wallet_address_not_found', `No wallet address ${input.walletAddress}`);
+  const { expiresBy, ...priced } = intentId === undefined ? await priceRemote(input, sender) : await priceLocal(input, sender, intentId);
+
+  const now = Date.now();
+  const lifetime = now + config.QUOTE_LIFETIME_SECS * 1000;
+  const record: QuoteRecord = {
+    id: randomUUID(),
+    walletAddress: sender.address,
+    ...priced,
+    expiresAt: new Date(expiresBy ? Math.min(lifetime, Date.parse(expiresBy)) : lifetime).toISOString(),
+    createdAt: new Date(now).toISOString(),
+    walletAddressId: sender.id,
+    sourceAssetId: sender.assetId,
+  };
+  await commit([{ Put: { TableName: config.MAIN_TABLE, Item: { ...quoteKey(record.id), ...record } } }]);
+  return quoteView(record);
+}
+
+// The amount the sender names, in the right asset; or, with none, the receiver's remaining amount.
+function target(input: CreateQuote, src: { code: string; scale: number }, receiver: Receiver): { debit?: bigint; receive?: bigint } {
+  if (input.debitAmount) {
+    checkAmountAsset(input.debitAmount, src, 'debitAmount');
+    return { debit: BigInt(input.debitAmount.value) };
+  }
+  if (input.receiveAmount) {
+    checkAmountAsset(input.receiveAmount, receiver.asset, 'receiveAmount');
+    return { receive: BigInt(input.receiveAmount.value) };
+  }
+  if (receiver.remaining === null) throw unprocessable('amount_required', 'The incoming payment has no incomingAmount: give debitAmount or receiveAmount');
+  return { receive: receiver.remaining };
+}
+
+function checkAmounts(debit: bigint, receive: bigint, src: { scale: number }, receiver: Receiver) {
+  if (receive <= 0n || debit <= 0n) throw unprocessable('amount_too_small', 'The quote would deliver nothing at this rate and scale');
+  if (receiver.remaining !== null && receive > receiver.remaining) {
+    throw unprocessable('amount_exceeds_remaining', `The incoming payment can receive at most ${receiver.remaining} (scale ${receiver.asset.scale}) more`);
+  }
+  toLedger(debit, src.scale, 'debitAmount.value');
+  toLedger(receive, receiver.asset.scale, 'receiveAmount.value');
+}
+
+async function priceLocal(input: CreateQuote, sender: Sender, intentId: string): Promise<Priced> {
+  const intent = await findIntent(intentId);
+  if (!intent) throw unprocessable('receiver_not_found', `No payment intent ${intentId}`);
+  const intentState = intentView(intent).state;
+  if (intentState !== 'pending' && intentState !== 'processing') {
+    throw unprocessable('receiver_not_open', `Payment intent ${intentId} is ${intentState}; it cannot receive payments`);
+  }
+  const rate = await resolveRate({ sourceAssetCode: sender.assetCode, destinationAssetCode: intent.assetCode });
+  const src = { code: sender.assetCode, scale: sender.assetScale };
+  const receiver: Receiver = {
+    asset: { code: intent.assetCode, scale: intent.assetScale },
+    remaining: intent.incomingValue === null ? null : BigInt(intent.incomingValue) - BigInt(intent.received),
+  };
+  const wanted = target(input, src, receiver);
+  const debit = wanted.debit ?? debitFor(wanted.receive!, rate.rate, src.scale, receiver.asset.scale);
+  const receive = wanted.receive ?? receiveFor(wanted.debit!, rate.rate, src.scale, receiver.asset.scale);
+  checkAmounts(debit, receive, src, receiver);
+  return {
+    receiver: intentUrl(intent.id),
+    debitAmount: amountOf(debit, src),
+    receiveAmount: amountOf(receive, receiver.asset),
+    estimatedExchangeRate: rate.rate,
+    intentId: intent.id,
+    destinationAssetId: intent.assetId,
+    expiresBy: intent.expiresAt,
+  };
+}
+
+async function priceRemote(input: CreateQuote, sender: Sender): Promise<Priced> {
+  const remote = await readReceiver(input.receiver);
+  if (remote.state !== 'open') throw unprocessable('receiver_not_open', `The incoming payment at ${remote.url} is ${remote.state}; it cannot receive payments`);
+  const src = { code: sender.assetCode, scale: sender.assetScale };
+  const receiver: Receiver = { asset: remote.asset, remaining: remote.incoming === null ? null : remote.incoming - remote.received };
+  const wanted = target(input, src, receiver);
+  if (wanted.receive !== undefined) checkAmounts(1n, wanted.receive, src, receiver); // before the probe: it costs round trips
+  const probed = await probe(src, remote, await routeFor(remote, src), wanted);
+  checkAmounts(probed.debit, probed.receive, src, receiver);
+  return {
+    receiver: remote.url,
+    debitAmount: amountOf(probed.debit, src),
+    receiveAmount: amountOf(probed.receive, remote.asset),
+    estimatedExchangeRate: probed.estimatedExchangeRate,
+    ilp: probed.details,
+    ...(remote.expiresAt && { expiresBy: remote.expiresAt }),
+  };
+}

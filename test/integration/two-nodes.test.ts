@@ -1,0 +1,178 @@
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startOtherNode, type OtherNode } from '../node';
+import { startTestStack, type TestStack } from '../stack';
+import { ledger, ok, paymentIn, sum, units, waitFor } from '../world';
+
+// The specification's two-node walkthrough: Node A (this file's stack) pays Node B (another node of
+// ours, on its own thread) over Interledger, each peered with the other's connector.
+let a: TestStack;
+let b: OtherNode;
+let alice: string; // on A, USD
+let bob: string; // on B, USD
+let carlos: string; // on B, EUR
+let peerOfA: { id: string }; // A's peer: B
+let peerOfB: { id: string }; // B's peer: A
+const A_TO_B = 'node-a-to-node-b-token-0123456789';
+const B_TO_A = 'node-b-to-node-a-token-0123456789';
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([startTestStack({ EXCHANGE_RATES_URL: '', ILP_ADDRESS: 'test.node-a' }), startOtherNode({ ILP_ADDRESS: 'test.node-b' })]);
+  for (const node of [a, b]) await ok(node.admin('POST', '/assets', { code: 'USD', scale: 2 }));
+  const eur = await ok(b.admin('POST', '/assets', { code: 'EUR', scale: 2 }));
+  await ok(b.admin('POST', `/assets/${eur.id}/liquidity`, { amount: '1000000' }), 200);
+  const wallet = async (node: TestStack | OtherNode, name: string, assetCode: string) =>
+    (await ok(node.admin('POST', '/wallet-addresses', { address: `${node.openPaymentsUrl}/${name}`, assetCode }))).address as string;
+  alice = await wallet(a, 'alice', 'USD');
+  bob = await wallet(b, 'bob', 'USD');
+  carlos = await wallet(b, 'carlos', 'EUR');
+  peerOfA = await ok(
+    a.admin('POST', '/peers', { name: 'Node B', staticIlpAddress: 'test.node-b', assetCode: 'USD', http: { incoming: { authTokens: [B_TO_A] }, outgoing: { authToken: A_TO_B, endpoint: b.connectorUrl } } }),
+  );
+  peerOfB = await ok(
+    b.admin('POST', '/peers', { name: 'Node A', staticIlpAddress: 'test.node-a', assetCode: 'USD', http: { incoming: { authTokens: [A_TO_B] }, outgoing: { authToken: B_TO_A, endpoint: a.connectorUrl } } }),
+  );
+  await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
+  // Payments through the peer convert at its rate, on both nodes.
+  await ok(a.admin('POST', '/rates', { peerId: peerOfA.id, sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 }));
+  await ok(b.admin('POST', '/rates', { peerId: peerOfB.id, sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 }));
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+});
+afterEach(() => {
+  delete process.env.PAYMENT_FAULTS;
+});
+
+const peerLiquidity = async (node: TestStack | OtherNode, id: string) => BigInt((await ok(node.admin('GET', `/peers/${id}`), 200)).liquidity.value);
+
+// On B an intent; on A a quote for it and a payment (each 201), funded as the FSP would.
+async function payAcross(to: string, value: string, assetCode = 'USD', opts: { fund?: boolean } = {}) {
+  const intent = await ok(b.admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { value, assetCode, assetScale: 2 } }));
+  const quote = await ok(a.admin('POST', '/quotes', { walletAddress: alice, receiver: intent.url }));
+  const payment = await ok(a.admin('POST', '/payments', { walletAddress: alice, quoteId: quote.id }));
+  if (opts.fund !== false) await ok(a.admin('POST', `/payments/${payment.id}/fund`), 200);
+  return { intent, quote, payment };
+}
+
+async function packets(paymentId: string) {
+  const res = await a.dynamo.send(
+    new QueryCommand({ TableName: a.env.MAIN_TABLE, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)', ExpressionAttributeValues: { ':pk': { S: `PAYMENT#${paymentId}` }, ':k': { S: 'PKT#' } } }),
+  );
+  return (res.Items ?? []).map((i) => ({ state: i.state.S!, source: BigInt(i.source.S!) }));
+}
+
+async function expectBalancedLedgers() {
+  expect(sum(await ledger(a))).toBe(0n);
+  expect(sum(await ledger({ dynamo: a.dynamo, env: b.env }))).toBe(0n);
+}
+
+describe('paying across two nodes', () => {
+  it('pays an intent on B from A in the same currency: amounts exact, peer liquidity moved by what was delivered, both ledgers balanced', async () => {
+    const [aLiquidity, bLiquidity] = await Promise.all([peerLiquidity(a, peerOfA.id), peerLiquidity(b, peerOfB.id)]);
+    const { intent, quote, payment } = await payAcross(bob, '1000');
+    expect(quote).toMatchObject({ receiver: intent.url, debitAmount: { value: '1000', assetCode: 'USD' }, receiveAmount: { value: '1000', assetCode: 'USD' }, estimatedExchangeRate: 1 });
+    const done = await paymentIn(a, payment.id, ['completed', 'failed']);
+    expect(done).toMatchObject({ state: 'completed', sentAmount: { value: '1000' } });
+    expect(await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: { value: '1000' } });
+    expect((await peerLiquidity(a, peerOfA.id)) - aLiquidity).toBe(1000n); // A sent to B: the credit line to B grew
+    expect(bLiquidity - (await peerLiquidity(b, peerOfB.id))).toBe(1000n); // B took from A: A's credit line shrank
+    expect((await ledger({ dynamo: a.dynamo, env: b.env })).get(`intent:${intent.id}`)).toBe(units(1000));
+    expect((await ledger(a)).get(`payment:${payment.id}`) ?? 0n).toBe(0n);
+    await expectBalancedLedgers();
+  });
+
+  it('pays a EUR intent on B from USD on A, converting at the peer rate on B', async () => {
+    const { intent, quote, payment } = await payAcross(carlos, '900', 'EUR');
+    expect(quote).toMatchObject({ debitAmount: { value: '1000', assetCode: 'USD' }, receiveAmount: { value: '900', assetCode: 'EUR' } });
+    expect(quote.estimatedExchangeRate).toBeCloseTo(0.9, 6);
+    expect(await paymentIn(a, payment.id, ['completed', 'failed'])).toMatchObject({ state: 'completed', sentAmount: { value: '1000' } });
+    expect(await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: { value: '900', assetCode: 'EUR' } });
+    await expectBalancedLedgers();
+  });
+
+  it('splits a payment into packets no larger than the peer takes, delivering the exact total', async () => {
+    await ok(b.admin('PATCH', `/peers/${peerOfB.id}`, { maxPacketAmount: '100' }), 200);
+    try {
+      const { intent, payment } = await payAcross(bob, '1234');
+      expect(await paymentIn(a, payment.id, ['completed', 'failed'])).toMatchObject({ state: 'completed', sentAmount: { value: '1234' } });
+      expect((await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value).toBe('1234');
+      const paid = (await packets(payment.id)).filter((k) => k.state === 'fulfilled');
+      expect(paid.length).toBeGreaterThanOrEqual(13);
+      expect(paid.every((k) => k.source <= 100n)).toBe(true);
+      await expectBalancedLedgers();
+    } finally {
+      await ok(b.admin('PATCH', `/peers/${peerOfB.id}`, { maxPacketAmount: null }), 200);
+    }
+  });
+
+  it('fails a quote at once when the peer refuses this node’s token', async () => {
+    await ok(a.admin('PATCH', `/peers/${peerOfA.id}`, { http: { outgoing: { authToken: 'a-token-node-b-does-not-know', endpoint: b.connectorUrl } } }), 200);
+    try {
+      const intent = await ok(b.admin('POST', '/payment-intents', { walletAddress: bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
+      const started = Date.now();
+      const res = await a.admin('POST', '/quotes', { walletAddress: alice, receiver: intent.url });
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(res.status).toBe(502);
+      expect(res.body).toMatchObject({ code: 'peer_refused' });
+    } finally {
+      await ok(a.admin('PATCH', `/peers/${peerOfA.id}`, { http: { outgoing: { authToken: A_TO_B, endpoint: b.connectorUrl } } }), 200);
+    }
+  });
+
+  it('retries a payment while the peer’s connector is down, and then delivers it once', async () => {
+    const { intent, payment } = await payAcross(bob, '500', 'USD', { fund: false });
+    await b.api('connector', 'stop');
+    try {
+      await ok(a.admin('POST', `/payments/${payment.id}/fund`), 200);
+      await waitFor('an attempt to find the connector down', async () => ((await packets(payment.id)).some((k) => k.state === 'rejected') ? true : undefined));
+      expect((await ok(a.admin('GET', `/payments/${payment.id}`), 200)).state).toBe('sending');
+    } finally {
+      await b.api('connector', 'start');
+    }
+    expect(await paymentIn(a, payment.id, ['completed', 'failed'], 20_000)).toMatchObject({ state: 'completed', sentAmount: { value: '500' } });
+    expect((await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value).toBe('500');
+    await expectBalancedLedgers();
+  });
+
+  it('fails the payment when B has too little liquidity for A (T04), leaving its funds to withdraw', async () => {
+    const all = await peerLiquidity(b, peerOfB.id);
+    await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity-withdrawals`, { amount: all.toString() }), 200);
+    try {
+      const { intent, payment } = await payAcross(bob, '300');
+      const failed = await paymentIn(a, payment.id, ['completed', 'failed'], 25_000);
+      expect(failed).toMatchObject({ state: 'failed', failureReason: 'insufficient_liquidity', sentAmount: { value: '0' } });
+      expect((await ok(a.admin('POST', `/payments/${payment.id}/withdraw`), 200)).withdrawnAmount.value).toBe('300');
+      expect((await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value).toBe('0');
+      await expectBalancedLedgers();
+    } finally {
+      await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: all.toString() }), 200);
+    }
+  }, 40_000);
+
+  it('fails a payment whose intent B completed meanwhile, sending nothing', async () => {
+    const { intent, payment } = await payAcross(bob, '200', 'USD', { fund: false });
+    await ok(b.admin('POST', `/payment-intents/${intent.id}/complete`), 200);
+    await ok(a.admin('POST', `/payments/${payment.id}/fund`), 200);
+    expect(await paymentIn(a, payment.id, ['completed', 'failed'])).toMatchObject({ state: 'failed', failureReason: 'receiver_completed', sentAmount: { value: '0' } });
+    expect((await ok(a.admin('POST', `/payments/${payment.id}/withdraw`), 200)).withdrawnAmount.value).toBe('200');
+    const refused = await a.admin('POST', '/quotes', { walletAddress: alice, receiver: intent.url });
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe('receiver_not_open');
+  });
+
+  it('survives a crash between a packet’s Fulfill and its settlement: the next attempt books it as sent and pays nothing twice', async () => {
+    const { intent, payment } = await payAcross(bob, '700', 'USD', { fund: false });
+    process.env.PAYMENT_FAULTS = 'ilp-send:after-reply';
+    await ok(a.admin('POST', `/payments/${payment.id}/fund`), 200);
+    // B takes the packet; A's attempt crashes as its Fulfill arrives (the redelivery comes a second later).
+    await waitFor('B to take the packet', async () => ((await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value === '700' ? true : undefined));
+    await waitFor('the crash to leave the packet pending', async () => ((await packets(payment.id)).some((k) => k.state === 'pending') ? true : undefined));
+    await new Promise((r) => setTimeout(r, 200));
+    delete process.env.PAYMENT_FAULTS;
+    expect(await paymentIn(a, payment.id, ['completed', 'failed'], 30_000)).toMatchObject({ state: 'completed', sentAmount: { value: '700' } });
+    expect((await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value).toBe('700');
+    expect((await packets(payment.id)).map((k) => k.state)).toEqual(['unresolved']);
+    await expectBalancedLedgers();
+  }, 45_000);
+});
