@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { Worker } from 'node:worker_threads';
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { signatureHeader } from '../lib/http/signature';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/local/emulators';
 import type { FunctionStats } from '../infra/local/lambda';
@@ -9,7 +9,7 @@ import { measure, percentile, print, type Result } from './measure';
 
 // `npm run bench`: the local stack on free ports, measured through its real HTTP front door, with
 // the AWS calls each operation made (counted by the local runtime). BENCH_N sets the operations
-// per row (default 1000); BENCH_ONLY=routes,flow,fund,webhook,rates,resource,bundles picks
+// per row (default 1000); BENCH_ONLY=routes,flow,fund,remote,webhook,rates,resource,bundles picks
 // sections, and BENCH_CLIENTS=1,8 the numbers of concurrent clients.
 const N = Number(process.env.BENCH_N ?? 1000);
 const only = process.env.BENCH_ONLY?.split(',');
@@ -42,57 +42,73 @@ await new Promise<void>((ok) => receiver.listen(0, '127.0.0.1', () => ok()));
 const webhookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/webhooks`;
 
 const secret = 'bench-secret-0123456789abcdef';
-// Workers do not inherit tsx's loader on Node 20, so the worker registers it before loading.
-const workerUrl = new URL('./stack-worker.ts', import.meta.url).href;
-const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}); })`, {
-  eval: true,
-  workerData: {
-    settings: { ADMIN_API_SECRET: secret, EXCHANGE_RATES_URL: `http://127.0.0.1:${(fsp.address() as { port: number }).port}/rates`, WEBHOOK_URL: webhookUrl },
-  },
-});
-const stack = await new Promise<{ adminUrl: string; openPaymentsUrl: string; env: Record<string, string>; endpoints: { dynamodb: string } }>(
-  (ok, fail) => {
-    worker.once('message', ok);
-    worker.once('error', fail);
-  },
-);
-const dynamo = new DynamoDBClient({ endpoint: stack.endpoints.dynamodb, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+const ratesUrl = `http://127.0.0.1:${(fsp.address() as { port: number }).port}/rates`;
 
-// Asks the service's thread, and waits for the answer that carries `key`.
-const ask = <T>(message: unknown, key: string) =>
-  new Promise<T>((ok) => {
-    const listen = (m: Record<string, unknown>) => {
-      if (!(key in m)) return;
-      worker.off('message', listen);
-      ok(m[key] as T);
-    };
-    worker.on('message', listen);
-    worker.postMessage(message);
+// A node of the service on its own thread (bench/stack-worker.ts), so that the load client does
+// not share its event loop; its emulators its own. Node B only runs for the remote section.
+async function startNode(ilpAddress: string) {
+  // Workers do not inherit tsx's loader on Node 20, so the worker registers it before loading.
+  const workerUrl = new URL('./stack-worker.ts', import.meta.url).href;
+  const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}); })`, {
+    eval: true,
+    workerData: { settings: { ADMIN_API_SECRET: secret, EXCHANGE_RATES_URL: ratesUrl, WEBHOOK_URL: webhookUrl, ILP_ADDRESS: ilpAddress } },
   });
+  const info = await new Promise<{ adminUrl: string; openPaymentsUrl: string; connectorUrl: string; env: Record<string, string>; endpoints: { dynamodb: string } }>(
+    (ok, fail) => {
+      worker.once('message', ok);
+      worker.once('error', fail);
+    },
+  );
+  // Asks the node's thread, and waits for the answer that carries `key`.
+  const ask = <T>(message: unknown, key: string) =>
+    new Promise<T>((ok) => {
+      const listen = (m: Record<string, unknown>) => {
+        if (!(key in m)) return;
+        worker.off('message', listen);
+        ok(m[key] as T);
+      };
+      worker.on('message', listen);
+      worker.postMessage(message);
+    });
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const raw = body === undefined ? '' : JSON.stringify(body);
+    const res = await fetch(info.adminUrl + path, {
+      method,
+      headers: { ...(raw && { 'content-type': 'application/json' }), signature: signatureHeader(secret, { method, pathWithQuery: path, body: raw }) },
+      body: raw || undefined,
+    });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const stop = async () => {
+    worker.postMessage('stop');
+    await new Promise((ok) => worker.once('exit', ok));
+  };
+  return { ...info, ask, admin, stop };
+}
+type Node = Awaited<ReturnType<typeof startNode>>;
+
+const stack = await startNode('test.node-a');
+const { admin, ask } = stack;
+let nodeB: Node | undefined;
+const dynamo = new DynamoDBClient({ endpoint: stack.endpoints.dynamodb, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 const stats = () => ask<Record<string, FunctionStats>>('stats', 'stats');
 
 // Measures a row and adds the AWS calls that `functions` made per operation during it.
-async function row(functions: string[], name: string, count: number, clients: number, op: (i: number) => Promise<unknown>): Promise<Result> {
-  const before = await stats();
+// `onB` names Node B's functions that serve it too.
+async function row(functions: string[], name: string, count: number, clients: number, op: (i: number) => Promise<unknown>, onB: string[] = []): Promise<Result> {
+  const statsOf = async () => [await stats(), onB.length ? await nodeB!.ask<Record<string, FunctionStats>>('stats', 'stats') : {}];
+  const before = await statsOf();
   const result = await measure(name, count, clients, async (i) => void (await op(i)));
-  const after = await stats();
+  const after = await statsOf();
   const calls: Record<string, number> = {};
-  for (const fn of functions) {
-    for (const [call, n] of Object.entries(after[fn]?.calls ?? {})) calls[call] = (calls[call] ?? 0) + (n - (before[fn]?.calls[call] ?? 0)) / count;
+  for (const [side, fns] of [functions, onB].entries()) {
+    for (const fn of fns) {
+      for (const [call, n] of Object.entries(after[side][fn]?.calls ?? {})) calls[call] = (calls[call] ?? 0) + (n - (before[side][fn]?.calls[call] ?? 0)) / count;
+    }
   }
   return { ...result, calls };
-}
-
-async function admin(method: string, path: string, body?: unknown) {
-  const raw = body === undefined ? '' : JSON.stringify(body);
-  const res = await fetch(stack.adminUrl + path, {
-    method,
-    headers: { ...(raw && { 'content-type': 'application/json' }), signature: signatureHeader(secret, { method, pathWithQuery: path, body: raw }) },
-    body: raw || undefined,
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 let unique = 0; // makes every POST body distinct, so no two requests share a signature
@@ -186,6 +202,62 @@ try {
       }
     }
   }
+  if (section('remote')) {
+    // Node A pays intents on Node B over Interledger: the quote reads the intent over Open Payments
+    // and probes the route; the worker sends STREAM packets through B's connector.
+    nodeB = await startNode('test.node-b');
+    const b = nodeB;
+    await b.admin('POST', '/assets', { code: 'USD', scale: 2 });
+    const dora = (await b.admin('POST', '/wallet-addresses', { address: `${b.openPaymentsUrl}/dora`, assetCode: 'USD' })).address as string;
+    const link = (staticIlpAddress: string, incoming: string, outgoing: string, endpoint: string) => ({
+      staticIlpAddress,
+      assetCode: 'USD',
+      http: { incoming: { authTokens: [incoming] }, outgoing: { authToken: outgoing, endpoint } },
+    });
+    const peerOfA = await admin('POST', '/peers', link('test.node-b', 'bench-node-b-to-node-a-token', 'bench-node-a-to-node-b-token', b.connectorUrl));
+    const peerOfB = await b.admin('POST', '/peers', link('test.node-a', 'bench-node-a-to-node-b-token', 'bench-node-b-to-node-a-token', stack.connectorUrl));
+    await b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '100000000000' });
+    const remoteFlow = async (value: string) => {
+      const intent = await b.admin('POST', '/payment-intents', { walletAddress: dora, incomingAmount: { value, assetCode: 'USD', assetScale: 2 }, metadata: { n: unique++ } });
+      const quote = await admin('POST', '/quotes', { walletAddress: alice, receiver: intent.url });
+      return admin('POST', '/payments', { walletAddress: alice, quoteId: quote.id });
+    };
+    const fulfilledPackets = async (paymentId: string) => {
+      const res = await dynamo.send(
+        new QueryCommand({
+          TableName: stack.env.MAIN_TABLE,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)',
+          ExpressionAttributeValues: { ':pk': { S: `PAYMENT#${paymentId}` }, ':k': { S: 'PKT#' } },
+        }),
+      );
+      return (res.Items ?? []).filter((i) => i.state.S === 'fulfilled').length;
+    };
+    const sendAll = async (label: string, value: string, clients: number, count: number) => {
+      const payments: Array<{ id: string }> = [];
+      for (let i = 0; i < count; i++) payments.push(await remoteFlow(value));
+      results.push(
+        await row(DELIVERY, `fund -> completed remote ${label}`, count, clients, async (i) => {
+          await admin('POST', `/payments/${payments[i].id}/fund`);
+          await completed(payments[i].id);
+        }, ['ilpConnector']),
+      );
+      const packets = await Promise.all(payments.map((p) => fulfilledPackets(p.id)));
+      lines.push(`remote ${label}, ${clients} client(s): ${(packets.reduce((x, y) => x + y, 0) / count).toFixed(2)} packets per payment (${Math.min(...packets)} to ${Math.max(...packets)})`);
+    };
+    await warm(30, async () => {
+      const payment = await remoteFlow('100');
+      await admin('POST', `/payments/${payment.id}/fund`);
+      await completed(payment.id);
+    });
+    const count = Math.min(N, 200);
+    for (const clients of CLIENTS) {
+      results.push(await row(['quotesCreate', 'paymentsCreate'], 'remote create flow (intent on B, quote+payment on A)', count, clients, () => remoteFlow('100'), ['paymentIntentsCreate', 'openPaymentsIncomingPayments', 'authServer', 'authIntrospect', 'ilpConnector']));
+      await sendAll('1.00 USD', '100', clients, count);
+    }
+    // A peer that takes packets of at most 10.00: a 100.00 payment goes in ten.
+    await admin('PATCH', `/peers/${peerOfA.id}`, { maxPacketAmount: '1000' });
+    await sendAll('100.00 USD, packets <= 10.00', '10000', 1, Math.min(N, 50));
+  }
   if (section('webhook')) {
     // From the moment POST /payment-intents answers 201 (the event is committed) to the moment the
     // FSP's endpoint has it: the outbox relay, EventBridge, the webhook queue and the sender; and,
@@ -232,8 +304,7 @@ try {
   for (const l of lines) console.log(`\n${l}`);
   sideBySide(results);
 } finally {
-  worker.postMessage('stop');
-  await new Promise((ok) => worker.once('exit', ok));
+  await Promise.all([stack.stop(), nodeB?.stop()]);
   fsp.close();
   receiver.close();
   dynamo.destroy();
@@ -252,8 +323,8 @@ function sideBySide(rs: Result[]) {
   const rate = (unit: string) => (r: Result[]) => `${mean(r.map((x) => x.perSecond)).toFixed(0)} ${unit}/s, p95 ${mean(r.map((x) => x.p95)).toFixed(0)} ms`;
   add('create flow, 1 client', 'create flow', 1, (r) => `${latency(r)}, ${rate('flows')(r).split(',')[0]}`, 'p50 16.7 ms, p95 24.6 ms, 58-60 flows/s');
   add('create flow, 8 clients', 'create flow', 8, rate('flows'), '119-124 flows/s, p95 89 ms');
-  add('fund -> completed, 1 client', 'fund -> completed', 1, latency, 'p50 47 ms, p95 62 ms');
-  add('fund -> completed, 8 clients', 'fund -> completed', 8, rate('payments'), '25.5 payments/s, p95 277 ms');
+  add('fund -> completed, 1 client', 'fund -> completed USD', 1, latency, 'p50 47 ms, p95 62 ms');
+  add('fund -> completed, 8 clients', 'fund -> completed USD', 8, rate('payments'), '25.5 payments/s, p95 277 ms');
   if (!rows.length) return;
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length), ['', 'this service', 'Rafiki'][i].length));
   console.log(`\n${''.padEnd(w[0])}  ${'this service'.padEnd(w[1])}  Rafiki (DESIGN.md)`);

@@ -1,10 +1,11 @@
 import { signatureHeader } from '../../lib/http/signature';
-import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET } from './defaults';
+import { LOCAL_ADMIN_API_SECRET, NODES, nodeFromArgs } from './defaults';
 
-// `npm run admin -- METHOD PATH [JSON] [-H 'Name: value']...`: signs and sends one Admin API
-// request, then prints the status and the body.
+// `npm run admin -- [--node b] METHOD PATH [JSON] [-H 'Name: value']...`: signs and sends one
+// Admin API request (to Node A, or Node B with --node b), then prints the status and the body.
 process.stdout.on('error', () => process.exit(0)); // e.g. piped into head
 const args = process.argv.slice(2);
+const node = NODES[nodeFromArgs(args)];
 const headers: Record<string, string> = {};
 const positional: string[] = [];
 for (let i = 0; i < args.length; i++) {
@@ -15,10 +16,10 @@ for (let i = 0; i < args.length; i++) {
 }
 const [method, path, body = ''] = positional;
 if (!method || !path?.startsWith('/')) {
-  console.error(`usage: npm run admin -- METHOD /path [JSON body] [-H 'Idempotency-Key: k']`);
+  console.error(`usage: npm run admin -- [--node b] METHOD /path [JSON body] [-H 'Idempotency-Key: k']`);
   process.exit(2);
 }
-const base = process.env.ADMIN_API_URL ?? `http://localhost:${process.env.ADMIN_PORT ?? DEFAULT_PORTS.admin}`;
+const base = process.env.ADMIN_API_URL ?? `http://localhost:${process.env.ADMIN_PORT ?? node.ports.admin}`;
 const secret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
 const upper = method.toUpperCase();
 const res = await fetch(base + path, {

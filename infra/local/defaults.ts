@@ -1,4 +1,25 @@
 // Local-only defaults. Never used on AWS, where serverless.yml takes settings from the environment.
 export const LOCAL_ADMIN_API_SECRET = 'local-only-admin-secret-do-not-deploy';
 export const DEFAULT_PORTS = { admin: 3001, openPayments: 3002, fsp: 3003, connector: 3004, authServer: 3006, dynamodb: 8000, sqs: 9324, eventbridge: 4010 };
+
+// The two nodes a laptop runs side by side (`npm start`, `npm run start:node-b`): each with its
+// own ports, emulators, data folder (under .local/) and ILP address.
+export const NODES = {
+  a: { ports: DEFAULT_PORTS, ilpAddress: 'test.node-a', dataDir: '.local' },
+  b: { ports: { admin: 4001, openPayments: 4002, fsp: 4003, connector: 4004, authServer: 4006, dynamodb: 8001, sqs: 9325, eventbridge: 4011 }, ilpAddress: 'test.node-b', dataDir: '.local/node-b' },
+};
+export type NodeName = keyof typeof NODES;
+
+// `--node b` among a command's arguments picks Node B; anything else is Node A.
+export function nodeFromArgs(args: string[]): NodeName {
+  const at = args.indexOf('--node');
+  if (at === -1) return 'a';
+  const name = args[at + 1]?.toLowerCase();
+  if (name !== 'a' && name !== 'b') {
+    console.error(`--node takes a or b, not ${JSON.stringify(args[at + 1] ?? '')}`);
+    process.exit(2);
+  }
+  args.splice(at, 2);
+  return name;
+}
 export const LOCAL_WEBHOOK_SECRET = `whsec_${Buffer.from('local-only-webhook-secret-32-byte').toString('base64')}`;

@@ -1,13 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
+import { LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs } from './defaults';
 import { startFsp } from './fsp';
 import { ROOT } from './serverless-config';
 import { startStack } from './stack';
 
-// `npm start`: the whole service on this machine, no Docker, no AWS account.
+// `npm start`: the whole service on this machine, no Docker, no AWS account. With `--node b`
+// (`npm run start:node-b`), a second node beside it, to peer with over Interledger.
 const started = performance.now();
+const nodeName = nodeFromArgs(process.argv);
+const node = NODES[nodeName];
+const DEFAULT_PORTS = node.ports;
+process.env.ILP_ADDRESS ||= node.ilpAddress;
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 if (!process.env.ADMIN_API_SECRET) {
@@ -17,10 +22,11 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
 // The local secrets (STREAM credentials, the service's own Open Payments key) are made on the
 // first start and kept in .local/ (git-ignored), so that the service keeps its identity.
-const secretsFile = join(ROOT, '.local', 'secrets.json');
+const dataDir = join(ROOT, node.dataDir);
+const secretsFile = join(dataDir, 'secrets.json');
 const kept: Record<string, string> = existsSync(secretsFile) ? JSON.parse(readFileSync(secretsFile, 'utf8')) : {};
 for (const name of ['STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET']) kept[name] ??= randomBytes(32).toString('base64url');
-mkdirSync(join(ROOT, '.local'), { recursive: true });
+mkdirSync(dataDir, { recursive: true });
 writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
 for (const [name, value] of Object.entries(kept)) process.env[name] ||= value;
 const adminPort = port('ADMIN_PORT', DEFAULT_PORTS.admin);
@@ -53,6 +59,7 @@ const stack = await startStack({
     admin: adminPort,
     openPayments: port('OPEN_PAYMENTS_PORT', DEFAULT_PORTS.openPayments),
     authServer: port('AUTH_SERVER_PORT', DEFAULT_PORTS.authServer),
+    connector: port('CONNECTOR_PORT', DEFAULT_PORTS.connector),
     dynamodb: port('DYNAMODB_PORT', DEFAULT_PORTS.dynamodb),
     sqs: port('SQS_PORT', DEFAULT_PORTS.sqs),
     eventbridge: port('EVENTBRIDGE_PORT', DEFAULT_PORTS.eventbridge),
@@ -73,16 +80,17 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`
-Payment service ready in ${seconds} s
+Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
   Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
   Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
-  Open Payments auth server     ${stack.authServerUrl}   (GNAP grants; try npm run op-demo)
+  Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})
+  ILP connector                 ${stack.connectorUrl}   (ILP address ${stack.env.ILP_ADDRESS}; peers send packets here)
   DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}
   Rates (pull)  ${stack.env.EXCHANGE_RATES_URL}
   Webhooks to   ${stack.env.WEBHOOK_URL}${fsp ? `   (local FSP simulator: rates from ${ratesFile}; funds payments: ${process.env.FSP_AUTO_FUND !== 'false'})` : ''}
 
 Sign and send Admin requests with:
-  npm run admin -- POST /assets '{"code":"USD","scale":2}'
-  npm run admin -- GET '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'
-See README "Walk through a payment". Ctrl-C stops everything.
+  npm run admin --${nodeName === 'b' ? ' --node b' : ''} POST /assets '{"code":"USD","scale":2}'
+  npm run admin --${nodeName === 'b' ? ' --node b' : ''} GET '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'
+See README "Walk through a payment"${nodeName === 'a' ? ' (and "Pay across two nodes": npm run start:node-b in another terminal)' : ' and "Pay across two nodes"'}. Ctrl-C stops everything.
 `);

@@ -2,9 +2,11 @@ import { spawn, execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/emulators';
 import { ROOT } from '../../infra/local/serverless-config';
+import { adminClient } from '../stack';
+import { ok, waitFor } from '../world';
 
-// `npm start` as a user runs it: ready banner, a working Admin API, and a signal to the process
-// group stops every child, DynamoDB Local's JVM included.
+// `npm start` (and `npm run start:node-b`) as a user runs them: ready banner, a working Admin API,
+// and a signal to the process group stops every child, DynamoDB Local's JVM included.
 function javaPids(port: number): number[] {
   try {
     return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*-port ${port}`]).toString().trim().split('\n').filter(Boolean).map(Number);
@@ -13,30 +15,83 @@ function javaPids(port: number): number[] {
   }
 }
 
-async function startAndStop(signal: NodeJS.Signals) {
-  const ports = { ADMIN_PORT: await freePort(), OPEN_PAYMENTS_PORT: await freePort(), DYNAMODB_PORT: await freePort(), SQS_PORT: await freePort(), EVENTBRIDGE_PORT: await freePort(), FSP_PORT: await freePort() };
-  const env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ADMIN_API_SECRET: 'start-test-secret-123456' };
-  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+const SECRET = 'start-test-secret-123456';
+
+// One node, as `npm run <script>` starts it, on free ports.
+async function startNode(script: 'start' | 'start:node-b') {
+  const names = ['ADMIN_PORT', 'OPEN_PAYMENTS_PORT', 'AUTH_SERVER_PORT', 'CONNECTOR_PORT', 'DYNAMODB_PORT', 'SQS_PORT', 'EVENTBRIDGE_PORT', 'FSP_PORT'] as const;
+  const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()]))) as Record<(typeof names)[number], number>;
+  const env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ADMIN_API_SECRET: SECRET };
+  const child = spawn('npm', ['run', script], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
-  const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const deadline = Date.now() + 20_000;
   while (!/ready in/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm start did not become ready within 20 s:\n${output}`);
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm run ${script} did not become ready within 20 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  expect(output).toContain(`http://localhost:${ports.ADMIN_PORT}`);
-  const openapi = await fetch(`http://localhost:${ports.ADMIN_PORT}/openapi.json`);
+  const stop = async (signal: NodeJS.Signals = 'SIGINT') => {
+    process.kill(-child.pid!, signal);
+    await exited;
+    for (let i = 0; i < 50 && javaPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
+  };
+  const adminUrl = `http://localhost:${ports.ADMIN_PORT}`;
+  return { ports, output: () => output, stop, ...adminClient(adminUrl, SECRET), adminUrl, wallets: `http://localhost:${ports.OPEN_PAYMENTS_PORT}`, connector: `http://localhost:${ports.CONNECTOR_PORT}/ilp` };
+}
+
+async function startAndStop(signal: NodeJS.Signals) {
+  const node = await startNode('start');
+  expect(node.output()).toContain(node.adminUrl);
+  expect(node.output()).toContain(`ILP connector                 ${node.connector}   (ILP address test.node-a;`);
+  const openapi = await fetch(`${node.adminUrl}/openapi.json`);
   expect(openapi.status).toBe(200);
-  expect(javaPids(ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
-  process.kill(-child.pid!, signal);
-  await exited;
-  for (let i = 0; i < 50 && javaPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
-  expect(javaPids(ports.DYNAMODB_PORT)).toEqual([]);
+  expect(javaPids(node.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
+  await node.stop(signal);
+  expect(javaPids(node.ports.DYNAMODB_PORT)).toEqual([]);
 }
 
 describe('npm start', () => {
   it('is ready within 20 s and SIGINT stops everything', () => startAndStop('SIGINT'), 40_000);
   it('SIGTERM stops everything too', () => startAndStop('SIGTERM'), 40_000);
+});
+
+describe('npm run start:node-b', () => {
+  // README "Pay across two nodes", on free ports: each node's own FSP simulator funds and is told.
+  it('runs Node B beside Node A, and A pays an intent on B through the two connectors', async () => {
+    const [a, b] = await Promise.all([startNode('start'), startNode('start:node-b')]);
+    try {
+      expect(b.output()).toContain('Payment service (Node B) ready');
+      expect(b.output()).toContain('(ILP address test.node-b;');
+      expect(b.output()).toContain('npm run admin -- --node b POST /assets');
+      for (const node of [a, b]) await ok(node.admin('POST', '/assets', { code: 'USD', scale: 2 }));
+      await ok(a.admin('POST', '/wallet-addresses', { address: `${a.wallets}/alice`, assetCode: 'USD', publicName: 'Alice' }));
+      await ok(b.admin('POST', '/wallet-addresses', { address: `${b.wallets}/bob`, assetCode: 'USD', publicName: 'Bob' }));
+      const peer = (staticIlpAddress: string, incoming: string, outgoing: string, endpoint: string) => ({
+        staticIlpAddress,
+        assetCode: 'USD',
+        http: { incoming: { authTokens: [incoming] }, outgoing: { authToken: outgoing, endpoint } },
+      });
+      const peerOfA = await ok(a.admin('POST', '/peers', peer('test.node-b', 'node-b-to-node-a-local-token', 'node-a-to-node-b-local-token', b.connector)));
+      const peerOfB = await ok(b.admin('POST', '/peers', peer('test.node-a', 'node-a-to-node-b-local-token', 'node-b-to-node-a-local-token', a.connector)));
+      await ok(a.admin('POST', `/peers/${peerOfA.id}/liquidity`, { amount: '1000000' }), 200);
+      await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
+
+      const intent = await ok(b.admin('POST', '/payment-intents', { walletAddress: `${b.wallets}/bob`, incomingAmount: { value: '5000', assetCode: 'USD', assetScale: 2 } }));
+      const quote = await ok(a.admin('POST', '/quotes', { walletAddress: `${a.wallets}/alice`, receiver: intent.url }));
+      expect(quote).toMatchObject({ debitAmount: { value: '5000' }, receiveAmount: { value: '5000' } });
+      const payment = await ok(a.admin('POST', '/payments', { walletAddress: `${a.wallets}/alice`, quoteId: quote.id }));
+      // Node A's FSP simulator funds it on payment.created; nothing else does here.
+      const done = await waitFor('the payment to end', async () => {
+        const p = await ok(a.admin('GET', `/payments/${payment.id}`), 200);
+        return p.state === 'completed' || p.state === 'failed' ? p : undefined;
+      }, 20_000);
+      expect(done).toMatchObject({ state: 'completed', sentAmount: { value: '5000', assetCode: 'USD' } });
+      expect(await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: { value: '5000' } });
+      await waitFor("B's FSP to hear payment_intent.completed", async () => /\[fsp\] webhook payment_intent\.completed/.test(b.output()) || undefined);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  }, 90_000);
 });
