@@ -39,19 +39,26 @@ function view(q: RateQuery, rate: number, origin: Rate['origin'], expiresAt: str
   };
 }
 
-// Lookups of one base and scope that overlap inside this container share one request.
+// Lookups of one base and scope that overlap inside this container share one request: those
+// that come while it runs, and those that read the cache before it was saved and miss it
+// (`since`, when the lookup began: a pull saved after that is as fresh as the lookup needs). The
+// refresher gives no `since`, so it always pulls.
 const inFlight = new Map<string, Promise<store.PulledRates>>();
+const lastSaved = new Map<string, { at: number; pulled: store.PulledRates }>();
 
-export function pull(base: string, peerId: string | undefined): Promise<store.PulledRates> {
+export function pull(base: string, peerId: string | undefined, since?: number): Promise<store.PulledRates> {
   const endpoint = config.EXCHANGE_RATES_URL;
   if (!endpoint) throw new Error('pull() needs EXCHANGE_RATES_URL');
   const key = `${peerId ?? ''}#${base}`;
+  const last = lastSaved.get(key);
+  if (since !== undefined && last && last.at >= since && Date.parse(last.pulled.expiresAt) > Date.now()) return Promise.resolve(last.pulled);
   let pending = inFlight.get(key);
   if (!pending) {
     pending = (async () => {
       const rates = await fetchRates(endpoint, base, peerId, config.EXCHANGE_RATES_TIMEOUT_SECS);
       const pulled = { base, peerId, rates, expiresAt: iso(Date.now() + config.EXCHANGE_RATES_LIFETIME_SECS * 1000) };
       await store.savePulled(pulled);
+      lastSaved.set(key, { at: Date.now(), pulled });
       return pulled;
     })().finally(() => inFlight.delete(key));
     inFlight.set(key, pending);
@@ -79,7 +86,7 @@ export async function resolveRate(q: RateQuery): Promise<Rate> {
   const cached = pulled && valid(pulled) ? pulled.rates[q.destinationAssetCode] : undefined;
   if (cached !== undefined) return view(q, cached, 'pulled', pulled!.expiresAt);
 
-  const fresh = await pull(q.sourceAssetCode, q.peerId);
+  const fresh = await pull(q.sourceAssetCode, q.peerId, now);
   const rate = fresh.rates[q.destinationAssetCode];
   if (rate === undefined) throw rateUnavailable(`The FSP's rates for base ${q.sourceAssetCode} (${scopeName(q.peerId)}) do not list ${q.destinationAssetCode}`);
   return view(q, rate, 'pulled', fresh.expiresAt);

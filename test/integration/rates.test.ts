@@ -146,6 +146,16 @@ describe('resolve', () => {
     await lookup('CAC', 'CAD');
     expect(requestsFor('CAC')).toBe(2);
   });
+
+  it('shares the request with lookups that read the cache just before the pull was saved', async () => {
+    // Lookups started one every millisecond across a 30 ms pull: some read the empty cache while
+    // the pull is being saved and ask for the rate just after it ended; they take its result.
+    fsp.rates[''].RAC = { RAD: 2.5 };
+    fsp.respondWith((req, res, url) => setTimeout(() => res.end(JSON.stringify({ base: url.searchParams.get('base'), rates: fsp.rates[''].RAC })), 30));
+    const answers = await Promise.all(Array.from({ length: 80 }, (_, i) => new Promise((r) => setTimeout(r, i)).then(() => lookup('RAC', 'RAD'))));
+    expect(answers.every((a) => a.status === 200 && a.body.rate === 2.5)).toBe(true);
+    expect(requestsFor('RAC')).toBe(1);
+  });
 });
 
 describe('rate_unavailable', () => {
