@@ -198,8 +198,8 @@ export function openApiDocument() {
       title: 'Payment service Admin API',
       version: '0.1.0',
       description:
-        'Every request carries `signature: t=<unix seconds>, v1=<hex HMAC-SHA256(ADMIN_API_SECRET, "<t>.<METHOD>.<path with query>.<raw body>")>`. ' +
-        'Signatures are valid for 300 s; a non-GET signature is accepted once.',
+        'Every request carries `signature: t=<unix seconds, optionally with a fraction>, v1=<hex HMAC-SHA256(ADMIN_API_SECRET, "<t>.<METHOD>.<path with query>.<Idempotency-Key header value, empty if none>.<raw body>")>`, ' +
+        '`t` signed exactly as sent. Signatures are valid for 300 s; a non-GET signature is accepted once.',
     },
     components: {
       schemas: { Problem: problemSchema },

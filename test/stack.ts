@@ -13,8 +13,8 @@ export interface Reply {
 export interface TestStack extends Stack {
   admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   send(method: string, path: string, init?: { body?: string; headers?: Record<string, string> }): Promise<Reply>;
-  sign(method: string, path: string, body?: string, t?: number): string;
-  freshSign(method: string, path: string, body?: string): Promise<string>;
+  sign(method: string, path: string, body?: string, t?: number | string, idempotencyKey?: string): string;
+  freshSign(method: string, path: string, body?: string, idempotencyKey?: string): Promise<string>;
 }
 
 async function reply(res: Response): Promise<Reply> {
@@ -29,19 +29,22 @@ async function reply(res: Response): Promise<Reply> {
 }
 
 // The signed Admin API of a node at `adminUrl`, as an FSP client calls it.
+const idempotencyKeyOf = (headers: Record<string, string>) => Object.entries(headers).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
+
 export function adminClient(adminUrl: string, secret: string): Pick<TestStack, 'admin' | 'send' | 'sign' | 'freshSign'> {
-  const sign = (method: string, path: string, body = '', t?: number) => signatureHeader(secret, { method, pathWithQuery: path, body }, t);
-  // Like a careful FSP client: identical non-GET requests within one second would share a
-  // signature, which the service refuses as a replay, so wait for the next second instead.
+  const sign = (method: string, path: string, body = '', t?: number | string, idempotencyKey?: string) =>
+    signatureHeader(secret, { method, pathWithQuery: path, body, idempotencyKey }, t);
+  // Like a careful FSP client: two identical non-GET requests in one millisecond would share a
+  // signature, which the service refuses as a replay, so wait for the next millisecond instead.
   const used = new Set<string>();
-  const freshSign = async (method: string, path: string, body = '') => {
+  const freshSign = async (method: string, path: string, body = '', idempotencyKey?: string) => {
     for (;;) {
-      const header = sign(method, path, body);
+      const header = sign(method, path, body, undefined, idempotencyKey);
       if (method === 'GET' || !used.has(header)) {
         used.add(header);
         return header;
       }
-      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+      await new Promise((r) => setTimeout(r, 1));
     }
   };
   const send: TestStack['send'] = async (method, path, init = {}) => reply(await fetch(adminUrl + path, { method, headers: init.headers, body: init.body }));
@@ -49,7 +52,7 @@ export function adminClient(adminUrl: string, secret: string): Pick<TestStack, '
     const raw = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
     return send(method, path, {
       body: raw || undefined,
-      headers: { ...(raw && { 'content-type': 'application/json' }), signature: await freshSign(method, path, raw), ...headers },
+      headers: { ...(raw && { 'content-type': 'application/json' }), signature: await freshSign(method, path, raw, idempotencyKeyOf(headers)), ...headers },
     });
   };
   return { admin, send, sign, freshSign };

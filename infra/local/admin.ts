@@ -27,7 +27,7 @@ const res = await fetch(base + path, {
   headers: {
     ...(body && { 'content-type': 'application/json' }),
     ...headers,
-    signature: signatureHeader(secret, { method: upper, pathWithQuery: path, body }),
+    signature: signatureHeader(secret, { method: upper, pathWithQuery: path, idempotencyKey: headers['idempotency-key'], body }),
   },
   body: body || undefined,
 });

@@ -37,7 +37,10 @@ export async function startFsp(opts: FspOptions) {
 
   async function fund(paymentId: string) {
     const path = `/payments/${paymentId}/fund`;
-    const res = await fetch(opts.adminUrl + path, { method: 'POST', headers: { signature: signatureHeader(opts.adminSecret, { method: 'POST', pathWithQuery: path, body: '' }) } });
+    // One key per payment: a retry of this funding (or a second webhook for it) cannot fund twice.
+    const idempotencyKey = `fsp-fund-${paymentId}`;
+    const signature = signatureHeader(opts.adminSecret, { method: 'POST', pathWithQuery: path, idempotencyKey, body: '' });
+    const res = await fetch(opts.adminUrl + path, { method: 'POST', headers: { signature, 'idempotency-key': idempotencyKey } });
     log(`[fsp] funded payment ${paymentId} -> ${res.status}`);
   }
 

@@ -68,8 +68,8 @@ const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
     const result = verifySignature(
       event.headers.signature,
       config.ADMIN_API_SECRET,
-      { method, pathWithQuery: pathWithQuery(event), body },
-      Math.floor(Date.now() / 1000),
+      { method, pathWithQuery: pathWithQuery(event), idempotencyKey: event.headers['idempotency-key'], body },
+      Date.now() / 1000,
     );
     if (!result.ok) throw unauthorized(result.reason);
     if (method === 'GET' || method === 'HEAD') return;

@@ -12,7 +12,7 @@ export function guardItem(v1: string, t: number): TransactItem {
   return {
     Put: {
       TableName: config.MAIN_TABLE,
-      Item: { pk: `SIG#${v1}`, sk: 'SIG', ttl: t + SIGNATURE_TOLERANCE_SECS + 60 },
+      Item: { pk: `SIG#${v1}`, sk: 'SIG', ttl: Math.ceil(t) + SIGNATURE_TOLERANCE_SECS + 60 },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };

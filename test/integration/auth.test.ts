@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../infra/local/serverless-config';
 import { signatureHeader } from '../../lib/http/signature';
 import { startTestStack, type TestStack } from '../stack';
 
@@ -85,6 +90,40 @@ describe('Admin API signatures', () => {
     expect((await bad()).status).toBe(401);
   });
 
+  it('signs the Idempotency-Key: one stripped, added or changed on the way is 401 and acts on nothing', async () => {
+    const body = json({ code: 'IDEMK', scale: 2 });
+    const signature = s.sign('POST', '/assets', body, undefined, 'idem-key-1');
+    const withKey = (key?: string) => ({ 'content-type': 'application/json', signature, ...(key && { 'idempotency-key': key }) });
+    expect((await s.send('POST', '/assets', { body, headers: withKey() })).status).toBe(401);
+    expect((await s.send('POST', '/assets', { body, headers: withKey('idem-key-2') })).status).toBe(401);
+    expect(await assetCodes()).not.toContain('IDEMK');
+    expect((await s.send('POST', '/assets', { body, headers: withKey('idem-key-1') })).status).toBe(201);
+    // Signed without a key, sent with one: refused too.
+    const plain = s.sign('POST', '/payment-intents', '{}');
+    const res = await s.send('POST', '/payment-intents', { body: '{}', headers: { 'content-type': 'application/json', signature: plain, 'idempotency-key': 'added' } });
+    expect(res.status).toBe(401);
+  });
+
+  it('takes two equal requests in one second as two (t in milliseconds), and a whole-second t still works', async () => {
+    await s.admin('POST', '/assets', { code: 'TWIN', scale: 2 });
+    const wallet = (await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/twin`, assetCode: 'TWIN' })).body.address;
+    const body = json({ walletAddress: wallet });
+    const second = Math.floor(Date.now() / 1000);
+    const send = (t: string) => s.send('POST', '/payment-intents', { body, headers: { 'content-type': 'application/json', signature: s.sign('POST', '/payment-intents', body, t) } });
+    const [a, b, c] = await Promise.all([send(`${second}.101`), send(`${second}.102`), send(String(second))]);
+    expect([a.status, b.status, c.status]).toEqual([201, 201, 201]);
+    expect(new Set([a.body.id, b.body.id, c.body.id]).size).toBe(3);
+    expect((await send(`${second}.101`)).status).toBe(401); // the same signature again is a replay
+  });
+
+  it("accepts the README's shell example as it is written (OpenSSL 3 here)", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const script = readme.slice(readme.indexOf('In a shell')).match(/```sh\n([\s\S]*?)```/)![1];
+    // (not execFileSync: the service under test runs on this thread)
+    const { stdout } = await promisify(execFile)('bash', ['-c', script.replaceAll('localhost:3001', new URL(s.adminUrl).host)], { env: { ...process.env, SECRET: s.env.ADMIN_API_SECRET } });
+    expect(JSON.parse(stdout)).toMatchObject({ code: 'USD', scale: 2 });
+  });
+
   it('lets a GET signature be reused within its window', async () => {
     const signature = s.sign('GET', '/assets');
     expect((await s.send('GET', '/assets', { headers: { signature } })).status).toBe(200);
@@ -93,7 +132,7 @@ describe('Admin API signatures', () => {
 
   it('refuses malformed signature headers', async () => {
     const body = json({ code: 'MALF', scale: 2 });
-    for (const header of ['v1=abc', 't=abc, v1=00', `t=${now()}`, 'garbage', `t=${now()}, v1=${'0'.repeat(64)}`]) {
+    for (const header of ['v1=abc', 't=abc, v1=00', `t=${now()}`, 'garbage', `t=${now()}, v1=${'0'.repeat(64)}`, `t=${now()}.5.5, v1=${'0'.repeat(64)}`]) {
       expect((await post(body, header)).status, header).toBe(401);
     }
   });
