@@ -11,8 +11,13 @@ const json = (statusCode: number, body: unknown, type = 'application/json'): API
   body: JSON.stringify(body),
 });
 
+const MAX_PATH = 512 + '/jwks.json'.length;
+
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   if (event.httpMethod !== 'GET') return json(405, problem(405, 'method_not_allowed', 'Only GET is served here'), 'application/problem+json');
+  // No wallet address is longer than creation allows (512), so a longer path is not one; looking
+  // it up would also overrun DynamoDB's 2 KB partition key.
+  if (event.path.length > MAX_PATH) return json(404, problem(404, 'wallet_address_not_found', 'No wallet address at this path'), 'application/problem+json');
   try {
     const url = new URL(event.path, config.WALLET_ADDRESS_URL).href;
     const isJwks = url.endsWith('/jwks.json');

@@ -8,15 +8,54 @@ export const amountValue = z.string().regex(/^(0|[1-9]\d{0,37})$/, 'must be a no
 
 export const idParams = z.object({ id: z.uuid() });
 
+// A page size: plain decimal digits only (not "0x10", "1e1" or " 5"), 1 to 100.
+export const pageLimit = z
+  .string()
+  .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100, in decimal digits')
+  .transform(Number)
+  .pipe(z.number().min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100'))
+  .default(20);
+
 export const pageQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: pageLimit,
   cursor: z.string().max(2048).optional(),
 });
 
+// Text that people read (names, key ids): no control characters, no bidirectional overrides or
+// isolates (which can make a name read as another), and at least one visible character.
+export const printable = (schema: z.ZodString) =>
+  schema
+    .regex(/^[^\p{Cc}\u202A-\u202E\u2066-\u2069]*$/u, 'must be printable text: no control or bidirectional override characters')
+    .regex(/[^\s\p{Cf}]/u, 'must contain a visible character');
+
 export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
-// Free-form data the FSP attaches to payment intents and payments.
+// Free-form data the FSP attaches to payment intents and payments: a JSON object of at most
+// 4096 bytes (UTF-8) and 32 levels, checked without recursion, so that no nesting can exhaust
+// the stack. "__proto__" is refused as a key: JavaScript objects would drop it silently.
+export const METADATA_MAX_BYTES = 4096;
+export const METADATA_MAX_DEPTH = 32;
+
+function metadataProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined; // the record's own error
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length) {
+    const [node, depth] = pending.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > METADATA_MAX_DEPTH) return `must nest at most ${METADATA_MAX_DEPTH} levels deep`;
+    for (const [key, child] of Object.entries(node)) {
+      if (key === '__proto__') return 'must not use "__proto__" as a key';
+      pending.push([child, depth + 1]);
+    }
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(value));
+  return bytes > METADATA_MAX_BYTES ? `must be at most ${METADATA_MAX_BYTES} bytes of JSON (UTF-8), not ${bytes}` : undefined;
+}
+
 export const metadata = z
-  .record(z.string(), z.unknown())
-  .refine((m) => JSON.stringify(m).length <= 4096, 'must be at most 4096 bytes of JSON')
+  .preprocess((value, ctx) => {
+    const problem = metadataProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+    return value;
+  }, z.record(z.string(), z.unknown()))
   .optional();

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { assetCode } from '../http/schemas';
+import { assetCode, printable } from '../http/schemas';
 
-const publicName = z.string().trim().min(1).max(200);
+const publicName = printable(z.string().trim().min(1).max(200));
 
 export const createWalletAddressBody = z.strictObject({
   address: z.string().max(512),
@@ -26,7 +26,7 @@ export type WalletAddress = z.infer<typeof walletAddress>;
 
 // An Ed25519 public key as a JWK (RFC 8037). A private key (`d`) is refused as an unknown field.
 export const ed25519Jwk = z.strictObject({
-  kid: z.string().min(1).max(255),
+  kid: printable(z.string().min(1).max(255)),
   kty: z.literal('OKP'),
   crv: z.literal('Ed25519'),
   x: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be the base64url encoding of a 32-byte public key'),
@@ -45,3 +45,6 @@ export const walletAddressKey = z.object({
 export type WalletAddressKey = z.infer<typeof walletAddressKey>;
 
 export const keyParams = z.object({ id: z.uuid(), kid: z.string().min(1).max(255) });
+
+// At most this many unrevoked keys per wallet address: this bounds the public jwks.json.
+export const MAX_ACTIVE_KEYS = 20;

@@ -1,10 +1,11 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { db } from '../db';
 import { config } from '../config';
 import { DomainError } from '../errors';
 import { queryAll, type TransactItem } from '../table';
-import type { WalletAddress, WalletAddressKey } from './schemas';
+import { commit } from '../tx';
+import { MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey } from './schemas';
 
 // A wallet address is stored under its canonical URL (which makes it unique and lets the resource
 // server answer with one read) and under its id; its keys sit in the URL's partition so that
@@ -90,21 +91,27 @@ export async function updatePublicName(wa: WalletAddress, publicName: string): P
   await db().send(new TransactWriteCommand({ TransactItems: [update(byId(wa.id)), update(byUrl(wa.address))] }));
 }
 
+// Unrevoked keys are counted on the wallet address's record (`activeKeys`) in the same
+// transaction as each key, so that racing additions cannot pass MAX_ACTIVE_KEYS.
 export async function insertKey(address: string, key: WalletAddressKey): Promise<void> {
-  try {
-    await db().send(
-      new PutCommand({
+  const failed = await commit([
+    {
+      // revokedAt is absent until revocation, so that the revocation can set it once.
+      Put: { TableName: TABLE(), Item: { ...keyOf(address, key.kid), ...key, revokedAt: undefined }, ConditionExpression: 'attribute_not_exists(pk)' },
+    },
+    {
+      Update: {
         TableName: TABLE(),
-        // revokedAt is absent until revocation, so that if_not_exists() can set it once.
-        Item: { ...keyOf(address, key.kid), ...key, revokedAt: undefined },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  } catch (e) {
-    if (e instanceof ConditionalCheckFailedException) {
-      throw new DomainError('conflict', 'key_exists', `This wallet address already has a key with kid ${key.kid}`);
-    }
-    throw e;
+        Key: byUrl(address),
+        UpdateExpression: 'SET activeKeys = if_not_exists(activeKeys, :zero) + :one',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(activeKeys) OR activeKeys < :max)',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': MAX_ACTIVE_KEYS },
+      },
+    },
+  ]);
+  if (failed.includes(0)) throw new DomainError('conflict', 'key_exists', `This wallet address already has a key with kid ${key.kid}`);
+  if (failed.includes(1)) {
+    throw new DomainError('conflict', 'too_many_keys', `This wallet address already has ${MAX_ACTIVE_KEYS} unrevoked keys, the most it can publish; revoke one first`);
   }
 }
 
@@ -119,20 +126,20 @@ export async function findWithKeys(address: string): Promise<{ wallet?: WalletAd
 }
 
 export async function revokeKey(address: string, kid: string, at: string): Promise<WalletAddressKey | undefined> {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
+  const failed = await commit([
+    {
+      Update: {
         TableName: TABLE(),
         Key: keyOf(address, kid),
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
-        ConditionExpression: 'attribute_exists(pk)',
+        UpdateExpression: 'SET revokedAt = :at',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
         ExpressionAttributeValues: { ':at': at },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes && toKey(Attributes);
-  } catch (e) {
-    if (e instanceof ConditionalCheckFailedException) return undefined;
-    throw e;
-  }
+      },
+    },
+    { Update: { TableName: TABLE(), Key: byUrl(address), UpdateExpression: 'ADD activeKeys :minusOne', ExpressionAttributeValues: { ':minusOne': -1 } } },
+  ]);
+  if (failed.length && !failed.includes(0)) throw new Error(`Revoking key ${kid} failed on ${failed.join(', ')}`);
+  // Revoked now, or before (then unchanged), or unknown.
+  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: keyOf(address, kid), ConsistentRead: true }));
+  return Item && toKey(Item);
 }

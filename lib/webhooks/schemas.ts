@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { pageLimit } from '../http/schemas';
 
 export const webhookStatuses = ['pending', 'delivered', 'failed'] as const;
 
@@ -22,7 +23,7 @@ export type WebhookEvent = z.infer<typeof webhookEvent>;
 
 export const listQuery = z.strictObject({
   status: z.enum(webhookStatuses),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: pageLimit,
   cursor: z.string().max(2048).optional(),
 });
 

@@ -69,3 +69,56 @@ describe('bad input', () => {
     expect((await s.admin('GET', '/nothing-here')).status).toBe(404);
   });
 });
+
+// What a hostile client tried (issue 11): each a clean 4xx that names the field, never a 500.
+describe('hostile input', () => {
+  let wallet: { id: string; address: string };
+  beforeAll(async () => {
+    await s.admin('POST', '/assets', { code: 'HOST', scale: 2 });
+    wallet = (await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/hostile`, assetCode: 'HOST', publicName: 'Zoë 🙂' })).body;
+  });
+  const problemAt = (res: { status: number; body: any }, field: string) => {
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  };
+
+  it('takes limit only as plain decimal digits from 1 to 100', async () => {
+    for (const limit of ['0x10', '1e1', '+5', ' 5', '5.0', '0', '101', '-1', '']) {
+      problemAt(await s.admin('GET', `/assets?limit=${encodeURIComponent(limit)}`), 'query.limit');
+      problemAt(await s.admin('GET', `/webhook-events?status=pending&limit=${encodeURIComponent(limit)}`), 'query.limit');
+    }
+    expect((await s.admin('GET', '/assets?limit=7')).status).toBe(200);
+    expect((await s.admin('GET', '/assets?limit=100')).status).toBe(200);
+  });
+
+  it('refuses names and key ids with control or bidi-override characters, or nothing visible, and keeps the old name', async () => {
+    for (const publicName of ['Bob\u0000', 'Bob\u202Eevil', '\u200B\u200B', '\u2066x\u2069', 'tab\there']) {
+      problemAt(await s.admin('PATCH', `/wallet-addresses/${wallet.id}`, { publicName }), 'publicName');
+    }
+    expect((await s.admin('GET', `/wallet-addresses/${wallet.id}`)).body.publicName).toBe('Zoë 🙂');
+    const { publicKey } = await import('node:crypto').then((c) => c.generateKeyPairSync('ed25519'));
+    const x = (publicKey.export({ format: 'jwk' }) as { x: string }).x;
+    for (const kid of ['k\u0007', '\u202Ekid', '\u200D']) {
+      problemAt(await s.admin('POST', `/wallet-addresses/${wallet.id}/keys`, { kid, kty: 'OKP', crv: 'Ed25519', x, alg: 'EdDSA' }), 'kid');
+    }
+    expect((await s.admin('GET', `/wallet-addresses/${wallet.id}/keys`)).body.items).toEqual([]);
+  });
+
+  it('checks metadata depth and size in bytes without recursion, and refuses "__proto__"', async () => {
+    const nested = (depth: number) => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
+    const post = (metadataJson: string) => signedPost('/payment-intents', `{"walletAddress":"${wallet.address}","metadata":${metadataJson}}`, 'application/json');
+    for (const bad of [nested(4200), nested(33), JSON.stringify({ note: 'é'.repeat(2100) }), '{"__proto__":{"admin":true}}', '{"a":{"__proto__":1}}']) {
+      const res = await post(bad);
+      problemAt(res, 'metadata');
+    }
+    expect((await post(nested(32))).status).toBe(201);
+    expect((await post(JSON.stringify({ note: 'é'.repeat(2000) }))).status).toBe(201); // 4,000 bytes and more
+  });
+
+  it('answers an over-long path on the public resource server with 404, not a DynamoDB error', async () => {
+    const res = await fetch(`${s.openPaymentsUrl}/${'a'.repeat(2100)}`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect((await fetch(`${s.openPaymentsUrl}/${'a'.repeat(2100)}/jwks.json`)).status).toBe(404);
+  });
+});

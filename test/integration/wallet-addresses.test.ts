@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MAX_ACTIVE_KEYS } from '../../lib/wallet-addresses/schemas';
 import { startTestStack, type TestStack } from '../stack';
 
 let s: TestStack;
@@ -177,6 +178,21 @@ describe('wallet address keys', () => {
       expect(res.status, JSON.stringify(jwk)).toBe(400);
     }
     expect((await s.admin('POST', '/wallet-addresses/3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c/keys', good)).status).toBe(404);
+  });
+
+  it(`keeps at most ${MAX_ACTIVE_KEYS} unrevoked keys, even when additions race; revoking one makes room`, async () => {
+    const holder = (await s.admin('POST', '/wallet-addresses', { address: `${base}/manykeys`, assetCode: 'USD' })).body.id;
+    const add = (kid: string) => s.admin('POST', `/wallet-addresses/${holder}/keys`, ed25519Jwk(kid));
+    const results = await Promise.all(Array.from({ length: MAX_ACTIVE_KEYS + 6 }, (_, i) => add(`race-${i}`)));
+    expect(results.filter((r) => r.status === 201)).toHaveLength(MAX_ACTIVE_KEYS);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused.map((r) => [r.status, r.body.code])).toEqual(refused.map(() => [409, 'too_many_keys']));
+    expect((await publicGet(`${base}/manykeys/jwks.json`)).body.keys).toHaveLength(MAX_ACTIVE_KEYS);
+    const kept = results.find((r) => r.status === 201)!.body.kid;
+    expect((await s.admin('POST', `/wallet-addresses/${holder}/keys/${kept}/revoke`)).status).toBe(200);
+    expect((await s.admin('POST', `/wallet-addresses/${holder}/keys/${kept}/revoke`)).status).toBe(200); // again: no change, no room made
+    expect((await add('after-revoke')).status).toBe(201);
+    expect((await add('one-too-many')).status).toBe(409);
   });
 });
 
