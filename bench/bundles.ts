@@ -11,7 +11,7 @@ import { unzip } from '../infra/local/zip';
 // the median of five fresh processes.
 const SETTINGS = {
   MAIN_TABLE: 't', RATES_TABLE: 't', IDEMPOTENCY_TABLE: 't', WEBHOOK_EVENTS_TABLE: 't', AUTH_TABLE: 't', EVENT_BUS_NAME: 'b', ILP_ADDRESS: 'test.bench',
-  PAYMENTS_QUEUE_URL: 'http://q', WEBHOOK_QUEUE_URL: 'http://q', WEBHOOK_DLQ_URL: 'http://q',
+  PAYMENTS_QUEUE_URL: 'http://q', WEBHOOK_QUEUE_URL: 'http://q', WEBHOOK_PARKING_QUEUE_URL: 'http://q',
   ADMIN_API_SECRET: 'bench-secret-0123456789abcdef', WALLET_ADDRESS_URL: 'https://wallet.example', AUTH_SERVER_URL: 'https://auth.example',
   AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'x', AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1',
 };

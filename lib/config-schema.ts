@@ -26,7 +26,7 @@ const schema = z.object({
   QUOTE_LIFETIME_SECS: seconds(300),
   WEBHOOK_EVENTS_TABLE: z.string().min(1),
   WEBHOOK_QUEUE_URL: url,
-  WEBHOOK_DLQ_URL: url,
+  WEBHOOK_PARKING_QUEUE_URL: url,
   // Unset URL or secret: deliveries fail (and are retried) with an error that says so.
   WEBHOOK_URL: optionalUrl,
   WEBHOOK_SECRET: optional(z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be "whsec_" followed by base64')),

@@ -40,9 +40,10 @@ const stringAttributes = (props: Record<string, unknown>, names: string[]) =>
     names.filter((n) => props[n] !== undefined).map((n) => [n, typeof props[n] === 'object' ? JSON.stringify(props[n]) : String(props[n])]),
   );
 
-// What matters on AWS only: access control, and the REST APIs, which the local gateways serve
-// from their definitions (./rest-apis.ts). Secrets come from the environment locally.
-const AWS_ONLY = /^AWS::(ApiGateway|IAM)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$/;
+// What matters on AWS only: access control, the REST APIs, which the local gateways serve from
+// their definitions (./rest-apis.ts), the event archive, and alarms. Secrets come from the
+// environment locally.
+const AWS_ONLY = /^AWS::(ApiGateway|IAM|CloudWatch)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::Archive$/;
 
 export async function provision(
   service: ServiceDef,

@@ -31,10 +31,10 @@ export const printable = (schema: z.ZodString) =>
 export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
 // Free-form data the FSP attaches to payment intents and payments: a JSON object of at most
-// 4096 bytes (UTF-8) and 32 levels, checked without recursion, so that no nesting can exhaust
+// 4096 bytes (UTF-8) and 64 levels, checked without recursion, so that no nesting can exhaust
 // the stack. "__proto__" is refused as a key: JavaScript objects would drop it silently.
 export const METADATA_MAX_BYTES = 4096;
-export const METADATA_MAX_DEPTH = 32;
+export const METADATA_MAX_DEPTH = 64;
 
 function metadataProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined; // the record's own error

@@ -56,7 +56,7 @@ async function post(r: WebhookEvent): Promise<Attempt> {
 
 const retryMessage = (m: RetryMessage, delaySeconds: number) => message(store.partition(m.webhookEvent), config.WEBHOOK_QUEUE_URL, m, delaySeconds);
 const parked = (r: Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 'data'>) =>
-  message(store.partition(r.id), config.WEBHOOK_DLQ_URL, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
+  message(store.partition(r.id), config.WEBHOOK_PARKING_QUEUE_URL, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
 // The first attempt (EventBridge's message) checks that the event has no record yet, posts, and
 // writes the record with its outcome in one conditional put; later attempts (our retry messages)

@@ -11,7 +11,7 @@ import { PAYMENTS_MAX_RECEIVES, WEBHOOK_MAX_RECEIVES } from '../../lib/limits';
 
 // `serverless package` offline, with dummy credentials, and a look at what it would deploy.
 const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
-let template: { Resources: Record<string, { Type: string; Properties: any }> };
+let template: { Resources: Record<string, { Type: string; Properties: any; DeletionPolicy?: string; UpdateReplacePolicy?: string }> };
 
 beforeAll(async () => {
   await promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', out, '--stage', 'ci'], {
@@ -40,6 +40,57 @@ describe('the CloudFormation template', () => {
     expect(tables.IdempotencyTable.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiration', Enabled: true });
     expect(tables.RatesTable.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
     for (const [name, table] of Object.entries(tables)) expect(table.Properties.TimeToLiveSpecification?.Enabled, name).toBe(true);
+  });
+
+  it('keeps every table through a stack removal or replacement: retained, deletion-protected, with point-in-time recovery', () => {
+    const tables = ofType('AWS::DynamoDB::Table');
+    expect(tables.length).toBe(5);
+    for (const [name, table] of tables) {
+      expect([table.DeletionPolicy, table.UpdateReplacePolicy], name).toEqual(['Retain', 'Retain']);
+      expect(table.Properties.DeletionProtectionEnabled, name).toBe(true);
+      expect(table.Properties.PointInTimeRecoverySpecification, name).toEqual({ PointInTimeRecoveryEnabled: true });
+    }
+  });
+
+  it('refuses to package or deploy without a stage', async () => {
+    const run = promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', join(out, 'no-stage')], {
+      cwd: ROOT,
+      env: { ...process.env, AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy', SLS_TELEMETRY_DISABLED: '1' },
+    });
+    await expect(run).rejects.toMatchObject({ stdout: expect.stringContaining('"provider.stage"') });
+  }, 60_000);
+
+  it('gives each queue a visibility timeout of at least six times its consumer\'s timeout, and each consumer a maximum concurrency', () => {
+    const functions = Object.fromEntries(ofType('AWS::Lambda::Function'));
+    const queues = Object.fromEntries(ofType('AWS::SQS::Queue'));
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties).filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'Arn');
+    expect(mappings).toHaveLength(2);
+    for (const m of mappings) {
+      const queue = m.EventSourceArn['Fn::GetAtt'][0];
+      const fn = functions[m.FunctionName['Fn::GetAtt'][0]];
+      expect(queues[queue].Properties.VisibilityTimeout, queue).toBeGreaterThanOrEqual(6 * fn.Properties.Timeout);
+      expect(m.ScalingConfig?.MaximumConcurrency, queue).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('parks webhook events that used up their retries on a queue of their own, apart from the dead-letter queues', () => {
+    const queues = Object.fromEntries(ofType('AWS::SQS::Queue'));
+    const redriveTargets = Object.values(queues).flatMap((q) => (q.Properties.RedrivePolicy ? [q.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0]] : []));
+    expect(queues.WebhookParkingQueue).toBeDefined();
+    expect(redriveTargets).not.toContain('WebhookParkingQueue');
+    const sender = Object.fromEntries(ofType('AWS::Lambda::Function')).WebhooksDeliverLambdaFunction;
+    expect(sender.Properties.Environment.Variables.WEBHOOK_PARKING_QUEUE_URL).toEqual({ Ref: 'WebhookParkingQueue' });
+  });
+
+  it('retries the webhook rule\'s target for a day, then dead-letters it; and archives every event', () => {
+    const rules = Object.fromEntries(ofType('AWS::Events::Rule'));
+    const [target] = rules.WebhookRule.Properties.Targets;
+    expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 });
+    expect(target.DeadLetterConfig).toEqual({ Arn: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'Arn'] } });
+    const policies = ofType('AWS::SQS::QueuePolicy').map(([, p]) => p.Properties);
+    expect(policies.some((p) => p.Queues[0].Ref === 'EventsDeadLetterQueue' && p.PolicyDocument.Statement[0].Principal.Service === 'events.amazonaws.com')).toBe(true);
+    const [[, archive]] = ofType('AWS::Events::Archive');
+    expect(archive.Properties).toMatchObject({ SourceArn: { 'Fn::GetAtt': ['EventBus', 'Arn'] }, RetentionDays: 30 });
   });
 
   it('has every work queue with a dead-letter queue', () => {

@@ -95,7 +95,7 @@ describe('retries', () => {
     expect(new Set(deliveriesOf(id).map((d) => d.headers['webhook-id']))).toEqual(new Set([id]));
   });
 
-  it('a receiver that always fails: the event ends failed and in the DLQ, and redeliver sends it once it recovers', async () => {
+  it('a receiver that always fails: the event ends failed and parked on its queue, and redeliver sends it once it recovers', async () => {
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { retry: 'always' } }));
     failingFor(new Set([intent.id]));
     const id = await waitFor('first attempt', async () => hooks.deliveries.find((d) => d.event.data.id === intent.id)?.event.id);
@@ -104,11 +104,11 @@ describe('retries', () => {
       return r.status === 'failed' ? r : undefined;
     }, 20_000);
     expect(failed.attempts).toHaveLength(5); // the first try and the four retries of the test schedule
-    const dlq = await waitFor('the DLQ message', async () => {
-      const { Messages = [] } = await s.sqs.send(new ReceiveMessageCommand({ QueueUrl: s.refs.WebhookDeadLetterQueue.ref, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    const parked = await waitFor('the parked message', async () => {
+      const { Messages = [] } = await s.sqs.send(new ReceiveMessageCommand({ QueueUrl: s.refs.WebhookParkingQueue.ref, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
       return Messages.find((m) => JSON.parse(m.Body!).id === id);
     });
-    expect(JSON.parse(dlq.Body!)).toMatchObject({ id, type: 'payment_intent.created' });
+    expect(JSON.parse(parked.Body!)).toMatchObject({ id, type: 'payment_intent.created' });
     const listed = (await s.admin('GET', '/webhook-events?status=failed')).body;
     expect(listed.items.map((e: { id: string }) => e.id)).toContain(id);
 

@@ -9,7 +9,7 @@ const valid = {
   PAYMENTS_QUEUE_URL: 'http://localhost:9324/000000000000/payments',
   WEBHOOK_EVENTS_TABLE: 'hooks',
   WEBHOOK_QUEUE_URL: 'http://localhost:9324/000000000000/hooks',
-  WEBHOOK_DLQ_URL: 'http://localhost:9324/000000000000/hooks-dlq',
+  WEBHOOK_PARKING_QUEUE_URL: 'http://localhost:9324/000000000000/hooks-dlq',
   ADMIN_API_SECRET: 'a-long-enough-secret',
   WALLET_ADDRESS_URL: 'https://wallet.example.com/',
   AUTH_SERVER_URL: 'https://auth.example.com',
