@@ -21,7 +21,7 @@ export async function measureBundles(): Promise<string[]> {
   try {
     await promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', dir, '--stage', 'bench'], {
       cwd: ROOT,
-      env: { ...process.env, AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy', SLS_TELEMETRY_DISABLED: '1' },
+      env: { ...process.env, ILP_ADDRESS: 'test.bench', WALLET_ADDRESS_URL: 'https://wallet.example', AUTH_SERVER_URL: 'https://auth.example', AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy', SLS_TELEMETRY_DISABLED: '1' },
     });
     const rows: Array<{ name: string; kb: number; ms: number; clients: string }> = [];
     for (const zip of readdirSync(dir).filter((f) => f.endsWith('.zip'))) {

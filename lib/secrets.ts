@@ -5,10 +5,11 @@ import { counted } from './aws';
 import { config } from './config';
 
 // Secrets. On AWS they live in Secrets Manager under SECRETS_PREFIX (infra/resources.yml generates
-// them at the first deploy), and are read with Powertools Parameters, cached for five minutes;
-// no value is in the template. Locally SECRETS_PREFIX is empty and the same code reads the
+// them at the first deploy; an FSP may put its own values), and are read with Powertools
+// Parameters, cached for five minutes (so a changed value is used within five minutes); no value
+// is in the template or a function's environment, and each function's role reads only its own. Locally SECRETS_PREFIX is empty and the same code reads the
 // environment variable of the same name, which the local stack sets.
-export type SecretName = 'STREAM_SECRET' | 'OPEN_PAYMENTS_CLIENT_SECRET';
+export type SecretName = 'ADMIN_API_SECRET' | 'WEBHOOK_SECRET' | 'STREAM_SECRET' | 'OPEN_PAYMENTS_CLIENT_SECRET';
 const MAX_AGE_SECS = 300;
 
 let provider: SecretsProvider | undefined;

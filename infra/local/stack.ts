@@ -116,6 +116,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const env = Object.fromEntries(
       Object.entries(resolveIntrinsics(service.environment, refs) as Record<string, unknown>).map(([k, v]) => [k, String(v ?? '')]),
     );
+    // The secrets too: Secrets Manager's part on AWS, the environment's here (SECRETS_PREFIX empty).
+    for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET'] as const) env[name] = settings[name];
     Object.assign(process.env, env);
 
     const admin = await startGateway({ kind: 'httpApi', port: ports.admin!, routes: eventRoutes(service.functions, 'httpApi'), runtime });

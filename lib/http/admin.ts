@@ -12,6 +12,7 @@ import { fieldErrors, fromDomainError, problem, problemResponse, validationError
 import { consumeSignature, guardItem } from './replay';
 import { deferGuard, inRequestScope, replayed, untakenGuard } from '../tx';
 import { verifySignature } from './signature';
+import { secret } from '../secrets';
 
 // The one middleware stack of every Admin API route: size limit, signature, content type, JSON
 // and zod validation, Idempotency-Key, and errors as problem+json. Handlers get typed input.
@@ -58,6 +59,12 @@ function pathWithQuery(event: APIGatewayProxyEventV2): string {
   return event.rawQueryString ? `${event.rawPath}?${event.rawQueryString}` : event.rawPath;
 }
 
+async function adminSecret(): Promise<string> {
+  const value = await secret('ADMIN_API_SECRET');
+  if (value.length < 16) throw new Error('ADMIN_API_SECRET must be at least 16 characters');
+  return value;
+}
+
 const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
   before: async ({ event }) => {
     const body = rawBody(event);
@@ -67,7 +74,7 @@ const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
     const method = event.requestContext.http.method;
     const result = verifySignature(
       event.headers.signature,
-      config.ADMIN_API_SECRET,
+      await adminSecret(),
       { method, pathWithQuery: pathWithQuery(event), idempotencyKey: event.headers['idempotency-key'], body },
       Date.now() / 1000,
     );

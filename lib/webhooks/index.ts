@@ -2,6 +2,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { sqs } from '../sqs';
 import { config } from '../config';
+import { secret } from '../secrets';
 import { DomainError } from '../errors';
 import { message, type DomainEvent, type Outgoing } from '../events';
 import { logger } from '../log';
@@ -21,7 +22,23 @@ export function webhookView(r: WebhookEvent): WebhookEvent {
   return { id: r.id, type: r.type, createdAt: r.createdAt, status: r.status, attempts: r.attempts, data: r.data };
 }
 
-let signer: Webhook | undefined;
+// The signer for the secret's current value (it may be changed in Secrets Manager). A value in
+// Standard Webhooks form (whsec_ + base64) is used as it is; any other (the one generated at the
+// first deploy) is the key's bytes, so its Standard Webhooks form is whsec_ + base64 of the value.
+let signer: { value: string; webhook: Webhook } | undefined;
+async function currentSigner(): Promise<Webhook | string> {
+  let value: string;
+  try {
+    value = await secret('WEBHOOK_SECRET');
+  } catch {
+    return 'WEBHOOK_SECRET is not set';
+  }
+  if (signer?.value !== value) {
+    if (value.startsWith('whsec_') && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(value)) return 'WEBHOOK_SECRET must be "whsec_" followed by base64';
+    signer = { value, webhook: new Webhook(value.startsWith('whsec_') ? value : `whsec_${Buffer.from(value).toString('base64')}`) };
+  }
+  return signer.webhook;
+}
 const payloadOf = (r: WebhookEvent) => JSON.stringify({ id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
 async function post(r: WebhookEvent): Promise<Attempt> {
@@ -29,8 +46,8 @@ async function post(r: WebhookEvent): Promise<Attempt> {
   const started = performance.now();
   const done = (fields: { status?: number; error?: string }): Attempt => ({ at: at.toISOString(), ...fields, ms: Math.round(performance.now() - started) });
   if (!config.WEBHOOK_URL) return done({ error: 'WEBHOOK_URL is not set' });
-  if (!config.WEBHOOK_SECRET) return done({ error: 'WEBHOOK_SECRET is not set' });
-  signer ??= new Webhook(config.WEBHOOK_SECRET);
+  const webhook = await currentSigner();
+  if (typeof webhook === 'string') return done({ error: webhook });
   const body = payloadOf(r);
   try {
     const res = await fetch(config.WEBHOOK_URL, {
@@ -41,7 +58,7 @@ async function post(r: WebhookEvent): Promise<Attempt> {
         'content-type': 'application/json',
         'webhook-id': r.id,
         'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': signer.sign(r.id, at, body),
+        'webhook-signature': webhook.sign(r.id, at, body),
       },
       body,
     });

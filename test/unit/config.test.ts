@@ -10,7 +10,6 @@ const valid = {
   WEBHOOK_EVENTS_TABLE: 'hooks',
   WEBHOOK_QUEUE_URL: 'http://localhost:9324/000000000000/hooks',
   WEBHOOK_PARKING_QUEUE_URL: 'http://localhost:9324/000000000000/hooks-dlq',
-  ADMIN_API_SECRET: 'a-long-enough-secret',
   WALLET_ADDRESS_URL: 'https://wallet.example.com/',
   AUTH_SERVER_URL: 'https://auth.example.com',
   AUTH_TABLE: 'auth',
@@ -31,10 +30,11 @@ describe('configuration', () => {
   });
 
   it('fails naming each bad or missing variable', () => {
-    const bad = { ...valid, ADMIN_API_SECRET: 'short', EXCHANGE_RATES_TIMEOUT_SECS: 'soon', WEBHOOK_SECRET: 'plain', WEBHOOK_RETRY_SCHEDULE_SECS: '5,x' } as Record<string, string>;
+    const bad = { ...valid, EXCHANGE_RATES_TIMEOUT_SECS: 'soon', SLIPPAGE: '2', WEBHOOK_RETRY_SCHEDULE_SECS: '5,x' } as Record<string, string>;
     delete bad.MAIN_TABLE;
-    expect(() => read(bad)).toThrow(/MAIN_TABLE[\s\S]*ADMIN_API_SECRET: must be at least 16[\s\S]*EXCHANGE_RATES_TIMEOUT_SECS[\s\S]*WEBHOOK_SECRET[\s\S]*WEBHOOK_RETRY_SCHEDULE_SECS/);
+    expect(() => read(bad)).toThrow(/MAIN_TABLE[\s\S]*EXCHANGE_RATES_TIMEOUT_SECS[\s\S]*SLIPPAGE[\s\S]*WEBHOOK_RETRY_SCHEDULE_SECS/);
     expect(() => read({ ...valid, WALLET_ADDRESS_URL: 'ftp://x' })).toThrow(/WALLET_ADDRESS_URL/);
     expect(() => read({ ...valid, ILP_ADDRESS: 'node-a' })).toThrow(/ILP_ADDRESS: must be an ILP address/);
+    expect(() => read({ ...valid, WEBHOOK_TIMEOUT_SECS: '30' })).toThrow(/WEBHOOK_TIMEOUT_SECS: must be at most 25/);
   });
 });
