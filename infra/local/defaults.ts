@@ -1,3 +1,6 @@
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
 // Local-only defaults. Never used on AWS, where serverless.yml takes settings from the environment.
 export const LOCAL_ADMIN_API_SECRET = 'local-only-admin-secret-do-not-deploy';
 export const DEFAULT_PORTS = { admin: 3001, openPayments: 3002, fsp: 3003, connector: 3004, authServer: 3006, dynamodb: 8000, sqs: 9324, eventbridge: 4010 };
@@ -23,3 +26,14 @@ export function nodeFromArgs(args: string[]): NodeName {
   return name;
 }
 export const LOCAL_WEBHOOK_SECRET = `whsec_${Buffer.from('local-only-webhook-secret-32-byte').toString('base64')}`;
+
+// Where a node keeps its data (tables, stream checkpoints) and its secrets: LOCAL_DATA_DIR, or the
+// node's folder under .local/ (git-ignored).
+export const dataDirOf = (root: string, node: NodeName) => resolve(root, process.env.LOCAL_DATA_DIR || NODES[node].dataDir);
+
+// What `npm run reset` (or `npm start -- --fresh`) removes: the data, not the node's secrets (its
+// STREAM and Open Payments identity), so that peers and clients still know it.
+export function wipeData(dataDir: string): void {
+  rmSync(join(dataDir, 'dynamodb'), { recursive: true, force: true });
+  rmSync(join(dataDir, 'stream-checkpoints.json'), { force: true });
+}

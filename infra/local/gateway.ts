@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { problem } from '../../lib/http/problem';
 import type { LambdaRuntime } from './lambda';
 import { listen } from './listen';
 import type { Route } from './rest-apis';
@@ -59,7 +60,7 @@ function decode(s: string): string {
   }
 }
 
-function toEvent(kind: ApiKind, route: Route, req: IncomingMessage, url: URL, params: Record<string, string>, body: Buffer, binary: boolean) {
+function toEvent(kind: ApiKind, route: Route, req: IncomingMessage, rawPath: string, rawQuery: string, url: URL, params: Record<string, string>, body: Buffer, binary: boolean) {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
   const query: Record<string, string> = {};
@@ -82,25 +83,25 @@ function toEvent(kind: ApiKind, route: Route, req: IncomingMessage, url: URL, pa
     return {
       version: '2.0',
       routeKey,
-      rawPath: url.pathname,
-      rawQueryString: url.search.slice(1),
+      rawPath,
+      rawQueryString: rawQuery,
       ...common,
       requestContext: {
         accountId: '000000000000', apiId: 'local', domainName: req.headers.host ?? 'localhost', domainPrefix: 'local',
-        http: { method: req.method!, path: url.pathname, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: req.headers['user-agent'] ?? '' },
+        http: { method: req.method!, path: rawPath, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: req.headers['user-agent'] ?? '' },
         requestId, routeKey, stage: '$default', time: new Date().toUTCString(), timeEpoch: Date.now(),
       },
     };
   }
   return {
     resource: route.path,
-    path: url.pathname,
+    path: rawPath,
     httpMethod: req.method!,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
     multiValueQueryStringParameters: hasQuery ? Object.fromEntries([...url.searchParams.keys()].map((k) => [k, url.searchParams.getAll(k)])) : undefined,
     ...common,
     requestContext: {
-      accountId: '000000000000', apiId: 'local', httpMethod: req.method!, path: url.pathname, protocol: `HTTP/${req.httpVersion}`,
+      accountId: '000000000000', apiId: 'local', httpMethod: req.method!, path: rawPath, protocol: `HTTP/${req.httpVersion}`,
       requestId, resourcePath: route.path, stage: 'local', identity: { sourceIp }, requestTimeEpoch: Date.now(),
     },
   };
@@ -115,23 +116,39 @@ export async function startGateway(opts: { kind: ApiKind; port: number; routes: 
       res.end(body);
     };
     try {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const parts = url.pathname.split('/').filter(Boolean);
+      // The path as sent ("/a/../b" stays so), as API Gateway passes it on: the signature covers it.
+      const target = req.url ?? '/';
+      const q = target.indexOf('?');
+      const rawPath = (q < 0 ? target : target.slice(0, q)) || '/';
+      const url = new URL(`http://localhost/${q < 0 ? '' : target.slice(q)}`);
+      const parts = rawPath.split('/').filter(Boolean);
       const method = req.method ?? 'GET';
       let found: { compiled: Compiled; params: Record<string, string> } | undefined;
+      const allowed = new Set<string>();
       for (const compiled of routes) {
-        if (compiled.route.method !== method && compiled.route.method !== 'ANY') continue;
         const params = match(compiled, parts);
-        if (params && (!found || compiled.score > found.compiled.score)) found = { compiled, params };
+        if (!params) continue;
+        if (compiled.route.method !== method && compiled.route.method !== 'ANY') {
+          allowed.add(compiled.route.method);
+          continue;
+        }
+        if (!found || compiled.score > found.compiled.score) found = { compiled, params };
       }
-      if (!found) return send(404, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Not Found' }));
+      if (!found) {
+        const problemJson = { 'content-type': 'application/problem+json' };
+        if (allowed.size) {
+          const allow = [...allowed].sort().join(', ');
+          return send(405, { ...problemJson, allow }, JSON.stringify(problem(405, 'method_not_allowed', `${method} is not served at ${rawPath}; ${allow} is`)));
+        }
+        return send(404, problemJson, JSON.stringify(problem(404, 'route_not_found', `No route for ${method} ${rawPath}`)));
+      }
       const { route } = found.compiled;
       if (route.iam && !/^AWS4-HMAC-SHA256 Credential=/.test(req.headers.authorization ?? '')) {
         return send(403, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Missing Authentication Token' }));
       }
       const body = await readBody(req);
       if (body === 'too_large') return send(413, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Request Entity Too Large' }));
-      const result = (await opts.runtime.invoke(route.fn, toEvent(opts.kind, route, req, url, found.params, body, opts.binary ?? false))) as {
+      const result = (await opts.runtime.invoke(route.fn, toEvent(opts.kind, route, req, rawPath, q < 0 ? '' : target.slice(q + 1), url, found.params, body, opts.binary ?? false))) as {
         statusCode?: number;
         headers?: Record<string, unknown>;
         body?: string;

@@ -1,4 +1,4 @@
-import { CreateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { EventBridgeEmulator } from './eventbridge';
 import type { ServiceDef } from './serverless-config';
@@ -84,6 +84,9 @@ async function create(
   switch (type) {
     case 'AWS::DynamoDB::Table': {
       const TableName = `${prefix}${id}`;
+      // A table kept from an earlier run (npm start keeps its data) is used as it is.
+      const kept = await dynamo.send(new DescribeTableCommand({ TableName })).catch((e) => (e instanceof ResourceNotFoundException ? undefined : Promise.reject(e)));
+      if (kept) return { ref: TableName, arn: kept.Table!.TableArn!, streamArn: kept.Table!.LatestStreamArn };
       const out = await dynamo.send(
         new CreateTableCommand({
           TableName,

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -30,6 +32,11 @@ export interface StackOptions {
   settings?: Record<string, string>;
   // Fire `schedule` events on their timers (npm start); tests invoke functions themselves.
   schedules?: boolean;
+  // Keep the data here across runs (npm start): DynamoDB Local's tables, and how far the stream
+  // mappings have read. Queues are rebuilt from what was committed: the relay goes on from its
+  // checkpoint, so an outbox item committed but not yet sent is sent after a restart. Without
+  // it, everything is in memory.
+  dataDir?: string;
 }
 
 export interface Stack {
@@ -58,8 +65,10 @@ export interface Stack {
 
 const portOr = async (p: number | undefined) => (p === undefined || p === 0 ? freePort() : p);
 
-export async function startEmulators(ports: { dynamodb?: number; sqs?: number } = {}) {
-  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb)), startSqs(await portOr(ports.sqs))]);
+export async function startEmulators(ports: { dynamodb?: number; sqs?: number } = {}, dataDir?: string) {
+  const dbPath = dataDir && join(dataDir, 'dynamodb');
+  if (dbPath) mkdirSync(dbPath, { recursive: true });
+  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb), dbPath), startSqs(await portOr(ports.sqs))]);
   return { dynamodb, sqs };
 }
 
@@ -69,7 +78,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   try {
     let endpoints = opts.emulators;
     if (!endpoints) {
-      const started = await startEmulators(opts.ports);
+      const started = await startEmulators(opts.ports, opts.dataDir);
       owned.push(started.dynamodb, started.sqs);
       endpoints = { dynamodb: started.dynamodb.endpoint, sqs: started.sqs.endpoint };
     }
@@ -139,7 +148,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     }
     stops.push(startSqsPollers(service.functions, refs, sqs, runtime));
     const streamsClient = new DynamoDBStreamsClient({ ...aws, endpoint: endpoints.dynamodb });
-    const checkpoints: Checkpoints = new Map();
+    const checkpoints = keptCheckpoints(opts.dataDir);
     let stopStreams: (() => Promise<void>) | undefined;
     const streams = {
       start: () => void (stopStreams ??= startStreamPollers(service.functions, refs, streamsClient, runtime, checkpoints)),
@@ -151,6 +160,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     streams.start();
     stops.push(async () => {
       await streams.stop();
+      checkpoints.save();
       streamsClient.destroy();
     });
     if (opts.schedules) {
@@ -191,4 +201,27 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     for (const em of owned) await em.stop().catch(() => undefined);
     throw e;
   }
+}
+
+// The stream mappings' checkpoints, read from the data folder and written back as they move (at
+// most every half second; a crash may lose the last ones, and the relay then sends a few items
+// again, which every consumer takes in its stride).
+function keptCheckpoints(dataDir?: string): Checkpoints & { save(): void } {
+  const file = dataDir && join(dataDir, 'stream-checkpoints.json');
+  const map = new Map<string, string>(file && existsSync(file) ? Object.entries(JSON.parse(readFileSync(file, 'utf8'))) : []);
+  let timer: NodeJS.Timeout | undefined;
+  const save = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (file) writeFileSync(file, JSON.stringify(Object.fromEntries(map)));
+  };
+  const set = map.set.bind(map);
+  return Object.assign(map, {
+    set(key: string, value: string) {
+      set(key, value);
+      if (file) timer ??= setTimeout(save, 500);
+      return map;
+    },
+    save,
+  });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs } from './defaults';
+import { join, relative } from 'node:path';
+import { dataDirOf, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, wipeData } from './defaults';
 import { startFsp } from './fsp';
 import { ROOT } from './serverless-config';
 import { startStack } from './stack';
@@ -11,6 +11,7 @@ import { startStack } from './stack';
 const started = performance.now();
 const nodeName = nodeFromArgs(process.argv);
 const node = NODES[nodeName];
+const fresh = process.argv.includes('--fresh');
 const DEFAULT_PORTS = node.ports;
 process.env.ILP_ADDRESS ||= node.ilpAddress;
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -22,7 +23,8 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
 // The local secrets (STREAM credentials, the service's own Open Payments key) are made on the
 // first start and kept in .local/ (git-ignored), so that the service keeps its identity.
-const dataDir = join(ROOT, node.dataDir);
+const dataDir = dataDirOf(ROOT, nodeName);
+if (fresh) wipeData(dataDir);
 const secretsFile = join(dataDir, 'secrets.json');
 const kept: Record<string, string> = existsSync(secretsFile) ? JSON.parse(readFileSync(secretsFile, 'utf8')) : {};
 for (const name of ['STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET']) kept[name] ??= randomBytes(32).toString('base64url');
@@ -54,6 +56,7 @@ if (fsp) {
 
 const stack = await startStack({
   schedules: true,
+  dataDir,
   settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret },
   ports: {
     admin: adminPort,
@@ -65,6 +68,9 @@ const stack = await startStack({
     eventbridge: port('EVENTBRIDGE_PORT', DEFAULT_PORTS.eventbridge),
   },
 });
+
+// A folder as the user would type it: relative when under the current one.
+const shown = (dir: string) => (relative(process.cwd(), dir).startsWith('..') ? dir : relative(process.cwd(), dir) || '.');
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -86,6 +92,7 @@ Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
   Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})
   ILP connector                 ${stack.connectorUrl}   (ILP address ${stack.env.ILP_ADDRESS}; peers send packets here)
   DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}
+  Data          ${shown(dataDir)}/ (kept across restarts${fresh ? '; wiped at this start' : ''}; npm run reset${nodeName === 'b' ? ' -- --node b' : ''} wipes it)
   Rates (pull)  ${stack.env.EXCHANGE_RATES_URL}
   Webhooks to   ${stack.env.WEBHOOK_URL}${fsp ? `   (local FSP simulator: rates from ${ratesFile}; funds payments: ${process.env.FSP_AUTO_FUND !== 'false'})` : ''}
 

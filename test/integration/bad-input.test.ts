@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../stack';
 
@@ -120,5 +121,42 @@ describe('hostile input', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect((await fetch(`${s.openPaymentsUrl}/${'a'.repeat(2100)}/jwks.json`)).status).toBe(404);
+  });
+});
+
+describe('the local gateway', () => {
+  // node:http, not fetch: fetch would resolve the dot segments before sending.
+  const raw = (base: string, method: string, path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((ok, fail) => {
+      const req = request(new URL(base), { method, path, headers }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => ok({ status: res.statusCode!, headers: res.headers, body }));
+      });
+      req.on('error', fail);
+      req.end();
+    });
+
+  it('answers unknown routes with 404 and other methods with 405, as problem+json', async () => {
+    const unknown = await raw(s.adminUrl, 'GET', '/nowhere', { signature: s.sign('GET', '/nowhere') });
+    expect([unknown.status, unknown.headers['content-type'], JSON.parse(unknown.body).code]).toEqual([404, 'application/problem+json', 'route_not_found']);
+    const wrong = await raw(s.adminUrl, 'DELETE', '/assets');
+    expect([wrong.status, wrong.headers['content-type'], wrong.headers.allow, JSON.parse(wrong.body).code]).toEqual([405, 'application/problem+json', 'GET, POST', 'method_not_allowed']);
+  });
+
+  it('routes and signs the path as sent, dot segments included', async () => {
+    const path = '/wallet-addresses/../assets';
+    const res = await raw(s.adminUrl, 'GET', path, { signature: s.sign('GET', path) });
+    expect(res.status).toBe(404); // not GET /assets, which a resolved path would have reached
+  });
+
+  it('answers HEAD and CORS preflights on the public wallet addresses', async () => {
+    await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/corsy`, assetCode: 'HOST' });
+    const head = await raw(s.openPaymentsUrl, 'HEAD', '/corsy');
+    expect([head.status, head.headers['content-type'], head.headers['access-control-allow-origin'], head.body]).toEqual([200, 'application/json', '*', '']);
+    const preflight = await raw(s.openPaymentsUrl, 'OPTIONS', '/corsy/jwks.json', { origin: 'https://app.example', 'access-control-request-method': 'GET' });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    expect(preflight.headers['access-control-allow-methods']).toContain('GET');
   });
 });

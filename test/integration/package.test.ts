@@ -67,7 +67,7 @@ describe('the CloudFormation template', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Signing Admin API requests'));
     const listed = [...section.matchAll(/^\| `([A-Z_]+)`/gm)].map((m) => m[1]);
-    const local = /_PORT$|^FSP_|^(ADMIN_API_SECRET|WEBHOOK_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
+    const local = /_PORT$|^FSP_|^LOCAL_|^(ADMIN_API_SECRET|WEBHOOK_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
     const environment = loadService('ci').environment;
     for (const name of listed.filter((n) => !local.test(n))) expect(Object.keys(environment), name).toContain(name);
   });
@@ -167,7 +167,7 @@ describe('the CloudFormation template', () => {
     expect(apis.get('ResourceServerApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`).sort()).toEqual([
       'ANY /incoming-payments -> openPaymentsIncomingPayments',
       'ANY /incoming-payments/{proxy+} -> openPaymentsIncomingPayments',
-      'GET /{proxy+} -> openPaymentsWalletAddress',
+      'ANY /{proxy+} -> openPaymentsWalletAddress',
     ]);
     expect(apis.get('ConnectorApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`)).toEqual(['POST /ilp -> ilpConnector']);
     expect(apis.get('ConnectorApi')!.binary).toBe(true); // ILP packets pass as bytes, whatever the peer's Accept header

@@ -1,4 +1,7 @@
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/emulators';
 import { ROOT } from '../../infra/local/serverless-config';
@@ -17,12 +20,16 @@ function javaPids(port: number): number[] {
 
 const SECRET = 'start-test-secret-123456';
 
-// One node, as `npm run <script>` starts it, on free ports.
-async function startNode(script: 'start' | 'start:node-b') {
-  const names = ['ADMIN_PORT', 'OPEN_PAYMENTS_PORT', 'AUTH_SERVER_PORT', 'CONNECTOR_PORT', 'DYNAMODB_PORT', 'SQS_PORT', 'EVENTBRIDGE_PORT', 'FSP_PORT'] as const;
-  const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()]))) as Record<(typeof names)[number], number>;
-  const env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ADMIN_API_SECRET: SECRET };
-  const child = spawn('npm', ['run', script], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+const PORTS = ['ADMIN_PORT', 'OPEN_PAYMENTS_PORT', 'AUTH_SERVER_PORT', 'CONNECTOR_PORT', 'DYNAMODB_PORT', 'SQS_PORT', 'EVENTBRIDGE_PORT', 'FSP_PORT'] as const;
+type Ports = Record<(typeof PORTS)[number], number>;
+const freePorts = async () => Object.fromEntries(await Promise.all(PORTS.map(async (n) => [n, await freePort()]))) as Ports;
+
+// One node, as `npm run <script>` starts it, on free ports, with its data in a folder of its own.
+async function startNode(script: 'start' | 'start:node-b', opts: { ports?: Ports; dataDir?: string; args?: string[] } = {}) {
+  const ports = opts.ports ?? (await freePorts());
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'start-test-'));
+  const env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ADMIN_API_SECRET: SECRET, LOCAL_DATA_DIR: dataDir };
+  const child = spawn('npm', ['run', script, ...(opts.args ? ['--', ...opts.args] : [])], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
@@ -37,8 +44,17 @@ async function startNode(script: 'start' | 'start:node-b') {
     await exited;
     for (let i = 0; i < 50 && javaPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
   };
+  // As a crash of Node would: every process of the group but DynamoDB Local's JVM, at once.
+  const crash = async () => {
+    const group = execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(child.pid)]).toString().trim().split('\n');
+    for (const line of group) {
+      const [pid, comm] = line.trim().split(/\s+/);
+      if (comm !== 'java') process.kill(Number(pid), 'SIGKILL');
+    }
+    await exited;
+  };
   const adminUrl = `http://localhost:${ports.ADMIN_PORT}`;
-  return { ports, output: () => output, stop, ...adminClient(adminUrl, SECRET), adminUrl, wallets: `http://localhost:${ports.OPEN_PAYMENTS_PORT}`, connector: `http://localhost:${ports.CONNECTOR_PORT}/ilp` };
+  return { ports, dataDir, output: () => output, stop, crash, ...adminClient(adminUrl, SECRET), adminUrl, wallets: `http://localhost:${ports.OPEN_PAYMENTS_PORT}`, connector: `http://localhost:${ports.CONNECTOR_PORT}/ilp` };
 }
 
 async function startAndStop(signal: NodeJS.Signals) {
@@ -55,6 +71,39 @@ async function startAndStop(signal: NodeJS.Signals) {
 describe('npm start', () => {
   it('is ready within 20 s and SIGINT stops everything', () => startAndStop('SIGINT'), 40_000);
   it('SIGTERM stops everything too', () => startAndStop('SIGTERM'), 40_000);
+});
+
+describe('the local data', () => {
+  const codes = async (node: Awaited<ReturnType<typeof startNode>>) => (await ok(node.admin('GET', '/assets'), 200)).items.map((a: { code: string }) => a.code);
+
+  it('is kept across a restart, survives a crash of Node (the JVM it left is stopped), and is wiped by --fresh and npm run reset', async () => {
+    const first = await startNode('start');
+    expect(first.output()).toContain(`Data          ${first.dataDir}/ (kept across restarts; npm run reset wipes it)`);
+    await ok(first.admin('POST', '/assets', { code: 'KEPT', scale: 2 }));
+    await first.stop();
+
+    const second = await startNode('start', { ports: first.ports, dataDir: first.dataDir });
+    expect(await codes(second)).toEqual(['KEPT']);
+    await ok(second.admin('POST', '/assets', { code: 'CRASH', scale: 2 }));
+    await second.crash(); // its DynamoDB Local stays, holding the port and the files
+    expect(javaPids(first.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
+
+    const third = await startNode('start', { ports: first.ports, dataDir: first.dataDir });
+    expect(third.output()).toContain(`Stopping a DynamoDB Local that an earlier run left on port ${first.ports.DYNAMODB_PORT}`);
+    expect((await codes(third)).sort()).toEqual(['CRASH', 'KEPT']);
+    const refused = spawnSync('npm', ['run', '-s', 'reset'], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: first.dataDir } });
+    expect(refused.status).toBe(1); // not while it runs
+    await third.stop();
+
+    const fresh = await startNode('start', { ports: first.ports, dataDir: first.dataDir, args: ['--fresh'] });
+    expect(await codes(fresh)).toEqual([]);
+    await ok(fresh.admin('POST', '/assets', { code: 'AGAIN', scale: 2 }));
+    await fresh.stop();
+    const reset = spawnSync('npm', ['run', '-s', 'reset'], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: first.dataDir } });
+    expect(reset.status, reset.stderr.toString()).toBe(0);
+    expect(existsSync(join(first.dataDir, 'dynamodb'))).toBe(false);
+    expect(existsSync(join(first.dataDir, 'secrets.json'))).toBe(true); // the node keeps its identity
+  }, 120_000);
 });
 
 describe('npm run start:node-b', () => {
