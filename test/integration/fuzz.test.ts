@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../lib/openapi';
+import type { TestStack } from '../stack';
+import { createFlow, ok, startPaymentsStack, type World } from '../world';
+
+// Seeded fuzzing of the whole Admin API: FUZZ_N requests (default 2,000), each a valid request of a
+// random route with one random thing broken (a field dropped, retyped or replaced with something
+// hostile, the body cut or swapped, the path id or query garbled, the signature spoiled). Every
+// answer must be under 500, a 4xx must be problem+json, and a 4xx must change nothing: the tables
+// are compared before and after it (the outbox relay is stopped, so nothing else writes).
+// FUZZ_SEED replays a run.
+const N = Number(process.env.FUZZ_N ?? 2000);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
+
+let s: TestStack;
+let w: World;
+let stop: () => Promise<void>;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  ({ s, w, stop } = await startPaymentsStack());
+  const { intent, quote, payment } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
+  Object.assign(ids, { asset: w.usd.id, intent: intent.id, quote: quote.id, payment: payment.id });
+  ids.wallet = (await ok(s.admin('GET', `/wallet-addresses?address=${encodeURIComponent(w.alice)}`), 200)).id;
+  await ok(s.admin('POST', `/wallet-addresses/${ids.wallet}/keys`, { kid: 'k1', kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43), alg: 'EdDSA' }));
+  ids.peer = (await ok(s.admin('POST', '/peers', peerBody('test.fuzz-peer', 'fuzz-incoming-token-0001')))).id;
+  await s.streams.stop();
+}, 60_000);
+afterAll(() => stop());
+
+function peerBody(address: string, token: string) {
+  return { name: 'Fuzz', staticIlpAddress: address, assetCode: 'USD', http: { incoming: { authTokens: [token] }, outgoing: { authToken: 'fuzz-outgoing-token-0001', endpoint: 'http://127.0.0.1:9/ilp' } } };
+}
+
+// mulberry32: small, fast, and the same sequence for the same seed.
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// A request of each route that would succeed (or fail only on state), to break one thing of.
+function validBody(op: (typeof operations)[number], n: number): unknown {
+  const amount = (value: string, assetCode = 'USD') => ({ value, assetCode, assetScale: 2 });
+  switch (`${op.method} ${op.path}`) {
+    case 'post /assets': return { code: `FZ${n}`, scale: 2 };
+    case 'post /assets/{id}/liquidity':
+    case 'post /assets/{id}/liquidity-withdrawals':
+    case 'post /peers/{id}/liquidity':
+    case 'post /peers/{id}/liquidity-withdrawals': return { amount: '100' };
+    case 'post /wallet-addresses': return { address: `${s.openPaymentsUrl}/fuzz${n}`, assetCode: 'USD', publicName: 'Fuzz' };
+    case 'patch /wallet-addresses/{id}': return { publicName: `Fuzz ${n}` };
+    case 'post /wallet-addresses/{id}/keys': return { kid: `kid${n}`, kty: 'OKP', crv: 'Ed25519', x: 'B'.repeat(43), alg: 'EdDSA' };
+    case 'post /rates': return { sourceAssetCode: 'USD', destinationAssetCode: 'GBP', rate: 0.8, rateTtlSecs: 600 };
+    case 'post /payment-intents': return { walletAddress: w.bob, incomingAmount: amount('100'), metadata: { n } };
+    case 'post /quotes': return { walletAddress: w.alice, receiver: ids.intent, receiveAmount: amount('1') };
+    case 'post /payments': return { walletAddress: w.alice, quoteId: ids.quote, metadata: { n } };
+    case 'post /peers': return peerBody(`test.fuzz${n}`, `fuzz-incoming-token-${n}-0000`);
+    case 'patch /peers/{id}': return { name: `Fuzz ${n}`, maxPacketAmount: '1000' };
+    default: return undefined; // no body
+  }
+}
+
+const HOSTILE: unknown[] = [
+  null, true, false, 0, -1, 1.5, -0, 1e308, 2 ** 53 + 1, '', ' ', '0', '-1', '1e3', '0x10', '١٢٣', 'NaN', 'Infinity', '\u0000', '\u202E', '\u200B', '🙂',
+  'x'.repeat(5000), '<script>', '../../etc/passwd', '%00', 'USD', 'usd', '9'.repeat(40), '1.5', [], {}, [1, 2], { value: '1' }, { __proto__: null },
+  JSON.parse('{"__proto__":{"admin":true}}'), { a: { b: { c: { d: {} } } } }, new Array(70).fill(0).reduce((inner) => ({ a: inner }), {}),
+  '2026-02-30T00:00:00Z', 'http://evil.example/x', 'ftp://x', '00000000-0000-4000-8000-000000000000',
+];
+
+type Mutated = { path: string; body: string; contentType?: string; badSignature?: boolean };
+
+function mutate(op: (typeof operations)[number], rnd: () => number, n: number): Mutated {
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+  const realId = (template: string) => {
+    const key = template.startsWith('/assets') ? 'asset' : template.startsWith('/wallet-addresses') ? 'wallet' : template.startsWith('/payment-intents') ? 'intent'
+      : template.startsWith('/quotes') ? 'quote' : template.startsWith('/payments') ? 'payment' : template.startsWith('/peers') ? 'peer' : 'none';
+    return ids[key] ?? 'nope';
+  };
+  let path = op.path.replace('{id}', realId(op.path)).replace('{kid}', 'k1');
+  const valid = validBody(op, n);
+  let body = valid === undefined ? '' : JSON.stringify(valid);
+  let contentType: string | undefined = body ? 'application/json' : undefined;
+  let badSignature = false;
+  const fields = valid && typeof valid === 'object' ? Object.keys(valid as object) : [];
+  const kind = pick(['drop', 'retype', 'retype', 'nested', 'extra', 'junk', 'id', 'query', 'contentType', 'signature', 'duplicate']);
+  switch (kind) {
+    case 'drop':
+      if (fields.length) body = JSON.stringify({ ...(valid as object), [pick(fields)]: undefined });
+      break;
+    case 'retype':
+      if (fields.length) body = JSON.stringify({ ...(valid as object), [pick(fields)]: pick(HOSTILE) });
+      break;
+    case 'nested': {
+      // A field of an amount or a nested object, retyped.
+      const v = structuredClone(valid) as Record<string, any> | undefined;
+      const nested = v && Object.entries(v).find(([, x]) => x && typeof x === 'object');
+      if (nested) {
+        const inner = nested[1] as Record<string, unknown>;
+        const keys = Object.keys(inner);
+        if (keys.length) inner[pick(keys)] = pick(HOSTILE);
+        body = JSON.stringify(v);
+      } else body = JSON.stringify({ metadata: pick(HOSTILE) });
+      break;
+    }
+    case 'extra':
+      body = JSON.stringify({ ...(valid as object), [pick(['unknown', 'id', 'state', 'createdAt', '__proto__', ''])]: pick(HOSTILE) });
+      break;
+    case 'junk':
+      body = pick(['{', '{"a":', '[]', 'null', '"text"', '12', '{}', 'not json', '\u0000', '{"a":1}{"b":2}', body.slice(0, Math.floor(rnd() * body.length))]);
+      contentType = 'application/json';
+      break;
+    case 'duplicate':
+      body = body ? body.replace(/^\{/, `{"${pick(fields.length ? fields : ['x'])}":${JSON.stringify(pick(HOSTILE))},`) : '{"a":1,"a":2}';
+      contentType = 'application/json';
+      break;
+    case 'id':
+      if (path.includes(realId(op.path))) path = op.path.replace('{id}', pick(['00000000-0000-4000-8000-000000000000', 'nope', '%00', '..', 'a'.repeat(300), '%E2%80%AE', encodeURIComponent('🙂')])).replace('{kid}', pick(['k1', '%00', 'x'.repeat(300)]));
+      else path = `${path}/${pick(['x', '..', '%2F'])}`;
+      break;
+    case 'query':
+      path += pick(['?limit=0', '?limit=0x10', '?limit=1e1', '?limit=-5', '?cursor=%%%', '?cursor=eyJ4IjoxfQ', '?status=nope', '?address=%00', '?x=1&x=2', '?sourceAssetCode=&destinationAssetCode=', `?limit=${'9'.repeat(30)}`, '?peerId=nope']);
+      break;
+    case 'contentType':
+      contentType = pick(['text/plain', 'application/xml', 'application/json-patch+json', '', 'multipart/form-data']);
+      if (!body) body = '{}';
+      break;
+    case 'signature':
+      badSignature = true;
+      break;
+  }
+  return { path, body, contentType, badSignature };
+}
+
+// The tables' contents, but for the single-use signature guards that every signed non-GET writes.
+async function snapshot(dynamo: DynamoDBClient): Promise<string> {
+  const hash = createHash('sha256');
+  for (const table of [s.env.MAIN_TABLE, s.env.RATES_TABLE, s.env.WEBHOOK_EVENTS_TABLE, s.env.IDEMPOTENCY_TABLE]) {
+    const items: string[] = [];
+    let ExclusiveStartKey: Record<string, any> | undefined;
+    do {
+      const page = await dynamo.send(new ScanCommand({ TableName: table, ExclusiveStartKey, ConsistentRead: true }));
+      for (const item of page.Items ?? []) if (!item.pk?.S?.startsWith('SIG#')) items.push(JSON.stringify(item, Object.keys(item).sort()));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    hash.update(items.sort().join('\n'));
+  }
+  return hash.digest('hex');
+}
+
+describe(`fuzzing the Admin API (seed ${SEED}, ${N} requests)`, () => {
+  it('answers every broken request under 500, as problem+json, and a refused one changes nothing', async () => {
+    const rnd = prng(SEED);
+    let baseline = await snapshot(s.dynamo);
+    const statuses = new Map<number, number>();
+    for (let n = 0; n < N; n++) {
+      const op = operations[Math.floor(rnd() * operations.length)];
+      const m = mutate(op, rnd, n);
+      const method = op.method.toUpperCase();
+      if (method === 'GET') m.body = ''; // (fetch sends no body with a GET)
+      const signature = m.badSignature ? s.sign(method, `${m.path}x`, m.body) : await s.freshSign(method, m.path, m.body);
+      const res = await s.send(method, m.path, { body: m.body || undefined, headers: { ...(m.contentType && { 'content-type': m.contentType }), signature } });
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      const what = `#${n} ${method} ${m.path.slice(0, 120)} ${m.contentType ?? ''} ${m.body.slice(0, 160)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
+      expect(res.status, what).toBeLessThan(500);
+      if (res.status >= 400) {
+        expect(res.headers.get('content-type'), what).toBe('application/problem+json');
+        expect(await snapshot(s.dynamo), `${what}: a refused request changed the tables`).toBe(baseline);
+      } else baseline = await snapshot(s.dynamo);
+    }
+    // It reached past validation too: some requests succeeded, most were refused.
+    const refused = [...statuses].filter(([status]) => status >= 400).reduce((sum, [, count]) => sum + count, 0);
+    expect(refused).toBeGreaterThan(N / 2);
+    expect(N - refused).toBeGreaterThan(0);
+  }, 600_000);
+});
