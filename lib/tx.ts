@@ -56,11 +56,17 @@ export async function commit(items: TransactItem[], outgoing: Outgoing[] = [], n
       const failed = failedConditions(e);
       if (guard && failed?.includes(all.length - 1)) throw replayed();
       if (failed?.length) return failed;
+      if (overflows(e)) throw tooLarge();
       if (!isConflict(e) || attempt === CONFLICT_RETRIES) throw e;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt));
     }
   }
 }
+
+// DynamoDB numbers hold 38 digits; a balance that a write would take past them refuses the whole
+// write (nothing changes), which is the client's request being too large, not a fault of ours.
+const overflows = (e: unknown) => e instanceof Error && e.name === 'ValidationException' && /38 (significant )?digits|number overflow/i.test(e.message);
+const tooLarge = () => new DomainError('unprocessable', 'balance_too_large', 'This would take a balance past the 38 digits the ledger holds (at its scale of 20); use a smaller amount');
 
 // A lone write needs no transaction, which would cost twice as much. (If the SDK retries it after
 // an unclear failure, its own first write can fail its condition: the lone conditional writes that
@@ -73,6 +79,7 @@ async function writeAlone(item: TransactItem, name: string): Promise<number[]> {
     else throw new Error('A lone ConditionCheck writes nothing');
   } catch (e) {
     if (e instanceof ConditionalCheckFailedException) return [0];
+    if (overflows(e)) throw tooLarge();
     throw e;
   }
   crashPoint(`${name}:after-write`);

@@ -80,6 +80,7 @@ export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Pro
     if (reasons.includes('transfer_exists')) return money.accept(); // credited when it came before
     if (reasons.includes(`insufficient:${account.peer(peer.id)}`)) return reject('T04', `Peer ${peer.id} has too little liquidity left for this packet`);
     if (reasons.some((r) => r.startsWith('insufficient:'))) return reject('T04', `Too little ${intent.assetCode} liquidity to deliver this packet`);
+    if (reasons.some((r) => r.startsWith('too_large:'))) return reject('F99', 'Crediting this packet would take a balance past 38 digits');
     // Another packet credited the intent first (or it closed): decide again on what it is now.
     const fresh = await findIntent(intent.id);
     if (!fresh) return money.finalDecline();

@@ -46,6 +46,14 @@ export function emptyAccountCheck(id: string): TransactItem {
 }
 
 const mayGoNegative = (id: string) => id.startsWith('settlement:');
+const MAX_BALANCE = 10n ** 38n - 1n;
+
+// A transfer refused because it would take a balance past 38 digits: the request is too large.
+export function refuseTooLarge(reasons: Array<string | undefined>): void {
+  if (reasons.some((r) => r?.startsWith('too_large:'))) {
+    throw new DomainError('unprocessable', 'balance_too_large', 'This would take a balance past the 38 digits the ledger holds (at its scale of 20); use a smaller amount');
+  }
+}
 
 export interface Leg {
   debit: string;
@@ -83,16 +91,19 @@ export function transferItems(transferId: string, legs: Leg[]): { items: Transac
   const failures = ['transfer_exists'];
   for (const [id, delta] of net) {
     if (delta === 0n) continue;
+    // A debit needs the money (but a settlement account may go negative); no balance may pass
+    // 38 digits either way, what a DynamoDB number holds.
+    const insufficient = delta < 0n && !mayGoNegative(id);
     items.push({
       Update: {
         TableName: TABLE(),
         Key: accountKey(id),
         UpdateExpression: 'SET balance = if_not_exists(balance, :zero) + :delta',
-        ...(delta < 0n && !mayGoNegative(id) && { ConditionExpression: 'balance >= :need' }),
-        ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ...(delta < 0n && !mayGoNegative(id) && { ':need': -delta }) },
+        ConditionExpression: insufficient ? 'balance >= :bound' : delta > 0n ? 'attribute_not_exists(balance) OR balance <= :bound' : 'attribute_not_exists(balance) OR balance >= :bound',
+        ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ':bound': insufficient ? -delta : delta > 0n ? MAX_BALANCE - delta : -MAX_BALANCE - delta },
       },
     });
-    failures.push(`insufficient:${id}`);
+    failures.push(`${insufficient ? 'insufficient' : 'too_large'}:${id}`);
   }
   return { items, failures };
 }
@@ -127,7 +138,10 @@ export async function balances(ids: string[]): Promise<Map<string, bigint>> {
 export async function settleAll(id: string, settlement: string): Promise<bigint> {
   const units = (await balances([id])).get(id) ?? 0n;
   if (units === 0n) return 0n;
-  if ((await commit(transferItems(randomUUID(), [{ debit: id, credit: settlement, amount: units }]).items)).length) {
+  const transfer = transferItems(randomUUID(), [{ debit: id, credit: settlement, amount: units }]);
+  const failed = await commit(transfer.items);
+  refuseTooLarge(failed.map((i) => transfer.failures[i]));
+  if (failed.length) {
     throw new DomainError('conflict', 'concurrent_withdrawal', 'The balance changed during the withdrawal; retry');
   }
   return units;
@@ -140,6 +154,9 @@ export async function settleAll(id: string, settlement: string): Promise<bigint>
 export async function moveFunds(id: string, assetId: string, units: bigint, direction: 'deposit' | 'withdrawal', idempotencyKey?: string): Promise<'moved' | 'insufficient'> {
   const [from, to] = direction === 'deposit' ? [account.settlementShard(assetId), id] : [id, account.settlementShard(assetId)];
   const transferId = idempotencyKey ? `liquidity:${createHash('sha256').update(`${id}|${direction}|${units}|${idempotencyKey}`).digest('hex')}` : randomUUID();
-  const failed = await commit(transferItems(transferId, [{ debit: from, credit: to, amount: units }]).items);
-  return failed.length && !failed.includes(0) ? 'insufficient' : 'moved'; // 0: the transfer exists already, which is success
+  const transfer = transferItems(transferId, [{ debit: from, credit: to, amount: units }]);
+  const failed = await commit(transfer.items);
+  if (!failed.length || failed.includes(0)) return 'moved'; // 0: the transfer exists already, which is success
+  refuseTooLarge(failed.map((i) => transfer.failures[i]));
+  return 'insufficient';
 }

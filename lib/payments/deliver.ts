@@ -73,6 +73,7 @@ async function deliverPayment({ paymentId, intentId }: PaymentMessage, holder: s
     const reasons = failed.map((i) => (i < transfer.failures.length ? transfer.failures[i] : i === transfer.items.length ? 'payment' : 'intent'));
     if (reasons.includes('transfer_exists') || reasons.includes('payment')) return 'skipped'; // a duplicate got there first
     if (reasons.includes(`insufficient:${account.liquidity(destinationAssetId)}`)) return fail(p, 'insufficient_liquidity');
+    if (reasons.some((r) => r.startsWith('too_large:'))) return fail(p, 'balance_too_large');
     if (reasons.some((r) => r.startsWith('insufficient:'))) throw new Error(`Payment ${p.id}: its account holds less than its debit amount`);
     // The intent changed under us (another payment credited it, or it closed): decide again,
     // after a short random pause so that competing deliveries spread out.

@@ -3,7 +3,7 @@ import { amountOf, fromLedger, toLedger } from '../amounts';
 import { config } from '../config';
 import { DomainError, notFound } from '../errors';
 import { event, message, type Outgoing } from '../events';
-import { account, settleAll, transferItems } from '../ledger';
+import { account, refuseTooLarge, settleAll, transferItems } from '../ledger';
 import { quoteKey, getQuoteRecord } from '../quotes';
 import { logger } from '../log';
 import { conflictState } from '../resources';
@@ -92,11 +92,14 @@ export async function createPayment(input: CreatePayment): Promise<Payment> {
 }
 
 // A transition from `from`, built from the payment as read; answers the payment as it is after.
-async function move(id: string, from: PaymentState, action: string, build: (r: PaymentRecord) => { next: PaymentRecord; items: TransactItem[]; outgoing: Outgoing[] }) {
+// `failures` names the reason of each item that has a condition (a transfer's, after the first).
+async function move(id: string, from: PaymentState, action: string, build: (r: PaymentRecord) => { next: PaymentRecord; items: TransactItem[]; outgoing: Outgoing[]; failures?: string[] }) {
   const r = await getPaymentRecord(id);
   if (r.state !== from) throw conflictState('Payment', id, r.state, action);
-  const { next, items, outgoing } = build(r);
-  if ((await commit(items, outgoing)).length) throw conflictState('Payment', id, (await getPaymentRecord(id)).state, action);
+  const { next, items, outgoing, failures = [] } = build(r);
+  const failed = await commit(items, outgoing);
+  refuseTooLarge(failed.map((i) => failures[i]));
+  if (failed.length) throw conflictState('Payment', id, (await getPaymentRecord(id)).state, action);
   return paymentView(next);
 }
 
@@ -112,6 +115,7 @@ export const fundPayment = (id: string) =>
     return {
       next,
       items: [store.transition(r.id, 'funding', 'sending'), ...transfer.items],
+      failures: ['state', ...transfer.failures],
       outgoing: [
         event(store.partition(r.id), 'payment.funded', paymentView(next)),
         // The intent's id rides along, so that the worker reads the payment and the intent at once.

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../stack';
+import { ok } from '../world';
 
 let s: TestStack;
 beforeAll(async () => {
@@ -114,6 +115,19 @@ describe('hostile input', () => {
     }
     expect((await post(nested(64))).status).toBe(201);
     expect((await post(JSON.stringify({ note: 'é'.repeat(2000) }))).status).toBe(201); // 4,000 bytes and more
+  });
+
+  it('refuses a deposit that would take a balance past 38 digits with 422, changing nothing', async () => {
+    // At the ledger's own scale (20) an amount may have 38 digits, and two of them make 39.
+    const asset = (await ok(s.admin('POST', '/assets', { code: 'HUGE', scale: 20 }))).id;
+    const most = '9'.repeat(38);
+    expect((await s.admin('POST', `/assets/${asset}/liquidity`, { amount: most })).status).toBe(200);
+    const again = await s.admin('POST', `/assets/${asset}/liquidity`, { amount: most });
+    expect([again.status, again.body.code]).toEqual([422, 'balance_too_large']);
+    expect((await s.admin('GET', `/assets/${asset}`)).body.liquidity.value).toBe(most);
+    const one = await s.admin('POST', `/assets/${asset}/liquidity`, { amount: '1' }); // exactly 10^38: 39 digits, still one significant
+    expect([one.status, one.body.code]).toEqual([422, 'balance_too_large']);
+    expect((await s.admin('GET', `/assets/${asset}`)).status).toBe(200);
   });
 
   it('answers an over-long path on the public resource server with 404, not a DynamoDB error', async () => {
