@@ -1,11 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
+// Two projects: unit tests (pure logic) start nothing, so one runs in about a second
+// (`npm test -- test/unit/amounts.test.ts`); integration tests share one set of emulators,
+// started by the global setup only when one of them runs.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], globalSetup: ['test/global-setup.ts'] } },
+    ],
   },
 });

@@ -20,6 +20,7 @@ function javaPids(port: number): number[] {
 
 const SECRET = 'start-test-secret-123456';
 
+type StartNode = typeof startNode;
 const PORTS = ['ADMIN_PORT', 'OPEN_PAYMENTS_PORT', 'AUTH_SERVER_PORT', 'CONNECTOR_PORT', 'DYNAMODB_PORT', 'SQS_PORT', 'EVENTBRIDGE_PORT', 'FSP_PORT'] as const;
 type Ports = Record<(typeof PORTS)[number], number>;
 const freePorts = async () => Object.fromEntries(await Promise.all(PORTS.map(async (n) => [n, await freePort()]))) as Ports;
@@ -77,6 +78,21 @@ describe('the local data', () => {
   const codes = async (node: Awaited<ReturnType<typeof startNode>>) => (await ok(node.admin('GET', '/assets'), 200)).items.map((a: { code: string }) => a.code);
 
   it('is kept across a restart, survives a crash of Node (the JVM it left is stopped), and is wiped by --fresh and npm run reset', async () => {
+    const running: Array<Awaited<ReturnType<typeof startNode>>> = [];
+    const tracked: StartNode = async (...args) => {
+      const node = await startNode(...args);
+      running.push(node);
+      return node;
+    };
+    try {
+      await restartAndWipe(tracked);
+    } finally {
+      // A failed assertion leaves no node behind (stop() on a stopped one is a no-op).
+      for (const node of running) await node.stop().catch(() => undefined);
+    }
+  }, 120_000);
+
+  async function restartAndWipe(startNode: StartNode) {
     const first = await startNode('start');
     expect(first.output()).toContain(`Data          ${first.dataDir}/ (kept across restarts; npm run reset wipes it)`);
     await ok(first.admin('POST', '/assets', { code: 'KEPT', scale: 2 }));
@@ -103,7 +119,7 @@ describe('the local data', () => {
     expect(reset.status, reset.stderr.toString()).toBe(0);
     expect(existsSync(join(first.dataDir, 'dynamodb'))).toBe(false);
     expect(existsSync(join(first.dataDir, 'secrets.json'))).toBe(true); // the node keeps its identity
-  }, 120_000);
+  }
 });
 
 describe('npm run start:node-b', () => {
