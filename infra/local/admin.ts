@@ -1,22 +1,46 @@
 import { signatureHeader } from '../../lib/http/signature';
 import { LOCAL_ADMIN_API_SECRET, NODES, nodeFromArgs } from './defaults';
 
-// `npm run admin -- [--node b] METHOD PATH [JSON] [-H 'Name: value']...`: signs and sends one
-// Admin API request (to Node A, or Node B with --node b), then prints the status and the body.
+// `npm run admin -- [options] METHOD PATH [JSON]`: signs and sends one Admin API request, then
+// prints the status and the body (only the body with --json, for jq). Exits 1 on a 4xx or 5xx.
+const HELP = `usage: npm run -s admin -- [--node b] [--json] [-H 'Name: value']... METHOD /path [JSON body]
+
+Signs one Admin API request with ADMIN_API_SECRET (or the local default) and sends it.
+
+  --node b        send to Node B (port 4001) instead of Node A (3001)
+  --json          print only the response body (no status line), e.g. to pipe into jq
+  -H 'Name: v'    add a header; an Idempotency-Key given this way is signed too
+  -h, --help      this text
+
+Environment: ADMIN_API_URL (the whole base URL, e.g. a deployed API), else ADMIN_PORT (the local
+port), and ADMIN_API_SECRET. The exit status is 0 for 2xx/3xx, 1 for 4xx/5xx, 2 for bad usage.
+
+examples:
+  npm run -s admin -- POST /assets '{"code":"USD","scale":2}'
+  npm run -s admin -- --json GET /assets | jq -r '.items[].code'
+  npm run -s admin -- --node b GET /peers
+  npm run -s admin -- -H 'Idempotency-Key: dep-1' POST /assets/<id>/liquidity '{"amount":"100"}'`;
+
 process.stdout.on('error', () => process.exit(0)); // e.g. piped into head
 const args = process.argv.slice(2);
+if (args.includes('-h') || args.includes('--help')) {
+  console.log(HELP);
+  process.exit(0);
+}
 const node = NODES[nodeFromArgs(args)];
 const headers: Record<string, string> = {};
 const positional: string[] = [];
+let jsonOnly = false;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '-H') {
     const [name, ...value] = (args[++i] ?? '').split(':');
     headers[name.trim().toLowerCase()] = value.join(':').trim();
-  } else positional.push(args[i]);
+  } else if (args[i] === '--json') jsonOnly = true;
+  else positional.push(args[i]);
 }
 const [method, path, body = ''] = positional;
 if (!method || !path?.startsWith('/')) {
-  console.error(`usage: npm run admin -- [--node b] METHOD /path [JSON body] [-H 'Idempotency-Key: k']`);
+  console.error(HELP);
   process.exit(2);
 }
 const base = process.env.ADMIN_API_URL ?? `http://localhost:${process.env.ADMIN_PORT ?? node.ports.admin}`;
@@ -32,10 +56,10 @@ const res = await fetch(base + path, {
   body: body || undefined,
 });
 const text = await res.text();
-console.log(`${res.status} ${res.statusText}`);
+if (!jsonOnly) console.log(`${res.status} ${res.statusText}`);
 try {
   console.log(JSON.stringify(JSON.parse(text), null, 2));
 } catch {
   if (text) console.log(text);
 }
-process.exitCode = res.ok ? 0 : 1;
+process.exitCode = res.status < 400 ? 0 : 1;

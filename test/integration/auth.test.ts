@@ -124,6 +124,19 @@ describe('Admin API signatures', () => {
     expect(JSON.parse(stdout)).toMatchObject({ code: 'USD', scale: 2 });
   });
 
+  it("signs for the README's shell function a (npm run admin): --json prints only the body, and the exit status follows the answer", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const fn = readme.match(/^a\(\) \{ npm run -s admin -- "\$@"; \}$/m)![0];
+    const run = (line: string) =>
+      promisify(execFile)('bash', ['-c', `${fn}\n${line}`], { cwd: ROOT, env: { ...process.env, ADMIN_API_URL: s.adminUrl, ADMIN_API_SECRET: s.env.ADMIN_API_SECRET } });
+    const created = await run(`a --json POST /assets '{"code":"CLI","scale":2}'`);
+    expect(JSON.parse(created.stdout)).toMatchObject({ code: 'CLI', scale: 2 });
+    const listed = await run('a --json GET /assets?limit=100');
+    expect(JSON.parse(listed.stdout).items.map((x: { code: string }) => x.code)).toContain('CLI');
+    await expect(run(`a --json POST /assets '{"code":"CLI","scale":2}'`)).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('"status": 409') });
+    expect((await run('a --help')).stdout).toContain('--json');
+  });
+
   it('lets a GET signature be reused within its window', async () => {
     const signature = s.sign('GET', '/assets');
     expect((await s.send('GET', '/assets', { headers: { signature } })).status).toBe(200);
