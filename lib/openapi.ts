@@ -129,7 +129,7 @@ export const operations: Operation[] = [
     body: liquidityBody, status: 200, response: peerWithLiquidity, errors: [400, 401, 404, 422],
   },
   {
-    method: 'get', path: '/webhook-events', summary: 'List webhook events by delivery status', query: listQuery,
+    method: 'get', path: '/webhook-events', summary: 'List webhook events, newest first: all, or by delivery status, type and resource', query: listQuery,
     status: 200, response: page(webhookEvent), errors: [400, 401],
   },
   {

@@ -58,24 +58,33 @@ export async function queryNewestFirst(opts: {
   partitions: string[];
   limit: number;
   cursor?: string;
+  // Only items that pass it; each partition is then read on until it has enough or ends.
+  filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
 }): Promise<Page<Record<string, any>>> {
   const after = decodeCursor(opts.cursor);
-  const pages = await Promise.all(
-    opts.partitions.map((partition) =>
-      db().send(
+  const newest = async (partition: string) => {
+    const items: Record<string, any>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const res = await db().send(
         new QueryCommand({
           TableName: opts.table,
           IndexName: opts.index,
           KeyConditionExpression: `#pk = :pk${after ? ' AND #sk < :after' : ''}`,
-          ExpressionAttributeNames: { '#pk': opts.partitionKey, ...(after && { '#sk': opts.sortKey }) },
-          ExpressionAttributeValues: { ':pk': partition, ...(after && { ':after': after }) },
+          ...(opts.filter && { FilterExpression: opts.filter.expression }),
+          ExpressionAttributeNames: { '#pk': opts.partitionKey, ...(after && { '#sk': opts.sortKey }), ...opts.filter?.names },
+          ExpressionAttributeValues: { ':pk': partition, ...(after && { ':after': after }), ...opts.filter?.values },
           ScanIndexForward: false,
           Limit: opts.limit + 1,
+          ExclusiveStartKey,
         }),
-      ),
-    ),
-  );
-  const merged = pages.flatMap((p) => p.Items ?? []).sort((a, b) => (a[opts.sortKey] < b[opts.sortKey] ? 1 : -1));
+      );
+      items.push(...(res.Items ?? []));
+      ExclusiveStartKey = opts.filter ? res.LastEvaluatedKey : undefined;
+    } while (ExclusiveStartKey && items.length <= opts.limit);
+    return items;
+  };
+  const merged = (await Promise.all(opts.partitions.map(newest))).flat().sort((a, b) => (a[opts.sortKey] < b[opts.sortKey] ? 1 : -1));
   const items = merged.slice(0, opts.limit);
   const more = merged.length > opts.limit;
   return { items, nextCursor: more ? Buffer.from(JSON.stringify({ after: items.at(-1)![opts.sortKey] })).toString('base64url') : null };

@@ -8,7 +8,7 @@ import { message, type DomainEvent, type Outgoing } from '../events';
 import { logger } from '../log';
 import { conflictState } from '../resources';
 import { commit } from '../tx';
-import type { Attempt, RetryMessage, WebhookEvent } from './schemas';
+import type { Attempt, ListQuery, RetryMessage, WebhookEvent } from './schemas';
 import { hopDelay, retryDelay } from './schedule';
 import * as store from './store';
 
@@ -142,8 +142,8 @@ export async function getWebhookEvent(id: string): Promise<WebhookEvent> {
   return webhookView(r);
 }
 
-export async function listWebhookEvents(status: string, limit: number, cursor?: string) {
-  const page = await store.listByStatus(status, limit, cursor);
+export async function listWebhookEvents(q: ListQuery) {
+  const page = await store.listRecords(q);
   return { items: page.items.map(webhookView), nextCursor: page.nextCursor };
 }
 

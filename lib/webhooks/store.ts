@@ -3,7 +3,7 @@ import { db } from '../db';
 import { config } from '../config';
 import type { DomainEvent } from '../events';
 import { queryNewestFirst, shardKeys, shardOf, type TransactItem } from '../table';
-import type { Attempt, WebhookEvent } from './schemas';
+import { webhookStatuses, type Attempt, type WebhookEvent } from './schemas';
 
 // Delivery records: one per event id, listed by status, newest first, through the ByStatus index,
 // where each status is spread over STATUS_SHARDS partitions (every attempt moves its record).
@@ -48,7 +48,13 @@ export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecor
   return {
     Put: {
       TableName: TABLE(),
-      Item: { ...record, data: JSON.stringify(record.data), statusShard: statusShard(event.id, status), statusSort: `${event.createdAt}#${event.id}` },
+      Item: {
+        ...record,
+        data: JSON.stringify(record.data),
+        ...(typeof (record.data as { id?: unknown })?.id === 'string' && { resourceId: (record.data as { id: string }).id }),
+        statusShard: statusShard(event.id, status),
+        statusSort: `${event.createdAt}#${event.id}`,
+      },
       ConditionExpression: 'attribute_not_exists(id)',
     },
   };
@@ -88,15 +94,26 @@ export function reopen(r: WebhookRecord): TransactItem {
   };
 }
 
-export async function listByStatus(status: string, limit: number, cursor?: string) {
+// Newest first, of one status or all, optionally of one event type or one resource (the id in the
+// event's data, kept as `resourceId`).
+export async function listRecords(q: { status?: string; type?: string; resourceId?: string; limit: number; cursor?: string }) {
+  const statuses = q.status ? [q.status] : webhookStatuses;
+  const conditions = [...(q.type ? ['#type = :type'] : []), ...(q.resourceId ? ['resourceId = :resourceId'] : [])];
   const page = await queryNewestFirst({
     table: TABLE(),
     index: 'ByStatus',
     partitionKey: 'statusShard',
     sortKey: 'statusSort',
-    partitions: shardKeys(status, STATUS_SHARDS),
-    limit,
-    cursor,
+    partitions: statuses.flatMap((status) => shardKeys(status, STATUS_SHARDS)),
+    limit: q.limit,
+    cursor: q.cursor,
+    ...(conditions.length && {
+      filter: {
+        expression: conditions.join(' AND '),
+        names: q.type ? { '#type': 'type' } : {},
+        values: { ...(q.type && { ':type': q.type }), ...(q.resourceId && { ':resourceId': q.resourceId }) },
+      },
+    }),
   });
   return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
 }

@@ -177,6 +177,34 @@ describe('inspection', () => {
     expect((await s.admin('GET', '/webhook-events/nope')).status).toBe(404);
     expect((await s.admin('POST', '/webhook-events/nope/redeliver')).status).toBe(404);
     expect((await s.admin('GET', '/webhook-events?status=lost')).status).toBe(400);
-    expect((await s.admin('GET', '/webhook-events')).status).toBe(400);
+    expect((await s.admin('GET', '/webhook-events?type=nope')).status).toBe(400);
+  });
+
+  it('lists every event newest first, or those of one type or one resource, with no empty last page', async () => {
+    hooks.respondWith(() => 204);
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
+    await ok(s.admin('POST', `/payment-intents/${intent.id}/complete`), 200);
+    await hooks.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
+    const all = async (query: string) => {
+      const items: any[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = await ok(s.admin('GET', `/webhook-events?limit=3${query}${cursor ? `&cursor=${cursor}` : ''}`), 200);
+        expect(page.items.length).toBeGreaterThan(0); // never an empty page
+        items.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return items;
+    };
+    const every = await all('');
+    const times = every.map((e) => e.createdAt);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(new Set(every.map((e) => e.status)).size).toBeGreaterThan(1); // delivered and failed ones, from the tests above
+    const mine = await all(`&resourceId=${intent.id}`);
+    expect(mine.map((e) => e.type)).toEqual(['payment_intent.completed', 'payment_intent.created']);
+    const completed = await all('&type=payment_intent.completed');
+    expect(completed.every((e) => e.type === 'payment_intent.completed')).toBe(true);
+    expect(completed.map((e) => e.data.id)).toContain(intent.id);
+    expect(await all(`&type=payment_intent.created&resourceId=${intent.id}&status=delivered`)).toHaveLength(1);
   });
 });
