@@ -310,7 +310,7 @@ try {
   dynamo.destroy();
 }
 
-// This service next to Rafiki's figures on the same machine kind (DESIGN.md, "Performance to beat").
+// This service next to Rafiki's figures, measured on the same machine kind.
 function sideBySide(rs: Result[]) {
   const find = (prefix: string, clients: number) => rs.filter((r) => r.name.startsWith(prefix) && r.concurrency === clients);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -327,6 +327,6 @@ function sideBySide(rs: Result[]) {
   add('fund -> completed, 8 clients', 'fund -> completed USD', 8, rate('payments'), '25.5 payments/s, p95 277 ms');
   if (!rows.length) return;
   const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length), ['', 'this service', 'Rafiki'][i].length));
-  console.log(`\n${''.padEnd(w[0])}  ${'this service'.padEnd(w[1])}  Rafiki (DESIGN.md)`);
+  console.log(`\n${''.padEnd(w[0])}  ${'this service'.padEnd(w[1])}  Rafiki (same machine kind)`);
   for (const r of rows) console.log(`${r[0].padEnd(w[0])}  ${r[1].padEnd(w[1])}  ${r[2]}`);
 }
