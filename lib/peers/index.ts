@@ -14,7 +14,6 @@ import * as store from './store';
 // node's connector; each names one peer), an outgoing token and endpoint (with which this node
 // calls its connector), and a liquidity account: the credit line extended to it, which packets
 // from it use up and packets to it restore (see lib/ilp).
-export { tokenHash } from './store';
 
 const tokenInUse = () => new DomainError('conflict', 'auth_token_in_use', 'An incoming auth token is already used by another peer; each token names one peer');
 
@@ -85,7 +84,7 @@ export async function updatePeer(id: string, input: UpdatePeer): Promise<Peer> {
   checkAmounts(now, now.assetScale);
   const { items, claims } = store.replacePeer(was, now);
   const failed = await commit(items);
-  if (failed.includes(0)) throw notFound('peer', id);
+  if (failed.includes(0)) throw await goneOrChanged(id);
   if (failed.some((i) => claims.includes(i))) throw tokenInUse();
   forgetPeers();
   return store.viewOf(now);
@@ -99,8 +98,15 @@ export async function deletePeer(id: string): Promise<void> {
   if (failed.includes(items.length - 1)) {
     throw new DomainError('conflict', 'peer_has_liquidity', `Peer ${id} still holds liquidity; withdraw it with POST /peers/${id}/liquidity-withdrawals first`);
   }
-  if (failed.length) throw notFound('peer', id);
+  if (failed.length) throw await goneOrChanged(id);
   forgetPeers();
+}
+
+// A change made from a read that another request has since overtaken: 404 if the peer went,
+// else 409, to read it again and retry.
+async function goneOrChanged(id: string): Promise<DomainError> {
+  if (!(await store.findPeer(id))) return notFound('peer', id);
+  return new DomainError('conflict', 'peer_changed', `Peer ${id} was changed by another request meanwhile; read it again and retry`);
 }
 
 // Deposits extend the credit line from the asset's settlement account; withdrawals take it back.

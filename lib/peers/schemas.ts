@@ -63,4 +63,7 @@ export interface PeerRecord extends Peer {
   assetId: string;
   incomingTokenHashes: string[];
   outgoingAuthToken: string;
+  // Bumped by every change, which is conditional on it: two changes made from the same read cannot
+  // both commit (each computes the tokens to release and claim from what it read).
+  version?: number;
 }

@@ -24,33 +24,40 @@ const claim = (key: { pk: string; sk: string }, peerId: string): TransactItem =>
 });
 const release = (key: { pk: string; sk: string }): TransactItem => ({ Delete: { TableName: TABLE(), Key: key } });
 
-const putRecord = (p: PeerRecord, condition: string): TransactItem => ({
+// The record as read, unchanged since (a record from before versions has none).
+const unchanged = (was: PeerRecord) =>
+  was.version === undefined
+    ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)' }
+    : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': was.version } };
+
+const putRecord = (p: PeerRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): TransactItem => ({
   Put: {
     TableName: TABLE(),
     Item: { ...byId(p.id), ...p, listPk: `${LIST}#${shardOf(p.id, LIST_SHARDS)}`, listSk: `${p.createdAt}#${p.id}` },
-    ConditionExpression: condition,
+    ...condition,
   },
 });
 
 // The items that create a peer: its record, its address (index 1 fails if taken) and its tokens
 // (indexes from 2 fail if taken).
 export function insertPeer(p: PeerRecord): TransactItem[] {
-  return [putRecord(p, 'attribute_not_exists(pk)'), claim(byAddress(p.assetId, p.staticIlpAddress), p.id), ...p.incomingTokenHashes.map((h) => claim(byToken(h), p.id))];
+  return [putRecord({ ...p, version: 1 }, { ConditionExpression: 'attribute_not_exists(pk)' }), claim(byAddress(p.assetId, p.staticIlpAddress), p.id), ...p.incomingTokenHashes.map((h) => claim(byToken(h), p.id))];
 }
 
-// The items that replace a peer's record; tokens it drops are released, new ones claimed (the
-// indexes of those claims, in the result, fail if another peer holds the token).
+// The items that replace a peer's record as read (index 0 fails if it is gone or changed since);
+// tokens it drops are released, new ones claimed (the indexes of those claims, in the result,
+// fail if another peer holds the token).
 export function replacePeer(was: PeerRecord, now: PeerRecord): { items: TransactItem[]; claims: number[] } {
   const added = now.incomingTokenHashes.filter((h) => !was.incomingTokenHashes.includes(h));
   const dropped = was.incomingTokenHashes.filter((h) => !now.incomingTokenHashes.includes(h));
-  const items = [putRecord(now, 'attribute_exists(pk)'), ...dropped.map((h) => release(byToken(h)))];
+  const items = [putRecord({ ...now, version: (was.version ?? 0) + 1 }, unchanged(was)), ...dropped.map((h) => release(byToken(h)))];
   const claims = added.map((_, i) => items.length + i);
   return { items: [...items, ...added.map((h) => claim(byToken(h), now.id))], claims };
 }
 
 export function removePeer(p: PeerRecord): TransactItem[] {
   return [
-    { Delete: { TableName: TABLE(), Key: byId(p.id), ConditionExpression: 'attribute_exists(pk)' } },
+    { Delete: { TableName: TABLE(), Key: byId(p.id), ...unchanged(p) } },
     release(byAddress(p.assetId, p.staticIlpAddress)),
     ...p.incomingTokenHashes.map((h) => release(byToken(h))),
   ];

@@ -122,3 +122,23 @@ describe('peers', () => {
     expect(ids.length).toBeGreaterThanOrEqual(6);
   });
 });
+
+describe('concurrent changes', () => {
+  it('lets one of several racing token changes win; the others are 409 and claim nothing', async () => {
+    const peer = await ok(s.admin('POST', '/peers', body()));
+    const tokens = Array.from({ length: 6 }, (_, i) => `racing-token-${i}-0123456789`);
+    const results = await Promise.all(tokens.map((t) => s.admin('PATCH', `/peers/${peer.id}`, { http: { incoming: { authTokens: [t] } } })));
+    const won = results.flatMap((r, i) => (r.status === 200 ? [tokens[i]] : []));
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    for (const r of results.filter((x) => x.status !== 200)) expect([r.status, r.body.code]).toEqual([409, 'peer_changed']);
+    // Exactly one token is held, a winner's (the last to commit): every other is free for another peer.
+    const held: string[] = [];
+    for (const t of tokens) {
+      const other = await s.admin('POST', '/peers', body({ http: { incoming: { authTokens: [t] }, outgoing: { authToken: 'outgoing-token-x-0123', endpoint: 'http://x.example/ilp' } } }));
+      expect([201, 409], t).toContain(other.status);
+      if (other.status === 409) held.push(t);
+    }
+    expect(held).toHaveLength(1);
+    expect(won).toContain(held[0]);
+  });
+});
