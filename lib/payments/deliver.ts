@@ -32,10 +32,17 @@ function legsFor(p: PaymentRecord, intentId: string, destinationAssetId: string,
 
 const fail = (p: PaymentRecord, reason: string) => finishPayment(p, 'failed', { reason });
 
-async function deliverPayment({ paymentId, intentId }: PaymentMessage, holder: string): Promise<Outcome | RemoteOutcome> {
+// The payment record says where it goes; the message's intentId (a local payment's) only lets the
+// worker read the payment and its intent at once.
+async function deliverPayment(message: PaymentMessage, holder: string): Promise<Outcome | RemoteOutcome> {
+  const { paymentId } = message;
+  let intentId = message.intentId;
   if (!intentId) {
     const p = await store.findPayment(paymentId);
-    return p?.state === 'sending' && p.ilp ? sendRemote(p, holder) : 'skipped';
+    if (p?.state !== 'sending') return 'skipped';
+    if (p.ilp) return sendRemote(p, holder);
+    if (!p.intentId) return 'skipped';
+    intentId = p.intentId; // a message written before it carried the intent
   }
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const [p, intent]: [PaymentRecord | undefined, IntentRecord | undefined] = await Promise.all([store.findPayment(paymentId), findIntent(intentId)]);

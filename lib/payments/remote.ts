@@ -2,9 +2,11 @@ import { pay, type PaymentProgress, type Quote as PayQuote } from '@interledger/
 import { amountOf, toLedger } from '../amounts';
 import { noteLiquidityTaken } from '../assets';
 import { config } from '../config';
+import { DomainError } from '../errors';
 import { message } from '../events';
 import { PeerPlugin, type PacketOut, type SendingHooks } from '../ilp/plugin';
-import { connect, payQuote, readReceiver, type RemoteReceiver } from '../ilp/quote';
+import { connect, payQuote, readReceiver } from '../ilp/quote';
+import type { RemoteReceiver } from '../ilp/receiver';
 import { account, transferItems, type Leg } from '../ledger';
 import { logger } from '../log';
 import { findPeer } from '../peers/store';
@@ -49,6 +51,8 @@ export async function sendRemote(p: PaymentRecord, holder: string): Promise<Remo
   try {
     return await attempt(p, holder);
   } catch (e) {
+    // A refusal that no retry changes (no such receiver, no rate for the peer): fail now, with it.
+    if (e instanceof DomainError && e.kind === 'unprocessable') return finish(p, 'failed', totalsOf(await store.listPackets(p.id)), e.code);
     if (!(e instanceof Crashed)) await commit([store.releaseLease(p.id, holder)]).catch(() => undefined);
     throw e;
   }
@@ -74,7 +78,7 @@ async function attempt(p: PaymentRecord, holder: string): Promise<RemoteOutcome>
   if (!peer) return finish(p, 'failed', before, 'peer_not_found');
 
   const src = sourceAsset(p);
-  const rate = src.code === peer.assetCode ? 1 : (await resolveRate({ sourceAssetCode: src.code, destinationAssetCode: peer.assetCode, peerId: peer.id })).rate;
+  const { rate } = await resolveRate({ sourceAssetCode: src.code, destinationAssetCode: peer.assetCode, peerId: peer.id }); // 1 for the same asset
   const plugin = new PeerPlugin({ peer, source: src, rate, sharedSecret: receiver.sharedSecret, hooks: hooksFor(p, peer), deadline: Date.now() + ATTEMPT_MS });
   const result = await payWithin(plugin, receiver, payQuote(p.ilp!, budget, toDeliver));
   if (plugin.failure?.kind === 'crashed') throw new Crashed(plugin.failure.reason);

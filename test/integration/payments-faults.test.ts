@@ -52,6 +52,18 @@ describe('faults lose nothing and never double-spend', () => {
     expect(events.seen.filter((e) => e.data.id === payment.id).map((e) => e.type).sort()).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
   });
 
+  it('a message with only the payment id (as written before messages carried the intent) still delivers a local payment, once', async () => {
+    const { payment, intent } = await createFlow(s, w.alice, w.bob, { value: '300', assetCode: 'USD' });
+    await s.streams.stop(); // the funding's own message waits on the stream
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    await s.sqs.send(new SendMessageCommand({ QueueUrl: s.refs.PaymentsQueue.ref, MessageBody: JSON.stringify({ paymentId: payment.id }) }));
+    await paymentIn(s, payment.id, ['completed']);
+    s.streams.start(); // then the funding's message comes, and finds the work done
+    await events.waitForEvent('payment.completed', (d) => d.id === payment.id);
+    await queueEmpty();
+    expect((await ledger(s)).get(`intent:${intent.id}`)).toBe(units(300));
+  });
+
   it('the stream reader down right after a commit: the event waits on the stream and arrives once when it is back', async () => {
     await s.streams.stop();
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { outage: true } }));
