@@ -1,5 +1,6 @@
 import { Int, isPaymentError, PaymentError, PaymentType, Ratio, setupPayment, startQuote, type PositiveInt, type PositiveRatio, type Quote as PayQuote, type ResolvedPayment } from '@interledger/pay';
 import { OpenPaymentsClientError } from '@interledger/open-payments';
+import { divCeil } from '../amounts';
 import { config } from '../config';
 import { DomainError } from '../errors';
 import { readIncomingPayment } from '../open-payments/client';
@@ -7,6 +8,7 @@ import { routeTo } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
 import { PeerPlugin, type Failure } from './plugin';
+import { receiverFrom, type RemoteReceiver } from './receiver';
 
 // Paying an incoming payment on another node: read it through Open Payments (a grant from its
 // authorization server, then an authenticated read, which yields its STREAM credentials), pick the
@@ -17,16 +19,6 @@ export interface Asset {
   scale: number;
 }
 
-export interface RemoteReceiver {
-  url: string;
-  state: 'open' | 'completed' | 'expired' | 'closed'; // closed: it offers no ILP credentials
-  asset: Asset;
-  incoming: bigint | null; // what it asks for in all, if anything
-  received: bigint;
-  ilpAddress: string;
-  sharedSecret: Buffer;
-  expiresAt?: string;
-}
 
 // What a quote keeps to send later without probing again (pay's rates as exact fractions).
 export interface IlpQuoteDetails {
@@ -40,6 +32,7 @@ export interface IlpQuoteDetails {
 const unprocessable = (code: string, detail: string) => new DomainError('unprocessable', code, detail);
 const upstream = (code: string, detail: string) => new DomainError('upstream', code, detail);
 
+
 // The receiver as it is now.
 export async function readReceiver(url: string): Promise<RemoteReceiver> {
   let read: Awaited<ReturnType<typeof readIncomingPayment>>;
@@ -50,18 +43,7 @@ export async function readReceiver(url: string): Promise<RemoteReceiver> {
     if (e instanceof DomainError) throw e;
     throw upstream('receiver_unreachable', `Could not read the incoming payment at ${url}: ${(e as Error).message}`);
   }
-  const ilp = read.methods.find((m) => m.type === 'ilp');
-  const expired = read.expiresAt !== undefined && Date.parse(read.expiresAt) <= Date.now();
-  return {
-    url,
-    state: read.completed ? 'completed' : expired ? 'expired' : ilp ? 'open' : 'closed',
-    asset: { code: read.receivedAmount.assetCode, scale: read.receivedAmount.assetScale },
-    incoming: read.incomingAmount ? BigInt(read.incomingAmount.value) : null,
-    received: BigInt(read.receivedAmount.value),
-    ilpAddress: ilp?.ilpAddress ?? '',
-    sharedSecret: Buffer.from(ilp?.sharedSecret ?? '', 'base64url'),
-    ...(read.expiresAt && { expiresAt: read.expiresAt }),
-  };
+  return receiverFrom(url, read);
 }
 
 // The peer towards the receiver (preferring one in the payment's asset), and the rate into its asset.
@@ -105,7 +87,7 @@ export async function probe(source: Asset, receiver: RemoteReceiver, route: { pe
     throw e;
   }
   const low = quote.lowEstimatedExchangeRate;
-  const debit = target.debit ?? ceilDiv(target.receive! * low.b.value, low.a.value);
+  const debit = target.debit ?? divCeil(target.receive! * low.b.value, low.a.value);
   const receive = target.receive ?? (debit * low.a.value) / low.b.value;
   // (pay's own declarations of its ratio types do not check under TypeScript 5.9: read them structurally)
   const pair = (r: { a: { value: bigint }; b: { value: bigint } }): [string, string] => [r.a.value.toString(), r.b.value.toString()];
@@ -117,7 +99,6 @@ export async function probe(source: Asset, receiver: RemoteReceiver, route: { pe
   };
 }
 
-const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
 
 // pay's prices: what one whole unit of each asset is worth, in any common unit.
 async function pricesFor(source: Asset, destination: Asset, peer: PeerRecord) {
