@@ -4,6 +4,7 @@ import { config } from '../config';
 import { DomainError } from '../errors';
 import { probe, readReceiver, routeFor } from '../ilp/quote';
 import { checkAmountAsset, intentView } from '../payment-intents';
+import type { IntentRecord } from '../payment-intents/schemas';
 import { findIntent } from '../payment-intents/store';
 import { resolveRate } from '../rates';
 import { intentUrl, localIntentId } from '../resources';
@@ -32,9 +33,10 @@ export async function createQuote(input: CreateQuote): Promise<Quote> {
     ]);
   }
   const intentId = localIntentId(input.receiver);
-  const sender = await findWalletRecordByUrl(input.walletAddress);
+  // A local receiver is read together with the sender: one round trip, not two.
+  const [sender, intent] = await Promise.all([findWalletRecordByUrl(input.walletAddress), intentId === undefined ? undefined : findIntent(intentId)]);
   if (!sender) throw unprocessable('wallet_address_not_found', `No wallet address ${input.walletAddress}`);
-  const { expiresBy, ...priced } = intentId === undefined ? await priceRemote(input, sender) : await priceLocal(input, sender, intentId);
+  const { expiresBy, ...priced } = intentId === undefined ? await priceRemote(input, sender) : await priceLocal(input, sender, intentId, intent);
 
   const now = Date.now();
   const lifetime = now + config.QUOTE_LIFETIME_SECS * 1000;
@@ -74,8 +76,7 @@ function checkAmounts(debit: bigint, receive: bigint, src: { scale: number }, re
   toLedger(receive, receiver.asset.scale, 'receiveAmount.value');
 }
 
-async function priceLocal(input: CreateQuote, sender: Sender, intentId: string): Promise<Priced> {
-  const intent = await findIntent(intentId);
+async function priceLocal(input: CreateQuote, sender: Sender, intentId: string, intent: IntentRecord | undefined): Promise<Priced> {
   if (!intent) throw unprocessable('receiver_not_found', `No payment intent ${intentId}`);
   const intentState = intentView(intent).state;
   if (intentState !== 'pending' && intentState !== 'processing') {
