@@ -50,7 +50,7 @@ export function rateFraction(rate: number): { num: bigint; den: bigint } {
 }
 
 const divFloor = (a: bigint, b: bigint) => a / b;
-const divCeil = (a: bigint, b: bigint) => (a + b - 1n) / b;
+export const divCeil = (a: bigint, b: bigint) => (a + b - 1n) / b;
 
 // Conversions between two assets' scales through a rate, rounded in the service's favour: the
 // receiver gets the amount rounded down; a sender's debit for a fixed receive is rounded up.

@@ -7,6 +7,10 @@ export interface FieldError {
   message: string;
 }
 
+// A write that would take a ledger balance past the 38 digits a DynamoDB number holds.
+export const balanceTooLarge = () =>
+  new DomainError('unprocessable', 'balance_too_large', 'This would take a balance past the 38 digits the ledger holds (at its scale of 20); use a smaller amount');
+
 export class DomainError extends Error {
   constructor(
     readonly kind: ErrorKind,

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DeleteCommandInput, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
-import { DomainError } from './errors';
+import { balanceTooLarge, DomainError } from './errors';
 import { crashPoint } from './faults';
 import { outboxItems, type Outgoing } from './events';
 import { failedConditions, type TransactItem } from './table';
@@ -56,7 +56,7 @@ export async function commit(items: TransactItem[], outgoing: Outgoing[] = [], n
       const failed = failedConditions(e);
       if (guard && failed?.includes(all.length - 1)) throw replayed();
       if (failed?.length) return failed;
-      if (overflows(e)) throw tooLarge();
+      if (overflows(e)) throw balanceTooLarge();
       if (!isConflict(e) || attempt === CONFLICT_RETRIES) throw e;
       await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt));
     }
@@ -66,7 +66,6 @@ export async function commit(items: TransactItem[], outgoing: Outgoing[] = [], n
 // DynamoDB numbers hold 38 digits; a balance that a write would take past them refuses the whole
 // write (nothing changes), which is the client's request being too large, not a fault of ours.
 const overflows = (e: unknown) => e instanceof Error && e.name === 'ValidationException' && /38 (significant )?digits|number overflow/i.test(e.message);
-const tooLarge = () => new DomainError('unprocessable', 'balance_too_large', 'This would take a balance past the 38 digits the ledger holds (at its scale of 20); use a smaller amount');
 
 // A lone write needs no transaction, which would cost twice as much. (If the SDK retries it after
 // an unclear failure, its own first write can fail its condition: the lone conditional writes that
@@ -79,7 +78,7 @@ async function writeAlone(item: TransactItem, name: string): Promise<number[]> {
     else throw new Error('A lone ConditionCheck writes nothing');
   } catch (e) {
     if (e instanceof ConditionalCheckFailedException) return [0];
-    if (overflows(e)) throw tooLarge();
+    if (overflows(e)) throw balanceTooLarge();
     throw e;
   }
   crashPoint(`${name}:after-write`);

@@ -8,7 +8,8 @@ const node = nodeFromArgs(process.argv);
 const dataDir = dataDirOf(ROOT, node);
 let running = '';
 try {
-  running = execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.*-dbPath ${dataDir}/dynamodb`]).toString().trim();
+  const path = `${dataDir}/dynamodb`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); // a folder's name, not a pattern
+  running = execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.*-dbPath ${path}( |$)`]).toString().trim();
 } catch {
   // not running
 }

@@ -28,12 +28,8 @@ export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Pro
   const server = await streamServer();
   const amount = BigInt(prepare.amount);
   const intentId = amount > 0n ? server.decodePaymentTag(prepare.destination) : undefined;
+  let intent = intentId ? await findIntent(intentId) : undefined;
   // Probes, connection closes and packets that are not for a payment of ours: STREAM answers.
-  if (!intentId) {
-    const reply = server.createReply(prepare);
-    return isIlpReply(reply) ? reply : reply.finalDecline();
-  }
-  let intent = await findIntent(intentId);
   if (!intent) {
     const reply = server.createReply(prepare);
     return isIlpReply(reply) ? reply : reply.finalDecline();

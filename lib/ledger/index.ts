@@ -2,7 +2,7 @@ import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { BatchGetItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../db';
 import { config } from '../config';
-import { DomainError } from '../errors';
+import { balanceTooLarge, DomainError } from '../errors';
 import type { TransactItem } from '../table';
 import { commit } from '../tx';
 import { accountIdOf, accountKey } from './keys';
@@ -51,7 +51,7 @@ const MAX_BALANCE = 10n ** 38n - 1n;
 // A transfer refused because it would take a balance past 38 digits: the request is too large.
 export function refuseTooLarge(reasons: Array<string | undefined>): void {
   if (reasons.some((r) => r?.startsWith('too_large:'))) {
-    throw new DomainError('unprocessable', 'balance_too_large', 'This would take a balance past the 38 digits the ledger holds (at its scale of 20); use a smaller amount');
+    throw balanceTooLarge();
   }
 }
 
