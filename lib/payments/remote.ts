@@ -35,7 +35,11 @@ import * as store from './store';
 export type RemoteOutcome = 'completed' | 'failed' | 'skipped' | 'continued';
 
 const LEASE_MS = 60_000; // longer than the worker may run (serverless.yml timeout)
-const ATTEMPT_MS = 30_000; // no paying packet leaves later than this into an attempt
+// Both from the attempt's start, within the worker's 50 s (serverless.yml): no paying packet
+// leaves after ATTEMPT_MS, and the last one's answer (a packet lives at most 10 s) is awaited until
+// OVERSTAY_MS, leaving time to settle and finish.
+const ATTEMPT_MS = 30_000;
+const OVERSTAY_MS = 42_000;
 const HOLD_GRACE_MS = 1_000; // after a pending packet's expiry, before its fate is taken as final
 
 // An injected crash: leave everything as a process that died would.
@@ -49,7 +53,7 @@ export async function sendRemote(p: PaymentRecord, holder: string): Promise<Remo
     throw new Error(`Payment ${p.id} is being sent by another attempt until its lease ends`);
   }
   try {
-    return await attempt(p, holder);
+    return await attempt(p, holder, Date.now());
   } catch (e) {
     // A refusal that no retry changes (no such receiver, no rate for the peer): fail now, with it.
     if (e instanceof DomainError && e.kind === 'unprocessable') return finish(p, 'failed', totalsOf(await store.listPackets(p.id)), e.code);
@@ -58,7 +62,7 @@ export async function sendRemote(p: PaymentRecord, holder: string): Promise<Remo
   }
 }
 
-async function attempt(p: PaymentRecord, holder: string): Promise<RemoteOutcome> {
+async function attempt(p: PaymentRecord, holder: string, startedAt: number): Promise<RemoteOutcome> {
   const before = totalsOf(await resolveLeftovers(p));
   const receive = BigInt(p.receiveAmount.value);
   if (before.delivered >= receive) return finish(p, 'completed', before);
@@ -79,8 +83,8 @@ async function attempt(p: PaymentRecord, holder: string): Promise<RemoteOutcome>
 
   const src = sourceAsset(p);
   const { rate } = await resolveRate({ sourceAssetCode: src.code, destinationAssetCode: peer.assetCode, peerId: peer.id }); // 1 for the same asset
-  const plugin = new PeerPlugin({ peer, source: src, rate, sharedSecret: receiver.sharedSecret, hooks: hooksFor(p, peer), deadline: Date.now() + ATTEMPT_MS });
-  const result = await payWithin(plugin, receiver, payQuote(p.ilp!, budget, toDeliver));
+  const plugin = new PeerPlugin({ peer, source: src, rate, sharedSecret: receiver.sharedSecret, hooks: hooksFor(p, peer), deadline: startedAt + ATTEMPT_MS });
+  const result = await payWithin(plugin, receiver, payQuote(p.ilp!, budget, toDeliver), startedAt + OVERSTAY_MS);
   if (plugin.failure?.kind === 'crashed') throw new Crashed(plugin.failure.reason);
 
   const packets = await store.listPackets(p.id);
@@ -123,9 +127,9 @@ async function attempt(p: PaymentRecord, holder: string): Promise<RemoteOutcome>
 
 // pay, for at most what the quote allows. pay waits forever when its source budget is spent with
 // the delivery still short; that is an end here ('exhausted'), as is an attempt that overstays.
-function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote): Promise<{ error?: string }> {
+function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote, until: number): Promise<{ error?: string }> {
   return new Promise((resolve) => {
-    const overstay = setTimeout(() => resolve({ error: 'stalled' }), ATTEMPT_MS + 20_000);
+    const overstay = setTimeout(() => resolve({ error: 'stalled' }), Math.max(0, until - Date.now()));
     const progressHandler = (at: PaymentProgress) => {
       if (at.sourceAmountInFlight === 0n && at.amountSent >= quote.maxSourceAmount && at.amountDelivered < quote.minDeliveryAmount) resolve({ error: 'exhausted' });
     };
