@@ -5,12 +5,11 @@ import type { LambdaRuntime } from './lambda';
 import { listen } from './listen';
 import type { Route } from './rest-apis';
 
-// A local API Gateway: routes requests to functions, for an HTTP API (payload 2.0) or a REST API
-// (payload 1.0), with API Gateway's path templates and precedence. Routes that need IAM
+// A local API Gateway: routes requests to functions as a REST API does (Lambda proxy events,
+// payload 1.0), with API Gateway's path templates and precedence. Routes that need IAM
 // authorization (AWS_IAM) are refused without a SigV4 Authorization header, as API Gateway does;
 // IAM itself does not exist locally, so the signature is not checked.
 const MAX_PAYLOAD = 10 * 1024 * 1024;
-export type ApiKind = 'httpApi' | 'http';
 
 interface Compiled {
   route: Route;
@@ -60,54 +59,35 @@ function decode(s: string): string {
   }
 }
 
-function toEvent(kind: ApiKind, route: Route, req: IncomingMessage, rawPath: string, rawQuery: string, url: URL, params: Record<string, string>, body: Buffer, binary: boolean) {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
-  const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, params: Record<string, string>, body: Buffer, binary: boolean) {
+  // Header names as the client wrote them, as a REST API passes them on.
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) (multiValueHeaders[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
+  const headers = Object.fromEntries(Object.entries(multiValueHeaders).map(([k, v]) => [k, v.at(-1)!]));
   const hasQuery = url.searchParams.size > 0;
   const text = body.length ? body.toString('utf8') : undefined;
   const isText = !binary && (text === undefined || Buffer.from(text, 'utf8').equals(body));
-  const common = {
-    headers,
-    pathParameters: Object.keys(params).length ? Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decode(v)])) : undefined,
-    queryStringParameters: hasQuery ? query : undefined,
-    body: body.length ? (isText ? text : body.toString('base64')) : undefined,
-    isBase64Encoded: !isText,
-    stageVariables: undefined,
-  };
-  const requestId = randomUUID();
-  const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
-  if (kind === 'httpApi') {
-    const routeKey = `${route.method} ${route.path}`;
-    return {
-      version: '2.0',
-      routeKey,
-      rawPath,
-      rawQueryString: rawQuery,
-      ...common,
-      requestContext: {
-        accountId: '000000000000', apiId: 'local', domainName: req.headers.host ?? 'localhost', domainPrefix: 'local',
-        http: { method: req.method!, path: rawPath, protocol: `HTTP/${req.httpVersion}`, sourceIp, userAgent: req.headers['user-agent'] ?? '' },
-        requestId, routeKey, stage: '$default', time: new Date().toUTCString(), timeEpoch: Date.now(),
-      },
-    };
-  }
   return {
     resource: route.path,
     path: rawPath,
     httpMethod: req.method!,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-    multiValueQueryStringParameters: hasQuery ? Object.fromEntries([...url.searchParams.keys()].map((k) => [k, url.searchParams.getAll(k)])) : undefined,
-    ...common,
+    headers,
+    multiValueHeaders,
+    // Decoded, the last value of a repeated name in one and all of them in the other, as API Gateway does.
+    queryStringParameters: hasQuery ? Object.fromEntries(url.searchParams) : undefined,
+    multiValueQueryStringParameters: hasQuery ? Object.fromEntries([...new Set(url.searchParams.keys())].map((k) => [k, url.searchParams.getAll(k)])) : undefined,
+    pathParameters: Object.keys(params).length ? Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decode(v)])) : undefined,
+    stageVariables: undefined,
+    body: body.length ? (isText ? text : body.toString('base64')) : undefined,
+    isBase64Encoded: !isText,
     requestContext: {
       accountId: '000000000000', apiId: 'local', httpMethod: req.method!, path: rawPath, protocol: `HTTP/${req.httpVersion}`,
-      requestId, resourcePath: route.path, stage: 'local', identity: { sourceIp }, requestTimeEpoch: Date.now(),
+      requestId: randomUUID(), resourcePath: route.path, stage: 'local', identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' }, requestTimeEpoch: Date.now(),
     },
   };
 }
 
-export async function startGateway(opts: { kind: ApiKind; port: number; routes: Route[]; runtime: LambdaRuntime; binary?: boolean }) {
+export async function startGateway(opts: { port: number; routes: Route[]; runtime: LambdaRuntime; binary?: boolean }) {
   const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
 
   const server: Server = createServer(async (req, res) => {
@@ -148,7 +128,7 @@ export async function startGateway(opts: { kind: ApiKind; port: number; routes: 
       }
       const body = await readBody(req);
       if (body === 'too_large') return send(413, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Request Entity Too Large' }));
-      const result = (await opts.runtime.invoke(route.fn, toEvent(opts.kind, route, req, rawPath, q < 0 ? '' : target.slice(q + 1), url, found.params, body, opts.binary ?? false))) as {
+      const result = (await opts.runtime.invoke(route.fn, toEvent(route, req, rawPath, url, found.params, body, opts.binary ?? false))) as {
         statusCode?: number;
         headers?: Record<string, unknown>;
         body?: string;

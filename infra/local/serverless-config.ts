@@ -75,11 +75,11 @@ export function loadService(stage = 'local'): ServiceDef {
   };
 }
 
-// The routes of a serverless-managed API: the functions' `httpApi` or `http` events.
-export function eventRoutes(functions: FunctionDef[], kind: 'httpApi' | 'http'): Route[] {
+// The routes of the serverless-managed REST API (the Admin API): the functions' `http` events.
+export function eventRoutes(functions: FunctionDef[]): Route[] {
   return functions.flatMap((fn) =>
     fn.events.flatMap((e) => {
-      const spec = e[kind];
+      const spec = e.http;
       return spec ? [{ method: String(spec.method).toUpperCase(), path: spec.path, fn, iam: spec.authorizer === 'aws_iam' }] : [];
     }),
   );

@@ -1,5 +1,5 @@
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { IdempotencyConfig, IdempotencyValidationError, IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
@@ -12,17 +12,20 @@ import { fieldErrors, fromDomainError, problem, problemResponse, validationError
 import { consumeSignature, guardItem } from './replay';
 import { deferGuard, inRequestScope, replayed, untakenGuard } from '../tx';
 import { verifySignature } from './signature';
+import { entriesOf, sentQueries } from './query';
 import { secret } from '../secrets';
+import { observed } from '../tracing';
 
-// The one middleware stack of every Admin API route: size limit, signature, content type, JSON
-// and zod validation, Idempotency-Key, and errors as problem+json. Handlers get typed input.
+// The one middleware stack of every Admin API route (a REST API's Lambda proxy events): size
+// limit, signature, content type, JSON and zod validation, Idempotency-Key, and errors as
+// problem+json. Handlers get typed input.
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface RouteInput<B, Q, P> {
   body: B;
   query: Q;
   params: P;
-  event: APIGatewayProxyEventV2;
+  event: AdminEvent;
 }
 
 export interface RouteSpec<B, Q, P> {
@@ -44,20 +47,33 @@ export const created = (body: unknown): Reply => ({ status: 201, body });
 export const accepted = (body: unknown): Reply => ({ status: 202, body });
 export const noContent = (): Reply => ({ status: 204, body: undefined });
 
-type AdminEvent = APIGatewayProxyEventV2 & { input?: RouteInput<unknown, unknown, unknown> };
-type AdminRequest = Request<AdminEvent, APIGatewayProxyResultV2, Error, Context>;
+// Header names in lower case (a REST API passes them as the client wrote them).
+type AdminEvent = APIGatewayProxyEvent & { headers: Record<string, string | undefined>; input?: RouteInput<unknown, unknown, unknown> };
+type AdminRequest = Request<AdminEvent, APIGatewayProxyResult, Error, Context>;
 
 const invalid = (code: string, detail: string) => new DomainError('invalid', code, detail);
 const unauthorized = (detail: string) => new DomainError('unauthorized', 'unauthorized', detail);
 
-function rawBody(event: APIGatewayProxyEventV2): Buffer {
+function rawBody(event: AdminEvent): Buffer {
   if (!event.body) return Buffer.alloc(0);
   return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
-function pathWithQuery(event: APIGatewayProxyEventV2): string {
-  return event.rawQueryString ? `${event.rawPath}?${event.rawQueryString}` : event.rawPath;
+// What the client may have signed: the path below the API's base URL (a stage is not part of
+// it) with the query as sent, which the event holds only decoded (./query.ts).
+function signedPaths(event: AdminEvent): string[] {
+  return sentQueries(entriesOf(event.multiValueQueryStringParameters)).map((q) => (q ? `${event.path}?${q}` : event.path));
 }
+
+// Header names in lower case, and each query parameter once: a repeated one would reach the
+// route as its last value only, which is not what the client meant.
+const normalize = (): MiddlewareObj<AdminEvent> => ({
+  before: ({ event }) => {
+    event.headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).filter(([, v]) => (v?.length ?? 0) > 1);
+    if (repeated.length) throw invalid('invalid_request', `Each query parameter may be given once: ${repeated.map(([k]) => k).join(', ')}`);
+  },
+});
 
 async function adminSecret(): Promise<string> {
   const value = await secret('ADMIN_API_SECRET');
@@ -71,11 +87,11 @@ const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
     if (body.length > MAX_BODY_BYTES) {
       throw new DomainError('too_large', 'payload_too_large', `The body is ${body.length} bytes; the limit is ${MAX_BODY_BYTES}`);
     }
-    const method = event.requestContext.http.method;
+    const method = event.httpMethod;
     const result = verifySignature(
       event.headers.signature,
       await adminSecret(),
-      { method, pathWithQuery: pathWithQuery(event), idempotencyKey: event.headers['idempotency-key'], body },
+      { method, pathWithQuery: signedPaths(event), idempotencyKey: event.headers['idempotency-key'], body },
       Date.now() / 1000,
     );
     if (!result.ok) throw unauthorized(result.reason);
@@ -92,7 +108,7 @@ function parse<T>(schema: ZodType<T>, value: unknown, prefix: string): T {
   return parsed.data;
 }
 
-function parseJsonBody(event: APIGatewayProxyEventV2): unknown {
+function parseJsonBody(event: AdminEvent): unknown {
   const text = rawBody(event).toString('utf8');
   if (text.trim() === '') return undefined;
   const type = (event.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -123,17 +139,20 @@ const validate = <B, Q, P>(spec: RouteSpec<B, Q, P>): MiddlewareObj<AdminEvent> 
     if (spec.params) {
       const parsed = spec.params.safeParse(event.pathParameters ?? {});
       // A path id that cannot exist names no resource: 404, not 400.
-      if (!parsed.success) throw new DomainError('not_found', 'not_found', `No resource at ${event.rawPath}`);
+      if (!parsed.success) throw new DomainError('not_found', 'not_found', `No resource at ${event.path}`);
       params = parsed.data;
     }
     event.input = { body, query, params, event };
   },
 });
 
+// A route as API Gateway names it, e.g. "POST /assets/{id}/liquidity".
+const routeOf = (event: AdminEvent) => `${event.httpMethod} ${event.resource}`;
+
 const idempotencyConfig = new IdempotencyConfig({
   eventKeyJmesPath: 'headers."idempotency-key"',
   // The path too: the same key on another resource of this route is a different request (422).
-  payloadValidationJmesPath: '[rawPath, body]',
+  payloadValidationJmesPath: '[path, body]',
   throwOnNoIdempotencyKey: false,
   expiresAfterSeconds: 24 * 3600,
 });
@@ -146,12 +165,12 @@ const persistence = () =>
 function idempotency(): MiddlewareObj<AdminEvent> {
   const inner = new Map<string, MiddlewareObj>();
   const forRoute = (event: AdminEvent) => {
-    const route = event.routeKey;
+    const route = routeOf(event);
     let mw = inner.get(route);
     if (!mw) inner.set(route, (mw = makeHandlerIdempotent({ persistenceStore: persistence(), config: idempotencyConfig, keyPrefix: route })));
     return mw;
   };
-  const applies = (event: AdminEvent) => event.requestContext.http.method === 'POST' && !!event.headers['idempotency-key'];
+  const applies = (event: AdminEvent) => event.httpMethod === 'POST' && !!event.headers['idempotency-key'];
   return {
     before: (request) => {
       if (!applies(request.event)) return;
@@ -164,7 +183,7 @@ function idempotency(): MiddlewareObj<AdminEvent> {
   };
 }
 
-const problems = (): MiddlewareObj<AdminEvent, APIGatewayProxyResultV2> => ({
+const problems = (): MiddlewareObj<AdminEvent, APIGatewayProxyResult> => ({
   onError: (request) => {
     const e = request.error;
     if (e instanceof DomainError) request.response = problemResponse(fromDomainError(e));
@@ -184,7 +203,7 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(
   fn: (input: RouteInput<B, Q, P>) => Promise<Reply>,
 ) {
   const started = new WeakMap<object, number>();
-  const handler = middy<AdminEvent, APIGatewayProxyResultV2, Error, Context>({
+  const handler = middy<AdminEvent, APIGatewayProxyResult, Error, Context>({
     timeoutEarlyInMillis: 0,
     requestStart: (request: AdminRequest) => {
       started.set(request, performance.now());
@@ -192,8 +211,8 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(
     requestEnd: (request: AdminRequest) => {
       const res = request.response as { statusCode?: number } | undefined;
       logger.info('request', {
-        route: request.event.routeKey,
-        path: request.event.rawPath,
+        route: routeOf(request.event),
+        path: request.event.path,
         status: res?.statusCode,
         ms: Math.round((performance.now() - (started.get(request) ?? 0)) * 10) / 10,
         requestId: request.context.awsRequestId,
@@ -201,21 +220,23 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(
     },
   } as never)
     .use(problems())
+    .use(normalize())
     .use(authenticate(spec.transactional ?? false))
     .use(validate(spec))
     .use(idempotency())
     .handler(async (event) => {
       const reply = await fn(event.input as RouteInput<B, Q, P>);
-      if (reply.body === undefined) return { statusCode: reply.status };
+      if (reply.body === undefined) return { statusCode: reply.status, body: '' };
       return { statusCode: reply.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply.body) };
     });
   // A deferred guard that no transaction took (the request failed, wrote nothing, or was an
   // idempotent replay) is written now, so that the signature still counts as used.
-  return (event: AdminEvent, context: Context) =>
+  return observed((event: AdminEvent, context: Context) =>
     inRequestScope(async () => {
       const response = await handler(event, context);
       const guard = untakenGuard();
       if (guard && !(await consumeSignature(guard))) return problemResponse(fromDomainError(replayed()));
       return response;
-    });
+    }),
+  );
 }

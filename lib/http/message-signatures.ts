@@ -1,4 +1,5 @@
 import { getKeyId, validateSignature, validateSignatureHeaders, type JWK } from '@interledger/http-signature-utils';
+import { entriesOf, sentQueries, type Query } from './query';
 
 // HTTP message signatures (RFC 9421) as Open Payments profiles them: Ed25519, label `sig1`,
 // covering at least "@method" and "@target-uri", plus "authorization" when a token is sent and
@@ -42,16 +43,15 @@ export async function verifySignature(req: SignedRequest, findKey: (keyId: strin
 }
 
 // The @target-uri a client signed is the URL it sent, which the API sees as its public base (the
-// custom domain) plus the path and query. A REST API event holds the query decoded, not as sent,
-// so it is encoded again as the Open Payments client encodes it (URLSearchParams), in the order
-// received and, should a proxy have reordered it, sorted; a root path is tried with and without
-// its trailing slash.
-export function targetUris(base: string, path: string, query: Record<string, string[]> | null | undefined): string[] {
+// custom domain) plus the path and query. The query is rebuilt the ways clients write it
+// (./query.ts), in the order received and, should a proxy have reordered it, sorted; a root path
+// is tried with and without its trailing slash.
+export function targetUris(base: string, path: string, query: Query): string[] {
   const root = base.replace(/\/+$/, '');
   const paths = path === '/' || path === '' ? [`${root}/`, root] : [`${root}${path}`];
-  const entries = Object.entries(query ?? {}).flatMap(([k, values]) => values.map((v) => [k, v] as [string, string]));
+  const entries = entriesOf(query);
   if (!entries.length) return paths;
-  const encode = (list: [string, string][]) => `?${new URLSearchParams(list).toString()}`;
-  const queries = [...new Set([encode(entries), encode([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))])];
-  return paths.flatMap((p) => queries.map((q) => p + q));
+  const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const queries = [...new Set([...sentQueries(entries), ...sentQueries(sorted)])];
+  return paths.flatMap((p) => queries.map((q) => `${p}?${q}`));
 }

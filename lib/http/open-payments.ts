@@ -73,7 +73,7 @@ function toRequest(event: APIGatewayProxyEvent, base: string): OpRequest {
     query: Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).map(([k, v]) => [k, v ?? ''])),
     body: text,
     ...(authorization && { token: authorization[1] }),
-    signed: { method: event.httpMethod, urls: targetUris(base, event.path, event.multiValueQueryStringParameters as Record<string, string[]>), headers, body: text },
+    signed: { method: event.httpMethod, urls: targetUris(base, event.path, event.multiValueQueryStringParameters), headers, body: text },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodError } from 'zod';
 import { DomainError, type ErrorKind, type FieldError } from '../errors';
 
@@ -37,7 +37,7 @@ export function problem(status: number, code: string, detail: string, errors?: F
   return { type: `urn:payment-service:problem:${code}`, title: TITLE[status] ?? 'Error', status, detail, code, ...(errors && { errors }) };
 }
 
-export function problemResponse(p: Problem): APIGatewayProxyResultV2 & { statusCode: number; body: string } {
+export function problemResponse(p: Problem): APIGatewayProxyResult {
   return {
     statusCode: p.status,
     headers: { 'content-type': 'application/problem+json' },

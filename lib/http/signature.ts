@@ -28,7 +28,14 @@ export function signatureHeader(secret: string, req: SignedRequest, t: number | 
 
 export type Verification = { ok: true; t: number; v1: string } | { ok: false; reason: string };
 
-export function verifySignature(header: string | undefined, secret: string, req: SignedRequest, nowSecs: number): Verification {
+// `req.pathWithQuery` may list the ways the client may have written it (a REST API's event holds
+// the query decoded: ./query.ts); any one matching is enough.
+export function verifySignature(
+  header: string | undefined,
+  secret: string,
+  req: Omit<SignedRequest, 'pathWithQuery'> & { pathWithQuery: string | string[] },
+  nowSecs: number,
+): Verification {
   if (!header) return { ok: false, reason: 'The signature header is missing' };
   const parts = new Map<string, string[]>();
   for (const piece of header.split(',')) {
@@ -46,9 +53,12 @@ export function verifySignature(header: string | undefined, secret: string, req:
   if (Math.abs(nowSecs - t) > SIGNATURE_TOLERANCE_SECS) {
     return { ok: false, reason: `The signature timestamp is more than ${SIGNATURE_TOLERANCE_SECS} s from now` };
   }
-  const expected = Buffer.from(computeSignature(secret, tText, req), 'hex');
-  for (const v1 of candidates) {
-    if (/^[0-9a-f]{64}$/i.test(v1) && timingSafeEqual(Buffer.from(v1, 'hex'), expected)) return { ok: true, t, v1: v1.toLowerCase() };
+  const paths = typeof req.pathWithQuery === 'string' ? [req.pathWithQuery] : req.pathWithQuery;
+  for (const pathWithQuery of paths) {
+    const expected = Buffer.from(computeSignature(secret, tText, { ...req, pathWithQuery }), 'hex');
+    for (const v1 of candidates) {
+      if (/^[0-9a-f]{64}$/i.test(v1) && timingSafeEqual(Buffer.from(v1, 'hex'), expected)) return { ok: true, t, v1: v1.toLowerCase() };
+    }
   }
   return { ok: false, reason: 'The signature does not match the request' };
 }

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -52,6 +53,50 @@ describe('Admin API signatures', () => {
     const res = await s.send('GET', '/assets?limit=5', { headers: { signature: s.sign('GET', '/assets?limit=6') } });
     expect(res.status).toBe(401);
     expect((await s.send('GET', '/assets?limit=5', { headers: { signature: s.sign('GET', '/assets?limit=5') } })).status).toBe(200);
+  });
+
+  it('matches a query however a client encoded it (the REST API hands it over decoded), in the order sent', async () => {
+    await s.admin('POST', '/assets', { code: 'QRY', scale: 2 });
+    const created = await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/query-${Date.now()}`, assetCode: 'QRY' });
+    expect(created.status).toBe(201);
+    const url: string = created.body.address;
+    for (const query of [`address=${url}`, `address=${encodeURIComponent(url)}`, new URLSearchParams({ address: url }).toString()]) {
+      const res = await s.send('GET', `/wallet-addresses?${query}`, { headers: { signature: s.sign('GET', `/wallet-addresses?${query}`) } });
+      expect(res.status, query).toBe(200);
+      expect(res.body.id).toBe(created.body.id);
+    }
+    const sent = '/assets?limit=5&cursor=' + Buffer.from(JSON.stringify({ after: 'x' })).toString('base64url');
+    const reordered = '/assets?cursor=' + Buffer.from(JSON.stringify({ after: 'x' })).toString('base64url') + '&limit=5';
+    expect((await s.send('GET', sent, { headers: { signature: s.sign('GET', reordered) } })).status).toBe(401);
+  });
+
+  it('refuses a query parameter given twice with 400, before anything else', async () => {
+    const res = await s.send('GET', '/assets?limit=5&limit=50', { headers: { signature: s.sign('GET', '/assets?limit=5&limit=50') } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'invalid_request', detail: expect.stringContaining('limit') });
+  });
+
+  it('reads header names in any letter case, as a REST API passes them on', async () => {
+    const body = json({ code: 'CASE', scale: 2 });
+    const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': `case-${Date.now()}`, SIGNATURE: '' };
+    headers.SIGNATURE = s.sign('POST', '/assets', body, undefined, headers['Idempotency-Key']);
+    const send = () =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        // node:http keeps header names as given (fetch would lower-case them).
+        const req = request(`${s.adminUrl}/assets`, { method: 'POST', headers }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const first = await send();
+    expect(first.status).toBe(201);
+    headers.SIGNATURE = await s.freshSign('POST', '/assets', body, headers['Idempotency-Key']);
+    const again = await send(); // the Idempotency-Key was read: the same asset, not a 409
+    expect(again.status).toBe(201);
+    expect(JSON.parse(again.text).id).toBe(JSON.parse(first.text).id);
   });
 
   it('refuses stale and future timestamps beyond 300 s, accepts within', async () => {
