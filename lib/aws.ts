@@ -1,10 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { tracer } from './tracing';
 
 // What every AWS SDK client of the service shares. Each client is created lazily by the module
 // that uses it (lib/db.ts, lib/sqs.ts, the outbox relay), so a function bundles only the clients
 // it calls; endpoints come from the SDK's own AWS_ENDPOINT_URL_* variables, which the local stack
 // sets to the emulators. Every client counts its calls, so that the local runtime and the bench
-// can say how many AWS calls one invocation made.
+// can say how many AWS calls one invocation made, and is traced (X-Ray subsegments, lib/tracing.ts).
 type Counts = Map<string, number>;
 const counting = new AsyncLocalStorage<Counts>();
 
@@ -24,7 +25,7 @@ export function counted<C extends Instrumentable>(client: C, service: string): C
     },
     { step: 'initialize', name: 'countAwsCalls' },
   );
-  return client;
+  return tracer.captureAWSv3Client(client);
 }
 
 // Runs `fn`, adding up in `calls` the AWS calls it makes, by "Service.Operation" (even if it throws).

@@ -5,6 +5,7 @@ import { db } from './db';
 import { balanceTooLarge, DomainError } from './errors';
 import { crashPoint } from './faults';
 import { outboxItems, type Outgoing } from './events';
+import { countLedgerConflict } from './metrics';
 import { failedConditions, type TransactItem } from './table';
 
 // A request may hand its first transaction an extra item to write along (the Admin API's
@@ -58,6 +59,7 @@ export async function commit(items: TransactItem[], outgoing: Outgoing[] = [], n
       if (failed?.length) return failed;
       if (overflows(e)) throw balanceTooLarge();
       if (!isConflict(e) || attempt === CONFLICT_RETRIES) throw e;
+      countLedgerConflict();
       await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt));
     }
   }

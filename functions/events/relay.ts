@@ -1,5 +1,6 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { relayOutbox } from '../../lib/events/relay';
+import { observed } from '../../lib/tracing';
 
 // Stream-triggered (the main table's new outbox items): sends committed events and messages.
-export const handler = (event: DynamoDBStreamEvent) => relayOutbox(event.Records);
+export const handler = observed((event: DynamoDBStreamEvent) => relayOutbox(event.Records));

@@ -3,6 +3,7 @@ import { DomainError } from '../../lib/errors';
 import { handlePacket } from '../../lib/ilp/connector';
 import { fromDomainError, problem, problemResponse } from '../../lib/http/problem';
 import { logger } from '../../lib/log';
+import { observed } from '../../lib/tracing';
 import { peerForToken } from '../../lib/peers';
 
 // The ILP connector (ilp-connector-service): POST /ilp on its own REST API, ILP over HTTP
@@ -12,7 +13,7 @@ import { peerForToken } from '../../lib/peers';
 // problem+json: HTTP errors are for requests that are not packets of a known peer.
 const MAX_PACKET_BYTES = 64 * 1024; // an ILP packet carries at most 32 KiB of data
 
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+export const handler = observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   try {
     const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v ?? '']));
     const token = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
@@ -31,4 +32,4 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     logger.error('Unhandled error', { error: e });
     return problemResponse(problem(500, 'internal_error', 'The request could not be completed; it is safe to retry'));
   }
-};
+});

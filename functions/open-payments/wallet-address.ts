@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { config } from '../../lib/config';
 import { logger } from '../../lib/log';
+import { observed } from '../../lib/tracing';
 import { problem } from '../../lib/http/problem';
 import { publishedKeys, publishedWalletAddress } from '../../lib/wallet-addresses';
 
@@ -13,13 +14,13 @@ const json = (statusCode: number, body: unknown, type = 'application/json'): API
   body: JSON.stringify(body),
 });
 
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+export const handler = observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   if (event.httpMethod === 'OPTIONS') {
     return { statusCode: 204, headers: { ...CORS, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': '*', 'access-control-max-age': '86400' }, body: '' };
   }
   const answer = await get({ ...event, httpMethod: event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod });
   return event.httpMethod === 'HEAD' ? { ...answer, body: '' } : answer;
-};
+});
 
 const MAX_PATH = 512 + '/jwks.json'.length;
 

@@ -3,6 +3,7 @@ import { noteLiquidityTaken } from '../assets';
 import { event, type Outgoing } from '../events';
 import { account, transferItems, type Leg } from '../ledger';
 import { logger } from '../log';
+import { countPayment } from '../metrics';
 import { intentView } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { closeOrCredit, findIntent, partition as intentPartition } from '../payment-intents/store';
@@ -74,6 +75,7 @@ async function deliverPayment(message: PaymentMessage, holder: string): Promise<
 
     const failed = await commit(items, outgoing, 'payment-worker');
     if (!failed.length) {
+      countPayment('completed');
       if (p.sourceAssetId !== destinationAssetId) await noteLiquidityTaken(destinationAssetId, receive);
       return 'completed';
     }

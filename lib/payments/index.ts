@@ -6,6 +6,7 @@ import { event, message, type Outgoing } from '../events';
 import { account, refuseTooLarge, settleAll, transferItems } from '../ledger';
 import { quoteKey, getQuoteRecord } from '../quotes';
 import { logger } from '../log';
+import { countPayment } from '../metrics';
 import { conflictState } from '../resources';
 import { canonicalOrUndefined } from '../wallet-addresses/address';
 import type { TransactItem } from '../table';
@@ -124,11 +125,14 @@ export const fundPayment = (id: string) =>
     };
   });
 
-export const cancelPayment = (id: string) =>
-  move(id, 'funding', 'cancelled', (r) => {
+export async function cancelPayment(id: string) {
+  const cancelled = await move(id, 'funding', 'cancelled', (r) => {
     const next = { ...r, state: 'cancelled' as const };
     return { next, items: [store.transition(r.id, 'funding', 'cancelled')], outgoing: [event(store.partition(r.id), 'payment.cancelled', paymentView(next))] };
   });
+  countPayment('cancelled');
+  return cancelled;
+}
 
 // Ends a payment that is being sent: completed, or failed with a reason; `sentAmount` when what
 // was sent is known (over Interledger). Answers 'skipped' if it had left `sending` already.
@@ -137,6 +141,7 @@ export async function finishPayment(p: PaymentRecord, state: 'completed' | 'fail
   const set = { ...(opts.sentAmount && { sentAmount: opts.sentAmount }), ...(state === 'completed' ? { completedAt: new Date().toISOString() } : { failureReason: opts.reason }) };
   if ((await commit([store.transition(p.id, 'sending', state, set)], [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length) return 'skipped';
   if (state === 'failed') logger.warn('Payment failed', { paymentId: p.id, reason: opts.reason, sent: opts.sentAmount?.value });
+  countPayment(state, opts.reason);
   return state;
 }
 

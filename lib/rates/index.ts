@@ -2,6 +2,7 @@ import { config } from '../config';
 import { DomainError } from '../errors';
 import { findPeer } from '../peers/store';
 import { logger } from '../log';
+import { countRatePull } from '../metrics';
 import { fetchRates, rateUnavailable } from './pull';
 import type { PushRate, Rate, RateQuery } from './schemas';
 import * as store from './store';
@@ -55,7 +56,14 @@ export function pull(base: string, peerId: string | undefined, since?: number): 
   let pending = inFlight.get(key);
   if (!pending) {
     pending = (async () => {
-      const rates = await fetchRates(endpoint, base, peerId, config.EXCHANGE_RATES_TIMEOUT_SECS);
+      let rates: Record<string, number>;
+      try {
+        rates = await fetchRates(endpoint, base, peerId, config.EXCHANGE_RATES_TIMEOUT_SECS);
+      } catch (e) {
+        countRatePull(false);
+        throw e;
+      }
+      countRatePull(true);
       const pulled = { base, peerId, rates, expiresAt: iso(Date.now() + config.EXCHANGE_RATES_LIFETIME_SECS * 1000) };
       await store.savePulled(pulled);
       lastSaved.set(key, { at: Date.now(), pulled });

@@ -1,0 +1,137 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { Webhook } from 'standardwebhooks';
+import { sqs } from '../sqs';
+import { config } from '../config';
+import { secret } from '../secrets';
+import { message, type DomainEvent, type Outgoing } from '../events';
+import { logger } from '../log';
+import { countWebhookAttempt, countWebhookParked } from '../metrics';
+import { commit } from '../tx';
+import { retryMessage } from '.';
+import type { Attempt, RetryMessage, WebhookEvent } from './schemas';
+import { hopDelay, retryDelay } from './schedule';
+import * as store from './store';
+
+// Webhook delivery to the FSP. Each domain event reaches the webhook queue (EventBridge rule) and
+// is POSTed to WEBHOOK_URL, signed per Standard Webhooks with WEBHOOK_SECRET. A failure is retried
+// on WEBHOOK_RETRY_SCHEDULE_SECS by a new, delayed message; after the last one the event is failed
+// and parked (WEBHOOK_PARKING_QUEUE_URL). Every queue message names the attempt it is for, and runs
+// only if the record has made exactly that many attempts, so duplicates do nothing. Recording an
+// attempt and sending its follow-up commit together (lib/tx outbox): a crash loses neither.
+
+// The signer for the secret's current value (it may be changed in Secrets Manager). A value in
+// Standard Webhooks form (whsec_ + base64) is used as it is; any other (the one generated at the
+// first deploy) is the key's bytes, so its Standard Webhooks form is whsec_ + base64 of the value.
+let signer: { value: string; webhook: Webhook } | undefined;
+async function currentSigner(): Promise<Webhook | string> {
+  let value: string;
+  try {
+    value = await secret('WEBHOOK_SECRET');
+  } catch {
+    return 'WEBHOOK_SECRET is not set';
+  }
+  if (signer?.value !== value) {
+    if (value.startsWith('whsec_') && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(value)) return 'WEBHOOK_SECRET must be "whsec_" followed by base64';
+    signer = { value, webhook: new Webhook(value.startsWith('whsec_') ? value : `whsec_${Buffer.from(value).toString('base64')}`) };
+  }
+  return signer.webhook;
+}
+const payloadOf = (r: WebhookEvent) => JSON.stringify({ id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
+
+async function post(r: WebhookEvent): Promise<Attempt> {
+  const at = new Date();
+  const started = performance.now();
+  const done = (fields: { status?: number; error?: string }): Attempt => ({ at: at.toISOString(), ...fields, ms: Math.round(performance.now() - started) });
+  if (!config.WEBHOOK_URL) return done({ error: 'WEBHOOK_URL is not set' });
+  const webhook = await currentSigner();
+  if (typeof webhook === 'string') return done({ error: webhook });
+  const body = payloadOf(r);
+  try {
+    const res = await fetch(config.WEBHOOK_URL, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(config.WEBHOOK_TIMEOUT_SECS * 1000),
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': r.id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': webhook.sign(r.id, at, body),
+      },
+      body,
+    });
+    await res.body?.cancel();
+    return done({ status: res.status });
+  } catch (e) {
+    const err = e as Error & { cause?: { code?: string } };
+    const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError';
+    return done({ error: timedOut ? `no answer within ${config.WEBHOOK_TIMEOUT_SECS} s` : (err.cause?.code ?? err.message) });
+  }
+}
+
+const parked = (r: Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 'data'>) =>
+  message(store.partition(r.id), config.WEBHOOK_PARKING_QUEUE_URL, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
+
+// The first attempt (EventBridge's message) checks that the event has no record yet, posts, and
+// writes the record with its outcome in one conditional put; later attempts (our retry messages)
+// update the record.
+export async function handleWebhookMessage(body: unknown): Promise<void> {
+  const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
+  let record: WebhookEvent & { failures: number };
+  let attempt = 0;
+  if (msg.detail?.id) {
+    if (await store.findRecord(msg.detail.id)) return; // this event was already attempted: a duplicate
+    record = { ...msg.detail, status: 'pending', attempts: [], failures: 0 };
+  }
+  else if (typeof msg.webhookEvent === 'string' && Number.isInteger(msg.attempt)) {
+    const stored = await store.findRecord(msg.webhookEvent);
+    if (!stored || stored.status !== 'pending' || stored.attempts.length !== msg.attempt) return; // done, or a duplicate
+    record = stored;
+    attempt = msg.attempt!;
+  } else return logger.error('Dropping a webhook message of unknown shape', { body });
+
+  // Waits past SQS's 15-minute delay limit are chained, one hop at a time.
+  if (msg.notBefore && Date.parse(msg.notBefore) > Date.now()) {
+    await sqs().send(new SendMessageCommand({ QueueUrl: config.WEBHOOK_QUEUE_URL, MessageBody: JSON.stringify(msg), DelaySeconds: hopDelay(Date.parse(msg.notBefore), Date.now()) }));
+    return;
+  }
+
+  const result = await post(record);
+  const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
+  countWebhookAttempt(delivered);
+  const failures = delivered ? record.failures : record.failures + 1;
+  const delay = retryDelay(config.WEBHOOK_RETRY_SCHEDULE_SECS, failures);
+  let status: WebhookEvent['status'] = 'pending';
+  const outgoing: Outgoing[] = [];
+  if (delivered) status = 'delivered';
+  else if (result.status === 410) status = 'failed'; // the receiver asked for no more
+  else if (delay === undefined) {
+    status = 'failed';
+    outgoing.push(parked(record));
+  } else {
+    const notBefore = new Date(Date.now() + delay * 1000).toISOString();
+    outgoing.push(retryMessage({ webhookEvent: record.id, attempt: attempt + 1, notBefore }, Math.min(delay, 900)));
+  }
+  const write = attempt === 0 ? store.firstRecord(msg.detail!, result, status, failures) : store.recordAttempt(record.id, attempt, result, status, failures);
+  const conflicts = await commit([write], outgoing);
+  if (conflicts.length) return; // a duplicate message recorded this attempt first
+  if (status === 'failed' && outgoing.length) countWebhookParked();
+  const log = { id: record.id, type: record.type, attempt: attempt + 1, status: result.status, error: result.error, ms: result.ms, outcome: status };
+  if (delivered) logger.info('Webhook delivered', log);
+  else logger.warn('Webhook attempt failed', log);
+}
+
+// The last receive of a webhook message failed (not the FSP: the service itself, e.g. DynamoDB):
+// record the event as failed and park its payload, so that it can be redelivered, instead of
+// leaving it pending.
+export async function giveUpWebhook(body: unknown, error: Error): Promise<void> {
+  const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
+  const id = msg.detail?.id ?? msg.webhookEvent;
+  if (!id) return;
+  const stored = await store.findRecord(id);
+  const failedAttempt = { at: new Date().toISOString(), error: `delivery gave up: ${error.message}`, ms: 0 };
+  const park = parked((stored ?? msg.detail)!);
+  let conflicts: number[] | undefined;
+  if (!stored && msg.detail) conflicts = await commit([store.firstRecord(msg.detail, failedAttempt, 'failed', 1)], [park]);
+  else if (stored?.status === 'pending') conflicts = await commit([store.recordAttempt(id, stored.attempts.length, failedAttempt, 'failed', stored.failures + 1)], [park]);
+  if (conflicts?.length === 0) countWebhookParked();
+}

@@ -1,0 +1,188 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { dynamo } from '../../lib/db';
+import { METRICS } from '../../lib/metrics';
+import { startRatesServer } from '../rates-server';
+import type { TestStack } from '../stack';
+import type { WebhookReceiver } from '../webhook-receiver';
+import { createFlow, ok, paymentIn, startPaymentsStack, waitFor, type World } from '../world';
+
+// The metrics the functions publish, read from what they print: the stack runs them in this
+// process, so their EMF lines (Powertools Metrics writes them to stdout) are captured here.
+vi.hoisted(() => {
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false'; // before lib/metrics is loaded
+});
+
+interface Emf {
+  _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit: string }> }> };
+  [key: string]: unknown;
+}
+const docs: Emf[] = [];
+
+// The sum of a metric over every document published so far whose dimension sets include one of
+// exactly `dimensions` (with `service`), at those values.
+function total(name: string, dimensions: Record<string, string> = {}): number {
+  let sum = 0;
+  const keys = ['service', ...Object.keys(dimensions)].sort().join();
+  for (const doc of docs) {
+    const [directive] = doc._aws.CloudWatchMetrics;
+    if (!directive.Metrics.some((m) => m.Name === name)) continue;
+    if (!directive.Dimensions.some((set) => [...set].sort().join() === keys)) continue;
+    if (Object.entries(dimensions).some(([k, v]) => doc[k] !== v)) continue;
+    const value = doc[name] as number | number[];
+    sum += Array.isArray(value) ? value.reduce((a, b) => a + b, 0) : value;
+  }
+  return sum;
+}
+
+// Waits until `name` (at `dimensions`) has grown by `by` since `before`.
+const grown = (name: string, before: number, by: number, dimensions?: Record<string, string>) =>
+  waitFor(`${name} ${JSON.stringify(dimensions ?? {})} + ${by}`, async () => (total(name, dimensions) >= before + by ? true : undefined));
+
+let s: TestStack;
+let w: World;
+let events: WebhookReceiver;
+let rates: Awaited<ReturnType<typeof startRatesServer>>;
+let stop: () => Promise<void>;
+
+beforeAll(async () => {
+  const write = process.stdout.write.bind(process.stdout);
+  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
+    const text = String(chunk);
+    if (!text.startsWith('{"_aws"')) return write(chunk, ...rest);
+    for (const line of text.split('\n')) if (line) docs.push(JSON.parse(line));
+    return true;
+  }) as typeof process.stdout.write);
+  rates = await startRatesServer();
+  ({ s, w, events, stop } = await startPaymentsStack({
+    // One retry, a second after the first failure, then the event is parked; every pulled rate is
+    // due for a refresh.
+    settings: { EXCHANGE_RATES_URL: rates.url, WEBHOOK_RETRY_SCHEDULE_SECS: '1', EXCHANGE_RATES_REFRESH_BEFORE_SECS: '7200' },
+  }));
+});
+afterAll(async () => {
+  await stop();
+  await rates.stop();
+  vi.restoreAllMocks();
+});
+
+describe('payments by outcome', () => {
+  it('a completed payment counts once as completed, in the PaymentService namespace', async () => {
+    const before = total(METRICS.payments, { outcome: 'completed' });
+    const { payment } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    await paymentIn(s, payment.id, ['completed']);
+    await grown(METRICS.payments, before, 1, { outcome: 'completed' });
+    expect(total(METRICS.payments, { outcome: 'completed' })).toBe(before + 1);
+    const doc = docs.filter((d) => d.outcome === 'completed').at(-1)!;
+    expect(doc._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'PaymentService', Dimensions: [['service', 'outcome']], Metrics: [{ Name: 'Payments', Unit: 'Count' }] });
+    expect(doc).toMatchObject({ service: 'payment-service', Payments: 1 });
+  });
+
+  it('a failed payment counts as failed, and under its reason', async () => {
+    const failedBefore = total(METRICS.payments, { outcome: 'failed' });
+    const reasonBefore = total(METRICS.payments, { reason: 'payment_intent_completed' });
+    const { payment, intent } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
+    await ok(s.admin('POST', `/payment-intents/${intent.id}/complete`), 200);
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    await paymentIn(s, payment.id, ['failed']);
+    await grown(METRICS.payments, failedBefore, 1, { outcome: 'failed' });
+    await grown(METRICS.payments, reasonBefore, 1, { reason: 'payment_intent_completed' });
+    expect(total(METRICS.payments, { outcome: 'failed' })).toBe(failedBefore + 1);
+  });
+
+  it('a cancelled payment counts as cancelled', async () => {
+    const before = total(METRICS.payments, { outcome: 'cancelled' });
+    const { payment } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
+    await ok(s.admin('POST', `/payments/${payment.id}/cancel`), 200);
+    await grown(METRICS.payments, before, 1, { outcome: 'cancelled' });
+  });
+});
+
+describe('webhooks', () => {
+  it('counts each attempt the FSP refuses, and the event parked after its last retry', async () => {
+    const attempts = total(METRICS.webhookAttempts);
+    const failed = total(METRICS.webhookAttemptsFailed);
+    const parked = total(METRICS.webhookEventsParked);
+    events.respondWith((d) => (d.event.data.metadata?.refuse ? 500 : 204));
+    try {
+      const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { refuse: true } }));
+      await grown(METRICS.webhookEventsParked, parked, 1);
+      expect(events.deliveries.filter((d) => d.event.data.id === intent.id).map((d) => d.answered)).toEqual([500, 500]);
+      expect(total(METRICS.webhookAttemptsFailed)).toBe(failed + 2);
+      expect(total(METRICS.webhookAttempts)).toBeGreaterThanOrEqual(attempts + 2);
+    } finally {
+      events.respondWith(() => 204);
+    }
+  });
+
+  it('counts a delivered attempt, not as failed', async () => {
+    const attempts = total(METRICS.webhookAttempts);
+    const failed = total(METRICS.webhookAttemptsFailed);
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob }));
+    await events.waitForEvent('payment_intent.created', (d) => d.id === intent.id);
+    await grown(METRICS.webhookAttempts, attempts, 1);
+    expect(total(METRICS.webhookAttemptsFailed)).toBe(failed);
+  });
+});
+
+describe('rate pulls', () => {
+  it('counts each pull of the FSP\'s rates endpoint, and each that fails', async () => {
+    rates.rates[''].GBP = { USD: 1.25 };
+    expect((await s.admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=USD')).body).toMatchObject({ rate: 1.25, origin: 'pulled' });
+    const pulls = total(METRICS.ratePulls);
+    const failures = total(METRICS.ratePullsFailed);
+    await s.invoke('ratesRefresh'); // the refresher, whose invocation publishes its metrics
+    expect(total(METRICS.ratePulls)).toBeGreaterThan(pulls);
+    expect(total(METRICS.ratePullsFailed)).toBe(failures);
+
+    rates.respondWith((_req, res) => {
+      res.writeHead(503);
+      res.end();
+    });
+    try {
+      const pullsBefore = total(METRICS.ratePulls);
+      expect(await s.invoke('ratesRefresh')).toMatchObject({ failed: 1 });
+      expect(total(METRICS.ratePulls)).toBeGreaterThan(pullsBefore);
+      expect(total(METRICS.ratePullsFailed)).toBe(failures + 1);
+    } finally {
+      rates.reset();
+    }
+  });
+});
+
+describe('ledger conflicts', () => {
+  it('counts a transaction cancelled for a conflict and retried, published as the worker\'s invocation ends', async () => {
+    const conflicts = total(METRICS.ledgerConflictsRetried);
+    const completed = total(METRICS.payments, { outcome: 'completed' });
+    const { payment, intent } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
+    // The outbox relay waits, so that the test itself gives the worker the message that funding
+    // queues: the worker's metrics must be out by the time that invocation returns.
+    await s.streams.stop();
+    // DynamoDB Local runs transactions one at a time, so the conflict that a concurrent writer
+    // would cause on AWS is made here: the worker's first delivery transaction is cancelled.
+    let injected = 0;
+    const conflict = (next: (args: { input: object }) => Promise<unknown>) => async (args: { input: object }) => {
+      const input = JSON.stringify(args.input, (_k, v) => (typeof v === 'bigint' ? `${v}` : v));
+      if (!injected && 'TransactItems' in args.input && input.includes(`deliver:${payment.id}`)) {
+        injected++;
+        throw new TransactionCanceledException({ message: 'Transaction cancelled [TransactionConflict]', $metadata: {}, CancellationReasons: [{ Code: 'TransactionConflict' }] });
+      }
+      return next(args);
+    };
+    dynamo().middlewareStack.add(conflict as never, { step: 'initialize', name: 'injectConflict' });
+    try {
+      await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+      const body = JSON.stringify({ paymentId: payment.id, intentId: intent.id });
+      const res = await s.invoke('paymentsWorker', { Records: [{ messageId: 'm1', receiptHandle: 'r1', body, attributes: { ApproximateReceiveCount: '1' } }] });
+      expect(res).toEqual({ batchItemFailures: [] });
+      expect(injected).toBe(1);
+      expect(total(METRICS.ledgerConflictsRetried)).toBe(conflicts + 1);
+      expect(total(METRICS.payments, { outcome: 'completed' })).toBe(completed + 1);
+    } finally {
+      dynamo().middlewareStack.remove('injectConflict');
+      s.streams.start();
+    }
+    expect((await paymentIn(s, payment.id, ['completed'])).state).toBe('completed');
+  });
+});
