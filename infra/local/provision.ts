@@ -41,9 +41,9 @@ const stringAttributes = (props: Record<string, unknown>, names: string[]) =>
   );
 
 // What matters on AWS only: access control, the REST APIs, which the local gateways serve from
-// their definitions (./rest-apis.ts), the event archive, and alarms. Secrets come from the
-// environment locally.
-const AWS_ONLY = /^AWS::(ApiGateway|IAM|CloudWatch)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::Archive$/;
+// their definitions (./rest-apis.ts), the event archive, alarms and their topic, and API access
+// logs. Secrets come from the environment locally.
+const AWS_ONLY = /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::Archive$/;
 
 export async function provision(
   service: ServiceDef,

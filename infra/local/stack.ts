@@ -114,6 +114,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       WEBHOOK_SECRET: process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET,
       ILP_ADDRESS: process.env.ILP_ADDRESS || 'test.node-a',
       SECRETS_PREFIX: '',
+      // Metrics are CloudWatch's (EMF log lines): here they would only crowd the log.
+      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       STREAM_SECRET: process.env.STREAM_SECRET || made(),
       OPEN_PAYMENTS_CLIENT_SECRET: process.env.OPEN_PAYMENTS_CLIENT_SECRET || made(),
       ...opts.settings,
@@ -129,7 +131,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET'] as const) env[name] = settings[name];
     Object.assign(process.env, env);
 
-    const admin = await startGateway({ kind: 'httpApi', port: ports.admin!, routes: eventRoutes(service.functions, 'httpApi'), runtime });
+    const admin = await startGateway({ port: ports.admin!, routes: eventRoutes(service.functions), runtime });
     stops.push(admin.stop);
     const apis: Stack['apis'] = {};
     for (const [api, { routes, binary }] of restApis(service)) {
@@ -137,7 +139,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       if (!port) throw new Error(`The local run has no port for the REST API ${api}; add it to API_PORTS`);
       let stop: (() => Promise<void>) | undefined;
       apis[port] = {
-        start: async () => void (stop ??= (await startGateway({ kind: 'http', port: ports[port]!, routes, runtime, binary })).stop),
+        start: async () => void (stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary })).stop),
         stop: async () => {
           await stop?.();
           stop = undefined;

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseDocument } from 'yaml';
+import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET } from './defaults';
+import { ROOT } from './serverless-config';
+import { startStack } from './stack';
+
+// `npm run offline`: the Admin API under serverless-offline, as a Serverless user checks
+// serverless.yml's `http` events, with everything else as `npm start` runs it. This process runs
+// the emulators (data in memory), provisions infra/resources.yml on them, serves the REST APIs that
+// resources.yml declares (which serverless-offline does not read) through the local gateways, and
+// feeds the queue and stream functions with the local pollers; `serverless offline start` serves
+// the Admin API from serverless-esbuild's bundles and fires the `schedule` events.
+//
+// serverless-offline gives functions provider.environment as it is written, so a `Ref` reaches
+// them as "[object Object]", whatever the process environment says; and it loads the CommonJS
+// bundles as ES modules, since package.json says "type": "module". So serverless runs in a
+// service folder of its own: serverless.yml with provider.environment resolved to what the stack
+// made (as CloudFormation would resolve it), a package.json for CommonJS (as Lambda, whose
+// bundles have none, loads them), and links to the code. Its bundles (.esbuild/) stay there too,
+// apart from `npm run package`'s.
+const started = performance.now();
+const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+if (!process.env.ADMIN_API_SECRET) {
+  console.warn(`warning: ADMIN_API_SECRET is not set; using the local-only default "${LOCAL_ADMIN_API_SECRET}"`);
+}
+process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+
+const config = parseDocument(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
+const adminPort = port('ADMIN_PORT', DEFAULT_PORTS.admin);
+const lambdaPort = port('LAMBDA_PORT', Number(config.getIn(['custom', 'serverless-offline', 'lambdaPort'])));
+const stack = await startStack({
+  ports: {
+    // The stack's own Admin gateway, which serverless-offline replaces here: any free port, unused.
+    admin: 0,
+    openPayments: port('OPEN_PAYMENTS_PORT', DEFAULT_PORTS.openPayments),
+    authServer: port('AUTH_SERVER_PORT', DEFAULT_PORTS.authServer),
+    connector: port('CONNECTOR_PORT', DEFAULT_PORTS.connector),
+    dynamodb: port('DYNAMODB_PORT', DEFAULT_PORTS.dynamodb),
+    sqs: port('SQS_PORT', DEFAULT_PORTS.sqs),
+    eventbridge: port('EVENTBRIDGE_PORT', DEFAULT_PORTS.eventbridge),
+  },
+});
+
+const serviceDir = mkdtempSync(join(tmpdir(), 'payment-service-offline-'));
+for (const name of ['functions', 'lib', 'infra', 'node_modules', 'tsconfig.json']) {
+  symlinkSync(join(ROOT, name), join(serviceDir, name));
+}
+writeFileSync(join(serviceDir, 'package.json'), '{ "type": "commonjs" }\n');
+config.setIn(['provider', 'environment'], stack.env);
+writeFileSync(join(serviceDir, 'serverless.yml'), String(config), { mode: 0o600 }); // it holds the local secrets
+
+// The stack set the AWS SDK's endpoints and credentials in this environment; serverless-offline
+// passes every AWS_* variable on to the functions.
+const sls = spawn(
+  join(ROOT, 'node_modules/.bin/serverless'),
+  ['offline', 'start', '--stage', 'local', '--httpPort', String(adminPort), '--lambdaPort', String(lambdaPort)],
+  { cwd: serviceDir, stdio: ['ignore', 'inherit', 'pipe'] },
+);
+const exited = new Promise<void>((done) => sls.once('exit', () => done()));
+const service = String(config.get('service'));
+
+let stopping = false;
+async function shutdown(reason: string, code: number) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${reason}: stopping`);
+  if (sls.exitCode === null && sls.signalCode === null) sls.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  if (sls.exitCode === null && sls.signalCode === null) sls.kill('SIGKILL');
+  await stack.stop();
+  rmSync(serviceDir, { recursive: true, force: true });
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown('SIGINT', 0));
+process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
+sls.once('exit', (code, signal) => void shutdown(`serverless offline exited (${signal ?? code})`, 1));
+
+// Ready when serverless-offline says so (on stderr, where serverless logs), after serverless-esbuild
+// has bundled every function.
+let output: string | undefined = '';
+sls.stderr.on('data', (d) => {
+  process.stderr.write(d);
+  if (output === undefined) return;
+  output += d;
+  if (/Server ready: /.test(output)) {
+    output = undefined;
+    announce();
+  }
+});
+
+function announce() {
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`
+Payment service under serverless-offline ready in ${seconds} s
+  Admin API                     http://localhost:${adminPort}   (serverless-offline: serverless.yml's http events)
+  Lambda invoke endpoint        http://localhost:${lambdaPort}   (serverless-offline: ${service}-local-<function>)
+  Open Payments resource server ${stack.openPaymentsUrl}   (local gateway, as under npm start)
+  Open Payments auth server     ${stack.authServerUrl}   (local gateway)
+  ILP connector                 ${stack.connectorUrl}   (local gateway; ILP address ${stack.env.ILP_ADDRESS})
+  Queues and stream             local pollers: the payment worker, the webhook sender, the outbox relay
+  Schedules                     serverless-offline: ratesRefresh, paymentIntentsExpire
+  DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}
+  Data          in memory: gone at Ctrl-C (npm start keeps its data in .local/)
+  Rates (pull)  ${stack.env.EXCHANGE_RATES_URL || 'none (EXCHANGE_RATES_URL unset: push rates with POST /rates)'}
+  Webhooks to   ${stack.env.WEBHOOK_URL || 'none (WEBHOOK_URL unset: deliveries fail and are retried)'}
+  Service folder ${serviceDir}   (serverless.yml with provider.environment resolved)
+
+No local FSP simulator and no signing proxy here (npm start runs both). Ctrl-C stops everything.
+`);
+}

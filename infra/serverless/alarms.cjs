@@ -1,0 +1,112 @@
+'use strict';
+
+// Alarms and one dashboard, made from the packaged template itself, so that every function, queue
+// and API has them without a list to keep in step with serverless.yml:
+// - each function: any error, any throttle, over 5 minutes;
+// - each dead-letter queue (one that a queue's RedrivePolicy or a rule's target sends to) and each
+//   queue named in custom.alarms.parkingQueues: any message in it (it waits for a person);
+// - each queue that has a dead-letter queue (the work queues): its oldest message older than
+//   custom.alarms.oldestMessageSecs (work is stuck or too slow);
+// - each REST API: any 5xx answer over 5 minutes.
+// Every alarm notifies AlarmTopic (infra/resources.yml). The dashboard adds the service's own
+// metrics (lib/metrics.ts: Powertools EMF in the namespace below) to the AWS ones.
+const NAMESPACE = 'PaymentService'; // POWERTOOLS_METRICS_NAMESPACE in serverless.yml
+const PERIOD = 300;
+
+class Alarms {
+  constructor(serverless, options) {
+    this.hooks = {
+      'after:aws:package:finalize:mergeCustomProviderResources': () => {
+        const resources = serverless.service.provider.compiledCloudFormationTemplate.Resources;
+        const settings = serverless.service.custom?.alarms ?? {};
+        const stage = options.stage ?? serverless.service.provider.stage;
+        build(resources, { stage, parkingQueues: settings.parkingQueues ?? [], oldestMessageSecs: Number(settings.oldestMessageSecs ?? 600) });
+      },
+    };
+  }
+}
+
+function build(resources, { stage, parkingQueues, oldestMessageSecs }) {
+  const ids = (type) => Object.keys(resources).filter((id) => resources[id].Type === type);
+  const functions = ids('AWS::Lambda::Function');
+  const queues = ids('AWS::SQS::Queue');
+  const apis = ids('AWS::ApiGateway::RestApi').map((id) => ({ id, name: resources[id].Properties.Name }));
+  const arnOf = (v) => v?.['Fn::GetAtt']?.[1] === 'Arn' ? v['Fn::GetAtt'][0] : undefined;
+  const deadLetter = new Set([
+    ...queues.map((id) => arnOf(resources[id].Properties.RedrivePolicy?.deadLetterTargetArn)),
+    ...ids('AWS::Events::Rule').flatMap((id) => (resources[id].Properties.Targets ?? []).map((t) => arnOf(t.DeadLetterConfig?.Arn))),
+  ]);
+  const holding = queues.filter((id) => deadLetter.has(id) || parkingQueues.includes(id));
+  const working = queues.filter((id) => resources[id].Properties.RedrivePolicy);
+
+  const alarm = (id, description, metric) => {
+    resources[id] = {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        AlarmDescription: description,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        Period: PERIOD,
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: 'AlarmTopic' }],
+        OKActions: [{ Ref: 'AlarmTopic' }],
+        ...metric,
+      },
+    };
+  };
+  for (const fn of functions) {
+    const dims = [{ Name: 'FunctionName', Value: { Ref: fn } }];
+    alarm(`${fn}ErrorsAlarm`, `${fn} failed (an error or a timeout)`, { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: dims, Statistic: 'Sum', Threshold: 1 });
+    alarm(`${fn}ThrottlesAlarm`, `${fn} was throttled`, { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: dims, Statistic: 'Sum', Threshold: 1 });
+  }
+  for (const q of holding) {
+    alarm(`${q}DepthAlarm`, `Messages wait in ${q} for a person to look at them`, {
+      Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [q, 'QueueName'] } }], Statistic: 'Maximum', Threshold: 1,
+    });
+  }
+  for (const q of working) {
+    alarm(`${q}OldestMessageAlarm`, `The oldest message in ${q} is older than ${oldestMessageSecs} s`, {
+      Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [q, 'QueueName'] } }], Statistic: 'Maximum', Threshold: oldestMessageSecs,
+    });
+  }
+  const apiDims = (api) => [{ Name: 'ApiName', Value: api.name }, { Name: 'Stage', Value: stage }];
+  for (const api of apis) {
+    alarm(`${api.id}ServerErrorsAlarm`, `${api.id} answered with a 5xx`, { Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Dimensions: apiDims(api), Statistic: 'Sum', Threshold: 1 });
+  }
+
+  // The dashboard's body is one Fn::Sub: ${LogicalId} and ${LogicalId.QueueName} name resources.
+  const metric = (namespace, name, dims, extra) => [namespace, name, ...dims.flatMap((d) => [d.Name, d.Value]), ...(extra ? [extra] : [])];
+  const api = (name, stat) => apis.map((a) => metric('AWS/ApiGateway', name, [{ Name: 'ApiName', Value: a.name }, { Name: 'Stage', Value: stage }], { label: `${a.id} ${name}`, stat }));
+  const fnMetric = (name, stat) => functions.map((fn) => metric('AWS/Lambda', name, [{ Name: 'FunctionName', Value: `\${${fn}}` }], { label: fn, stat }));
+  const queueMetric = (list, name) => list.map((q) => metric('AWS/SQS', name, [{ Name: 'QueueName', Value: `\${${q}.QueueName}` }], { label: q, stat: 'Maximum' }));
+  const own = (title, metricNames) => ({
+    title,
+    // Any dimensions (payments carry their outcome and reason).
+    metrics: metricNames.map((m, i) => [{ expression: `SEARCH('Namespace="${NAMESPACE}" MetricName="${m}"', 'Sum', ${PERIOD})`, id: `e${i}` }]),
+  });
+  const widgets = [
+    { title: 'API requests', metrics: api('Count', 'Sum') },
+    { title: 'API 4xx and 5xx answers', metrics: [...api('4XXError', 'Sum'), ...api('5XXError', 'Sum')] },
+    { title: 'API latency (p99, ms)', metrics: api('Latency', 'p99') },
+    own('Payments by outcome', ['Payments']),
+    own('Webhook attempts, failures and parked events', ['WebhookAttempts', 'WebhookAttemptsFailed', 'WebhookEventsParked']),
+    own('Rate pulls and failures', ['RatePulls', 'RatePullsFailed']),
+    own('Ledger conflicts retried', ['LedgerConflictsRetried']),
+    { title: 'Messages waiting', metrics: queueMetric(queues, 'ApproximateNumberOfMessagesVisible') },
+    { title: 'Oldest message (s)', metrics: queueMetric(working, 'ApproximateAgeOfOldestMessage') },
+    { title: 'Function errors', metrics: fnMetric('Errors', 'Sum') },
+    { title: 'Function throttles', metrics: fnMetric('Throttles', 'Sum') },
+    { title: 'Function duration (p99, ms)', metrics: fnMetric('Duration', 'p99') },
+  ].map(({ title, metrics }) => ({
+    type: 'metric',
+    width: 12,
+    height: 6,
+    properties: { title, metrics, region: '${AWS::Region}', period: PERIOD, view: 'timeSeries', stacked: false },
+  }));
+  resources.Dashboard = {
+    Type: 'AWS::CloudWatch::Dashboard',
+    Properties: { DashboardName: `payment-service-${stage}`, DashboardBody: { 'Fn::Sub': JSON.stringify({ widgets }) } },
+  };
+}
+
+module.exports = Alarms;
