@@ -1,13 +1,16 @@
+// The Admin API's OpenAPI 3.1 document, generated from the same zod schemas that validate requests.
+// A test checks that the operations below and serverless.yml declare the same routes; another
+// lints the document with Redocly and builds a typed client from it (test/unit/openapi-*.test.ts).
 import * as z from 'zod';
 import { amount } from './amounts';
 import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './assets/schemas';
+import { type Problem, problem } from './http/problem';
+import { idParams, page, pageQuery } from './http/schemas';
 import { createIntentBody, paymentIntent } from './payment-intents/schemas';
 import { createPaymentBody, payment } from './payments/schemas';
-import { createQuoteBody, quote } from './quotes/schemas';
-import { eventIdParams, listQuery, webhookEvent } from './webhooks/schemas';
-import { idParams, page, pageQuery } from './http/schemas';
-import { pushRateBody, rate, rateQuery } from './rates/schemas';
 import { createPeerBody, peer, peerWithLiquidity, updatePeerBody } from './peers/schemas';
+import { createQuoteBody, quote } from './quotes/schemas';
+import { pushRateBody, rate, rateQuery } from './rates/schemas';
 import {
   createWalletAddressBody,
   ed25519Jwk,
@@ -17,179 +20,474 @@ import {
   walletAddress,
   walletAddressKey,
 } from './wallet-addresses/schemas';
+import { attempt, eventIdParams, listQuery, webhookEvent } from './webhooks/schemas';
 
-// The OpenAPI 3.1 document, generated from the same zod schemas that validate requests.
-// A test checks that this table and serverless.yml declare the same Admin routes.
+const tags = [
+  { name: 'Assets', description: 'The currencies the FSP holds, each with the liquidity that pays out.' },
+  { name: 'Wallet addresses', description: 'The accounts that send and receive, published over Open Payments.' },
+  { name: 'Rates', description: 'Exchange rates: pushed by the FSP, or pulled from its rates endpoint and cached.' },
+  { name: 'Payment intents', description: 'Payments a wallet address expects (Open Payments incoming payments).' },
+  { name: 'Quotes', description: 'What a payment to an incoming payment will debit and deliver.' },
+  { name: 'Payments', description: 'Outgoing payments made from quotes: funded by the FSP, then sent.' },
+  { name: 'Peers', description: 'The nodes this one exchanges Interledger packets with, and the credit each has.' },
+  { name: 'Webhook events', description: 'The events sent to the FSP, with every delivery attempt.' },
+  { name: 'Docs', description: 'This document.' },
+] as const;
+
+type Tag = (typeof tags)[number]['name'];
+
+// The statuses whose problem codes differ from route to route.
+type RouteProblemStatus = 404 | 409 | 422 | 502;
+
 interface Operation {
+  // operationId: generated clients name their methods after it, so it never changes.
+  id: string;
+  tag: Tag;
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
   summary: string;
+  description?: string;
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
   status: number;
-  response: z.ZodType;
-  errors: number[];
+  response?: z.ZodType;
+  // This route's own problem codes; those every route shares are added by openApiDocument().
+  problems?: Partial<Record<RouteProblemStatus, string[]>>;
+  // Unsigned: no signature, and none of the signed stack's problems.
+  isPublic?: true;
 }
 
+// Response shapes that only this document names.
+const assetPage = page(asset);
+const walletAddressKeyList = z.object({ items: z.array(walletAddressKey) });
+const paymentIntentWithdrawal = paymentIntent.extend({ withdrawnAmount: amount });
+const paymentWithdrawal = payment.extend({ withdrawnAmount: amount });
+const peerPage = page(peer);
+const webhookEventPage = page(webhookEvent);
+const fieldError = z.object({ field: z.string(), message: z.string() });
+// What lib/http/problem.ts answers (RFC 9457); `satisfies` keeps the two in step.
+const problemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.int(),
+  detail: z.string(),
+  code: z.string(),
+  errors: z.array(fieldError).optional(),
+}) satisfies z.ZodType<Problem>;
+const openApiDocumentSchema = z.looseObject({ openapi: z.string() });
+
+// The signed routes.
 export const operations: Operation[] = [
-  { method: 'post', path: '/assets', summary: 'Create an asset', body: createAssetBody, status: 201, response: asset, errors: [400, 401, 409] },
-  { method: 'get', path: '/assets', summary: 'List assets', query: pageQuery, status: 200, response: page(asset), errors: [400, 401] },
-  { method: 'get', path: '/assets/{id}', summary: 'Get an asset and its liquidity', params: idParams, status: 200, response: assetWithLiquidity, errors: [401, 404] },
   {
-    method: 'post', path: '/assets/{id}/liquidity', summary: 'Deposit liquidity (amount at the asset scale)', params: idParams,
-    body: liquidityBody, status: 200, response: assetWithLiquidity, errors: [400, 401, 404],
+    id: 'createAsset', tag: 'Assets', method: 'post', path: '/assets', summary: 'Create an asset',
+    body: createAssetBody, status: 201, response: asset,
+    problems: { 409: ['asset_exists'] },
   },
   {
-    method: 'post', path: '/assets/{id}/liquidity-withdrawals', summary: 'Withdraw liquidity', params: idParams,
-    body: liquidityBody, status: 200, response: assetWithLiquidity, errors: [400, 401, 404, 422],
+    id: 'listAssets', tag: 'Assets', method: 'get', path: '/assets', summary: 'List assets',
+    query: pageQuery, status: 200, response: assetPage,
   },
   {
-    method: 'post', path: '/wallet-addresses', summary: 'Create a wallet address', body: createWalletAddressBody,
-    status: 201, response: walletAddress, errors: [400, 401, 409, 422],
+    id: 'getAsset', tag: 'Assets', method: 'get', path: '/assets/{id}', summary: 'Get an asset and its liquidity',
+    params: idParams, status: 200, response: assetWithLiquidity,
+    problems: { 404: ['asset_not_found'] },
   },
   {
-    method: 'get', path: '/wallet-addresses', summary: 'Find a wallet address by its URL (any letter case)',
-    query: findWalletAddressQuery, status: 200, response: walletAddress, errors: [400, 401, 404],
-  },
-  { method: 'get', path: '/wallet-addresses/{id}', summary: 'Get a wallet address', params: idParams, status: 200, response: walletAddress, errors: [401, 404] },
-  {
-    method: 'patch', path: '/wallet-addresses/{id}', summary: "Change a wallet address's public name", params: idParams,
-    body: updateWalletAddressBody, status: 200, response: walletAddress, errors: [400, 401, 404],
+    id: 'depositAssetLiquidity', tag: 'Assets', method: 'post', path: '/assets/{id}/liquidity',
+    summary: 'Deposit liquidity',
+    description: "The amount is at the asset's scale.",
+    params: idParams, body: liquidityBody, status: 200, response: assetWithLiquidity,
+    problems: { 404: ['asset_not_found'], 422: ['balance_too_large'] },
   },
   {
-    method: 'post', path: '/wallet-addresses/{id}/keys', summary: 'Register an Ed25519 public key (JWK)', params: idParams,
-    body: ed25519Jwk, status: 201, response: walletAddressKey, errors: [400, 401, 404, 409],
+    id: 'withdrawAssetLiquidity', tag: 'Assets', method: 'post', path: '/assets/{id}/liquidity-withdrawals',
+    summary: 'Withdraw liquidity',
+    params: idParams, body: liquidityBody, status: 200, response: assetWithLiquidity,
+    problems: { 404: ['asset_not_found'], 422: ['insufficient_liquidity', 'balance_too_large'] },
   },
   {
-    method: 'get', path: '/wallet-addresses/{id}/keys', summary: "List a wallet address's keys", params: idParams,
-    status: 200, response: z.object({ items: z.array(walletAddressKey) }), errors: [401, 404],
+    id: 'createWalletAddress', tag: 'Wallet addresses', method: 'post', path: '/wallet-addresses',
+    summary: 'Create a wallet address',
+    body: createWalletAddressBody, status: 201, response: walletAddress,
+    problems: { 409: ['wallet_address_exists', 'wallet_address_url_changed'], 422: ['unknown_asset'] },
   },
   {
-    method: 'post', path: '/wallet-addresses/{id}/keys/{kid}/revoke', summary: 'Revoke a key (idempotent)', params: keyParams,
-    status: 200, response: walletAddressKey, errors: [401, 404],
+    id: 'findWalletAddress', tag: 'Wallet addresses', method: 'get', path: '/wallet-addresses',
+    summary: 'Find a wallet address by its URL', description: 'The URL matches in any letter case.',
+    query: findWalletAddressQuery, status: 200, response: walletAddress,
+    problems: { 404: ['wallet_address_not_found'] },
   },
   {
-    method: 'post', path: '/rates', summary: 'Push an exchange rate (with peerId: for that peer; without: FSP-wide)', body: pushRateBody,
-    status: 201, response: rate, errors: [400, 401],
+    id: 'getWalletAddress', tag: 'Wallet addresses', method: 'get', path: '/wallet-addresses/{id}',
+    summary: 'Get a wallet address',
+    params: idParams, status: 200, response: walletAddress,
+    problems: { 404: ['wallet_address_not_found'] },
   },
   {
-    method: 'get', path: '/rates', summary: 'The rate the service would use now (pushed, else pulled from cache, else a synchronous pull)',
-    query: rateQuery, status: 200, response: rate, errors: [400, 401, 422],
+    id: 'updateWalletAddress', tag: 'Wallet addresses', method: 'patch', path: '/wallet-addresses/{id}',
+    summary: "Change a wallet address's public name",
+    params: idParams, body: updateWalletAddressBody, status: 200, response: walletAddress,
+    problems: { 404: ['wallet_address_not_found'] },
   },
   {
-    method: 'post', path: '/payment-intents', summary: "Create a payment intent (incoming payment) on the recipient's wallet address",
-    body: createIntentBody, status: 201, response: paymentIntent, errors: [400, 401, 422],
-  },
-  { method: 'get', path: '/payment-intents/{id}', summary: 'Get a payment intent', params: idParams, status: 200, response: paymentIntent, errors: [401, 404] },
-  {
-    method: 'post', path: '/payment-intents/{id}/complete', summary: 'Complete a pending or processing payment intent', params: idParams,
-    status: 200, response: paymentIntent, errors: [401, 404, 409],
+    id: 'createWalletAddressKey', tag: 'Wallet addresses', method: 'post', path: '/wallet-addresses/{id}/keys',
+    summary: 'Register an Ed25519 public key',
+    description: 'A public JWK (RFC 8037). A wallet address keeps at most 20 unrevoked keys.',
+    params: idParams, body: ed25519Jwk, status: 201, response: walletAddressKey,
+    problems: { 404: ['wallet_address_not_found'], 409: ['key_exists', 'too_many_keys'] },
   },
   {
-    method: 'post', path: '/payment-intents/{id}/withdraw', summary: 'Settle what the payment intent received to the FSP', params: idParams,
-    status: 200, response: paymentIntent.extend({ withdrawnAmount: amount }), errors: [401, 404, 409],
+    id: 'listWalletAddressKeys', tag: 'Wallet addresses', method: 'get', path: '/wallet-addresses/{id}/keys',
+    summary: "List a wallet address's keys", description: 'Revoked keys included.',
+    params: idParams, status: 200, response: walletAddressKeyList,
+    problems: { 404: ['wallet_address_not_found'] },
   },
   {
-    method: 'post', path: '/quotes', summary: "Create a quote on the sender's wallet address to an incoming payment URL of this node or another (probed over Interledger; 502 when the receiver's node or the peer fails)", body: createQuoteBody,
-    status: 201, response: quote, errors: [400, 401, 422, 502],
-  },
-  { method: 'get', path: '/quotes/{id}', summary: 'Get a quote', params: idParams, status: 200, response: quote, errors: [401, 404] },
-  {
-    method: 'post', path: '/payments', summary: 'Create a payment from an unexpired, unused quote (emits payment.created)', body: createPaymentBody,
-    status: 201, response: payment, errors: [400, 401, 409, 422],
-  },
-  { method: 'get', path: '/payments/{id}', summary: 'Get a payment', params: idParams, status: 200, response: payment, errors: [401, 404] },
-  {
-    method: 'post', path: '/payments/{id}/fund', summary: 'Fund (approve) a payment with exactly its debit amount; it is then sent',
-    params: idParams, status: 200, response: payment, errors: [401, 404, 409],
-  },
-  { method: 'post', path: '/payments/{id}/cancel', summary: 'Cancel a payment that is not funded', params: idParams, status: 200, response: payment, errors: [401, 404, 409] },
-  {
-    method: 'post', path: '/payments/{id}/withdraw', summary: "Settle what is left in a failed payment's account back to the FSP", params: idParams,
-    status: 200, response: payment.extend({ withdrawnAmount: amount }), errors: [401, 404, 409],
+    id: 'revokeWalletAddressKey', tag: 'Wallet addresses', method: 'post',
+    path: '/wallet-addresses/{id}/keys/{kid}/revoke',
+    summary: 'Revoke a key', description: 'Revoking a revoked key changes nothing.',
+    params: keyParams, status: 200, response: walletAddressKey,
+    problems: { 404: ['wallet_address_not_found', 'key_not_found'] },
   },
   {
-    method: 'post', path: '/peers', summary: 'Create a peer (incoming tokens are never echoed)', body: createPeerBody,
-    status: 201, response: peer, errors: [400, 401, 409, 422],
-  },
-  { method: 'get', path: '/peers', summary: 'List peers, newest first', query: pageQuery, status: 200, response: page(peer), errors: [400, 401] },
-  { method: 'get', path: '/peers/{id}', summary: 'Get a peer and its liquidity', params: idParams, status: 200, response: peerWithLiquidity, errors: [401, 404] },
-  {
-    method: 'patch', path: '/peers/{id}', summary: "Change a peer's name, tokens, endpoint, maxPacketAmount or liquidityThreshold", params: idParams,
-    body: updatePeerBody, status: 200, response: peer, errors: [400, 401, 404, 409],
-  },
-  { method: 'delete', path: '/peers/{id}', summary: 'Delete a peer that holds no liquidity', params: idParams, status: 204, response: z.null(), errors: [401, 404, 409] },
-  {
-    method: 'post', path: '/peers/{id}/liquidity', summary: "Deposit peer liquidity: the credit line extended to the peer", params: idParams,
-    body: liquidityBody, status: 200, response: peerWithLiquidity, errors: [400, 401, 404],
+    id: 'pushRate', tag: 'Rates', method: 'post', path: '/rates', summary: 'Push an exchange rate',
+    description: 'With `peerId`: the rate for that peer; without: FSP-wide.',
+    body: pushRateBody, status: 201, response: rate,
+    problems: { 422: ['unknown_peer'] },
   },
   {
-    method: 'post', path: '/peers/{id}/liquidity-withdrawals', summary: 'Withdraw peer liquidity', params: idParams,
-    body: liquidityBody, status: 200, response: peerWithLiquidity, errors: [400, 401, 404, 422],
+    id: 'getRate', tag: 'Rates', method: 'get', path: '/rates', summary: 'Get the rate the service would use now',
+    description: 'A pushed rate, else a pulled one from the cache, else one pulled from the FSP now.',
+    query: rateQuery, status: 200, response: rate,
+    problems: { 422: ['unknown_peer', 'rate_unavailable'] },
   },
   {
-    method: 'get', path: '/webhook-events', summary: 'List webhook events, newest first: all, or by delivery status, type and resource', query: listQuery,
-    status: 200, response: page(webhookEvent), errors: [400, 401],
+    id: 'createPaymentIntent', tag: 'Payment intents', method: 'post', path: '/payment-intents',
+    summary: 'Create a payment intent',
+    description: "An incoming payment on the recipient's wallet address; its `url` is the record over Open Payments.",
+    body: createIntentBody, status: 201, response: paymentIntent,
+    problems: { 422: ['wallet_address_not_found', 'asset_mismatch'] },
   },
   {
-    method: 'get', path: '/webhook-events/{id}', summary: 'A webhook event with every delivery attempt', params: eventIdParams,
-    status: 200, response: webhookEvent, errors: [401, 404],
+    id: 'getPaymentIntent', tag: 'Payment intents', method: 'get', path: '/payment-intents/{id}',
+    summary: 'Get a payment intent',
+    params: idParams, status: 200, response: paymentIntent,
+    problems: { 404: ['payment_intent_not_found'] },
   },
   {
-    method: 'post', path: '/webhook-events/{id}/redeliver', summary: 'Send a delivered or failed event again (same id)', params: eventIdParams,
-    status: 202, response: webhookEvent, errors: [401, 404, 409],
+    id: 'completePaymentIntent', tag: 'Payment intents', method: 'post', path: '/payment-intents/{id}/complete',
+    summary: 'Complete a pending or processing payment intent',
+    params: idParams, status: 200, response: paymentIntent,
+    problems: { 404: ['payment_intent_not_found'], 409: ['invalid_state'] },
+  },
+  {
+    id: 'withdrawPaymentIntent', tag: 'Payment intents', method: 'post', path: '/payment-intents/{id}/withdraw',
+    summary: 'Settle what the payment intent received to the FSP',
+    params: idParams, status: 200, response: paymentIntentWithdrawal,
+    problems: { 404: ['payment_intent_not_found'], 409: ['concurrent_withdrawal'], 422: ['balance_too_large'] },
+  },
+  {
+    id: 'createQuote', tag: 'Quotes', method: 'post', path: '/quotes', summary: 'Create a quote',
+    description:
+      "On the sender's wallet address, to a payment intent of this node (its id or URL) or to an incoming payment on " +
+      'another node, whose route is probed over Interledger (502 when that node or the peer fails).',
+    body: createQuoteBody, status: 201, response: quote,
+    problems: {
+      422: [
+        'wallet_address_not_found', 'receiver_not_found', 'receiver_not_open', 'asset_mismatch', 'amount_required',
+        'amount_too_small', 'amount_exceeds_remaining', 'rate_unavailable', 'no_route', 'insufficient_exchange_rate',
+      ],
+      502: ['receiver_unreachable', 'receiver_invalid', 'peer_refused', 'peer_unreachable', 'rate_probe_failed'],
+    },
+  },
+  {
+    id: 'getQuote', tag: 'Quotes', method: 'get', path: '/quotes/{id}', summary: 'Get a quote',
+    params: idParams, status: 200, response: quote,
+    problems: { 404: ['quote_not_found'] },
+  },
+  {
+    id: 'createPayment', tag: 'Payments', method: 'post', path: '/payments', summary: 'Create a payment from a quote',
+    description: 'The quote must be unexpired and unused. Emits `payment.created`.',
+    body: createPaymentBody, status: 201, response: payment,
+    problems: { 409: ['quote_used'], 422: ['quote_not_found', 'quote_wallet_mismatch', 'quote_expired'] },
+  },
+  {
+    id: 'getPayment', tag: 'Payments', method: 'get', path: '/payments/{id}', summary: 'Get a payment',
+    params: idParams, status: 200, response: payment,
+    problems: { 404: ['payment_not_found'] },
+  },
+  {
+    id: 'fundPayment', tag: 'Payments', method: 'post', path: '/payments/{id}/fund',
+    summary: 'Fund (approve) a payment',
+    description: 'With exactly its debit amount; it is then sent.',
+    params: idParams, status: 200, response: payment,
+    problems: { 404: ['payment_not_found'], 409: ['invalid_state'], 422: ['quote_expired', 'balance_too_large'] },
+  },
+  {
+    id: 'cancelPayment', tag: 'Payments', method: 'post', path: '/payments/{id}/cancel',
+    summary: 'Cancel a payment that is not funded',
+    params: idParams, status: 200, response: payment,
+    problems: { 404: ['payment_not_found'], 409: ['invalid_state'] },
+  },
+  {
+    id: 'withdrawPayment', tag: 'Payments', method: 'post', path: '/payments/{id}/withdraw',
+    summary: "Settle what is left in a failed payment's account back to the FSP",
+    params: idParams, status: 200, response: paymentWithdrawal,
+    problems: {
+      404: ['payment_not_found'],
+      409: ['invalid_state', 'concurrent_withdrawal'],
+      422: ['balance_too_large'],
+    },
+  },
+  {
+    id: 'createPeer', tag: 'Peers', method: 'post', path: '/peers', summary: 'Create a peer',
+    description: 'Incoming tokens are never echoed.',
+    body: createPeerBody, status: 201, response: peer,
+    problems: { 409: ['peer_exists', 'auth_token_in_use'], 422: ['unknown_asset'] },
+  },
+  {
+    id: 'listPeers', tag: 'Peers', method: 'get', path: '/peers', summary: 'List peers, newest first',
+    query: pageQuery, status: 200, response: peerPage,
+  },
+  {
+    id: 'getPeer', tag: 'Peers', method: 'get', path: '/peers/{id}', summary: 'Get a peer and its liquidity',
+    params: idParams, status: 200, response: peerWithLiquidity,
+    problems: { 404: ['peer_not_found'] },
+  },
+  {
+    id: 'updatePeer', tag: 'Peers', method: 'patch', path: '/peers/{id}', summary: 'Change a peer',
+    description: 'Its name, tokens, endpoint, `maxPacketAmount` or `liquidityThreshold`.',
+    params: idParams, body: updatePeerBody, status: 200, response: peer,
+    problems: { 404: ['peer_not_found'], 409: ['peer_changed', 'auth_token_in_use'] },
+  },
+  {
+    id: 'deletePeer', tag: 'Peers', method: 'delete', path: '/peers/{id}',
+    summary: 'Delete a peer that holds no liquidity',
+    params: idParams, status: 204,
+    problems: { 404: ['peer_not_found'], 409: ['peer_has_liquidity', 'peer_changed'] },
+  },
+  {
+    id: 'depositPeerLiquidity', tag: 'Peers', method: 'post', path: '/peers/{id}/liquidity',
+    summary: 'Deposit peer liquidity',
+    description: 'The credit line extended to the peer.',
+    params: idParams, body: liquidityBody, status: 200, response: peerWithLiquidity,
+    problems: { 404: ['peer_not_found'], 422: ['balance_too_large'] },
+  },
+  {
+    id: 'withdrawPeerLiquidity', tag: 'Peers', method: 'post', path: '/peers/{id}/liquidity-withdrawals',
+    summary: 'Withdraw peer liquidity',
+    params: idParams, body: liquidityBody, status: 200, response: peerWithLiquidity,
+    problems: { 404: ['peer_not_found'], 422: ['insufficient_liquidity', 'balance_too_large'] },
+  },
+  {
+    id: 'listWebhookEvents', tag: 'Webhook events', method: 'get', path: '/webhook-events',
+    summary: 'List webhook events, newest first', description: 'All, or by delivery status, type and resource.',
+    query: listQuery, status: 200, response: webhookEventPage,
+  },
+  {
+    id: 'getWebhookEvent', tag: 'Webhook events', method: 'get', path: '/webhook-events/{id}',
+    summary: 'Get a webhook event', description: 'With every delivery attempt.',
+    params: eventIdParams, status: 200, response: webhookEvent,
+    problems: { 404: ['webhook_event_not_found'] },
+  },
+  {
+    id: 'redeliverWebhookEvent', tag: 'Webhook events', method: 'post', path: '/webhook-events/{id}/redeliver',
+    summary: 'Send an event again', description: 'A delivered or failed event, with the same id.',
+    params: eventIdParams, status: 202, response: webhookEvent,
+    problems: { 404: ['webhook_event_not_found'], 409: ['invalid_state'] },
   },
 ];
 
-const problemSchema = {
-  type: 'object',
-  required: ['type', 'title', 'status', 'detail', 'code'],
-  properties: {
-    type: { type: 'string' },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string' },
-    code: { type: 'string' },
-    errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
-  },
+// GET /openapi.json: apart from `operations`, which tests sign and send bad input to.
+const documentOperation: Operation = {
+  id: 'getOpenApiDocument', tag: 'Docs', method: 'get', path: '/openapi.json', summary: 'Get this document',
+  status: 200, response: openApiDocumentSchema, isPublic: true,
 };
 
-const schemaOf = (s: z.ZodType, io: 'input' | 'output') => {
-  const { $schema, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
+// Component names, which generated clients take as type names. Request bodies are described as
+// sent (zod's input), responses as answered (its output); Amount and Ed25519Jwk are both.
+const requestSchemas = {
+  Amount: amount,
+  CreateAssetRequest: createAssetBody,
+  LiquidityRequest: liquidityBody,
+  CreateWalletAddressRequest: createWalletAddressBody,
+  UpdateWalletAddressRequest: updateWalletAddressBody,
+  Ed25519Jwk: ed25519Jwk,
+  PushRateRequest: pushRateBody,
+  CreatePaymentIntentRequest: createIntentBody,
+  CreateQuoteRequest: createQuoteBody,
+  CreatePaymentRequest: createPaymentBody,
+  CreatePeerRequest: createPeerBody,
+  UpdatePeerRequest: updatePeerBody,
 };
+const responseSchemas = {
+  Amount: amount,
+  Asset: asset,
+  AssetWithLiquidity: assetWithLiquidity,
+  AssetPage: assetPage,
+  WalletAddress: walletAddress,
+  Ed25519Jwk: ed25519Jwk,
+  WalletAddressKey: walletAddressKey,
+  WalletAddressKeyList: walletAddressKeyList,
+  Rate: rate,
+  PaymentIntent: paymentIntent,
+  PaymentIntentWithdrawal: paymentIntentWithdrawal,
+  Quote: quote,
+  Payment: payment,
+  PaymentWithdrawal: paymentWithdrawal,
+  Peer: peer,
+  PeerWithLiquidity: peerWithLiquidity,
+  PeerPage: peerPage,
+  WebhookDeliveryAttempt: attempt,
+  WebhookEvent: webhookEvent,
+  WebhookEventPage: webhookEventPage,
+  FieldError: fieldError,
+  Problem: problemSchema,
+  OpenApiDocument: openApiDocumentSchema,
+};
+
+const componentRef = (id: string) => `#/components/schemas/${id}`;
+
+function registryOf(schemas: Record<string, z.ZodType>) {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
+  return registry;
+}
+
+// Each named schema as JSON Schema, the others it contains as $refs to them.
+function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'output') {
+  const converted = z.toJSONSchema(registryOf(schemas), { io, uri: componentRef, unrepresentable: 'any' }).schemas;
+  return Object.fromEntries(
+    Object.entries(converted).map(([id, { $schema, $id, ...schema }]) => [id, schema as Record<string, unknown>]),
+  );
+}
+
+function allComponentSchemas() {
+  const requests = componentSchemas(requestSchemas, 'input');
+  const responses = componentSchemas(responseSchemas, 'output');
+  for (const id of Object.keys(requests)) {
+    if (id in responses && JSON.stringify(requests[id]) !== JSON.stringify(responses[id])) {
+      throw new Error(`${id} is described differently as a request and as a response: give each its own name`);
+    }
+  }
+  return { ...responses, ...requests };
+}
+
+// Every body and response is a named component, so that generated clients name its type.
+function refTo(schema: z.ZodType, named: Record<string, z.ZodType>) {
+  const id = Object.keys(named).find((name) => named[name] === schema);
+  if (!id) throw new Error('A request body or response schema has no component name in lib/openapi.ts');
+  return { $ref: componentRef(id) };
+}
 
 function parameters(where: 'path' | 'query', obj?: z.ZodObject) {
   if (!obj) return [];
-  const json = schemaOf(obj, 'input') as { properties: Record<string, unknown>; required?: string[] };
-  return Object.entries(json.properties).map(([name, schema]) => ({
+  const { properties, required = [] } = z.toJSONSchema(obj, { io: 'input', unrepresentable: 'any' }) as {
+    properties: Record<string, unknown>;
+    required?: string[];
+  };
+  return Object.entries(properties).map(([name, schema]) => ({
     name,
     in: where,
-    required: where === 'path' || (json.required ?? []).includes(name),
+    required: where === 'path' || required.includes(name),
     schema,
   }));
 }
 
+const SUCCESS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' };
+// The title lib/http/problem.ts gives a status.
+const titleOf = (status: number) => problem(status, '', '').title;
+
+const codeList = (codes: string[]) => codes.map((c) => `\`${c}\``).join(', ');
+
+const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: componentRef('Problem') } } },
+});
+
+// What the signed stack (lib/http/admin.ts) can answer on every route; 64 KiB is its MAX_BODY_BYTES.
+const sharedResponses = {
+  BadRequest: problemResponse(
+    'Invalid request (`invalid_request`, `malformed_json`, `unsupported_media_type`): a bad body, query or header, ' +
+      'or one the route does not take; `errors` lists each bad field.',
+  ),
+  Unauthorized: problemResponse(
+    'The signature is missing, malformed, stale, wrong or used before (`unauthorized`); nothing changed.',
+  ),
+  PayloadTooLarge: problemResponse('The body is over 64 KiB (`payload_too_large`).'),
+  InternalError: problemResponse('The request could not be completed (`internal_error`); it is safe to retry.'),
+};
+const responseRef = (name: keyof typeof sharedResponses) => ({ $ref: `#/components/responses/${name}` });
+
+// A route's own codes, plus the 404 of an id that cannot exist and the Idempotency-Key's 409 and 422.
+function routeProblems(op: Operation): Partial<Record<RouteProblemStatus, string[]>> {
+  const codes = { ...op.problems };
+  if (op.params) codes[404] = [...(codes[404] ?? []), 'not_found'];
+  if (op.method === 'post') {
+    codes[409] = [...(codes[409] ?? []), 'idempotency_key_in_progress'];
+    codes[422] = [...(codes[422] ?? []), 'idempotency_key_reused'];
+  }
+  return codes;
+}
+
+function responses(op: Operation) {
+  const description = SUCCESS[op.status];
+  const success = op.response
+    ? { description, content: { 'application/json': { schema: refTo(op.response, responseSchemas) } } }
+    : { description };
+  if (op.isPublic) return { [op.status]: success };
+  const own = Object.entries(routeProblems(op)).map(([status, codes]) => [
+    status,
+    problemResponse(`${titleOf(Number(status))}: ${codeList(codes)}.`),
+  ]);
+  return {
+    [op.status]: success,
+    400: responseRef('BadRequest'),
+    401: responseRef('Unauthorized'),
+    413: responseRef('PayloadTooLarge'),
+    ...Object.fromEntries(own),
+    500: responseRef('InternalError'),
+  };
+}
+
+const API =
+  "The FSP's API of the payment service: assets and their liquidity, wallet addresses, exchange rates, " +
+  'payment intents, quotes, payments, Interledger peers and webhook events. Every request is signed (see the ' +
+  "`signature` security scheme). Amounts are `{value, assetCode, assetScale}`, `value` an integer string in the " +
+  "asset's smallest unit. Errors are `application/problem+json` (RFC 9457) with a stable `code`.";
+
+const SIGNATURE =
+  'Every request carries `signature: t=<unix seconds, optionally with a fraction>, ' +
+  'v1=<hex HMAC-SHA256(ADMIN_API_SECRET, "<t>.<METHOD>.<path with query>.<Idempotency-Key header value, empty if ' +
+  'none>.<raw body>")>`, with `t` in the signed string exactly as sent and `<raw body>` the exact bytes sent (empty ' +
+  "for none). A signature is valid for 300 s around the server's clock; a non-GET signature is accepted once. " +
+  'Several `v1=` values may be sent (for secret rotation); one must match.';
+
+const IDEMPOTENCY_KEY =
+  'Makes a retry safe (kept 24 h, per route): the same key and body replay the first response; the same key with ' +
+  'another body or resource is 422 `idempotency_key_reused`; while the first request runs, 409 ' +
+  '`idempotency_key_in_progress`. The key is part of the signed string.';
+
 export function openApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of operations) {
+  for (const op of [...operations, documentOperation]) {
     paths[op.path] ??= {};
     paths[op.path][op.method] = {
+      operationId: op.id,
+      tags: [op.tag],
       summary: op.summary,
-      security: [{ signature: [] }],
+      ...(op.description && { description: op.description }),
+      ...(op.isPublic && { security: [] }),
       parameters: [
         ...parameters('path', op.params),
         ...parameters('query', op.query),
-        ...(op.method === 'post' ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }] : []),
+        ...(op.method === 'post' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
       ],
-      ...(op.body && { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(op.body, 'input') } } } }),
-      responses: {
-        [op.status]: op.status === 204 ? { description: 'Done' } : { description: 'Success', content: { 'application/json': { schema: schemaOf(op.response, 'output') } } },
-        ...Object.fromEntries(
-          op.errors.map((s) => [s, { description: 'Problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }]),
-        ),
-      },
+      ...(op.body && {
+        requestBody: { required: true, content: { 'application/json': { schema: refTo(op.body, requestSchemas) } } },
+      }),
+      responses: responses(op),
     };
   }
   return {
@@ -197,14 +495,38 @@ export function openApiDocument() {
     info: {
       title: 'Payment service Admin API',
       version: '0.1.0',
-      description:
-        'Every request carries `signature: t=<unix seconds, optionally with a fraction>, v1=<hex HMAC-SHA256(ADMIN_API_SECRET, "<t>.<METHOD>.<path with query>.<Idempotency-Key header value, empty if none>.<raw body>")>`, ' +
-        '`t` signed exactly as sent. Signatures are valid for 300 s; a non-GET signature is accepted once.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      description: API,
     },
-    components: {
-      schemas: { Problem: problemSchema },
-      securitySchemes: { signature: { type: 'apiKey', in: 'header', name: 'signature' } },
-    },
+    servers: [
+      { url: 'http://localhost:3001', description: 'Node A on this machine (`npm start`)' },
+      { url: 'http://localhost:4001', description: 'Node B on this machine (`npm run start:node-b`)' },
+      {
+        url: 'https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}',
+        description: "A deploy: the Admin REST API's invoke URL (`serverless info --stage <stage>` prints it)",
+        variables: {
+          restApiId: { default: 'a1b2c3d4e5', description: "The REST API's id" },
+          region: { default: 'us-east-1', description: 'The AWS region deployed to (`--region`)' },
+          stage: { default: 'prod', description: 'The stage deployed (`--stage`)' },
+        },
+      },
+    ],
+    security: [{ signature: [] }],
+    tags,
     paths,
+    components: {
+      schemas: allComponentSchemas(),
+      responses: sharedResponses,
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: IDEMPOTENCY_KEY,
+          schema: { type: 'string', maxLength: 255 },
+        },
+      },
+      securitySchemes: { signature: { type: 'apiKey', in: 'header', name: 'signature', description: SIGNATURE } },
+    },
   };
 }

@@ -3,6 +3,9 @@ import { join, resolve } from 'node:path';
 
 // Local-only defaults. Never used on AWS, where serverless.yml takes settings from the environment.
 export const LOCAL_ADMIN_API_SECRET = 'local-only-admin-secret-do-not-deploy';
+// The signing proxy of the API collection (bruno/): port 80, as the specification says, so that its
+// URLs are plain http://localhost/<path>.
+export const DEFAULT_PROXY_PORT = 80;
 export const DEFAULT_PORTS = { admin: 3001, openPayments: 3002, fsp: 3003, connector: 3004, authServer: 3006, dynamodb: 8000, sqs: 9324, eventbridge: 4010 };
 
 // The two nodes a laptop runs side by side (`npm start`, `npm run start:node-b`): each with its

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { dataDirOf, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, wipeData } from './defaults';
 import { startFsp } from './fsp';
+import { announceNodeB, startLocalProxy } from './proxy';
 import { ROOT } from './serverless-config';
 import { startStack } from './stack';
 
@@ -69,6 +70,9 @@ const stack = await startStack({
   },
 });
 
+// Node A runs the signing proxy of the API collection; Node B tells it where its Admin API is.
+const proxy = nodeName === 'a' ? await startLocalProxy({ adminUrl: stack.adminUrl, secret: adminSecret, log: console.log }) : announceNodeB(dataDir, stack.adminUrl);
+
 // A folder as the user would type it: relative when under the current one.
 const shown = (dir: string) => (relative(process.cwd(), dir).startsWith('..') ? dir : relative(process.cwd(), dir) || '.');
 
@@ -77,6 +81,7 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping`);
+  await proxy.stop();
   await stack.stop();
   await fsp?.stop();
   process.exit(0);
@@ -91,6 +96,7 @@ Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
   Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
   Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})
   ILP connector                 ${stack.connectorUrl}   (ILP address ${stack.env.ILP_ADDRESS}; peers send packets here)
+  Signing proxy                 ${proxy.line}
   DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}
   Data          ${shown(dataDir)}/ (kept across restarts${fresh ? '; wiped at this start' : ''}; npm run reset${nodeName === 'b' ? ' -- --node b' : ''} wipes it)
   Rates (pull)  ${stack.env.EXCHANGE_RATES_URL}

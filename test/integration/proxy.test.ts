@@ -1,0 +1,197 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_ADMIN_API_SECRET, NODES } from '../../infra/local/defaults';
+import { freePort } from '../../infra/local/emulators';
+import { listen } from '../../infra/local/listen';
+import { announceNodeB, nodeBAdminUrl, startLocalProxy, startProxy, type Proxy } from '../../infra/local/proxy';
+import { captured, interpolate, loadEnvironment, loadRequests, routeOf, type BruRequest } from '../bruno';
+import { startTestStack, type TestStack } from '../stack';
+import { waitFor } from '../wait';
+
+// The signing proxy of the API collection: plain, unsigned requests in; the service's answers
+// out, untouched. Node B is a port where nothing listens.
+let s: TestStack;
+let proxy: Proxy;
+let nodeBDown: string;
+beforeAll(async () => {
+  s = await startTestStack();
+  nodeBDown = `http://localhost:${await freePort()}`;
+  proxy = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: s.adminUrl, nodeB: () => nodeBDown });
+});
+afterAll(async () => {
+  await proxy.stop();
+  await s.stop();
+});
+
+async function send(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
+  const res = await fetch(proxy.url + path, {
+    method,
+    body: init.body,
+    headers: { ...(init.body && { 'content-type': 'application/json' }), ...init.headers },
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
+}
+
+describe('the signing proxy', () => {
+  it('signs an unsigned POST /assets (201) and GET /assets, which lists it', async () => {
+    const created = await send('POST', '/assets', { body: JSON.stringify({ code: 'PRX', scale: 2 }) });
+    expect(created.status).toBe(201);
+    const listed = await send('GET', '/assets?limit=100');
+    expect(listed.status).toBe(200);
+    expect(listed.body.items).toContainEqual(created.body);
+  });
+
+  it('signs the query exactly as sent, encoded or not', async () => {
+    await send('POST', '/assets', { body: JSON.stringify({ code: 'PRQ', scale: 0 }) });
+    const one = await send('GET', '/assets?limit=1');
+    expect(one.status).toBe(200);
+    expect(one.body.items).toHaveLength(1);
+    // A wallet address that does not exist: 404, so the signature over the encoded query held.
+    const encoded = await send('GET', `/wallet-addresses?address=${encodeURIComponent(`${s.openPaymentsUrl}/nobody`)}`);
+    expect(encoded.status, encoded.text).toBe(404);
+  });
+
+  it('signs the Idempotency-Key: a resend replays the first answer, another body under it is 422', async () => {
+    const asset = (await send('POST', '/assets', { body: JSON.stringify({ code: 'PRI', scale: 2 }) })).body;
+    const headers = { 'Idempotency-Key': 'proxy-deposit-1' };
+    const deposit = (amount: string) => send('POST', `/assets/${asset.id}/liquidity`, { body: JSON.stringify({ amount }), headers });
+    const first = await deposit('100');
+    const again = await deposit('100');
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect((await send('GET', `/assets/${asset.id}`)).body.liquidity.value).toBe('100');
+    const other = await deposit('200');
+    expect(other.status).toBe(422);
+    expect(other.body.code).toBe('idempotency_key_reused');
+  });
+
+  it("passes the service's problem+json through untouched", async () => {
+    const body = JSON.stringify({ code: 'us', scale: 2, colour: 'red' });
+    const through = await send('POST', '/assets', { body });
+    const signature = await s.freshSign('POST', '/assets', body);
+    const direct = await fetch(`${s.adminUrl}/assets`, { method: 'POST', body, headers: { 'content-type': 'application/json', signature } });
+    expect(through.status).toBe(400);
+    expect(through.headers.get('content-type')).toBe('application/problem+json');
+    expect(through.text).toBe(await direct.text());
+    expect(through.body.errors.map((e: { field: string }) => e.field)).toEqual(expect.arrayContaining(['code', 'colour']));
+  });
+
+  it('replaces a signature the client sent', async () => {
+    const res = await send('GET', '/assets?limit=1', { headers: { signature: 't=1, v1=00' } });
+    expect(res.status).toBe(200);
+  });
+
+  it('answers /node-b/ with a 502 problem saying how to start Node B when it is not running', async () => {
+    const res = await send('GET', '/node-b/assets');
+    expect(res.status).toBe(502);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.body).toMatchObject({ status: 502, code: 'node_not_running' });
+    expect(res.body.detail).toContain('Node B is not running');
+    expect(res.body.detail).toContain('npm run start:node-b');
+  });
+
+  it('sends /node-b/<path> to Node B, signed for the path without the prefix', async () => {
+    const toB = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: nodeBDown, nodeB: () => s.adminUrl });
+    try {
+      const res = await fetch(`${toB.url}/node-b/assets?limit=1`);
+      expect(res.status).toBe(200);
+      expect((await res.json()).items).toHaveLength(1);
+      expect((await fetch(`${toB.url}/assets`)).status).toBe(502); // Node A is the one down here
+    } finally {
+      await toB.stop();
+    }
+  });
+
+  it('refuses requests not addressed to localhost, and those a web page of another site sent', async () => {
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((done, fail) => {
+        request(`${proxy.url}/assets`, { headers }, (res) => {
+          res.resume();
+          done(res.statusCode!);
+        })
+          .on('error', fail)
+          .end();
+      });
+    expect(await status({ host: 'attacker.example' })).toBe(403);
+    expect(await status({ origin: 'https://attacker.example' })).toBe(403);
+    expect(await status({ origin: 'http://localhost:5173' })).toBe(200);
+  });
+
+  it('finds Node B where Node B says its Admin API is, else on its default port', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'proxy-test-'));
+    expect(nodeBAdminUrl(dataDir)).toBe(`http://localhost:${NODES.b.ports.admin}`);
+    const announced = announceNodeB(dataDir, 'http://localhost:4555');
+    expect(nodeBAdminUrl(dataDir)).toBe('http://localhost:4555');
+    await announced.stop();
+    expect(nodeBAdminUrl(dataDir)).toBe(`http://localhost:${NODES.b.ports.admin}`);
+  });
+});
+
+describe("npm start's proxy", () => {
+  it('refuses to run with a secret that is not the local default, unless PROXY_ALLOW_CUSTOM_SECRET=1', async () => {
+    const refused = await startLocalProxy({ adminUrl: s.adminUrl, secret: s.env.ADMIN_API_SECRET, env: { PROXY_PORT: '0' } });
+    expect(refused.line).toMatch(/^off: ADMIN_API_SECRET is not the local default.*PROXY_ALLOW_CUSTOM_SECRET=1/);
+
+    const optIn = { PROXY_PORT: '0', PROXY_ALLOW_CUSTOM_SECRET: '1' };
+    const allowed = await startLocalProxy({ adminUrl: s.adminUrl, secret: s.env.ADMIN_API_SECRET, env: optIn });
+    try {
+      const url = /^(http:\/\/localhost:\d+) /.exec(allowed.line)?.[1];
+      expect(allowed.line).toContain('signs with your ADMIN_API_SECRET');
+      expect((await fetch(`${url}/assets?limit=1`)).status).toBe(200);
+    } finally {
+      await allowed.stop();
+    }
+
+    const local = await startLocalProxy({ adminUrl: s.adminUrl, secret: LOCAL_ADMIN_API_SECRET, env: { PROXY_PORT: '0' } });
+    await local.stop();
+    expect(local.line).toMatch(/^http:\/\/localhost:\d+ {3}\(signs for you/);
+  });
+
+  it('does not fail when its port cannot be had: the line says why and how to pick another', async () => {
+    const taken = await listen(createServer(), 0);
+    try {
+      const { port } = taken;
+      const proxy = await startLocalProxy({ adminUrl: s.adminUrl, secret: LOCAL_ADMIN_API_SECRET, env: { PROXY_PORT: String(port) } });
+      expect(proxy.line).toBe(`off: could not listen on port ${port}: port ${port} is in use; pick another port, e.g. PROXY_PORT=8080 npm start`);
+    } finally {
+      await taken.stop();
+    }
+  });
+});
+
+// The collection's requests, as Bruno sends them in folder order, unsigned through the proxy:
+// each one is well formed (no 400), signed right (no 401) and finds what it names (no 404).
+describe('the API collection (bruno/), through the proxy', () => {
+  // Completing or withdrawing the intent ends it, and the quote for it would fail: they go after it is paid.
+  const endsIntent = (r: BruRequest) => /^POST \/payment-intents\/\{\}\/(complete|withdraw)$/.test(`${r.method} ${routeOf(r.url)}`);
+
+  it('sends every request, each gets a 2xx or a state conflict, and the payment it makes completes', async () => {
+    const requests = loadRequests();
+    // The node-a environment, but for where this test's proxy and resource server listen.
+    const vars: Record<string, string> = { ...loadEnvironment('node-a'), baseUrl: proxy.url, walletAddressUrl: s.env.WALLET_ADDRESS_URL };
+    for (const r of [...requests.filter((r) => !endsIntent(r)), ...requests.filter(endsIntent)]) {
+      const body = r.body === undefined ? undefined : interpolate(r.body, vars);
+      const headers = Object.fromEntries(Object.entries(r.headers).map(([name, value]) => [name, interpolate(value, vars)]));
+      const json = body && { 'content-type': 'application/json' }; // what Bruno adds for a JSON body
+      const res = await fetch(interpolate(r.url, vars), { method: r.method, body, headers: { ...json, ...headers } });
+      const text = await res.text();
+      expect(res.status < 300 || res.status === 409 || res.status === 422, `${r.file}: ${res.status} ${text}`).toBe(true);
+      for (const [name, expression] of Object.entries(r.captures)) {
+        const value = captured(expression, JSON.parse(text));
+        expect(value, `${r.file}: ${name} = ${expression}`).toBeTypeOf('string');
+        vars[name] = value as string;
+      }
+    }
+    const paid = await waitFor('the payment to complete', async () => {
+      const res = await fetch(`${proxy.url}/payments/${vars.paymentId}`);
+      const payment = await res.json();
+      return payment.state === 'completed' ? payment : undefined;
+    });
+    expect(paid.receiveAmount).toEqual({ value: '9200', assetCode: 'USD', assetScale: 2 });
+  });
+});

@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { NODE_B_PREFIX } from '../../infra/local/proxy';
+import { operations } from '../../lib/openapi';
+import { COLLECTION, loadEnvironment, loadRequests, parseBru, routeOf, variablesOf } from '../bruno';
+
+// The API collection (bruno/) against the OpenAPI document: a route without a request, or a
+// request for a route that does not exist, fails here; so does a request Bruno could not send.
+const requests = loadRequests();
+const key = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/\{[^}]*\}/g, '{}')}`;
+const environments = { 'node-a': loadEnvironment('node-a'), 'node-b': loadEnvironment('node-b') };
+
+describe('the API collection', () => {
+  it('is a Bruno collection', () => {
+    expect(JSON.parse(readFileSync(join(COLLECTION, 'bruno.json'), 'utf8'))).toMatchObject({ version: '1', type: 'collection' });
+    expect(parseBru(readFileSync(join(COLLECTION, 'collection.bru'), 'utf8')).get('docs')).toContain('npm start');
+  });
+
+  it('has a request for every Admin route of the OpenAPI document, and none for a route it lacks', () => {
+    const routes = new Set(operations.map((op) => key(op.method, op.path)));
+    const covered = new Set(requests.map((r) => key(r.method, routeOf(r.url))));
+    expect.soft([...routes].filter((r) => !covered.has(r)), 'routes without a request').toEqual([]);
+    const strays = requests.filter((r) => !routes.has(key(r.method, routeOf(r.url))));
+    expect.soft(strays.map((r) => `${r.file}: ${r.method} ${r.url}`), 'requests for no route').toEqual([]);
+  });
+
+  it('has requests Bruno can send: named, numbered, unsigned, to {{baseUrl}}, with JSON bodies', () => {
+    const seqs = new Map<string, string[]>();
+    for (const r of requests) {
+      const seq = expect.stringMatching(/^[1-9]\d*$/);
+      expect(r.meta, r.file).toMatchObject({ name: expect.stringMatching(/\S/), type: 'http', seq });
+      const url = expect.stringMatching(/^\{\{baseUrl\}\}\//);
+      expect(r.blocks.get(r.method.toLowerCase()), r.file).toEqual({ url, body: r.body === undefined ? 'none' : 'json', auth: 'none' });
+      if (r.body !== undefined) expect(() => JSON.parse(r.body!), r.file).not.toThrow();
+      expect(Object.keys(r.headers).map((h) => h.toLowerCase()), `${r.file}: the proxy signs`).not.toContain('signature');
+      seqs.set(r.folder.name, [...(seqs.get(r.folder.name) ?? []), r.meta.seq]);
+    }
+    for (const [folder, list] of seqs) expect(new Set(list).size, `seq repeated in ${folder}`).toBe(list.length);
+    const folders = [...new Map(requests.map((r) => [r.folder.name, r.folder.seq])).values()];
+    expect(new Set(folders).size, 'folder seq repeated').toBe(folders.length);
+  });
+
+  it('lists each query parameter of a URL in its params:query block too, as the Bruno app does', () => {
+    for (const r of requests) {
+      const query = r.url.split('?')[1];
+      const pairs = query?.split('&').map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]);
+      expect(r.blocks.get('params:query'), r.file).toEqual(pairs && Object.fromEntries(pairs));
+    }
+  });
+
+  it('gives every variable a value: from each environment, or kept from an answer before it', () => {
+    const kept = new Set<string>();
+    for (const r of requests) {
+      const used = variablesOf([r.url, ...Object.values(r.headers), r.body ?? ''].join('\n'));
+      for (const name of used) {
+        for (const [env, vars] of Object.entries(environments)) {
+          expect(name in vars || kept.has(name), `${r.file} uses {{${name}}}, unset in ${env}`).toBe(true);
+        }
+      }
+      for (const [name, expression] of Object.entries(r.captures)) {
+        expect(expression, r.file).toMatch(/^res\.body(\.\w+|\[\d+\])+$/);
+        kept.add(name);
+      }
+    }
+  });
+
+  it('sends an Idempotency-Key with every request that moves money', () => {
+    const movesMoney = /^POST (\/payments|.*\/(liquidity|liquidity-withdrawals|fund|withdraw))$/;
+    const moving = requests.filter((r) => movesMoney.test(`${r.method} ${routeOf(r.url)}`));
+    expect(moving.length).toBeGreaterThanOrEqual(8);
+    for (const r of moving) expect(Object.keys(r.headers), r.file).toContain('Idempotency-Key');
+  });
+
+  it('has environments for Node A and Node B through the proxy, with the same variables', () => {
+    const a = environments['node-a'];
+    const b = environments['node-b'];
+    expect(Object.keys(b).sort()).toEqual(Object.keys(a).sort());
+    expect(a.baseUrl).toBe('http://localhost:{{proxyPort}}');
+    expect(b.baseUrl).toBe(`http://localhost:{{proxyPort}}${NODE_B_PREFIX}`);
+    expect(a.proxyPort).toBe('80');
+  });
+});
