@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { signatureHeader } from '../lib/http/signature';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/local/emulators';
 import type { FunctionStats } from '../infra/local/lambda';
+import { signatureHeader } from '../lib/http/signature';
 import { measureBundles } from './bundles';
 import { measure, percentile, print, type Result } from './measure';
 
@@ -53,12 +53,16 @@ async function startNode(ilpAddress: string) {
     eval: true,
     workerData: { settings: { ADMIN_API_SECRET: secret, EXCHANGE_RATES_URL: ratesUrl, WEBHOOK_URL: webhookUrl, ILP_ADDRESS: ilpAddress } },
   });
-  const info = await new Promise<{ adminUrl: string; openPaymentsUrl: string; connectorUrl: string; env: Record<string, string>; endpoints: { dynamodb: string } }>(
-    (ok, fail) => {
-      worker.once('message', ok);
-      worker.once('error', fail);
-    },
-  );
+  const info = await new Promise<{
+    adminUrl: string;
+    openPaymentsUrl: string;
+    connectorUrl: string;
+    env: Record<string, string>;
+    endpoints: { dynamodb: string };
+  }>((ok, fail) => {
+    worker.once('message', ok);
+    worker.once('error', fail);
+  });
   // Asks the node's thread, and waits for the answer that carries `key`.
   const ask = <T>(message: unknown, key: string) =>
     new Promise<T>((ok) => {
@@ -97,7 +101,14 @@ const stats = () => ask<Record<string, FunctionStats>>('stats', 'stats');
 
 // Measures a row and adds the AWS calls that `functions` made per operation during it.
 // `onB` names Node B's functions that serve it too.
-async function row(functions: string[], name: string, count: number, clients: number, op: (i: number) => Promise<unknown>, onB: string[] = []): Promise<Result> {
+async function row(
+  functions: string[],
+  name: string,
+  count: number,
+  clients: number,
+  op: (i: number) => Promise<unknown>,
+  onB: string[] = [],
+): Promise<Result> {
   const statsOf = async () => [await stats(), onB.length ? await nodeB!.ask<Record<string, FunctionStats>>('stats', 'stats') : {}];
   const before = await statsOf();
   const result = await measure(name, count, clients, async (i) => void (await op(i)));
@@ -105,7 +116,8 @@ async function row(functions: string[], name: string, count: number, clients: nu
   const calls: Record<string, number> = {};
   for (const [side, fns] of [functions, onB].entries()) {
     for (const fn of fns) {
-      for (const [call, n] of Object.entries(after[side][fn]?.calls ?? {})) calls[call] = (calls[call] ?? 0) + (n - (before[side][fn]?.calls[call] ?? 0)) / count;
+      for (const [call, n] of Object.entries(after[side][fn]?.calls ?? {}))
+        calls[call] = (calls[call] ?? 0) + (n - (before[side][fn]?.calls[call] ?? 0)) / count;
     }
   }
   return { ...result, calls };
@@ -148,7 +160,10 @@ try {
   // Warm every path (the JITs of Node and of DynamoDB Local's JVM) before anything is measured.
   const warm = (count: number, op: () => Promise<unknown>) => measure('(warm-up)', count, 4, async () => void (await op()));
   await warm(50, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'));
-  for (const [to, value, code] of [[bob, '100', 'USD'], [carlos, '92', 'EUR']]) {
+  for (const [to, value, code] of [
+    [bob, '100', 'USD'],
+    [carlos, '92', 'EUR'],
+  ]) {
     await warm(100, async () => {
       const payment = await flow(alice, to, value, code);
       await admin('POST', `/payments/${payment.id}/fund`);
@@ -158,12 +173,28 @@ try {
 
   for (const clients of CLIENTS) {
     if (section('rates')) {
-      results.push(await row(['ratesResolve'], 'GET /rates, cached pulled rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR')));
-      results.push(await row(['ratesResolve'], 'GET /rates, pushed rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=EUR')));
-      results.push(await row(['ratesPush'], 'POST /rates (push)', N, clients, (i) => admin('POST', '/rates', { sourceAssetCode: 'GBP', destinationAssetCode: 'EUR', rate: 1 + i / 1e6 + clients })));
+      results.push(
+        await row(['ratesResolve'], 'GET /rates, cached pulled rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR')),
+      );
+      results.push(
+        await row(['ratesResolve'], 'GET /rates, pushed rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=EUR')),
+      );
+      results.push(
+        await row(['ratesPush'], 'POST /rates (push)', N, clients, (i) =>
+          admin('POST', '/rates', { sourceAssetCode: 'GBP', destinationAssetCode: 'EUR', rate: 1 + i / 1e6 + clients }),
+        ),
+      );
     }
     if (section('resource')) {
-      results.push(await row(['openPaymentsWalletAddress'], 'resource server: GET wallet address', N, clients, async () => void (await (await fetch(`${stack.openPaymentsUrl}/alice`)).arrayBuffer())));
+      results.push(
+        await row(
+          ['openPaymentsWalletAddress'],
+          'resource server: GET wallet address',
+          N,
+          clients,
+          async () => void (await (await fetch(`${stack.openPaymentsUrl}/alice`)).arrayBuffer()),
+        ),
+      );
     }
   }
   if (section('routes')) {
@@ -172,8 +203,24 @@ try {
       const quotes: Array<{ id: string }> = [];
       const payments: Array<{ id: string }> = [];
       results.push(await row(['paymentIntentsCreate'], 'POST /payment-intents', N, clients, async (i) => (intents[i] = await newIntent(carlos, '92', 'EUR'))));
-      results.push(await row(['quotesCreate'], 'POST /quotes (USD->EUR)', N, clients, async (i) => (quotes[i] = await admin('POST', '/quotes', { walletAddress: alice, receiver: intents[i].id }))));
-      results.push(await row(['paymentsCreate'], 'POST /payments', N, clients, async (i) => (payments[i] = await admin('POST', '/payments', { walletAddress: alice, quoteId: quotes[i].id }))));
+      results.push(
+        await row(
+          ['quotesCreate'],
+          'POST /quotes (USD->EUR)',
+          N,
+          clients,
+          async (i) => (quotes[i] = await admin('POST', '/quotes', { walletAddress: alice, receiver: intents[i].id })),
+        ),
+      );
+      results.push(
+        await row(
+          ['paymentsCreate'],
+          'POST /payments',
+          N,
+          clients,
+          async (i) => (payments[i] = await admin('POST', '/payments', { walletAddress: alice, quoteId: quotes[i].id })),
+        ),
+      );
       results.push(await row(['paymentsGet'], 'GET /payments/{id}', N, clients, (i) => admin('GET', `/payments/${payments[i].id}`)));
       results.push(await row(['paymentsFund'], 'POST /payments/{id}/fund', N, clients, (i) => admin('POST', `/payments/${payments[i].id}/fund`)));
     }
@@ -218,7 +265,11 @@ try {
     const peerOfB = await b.admin('POST', '/peers', link('test.node-a', 'bench-node-a-to-node-b-token', 'bench-node-b-to-node-a-token', stack.connectorUrl));
     await b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '100000000000' });
     const remoteFlow = async (value: string) => {
-      const intent = await b.admin('POST', '/payment-intents', { walletAddress: dora, incomingAmount: { value, assetCode: 'USD', assetScale: 2 }, metadata: { n: unique++ } });
+      const intent = await b.admin('POST', '/payment-intents', {
+        walletAddress: dora,
+        incomingAmount: { value, assetCode: 'USD', assetScale: 2 },
+        metadata: { n: unique++ },
+      });
       const quote = await admin('POST', '/quotes', { walletAddress: alice, receiver: intent.url });
       return admin('POST', '/payments', { walletAddress: alice, quoteId: quote.id });
     };
@@ -236,13 +287,22 @@ try {
       const payments: Array<{ id: string }> = [];
       for (let i = 0; i < count; i++) payments.push(await remoteFlow(value));
       results.push(
-        await row(DELIVERY, `fund -> completed remote ${label}`, count, clients, async (i) => {
-          await admin('POST', `/payments/${payments[i].id}/fund`);
-          await completed(payments[i].id);
-        }, ['ilpConnector']),
+        await row(
+          DELIVERY,
+          `fund -> completed remote ${label}`,
+          count,
+          clients,
+          async (i) => {
+            await admin('POST', `/payments/${payments[i].id}/fund`);
+            await completed(payments[i].id);
+          },
+          ['ilpConnector'],
+        ),
       );
       const packets = await Promise.all(payments.map((p) => fulfilledPackets(p.id)));
-      lines.push(`remote ${label}, ${clients} client(s): ${(packets.reduce((x, y) => x + y, 0) / count).toFixed(2)} packets per payment (${Math.min(...packets)} to ${Math.max(...packets)})`);
+      lines.push(
+        `remote ${label}, ${clients} client(s): ${(packets.reduce((x, y) => x + y, 0) / count).toFixed(2)} packets per payment (${Math.min(...packets)} to ${Math.max(...packets)})`,
+      );
     };
     await warm(30, async () => {
       const payment = await remoteFlow('100');
@@ -251,7 +311,15 @@ try {
     });
     const count = Math.min(N, 200);
     for (const clients of CLIENTS) {
-      results.push(await row(['quotesCreate', 'paymentsCreate'], 'remote create flow (intent on B, quote+payment on A)', count, clients, () => remoteFlow('100'), ['paymentIntentsCreate', 'openPaymentsIncomingPayments', 'authServer', 'authIntrospect', 'ilpConnector']));
+      results.push(
+        await row(['quotesCreate', 'paymentsCreate'], 'remote create flow (intent on B, quote+payment on A)', count, clients, () => remoteFlow('100'), [
+          'paymentIntentsCreate',
+          'openPaymentsIncomingPayments',
+          'authServer',
+          'authIntrospect',
+          'ilpConnector',
+        ]),
+      );
       await sendAll('1.00 USD', '100', clients, count);
     }
     // A peer that takes packets of at most 10.00: a 100.00 payment goes in ten.
@@ -279,8 +347,14 @@ try {
         lags.sort((a, b) => a - b);
         results.push({ name, count, concurrency: clients, p50: percentile(lags, 50), p95: percentile(lags, 95), p99: percentile(lags, 99), perSecond });
       };
-      row('webhook: event committed -> received', runs.map((r) => r.arrived - r.committed));
-      row('webhook: event on the bus -> received', runs.flatMap((r, i) => (published[i] === undefined ? [] : [r.arrived - published[i]!])));
+      row(
+        'webhook: event committed -> received',
+        runs.map((r) => r.arrived - r.committed),
+      );
+      row(
+        'webhook: event on the bus -> received',
+        runs.flatMap((r, i) => (published[i] === undefined ? [] : [r.arrived - published[i]!])),
+      );
     }
     // Throughput: a burst of events, and how fast they are all delivered.
     const burst = Math.min(N, 500);

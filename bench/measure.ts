@@ -27,7 +27,15 @@ export async function measure(name: string, count: number, concurrency: number, 
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { name, count, concurrency, p50: percentile(latencies, 50), p95: percentile(latencies, 95), p99: percentile(latencies, 99), perSecond: count / seconds };
+  return {
+    name,
+    count,
+    concurrency,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    perSecond: count / seconds,
+  };
 }
 
 const total = (calls: Record<string, number> = {}) => Object.values(calls).reduce((a, b) => a + b, 0);

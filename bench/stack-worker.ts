@@ -6,7 +6,13 @@ import { startStack } from '../infra/local/stack';
 // when those events were put on the bus, and stops on 'stop'.
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 const stack = await startStack(workerData);
-parentPort!.postMessage({ adminUrl: stack.adminUrl, openPaymentsUrl: stack.openPaymentsUrl, connectorUrl: stack.connectorUrl, env: stack.env, endpoints: stack.endpoints });
+parentPort!.postMessage({
+  adminUrl: stack.adminUrl,
+  openPaymentsUrl: stack.openPaymentsUrl,
+  connectorUrl: stack.connectorUrl,
+  env: stack.env,
+  endpoints: stack.endpoints,
+});
 parentPort!.on('message', async (message) => {
   if (message === 'stats') parentPort!.postMessage({ stats: stack.stats() });
   if (message?.publishedAt) parentPort!.postMessage({ published: message.publishedAt.map((id: string) => stack.publishedAt(id)) });

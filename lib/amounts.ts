@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { amountValue, assetCode } from './http/schemas';
 import { DomainError } from './errors';
+import { amountValue, assetCode } from './http/schemas';
 
 // Money: `{value, assetCode, assetScale}` with an integer string value at the asset's scale
 // (Open Payments style). The ledger holds every balance at scale 20 as a bigint; conversions
@@ -36,8 +36,7 @@ export function fromLedger(units: bigint, scale: number): bigint {
   return scale <= LEDGER_SCALE ? units / pow10(LEDGER_SCALE - scale) : units * pow10(scale - LEDGER_SCALE);
 }
 
-const invalidAmount = (field: string, message: string) =>
-  new DomainError('invalid', 'invalid_request', `${field} ${message}`, [{ field, message }]);
+const invalidAmount = (field: string, message: string) => new DomainError('invalid', 'invalid_request', `${field} ${message}`, [{ field, message }]);
 
 // A JS number rate as the exact fraction its shortest decimal form denotes: 0.92 -> 92/100.
 export function rateFraction(rate: number): { num: bigint; den: bigint } {

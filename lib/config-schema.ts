@@ -55,4 +55,3 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
   }
   return parsed.data;
 }
-

@@ -9,7 +9,11 @@ export interface FieldError {
 
 // A write that would take a ledger balance past the 38 digits a DynamoDB number holds.
 export const balanceTooLarge = () =>
-  new DomainError('unprocessable', 'balance_too_large', 'This would take a balance past the 38 digits the ledger holds (at its scale of 20); use a smaller amount');
+  new DomainError(
+    'unprocessable',
+    'balance_too_large',
+    'This would take a balance past the 38 digits the ledger holds (at its scale of 20); use a smaller amount',
+  );
 
 export class DomainError extends Error {
   constructor(
@@ -23,11 +27,9 @@ export class DomainError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string) =>
-  new DomainError('not_found', `${what.replace(/ /g, '_')}_not_found`, `No ${what} with id ${id}`);
+export const notFound = (what: string, id: string) => new DomainError('not_found', `${what.replace(/ /g, '_')}_not_found`, `No ${what} with id ${id}`);
 
-export const invalidField = (field: string, message: string) =>
-  new DomainError('invalid', 'invalid_request', `${field}: ${message}`, [{ field, message }]);
+export const invalidField = (field: string, message: string) => new DomainError('invalid', 'invalid_request', `${field}: ${message}`, [{ field, message }]);
 
 // An Open Payments (or GNAP) error: its HTTP status and the spec's error code, which the official
 // client reads from the body's `error` object (lib/http/open-payments.ts shapes it).

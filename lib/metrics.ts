@@ -20,14 +20,17 @@ export const METRICS = {
   ledgerConflictsRetried: 'LedgerConflictsRetried',
 } as const;
 
-const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'PaymentService', serviceName, logger });
+// Made at the first metric, not at import: Powertools reads POWERTOOLS_METRICS_DISABLED when it is
+// made, and the local run sets that after importing this module.
+let instance: Metrics | undefined;
+const metrics = () => (instance ??= new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'PaymentService', serviceName, logger }));
 
-const count = (name: string) => metrics.addMetric(name, MetricUnit.Count, 1);
+const count = (name: string) => metrics().addMetric(name, MetricUnit.Count, 1);
 
 // A payment's end: completed or failed by the worker (a failure with its reason, a fixed code),
 // or cancelled before it was funded. Payments by `outcome`, and failed ones by `reason` too.
 export function countPayment(outcome: 'completed' | 'failed' | 'cancelled', reason?: string): void {
-  const single = metrics.singleMetric();
+  const single = metrics().singleMetric();
   single.addDimension('outcome', outcome);
   if (reason) single.addDimensions({ reason });
   single.addMetric(METRICS.payments, MetricUnit.Count, 1);
@@ -53,7 +56,7 @@ export const countLedgerConflict = () => count(METRICS.ledgerConflictsRetried);
 
 // Publishes what this invocation stored; nothing (and no Powertools warning) when it stored none.
 export function flushMetrics(): void {
-  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+  if (instance?.hasStoredMetrics()) instance.publishStoredMetrics();
 }
 
 // A Lambda handler that flushes the metrics at the end of every invocation, even a failed one.

@@ -1,8 +1,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import { sqs } from './sqs';
 import { logger } from './log';
+import { sqs } from './sqs';
 
 // Runs a batch of SQS messages through `work`, all messages at once, and reports the ones that
 // failed (partial batch response, by Powertools' batch processor). A failed message is hidden for

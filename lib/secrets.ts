@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { counted } from './aws';
 import { config } from './config';
 
@@ -28,4 +28,7 @@ export async function secret(name: SecretName): Promise<string> {
 
 // A 32-byte key derived from a secret for one purpose, so that one secret can key several things.
 export const derivedKey = async (name: SecretName, purpose: string): Promise<Buffer> =>
-  createHash('sha256').update(`${purpose}\n`).update(await secret(name)).digest();
+  createHash('sha256')
+    .update(`${purpose}\n`)
+    .update(await secret(name))
+    .digest();

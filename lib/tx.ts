@@ -1,10 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DeleteCommandInput, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  PutCommand,
+  type PutCommandInput,
+  TransactWriteCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
 import { balanceTooLarge, DomainError } from './errors';
+import { type Outgoing, outboxItems } from './events';
 import { crashPoint } from './faults';
-import { outboxItems, type Outgoing } from './events';
 import { countLedgerConflict } from './metrics';
 import { failedConditions, type TransactItem } from './table';
 
@@ -39,8 +47,7 @@ export const replayed = () => new DomainError('unauthorized', 'unauthorized', 'T
 // cancelled for a conflict with another transaction; that is retried here, with jitter.
 const CONFLICT_RETRIES = 8;
 
-const isConflict = (e: unknown) =>
-  e instanceof TransactionCanceledException && (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+const isConflict = (e: unknown) => e instanceof TransactionCanceledException && (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
 
 export async function commit(items: TransactItem[], outgoing: Outgoing[] = [], name = 'commit'): Promise<number[]> {
   const scope = requestScope.getStore();

@@ -32,9 +32,10 @@ export async function startRatesServer() {
       handler = serveTable;
       requests.length = 0;
     },
-    stop: () => new Promise<void>((ok) => {
-      server.closeAllConnections();
-      server.close(() => ok());
-    }),
+    stop: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
   };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { type Stack, startStack } from '../infra/local/stack';
 import { signatureHeader } from '../lib/http/signature';
-import { startStack, type Stack } from '../infra/local/stack';
 
 // A whole local stack for one test file, on the suite's emulators, with a signed Admin client.
 export interface Reply {

@@ -6,6 +6,7 @@ import { startTestStack, type TestStack } from './stack';
 import { waitFor } from './wait';
 
 export { waitFor };
+
 import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from './webhook-receiver';
 
 // An FSP's setup for payment tests: assets, liquidity, wallet addresses, and helpers that drive
@@ -61,7 +62,6 @@ export async function createFlow(s: TestStack, from: string, to: string, incomin
   return { intent, quote, payment };
 }
 
-
 export const paymentIn = (s: TestStack, id: string, states: string[], timeoutMs?: number) =>
   waitFor(
     `payment ${id} in ${states}`,
@@ -74,7 +74,10 @@ export const paymentIn = (s: TestStack, id: string, states: string[], timeoutMs?
 
 export async function queueDepth(s: TestStack, logicalId: string) {
   const { Attributes } = await s.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: s.refs[logicalId].ref, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: s.refs[logicalId].ref,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
   return Number(Attributes!.ApproximateNumberOfMessages) + Number(Attributes!.ApproximateNumberOfMessagesNotVisible);
 }
@@ -92,10 +95,15 @@ export async function ledger(s: Pick<TestStack, 'dynamo' | 'env'>): Promise<Map<
 
 export async function ledgerItems(s: Pick<TestStack, 'dynamo' | 'env'>): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
-  let ExclusiveStartKey;
+  let ExclusiveStartKey: Record<string, any> | undefined;
   do {
     const res: any = await s.dynamo.send(
-      new ScanCommand({ TableName: s.env.MAIN_TABLE, FilterExpression: 'begins_with(pk, :a)', ExpressionAttributeValues: { ':a': { S: 'ACCT#' } }, ExclusiveStartKey }),
+      new ScanCommand({
+        TableName: s.env.MAIN_TABLE,
+        FilterExpression: 'begins_with(pk, :a)',
+        ExpressionAttributeValues: { ':a': { S: 'ACCT#' } },
+        ExclusiveStartKey,
+      }),
     );
     for (const item of res.Items) out.set(accountIdOf(item.pk.S), BigInt(item.balance.N));
     ExclusiveStartKey = res.LastEvaluatedKey;

@@ -9,12 +9,29 @@ import { observed } from '../../lib/tracing';
 const noContent = { status: 204 };
 
 export const handler = observed(
-  openPaymentsApi(() => config.AUTH_SERVER_URL, [
-    { method: 'POST', path: '/', handler: async (req) => json(200, await requestGrant(parseJson(req, grantRequest), req.signed)) },
-    { method: 'POST', path: '/continue/{id}', handler: async (req) => json(200, await continueGrant(req.params.id, req.token, req.signed)) },
-    { method: 'DELETE', path: '/continue/{id}', handler: async (req) => (await cancelGrant(req.params.id, req.token, req.signed), noContent) },
-    { method: 'POST', path: '/token/{id}', handler: async (req) => json(200, await rotateToken(req.params.id, req.token, req.signed)) },
-    { method: 'DELETE', path: '/token/{id}', handler: async (req) => (await revokeAccessToken(req.params.id, req.token, req.signed), noContent) },
-    { method: 'GET', path: '/interact/{id}/{nonce}', handler: interactionNotOffered },
-  ]),
+  openPaymentsApi(
+    () => config.AUTH_SERVER_URL,
+    [
+      { method: 'POST', path: '/', handler: async (req) => json(200, await requestGrant(parseJson(req, grantRequest), req.signed)) },
+      { method: 'POST', path: '/continue/{id}', handler: async (req) => json(200, await continueGrant(req.params.id, req.token, req.signed)) },
+      {
+        method: 'DELETE',
+        path: '/continue/{id}',
+        handler: async (req) => {
+          await cancelGrant(req.params.id, req.token, req.signed);
+          return noContent;
+        },
+      },
+      { method: 'POST', path: '/token/{id}', handler: async (req) => json(200, await rotateToken(req.params.id, req.token, req.signed)) },
+      {
+        method: 'DELETE',
+        path: '/token/{id}',
+        handler: async (req) => {
+          await revokeAccessToken(req.params.id, req.token, req.signed);
+          return noContent;
+        },
+      },
+      { method: 'GET', path: '/interact/{id}/{nonce}', handler: interactionNotOffered },
+    ],
+  ),
 );

@@ -7,7 +7,8 @@ import { observed } from '../../lib/tracing';
 // Token introspection for the resource server: POST /introspect on the authorization server's API,
 // which only IAM-signed callers reach (infra/resources.yml). Not part of the public GNAP API.
 export const handler = observed(
-  openPaymentsApi(() => config.AUTH_SERVER_URL, [
-    { method: 'POST', path: '/introspect', handler: async (req) => json(200, await introspect(parseJson(req, introspectionRequest))) },
-  ]),
+  openPaymentsApi(
+    () => config.AUTH_SERVER_URL,
+    [{ method: 'POST', path: '/introspect', handler: async (req) => json(200, await introspect(parseJson(req, introspectionRequest))) }],
+  ),
 );

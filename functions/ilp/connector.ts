@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DomainError } from '../../lib/errors';
-import { handlePacket } from '../../lib/ilp/connector';
 import { fromDomainError, problem, problemResponse } from '../../lib/http/problem';
+import { handlePacket } from '../../lib/ilp/connector';
 import { logger } from '../../lib/log';
-import { observed } from '../../lib/tracing';
 import { peerForToken } from '../../lib/peers';
+import { observed } from '../../lib/tracing';
 
 // The ILP connector (ilp-connector-service): POST /ilp on its own REST API, ILP over HTTP
 // (Interledger RFC 35). `Authorization: Bearer <token>` names the peer; the body is an OER ILP
@@ -24,7 +24,8 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
       throw new DomainError('invalid', 'invalid_request', 'An ILP packet is sent as Content-Type: application/octet-stream');
     }
     const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
-    if (body.length > MAX_PACKET_BYTES) throw new DomainError('too_large', 'payload_too_large', `The body is ${body.length} bytes; an ILP packet is at most ${MAX_PACKET_BYTES}`);
+    if (body.length > MAX_PACKET_BYTES)
+      throw new DomainError('too_large', 'payload_too_large', `The body is ${body.length} bytes; an ILP packet is at most ${MAX_PACKET_BYTES}`);
     const reply = await handlePacket(peer, body);
     return { statusCode: 200, headers: { 'content-type': 'application/octet-stream' }, body: reply.toString('base64'), isBase64Encoded: true };
   } catch (e) {

@@ -1,7 +1,7 @@
 import { openPaymentsApi } from '../../lib/http/open-payments';
-import { observed } from '../../lib/tracing';
 import { completeIncomingPayment, createIncomingPayment, getIncomingPayment, listIncomingPayments } from '../../lib/open-payments/incoming-payments';
 import { resourceServerUrl } from '../../lib/resources';
+import { observed } from '../../lib/tracing';
 
 // Open Payments incoming payments, on the resource server (lib/open-payments/incoming-payments.ts).
 export const handler = observed(

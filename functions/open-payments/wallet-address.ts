@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { config } from '../../lib/config';
+import { problem } from '../../lib/http/problem';
 import { logger } from '../../lib/log';
 import { observed } from '../../lib/tracing';
-import { problem } from '../../lib/http/problem';
 import { publishedKeys, publishedWalletAddress } from '../../lib/wallet-addresses';
 
 // Open Payments resource server: GET <wallet address> and GET <wallet address>/jwks.json. Public,
@@ -16,7 +16,11 @@ const json = (statusCode: number, body: unknown, type = 'application/json'): API
 
 export const handler = observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   if (event.httpMethod === 'OPTIONS') {
-    return { statusCode: 204, headers: { ...CORS, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': '*', 'access-control-max-age': '86400' }, body: '' };
+    return {
+      statusCode: 204,
+      headers: { ...CORS, 'access-control-allow-methods': 'GET, HEAD, OPTIONS', 'access-control-allow-headers': '*', 'access-control-max-age': '86400' },
+      body: '',
+    };
   }
   const answer = await get({ ...event, httpMethod: event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod });
   return event.httpMethod === 'HEAD' ? { ...answer, body: '' } : answer;
@@ -25,7 +29,11 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
 const MAX_PATH = 512 + '/jwks.json'.length;
 
 async function get(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  if (event.httpMethod !== 'GET') return { ...json(405, problem(405, 'method_not_allowed', 'Only GET, HEAD and OPTIONS are served here'), 'application/problem+json'), headers: { 'content-type': 'application/problem+json', allow: 'GET, HEAD, OPTIONS', ...CORS } };
+  if (event.httpMethod !== 'GET')
+    return {
+      ...json(405, problem(405, 'method_not_allowed', 'Only GET, HEAD and OPTIONS are served here'), 'application/problem+json'),
+      headers: { 'content-type': 'application/problem+json', allow: 'GET, HEAD, OPTIONS', ...CORS },
+    };
   // No wallet address is longer than creation allows (512), so a longer path is not one; looking
   // it up would also overrun DynamoDB's 2 KB partition key.
   if (event.path.length > MAX_PATH) return json(404, problem(404, 'wallet_address_not_found', 'No wallet address at this path'), 'application/problem+json');

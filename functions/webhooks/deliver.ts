@@ -1,7 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { config } from '../../lib/config';
-import { processBatch } from '../../lib/queue';
 import { WEBHOOK_MAX_RECEIVES } from '../../lib/limits';
+import { processBatch } from '../../lib/queue';
 import { observed } from '../../lib/tracing';
 import { giveUpWebhook, handleWebhookMessage } from '../../lib/webhooks/deliver';
 

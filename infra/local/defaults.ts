@@ -12,7 +12,11 @@ export const DEFAULT_PORTS = { admin: 3001, openPayments: 3002, fsp: 3003, conne
 // own ports, emulators, data folder (under .local/) and ILP address.
 export const NODES = {
   a: { ports: DEFAULT_PORTS, ilpAddress: 'test.node-a', dataDir: '.local' },
-  b: { ports: { admin: 4001, openPayments: 4002, fsp: 4003, connector: 4004, authServer: 4006, dynamodb: 8001, sqs: 9325, eventbridge: 4011 }, ilpAddress: 'test.node-b', dataDir: '.local/node-b' },
+  b: {
+    ports: { admin: 4001, openPayments: 4002, fsp: 4003, connector: 4004, authServer: 4006, dynamodb: 8001, sqs: 9325, eventbridge: 4011 },
+    ilpAddress: 'test.node-b',
+    dataDir: '.local/node-b',
+  },
 };
 export type NodeName = keyof typeof NODES;
 

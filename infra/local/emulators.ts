@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -32,20 +32,28 @@ export interface Emulator {
 async function clearPort(port: number): Promise<void> {
   let pids: number[] = [];
   try {
-    pids = execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.* -port ${port}( |$)`]).toString().trim().split('\n').filter(Boolean).map(Number);
+    pids = execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.* -port ${port}( |$)`])
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     // none (pgrep exits 1)
   }
   const ps = (field: string, pid: number) => {
     try {
-      return execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)]).toString().trim();
+      return execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)])
+        .toString()
+        .trim();
     } catch {
       return '';
     }
   };
   for (const pid of pids) {
     // One whose Node process still runs belongs to a running stack (another npm start): leave it.
-    if (/node/.test(ps('comm', Number(ps('ppid', pid))))) throw new Error(`Port ${port} is used by the DynamoDB Local of a running stack (pid ${pid}): stop it, or set DYNAMODB_PORT to a free port`);
+    if (/node/.test(ps('comm', Number(ps('ppid', pid)))))
+      throw new Error(`Port ${port} is used by the DynamoDB Local of a running stack (pid ${pid}): stop it, or set DYNAMODB_PORT to a free port`);
     console.warn(`Stopping a DynamoDB Local that an earlier run left on port ${port} (pid ${pid})`);
     try {
       process.kill(pid, 'SIGTERM');

@@ -62,7 +62,10 @@ function decode(s: string): string {
 function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, params: Record<string, string>, body: Buffer, binary: boolean) {
   // Header names as the client wrote them, as a REST API passes them on.
   const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) (multiValueHeaders[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i];
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), req.rawHeaders[i + 1]];
+  }
   const headers = Object.fromEntries(Object.entries(multiValueHeaders).map(([k, v]) => [k, v.at(-1)!]));
   const hasQuery = url.searchParams.size > 0;
   const text = body.length ? body.toString('utf8') : undefined;
@@ -75,14 +78,24 @@ function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, 
     multiValueHeaders,
     // Decoded, the last value of a repeated name in one and all of them in the other, as API Gateway does.
     queryStringParameters: hasQuery ? Object.fromEntries(url.searchParams) : undefined,
-    multiValueQueryStringParameters: hasQuery ? Object.fromEntries([...new Set(url.searchParams.keys())].map((k) => [k, url.searchParams.getAll(k)])) : undefined,
+    multiValueQueryStringParameters: hasQuery
+      ? Object.fromEntries([...new Set(url.searchParams.keys())].map((k) => [k, url.searchParams.getAll(k)]))
+      : undefined,
     pathParameters: Object.keys(params).length ? Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decode(v)])) : undefined,
     stageVariables: undefined,
     body: body.length ? (isText ? text : body.toString('base64')) : undefined,
     isBase64Encoded: !isText,
     requestContext: {
-      accountId: '000000000000', apiId: 'local', httpMethod: req.method!, path: rawPath, protocol: `HTTP/${req.httpVersion}`,
-      requestId: randomUUID(), resourcePath: route.path, stage: 'local', identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' }, requestTimeEpoch: Date.now(),
+      accountId: '000000000000',
+      apiId: 'local',
+      httpMethod: req.method!,
+      path: rawPath,
+      protocol: `HTTP/${req.httpVersion}`,
+      requestId: randomUUID(),
+      resourcePath: route.path,
+      stage: 'local',
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
+      requestTimeEpoch: Date.now(),
     },
   };
 }

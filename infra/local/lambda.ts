@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { countAwsCalls } from '../../lib/aws';
-import { ROOT, type FunctionDef } from './serverless-config';
+import { type FunctionDef, ROOT } from './serverless-config';
 
 // Runs Lambda handlers in this process, as one warm container per function would: each module is
 // loaded once, on first use, and gets a Lambda-shaped context. It counts the AWS calls of every

@@ -56,7 +56,7 @@ try {
     { url: receiver.resourceServer, accessToken },
     { walletAddress: receiver.id, incomingAmount: { value: '2500', assetCode: 'USD', assetScale: 2 }, metadata: { description: 'op-demo' } },
   );
-  step('4. An incoming payment created (it is the Admin API\'s payment intent too), with its STREAM credentials', created);
+  step("4. An incoming payment created (it is the Admin API's payment intent too), with its STREAM credentials", created);
   step('5. Read back', await client.incomingPayment.get({ url: created.id, accessToken }));
   const listed = await client.incomingPayment.list({ url: receiver.resourceServer, walletAddress: receiver.id, accessToken }, { first: 3 } as never);
   step('6. Listed, newest first', { pagination: listed.pagination, ids: listed.result.map((p) => p.id) });

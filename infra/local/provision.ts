@@ -1,4 +1,4 @@
-import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, UpdateTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { EventBridgeEmulator } from './eventbridge';
 import type { ServiceDef } from './serverless-config';
@@ -36,14 +36,13 @@ export function resolveIntrinsics(value: unknown, refs: Refs): unknown {
 }
 
 const stringAttributes = (props: Record<string, unknown>, names: string[]) =>
-  Object.fromEntries(
-    names.filter((n) => props[n] !== undefined).map((n) => [n, typeof props[n] === 'object' ? JSON.stringify(props[n]) : String(props[n])]),
-  );
+  Object.fromEntries(names.filter((n) => props[n] !== undefined).map((n) => [n, typeof props[n] === 'object' ? JSON.stringify(props[n]) : String(props[n])]));
 
 // What matters on AWS only: access control, the REST APIs, which the local gateways serve from
 // their definitions (./rest-apis.ts), the event archive, alarms and their topic, and API access
 // logs. Secrets come from the environment locally.
-const AWS_ONLY = /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::Archive$/;
+const AWS_ONLY =
+  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::Archive$/;
 
 export async function provision(
   service: ServiceDef,
@@ -85,7 +84,9 @@ async function create(
     case 'AWS::DynamoDB::Table': {
       const TableName = `${prefix}${id}`;
       // A table kept from an earlier run (npm start keeps its data) is used as it is.
-      const kept = await dynamo.send(new DescribeTableCommand({ TableName })).catch((e) => (e instanceof ResourceNotFoundException ? undefined : Promise.reject(e)));
+      const kept = await dynamo
+        .send(new DescribeTableCommand({ TableName }))
+        .catch((e) => (e instanceof ResourceNotFoundException ? undefined : Promise.reject(e)));
       if (kept) return { ref: TableName, arn: kept.Table!.TableArn!, streamArn: kept.Table!.LatestStreamArn };
       const out = await dynamo.send(
         new CreateTableCommand({
@@ -106,7 +107,14 @@ async function create(
       const { QueueUrl } = await sqs.send(
         new CreateQueueCommand({
           QueueName: `${prefix}${id}${props.FifoQueue ? '.fifo' : ''}`,
-          Attributes: stringAttributes(props, ['VisibilityTimeout', 'MessageRetentionPeriod', 'RedrivePolicy', 'DelaySeconds', 'FifoQueue', 'ReceiveMessageWaitTimeSeconds']),
+          Attributes: stringAttributes(props, [
+            'VisibilityTimeout',
+            'MessageRetentionPeriod',
+            'RedrivePolicy',
+            'DelaySeconds',
+            'FifoQueue',
+            'ReceiveMessageWaitTimeSeconds',
+          ]),
         }),
       );
       const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));

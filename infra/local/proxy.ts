@@ -4,7 +4,7 @@
 // no client needs signing code. Answers, problem+json errors included, pass through untouched.
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
 import { problem } from '../../lib/http/problem';
@@ -18,8 +18,15 @@ export const NODE_B_PREFIX = '/node-b';
 const MAX_BODY = 1024 * 1024;
 // Hop-by-hop headers (RFC 9110, 7.6.1) describe one connection, not the request: never forwarded.
 const HOP_BY_HOP = [
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization',
-  'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
 ];
 // Any process or web page on this machine can reach the proxy, and it signs what it gets: it takes
 // only requests addressed to a loopback name (no DNS rebinding) and none a browser sent cross-site.
@@ -33,7 +40,7 @@ export interface ProxyOptions {
   log?: (line: string) => void;
 }
 
-export interface Proxy {
+export interface SigningProxy {
   url: string;
   port: number;
   stop(): Promise<void>;
@@ -62,7 +69,7 @@ const fromLoopback = (req: IncomingMessage) => {
   }
 };
 
-export async function startProxy(opts: ProxyOptions): Promise<Proxy> {
+export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
   const log = opts.log ?? (() => undefined);
   // A failure of the proxy itself (a client gone mid-body, a bad Node B URL) is a 502 of its own.
   const server = createServer((req, res) => {
@@ -163,19 +170,13 @@ function bindFailure(e: NodeJS.ErrnoException, port: number): string {
 // The proxy as `npm start` (Node A) runs it, on PROXY_PORT (default 80). It never fails the start.
 // It signs for anyone on this machine, so it refuses to run with a secret other than the local
 // default unless PROXY_ALLOW_CUSTOM_SECRET=1 says to.
-export async function startLocalProxy(opts: {
-  adminUrl: string;
-  secret: string;
-  env?: NodeJS.ProcessEnv;
-  log?: (line: string) => void;
-}): Promise<LocalProxy> {
+export async function startLocalProxy(opts: { adminUrl: string; secret: string; env?: NodeJS.ProcessEnv; log?: (line: string) => void }): Promise<LocalProxy> {
   const env = opts.env ?? process.env;
   const off = (why: string): LocalProxy => ({ line: `off: ${why}`, stop: async () => undefined });
   const custom = opts.secret !== LOCAL_ADMIN_API_SECRET;
   if (custom && !/^(1|true)$/i.test(env.PROXY_ALLOW_CUSTOM_SECRET ?? '')) {
     return off(
-      'ADMIN_API_SECRET is not the local default, and the proxy would sign with it for anyone on this machine; ' +
-        'PROXY_ALLOW_CUSTOM_SECRET=1 runs it anyway',
+      'ADMIN_API_SECRET is not the local default, and the proxy would sign with it for anyone on this machine; ' + 'PROXY_ALLOW_CUSTOM_SECRET=1 runs it anyway',
     );
   }
   const port = Number(env.PROXY_PORT || DEFAULT_PROXY_PORT);

@@ -9,7 +9,9 @@ const dataDir = dataDirOf(ROOT, node);
 let running = '';
 try {
   const path = `${dataDir}/dynamodb`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); // a folder's name, not a pattern
-  running = execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.*-dbPath ${path}( |$)`]).toString().trim();
+  running = execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.*-dbPath ${path}( |$)`])
+    .toString()
+    .trim();
 } catch {
   // not running
 }

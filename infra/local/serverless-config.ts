@@ -28,7 +28,12 @@ function resolveVariable(expr: string, stage: string, service: string): unknown 
   // CloudFormation's own substitutions in Fn::Sub (${AWS::Region}, ${SomeResource.Arn}) stay.
   if (/^(AWS::\w+|[A-Za-z0-9]+(\.\w+)?)$/.test(expr.trim())) return `\${${expr}}`;
   const [source, ...rest] = expr.split(',');
-  const fallback = rest.length ? rest.join(',').trim().replace(/^'(.*)'$/, '$1') : undefined;
+  const fallback = rest.length
+    ? rest
+        .join(',')
+        .trim()
+        .replace(/^'(.*)'$/, '$1')
+    : undefined;
   const [kind, name] = source.trim().split(/:(.*)/s);
   if (kind === 'env') return process.env[name] ?? fallback;
   if (kind === 'opt' && name === 'stage') return stage;

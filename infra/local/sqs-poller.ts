@@ -1,8 +1,8 @@
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { createHash } from 'node:crypto';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import type { LambdaRuntime } from './lambda';
-import { resolveIntrinsics, type Refs } from './provision';
+import { type Refs, resolveIntrinsics } from './provision';
 import type { FunctionDef } from './serverless-config';
 
 // The local SQS-to-Lambda event source mapping: long-polls each queue that a function's `sqs`
@@ -29,10 +29,16 @@ export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSCl
 
   async function poll(fn: FunctionDef, arn: string, queueUrl: string, partial: boolean) {
     while (running) {
-      let messages: import("@aws-sdk/client-sqs").Message[] | undefined;
+      let messages: import('@aws-sdk/client-sqs').Message[] | undefined;
       try {
         ({ Messages: messages } = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 1,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
         ));
       } catch (err) {
         if (!running) return;
@@ -47,7 +53,11 @@ export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSCl
         body: m.Body ?? '',
         attributes: m.Attributes ?? {},
         messageAttributes: m.MessageAttributes ?? {},
-        md5OfBody: m.MD5OfBody ?? createHash('md5').update(m.Body ?? '').digest('hex'),
+        md5OfBody:
+          m.MD5OfBody ??
+          createHash('md5')
+            .update(m.Body ?? '')
+            .digest('hex'),
         eventSource: 'aws:sqs',
         eventSourceARN: arn,
         awsRegion: 'us-east-1',

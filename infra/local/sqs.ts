@@ -48,7 +48,13 @@ class SqsError extends Error {
 }
 
 const md5 = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
-const DEFAULTS: Record<string, string> = { VisibilityTimeout: '30', MessageRetentionPeriod: '345600', DelaySeconds: '0', ReceiveMessageWaitTimeSeconds: '0', MaximumMessageSize: '1048576' };
+const DEFAULTS: Record<string, string> = {
+  VisibilityTimeout: '30',
+  MessageRetentionPeriod: '345600',
+  DelaySeconds: '0',
+  ReceiveMessageWaitTimeSeconds: '0',
+  MaximumMessageSize: '1048576',
+};
 
 export async function startSqsServer(port: number) {
   const queues = new Map<string, Queue>(); // by name
@@ -65,13 +71,21 @@ export async function startSqsServer(port: number) {
     if (!Number.isInteger(value) || value < 0 || value > max) throw new SqsError('InvalidParameterValue', `${name} must be an integer from 0 to ${max}`);
     return value;
   };
-  const redrive = (q: Queue) => (q.attributes.RedrivePolicy ? (JSON.parse(q.attributes.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number }) : undefined);
+  const redrive = (q: Queue) =>
+    q.attributes.RedrivePolicy ? (JSON.parse(q.attributes.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number }) : undefined;
 
   function enqueue(q: Queue, body: unknown, delaySeconds: unknown): Message {
     if (typeof body !== 'string' || body.length === 0) throw new SqsError('MissingParameter', 'The request must contain the parameter MessageBody.');
     if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new SqsError('InvalidParameterValue', 'The message body is larger than the queue allows');
     const now = Date.now();
-    const m: Message = { id: randomUUID(), body, md5: md5(body), sentAt: now, visibleAt: now + seconds(q, 'DelaySeconds', delaySeconds, 900) * 1000, receives: 0 };
+    const m: Message = {
+      id: randomUUID(),
+      body,
+      md5: md5(body),
+      sentAt: now,
+      visibleAt: now + seconds(q, 'DelaySeconds', delaySeconds, 900) * 1000,
+      receives: 0,
+    };
     q.messages.push(m);
     serve(q);
     return m;
@@ -157,12 +171,20 @@ export async function startSqsServer(port: number) {
 
   const actions: Record<string, (input: Record<string, any>) => unknown> = {
     CreateQueue: ({ QueueName, Attributes = {} }) => {
-      if (typeof QueueName !== 'string' || !/^[A-Za-z0-9_-]{1,80}$/.test(QueueName)) throw new SqsError('InvalidParameterValue', `Invalid queue name ${QueueName}`);
+      if (typeof QueueName !== 'string' || !/^[A-Za-z0-9_-]{1,80}$/.test(QueueName))
+        throw new SqsError('InvalidParameterValue', `Invalid queue name ${QueueName}`);
       if (Attributes.FifoQueue === 'true') throw new SqsError('InvalidAttributeName', 'FIFO queues are not emulated');
       const existing = queues.get(QueueName);
       if (!existing) {
         const url = `${endpoint}/${ACCOUNT}/${QueueName}`;
-        queues.set(QueueName, { name: QueueName, url, arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${QueueName}`, attributes: { ...DEFAULTS, ...Attributes }, messages: [], waiters: [] });
+        queues.set(QueueName, {
+          name: QueueName,
+          url,
+          arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${QueueName}`,
+          attributes: { ...DEFAULTS, ...Attributes },
+          messages: [],
+          waiters: [],
+        });
       }
       return { QueueUrl: queues.get(QueueName)!.url };
     },
@@ -243,7 +265,11 @@ export async function startSqsServer(port: number) {
         reply(200, await handle(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}')));
       } catch (e) {
         const type = e instanceof SqsError ? e.type : 'InternalError';
-        reply(e instanceof SqsError ? 400 : 500, { __type: `com.amazonaws.sqs#${type}`, message: (e as Error).message }, { 'x-amzn-query-error': `AWS.SimpleQueueService.${type};Sender` });
+        reply(
+          e instanceof SqsError ? 400 : 500,
+          { __type: `com.amazonaws.sqs#${type}`, message: (e as Error).message },
+          { 'x-amzn-query-error': `AWS.SimpleQueueService.${type};Sender` },
+        );
       }
     });
   });

@@ -5,16 +5,16 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
+import { type Emulator, freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs } from './emulators';
 import { startEventBridge } from './eventbridge';
-import { freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs, type Emulator } from './emulators';
 import { startGateway } from './gateway';
+import { type LambdaRuntime, lambdaRuntime } from './lambda';
+import { provision, type Refs, resolveIntrinsics } from './provision';
 import { restApis } from './rest-apis';
-import { lambdaRuntime, type LambdaRuntime } from './lambda';
-import { provision, resolveIntrinsics, type Refs } from './provision';
 import { scheduledEvent, startSchedules } from './schedules';
-import { startSqsPollers } from './sqs-poller';
-import { startStreamPollers, type Checkpoints } from './stream-poller';
 import { eventRoutes, loadService } from './serverless-config';
+import { startSqsPollers } from './sqs-poller';
+import { type Checkpoints, startStreamPollers } from './stream-poller';
 
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
 // functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
@@ -139,7 +139,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       if (!port) throw new Error(`The local run has no port for the REST API ${api}; add it to API_PORTS`);
       let stop: (() => Promise<void>) | undefined;
       apis[port] = {
-        start: async () => void (stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary })).stop),
+        start: async () => {
+          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary })).stop;
+        },
         stop: async () => {
           await stop?.();
           stop = undefined;
@@ -153,7 +155,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const checkpoints = keptCheckpoints(opts.dataDir);
     let stopStreams: (() => Promise<void>) | undefined;
     const streams = {
-      start: () => void (stopStreams ??= startStreamPollers(service.functions, refs, streamsClient, runtime, checkpoints)),
+      start: () => {
+        stopStreams ??= startStreamPollers(service.functions, refs, streamsClient, runtime, checkpoints);
+      },
       stop: async () => {
         await stopStreams?.();
         stopStreams = undefined;

@@ -71,7 +71,8 @@ const stack = await startStack({
 });
 
 // Node A runs the signing proxy of the API collection; Node B tells it where its Admin API is.
-const proxy = nodeName === 'a' ? await startLocalProxy({ adminUrl: stack.adminUrl, secret: adminSecret, log: console.log }) : announceNodeB(dataDir, stack.adminUrl);
+const proxy =
+  nodeName === 'a' ? await startLocalProxy({ adminUrl: stack.adminUrl, secret: adminSecret, log: console.log }) : announceNodeB(dataDir, stack.adminUrl);
 
 // A folder as the user would type it: relative when under the current one.
 const shown = (dir: string) => (relative(process.cwd(), dir).startsWith('..') ? dir : relative(process.cwd(), dir) || '.');

@@ -1,15 +1,15 @@
 import {
+  type _Record,
   DescribeStreamCommand,
+  type DynamoDBStreamsClient,
   GetRecordsCommand,
   GetShardIteratorCommand,
-  type _Record,
-  type DynamoDBStreamsClient,
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse } from 'aws-lambda';
 import { matches } from './event-pattern';
 import type { LambdaRuntime } from './lambda';
-import { resolveIntrinsics, type Refs } from './provision';
+import { type Refs, resolveIntrinsics } from './provision';
 import type { FunctionDef } from './serverless-config';
 
 // The local DynamoDB-Streams-to-Lambda event source mapping, for each function's `stream` event:
@@ -109,7 +109,8 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
   }
 
   // A shard is read once its parent (if the stream still has it) has been read to its end.
-  const readable = () => shards.filter((s) => !closed.has(s.ShardId!) && (!s.ParentShardId || closed.has(s.ParentShardId) || !shards.some((p) => p.ShardId === s.ParentShardId)));
+  const readable = () =>
+    shards.filter((s) => !closed.has(s.ShardId!) && (!s.ParentShardId || closed.has(s.ParentShardId) || !shards.some((p) => p.ShardId === s.ParentShardId)));
 
   async function iteratorFor(shardId: string) {
     const at = handedBack.get(shardId);

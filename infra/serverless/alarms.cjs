@@ -31,7 +31,7 @@ function build(resources, { stage, parkingQueues, oldestMessageSecs }) {
   const functions = ids('AWS::Lambda::Function');
   const queues = ids('AWS::SQS::Queue');
   const apis = ids('AWS::ApiGateway::RestApi').map((id) => ({ id, name: resources[id].Properties.Name }));
-  const arnOf = (v) => v?.['Fn::GetAtt']?.[1] === 'Arn' ? v['Fn::GetAtt'][0] : undefined;
+  const arnOf = (v) => (v?.['Fn::GetAtt']?.[1] === 'Arn' ? v['Fn::GetAtt'][0] : undefined);
   const deadLetter = new Set([
     ...queues.map((id) => arnOf(resources[id].Properties.RedrivePolicy?.deadLetterTargetArn)),
     ...ids('AWS::Events::Rule').flatMap((id) => (resources[id].Properties.Targets ?? []).map((t) => arnOf(t.DeadLetterConfig?.Arn))),
@@ -56,29 +56,64 @@ function build(resources, { stage, parkingQueues, oldestMessageSecs }) {
   };
   for (const fn of functions) {
     const dims = [{ Name: 'FunctionName', Value: { Ref: fn } }];
-    alarm(`${fn}ErrorsAlarm`, `${fn} failed (an error or a timeout)`, { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: dims, Statistic: 'Sum', Threshold: 1 });
+    alarm(`${fn}ErrorsAlarm`, `${fn} failed (an error or a timeout)`, {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: dims,
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
     alarm(`${fn}ThrottlesAlarm`, `${fn} was throttled`, { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: dims, Statistic: 'Sum', Threshold: 1 });
   }
   for (const q of holding) {
     alarm(`${q}DepthAlarm`, `Messages wait in ${q} for a person to look at them`, {
-      Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [q, 'QueueName'] } }], Statistic: 'Maximum', Threshold: 1,
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [q, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 1,
     });
   }
   for (const q of working) {
     alarm(`${q}OldestMessageAlarm`, `The oldest message in ${q} is older than ${oldestMessageSecs} s`, {
-      Namespace: 'AWS/SQS', MetricName: 'ApproximateAgeOfOldestMessage', Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [q, 'QueueName'] } }], Statistic: 'Maximum', Threshold: oldestMessageSecs,
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [q, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: oldestMessageSecs,
     });
   }
-  const apiDims = (api) => [{ Name: 'ApiName', Value: api.name }, { Name: 'Stage', Value: stage }];
+  const apiDims = (api) => [
+    { Name: 'ApiName', Value: api.name },
+    { Name: 'Stage', Value: stage },
+  ];
   for (const api of apis) {
-    alarm(`${api.id}ServerErrorsAlarm`, `${api.id} answered with a 5xx`, { Namespace: 'AWS/ApiGateway', MetricName: '5XXError', Dimensions: apiDims(api), Statistic: 'Sum', Threshold: 1 });
+    alarm(`${api.id}ServerErrorsAlarm`, `${api.id} answered with a 5xx`, {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Dimensions: apiDims(api),
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
   }
 
   // The dashboard's body is one Fn::Sub: ${LogicalId} and ${LogicalId.QueueName} name resources.
   const metric = (namespace, name, dims, extra) => [namespace, name, ...dims.flatMap((d) => [d.Name, d.Value]), ...(extra ? [extra] : [])];
-  const api = (name, stat) => apis.map((a) => metric('AWS/ApiGateway', name, [{ Name: 'ApiName', Value: a.name }, { Name: 'Stage', Value: stage }], { label: `${a.id} ${name}`, stat }));
+  const api = (name, stat) =>
+    apis.map((a) =>
+      metric(
+        'AWS/ApiGateway',
+        name,
+        [
+          { Name: 'ApiName', Value: a.name },
+          { Name: 'Stage', Value: stage },
+        ],
+        { label: `${a.id} ${name}`, stat },
+      ),
+    );
   const fnMetric = (name, stat) => functions.map((fn) => metric('AWS/Lambda', name, [{ Name: 'FunctionName', Value: `\${${fn}}` }], { label: fn, stat }));
-  const queueMetric = (list, name) => list.map((q) => metric('AWS/SQS', name, [{ Name: 'QueueName', Value: `\${${q}.QueueName}` }], { label: q, stat: 'Maximum' }));
+  const queueMetric = (list, name) =>
+    list.map((q) => metric('AWS/SQS', name, [{ Name: 'QueueName', Value: `\${${q}.QueueName}` }], { label: q, stat: 'Maximum' }));
   const own = (title, metricNames) => ({
     title,
     // Any dimensions (payments carry their outcome and reason).
@@ -101,6 +136,7 @@ function build(resources, { stage, parkingQueues, oldestMessageSecs }) {
     type: 'metric',
     width: 12,
     height: 6,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's substitution, not JavaScript's
     properties: { title, metrics, region: '${AWS::Region}', period: PERIOD, view: 'timeSeries', stacked: false },
   }));
   resources.Dashboard = {

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
 import { DomainError, notFound } from '../errors';
-import { account, balances, moveFunds } from '../ledger';
 import { event } from '../events';
+import { account, balances, moveFunds } from '../ledger';
 import { logger } from '../log';
 import { commit } from '../tx';
 import type { Asset, CreateAsset } from './schemas';
 import { findAsset, findAssetByCode, insertAsset, listAssets, partition } from './store';
 
-export { listAssets, findAssetByCode };
+export { findAssetByCode, listAssets };
 
 // Assets never change once created, so this container keeps what it read (never a miss).
 const cache = new Map<string, Asset>();

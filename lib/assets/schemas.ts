@@ -1,8 +1,6 @@
 import * as z from 'zod';
 import { amountValue, assetCode } from '../http/schemas';
 
-
-
 export const createAssetBody = z.strictObject({
   code: assetCode,
   scale: z.int().min(0).max(255),

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
 import { config } from '../config';
-import { queryNewestFirst, shardKeys, shardOf, type Page, type TransactItem } from '../table';
+import { db } from '../db';
+import { type Page, queryNewestFirst, shardKeys, shardOf, type TransactItem } from '../table';
 import type { Asset } from './schemas';
 
 // Each asset is stored twice: under its code (which makes the code unique and makes look-ups by

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { JWK } from '@interledger/http-signature-utils';
 import { config } from '../config';
 import { OpenPaymentsError } from '../errors';
-import { verifySignature, type SignedRequest } from '../http/message-signatures';
+import { type SignedRequest, verifySignature } from '../http/message-signatures';
 import { logger } from '../log';
 import { clientKey } from '../open-payments/client-keys';
 import { commit } from '../tx';
@@ -74,8 +74,10 @@ export async function requestGrant(body: GrantRequest, request: SignedRequest) {
   const continuation = { access_token: { value: continueToken }, uri: url(`/continue/${grant.id}`) };
 
   if (access.some((a) => a.type === 'outgoing-payment')) {
-    if ('jwk' in client) throw new OpenPaymentsError(400, 'invalid_client', 'A client that gives its key instead of a wallet address can only ask for non-interactive grants');
-    if (!body.interact) throw invalidRequest('An outgoing-payment grant needs the end user\'s consent: the request must include interact (start: ["redirect"])');
+    if ('jwk' in client)
+      throw new OpenPaymentsError(400, 'invalid_client', 'A client that gives its key instead of a wallet address can only ask for non-interactive grants');
+    if (!body.interact)
+      throw invalidRequest('An outgoing-payment grant needs the end user\'s consent: the request must include interact (start: ["redirect"])');
     const nonce = newToken();
     await commit([store.putGrant({ ...grant, state: 'pending', ...(body.interact.finish && { finish: body.interact.finish }) })]);
     logger.info('Grant pending interaction', { grantId: grant.id, client });
@@ -101,9 +103,17 @@ export async function continueGrant(id: string, continueToken: string | undefine
   const grant = await continuable(id, continueToken);
   await authenticate(grant.client, request);
   if (grant.state === 'pending') {
-    throw new OpenPaymentsError(401, 'request_denied', 'This grant needs the end user\'s consent, which this authorization server cannot obtain yet (interaction is not offered); cancel it with DELETE on its continuation URL');
+    throw new OpenPaymentsError(
+      401,
+      'request_denied',
+      "This grant needs the end user's consent, which this authorization server cannot obtain yet (interaction is not offered); cancel it with DELETE on its continuation URL",
+    );
   }
-  throw new OpenPaymentsError(400, 'invalid_request', 'This grant was issued without interaction and has nothing to continue; rotate its access token at its manage URL');
+  throw new OpenPaymentsError(
+    400,
+    'invalid_request',
+    'This grant was issued without interaction and has nothing to continue; rotate its access token at its manage URL',
+  );
 }
 
 export async function cancelGrant(id: string, continueToken: string | undefined, request: SignedRequest): Promise<void> {
@@ -157,5 +167,9 @@ export async function introspect(req: IntrospectionRequest): Promise<Introspecti
 
 // Where an end user would give consent to an outgoing-payment grant: not offered yet.
 export async function interactionNotOffered(): Promise<never> {
-  throw new OpenPaymentsError(501, 'interaction_not_offered', 'This authorization server cannot ask the end user for consent yet, so outgoing-payment grants cannot be approved');
+  throw new OpenPaymentsError(
+    501,
+    'interaction_not_offered',
+    'This authorization server cannot ask the end user for consent yet, so outgoing-payment grants cannot be approved',
+  );
 }

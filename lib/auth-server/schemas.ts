@@ -56,7 +56,9 @@ export type ClientIdentity = { walletAddress: string } | { jwk: z.infer<typeof e
 export const introspectionRequest = z.object({
   access_token: z.string().min(1).max(512),
   access: z
-    .array(z.object({ type: z.enum(['incoming-payment', 'quote', 'outgoing-payment']), actions: z.array(z.string()).min(1), identifier: z.string().optional() }))
+    .array(
+      z.object({ type: z.enum(['incoming-payment', 'quote', 'outgoing-payment']), actions: z.array(z.string()).min(1), identifier: z.string().optional() }),
+    )
     .optional(),
 });
 export type IntrospectionRequest = z.infer<typeof introspectionRequest>;

@@ -64,7 +64,7 @@ async function putEvents(entries: Entry[], failed: Set<string>) {
     chunks(entries, size, MAX_PUT_EVENTS_BYTES).map(async (chunk) => {
       try {
         const res = await bus().send(new PutEventsCommand({ Entries: chunk.map(toEntry) }));
-        res.Entries?.forEach((r, i) => r.ErrorCode && failed.add(chunk[i].sequenceNumber));
+        for (const [i, r] of (res.Entries ?? []).entries()) if (r.ErrorCode) failed.add(chunk[i].sequenceNumber);
       } catch (error) {
         logger.warn('PutEvents failed; the stream will hand these back', { count: chunk.length, error: (error as Error).message });
         for (const e of chunk) failed.add(e.sequenceNumber);
@@ -112,8 +112,14 @@ export async function relayOutbox(records: DynamoDBRecord[]): Promise<DynamoDBBa
   }
   const failed = new Set<string>();
   await Promise.all([
-    putEvents(entries.filter((e) => e.out.kind === 'event'), failed),
-    sendMessages(entries.filter((e) => e.out.kind === 'message'), failed),
+    putEvents(
+      entries.filter((e) => e.out.kind === 'event'),
+      failed,
+    ),
+    sendMessages(
+      entries.filter((e) => e.out.kind === 'message'),
+      failed,
+    ),
   ]);
   crashPoint('outbox-relay:after-send');
   if (failed.size) logger.warn('Outbox records not sent; retried from the first', { failed: failed.size, of: entries.length });

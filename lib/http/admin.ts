@@ -1,20 +1,20 @@
-import middy, { type MiddlewareObj, type Request } from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { IdempotencyConfig, IdempotencyValidationError, IdempotencyAlreadyInProgressError } from '@aws-lambda-powertools/idempotency';
+import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
+import middy, { type MiddlewareObj, type Request } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodType } from 'zod';
-import { dynamo } from '../db';
 import { config } from '../config';
+import { dynamo } from '../db';
 import { DomainError } from '../errors';
 import { logger } from '../log';
-import { fieldErrors, fromDomainError, problem, problemResponse, validationError } from './problem';
-import { consumeSignature, guardItem } from './replay';
-import { deferGuard, inRequestScope, replayed, untakenGuard } from '../tx';
-import { verifySignature } from './signature';
-import { entriesOf, sentQueries } from './query';
 import { secret } from '../secrets';
 import { observed } from '../tracing';
+import { deferGuard, inRequestScope, replayed, untakenGuard } from '../tx';
+import { fieldErrors, fromDomainError, problem, problemResponse, validationError } from './problem';
+import { entriesOf, sentQueries } from './query';
+import { consumeSignature, guardItem } from './replay';
+import { verifySignature } from './signature';
 
 // The one middleware stack of every Admin API route (a REST API's Lambda proxy events): size
 // limit, signature, content type, JSON and zod validation, Idempotency-Key, and errors as
@@ -157,8 +157,7 @@ const idempotencyConfig = new IdempotencyConfig({
   expiresAfterSeconds: 24 * 3600,
 });
 let persistenceStore: DynamoDBPersistenceLayer | undefined;
-const persistence = () =>
-  (persistenceStore ??= new DynamoDBPersistenceLayer({ tableName: config.IDEMPOTENCY_TABLE, awsSdkV3Client: dynamo() as never }));
+const persistence = () => (persistenceStore ??= new DynamoDBPersistenceLayer({ tableName: config.IDEMPOTENCY_TABLE, awsSdkV3Client: dynamo() as never }));
 
 // Idempotency-Key on POST only (Stripe semantics): the stored response is replayed for the same
 // key and body; another body under the same key is a 422. Keys are scoped per route.
@@ -167,7 +166,10 @@ function idempotency(): MiddlewareObj<AdminEvent> {
   const forRoute = (event: AdminEvent) => {
     const route = routeOf(event);
     let mw = inner.get(route);
-    if (!mw) inner.set(route, (mw = makeHandlerIdempotent({ persistenceStore: persistence(), config: idempotencyConfig, keyPrefix: route })));
+    if (!mw) {
+      mw = makeHandlerIdempotent({ persistenceStore: persistence(), config: idempotencyConfig, keyPrefix: route });
+      inner.set(route, mw);
+    }
     return mw;
   };
   const applies = (event: AdminEvent) => event.httpMethod === 'POST' && !!event.headers['idempotency-key'];
@@ -190,7 +192,9 @@ const problems = (): MiddlewareObj<AdminEvent, APIGatewayProxyResult> => ({
     else if (e instanceof IdempotencyValidationError) {
       request.response = problemResponse(problem(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body'));
     } else if (e instanceof IdempotencyAlreadyInProgressError) {
-      request.response = problemResponse(problem(409, 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly'));
+      request.response = problemResponse(
+        problem(409, 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly'),
+      );
     } else {
       logger.error('Unhandled error', { error: e });
       request.response = problemResponse(problem(500, 'internal_error', 'The request could not be completed; it is safe to retry'));
@@ -198,10 +202,7 @@ const problems = (): MiddlewareObj<AdminEvent, APIGatewayProxyResult> => ({
   },
 });
 
-export function adminRoute<B = undefined, Q = undefined, P = undefined>(
-  spec: RouteSpec<B, Q, P>,
-  fn: (input: RouteInput<B, Q, P>) => Promise<Reply>,
-) {
+export function adminRoute<B = undefined, Q = undefined, P = undefined>(spec: RouteSpec<B, Q, P>, fn: (input: RouteInput<B, Q, P>) => Promise<Reply>) {
   const started = new WeakMap<object, number>();
   const handler = middy<AdminEvent, APIGatewayProxyResult, Error, Context>({
     timeoutEarlyInMillis: 0,

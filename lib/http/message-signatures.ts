@@ -1,5 +1,5 @@
-import { getKeyId, validateSignature, validateSignatureHeaders, type JWK } from '@interledger/http-signature-utils';
-import { entriesOf, sentQueries, type Query } from './query';
+import { getKeyId, type JWK, validateSignature, validateSignatureHeaders } from '@interledger/http-signature-utils';
+import { entriesOf, type Query, sentQueries } from './query';
 
 // HTTP message signatures (RFC 9421) as Open Payments profiles them: Ed25519, label `sig1`,
 // covering at least "@method" and "@target-uri", plus "authorization" when a token is sent and
@@ -24,7 +24,8 @@ export async function verifySignature(req: SignedRequest, findKey: (keyId: strin
   if (!validateSignatureHeaders(like)) {
     return {
       ok: false,
-      reason: 'The request must be signed (Signature and Signature-Input headers, sig1, covering @method and @target-uri, and authorization, content-digest, content-length and content-type where present, with a matching Content-Digest)',
+      reason:
+        'The request must be signed (Signature and Signature-Input headers, sig1, covering @method and @target-uri, and authorization, content-digest, content-length and content-type where present, with a matching Content-Digest)',
     };
   }
   const input = req.headers['signature-input'];

@@ -3,8 +3,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodType } from 'zod';
 import { DomainError, OpenPaymentsError } from '../errors';
 import { logger } from '../log';
-import { targetUris, type SignedRequest } from './message-signatures';
-import { fieldErrors, problem, type Problem } from './problem';
+import { type SignedRequest, targetUris } from './message-signatures';
+import { fieldErrors, type Problem, problem } from './problem';
 
 // The one request stack of the Open Payments APIs (the resource server's incoming payments and the
 // authorization server), REST API events in, JSON out. Routes get the request with its raw body,
@@ -91,7 +91,11 @@ function errorReply(e: unknown): OpReply {
     logger.error('Unhandled error', { error: e });
     p = problem(500, 'internal_error', 'The request could not be completed; it is safe to retry');
   }
-  return { status: p.status, body: { ...p, error: { code: p.code, description: p.detail } }, headers: { 'content-type': 'application/problem+json', ...headers } };
+  return {
+    status: p.status,
+    body: { ...p, error: { code: p.code, description: p.detail } },
+    headers: { 'content-type': 'application/problem+json', ...headers },
+  };
 }
 
 const respond = (r: OpReply): APIGatewayProxyResult => ({
@@ -104,7 +108,11 @@ const respond = (r: OpReply): APIGatewayProxyResult => ({
 // @target-uri is checked.
 export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
   const router = httpRouterHandler<APIGatewayProxyEvent, APIGatewayProxyResult>({
-    routes: routes.map((r) => ({ method: r.method, path: r.path, handler: async (event: APIGatewayProxyEvent) => respond(await r.handler(toRequest(event, base()))) })),
+    routes: routes.map((r) => ({
+      method: r.method,
+      path: r.path,
+      handler: async (event: APIGatewayProxyEvent) => respond(await r.handler(toRequest(event, base()))),
+    })),
     notFoundResponse: ({ method, path }) => {
       throw new OpenPaymentsError(404, 'not_found', `No route ${method} ${path}`);
     },
@@ -112,7 +120,8 @@ export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
   return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const started = performance.now();
     let result: APIGatewayProxyResult;
-    if (event.httpMethod === 'OPTIONS') result = respond({ status: 204 }); // CORS preflight
+    if (event.httpMethod === 'OPTIONS')
+      result = respond({ status: 204 }); // CORS preflight
     else {
       try {
         result = await router(event);

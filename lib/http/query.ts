@@ -7,6 +7,7 @@ export type Query = Record<string, Array<string | undefined> | undefined> | null
 
 // The URL standard's query escapes, plus what the query's structure needs: & + (and = in a name),
 // and a % that starts an escape (a lone % can only have been sent as it is: decoding kept it).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a client must escape
 const AS_TYPED = { name: /[\x00-\x20"#<>'&+=\x7f]|%(?=[0-9a-f]{2})|[^\x00-\x7f]+/giu, value: /[\x00-\x20"#<>'&+\x7f]|%(?=[0-9a-f]{2})|[^\x00-\x7f]+/giu };
 const asTyped = (s: string, isName: boolean) => s.replace(isName ? AS_TYPED.name : AS_TYPED.value, (c) => encodeURIComponent(c).replace(/'/g, '%27'));
 

@@ -1,8 +1,8 @@
-import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { TransactItem } from '../table';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { db } from '../db';
+import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { db } from '../db';
+import type { TransactItem } from '../table';
 import { SIGNATURE_TOLERANCE_SECS } from './signature';
 
 // A non-GET signature is accepted once: the first use records it, conditionally, until it could

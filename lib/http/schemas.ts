@@ -53,9 +53,12 @@ function metadataProblem(value: unknown): string | undefined {
 }
 
 export const metadata = z
-  .preprocess((value, ctx) => {
-    const problem = metadataProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
-    return value;
-  }, z.record(z.string(), z.unknown()))
+  .preprocess(
+    (value, ctx) => {
+      const problem = metadataProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+      return value;
+    },
+    z.record(z.string(), z.unknown()),
+  )
   .optional();

@@ -1,4 +1,4 @@
-import { deserializeIlpPrepare, serializeIlpReply, type IlpPrepare, type IlpReply } from 'ilp-packet';
+import { deserializeIlpPrepare, type IlpPrepare, type IlpReply, serializeIlpReply } from 'ilp-packet';
 import { deserializeIldcpRequest, serializeIldcpResponse } from 'ilp-protocol-ildcp';
 import { config } from '../config';
 import { DomainError } from '../errors';

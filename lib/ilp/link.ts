@@ -1,4 +1,4 @@
-import { deserializeIlpReply, serializeIlpPrepare, type IlpPrepare, type IlpReply } from 'ilp-packet';
+import { deserializeIlpReply, type IlpPrepare, type IlpReply, serializeIlpPrepare } from 'ilp-packet';
 import type { PeerRecord } from '../peers/schemas';
 
 // ILP over HTTP (Interledger RFC 35) to a peer's connector: the Prepare POSTed with this node's
@@ -6,10 +6,7 @@ import type { PeerRecord } from '../peers/schemas';
 // peer can have taken the packet: `not_sent` (it cannot: the connection failed, or the peer refused
 // the request), or `unknown` (it may have: no answer before the packet expired, or an answer that
 // says the peer failed midway). The caller must not treat an unknown packet as rejected.
-export type Delivery =
-  | { kind: 'reply'; reply: IlpReply }
-  | { kind: 'not_sent'; reason: string; refused: boolean }
-  | { kind: 'unknown'; reason: string };
+export type Delivery = { kind: 'reply'; reply: IlpReply } | { kind: 'not_sent'; reason: string; refused: boolean } | { kind: 'unknown'; reason: string };
 
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -26,7 +23,10 @@ export async function sendToPeer(peer: PeerRecord, prepare: IlpPrepare): Promise
   } catch (e) {
     const code = ((e as Error).cause as { code?: string } | undefined)?.code ?? '';
     if (NEVER_CONNECTED.has(code)) return { kind: 'not_sent', reason: `${peer.http.outgoing.endpoint} cannot be reached (${code})`, refused: false };
-    return { kind: 'unknown', reason: `${peer.http.outgoing.endpoint} did not answer before the packet expired (${(e as Error).name}${code ? ` ${code}` : ''})` };
+    return {
+      kind: 'unknown',
+      reason: `${peer.http.outgoing.endpoint} did not answer before the packet expired (${(e as Error).name}${code ? ` ${code}` : ''})`,
+    };
   }
   const body = Buffer.from(await res.arrayBuffer().catch(() => new ArrayBuffer(0)));
   if (res.status === 200) {

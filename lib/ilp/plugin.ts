@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { deserializeIlpPrepare, isFulfill, serializeIlpReply, type IlpReply } from 'ilp-packet';
+import { deserializeIlpPrepare, type IlpReply, isFulfill, serializeIlpReply } from 'ilp-packet';
 import { receiveFor } from '../amounts';
 import { crashPoint } from '../faults';
 import type { PeerRecord } from '../peers/schemas';
@@ -73,8 +73,12 @@ export class PeerPlugin {
     const { peer, hooks } = this.opts;
     const prepare = deserializeIlpPrepare(data);
     const source = BigInt(prepare.amount);
-    const peerAmount = this.opts.source.code === peer.assetCode && this.opts.source.scale === peer.assetScale ? source : receiveFor(source, this.opts.rate, this.opts.source.scale, peer.assetScale);
-    if (peer.maxPacketAmount !== null && peerAmount > BigInt(peer.maxPacketAmount)) return serializeIlpReply(amountTooLarge(peerAmount, BigInt(peer.maxPacketAmount)));
+    const peerAmount =
+      this.opts.source.code === peer.assetCode && this.opts.source.scale === peer.assetScale
+        ? source
+        : receiveFor(source, this.opts.rate, this.opts.source.scale, peer.assetScale);
+    if (peer.maxPacketAmount !== null && peerAmount > BigInt(peer.maxPacketAmount))
+      return serializeIlpReply(amountTooLarge(peerAmount, BigInt(peer.maxPacketAmount)));
     if (this.failure) return this.fail(this.failure.kind, this.failure.reason);
     const expiresAt = new Date(Math.min(prepare.expiresAt.getTime() - 1000, Date.now() + MAX_HOLD_MS));
     const outgoing = { ...prepare, amount: peerAmount.toString(), expiresAt };

@@ -1,5 +1,17 @@
-import { Int, isPaymentError, PaymentError, PaymentType, Ratio, setupPayment, startQuote, type PositiveInt, type PositiveRatio, type Quote as PayQuote, type ResolvedPayment } from '@interledger/pay';
 import { OpenPaymentsClientError } from '@interledger/open-payments';
+import {
+  Int,
+  isPaymentError,
+  PaymentError,
+  PaymentType,
+  type Quote as PayQuote,
+  type PositiveInt,
+  type PositiveRatio,
+  Ratio,
+  type ResolvedPayment,
+  setupPayment,
+  startQuote,
+} from '@interledger/pay';
 import { divCeil } from '../amounts';
 import { config } from '../config';
 import { DomainError } from '../errors';
@@ -7,8 +19,8 @@ import { readIncomingPayment } from '../open-payments/client';
 import { routeTo } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
-import { PeerPlugin, type Failure } from './plugin';
-import { receiverFrom, type RemoteReceiver } from './receiver';
+import { type Failure, PeerPlugin } from './plugin';
+import { type RemoteReceiver, receiverFrom } from './receiver';
 
 // Paying an incoming payment on another node: read it through Open Payments (a grant from its
 // authorization server, then an authenticated read, which yields its STREAM credentials), pick the
@@ -18,7 +30,6 @@ export interface Asset {
   code: string;
   scale: number;
 }
-
 
 // What a quote keeps to send later without probing again (pay's rates as exact fractions).
 export interface IlpQuoteDetails {
@@ -31,7 +42,6 @@ export interface IlpQuoteDetails {
 
 const unprocessable = (code: string, detail: string) => new DomainError('unprocessable', code, detail);
 const upstream = (code: string, detail: string) => new DomainError('upstream', code, detail);
-
 
 // The receiver as it is now.
 export async function readReceiver(url: string): Promise<RemoteReceiver> {
@@ -69,7 +79,12 @@ export interface ProbedQuote {
 // A rate probe for `debit` (fixed send) or `receive` (fixed delivery). The debit is what the
 // probed rate needs, not pay's worst case: the connectors on the way convert deterministically, and
 // every packet must still meet the minimum rate (the expected rate less SLIPPAGE).
-export async function probe(source: Asset, receiver: RemoteReceiver, route: { peer: PeerRecord; rate: number }, target: { debit?: bigint; receive?: bigint }): Promise<ProbedQuote> {
+export async function probe(
+  source: Asset,
+  receiver: RemoteReceiver,
+  route: { peer: PeerRecord; rate: number },
+  target: { debit?: bigint; receive?: bigint },
+): Promise<ProbedQuote> {
   const plugin = new PeerPlugin({ peer: route.peer, source, rate: route.rate });
   let quote: PayQuote;
   try {
@@ -95,10 +110,15 @@ export async function probe(source: Asset, receiver: RemoteReceiver, route: { pe
     debit,
     receive,
     estimatedExchangeRate: Number(low.valueOf()) * 10 ** (source.scale - receiver.asset.scale),
-    details: { peerId: route.peer.id, lowRate: pair(low), highRate: pair(quote.highEstimatedExchangeRate), minRate: pair(quote.minExchangeRate), maxPacketAmount: quote.maxPacketAmount.toString() },
+    details: {
+      peerId: route.peer.id,
+      lowRate: pair(low),
+      highRate: pair(quote.highEstimatedExchangeRate),
+      minRate: pair(quote.minExchangeRate),
+      maxPacketAmount: quote.maxPacketAmount.toString(),
+    },
   };
 }
-
 
 // pay's prices: what one whole unit of each asset is worth, in any common unit.
 async function pricesFor(source: Asset, destination: Asset, peer: PeerRecord) {
@@ -125,11 +145,13 @@ function probeFailed(error: PaymentError, failure: Failure | undefined, peer: Pe
   if (failure) return upstream('peer_unreachable', failure.reason);
   switch (error) {
     case PaymentError.InsufficientExchangeRate:
-      return unprocessable('insufficient_exchange_rate', `The route through peer ${peer.id} pays less than the expected rate less slippage (${config.SLIPPAGE})`);
+      return unprocessable(
+        'insufficient_exchange_rate',
+        `The route through peer ${peer.id} pays less than the expected rate less slippage (${config.SLIPPAGE})`,
+      );
     case PaymentError.ClosedByReceiver:
       return unprocessable('receiver_not_open', 'The receiver closed the connection: it takes no more payments');
     default:
       return upstream('rate_probe_failed', `The rate probe through peer ${peer.id} failed: ${error}`);
   }
 }
-

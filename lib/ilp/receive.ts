@@ -1,8 +1,8 @@
-import { isIlpReply, type IlpPrepare, type IlpReply } from 'ilp-packet';
+import { type IlpPrepare, type IlpReply, isIlpReply } from 'ilp-packet';
 import { receiveFor, toLedger } from '../amounts';
 import { noteLiquidityTaken as noteAssetLiquidityTaken } from '../assets';
 import { event, type Outgoing } from '../events';
-import { account, transferExists, transferItems, type Leg } from '../ledger';
+import { account, type Leg, transferExists, transferItems } from '../ledger';
 import { intentView } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { closeOrCredit, findIntent, partition as intentPartition } from '../payment-intents/store';
@@ -63,7 +63,9 @@ export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Pro
     const now = new Date().toISOString();
     const transfer = transferItems(transferId, legs);
     const changes = { state: completes ? 'completed' : 'processing', received: total.toString(), ...(completes && { completedAt: now }) };
-    const outgoing: Outgoing[] = completes ? [event(intentPartition(intent.id), 'payment_intent.completed', intentView({ ...intent, ...changes } as IntentRecord))] : [];
+    const outgoing: Outgoing[] = completes
+      ? [event(intentPartition(intent.id), 'payment_intent.completed', intentView({ ...intent, ...changes } as IntentRecord))]
+      : [];
     const failed = await commit([...transfer.items, closeOrCredit(intent, changes, now)], outgoing, 'ilp-receive');
     if (!failed.length) {
       await Promise.all([

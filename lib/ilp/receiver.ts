@@ -19,7 +19,9 @@ const remoteIncomingPayment = z.object({
   expiresAt: z.string().optional(),
   incomingAmount: remoteAmount.optional(),
   receivedAmount: remoteAmount,
-  methods: z.array(z.union([z.object({ type: z.literal('ilp'), ilpAddress: z.string().min(1), sharedSecret: z.string().min(1) }), z.object({ type: z.string() })])).default([]),
+  methods: z
+    .array(z.union([z.object({ type: z.literal('ilp'), ilpAddress: z.string().min(1), sharedSecret: z.string().min(1) }), z.object({ type: z.string() })]))
+    .default([]),
 });
 
 // What this node uses of another node's incoming payment. Responses are not validated by the
@@ -27,7 +29,12 @@ const remoteIncomingPayment = z.object({
 // 502, never a 500.
 export function receiverFrom(url: string, answer: unknown): RemoteReceiver {
   const parsed = remoteIncomingPayment.safeParse(answer);
-  if (!parsed.success) throw new DomainError('upstream', 'receiver_invalid', `The incoming payment at ${url} is not a valid Open Payments incoming payment: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new DomainError(
+      'upstream',
+      'receiver_invalid',
+      `The incoming payment at ${url} is not a valid Open Payments incoming payment: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`,
+    );
   const read = parsed.data;
   const ilp = read.methods.find((m): m is { type: 'ilp'; ilpAddress: string; sharedSecret: string } => m.type === 'ilp' && 'ilpAddress' in m);
   const expired = read.expiresAt !== undefined && Date.parse(read.expiresAt) <= Date.now();

@@ -1,7 +1,7 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { BatchGetItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { dynamo } from '../db';
 import { config } from '../config';
+import { dynamo } from '../db';
 import { balanceTooLarge, DomainError } from '../errors';
 import type { TransactItem } from '../table';
 import { commit } from '../tx';
@@ -99,7 +99,11 @@ export function transferItems(transferId: string, legs: Leg[]): { items: Transac
         TableName: TABLE(),
         Key: accountKey(id),
         UpdateExpression: 'SET balance = if_not_exists(balance, :zero) + :delta',
-        ConditionExpression: insufficient ? 'balance >= :bound' : delta > 0n ? 'attribute_not_exists(balance) OR balance <= :bound' : 'attribute_not_exists(balance) OR balance >= :bound',
+        ConditionExpression: insufficient
+          ? 'balance >= :bound'
+          : delta > 0n
+            ? 'attribute_not_exists(balance) OR balance <= :bound'
+            : 'attribute_not_exists(balance) OR balance >= :bound',
         ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ':bound': insufficient ? -delta : delta > 0n ? MAX_BALANCE - delta : -MAX_BALANCE - delta },
       },
     });
@@ -110,7 +114,14 @@ export function transferItems(transferId: string, legs: Leg[]): { items: Transac
 
 // Whether a transfer was made (for an idempotent retry that arrives after the state moved on).
 export async function transferExists(transferId: string): Promise<boolean> {
-  const res = await dynamo().send(new GetItemCommand({ TableName: TABLE(), Key: { pk: { S: transferKey(transferId).pk }, sk: { S: 'XFER' } }, ProjectionExpression: 'pk', ConsistentRead: true }));
+  const res = await dynamo().send(
+    new GetItemCommand({
+      TableName: TABLE(),
+      Key: { pk: { S: transferKey(transferId).pk }, sk: { S: 'XFER' } },
+      ProjectionExpression: 'pk',
+      ConsistentRead: true,
+    }),
+  );
   return res.Item !== undefined;
 }
 
@@ -151,7 +162,13 @@ export async function settleAll(id: string, settlement: string): Promise<bigint>
 // account, a withdrawal takes from it (and may find too little). With an Idempotency-Key the
 // transfer's id comes from it, so a retry after an unclear failure finds the transfer made and
 // does not move the money again.
-export async function moveFunds(id: string, assetId: string, units: bigint, direction: 'deposit' | 'withdrawal', idempotencyKey?: string): Promise<'moved' | 'insufficient'> {
+export async function moveFunds(
+  id: string,
+  assetId: string,
+  units: bigint,
+  direction: 'deposit' | 'withdrawal',
+  idempotencyKey?: string,
+): Promise<'moved' | 'insufficient'> {
   const [from, to] = direction === 'deposit' ? [account.settlementShard(assetId), id] : [id, account.settlementShard(assetId)];
   const transferId = idempotencyKey ? `liquidity:${createHash('sha256').update(`${id}|${direction}|${units}|${idempotencyKey}`).digest('hex')}` : randomUUID();
   const transfer = transferItems(transferId, [{ debit: from, credit: to, amount: units }]);

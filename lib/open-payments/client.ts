@@ -1,4 +1,4 @@
-import { createAuthenticatedClient, isFinalizedGrantWithAccessToken, OpenPaymentsClientError, type AuthenticatedClient } from '@interledger/open-payments';
+import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken, OpenPaymentsClientError } from '@interledger/open-payments';
 import { OpenPaymentsError } from '../errors';
 import { serviceIdentity, serviceWalletAddress } from './identity';
 
@@ -15,7 +15,9 @@ const tokens = new Map<string, { value: string; expiresAt: number }>();
 
 function opClient(): Promise<AuthenticatedClient> {
   client ??= serviceIdentity()
-    .then(({ privateKey, jwk }) => createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(), privateKey, keyId: jwk.kid, validateResponses: false }))
+    .then(({ privateKey, jwk }) =>
+      createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(), privateKey, keyId: jwk.kid, validateResponses: false }),
+    )
     .catch((e) => {
       client = undefined;
       throw e;
@@ -27,7 +29,8 @@ async function readToken(c: AuthenticatedClient, authServer: string): Promise<st
   const kept = tokens.get(authServer);
   if (kept && kept.expiresAt > Date.now()) return kept.value;
   const grant = await c.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', actions: ['read-all'] }] } });
-  if (!isFinalizedGrantWithAccessToken(grant)) throw new OpenPaymentsError(502, 'grant_not_issued', `${authServer} did not issue a grant to read incoming payments at once`);
+  if (!isFinalizedGrantWithAccessToken(grant))
+    throw new OpenPaymentsError(502, 'grant_not_issued', `${authServer} did not issue a grant to read incoming payments at once`);
   const expiresIn = grant.access_token.expires_in ?? 60;
   tokens.set(authServer, { value: grant.access_token.value, expiresAt: Date.now() + (expiresIn - EARLY_SECS) * 1000 });
   return grant.access_token.value;

@@ -25,7 +25,15 @@ async function load() {
   const probe = generateJwk({ privateKey, keyId: 'probe' });
   const jwk = generateJwk({ privateKey, keyId: `service-${probe.x.slice(0, 12)}` });
   // Published before first use, so that an authorization server can find the key.
-  await commit(putServiceIdentity(serviceWalletAddress(), PUBLIC_NAME, { walletAddressId: '', kid: jwk.kid, jwk: jwk as never, createdAt: new Date().toISOString(), revokedAt: null }));
+  await commit(
+    putServiceIdentity(serviceWalletAddress(), PUBLIC_NAME, {
+      walletAddressId: '',
+      kid: jwk.kid,
+      jwk: jwk as never,
+      createdAt: new Date().toISOString(),
+      revokedAt: null,
+    }),
+  );
   return { privateKey, jwk };
 }
 

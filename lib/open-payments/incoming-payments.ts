@@ -3,15 +3,15 @@ import * as z from 'zod';
 import { config } from '../config';
 import { OpenPaymentsError } from '../errors';
 import { verifySignature } from '../http/message-signatures';
-import { json, parseJson, type OpReply, type OpRequest } from '../http/open-payments';
+import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
+import { streamCredentials } from '../ilp/stream';
 import { completeIntent, createIntent, intentView } from '../payment-intents';
 import { createIntentBody, type IntentRecord } from '../payment-intents/schemas';
 import { cursorOf, findIntent, pageByWallet } from '../payment-intents/store';
 import { intentUrl } from '../resources';
 import { findWalletRecordByUrl } from '../wallet-addresses';
 import { clientKey } from './client-keys';
-import { introspectToken, type Asked } from './introspection';
-import { streamCredentials } from '../ilp/stream';
+import { type Asked, introspectToken } from './introspection';
 
 // Open Payments incoming payments, on the resource server. An incoming payment is a payment
 // intent: one record, which the Admin API reaches at /payment-intents/{id} and Open Payments at its
@@ -101,7 +101,11 @@ export async function completeIncomingPayment(req: OpRequest): Promise<OpReply> 
   return json(200, view(await completeIntent(intent.id)));
 }
 
-const pageSize = z.string().regex(/^[1-9]\d{0,2}$/, 'must be a whole number from 1 to 100').transform(Number).refine((n) => n <= 100, 'must be at most 100');
+const pageSize = z
+  .string()
+  .regex(/^[1-9]\d{0,2}$/, 'must be a whole number from 1 to 100')
+  .transform(Number)
+  .refine((n) => n <= 100, 'must be at most 100');
 const listQuery = z
   .strictObject({
     'wallet-address': z.string().min(1).max(512),
@@ -123,7 +127,8 @@ const cursor = (r: IntentRecord) => Buffer.from(cursorOf(r)).toString('base64url
 // `last` before it.
 export async function listIncomingPayments(req: OpRequest): Promise<OpReply> {
   const parsed = listQuery.safeParse(req.query);
-  if (!parsed.success) throw new OpenPaymentsError(400, 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new OpenPaymentsError(400, 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; '));
   const q = parsed.data;
   const caller = await authorize(req, { type: 'incoming-payment', actions: ['list'], identifier: q['wallet-address'] });
   const wallet = await findWalletRecordByUrl(q['wallet-address']);
@@ -136,7 +141,11 @@ export async function listIncomingPayments(req: OpRequest): Promise<OpReply> {
   });
   const [first, last] = [page.records[0], page.records.at(-1)];
   return json(200, {
-    pagination: { ...(first && { startCursor: cursor(first), endCursor: cursor(last!) }), hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage },
+    pagination: {
+      ...(first && { startCursor: cursor(first), endCursor: cursor(last!) }),
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+    },
     result: page.records.map(view),
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { amountOf, fromLedger, toLedger, type Amount } from '../amounts';
+import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
 import { DomainError, invalidField, notFound } from '../errors';
 import { event } from '../events';
 import { account, settleAll } from '../ledger';

@@ -1,8 +1,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, shardKeys, shardOf } from '../table';
-import { db } from '../db';
 import { config } from '../config';
+import { db } from '../db';
 import type { TransactItem } from '../table';
+import { queryAll, shardKeys, shardOf } from '../table';
 import type { IntentRecord } from './schemas';
 
 // Payment intents. While an intent is open it carries `openPk` and `openExpiresAt`, the keys of the
@@ -100,7 +100,11 @@ async function queryWallet(walletAddressId: string, opts: { older: boolean; from
         IndexName: 'Lists',
         KeyConditionExpression: `listPk = :pk${opts.from ? ` AND listSk ${opts.older ? '<' : '>'} :from` : ''}`,
         ...(opts.client && { FilterExpression: 'client = :client' }),
-        ExpressionAttributeValues: { ':pk': byWallet(walletAddressId), ...(opts.from && { ':from': opts.from }), ...(opts.client && { ':client': opts.client }) },
+        ExpressionAttributeValues: {
+          ':pk': byWallet(walletAddressId),
+          ...(opts.from && { ':from': opts.from }),
+          ...(opts.client && { ':client': opts.client }),
+        },
         ScanIndexForward: !opts.older,
         Limit: opts.limit,
         ExclusiveStartKey,

@@ -1,7 +1,8 @@
+import type { SQSRecord } from 'aws-lambda';
 import { toLedger } from '../amounts';
 import { noteLiquidityTaken } from '../assets';
 import { event, type Outgoing } from '../events';
-import { account, transferItems, type Leg } from '../ledger';
+import { account, type Leg, transferItems } from '../ledger';
 import { logger } from '../log';
 import { countPayment } from '../metrics';
 import { intentView } from '../payment-intents';
@@ -9,10 +10,9 @@ import type { IntentRecord } from '../payment-intents/schemas';
 import { closeOrCredit, findIntent, partition as intentPartition } from '../payment-intents/store';
 import { commit } from '../tx';
 import { finishPayment, paymentView } from '.';
+import { giveUpRemote, type RemoteOutcome, sendRemote } from './remote';
 import type { PaymentMessage, PaymentRecord } from './schemas';
-import { giveUpRemote, sendRemote, type RemoteOutcome } from './remote';
 import * as store from './store';
-import type { SQSRecord } from 'aws-lambda';
 
 // The payment worker's work for one payment in state `sending`: one DynamoDB transaction moves
 // the money (through both assets' liquidity accounts when the currencies differ), credits the
@@ -47,7 +47,7 @@ async function deliverPayment(message: PaymentMessage, holder: string): Promise<
   }
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const [p, intent]: [PaymentRecord | undefined, IntentRecord | undefined] = await Promise.all([store.findPayment(paymentId), findIntent(intentId)]);
-    if (!p || p.state !== 'sending' || p.intentId !== intentId) return 'skipped'; // done already, or never funded
+    if (p?.state !== 'sending' || p.intentId !== intentId) return 'skipped'; // done already, or never funded
     const destinationAssetId = p.destinationAssetId!;
     if (!intent) return fail(p, 'payment_intent_not_found');
     const state = intentView(intent).state;
@@ -61,7 +61,12 @@ async function deliverPayment(message: PaymentMessage, holder: string): Promise<
     if (intent.incomingValue !== null && received > BigInt(intent.incomingValue)) return fail(p, 'amount_exceeds_remaining');
     const completes = intent.incomingValue !== null && received >= BigInt(intent.incomingValue);
     const now = new Date().toISOString();
-    const creditedIntent: IntentRecord = { ...intent, received: received.toString(), state: completes ? 'completed' : 'processing', ...(completes && { completedAt: now }) };
+    const creditedIntent: IntentRecord = {
+      ...intent,
+      received: received.toString(),
+      state: completes ? 'completed' : 'processing',
+      ...(completes && { completedAt: now }),
+    };
     const completed = { ...p, state: 'completed' as const, sentAmount: p.debitAmount };
 
     const transfer = transferItems(`deliver:${p.id}`, legsFor(p, intentId, destinationAssetId, debit, receive));

@@ -4,13 +4,13 @@ import { config } from '../config';
 import { DomainError, notFound } from '../errors';
 import { event, message, type Outgoing } from '../events';
 import { account, refuseTooLarge, settleAll, transferItems } from '../ledger';
-import { quoteKey, getQuoteRecord } from '../quotes';
 import { logger } from '../log';
 import { countPayment } from '../metrics';
+import { getQuoteRecord, quoteKey } from '../quotes';
 import { conflictState } from '../resources';
-import { canonicalOrUndefined } from '../wallet-addresses/address';
 import type { TransactItem } from '../table';
 import { commit } from '../tx';
+import { canonicalOrUndefined } from '../wallet-addresses/address';
 import type { CreatePayment, Payment, PaymentMessage, PaymentRecord, PaymentState } from './schemas';
 import * as store from './store';
 
@@ -94,7 +94,12 @@ export async function createPayment(input: CreatePayment): Promise<Payment> {
 
 // A transition from `from`, built from the payment as read; answers the payment as it is after.
 // `failures` names the reason of each item that has a condition (a transfer's, after the first).
-async function move(id: string, from: PaymentState, action: string, build: (r: PaymentRecord) => { next: PaymentRecord; items: TransactItem[]; outgoing: Outgoing[]; failures?: string[] }) {
+async function move(
+  id: string,
+  from: PaymentState,
+  action: string,
+  build: (r: PaymentRecord) => { next: PaymentRecord; items: TransactItem[]; outgoing: Outgoing[]; failures?: string[] },
+) {
   const r = await getPaymentRecord(id);
   if (r.state !== from) throw conflictState('Payment', id, r.state, action);
   const { next, items, outgoing, failures = [] } = build(r);
@@ -138,8 +143,12 @@ export async function cancelPayment(id: string) {
 // was sent is known (over Interledger). Answers 'skipped' if it had left `sending` already.
 export async function finishPayment(p: PaymentRecord, state: 'completed' | 'failed', opts: { reason?: string; sentAmount?: PaymentRecord['sentAmount'] } = {}) {
   const next: PaymentRecord = { ...p, state, ...(opts.sentAmount && { sentAmount: opts.sentAmount }), ...(opts.reason && { failureReason: opts.reason }) };
-  const set = { ...(opts.sentAmount && { sentAmount: opts.sentAmount }), ...(state === 'completed' ? { completedAt: new Date().toISOString() } : { failureReason: opts.reason }) };
-  if ((await commit([store.transition(p.id, 'sending', state, set)], [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length) return 'skipped';
+  const set = {
+    ...(opts.sentAmount && { sentAmount: opts.sentAmount }),
+    ...(state === 'completed' ? { completedAt: new Date().toISOString() } : { failureReason: opts.reason }),
+  };
+  if ((await commit([store.transition(p.id, 'sending', state, set)], [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length)
+    return 'skipped';
   if (state === 'failed') logger.warn('Payment failed', { paymentId: p.id, reason: opts.reason, sent: opts.sentAmount?.value });
   countPayment(state, opts.reason);
   return state;

@@ -1,16 +1,16 @@
-import { pay, type PaymentProgress, type Quote as PayQuote } from '@interledger/pay';
+import { type PaymentProgress, type Quote as PayQuote, pay } from '@interledger/pay';
 import { amountOf, toLedger } from '../amounts';
 import { noteLiquidityTaken } from '../assets';
 import { config } from '../config';
 import { DomainError } from '../errors';
 import { message } from '../events';
-import { PeerPlugin, type PacketOut, type SendingHooks } from '../ilp/plugin';
+import { type PacketOut, PeerPlugin, type SendingHooks } from '../ilp/plugin';
 import { connect, payQuote, readReceiver } from '../ilp/quote';
 import type { RemoteReceiver } from '../ilp/receiver';
-import { account, transferItems, type Leg } from '../ledger';
+import { account, type Leg, transferItems } from '../ledger';
 import { logger } from '../log';
-import { findPeer } from '../peers/store';
 import type { PeerRecord } from '../peers/schemas';
+import { findPeer } from '../peers/store';
 import { resolveRate } from '../rates';
 import { commit } from '../tx';
 import { finishPayment } from '.';
@@ -91,8 +91,16 @@ async function attempt(p: PaymentRecord, holder: string, startedAt: number): Pro
   const after = totalsOf(packets);
   if (packets.some((k) => k.state === 'pending')) throw new Error(`Payment ${p.id}: a packet's fate is not known yet; the next attempt settles it`);
   if (!result.error && !plugin.failure) return finish(p, 'completed', after);
-  const why = plugin.failure ? `${plugin.failure.kind}: ${plugin.failure.reason}` : `${result.error}${plugin.lastReject ? ` (last reject ${plugin.lastReject.code} ${plugin.lastReject.message})` : ''}`;
-  logger.warn('Remote payment attempt ended short', { paymentId: p.id, peerId: peer.id, sent: after.sent.toString(), delivered: after.delivered.toString(), why });
+  const why = plugin.failure
+    ? `${plugin.failure.kind}: ${plugin.failure.reason}`
+    : `${result.error}${plugin.lastReject ? ` (last reject ${plugin.lastReject.code} ${plugin.lastReject.message})` : ''}`;
+  logger.warn('Remote payment attempt ended short', {
+    paymentId: p.id,
+    peerId: peer.id,
+    sent: after.sent.toString(),
+    delivered: after.delivered.toString(),
+    why,
+  });
 
   switch (plugin.failure?.kind) {
     case 'unreachable':
@@ -131,7 +139,8 @@ function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote
   return new Promise((resolve) => {
     const overstay = setTimeout(() => resolve({ error: 'stalled' }), Math.max(0, until - Date.now()));
     const progressHandler = (at: PaymentProgress) => {
-      if (at.sourceAmountInFlight === 0n && at.amountSent >= quote.maxSourceAmount && at.amountDelivered < quote.minDeliveryAmount) resolve({ error: 'exhausted' });
+      if (at.sourceAmountInFlight === 0n && at.amountSent >= quote.maxSourceAmount && at.amountDelivered < quote.minDeliveryAmount)
+        resolve({ error: 'exhausted' });
     };
     connect(plugin, receiver)
       .then((destination) => pay({ plugin, destination, quote, progressHandler }))
@@ -146,14 +155,22 @@ function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote
 // A packet's ledger legs. Same asset: payment -> hold -> peer. Across assets the peer's side moves
 // in its asset, against that asset's liquidity: payment -> hold(src) -> liquidity(src), and
 // liquidity(peer asset) -> hold(peer asset) -> peer. A return runs the reservation backwards.
-function legs(p: PaymentRecord, k: Pick<store.PacketRecord, 'peerId' | 'peerAssetId' | 'sourceUnits' | 'peerUnits'>, phase: 'reserve' | 'post' | 'return'): Leg[] {
+function legs(
+  p: PaymentRecord,
+  k: Pick<store.PacketRecord, 'peerId' | 'peerAssetId' | 'sourceUnits' | 'peerUnits'>,
+  phase: 'reserve' | 'post' | 'return',
+): Leg[] {
   const s = BigInt(k.sourceUnits);
   const q = BigInt(k.peerUnits);
   const srcHold = account.hold(p.id, p.sourceAssetId);
   const peerHold = account.hold(p.id, k.peerAssetId);
   const all: Leg[] =
     p.sourceAssetId === k.peerAssetId
-      ? { reserve: [{ debit: account.payment(p.id), credit: srcHold, amount: s }], post: [{ debit: srcHold, credit: account.peer(k.peerId), amount: s }], return: [{ debit: srcHold, credit: account.payment(p.id), amount: s }] }[phase]
+      ? {
+          reserve: [{ debit: account.payment(p.id), credit: srcHold, amount: s }],
+          post: [{ debit: srcHold, credit: account.peer(k.peerId), amount: s }],
+          return: [{ debit: srcHold, credit: account.payment(p.id), amount: s }],
+        }[phase]
       : {
           reserve: [
             { debit: account.payment(p.id), credit: srcHold, amount: s },
@@ -201,10 +218,19 @@ function hooksFor(p: PaymentRecord, peer: PeerRecord): SendingHooks {
       throw new Error(`Payment ${p.id}: packet ${packet.id} was reserved before`);
     },
     async settle(packet: PacketOut, delivered: bigint | undefined) {
-      const k = { peerId: peer.id, peerAssetId: peer.assetId, sourceUnits: toLedger(packet.source, src.scale).toString(), peerUnits: toLedger(packet.peerAmount, peer.assetScale).toString() };
+      const k = {
+        peerId: peer.id,
+        peerAssetId: peer.assetId,
+        sourceUnits: toLedger(packet.source, src.scale).toString(),
+        peerUnits: toLedger(packet.peerAmount, peer.assetScale).toString(),
+      };
       const phase = delivered === undefined ? 'return' : 'post';
       const transfer = transferItems(transferId(p, packet.id, phase), legs(p, k, phase));
-      const failed = await commit([...transfer.items, store.settlePacket(p.id, packet.id, delivered === undefined ? 'rejected' : 'fulfilled', delivered)], [], 'ilp-settle');
+      const failed = await commit(
+        [...transfer.items, store.settlePacket(p.id, packet.id, delivered === undefined ? 'rejected' : 'fulfilled', delivered)],
+        [],
+        'ilp-settle',
+      );
       if (failed.length) throw new Error(`Payment ${p.id}: packet ${packet.id} was settled before`);
     },
   };
@@ -222,7 +248,11 @@ async function resolveLeftovers(p: PaymentRecord): Promise<store.PacketRecord[]>
     const transfer = transferItems(transferId(p, k.id, 'post'), legs(p, k, 'post'));
     await commit([...transfer.items, store.settlePacket(p.id, k.id, 'unresolved', BigInt(k.minDelivery))], [], 'ilp-unresolved');
   }
-  logger.warn('Packets whose fate is unknown were booked as sent; reconcile them with the peer', { paymentId: p.id, peerId: pending[0].peerId, packets: pending.map((k) => k.id) });
+  logger.warn('Packets whose fate is unknown were booked as sent; reconcile them with the peer', {
+    paymentId: p.id,
+    peerId: pending[0].peerId,
+    packets: pending.map((k) => k.id),
+  });
   return store.listPackets(p.id);
 }
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { amount, type Amount } from '../amounts';
+import { type Amount, amount } from '../amounts';
 import { metadata } from '../http/schemas';
 import type { IlpQuoteDetails } from '../ilp/quote';
 

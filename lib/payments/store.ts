@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
 import { config } from '../config';
+import { db } from '../db';
 import { queryAll, type TransactItem } from '../table';
 import type { PaymentRecord, PaymentState } from './schemas';
 
@@ -75,7 +75,12 @@ export const settlePacket = (paymentId: string, id: string, state: Exclude<Packe
     UpdateExpression: `SET #state = :to, settledAt = :now${delivered === undefined ? '' : ', delivered = :delivered'}`,
     ConditionExpression: '#state = :pending',
     ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: { ':to': state, ':pending': 'pending', ':now': new Date().toISOString(), ...(delivered !== undefined && { ':delivered': delivered.toString() }) },
+    ExpressionAttributeValues: {
+      ':to': state,
+      ':pending': 'pending',
+      ':now': new Date().toISOString(),
+      ...(delivered !== undefined && { ':delivered': delivered.toString() }),
+    },
   },
 });
 

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
 import { findAssetByCode } from '../assets';
 import { DomainError, notFound } from '../errors';
-import { account, balances, emptyAccountCheck, moveFunds } from '../ledger';
 import { event } from '../events';
+import { account, balances, emptyAccountCheck, moveFunds } from '../ledger';
 import { logger } from '../log';
 import { commit } from '../tx';
 import type { CreatePeer, Peer, PeerRecord, UpdatePeer } from './schemas';
@@ -43,7 +43,11 @@ export async function createPeer(input: CreatePeer): Promise<Peer> {
   };
   const failed = await commit(store.insertPeer(record));
   if (failed.includes(1)) {
-    throw new DomainError('conflict', 'peer_exists', `There is already a peer at ${input.staticIlpAddress} in ${asset.code}: one peering relationship per address and asset`);
+    throw new DomainError(
+      'conflict',
+      'peer_exists',
+      `There is already a peer at ${input.staticIlpAddress} in ${asset.code}: one peering relationship per address and asset`,
+    );
   }
   if (failed.length) throw tokenInUse();
   forgetPeers();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db } from '../db';
-import { queryAll, queryNewestFirst, shardKeys, shardOf, type Page, type TransactItem } from '../table';
+import { type Page, queryAll, queryNewestFirst, shardKeys, shardOf, type TransactItem } from '../table';
 import type { Peer, PeerRecord } from './schemas';
 
 // A peer is stored under its id (listed, newest first, through the Lists index), and claims two
@@ -41,7 +41,11 @@ const putRecord = (p: PeerRecord, condition: { ConditionExpression: string; Expr
 // The items that create a peer: its record, its address (index 1 fails if taken) and its tokens
 // (indexes from 2 fail if taken).
 export function insertPeer(p: PeerRecord): TransactItem[] {
-  return [putRecord({ ...p, version: 1 }, { ConditionExpression: 'attribute_not_exists(pk)' }), claim(byAddress(p.assetId, p.staticIlpAddress), p.id), ...p.incomingTokenHashes.map((h) => claim(byToken(h), p.id))];
+  return [
+    putRecord({ ...p, version: 1 }, { ConditionExpression: 'attribute_not_exists(pk)' }),
+    claim(byAddress(p.assetId, p.staticIlpAddress), p.id),
+    ...p.incomingTokenHashes.map((h) => claim(byToken(h), p.id)),
+  ];
 }
 
 // The items that replace a peer's record as read (index 0 fails if it is gone or changed since);
@@ -63,7 +67,13 @@ export function removePeer(p: PeerRecord): TransactItem[] {
   ];
 }
 
-const toRecord = ({ pk, sk, listPk, listSk, ...record }: Record<string, any>): PeerRecord => ({ ...record, name: record.name ?? null, maxPacketAmount: record.maxPacketAmount ?? null, liquidityThreshold: record.liquidityThreshold ?? null }) as PeerRecord;
+const toRecord = ({ pk, sk, listPk, listSk, ...record }: Record<string, any>): PeerRecord =>
+  ({
+    ...record,
+    name: record.name ?? null,
+    maxPacketAmount: record.maxPacketAmount ?? null,
+    liquidityThreshold: record.liquidityThreshold ?? null,
+  }) as PeerRecord;
 
 export async function findPeer(id: string): Promise<PeerRecord | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: byId(id), ConsistentRead: true }));
@@ -76,14 +86,24 @@ export async function findPeerIdByToken(hash: string): Promise<string | undefine
 }
 
 export async function listPeers(limit: number, cursor?: string): Promise<Page<PeerRecord>> {
-  const page = await queryNewestFirst({ table: TABLE(), index: 'Lists', partitionKey: 'listPk', sortKey: 'listSk', partitions: shardKeys(LIST, LIST_SHARDS), limit, cursor });
+  const page = await queryNewestFirst({
+    table: TABLE(),
+    index: 'Lists',
+    partitionKey: 'listPk',
+    sortKey: 'listSk',
+    partitions: shardKeys(LIST, LIST_SHARDS),
+    limit,
+    cursor,
+  });
   return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
 }
 
 // Every peer, for routing.
 export async function allPeers(): Promise<PeerRecord[]> {
   const shards = await Promise.all(
-    shardKeys(LIST, LIST_SHARDS).map((pk) => queryAll({ TableName: TABLE(), IndexName: 'Lists', KeyConditionExpression: 'listPk = :pk', ExpressionAttributeValues: { ':pk': pk } })),
+    shardKeys(LIST, LIST_SHARDS).map((pk) =>
+      queryAll({ TableName: TABLE(), IndexName: 'Lists', KeyConditionExpression: 'listPk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
+    ),
   );
   return shards.flat().map(toRecord);
 }

@@ -24,7 +24,9 @@ interface Receiver {
   asset: { code: string; scale: number };
   remaining: bigint | null; // what it can still take, if it asks for an amount
 }
-type Priced = Pick<QuoteRecord, 'receiver' | 'debitAmount' | 'receiveAmount' | 'estimatedExchangeRate' | 'intentId' | 'destinationAssetId' | 'ilp'> & { expiresBy?: string };
+type Priced = Pick<QuoteRecord, 'receiver' | 'debitAmount' | 'receiveAmount' | 'estimatedExchangeRate' | 'intentId' | 'destinationAssetId' | 'ilp'> & {
+  expiresBy?: string;
+};
 
 export async function createQuote(input: CreateQuote): Promise<Quote> {
   if (input.debitAmount && input.receiveAmount) {

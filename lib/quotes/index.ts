@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
 import { config } from '../config';
+import { db } from '../db';
 import { notFound } from '../errors';
 import type { Quote, QuoteRecord } from './schemas';
 

@@ -1,8 +1,8 @@
 import { config } from '../config';
 import { DomainError } from '../errors';
-import { findPeer } from '../peers/store';
 import { logger } from '../log';
 import { countRatePull } from '../metrics';
+import { findPeer } from '../peers/store';
 import { fetchRates, rateUnavailable } from './pull';
 import type { PushRate, Rate, RateQuery } from './schemas';
 import * as store from './store';

@@ -1,7 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll, shardKeys, shardOf } from '../table';
-import { db } from '../db';
 import { config } from '../config';
+import { db } from '../db';
+import { queryAll, shardKeys, shardOf } from '../table';
 
 // The rates table. A pushed rate is one item per scope and pair; a pull is one item per scope and
 // base holding every rate the FSP listed. Pulled items are also listed in a registry (spread over a
@@ -91,7 +91,9 @@ export async function savePulled(p: PulledRates): Promise<void> {
 
 export async function listPulled(): Promise<RegistryEntry[]> {
   const shards = await Promise.all(
-    shardKeys(REGISTRY, REGISTRY_SHARDS).map((pk) => queryAll({ TableName: TABLE(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } })),
+    shardKeys(REGISTRY, REGISTRY_SHARDS).map((pk) =>
+      queryAll({ TableName: TABLE(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
+    ),
   );
   const items = shards.flat();
   // DynamoDB deletes expired items lazily: skip entries past their own ttl.

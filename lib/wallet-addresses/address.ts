@@ -39,7 +39,8 @@ export function newAddress(input: string, base: string): string {
   const address = canonicalAddress(input, base);
   const segments = address.slice(canonicalBase(base).length + 1).split('/');
   const reserved = segments.find((s) => RESERVED_SEGMENTS.includes(s));
-  if (reserved) throw invalidField('address', `must not have a path segment "${reserved}": ${RESERVED_SEGMENTS.join(', ')} are the resource server's own paths`);
+  if (reserved)
+    throw invalidField('address', `must not have a path segment "${reserved}": ${RESERVED_SEGMENTS.join(', ')} are the resource server's own paths`);
   if (!segments.every((s) => NEW_SEGMENT.test(s))) throw invalidField('address', 'path segments must start with a letter or digit');
   return address;
 }

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { db } from '../db';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
+import { db } from '../db';
 import { DomainError } from '../errors';
 import { queryAll, type TransactItem } from '../table';
 import { commit } from '../tx';
@@ -111,7 +111,11 @@ export async function insertKey(address: string, key: WalletAddressKey): Promise
   ]);
   if (failed.includes(0)) throw new DomainError('conflict', 'key_exists', `This wallet address already has a key with kid ${key.kid}`);
   if (failed.includes(1)) {
-    throw new DomainError('conflict', 'too_many_keys', `This wallet address already has ${MAX_ACTIVE_KEYS} unrevoked keys, the most it can publish; revoke one first`);
+    throw new DomainError(
+      'conflict',
+      'too_many_keys',
+      `This wallet address already has ${MAX_ACTIVE_KEYS} unrevoked keys, the most it can publish; revoke one first`,
+    );
   }
 }
 

@@ -1,15 +1,15 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
-import { sqs } from '../sqs';
 import { config } from '../config';
-import { secret } from '../secrets';
-import { message, type DomainEvent, type Outgoing } from '../events';
+import { type DomainEvent, message, type Outgoing } from '../events';
 import { logger } from '../log';
 import { countWebhookAttempt, countWebhookParked } from '../metrics';
+import { secret } from '../secrets';
+import { sqs } from '../sqs';
 import { commit } from '../tx';
 import { retryMessage } from '.';
-import type { Attempt, RetryMessage, WebhookEvent } from './schemas';
 import { hopDelay, retryDelay } from './schedule';
+import type { Attempt, RetryMessage, WebhookEvent } from './schemas';
 import * as store from './store';
 
 // Webhook delivery to the FSP. Each domain event reaches the webhook queue (EventBridge rule) and
@@ -81,17 +81,22 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
   if (msg.detail?.id) {
     if (await store.findRecord(msg.detail.id)) return; // this event was already attempted: a duplicate
     record = { ...msg.detail, status: 'pending', attempts: [], failures: 0 };
-  }
-  else if (typeof msg.webhookEvent === 'string' && Number.isInteger(msg.attempt)) {
+  } else if (typeof msg.webhookEvent === 'string' && Number.isInteger(msg.attempt)) {
     const stored = await store.findRecord(msg.webhookEvent);
-    if (!stored || stored.status !== 'pending' || stored.attempts.length !== msg.attempt) return; // done, or a duplicate
+    if (stored?.status !== 'pending' || stored.attempts.length !== msg.attempt) return; // done, or a duplicate
     record = stored;
     attempt = msg.attempt!;
   } else return logger.error('Dropping a webhook message of unknown shape', { body });
 
   // Waits past SQS's 15-minute delay limit are chained, one hop at a time.
   if (msg.notBefore && Date.parse(msg.notBefore) > Date.now()) {
-    await sqs().send(new SendMessageCommand({ QueueUrl: config.WEBHOOK_QUEUE_URL, MessageBody: JSON.stringify(msg), DelaySeconds: hopDelay(Date.parse(msg.notBefore), Date.now()) }));
+    await sqs().send(
+      new SendMessageCommand({
+        QueueUrl: config.WEBHOOK_QUEUE_URL,
+        MessageBody: JSON.stringify(msg),
+        DelaySeconds: hopDelay(Date.parse(msg.notBefore), Date.now()),
+      }),
+    );
     return;
   }
 
@@ -103,7 +108,8 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
   let status: WebhookEvent['status'] = 'pending';
   const outgoing: Outgoing[] = [];
   if (delivered) status = 'delivered';
-  else if (result.status === 410) status = 'failed'; // the receiver asked for no more
+  else if (result.status === 410)
+    status = 'failed'; // the receiver asked for no more
   else if (delay === undefined) {
     status = 'failed';
     outgoing.push(parked(record));
@@ -132,6 +138,7 @@ export async function giveUpWebhook(body: unknown, error: Error): Promise<void> 
   const park = parked((stored ?? msg.detail)!);
   let conflicts: number[] | undefined;
   if (!stored && msg.detail) conflicts = await commit([store.firstRecord(msg.detail, failedAttempt, 'failed', 1)], [park]);
-  else if (stored?.status === 'pending') conflicts = await commit([store.recordAttempt(id, stored.attempts.length, failedAttempt, 'failed', stored.failures + 1)], [park]);
+  else if (stored?.status === 'pending')
+    conflicts = await commit([store.recordAttempt(id, stored.attempts.length, failedAttempt, 'failed', stored.failures + 1)], [park]);
   if (conflicts?.length === 0) countWebhookParked();
 }

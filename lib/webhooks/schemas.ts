@@ -24,7 +24,10 @@ export type WebhookEvent = z.infer<typeof webhookEvent>;
 // Without a status, every event; `type` and `resourceId` (the id in its data) narrow the list.
 export const listQuery = z.strictObject({
   status: z.enum(webhookStatuses).optional(),
-  type: z.string().regex(/^[a-z_]+\.[a-z_]+$/, 'must be an event type, e.g. payment.completed').optional(),
+  type: z
+    .string()
+    .regex(/^[a-z_]+\.[a-z_]+$/, 'must be an event type, e.g. payment.completed')
+    .optional(),
   resourceId: z.string().min(1).max(128).optional(),
   limit: pageLimit,
   cursor: z.string().max(2048).optional(),

@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
 import { config } from '../config';
+import { db } from '../db';
 import type { DomainEvent } from '../events';
 import { queryNewestFirst, shardKeys, shardOf, type TransactItem } from '../table';
-import { webhookStatuses, type Attempt, type WebhookEvent } from './schemas';
+import { type Attempt, type WebhookEvent, webhookStatuses } from './schemas';
 
 // Delivery records: one per event id, listed by status, newest first, through the ByStatus index,
 // where each status is spread over STATUS_SHARDS partitions (every attempt moves its record).
@@ -75,7 +75,14 @@ export function recordAttempt(id: string, made: number, a: Attempt, status: Webh
       UpdateExpression: 'SET attempts = list_append(attempts, :a), #status = :status, statusShard = :shard, failures = :failures',
       ConditionExpression: 'size(attempts) = :made AND #status = :pending',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':a': [a], ':status': status, ':shard': statusShard(id, status), ':failures': failures, ':made': made, ':pending': 'pending' },
+      ExpressionAttributeValues: {
+        ':a': [a],
+        ':status': status,
+        ':shard': statusShard(id, status),
+        ':failures': failures,
+        ':made': made,
+        ':pending': 'pending',
+      },
     },
   };
 }

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,8 +65,8 @@ describe('Admin API signatures', () => {
       expect(res.status, query).toBe(200);
       expect(res.body.id).toBe(created.body.id);
     }
-    const sent = '/assets?limit=5&cursor=' + Buffer.from(JSON.stringify({ after: 'x' })).toString('base64url');
-    const reordered = '/assets?cursor=' + Buffer.from(JSON.stringify({ after: 'x' })).toString('base64url') + '&limit=5';
+    const sent = `/assets?limit=5&cursor=${Buffer.from(JSON.stringify({ after: 'x' })).toString('base64url')}`;
+    const reordered = `/assets?cursor=${Buffer.from(JSON.stringify({ after: 'x' })).toString('base64url')}&limit=5`;
     expect((await s.send('GET', sent, { headers: { signature: s.sign('GET', reordered) } })).status).toBe(401);
   });
 
@@ -145,7 +145,10 @@ describe('Admin API signatures', () => {
     expect((await s.send('POST', '/assets', { body, headers: withKey('idem-key-1') })).status).toBe(201);
     // Signed without a key, sent with one: refused too.
     const plain = s.sign('POST', '/payment-intents', '{}');
-    const res = await s.send('POST', '/payment-intents', { body: '{}', headers: { 'content-type': 'application/json', signature: plain, 'idempotency-key': 'added' } });
+    const res = await s.send('POST', '/payment-intents', {
+      body: '{}',
+      headers: { 'content-type': 'application/json', signature: plain, 'idempotency-key': 'added' },
+    });
     expect(res.status).toBe(401);
   });
 
@@ -154,7 +157,8 @@ describe('Admin API signatures', () => {
     const wallet = (await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/twin`, assetCode: 'TWIN' })).body.address;
     const body = json({ walletAddress: wallet });
     const second = Math.floor(Date.now() / 1000);
-    const send = (t: string) => s.send('POST', '/payment-intents', { body, headers: { 'content-type': 'application/json', signature: s.sign('POST', '/payment-intents', body, t) } });
+    const send = (t: string) =>
+      s.send('POST', '/payment-intents', { body, headers: { 'content-type': 'application/json', signature: s.sign('POST', '/payment-intents', body, t) } });
     const [a, b, c] = await Promise.all([send(`${second}.101`), send(`${second}.102`), send(String(second))]);
     expect([a.status, b.status, c.status]).toEqual([201, 201, 201]);
     expect(new Set([a.body.id, b.body.id, c.body.id]).size).toBe(3);
@@ -165,7 +169,9 @@ describe('Admin API signatures', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const script = readme.slice(readme.indexOf('In a shell')).match(/```sh\n([\s\S]*?)```/)![1];
     // (not execFileSync: the service under test runs on this thread)
-    const { stdout } = await promisify(execFile)('bash', ['-c', script.replaceAll('localhost:3001', new URL(s.adminUrl).host)], { env: { ...process.env, SECRET: s.env.ADMIN_API_SECRET } });
+    const { stdout } = await promisify(execFile)('bash', ['-c', script.replaceAll('localhost:3001', new URL(s.adminUrl).host)], {
+      env: { ...process.env, SECRET: s.env.ADMIN_API_SECRET },
+    });
     expect(JSON.parse(stdout)).toMatchObject({ code: 'USD', scale: 2 });
   });
 
@@ -173,7 +179,10 @@ describe('Admin API signatures', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const fn = readme.match(/^a\(\) \{ npm run -s admin -- "\$@"; \}$/m)![0];
     const run = (line: string) =>
-      promisify(execFile)('bash', ['-c', `${fn}\n${line}`], { cwd: ROOT, env: { ...process.env, ADMIN_API_URL: s.adminUrl, ADMIN_API_SECRET: s.env.ADMIN_API_SECRET } });
+      promisify(execFile)('bash', ['-c', `${fn}\n${line}`], {
+        cwd: ROOT,
+        env: { ...process.env, ADMIN_API_URL: s.adminUrl, ADMIN_API_SECRET: s.env.ADMIN_API_SECRET },
+      });
     const created = await run(`a --json POST /assets '{"code":"CLI","scale":2}'`);
     expect(JSON.parse(created.stdout)).toMatchObject({ code: 'CLI', scale: 2 });
     const listed = await run('a --json GET /assets?limit=100');

@@ -107,8 +107,9 @@ describe('hostile input', () => {
   });
 
   it('checks metadata depth and size in bytes without recursion, and refuses "__proto__"', async () => {
-    const nested = (depth: number) => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
-    const post = (metadataJson: string) => signedPost('/payment-intents', `{"walletAddress":"${wallet.address}","metadata":${metadataJson}}`, 'application/json');
+    const nested = (depth: number) => `${'{"a":'.repeat(depth - 1)}{}${'}'.repeat(depth - 1)}`;
+    const post = (metadataJson: string) =>
+      signedPost('/payment-intents', `{"walletAddress":"${wallet.address}","metadata":${metadataJson}}`, 'application/json');
     for (const bad of [nested(4200), nested(65), JSON.stringify({ note: 'é'.repeat(2100) }), '{"__proto__":{"admin":true}}', '{"a":{"__proto__":1}}']) {
       const res = await post(bad);
       problemAt(res, 'metadata');
@@ -155,7 +156,12 @@ describe('the local gateway', () => {
     const unknown = await raw(s.adminUrl, 'GET', '/nowhere', { signature: s.sign('GET', '/nowhere') });
     expect([unknown.status, unknown.headers['content-type'], JSON.parse(unknown.body).code]).toEqual([404, 'application/problem+json', 'route_not_found']);
     const wrong = await raw(s.adminUrl, 'DELETE', '/assets');
-    expect([wrong.status, wrong.headers['content-type'], wrong.headers.allow, JSON.parse(wrong.body).code]).toEqual([405, 'application/problem+json', 'GET, POST', 'method_not_allowed']);
+    expect([wrong.status, wrong.headers['content-type'], wrong.headers.allow, JSON.parse(wrong.body).code]).toEqual([
+      405,
+      'application/problem+json',
+      'GET, POST',
+      'method_not_allowed',
+    ]);
   });
 
   it('routes and signs the path as sent, dot segments included', async () => {

@@ -6,7 +6,7 @@ import { startFsp } from '../../infra/local/fsp';
 import { ROOT } from '../../infra/local/serverless-config';
 import { startTestStack, type TestStack } from '../stack';
 import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
-import { createFlow, paymentIn, setUpWorld, waitFor, type World } from '../world';
+import { createFlow, paymentIn, setUpWorld, type World, waitFor } from '../world';
 
 // The local FSP that `npm start` runs: its rates drive quotes, and its webhook endpoint verifies
 // signatures and funds each payment it is told about, so the flow completes on its own.
@@ -72,6 +72,9 @@ describe('local FSP simulator', () => {
     expect(res.status).toBe(401);
     expect(log.some((l) => l.includes('REJECTED webhook evt'))).toBe(true);
     const signed = new Webhook(TEST_WEBHOOK_SECRET).sign('evt2', new Date(), body);
-    expect((await fetch(`${fsp.url}/webhooks`, { method: 'POST', headers: { ...headers, 'webhook-id': 'evt2', 'webhook-signature': signed }, body: body + ' ' })).status).toBe(401);
+    expect(
+      (await fetch(`${fsp.url}/webhooks`, { method: 'POST', headers: { ...headers, 'webhook-id': 'evt2', 'webhook-signature': signed }, body: `${body} ` }))
+        .status,
+    ).toBe(401);
   });
 });

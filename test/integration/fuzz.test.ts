@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../lib/openapi';
 import type { TestStack } from '../stack';
@@ -31,7 +31,12 @@ beforeAll(async () => {
 afterAll(() => stop());
 
 function peerBody(address: string, token: string) {
-  return { name: 'Fuzz', staticIlpAddress: address, assetCode: 'USD', http: { incoming: { authTokens: [token] }, outgoing: { authToken: 'fuzz-outgoing-token-0001', endpoint: 'http://127.0.0.1:9/ilp' } } };
+  return {
+    name: 'Fuzz',
+    staticIlpAddress: address,
+    assetCode: 'USD',
+    http: { incoming: { authTokens: [token] }, outgoing: { authToken: 'fuzz-outgoing-token-0001', endpoint: 'http://127.0.0.1:9/ilp' } },
+  };
 }
 
 // mulberry32: small, fast, and the same sequence for the same seed.
@@ -50,29 +55,79 @@ function prng(seed: number) {
 function validBody(op: (typeof operations)[number], n: number): unknown {
   const amount = (value: string, assetCode = 'USD') => ({ value, assetCode, assetScale: 2 });
   switch (`${op.method} ${op.path}`) {
-    case 'post /assets': return { code: `FZ${n}`, scale: 2 };
+    case 'post /assets':
+      return { code: `FZ${n}`, scale: 2 };
     case 'post /assets/{id}/liquidity':
     case 'post /assets/{id}/liquidity-withdrawals':
     case 'post /peers/{id}/liquidity':
-    case 'post /peers/{id}/liquidity-withdrawals': return { amount: '100' };
-    case 'post /wallet-addresses': return { address: `${s.openPaymentsUrl}/fuzz${n}`, assetCode: 'USD', publicName: 'Fuzz' };
-    case 'patch /wallet-addresses/{id}': return { publicName: `Fuzz ${n}` };
-    case 'post /wallet-addresses/{id}/keys': return { kid: `kid${n}`, kty: 'OKP', crv: 'Ed25519', x: 'B'.repeat(43), alg: 'EdDSA' };
-    case 'post /rates': return { sourceAssetCode: 'USD', destinationAssetCode: 'GBP', rate: 0.8, rateTtlSecs: 600 };
-    case 'post /payment-intents': return { walletAddress: w.bob, incomingAmount: amount('100'), metadata: { n } };
-    case 'post /quotes': return { walletAddress: w.alice, receiver: ids.intent, receiveAmount: amount('1') };
-    case 'post /payments': return { walletAddress: w.alice, quoteId: ids.quote, metadata: { n } };
-    case 'post /peers': return peerBody(`test.fuzz${n}`, `fuzz-incoming-token-${n}-0000`);
-    case 'patch /peers/{id}': return { name: `Fuzz ${n}`, maxPacketAmount: '1000' };
-    default: return undefined; // no body
+    case 'post /peers/{id}/liquidity-withdrawals':
+      return { amount: '100' };
+    case 'post /wallet-addresses':
+      return { address: `${s.openPaymentsUrl}/fuzz${n}`, assetCode: 'USD', publicName: 'Fuzz' };
+    case 'patch /wallet-addresses/{id}':
+      return { publicName: `Fuzz ${n}` };
+    case 'post /wallet-addresses/{id}/keys':
+      return { kid: `kid${n}`, kty: 'OKP', crv: 'Ed25519', x: 'B'.repeat(43), alg: 'EdDSA' };
+    case 'post /rates':
+      return { sourceAssetCode: 'USD', destinationAssetCode: 'GBP', rate: 0.8, rateTtlSecs: 600 };
+    case 'post /payment-intents':
+      return { walletAddress: w.bob, incomingAmount: amount('100'), metadata: { n } };
+    case 'post /quotes':
+      return { walletAddress: w.alice, receiver: ids.intent, receiveAmount: amount('1') };
+    case 'post /payments':
+      return { walletAddress: w.alice, quoteId: ids.quote, metadata: { n } };
+    case 'post /peers':
+      return peerBody(`test.fuzz${n}`, `fuzz-incoming-token-${n}-0000`);
+    case 'patch /peers/{id}':
+      return { name: `Fuzz ${n}`, maxPacketAmount: '1000' };
+    default:
+      return undefined; // no body
   }
 }
 
 const HOSTILE: unknown[] = [
-  null, true, false, 0, -1, 1.5, -0, 1e308, 2 ** 53 + 1, '', ' ', '0', '-1', '1e3', '0x10', '١٢٣', 'NaN', 'Infinity', '\u0000', '\u202E', '\u200B', '🙂',
-  'x'.repeat(5000), '<script>', '../../etc/passwd', '%00', 'USD', 'usd', '9'.repeat(40), '1.5', [], {}, [1, 2], { value: '1' }, { __proto__: null },
-  JSON.parse('{"__proto__":{"admin":true}}'), { a: { b: { c: { d: {} } } } }, new Array(70).fill(0).reduce((inner) => ({ a: inner }), {}),
-  '2026-02-30T00:00:00Z', 'http://evil.example/x', 'ftp://x', '00000000-0000-4000-8000-000000000000',
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  -0,
+  1e308,
+  2 ** 53 + 1,
+  '',
+  ' ',
+  '0',
+  '-1',
+  '1e3',
+  '0x10',
+  '١٢٣',
+  'NaN',
+  'Infinity',
+  '\u0000',
+  '\u202E',
+  '\u200B',
+  '🙂',
+  'x'.repeat(5000),
+  '<script>',
+  '../../etc/passwd',
+  '%00',
+  'USD',
+  'usd',
+  '9'.repeat(40),
+  '1.5',
+  [],
+  {},
+  [1, 2],
+  { value: '1' },
+  { __proto__: null },
+  JSON.parse('{"__proto__":{"admin":true}}'),
+  { a: { b: { c: { d: {} } } } },
+  new Array(70).fill(0).reduce((inner) => ({ a: inner }), {}),
+  '2026-02-30T00:00:00Z',
+  'http://evil.example/x',
+  'ftp://x',
+  '00000000-0000-4000-8000-000000000000',
 ];
 
 type Mutated = { path: string; body: string; contentType?: string; badSignature?: boolean };
@@ -80,8 +135,19 @@ type Mutated = { path: string; body: string; contentType?: string; badSignature?
 function mutate(op: (typeof operations)[number], rnd: () => number, n: number): Mutated {
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
   const realId = (template: string) => {
-    const key = template.startsWith('/assets') ? 'asset' : template.startsWith('/wallet-addresses') ? 'wallet' : template.startsWith('/payment-intents') ? 'intent'
-      : template.startsWith('/quotes') ? 'quote' : template.startsWith('/payments') ? 'payment' : template.startsWith('/peers') ? 'peer' : 'none';
+    const key = template.startsWith('/assets')
+      ? 'asset'
+      : template.startsWith('/wallet-addresses')
+        ? 'wallet'
+        : template.startsWith('/payment-intents')
+          ? 'intent'
+          : template.startsWith('/quotes')
+            ? 'quote'
+            : template.startsWith('/payments')
+              ? 'payment'
+              : template.startsWith('/peers')
+                ? 'peer'
+                : 'none';
     return ids[key] ?? 'nope';
   };
   let path = op.path.replace('{id}', realId(op.path)).replace('{kid}', 'k1');
@@ -122,11 +188,27 @@ function mutate(op: (typeof operations)[number], rnd: () => number, n: number): 
       contentType = 'application/json';
       break;
     case 'id':
-      if (path.includes(realId(op.path))) path = op.path.replace('{id}', pick(['00000000-0000-4000-8000-000000000000', 'nope', '%00', '..', 'a'.repeat(300), '%E2%80%AE', encodeURIComponent('🙂')])).replace('{kid}', pick(['k1', '%00', 'x'.repeat(300)]));
+      if (path.includes(realId(op.path)))
+        path = op.path
+          .replace('{id}', pick(['00000000-0000-4000-8000-000000000000', 'nope', '%00', '..', 'a'.repeat(300), '%E2%80%AE', encodeURIComponent('🙂')]))
+          .replace('{kid}', pick(['k1', '%00', 'x'.repeat(300)]));
       else path = `${path}/${pick(['x', '..', '%2F'])}`;
       break;
     case 'query':
-      path += pick(['?limit=0', '?limit=0x10', '?limit=1e1', '?limit=-5', '?cursor=%%%', '?cursor=eyJ4IjoxfQ', '?status=nope', '?address=%00', '?x=1&x=2', '?sourceAssetCode=&destinationAssetCode=', `?limit=${'9'.repeat(30)}`, '?peerId=nope']);
+      path += pick([
+        '?limit=0',
+        '?limit=0x10',
+        '?limit=1e1',
+        '?limit=-5',
+        '?cursor=%%%',
+        '?cursor=eyJ4IjoxfQ',
+        '?status=nope',
+        '?address=%00',
+        '?x=1&x=2',
+        '?sourceAssetCode=&destinationAssetCode=',
+        `?limit=${'9'.repeat(30)}`,
+        '?peerId=nope',
+      ]);
       break;
     case 'contentType':
       contentType = pick(['text/plain', 'application/xml', 'application/json-patch+json', '', 'multipart/form-data']);

@@ -30,12 +30,7 @@ describe('Idempotency-Key', () => {
   it('scopes keys per route', async () => {
     const asset = await s.admin('POST', '/assets', { code: 'SCOPE', scale: 2 }, { 'idempotency-key': 'k-3' });
     expect(asset.status).toBe(201);
-    const wallet = await s.admin(
-      'POST',
-      '/wallet-addresses',
-      { address: `${s.openPaymentsUrl}/scope`, assetCode: 'SCOPE' },
-      { 'idempotency-key': 'k-3' },
-    );
+    const wallet = await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/scope`, assetCode: 'SCOPE' }, { 'idempotency-key': 'k-3' });
     expect(wallet.status).toBe(201);
     expect(wallet.body.address).toBe(`${s.openPaymentsUrl}/scope`);
   });
@@ -51,7 +46,10 @@ describe('Idempotency-Key', () => {
 
   it('the same key on another resource of the same route is 422, not the first response', async () => {
     await s.admin('POST', '/assets', { code: 'LIQ', scale: 2 });
-    const [a, b] = [(await s.admin('POST', '/assets', { code: 'LIQA', scale: 2 })).body.id, (await s.admin('POST', '/assets', { code: 'LIQB', scale: 2 })).body.id];
+    const [a, b] = [
+      (await s.admin('POST', '/assets', { code: 'LIQA', scale: 2 })).body.id,
+      (await s.admin('POST', '/assets', { code: 'LIQB', scale: 2 })).body.id,
+    ];
     expect((await s.admin('POST', `/assets/${a}/liquidity`, { amount: '100' }, { 'idempotency-key': 'k-6' })).status).toBe(200);
     const other = await s.admin('POST', `/assets/${b}/liquidity`, { amount: '100' }, { 'idempotency-key': 'k-6' });
     expect(other.status).toBe(422);

@@ -1,5 +1,5 @@
 import { pay, setupPayment, startQuote } from '@interledger/pay';
-import { deserializeIlpReply, isFulfill, isReject, serializeIlpPrepare, type IlpReply } from 'ilp-packet';
+import { deserializeIlpReply, type IlpReply, isFulfill, isReject, serializeIlpPrepare } from 'ilp-packet';
 import { deserializeIldcpResponse, serializeIldcpRequest } from 'ilp-protocol-ildcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../stack';
@@ -18,7 +18,11 @@ function link(token = TOKEN) {
   const sent: Buffer[] = [];
   const post = async (data: Buffer) => {
     sent.push(data);
-    const res = await fetch(s.connectorUrl, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: new Uint8Array(data) });
+    const res = await fetch(s.connectorUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(data),
+    });
     if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
     return Buffer.from(await res.arrayBuffer());
   };
@@ -73,10 +77,18 @@ describe('ILP connector', () => {
   });
 
   it('refuses an unknown token with 401 and a body that is no packet with 400, as problem+json', async () => {
-    const bad = await fetch(s.connectorUrl, { method: 'POST', headers: { authorization: 'Bearer not-a-token-of-any-peer', 'content-type': 'application/octet-stream' }, body: 'x' });
+    const bad = await fetch(s.connectorUrl, {
+      method: 'POST',
+      headers: { authorization: 'Bearer not-a-token-of-any-peer', 'content-type': 'application/octet-stream' },
+      body: 'x',
+    });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('content-type')).toBe('application/problem+json');
-    const garbage = await fetch(s.connectorUrl, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream' }, body: 'not a packet' });
+    const garbage = await fetch(s.connectorUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream' },
+      body: 'not a packet',
+    });
     expect(garbage.status).toBe(400);
     expect((await garbage.json()).code).toBe('invalid_packet');
   });
@@ -138,11 +150,27 @@ describe('ILP connector', () => {
 
   it('answers an expired packet R00 and a packet for another node F02', async () => {
     const expired = deserializeIlpReply(
-      await link().post(serializeIlpPrepare({ amount: '1', destination: 'test.node-a.x', executionCondition: Buffer.alloc(32), expiresAt: new Date(Date.now() - 1000), data: Buffer.alloc(0) })),
+      await link().post(
+        serializeIlpPrepare({
+          amount: '1',
+          destination: 'test.node-a.x',
+          executionCondition: Buffer.alloc(32),
+          expiresAt: new Date(Date.now() - 1000),
+          data: Buffer.alloc(0),
+        }),
+      ),
     ) as IlpReply;
     expect(isReject(expired) && expired.code).toBe('R00');
     const elsewhere = deserializeIlpReply(
-      await link().post(serializeIlpPrepare({ amount: '1', destination: 'test.node-z.x', executionCondition: Buffer.alloc(32), expiresAt: new Date(Date.now() + 10_000), data: Buffer.alloc(0) })),
+      await link().post(
+        serializeIlpPrepare({
+          amount: '1',
+          destination: 'test.node-z.x',
+          executionCondition: Buffer.alloc(32),
+          expiresAt: new Date(Date.now() + 10_000),
+          data: Buffer.alloc(0),
+        }),
+      ),
     ) as IlpReply;
     expect(isReject(elsewhere) && elsewhere.code).toBe('F02');
   });

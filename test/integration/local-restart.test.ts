@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/emulators';
-import { startStack, type Stack } from '../../infra/local/stack';
+import { type Stack, startStack } from '../../infra/local/stack';
 import { adminClient } from '../stack';
 import { startWebhookReceiver, TEST_WEBHOOK_SECRET } from '../webhook-receiver';
 import { ok, waitFor } from '../world';
@@ -23,7 +23,17 @@ afterAll(async () => {
 // The same ports each time, as npm start has (this process's SDK clients keep their endpoints).
 const ports = { dynamodb: await freePort(), sqs: await freePort(), eventbridge: await freePort() };
 const start = async () => {
-  stack = await startStack({ dataDir, ports, settings: { POWERTOOLS_LOG_LEVEL: 'ERROR', ADMIN_API_SECRET: SECRET, EXCHANGE_RATES_URL: '', WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET } });
+  stack = await startStack({
+    dataDir,
+    ports,
+    settings: {
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+      ADMIN_API_SECRET: SECRET,
+      EXCHANGE_RATES_URL: '',
+      WEBHOOK_URL: receiver.url,
+      WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+    },
+  });
   return { stack, ...adminClient(stack.adminUrl, SECRET) };
 };
 const deliveriesOf = (id: string) => receiver.deliveries.filter((d) => d.event.data.id === id && d.event.type === 'payment_intent.created');

@@ -5,7 +5,7 @@ import { METRICS } from '../../lib/metrics';
 import { startRatesServer } from '../rates-server';
 import type { TestStack } from '../stack';
 import type { WebhookReceiver } from '../webhook-receiver';
-import { createFlow, ok, paymentIn, startPaymentsStack, waitFor, type World } from '../world';
+import { createFlow, ok, paymentIn, startPaymentsStack, type World, waitFor } from '../world';
 
 // The metrics the functions publish, read from what they print: the stack runs them in this
 // process, so their EMF lines (Powertools Metrics writes them to stdout) are captured here.
@@ -75,7 +75,11 @@ describe('payments by outcome', () => {
     await grown(METRICS.payments, before, 1, { outcome: 'completed' });
     expect(total(METRICS.payments, { outcome: 'completed' })).toBe(before + 1);
     const doc = docs.filter((d) => d.outcome === 'completed').at(-1)!;
-    expect(doc._aws.CloudWatchMetrics[0]).toMatchObject({ Namespace: 'PaymentService', Dimensions: [['service', 'outcome']], Metrics: [{ Name: 'Payments', Unit: 'Count' }] });
+    expect(doc._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: 'PaymentService',
+      Dimensions: [['service', 'outcome']],
+      Metrics: [{ Name: 'Payments', Unit: 'Count' }],
+    });
     expect(doc).toMatchObject({ service: 'payment-service', Payments: 1 });
   });
 
@@ -127,7 +131,7 @@ describe('webhooks', () => {
 });
 
 describe('rate pulls', () => {
-  it('counts each pull of the FSP\'s rates endpoint, and each that fails', async () => {
+  it("counts each pull of the FSP's rates endpoint, and each that fails", async () => {
     rates.rates[''].GBP = { USD: 1.25 };
     expect((await s.admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=USD')).body).toMatchObject({ rate: 1.25, origin: 'pulled' });
     const pulls = total(METRICS.ratePulls);
@@ -152,7 +156,7 @@ describe('rate pulls', () => {
 });
 
 describe('ledger conflicts', () => {
-  it('counts a transaction cancelled for a conflict and retried, published as the worker\'s invocation ends', async () => {
+  it("counts a transaction cancelled for a conflict and retried, published as the worker's invocation ends", async () => {
     const conflicts = total(METRICS.ledgerConflictsRetried);
     const completed = total(METRICS.payments, { outcome: 'completed' });
     const { payment, intent } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
@@ -166,7 +170,11 @@ describe('ledger conflicts', () => {
       const input = JSON.stringify(args.input, (_k, v) => (typeof v === 'bigint' ? `${v}` : v));
       if (!injected && 'TransactItems' in args.input && input.includes(`deliver:${payment.id}`)) {
         injected++;
-        throw new TransactionCanceledException({ message: 'Transaction cancelled [TransactionConflict]', $metadata: {}, CancellationReasons: [{ Code: 'TransactionConflict' }] });
+        throw new TransactionCanceledException({
+          message: 'Transaction cancelled [TransactionConflict]',
+          $metadata: {},
+          CancellationReasons: [{ Code: 'TransactionConflict' }],
+        });
       }
       return next(args);
     };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../lib/openapi';
-import { createFlow, ok, startPaymentsStack } from '../world';
 import type { TestStack } from '../stack';
+import { createFlow, ok, startPaymentsStack } from '../world';
 
 // Bad input never reaches a 500: every Admin route, with real and unknown ids, gets malformed,
 // mistyped and hostile bodies and queries, and must answer a 4xx problem+json (or succeed).
@@ -30,8 +30,17 @@ const bodies = (): string[] => {
 };
 
 function pathFor(template: string, real: boolean): string {
-  const key = template.startsWith('/assets') ? 'asset' : template.startsWith('/wallet-addresses') ? 'wallet' : template.startsWith('/payment-intents') ? 'intent'
-    : template.startsWith('/quotes') ? 'quote' : template.startsWith('/payments') ? 'payment' : 'none';
+  const key = template.startsWith('/assets')
+    ? 'asset'
+    : template.startsWith('/wallet-addresses')
+      ? 'wallet'
+      : template.startsWith('/payment-intents')
+        ? 'intent'
+        : template.startsWith('/quotes')
+          ? 'quote'
+          : template.startsWith('/payments')
+            ? 'payment'
+            : 'none';
   return template.replace('{id}', real ? (ids[key] ?? 'nope') : '00000000-0000-4000-8000-000000000000').replace('{kid}', real ? 'k1' : '%00%ff');
 }
 
@@ -41,7 +50,19 @@ describe('no input reaches a 500', () => {
       const statuses = new Set<number>();
       for (const real of [true, false]) {
         const path = pathFor(op.path, real);
-        const queries = op.method === 'get' ? ['', '?limit=-1', '?limit=1e9&cursor=%%%', '?cursor=eyJ4IjoxfQ', '?status=failed&limit=abc', '?address=%00', '?sourceAssetCode=&destinationAssetCode=X', '?x=1&x=2'] : [''];
+        const queries =
+          op.method === 'get'
+            ? [
+                '',
+                '?limit=-1',
+                '?limit=1e9&cursor=%%%',
+                '?cursor=eyJ4IjoxfQ',
+                '?status=failed&limit=abc',
+                '?address=%00',
+                '?sourceAssetCode=&destinationAssetCode=X',
+                '?x=1&x=2',
+              ]
+            : [''];
         for (const q of queries) {
           for (const body of op.method === 'get' ? [''] : bodies()) {
             const res = await s.send(op.method.toUpperCase(), path + q, {

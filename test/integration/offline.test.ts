@@ -10,15 +10,15 @@ import { ok, waitFor } from '../world';
 // infra/resources.yml, both on the same emulators; a signal to the process group stops every
 // process it started (serverless, DynamoDB Local's JVM).
 const SECRET = 'offline-test-secret-123456';
-const PORTS = [
-  'ADMIN_PORT', 'OPEN_PAYMENTS_PORT', 'AUTH_SERVER_PORT', 'CONNECTOR_PORT', 'LAMBDA_PORT',
-  'DYNAMODB_PORT', 'SQS_PORT', 'EVENTBRIDGE_PORT',
-];
+const PORTS = ['ADMIN_PORT', 'OPEN_PAYMENTS_PORT', 'AUTH_SERVER_PORT', 'CONNECTOR_PORT', 'LAMBDA_PORT', 'DYNAMODB_PORT', 'SQS_PORT', 'EVENTBRIDGE_PORT'];
 
 // The processes left in a process group (pgrep exits 1 when there are none).
 function groupProcesses(pgid: number): string[] {
   try {
-    return execFileSync('pgrep', ['-a', '-g', String(pgid)]).toString().trim().split('\n');
+    return execFileSync('pgrep', ['-a', '-g', String(pgid)])
+      .toString()
+      .trim()
+      .split('\n');
   } catch {
     return [];
   }

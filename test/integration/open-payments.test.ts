@@ -1,6 +1,13 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createHeaders, generateJwk } from '@interledger/http-signature-utils';
-import { createAuthenticatedClient, createUnauthenticatedClient, isFinalizedGrantWithAccessToken, isPendingGrant, type AuthenticatedClient, type GrantRequest } from '@interledger/open-payments';
+import {
+  type AuthenticatedClient,
+  createAuthenticatedClient,
+  createUnauthenticatedClient,
+  type GrantRequest,
+  isFinalizedGrantWithAccessToken,
+  isPendingGrant,
+} from '@interledger/open-payments';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestStack, type TestStack } from '../stack';
 import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
@@ -27,7 +34,9 @@ async function newClient(owner: string, keyId: string): Promise<Client> {
   return { api, privateKey, keyId, walletAddress: wallet[owner].address };
 }
 
-const incomingAccess = (identifier: string, actions: string[]) => ({ access_token: { access: [{ type: 'incoming-payment' as const, actions: actions as never, identifier }] } });
+const incomingAccess = (identifier: string, actions: string[]) => ({
+  access_token: { access: [{ type: 'incoming-payment' as const, actions: actions as never, identifier }] },
+});
 
 async function issued(c: Client, request: Omit<GrantRequest, 'client'>) {
   const grant = await c.api.grant.request({ url: s.authServerUrl }, request as never);
@@ -38,7 +47,11 @@ const grantFor = (c: Client, identifier: string, actions = ['create', 'read', 'l
 
 const amount = (value: string) => ({ value, assetCode: 'USD', assetScale: 2 });
 // What a client's error told: its HTTP status and the Open Payments error code.
-const failure = (p: Promise<unknown>) => p.then(() => ({ status: 0, code: 'none' }), (e) => ({ status: e.status, code: e.code }));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => ({ status: 0, code: 'none' }),
+    (e) => ({ status: e.status, code: e.code }),
+  );
 
 let alice: Client;
 
@@ -71,9 +84,17 @@ describe('an Open Payments client, end to end', () => {
       { url: bob.resourceServer, accessToken },
       { walletAddress: bob.id, incomingAmount: amount('2500'), metadata: { invoice: 'INV-1' } },
     );
-    expect(created).toMatchObject({ walletAddress: bob.id, completed: false, incomingAmount: amount('2500'), receivedAmount: amount('0'), metadata: { invoice: 'INV-1' } });
+    expect(created).toMatchObject({
+      walletAddress: bob.id,
+      completed: false,
+      incomingAmount: amount('2500'),
+      receivedAmount: amount('0'),
+      metadata: { invoice: 'INV-1' },
+    });
     expect(created.id).toMatch(new RegExp(`^${s.openPaymentsUrl}/incoming-payments/[0-9a-f-]{36}$`));
-    expect(created.methods).toEqual([{ type: 'ilp', ilpAddress: expect.stringMatching(/^test\.node-a\.[A-Za-z0-9_-]+$/), sharedSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) }]);
+    expect(created.methods).toEqual([
+      { type: 'ilp', ilpAddress: expect.stringMatching(/^test\.node-a\.[A-Za-z0-9_-]+$/), sharedSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+    ]);
 
     const read = await alice.api.incomingPayment.get({ url: created.id, accessToken });
     expect(read).toMatchObject({ id: created.id, completed: false });
@@ -89,7 +110,14 @@ describe('an Open Payments client, end to end', () => {
 
     const id = created.id.split('/').pop()!;
     const intent = await ok(s.admin('GET', `/payment-intents/${id}`), 200);
-    expect(intent).toMatchObject({ id, url: created.id, walletAddress: bob.id, state: 'completed', incomingAmount: amount('2500'), metadata: { invoice: 'INV-1' } });
+    expect(intent).toMatchObject({
+      id,
+      url: created.id,
+      walletAddress: bob.id,
+      state: 'completed',
+      incomingAmount: amount('2500'),
+      metadata: { invoice: 'INV-1' },
+    });
     await events.waitForEvent('payment_intent.created', (d) => d.id === id);
     await events.waitForEvent('payment_intent.completed', (d) => d.id === id);
   });
@@ -108,8 +136,12 @@ describe('an Open Payments client, end to end', () => {
   it('pages a long list with cursors, newest first, both ways', async () => {
     const { access_token } = await grantFor(alice, wallet.carol.address);
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.unshift((await alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.carol.address })).id);
-    const list = (args: object) => alice.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.carol.address, accessToken: access_token.value }, args as never);
+    for (let i = 0; i < 5; i++)
+      ids.unshift(
+        (await alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.carol.address })).id,
+      );
+    const list = (args: object) =>
+      alice.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.carol.address, accessToken: access_token.value }, args as never);
     const first = await list({ first: 2 });
     expect(first.result.map((p) => p.id)).toEqual(ids.slice(0, 2));
     expect(first.pagination).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
@@ -139,10 +171,17 @@ describe('an Open Payments client, end to end', () => {
 describe('what is refused', () => {
   const signedFetch = async (url: string, body: unknown, key: KeyObject, keyId: string, tamper?: (b: string) => string) => {
     const text = JSON.stringify(body);
-    const headers = await createHeaders({ request: { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: text }, privateKey: key, keyId });
+    const headers = await createHeaders({
+      request: { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: text },
+      privateKey: key,
+      keyId,
+    });
     return fetch(url, { method: 'POST', headers: { ...headers }, body: tamper ? tamper(text) : text });
   };
-  const grantBody = () => ({ access_token: { access: [{ type: 'incoming-payment', actions: ['read'], identifier: wallet.bob.address }] }, client: alice.walletAddress });
+  const grantBody = () => ({
+    access_token: { access: [{ type: 'incoming-payment', actions: ['read'], identifier: wallet.bob.address }] },
+    client: alice.walletAddress,
+  });
 
   it('a grant request unsigned, signed by a key the client does not publish, or with a tampered body', async () => {
     const unsigned = await fetch(`${s.authServerUrl}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(grantBody()) });
@@ -170,11 +209,23 @@ describe('what is refused', () => {
 
   it('a token used for another wallet address or another kind of resource', async () => {
     const forBob = await grantFor(alice, wallet.bob.address);
-    expect(await failure(alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: forBob.access_token.value }, { walletAddress: wallet.carol.address }))).toMatchObject({ status: 403 });
+    expect(
+      await failure(
+        alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: forBob.access_token.value }, { walletAddress: wallet.carol.address }),
+      ),
+    ).toMatchObject({ status: 403 });
     const quotes = await issued(alice, { access_token: { access: [{ type: 'quote', actions: ['create', 'read'] }] } });
-    expect(await failure(alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: quotes.access_token.value }, { walletAddress: wallet.bob.address }))).toMatchObject({ status: 403 });
+    expect(
+      await failure(
+        alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: quotes.access_token.value }, { walletAddress: wallet.bob.address }),
+      ),
+    ).toMatchObject({ status: 403 });
     const body = JSON.stringify({ walletAddress: wallet.bob.address });
-    const res = await fetch(`${s.openPaymentsUrl}/incoming-payments`, { method: 'POST', headers: { authorization: `GNAP ${quotes.access_token.value}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${s.openPaymentsUrl}/incoming-payments`, {
+      method: 'POST',
+      headers: { authorization: `GNAP ${quotes.access_token.value}`, 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(403);
     expect(res.headers.get('www-authenticate')).toBe(`GNAP as_uri=${s.authServerUrl}`);
     const none = await fetch(`${s.openPaymentsUrl}/incoming-payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -212,14 +263,18 @@ describe('what is refused', () => {
     const pending = await alice.api.grant.request(
       { url: s.authServerUrl },
       {
-        access_token: { access: [{ type: 'outgoing-payment', actions: ['create', 'read'], identifier: alice.walletAddress, limits: { debitAmount: amount('500') } }] },
+        access_token: {
+          access: [{ type: 'outgoing-payment', actions: ['create', 'read'], identifier: alice.walletAddress, limits: { debitAmount: amount('500') } }],
+        },
         interact: { start: ['redirect'], finish: { method: 'redirect', uri: 'https://app.example/return', nonce: 'n-1' } },
       },
     );
     if (!isPendingGrant(pending)) throw new Error('expected a pending grant');
     expect(pending.interact.redirect).toMatch(new RegExp(`^${s.authServerUrl}/interact/`));
     expect((await fetch(pending.interact.redirect)).status).toBe(501);
-    expect(await failure(alice.api.grant.continue({ url: pending.continue.uri, accessToken: pending.continue.access_token.value }, { interact_ref: 'x' }))).toMatchObject({
+    expect(
+      await failure(alice.api.grant.continue({ url: pending.continue.uri, accessToken: pending.continue.access_token.value }, { interact_ref: 'x' })),
+    ).toMatchObject({
       status: 401,
       code: 'request_denied',
     });
@@ -237,7 +292,10 @@ describe('what is refused', () => {
 describe("the service's own client identity", () => {
   it('reads an incoming payment with a grant of its own, through the official client', async () => {
     const { access_token } = await grantFor(alice, wallet.bob.address);
-    const created = await alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.bob.address, incomingAmount: amount('100') });
+    const created = await alice.api.incomingPayment.create(
+      { url: s.openPaymentsUrl, accessToken: access_token.value },
+      { walletAddress: wallet.bob.address, incomingAmount: amount('100') },
+    );
     const { readIncomingPayment } = await import('../../lib/open-payments/client');
     const read = await readIncomingPayment(created.id);
     expect(read).toMatchObject({ id: created.id, incomingAmount: amount('100') });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiDocument, operations } from '../../lib/openapi';
 import { eventRoutes, loadService } from '../../infra/local/serverless-config';
+import { openApiDocument, operations } from '../../lib/openapi';
 import { startTestStack, type TestStack } from '../stack';
 
 let s: TestStack;

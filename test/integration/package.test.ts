@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadService, ROOT } from '../../infra/local/serverless-config';
 import { restApis } from '../../infra/local/rest-apis';
+import { loadService, ROOT } from '../../infra/local/serverless-config';
 import { unzip } from '../../infra/local/zip';
 import { PAYMENTS_MAX_RECEIVES, WEBHOOK_MAX_RECEIVES } from '../../lib/limits';
 import { METRICS } from '../../lib/metrics';
@@ -56,7 +56,8 @@ describe('the CloudFormation template', () => {
   });
 
   it('refuses to package or deploy without a stage, or without a required setting, naming it', async () => {
-    const sls = (args: string[], env: NodeJS.ProcessEnv) => promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', join(out, 'refused'), ...args], { cwd: ROOT, env });
+    const sls = (args: string[], env: NodeJS.ProcessEnv) =>
+      promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', join(out, 'refused'), ...args], { cwd: ROOT, env });
     await expect(sls([], packageEnv)).rejects.toMatchObject({ stdout: expect.stringContaining('"provider.stage"') });
     for (const name of Object.keys(REQUIRED)) {
       const env: NodeJS.ProcessEnv = { ...packageEnv };
@@ -80,10 +81,12 @@ describe('the CloudFormation template', () => {
     for (const name of deploySettings) expect(declarations, name).toContain(`\${env:${name},`);
   });
 
-  it('gives each queue a visibility timeout of at least six times its consumer\'s timeout, and each consumer a maximum concurrency', () => {
+  it("gives each queue a visibility timeout of at least six times its consumer's timeout, and each consumer a maximum concurrency", () => {
     const functions = Object.fromEntries(ofType('AWS::Lambda::Function'));
     const queues = Object.fromEntries(ofType('AWS::SQS::Queue'));
-    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties).filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'Arn');
+    const mappings = ofType('AWS::Lambda::EventSourceMapping')
+      .map(([, m]) => m.Properties)
+      .filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'Arn');
     expect(mappings).toHaveLength(2);
     for (const m of mappings) {
       const queue = m.EventSourceArn['Fn::GetAtt'][0];
@@ -95,20 +98,24 @@ describe('the CloudFormation template', () => {
 
   it('parks webhook events that used up their retries on a queue of their own, apart from the dead-letter queues', () => {
     const queues = Object.fromEntries(ofType('AWS::SQS::Queue'));
-    const redriveTargets = Object.values(queues).flatMap((q) => (q.Properties.RedrivePolicy ? [q.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0]] : []));
+    const redriveTargets = Object.values(queues).flatMap((q) =>
+      q.Properties.RedrivePolicy ? [q.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0]] : [],
+    );
     expect(queues.WebhookParkingQueue).toBeDefined();
     expect(redriveTargets).not.toContain('WebhookParkingQueue');
     const sender = Object.fromEntries(ofType('AWS::Lambda::Function')).WebhooksDeliverLambdaFunction;
     expect(sender.Properties.Environment.Variables.WEBHOOK_PARKING_QUEUE_URL).toEqual({ Ref: 'WebhookParkingQueue' });
   });
 
-  it('retries the webhook rule\'s target for a day, then dead-letters it; and archives every event', () => {
+  it("retries the webhook rule's target for a day, then dead-letters it; and archives every event", () => {
     const rules = Object.fromEntries(ofType('AWS::Events::Rule'));
     const [target] = rules.WebhookRule.Properties.Targets;
     expect(target.RetryPolicy).toEqual({ MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86400 });
     expect(target.DeadLetterConfig).toEqual({ Arn: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'Arn'] } });
     const policies = ofType('AWS::SQS::QueuePolicy').map(([, p]) => p.Properties);
-    expect(policies.some((p) => p.Queues[0].Ref === 'EventsDeadLetterQueue' && p.PolicyDocument.Statement[0].Principal.Service === 'events.amazonaws.com')).toBe(true);
+    expect(
+      policies.some((p) => p.Queues[0].Ref === 'EventsDeadLetterQueue' && p.PolicyDocument.Statement[0].Principal.Service === 'events.amazonaws.com'),
+    ).toBe(true);
     const [[, archive]] = ofType('AWS::Events::Archive');
     expect(archive.Properties).toMatchObject({ SourceArn: { 'Fn::GetAtt': ['EventBus', 'Arn'] }, RetentionDays: 30 });
   });
@@ -143,7 +150,9 @@ describe('the CloudFormation template', () => {
   it("feeds the outbox relay from the main table's stream, filtered to new outbox items, and lets it read the stream", () => {
     const tables = Object.fromEntries(ofType('AWS::DynamoDB::Table'));
     expect(tables.MainTable.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
-    const streams = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties).filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
+    const streams = ofType('AWS::Lambda::EventSourceMapping')
+      .map(([, m]) => m.Properties)
+      .filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
     expect(streams).toHaveLength(1); // a DynamoDB stream serves at most two readers per shard
     const [relay] = streams;
     expect(relay.EventSourceArn).toEqual({ 'Fn::GetAtt': ['MainTable', 'StreamArn'] });
@@ -154,7 +163,8 @@ describe('the CloudFormation template', () => {
       { eventName: ['INSERT'], dynamodb: { NewImage: { sk: { S: [{ prefix: 'OUT#' }] } } } },
     ]);
     const statements = ofType('AWS::IAM::Role').flatMap(([, r]) => (r.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement));
-    const allows = (action: string, resource: unknown) => statements.some((st: any) => st.Action.includes(action) && st.Resource.some((r: unknown) => JSON.stringify(r) === JSON.stringify(resource)));
+    const allows = (action: string, resource: unknown) =>
+      statements.some((st: any) => st.Action.includes(action) && st.Resource.some((r: unknown) => JSON.stringify(r) === JSON.stringify(resource)));
     expect(allows('dynamodb:GetRecords', { 'Fn::GetAtt': ['MainTable', 'StreamArn'] })).toBe(true);
     expect(allows('events:PutEvents', { 'Fn::GetAtt': ['EventBus', 'Arn'] })).toBe(true);
     expect(allows('sqs:SendMessage', { 'Fn::GetAtt': ['PaymentsQueue', 'Arn'] })).toBe(true);
@@ -163,22 +173,33 @@ describe('the CloudFormation template', () => {
   it('routes every Admin path through a REST API, and the resource and authorization servers and the connector through REST APIs of their own', () => {
     const resources = template.Resources;
     // A route's path from its API Gateway resources, as the template nests them.
-    const pathOf = (id: any): string => (id?.['Fn::GetAtt']?.[1] === 'RootResourceId' ? '' : `${pathOf(resources[id.Ref].Properties.ParentId)}/${resources[id.Ref].Properties.PathPart}`);
+    const pathOf = (id: any): string =>
+      id?.['Fn::GetAtt']?.[1] === 'RootResourceId' ? '' : `${pathOf(resources[id.Ref].Properties.ParentId)}/${resources[id.Ref].Properties.PathPart}`;
     const routes = ofType('AWS::ApiGateway::Method')
       .filter(([, m]) => m.Properties.RestApiId.Ref === 'ApiGatewayRestApi')
       .map(([, m]) => `${m.Properties.HttpMethod} ${pathOf(m.Properties.ResourceId)}`);
     const declared = loadService('ci').functions.flatMap((f) => f.events.filter((e) => e.http).map((e) => `${e.http.method} ${e.http.path}`));
     expect(routes.sort()).toEqual(declared.sort());
     expect(ofType('AWS::ApiGatewayV2::Api')).toEqual([]); // no HTTP API: LocalStack's free image has none
-    expect(ofType('AWS::ApiGateway::RestApi').map(([id]) => id).sort()).toEqual(['ApiGatewayRestApi', 'AuthServerApi', 'ConnectorApi', 'ResourceServerApi']);
+    expect(
+      ofType('AWS::ApiGateway::RestApi')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(['ApiGatewayRestApi', 'AuthServerApi', 'ConnectorApi', 'ResourceServerApi']);
     // The local run serves what the template declares: every method of both APIs reaches a function.
     const apis = restApis(loadService('ci'));
-    expect(apis.get('AuthServerApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`).sort()).toEqual([
-      'ANY / -> authServer',
-      'ANY /{proxy+} -> authServer',
-      'POST /introspect -> authIntrospect',
-    ]);
-    expect(apis.get('ResourceServerApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`).sort()).toEqual([
+    expect(
+      apis
+        .get('AuthServerApi')!
+        .routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`)
+        .sort(),
+    ).toEqual(['ANY / -> authServer', 'ANY /{proxy+} -> authServer', 'POST /introspect -> authIntrospect']);
+    expect(
+      apis
+        .get('ResourceServerApi')!
+        .routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`)
+        .sort(),
+    ).toEqual([
       'ANY /incoming-payments -> openPaymentsIncomingPayments',
       'ANY /incoming-payments/{proxy+} -> openPaymentsIncomingPayments',
       'ANY /{proxy+} -> openPaymentsWalletAddress',
@@ -195,9 +216,17 @@ describe('the CloudFormation template', () => {
     const service = loadService('ci');
     const expected = (fn: (typeof service.functions)[number]) => {
       const special: Record<string, string> = {
-        openApi: 'PublicDocsRole', openPaymentsWalletAddress: 'WalletAddressReaderRole', openPaymentsIncomingPayments: 'IncomingPaymentsRole',
-        authServer: 'AuthServerRole', authIntrospect: 'AuthIntrospectRole', ilpConnector: 'IlpConnectorRole', paymentsWorker: 'PaymentsWorkerRole',
-        webhooksDeliver: 'WebhookSenderRole', outboxRelay: 'OutboxRelayRole', ratesRefresh: 'RatesRefreshRole', paymentIntentsExpire: 'IntentsExpireRole',
+        openApi: 'PublicDocsRole',
+        openPaymentsWalletAddress: 'WalletAddressReaderRole',
+        openPaymentsIncomingPayments: 'IncomingPaymentsRole',
+        authServer: 'AuthServerRole',
+        authIntrospect: 'AuthIntrospectRole',
+        ilpConnector: 'IlpConnectorRole',
+        paymentsWorker: 'PaymentsWorkerRole',
+        webhooksDeliver: 'WebhookSenderRole',
+        outboxRelay: 'OutboxRelayRole',
+        ratesRefresh: 'RatesRefreshRole',
+        paymentIntentsExpire: 'IntentsExpireRole',
       };
       const route = fn.events.find((e) => e.http)?.http;
       return special[fn.name] ?? (route.method === 'GET' ? 'AdminReadRole' : 'AdminApiRole');
@@ -207,11 +236,20 @@ describe('the CloudFormation template', () => {
     // No wildcard: every statement names its actions and resources.
     for (const [id] of Object.entries(roles)) {
       for (const st of statements(id)) {
-        expect(st.Action.some((a: string) => a.includes('*')), id).toBe(false);
-        expect(st.Resource.some((r: unknown) => r === '*'), id).toBe(false);
+        expect(
+          st.Action.some((a: string) => a.includes('*')),
+          id,
+        ).toBe(false);
+        expect(
+          st.Resource.some((r: unknown) => r === '*'),
+          id,
+        ).toBe(false);
       }
     }
-    const holders = (test: (st: any) => boolean) => Object.keys(roles).filter((id) => statements(id).some(test)).sort();
+    const holders = (test: (st: any) => boolean) =>
+      Object.keys(roles)
+        .filter((id) => statements(id).some(test))
+        .sort();
     const reads = (secret: string) => holders((st) => st.Action.includes('secretsmanager:GetSecretValue') && st.Resource.some((r: any) => r.Ref === secret));
     expect(reads('AdminApiSecret')).toEqual(['AdminApiRole', 'AdminReadRole']);
     expect(reads('WebhookSecret')).toEqual(['WebhookSenderRole']);
@@ -221,11 +259,16 @@ describe('the CloudFormation template', () => {
     expect(holders((st) => st.Action.includes('sqs:SendMessage'))).toEqual(['OutboxRelayRole', 'WebhookSenderRole']);
     expect(holders((st) => st.Action.includes('sqs:ReceiveMessage'))).toEqual(['PaymentsWorkerRole', 'WebhookSenderRole']);
     // The public functions: the wallet-address reader only reads; the docs touch nothing.
-    expect(statements('WalletAddressReaderRole').flatMap((st: any) => st.Action).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+    expect(
+      statements('WalletAddressReaderRole')
+        .flatMap((st: any) => st.Action)
+        .sort(),
+    ).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
     expect(statements('PublicDocsRole')).toEqual([]);
     // And no secret in any function's environment.
     for (const [id, fn] of Object.entries(fns)) {
-      for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET']) expect(fn.Properties.Environment?.Variables?.[name], `${id} ${name}`).toBeUndefined();
+      for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET'])
+        expect(fn.Properties.Environment?.Variables?.[name], `${id} ${name}`).toBeUndefined();
     }
   });
 
@@ -271,8 +314,12 @@ describe('operations', () => {
       expect(p.StageName, id).toBe('ci');
       expect(p.TracingEnabled, id).toBe(true);
       expect(p.AccessLogSetting.DestinationArn, id).toEqual({ 'Fn::GetAtt': ['ApiAccessLogs', 'Arn'] });
-      expect(Object.keys(JSON.parse(p.AccessLogSetting.Format)), id).toEqual(expect.arrayContaining(['requestId', 'ip', 'method', 'path', 'status', 'latencyMs', 'error']));
-      expect(p.MethodSettings, id).toEqual([expect.objectContaining({ ResourcePath: '/*', HttpMethod: '*', ThrottlingRateLimit: expect.anything(), ThrottlingBurstLimit: expect.anything() })]);
+      expect(Object.keys(JSON.parse(p.AccessLogSetting.Format)), id).toEqual(
+        expect.arrayContaining(['requestId', 'ip', 'method', 'path', 'status', 'latencyMs', 'error']),
+      );
+      expect(p.MethodSettings, id).toEqual([
+        expect.objectContaining({ ResourcePath: '/*', HttpMethod: '*', ThrottlingRateLimit: expect.anything(), ThrottlingBurstLimit: expect.anything() }),
+      ]);
       expect(template.Resources[p.DeploymentId.Ref].Type, id).toBe('AWS::ApiGateway::Deployment');
       expect(template.Resources[p.DeploymentId.Ref].Properties.RestApiId, id).toEqual(p.RestApiId);
     }
@@ -284,7 +331,11 @@ describe('operations', () => {
   it("answers the Admin API's gateway errors (unknown route, throttled, too large, timeout) as problem+json", () => {
     const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
     expect(responses.map((r) => [r.ResponseType, r.StatusCode]).sort()).toEqual([
-      ['DEFAULT_5XX', '502'], ['INTEGRATION_TIMEOUT', '504'], ['MISSING_AUTHENTICATION_TOKEN', '404'], ['REQUEST_TOO_LARGE', '413'], ['THROTTLED', '429'],
+      ['DEFAULT_5XX', '502'],
+      ['INTEGRATION_TIMEOUT', '504'],
+      ['MISSING_AUTHENTICATION_TOKEN', '404'],
+      ['REQUEST_TOO_LARGE', '413'],
+      ['THROTTLED', '429'],
     ]);
     for (const r of responses) {
       expect(r.RestApiId).toEqual({ Ref: 'ApiGatewayRestApi' });
@@ -297,7 +348,9 @@ describe('operations', () => {
   it('alarms on every function error and throttle, every dead-letter and parking queue, every stuck work queue and every API 5xx, all to one topic', () => {
     const alarms = Object.fromEntries(ofType('AWS::CloudWatch::Alarm'));
     const watched = (namespace: string, metric: string) =>
-      Object.values(alarms).filter((a) => a.Properties.Namespace === namespace && a.Properties.MetricName === metric).map((a) => a.Properties.Dimensions[0].Value);
+      Object.values(alarms)
+        .filter((a) => a.Properties.Namespace === namespace && a.Properties.MetricName === metric)
+        .map((a) => a.Properties.Dimensions[0].Value);
     const functions = ofType('AWS::Lambda::Function').map(([id]) => ({ Ref: id }));
     expect(watched('AWS/Lambda', 'Errors')).toEqual(expect.arrayContaining(functions));
     expect(watched('AWS/Lambda', 'Throttles')).toEqual(expect.arrayContaining(functions));
@@ -316,7 +369,7 @@ describe('operations', () => {
     expect(template.Resources.AlarmEmail.Properties).toMatchObject({ TopicArn: { Ref: 'AlarmTopic' }, Protocol: 'email' });
   });
 
-  it('has one dashboard with the APIs, queues, functions and the service\'s own metrics', () => {
+  it("has one dashboard with the APIs, queues, functions and the service's own metrics", () => {
     const [[, dashboard], ...others] = ofType('AWS::CloudWatch::Dashboard');
     expect(others).toEqual([]);
     const body = dashboard.Properties.DashboardBody['Fn::Sub'] as string;
@@ -325,7 +378,14 @@ describe('operations', () => {
     for (const [id] of ofType('AWS::Lambda::Function')) expect(body, id).toContain(`\${${id}}`);
     for (const [id] of ofType('AWS::SQS::Queue')) expect(body, id).toContain(`\${${id}.QueueName}`);
     // Every metric lib/metrics.ts writes, in the namespace the functions write to.
-    const expressions = widgets.flatMap((w: any) => w.properties.metrics.flat().map((m: any) => m.expression).filter(Boolean)).join('\n');
+    const expressions = widgets
+      .flatMap((w: any) =>
+        w.properties.metrics
+          .flat()
+          .map((m: any) => m.expression)
+          .filter(Boolean),
+      )
+      .join('\n');
     for (const metric of Object.values(METRICS)) expect(expressions, metric).toContain(`Namespace="PaymentService" MetricName="${metric}"`);
     for (const [id, fn] of ofType('AWS::Lambda::Function')) expect(fn.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE, id).toBe('PaymentService');
   });
@@ -366,7 +426,14 @@ describe('the bundles', () => {
     // is read from it, not from the environment). The Open Payments servers also carry HTTP message
     // signatures (jose alone is 90 KB) and STREAM; the functions that quote and send to other nodes
     // carry the Open Payments client and pay too.
-    const budgetKb: Record<string, number> = { authServer: 780, authIntrospect: 780, openPaymentsIncomingPayments: 780, ilpConnector: 780, quotesCreate: 1040, paymentsWorker: 1040 };
+    const budgetKb: Record<string, number> = {
+      authServer: 780,
+      authIntrospect: 780,
+      openPaymentsIncomingPayments: 780,
+      ilpConnector: 780,
+      quotesCreate: 1040,
+      paymentsWorker: 1040,
+    };
     for (const fn of loadService('ci').functions.map((f) => f.name)) {
       const code = bundle(fn);
       expect(code.length, fn).toBeLessThan((budgetKb[fn] ?? 560) * 1024);

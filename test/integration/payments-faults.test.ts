@@ -2,7 +2,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestStack } from '../stack';
 import type { WebhookReceiver } from '../webhook-receiver';
-import { createFlow, ledger, ledgerItems, ok, paymentIn, queueDepth, startPaymentsStack, sum, units, waitFor, type World } from '../world';
+import { createFlow, ledger, ledgerItems, ok, paymentIn, queueDepth, startPaymentsStack, sum, units, type World, waitFor } from '../world';
 
 let s: TestStack;
 let w: World;
@@ -49,7 +49,12 @@ describe('faults lose nothing and never double-spend', () => {
     // The events committed with the write; the crash came after, so they went out all the same.
     await events.waitForEvent('payment.completed', (d) => d.id === payment.id);
     await events.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
-    expect(events.seen.filter((e) => e.data.id === payment.id).map((e) => e.type).sort()).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
+    expect(
+      events.seen
+        .filter((e) => e.data.id === payment.id)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
   });
 
   it('a message with only the payment id (as written before messages carried the intent) still delivers a local payment, once', async () => {
@@ -80,7 +85,9 @@ describe('faults lose nothing and never double-spend', () => {
     process.env.PAYMENT_FAULTS = 'outbox-relay:after-send';
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { relayCrash: true } }));
     const created = await events.waitForEvent('payment_intent.created', (d) => d.id === intent.id);
-    await waitFor('the relay to send the event again', async () => ((s.stats().outboxRelay.calls['EventBridge.PutEvents'] ?? 0) >= putsBefore + 2 ? true : undefined));
+    await waitFor('the relay to send the event again', async () =>
+      (s.stats().outboxRelay.calls['EventBridge.PutEvents'] ?? 0) >= putsBefore + 2 ? true : undefined,
+    );
     delete process.env.PAYMENT_FAULTS;
     await waitFor('the relay to get past the batch', async () => ((await queueDepth(s, 'WebhookQueue')) === 0 ? true : undefined));
     await new Promise((r) => setTimeout(r, 300));
@@ -123,7 +130,9 @@ describe('permanent failures fail the payment and leave its funds withdrawable',
     const eur = (await s.admin('GET', `/assets/${w.eur.id}`)).body;
     const beyond = (BigInt(eur.liquidity.value) + 100n).toString();
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.carlos }));
-    const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: { value: beyond, assetCode: 'EUR', assetScale: 2 } }));
+    const quote = await ok(
+      s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: { value: beyond, assetCode: 'EUR', assetScale: 2 } }),
+    );
     const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));
     await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
     const failed = await paymentIn(s, payment.id, ['failed']);
@@ -137,7 +146,9 @@ describe('permanent failures fail the payment and leave its funds withdrawable',
 
   it('the intent expired before the payment was funded: funding is refused, the intent expires', async () => {
     const expiresAt = new Date(Date.now() + 60_000).toISOString();
-    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, expiresAt, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
+    const intent = await ok(
+      s.admin('POST', '/payment-intents', { walletAddress: w.bob, expiresAt, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }),
+    );
     const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }));
     expect(quote.expiresAt).toBe(expiresAt); // a quote never outlives its intent
     const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));

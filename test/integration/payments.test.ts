@@ -17,7 +17,12 @@ afterEach(() => vi.useRealTimers());
 describe('the basic payment flow', () => {
   it('USD to USD: intent, quote, payment, fund, completed; the intent completes', async () => {
     const { intent, quote, payment } = await createFlow(s, w.alice, w.bob, { value: '1000', assetCode: 'USD' });
-    expect(intent).toMatchObject({ walletAddress: w.bob, state: 'pending', incomingAmount: { value: '1000', assetCode: 'USD', assetScale: 2 }, receivedAmount: { value: '0' } });
+    expect(intent).toMatchObject({
+      walletAddress: w.bob,
+      state: 'pending',
+      incomingAmount: { value: '1000', assetCode: 'USD', assetScale: 2 },
+      receivedAmount: { value: '0' },
+    });
     expect(quote).toMatchObject({
       walletAddress: w.alice,
       receiver: `${s.openPaymentsUrl}/incoming-payments/${intent.id}`,
@@ -39,8 +44,18 @@ describe('the basic payment flow', () => {
     expect(completed.data.state).toBe('completed');
     await events.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
     // Webhooks are delivered concurrently, so their order is not promised; each arrives once.
-    expect(events.seen.filter((e) => e.data.id === intent.id).map((e) => e.type).sort()).toEqual(['payment_intent.completed', 'payment_intent.created']);
-    expect(events.seen.filter((e) => e.data.id === payment.id).map((e) => e.type).sort()).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
+    expect(
+      events.seen
+        .filter((e) => e.data.id === intent.id)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['payment_intent.completed', 'payment_intent.created']);
+    expect(
+      events.seen
+        .filter((e) => e.data.id === payment.id)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
 
     // The FSP settles what the intent received.
     const withdrawn = await ok(s.admin('POST', `/payment-intents/${intent.id}/withdraw`), 200);
@@ -51,7 +66,11 @@ describe('the basic payment flow', () => {
   it('USD to EUR: converts through both liquidity accounts at the pushed rate', async () => {
     const before = await ledger(s);
     const { quote, payment, intent } = await createFlow(s, w.alice, w.carlos, { value: '900', assetCode: 'EUR' });
-    expect(quote).toMatchObject({ debitAmount: { value: '1000', assetCode: 'USD' }, receiveAmount: { value: '900', assetCode: 'EUR' }, estimatedExchangeRate: 0.9 });
+    expect(quote).toMatchObject({
+      debitAmount: { value: '1000', assetCode: 'USD' },
+      receiveAmount: { value: '900', assetCode: 'EUR' },
+      estimatedExchangeRate: 0.9,
+    });
     await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
     await paymentIn(s, payment.id, ['completed']);
     const after = await ledger(s);
@@ -66,22 +85,32 @@ describe('the basic payment flow', () => {
 
   it('a quote for a debit amount rounds the receive amount down', async () => {
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.carlos }));
-    const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, debitAmount: { value: '333', assetCode: 'USD', assetScale: 2 } }));
+    const quote = await ok(
+      s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, debitAmount: { value: '333', assetCode: 'USD', assetScale: 2 } }),
+    );
     expect(quote.receiveAmount.value).toBe('299'); // 2.997 EUR, rounded down
-    const partial = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: { value: '100', assetCode: 'EUR', assetScale: 2 } }));
+    const partial = await ok(
+      s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: { value: '100', assetCode: 'EUR', assetScale: 2 } }),
+    );
     expect(partial.debitAmount.value).toBe('112'); // 1.1111 USD, rounded up
   });
 
   it('a partly paid intent is processing, then completes with the rest', async () => {
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '500', assetCode: 'USD', assetScale: 2 } }));
-    const q1 = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: { value: '200', assetCode: 'USD', assetScale: 2 } }));
+    const q1 = await ok(
+      s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: { value: '200', assetCode: 'USD', assetScale: 2 } }),
+    );
     const p1 = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: q1.id }));
     await ok(s.admin('POST', `/payments/${p1.id}/fund`), 200);
     await paymentIn(s, p1.id, ['completed']);
     expect((await s.admin('GET', `/payment-intents/${intent.id}`)).body).toMatchObject({ state: 'processing', receivedAmount: { value: '200' } });
     const q2 = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.receiver ?? intent.id }));
     expect(q2.receiveAmount.value).toBe('300'); // the remaining amount
-    const tooMuch = await s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: { value: '301', assetCode: 'USD', assetScale: 2 } });
+    const tooMuch = await s.admin('POST', '/quotes', {
+      walletAddress: w.alice,
+      receiver: intent.id,
+      receiveAmount: { value: '301', assetCode: 'USD', assetScale: 2 },
+    });
     expect(tooMuch.status).toBe(422);
     expect(tooMuch.body.code).toBe('amount_exceeds_remaining');
   });
@@ -91,7 +120,9 @@ describe('quotes and payments refused', () => {
   it('a cross-currency quote with no rate is 422 rate_unavailable', async () => {
     await s.admin('POST', '/assets', { code: 'GBP', scale: 2 });
     const gbpWallet = (await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/gwen`, assetCode: 'GBP' })).body.address;
-    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: gbpWallet, incomingAmount: { value: '100', assetCode: 'GBP', assetScale: 2 } }));
+    const intent = await ok(
+      s.admin('POST', '/payment-intents', { walletAddress: gbpWallet, incomingAmount: { value: '100', assetCode: 'GBP', assetScale: 2 } }),
+    );
     const res = await s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'rate_unavailable', detail: expect.stringContaining('USD→GBP') });
@@ -113,7 +144,13 @@ describe('quotes and payments refused', () => {
     const again = await s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id, metadata: { again: true } });
     expect(again.status).toBe(409);
     expect(again.body.code).toBe('quote_used');
-    const other = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: (await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob }))).id, debitAmount: { value: '5', assetCode: 'USD', assetScale: 2 } }));
+    const other = await ok(
+      s.admin('POST', '/quotes', {
+        walletAddress: w.alice,
+        receiver: (await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob }))).id,
+        debitAmount: { value: '5', assetCode: 'USD', assetScale: 2 },
+      }),
+    );
     const stolen = await s.admin('POST', '/payments', { walletAddress: w.bob, quoteId: other.id });
     expect(stolen.status).toBe(422);
     expect(stolen.body.code).toBe('quote_wallet_mismatch');
@@ -121,7 +158,9 @@ describe('quotes and payments refused', () => {
 
   it("the sender's wallet address matches its quote in any letter case", async () => {
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { case: true } }));
-    const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, debitAmount: { value: '7', assetCode: 'USD', assetScale: 2 } }));
+    const quote = await ok(
+      s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, debitAmount: { value: '7', assetCode: 'USD', assetScale: 2 } }),
+    );
     const payment = await ok(s.admin('POST', '/payments', { walletAddress: `${w.alice.toUpperCase()}/`, quoteId: quote.id }));
     expect(payment.walletAddress).toBe(w.alice);
   });
@@ -158,13 +197,22 @@ describe('quotes and payments refused', () => {
   it('refuses bad input with 400 and domain errors with 422', async () => {
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob }));
     const both = await s.admin('POST', '/quotes', {
-      walletAddress: w.alice, receiver: intent.id, debitAmount: { value: '1', assetCode: 'USD', assetScale: 2 }, receiveAmount: { value: '1', assetCode: 'USD', assetScale: 2 },
+      walletAddress: w.alice,
+      receiver: intent.id,
+      debitAmount: { value: '1', assetCode: 'USD', assetScale: 2 },
+      receiveAmount: { value: '1', assetCode: 'USD', assetScale: 2 },
     });
     expect(both.status).toBe(400);
     expect((await s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id })).body.code).toBe('amount_required');
     expect((await s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: 'nonsense' })).status).toBe(400);
-    expect((await s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: '3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c' })).body.code).toBe('receiver_not_found');
-    const wrongAsset = await s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, debitAmount: { value: '1', assetCode: 'EUR', assetScale: 2 } });
+    expect((await s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: '3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c' })).body.code).toBe(
+      'receiver_not_found',
+    );
+    const wrongAsset = await s.admin('POST', '/quotes', {
+      walletAddress: w.alice,
+      receiver: intent.id,
+      debitAmount: { value: '1', assetCode: 'EUR', assetScale: 2 },
+    });
     expect(wrongAsset.body.code).toBe('asset_mismatch');
     for (const body of [
       { walletAddress: w.bob, incomingAmount: { value: '-1', assetCode: 'USD', assetScale: 2 } },
@@ -188,6 +236,7 @@ describe('data the FSP sends is kept as sent', () => {
   it('metadata with any JSON round-trips, including keys and numbers DynamoDB could not hold', async () => {
     let deep: unknown = 'bottom';
     for (let i = 0; i < 40; i++) deep = { d: deep };
+    // biome-ignore lint/correctness/noPrecisionLoss: a number JSON carries that a double cannot hold exactly
     const metadata = { '': 1, tiny: 1e-300, big: 12345678901234567, deep, list: [null, true, 'x'] };
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata }));
     expect(intent.metadata).toEqual(JSON.parse(JSON.stringify(metadata)));
@@ -205,7 +254,11 @@ describe('data the FSP sends is kept as sent', () => {
 describe('liquidity', () => {
   it('deposits and withdrawals change what GET /assets/{id} shows; overdrawing is 422 and changes nothing', async () => {
     const jpy = await ok(s.admin('POST', '/assets', { code: 'JPY', scale: 0 }));
-    expect((await ok(s.admin('POST', `/assets/${jpy.id}/liquidity`, { amount: '5000' }), 200)).liquidity).toEqual({ value: '5000', assetCode: 'JPY', assetScale: 0 });
+    expect((await ok(s.admin('POST', `/assets/${jpy.id}/liquidity`, { amount: '5000' }), 200)).liquidity).toEqual({
+      value: '5000',
+      assetCode: 'JPY',
+      assetScale: 0,
+    });
     expect((await ok(s.admin('POST', `/assets/${jpy.id}/liquidity-withdrawals`, { amount: '1200' }), 200)).liquidity.value).toBe('3800');
     const over = await s.admin('POST', `/assets/${jpy.id}/liquidity-withdrawals`, { amount: '3801' });
     expect(over.status).toBe(422);

@@ -18,7 +18,10 @@ const body = (over: Record<string, unknown> = {}) => {
     name: `Peer ${n}`,
     staticIlpAddress: `test.peer-${n}`,
     assetCode: 'USD',
-    http: { incoming: { authTokens: [`incoming-token-number-${n}`] }, outgoing: { authToken: `outgoing-token-number-${n}`, endpoint: `http://peer-${n}.example/ilp` } },
+    http: {
+      incoming: { authTokens: [`incoming-token-number-${n}`] },
+      outgoing: { authToken: `outgoing-token-number-${n}`, endpoint: `http://peer-${n}.example/ilp` },
+    },
     maxPacketAmount: '1000',
     ...over,
   };
@@ -67,7 +70,10 @@ describe('peers', () => {
       s.admin('PATCH', `/peers/${peer.id}`, {
         name: 'Renamed',
         maxPacketAmount: null,
-        http: { incoming: { authTokens: ['a-brand-new-incoming-token'] }, outgoing: { authToken: 'a-brand-new-outgoing-token', endpoint: 'http://moved.example/ilp' } },
+        http: {
+          incoming: { authTokens: ['a-brand-new-incoming-token'] },
+          outgoing: { authToken: 'a-brand-new-outgoing-token', endpoint: 'http://moved.example/ilp' },
+        },
       }),
       200,
     );
@@ -97,13 +103,22 @@ describe('peers', () => {
       [{ assetCode: 'usd' }, 'assetCode'],
       [{ maxPacketAmount: '0' }, 'maxPacketAmount'],
       [{ maxPacketAmount: '-1' }, 'maxPacketAmount'],
-      [{ http: { incoming: { authTokens: ['short'] }, outgoing: { authToken: 'outgoing-token-long-enough', endpoint: 'http://x/ilp' } } }, 'http.incoming.authTokens.0'],
-      [{ http: { incoming: { authTokens: ['incoming-token-long-enough'] }, outgoing: { authToken: 'outgoing-token-long-enough', endpoint: 'ftp://x' } } }, 'http.outgoing.endpoint'],
+      [
+        { http: { incoming: { authTokens: ['short'] }, outgoing: { authToken: 'outgoing-token-long-enough', endpoint: 'http://x/ilp' } } },
+        'http.incoming.authTokens.0',
+      ],
+      [
+        { http: { incoming: { authTokens: ['incoming-token-long-enough'] }, outgoing: { authToken: 'outgoing-token-long-enough', endpoint: 'ftp://x' } } },
+        'http.outgoing.endpoint',
+      ],
       [{ extra: 1 }, 'extra'],
     ] as const) {
       const res = await s.admin('POST', '/peers', body(over));
       expect(res.status, JSON.stringify(over)).toBe(400);
-      expect(res.body.errors.map((e: { field: string }) => e.field), JSON.stringify(over)).toContain(field);
+      expect(
+        res.body.errors.map((e: { field: string }) => e.field),
+        JSON.stringify(over),
+      ).toContain(field);
     }
     expect((await s.admin('POST', '/peers', body({ assetCode: 'XYZ' }))).body.code).toBe('unknown_asset');
     expect((await s.admin('PATCH', `/peers/3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c`, { name: 'x' })).status).toBe(404);
@@ -134,7 +149,11 @@ describe('concurrent changes', () => {
     // Exactly one token is held, a winner's (the last to commit): every other is free for another peer.
     const held: string[] = [];
     for (const t of tokens) {
-      const other = await s.admin('POST', '/peers', body({ http: { incoming: { authTokens: [t] }, outgoing: { authToken: 'outgoing-token-x-0123', endpoint: 'http://x.example/ilp' } } }));
+      const other = await s.admin(
+        'POST',
+        '/peers',
+        body({ http: { incoming: { authTokens: [t] }, outgoing: { authToken: 'outgoing-token-x-0123', endpoint: 'http://x.example/ilp' } } }),
+      );
       expect([201, 409], t).toContain(other.status);
       if (other.status === 409) held.push(t);
     }

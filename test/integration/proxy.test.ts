@@ -6,15 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ADMIN_API_SECRET, NODES } from '../../infra/local/defaults';
 import { freePort } from '../../infra/local/emulators';
 import { listen } from '../../infra/local/listen';
-import { announceNodeB, nodeBAdminUrl, startLocalProxy, startProxy, type Proxy } from '../../infra/local/proxy';
-import { captured, interpolate, loadEnvironment, loadRequests, routeOf, type BruRequest } from '../bruno';
+import { announceNodeB, nodeBAdminUrl, type SigningProxy, startLocalProxy, startProxy } from '../../infra/local/proxy';
+import { type BruRequest, captured, interpolate, loadEnvironment, loadRequests, routeOf } from '../bruno';
 import { startTestStack, type TestStack } from '../stack';
 import { waitFor } from '../wait';
 
 // The signing proxy of the API collection: plain, unsigned requests in; the service's answers
 // out, untouched. Node B is a port where nothing listens.
 let s: TestStack;
-let proxy: Proxy;
+let proxy: SigningProxy;
 let nodeBDown: string;
 beforeAll(async () => {
   s = await startTestStack();

@@ -23,7 +23,10 @@ beforeAll(async () => {
     const res = await s.admin('POST', '/peers', {
       staticIlpAddress: `test.peer-${name}`,
       assetCode: 'USD',
-      http: { incoming: { authTokens: [`incoming-token-of-peer-${name}`] }, outgoing: { authToken: `outgoing-token-to-peer-${name}`, endpoint: 'http://localhost:1/ilp' } },
+      http: {
+        incoming: { authTokens: [`incoming-token-of-peer-${name}`] },
+        outgoing: { authToken: `outgoing-token-to-peer-${name}`, endpoint: 'http://localhost:1/ilp' },
+      },
     });
     peers[name] = res.body.id;
   }
@@ -78,7 +81,10 @@ describe('push', () => {
     ] as const) {
       const res = await push(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(res.body.errors.map((e: { field: string }) => e.field), JSON.stringify(body)).toContain(field);
+      expect(
+        res.body.errors.map((e: { field: string }) => e.field),
+        JSON.stringify(body),
+      ).toContain(field);
     }
     expect((await s.admin('POST', '/rates', '{"rate": 1e999, "sourceAssetCode":"USD","destinationAssetCode":"EUR"}')).status).toBe(400);
   });
@@ -151,7 +157,7 @@ describe('resolve', () => {
     // Lookups started one every millisecond across a 30 ms pull: some read the empty cache while
     // the pull is being saved and ask for the rate just after it ended; they take its result.
     fsp.rates[''].RAC = { RAD: 2.5 };
-    fsp.respondWith((req, res, url) => setTimeout(() => res.end(JSON.stringify({ base: url.searchParams.get('base'), rates: fsp.rates[''].RAC })), 30));
+    fsp.respondWith((_req, res, url) => setTimeout(() => res.end(JSON.stringify({ base: url.searchParams.get('base'), rates: fsp.rates[''].RAC })), 30));
     const answers = await Promise.all(Array.from({ length: 80 }, (_, i) => new Promise((r) => setTimeout(r, i)).then(() => lookup('RAC', 'RAD'))));
     expect(answers.every((a) => a.status === 200 && a.body.rate === 2.5)).toBe(true);
     expect(requestsFor('RAC')).toBe(1);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestStack } from '../stack';
 import type { WebhookReceiver } from '../webhook-receiver';
-import { ok, paymentIn, startPaymentsStack, waitFor, type World } from '../world';
+import { ok, paymentIn, startPaymentsStack, type World, waitFor } from '../world';
 
 // Every AWS call a request makes is a round trip on its latency: each route makes only those it
 // needs, counted by the local runtime. A change that adds one fails here, on purpose.
@@ -21,7 +21,11 @@ async function callsOf(fn: string, op: () => Promise<unknown>) {
   await op();
   const after = s.stats()[fn];
   expect(after.invocations - before.invocations, `${fn} invocations`).toBe(1);
-  return Object.fromEntries(Object.entries(after.calls).map(([k, n]) => [k, n - (before.calls[k] ?? 0)]).filter(([, n]) => n));
+  return Object.fromEntries(
+    Object.entries(after.calls)
+      .map(([k, n]) => [k, n - (before.calls[k] ?? 0)])
+      .filter(([, n]) => n),
+  );
 }
 
 describe('AWS calls per request', () => {
@@ -41,7 +45,9 @@ describe('AWS calls per request', () => {
       'DynamoDB.TransactWriteItems': 1,
     });
     let payment: any;
-    expect(await callsOf('paymentsCreate', async () => (payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }))))).toEqual({
+    expect(
+      await callsOf('paymentsCreate', async () => (payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id })))),
+    ).toEqual({
       'DynamoDB.GetItem': 1, // the quote
       'DynamoDB.TransactWriteItems': 1,
     });
@@ -60,7 +66,9 @@ describe('AWS calls per request', () => {
     await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
     const before = s.stats().paymentsWorker ?? { invocations: 0, calls: {} };
     await paymentIn(s, payment.id, ['completed']);
-    const after = await waitFor('the worker to return', async () => (s.stats().paymentsWorker.invocations > before.invocations ? s.stats().paymentsWorker : undefined));
+    const after = await waitFor('the worker to return', async () =>
+      s.stats().paymentsWorker.invocations > before.invocations ? s.stats().paymentsWorker : undefined,
+    );
     const delta = (k: string) => (after.calls[k] ?? 0) - (before.calls[k] ?? 0);
     expect(delta('DynamoDB.GetItem')).toBe(2);
     expect(delta('DynamoDB.TransactWriteItems')).toBe(1);

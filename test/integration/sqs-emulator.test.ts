@@ -32,9 +32,18 @@ async function queue(attributes: Record<string, string> = {}) {
   return { url: QueueUrl!, arn: Attributes!.QueueArn! };
 }
 const receive = (QueueUrl: string, WaitTimeSeconds = 0, extra = {}) =>
-  sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'], ...extra })).then((r) => r.Messages ?? []);
+  sqs
+    .send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'], ...extra }))
+    .then((r) => r.Messages ?? []);
 const depth = async (QueueUrl: string) =>
-  (await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }))).Attributes;
+  (
+    await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      }),
+    )
+  ).Attributes;
 
 describe('the SQS emulator', () => {
   it('sends, receives (with the checksum the SDK verifies) and deletes', async () => {
@@ -73,7 +82,15 @@ describe('the SQS emulator', () => {
 
   it('delays a message sent with DelaySeconds', async () => {
     const q = await queue();
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: q.url, Entries: [{ Id: 'a', MessageBody: 'late', DelaySeconds: 1 }, { Id: 'b', MessageBody: 'now' }] }));
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: q.url,
+        Entries: [
+          { Id: 'a', MessageBody: 'late', DelaySeconds: 1 },
+          { Id: 'b', MessageBody: 'now' },
+        ],
+      }),
+    );
     expect((await receive(q.url)).map((m) => m.Body)).toEqual(['now']);
     expect(await depth(q.url)).toMatchObject({ ApproximateNumberOfMessagesDelayed: '1' });
     expect((await receive(q.url, 3)).map((m) => m.Body)).toEqual(['late']);

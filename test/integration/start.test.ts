@@ -1,4 +1,4 @@
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,12 @@ import { ok, waitFor } from '../world';
 // and a signal to the process group stops every child, DynamoDB Local's JVM included.
 function javaPids(port: number): number[] {
   try {
-    return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*-port ${port}`]).toString().trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*-port ${port}`])
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -29,8 +34,18 @@ const freePorts = async () => Object.fromEntries(await Promise.all(PORTS.map(asy
 async function startNode(script: 'start' | 'start:node-b', opts: { ports?: Ports; dataDir?: string; args?: string[] } = {}) {
   const ports = opts.ports ?? (await freePorts());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'start-test-'));
-  const env = { ...process.env, ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), ADMIN_API_SECRET: SECRET, LOCAL_DATA_DIR: dataDir };
-  const child = spawn('npm', ['run', script, ...(opts.args ? ['--', ...opts.args] : [])], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = {
+    ...process.env,
+    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    ADMIN_API_SECRET: SECRET,
+    LOCAL_DATA_DIR: dataDir,
+  };
+  const child = spawn('npm', ['run', script, ...(opts.args ? ['--', ...opts.args] : [])], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
@@ -47,7 +62,10 @@ async function startNode(script: 'start' | 'start:node-b', opts: { ports?: Ports
   };
   // As a crash of Node would: every process of the group but DynamoDB Local's JVM, at once.
   const crash = async () => {
-    const group = execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(child.pid)]).toString().trim().split('\n');
+    const group = execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(child.pid)])
+      .toString()
+      .trim()
+      .split('\n');
     for (const line of group) {
       const [pid, comm] = line.trim().split(/\s+/);
       if (comm !== 'java') process.kill(Number(pid), 'SIGKILL');
@@ -55,7 +73,17 @@ async function startNode(script: 'start' | 'start:node-b', opts: { ports?: Ports
     await exited;
   };
   const adminUrl = `http://localhost:${ports.ADMIN_PORT}`;
-  return { ports, dataDir, output: () => output, stop, crash, ...adminClient(adminUrl, SECRET), adminUrl, wallets: `http://localhost:${ports.OPEN_PAYMENTS_PORT}`, connector: `http://localhost:${ports.CONNECTOR_PORT}/ilp` };
+  return {
+    ports,
+    dataDir,
+    output: () => output,
+    stop,
+    crash,
+    ...adminClient(adminUrl, SECRET),
+    adminUrl,
+    wallets: `http://localhost:${ports.OPEN_PAYMENTS_PORT}`,
+    connector: `http://localhost:${ports.CONNECTOR_PORT}/ilp`,
+  };
 }
 
 async function startAndStop(signal: NodeJS.Signals) {
@@ -143,15 +171,21 @@ describe('npm run start:node-b', () => {
       await ok(a.admin('POST', `/peers/${peerOfA.id}/liquidity`, { amount: '1000000' }), 200);
       await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
 
-      const intent = await ok(b.admin('POST', '/payment-intents', { walletAddress: `${b.wallets}/bob`, incomingAmount: { value: '5000', assetCode: 'USD', assetScale: 2 } }));
+      const intent = await ok(
+        b.admin('POST', '/payment-intents', { walletAddress: `${b.wallets}/bob`, incomingAmount: { value: '5000', assetCode: 'USD', assetScale: 2 } }),
+      );
       const quote = await ok(a.admin('POST', '/quotes', { walletAddress: `${a.wallets}/alice`, receiver: intent.url }));
       expect(quote).toMatchObject({ debitAmount: { value: '5000' }, receiveAmount: { value: '5000' } });
       const payment = await ok(a.admin('POST', '/payments', { walletAddress: `${a.wallets}/alice`, quoteId: quote.id }));
       // Node A's FSP simulator funds it on payment.created; nothing else does here.
-      const done = await waitFor('the payment to end', async () => {
-        const p = await ok(a.admin('GET', `/payments/${payment.id}`), 200);
-        return p.state === 'completed' || p.state === 'failed' ? p : undefined;
-      }, 20_000);
+      const done = await waitFor(
+        'the payment to end',
+        async () => {
+          const p = await ok(a.admin('GET', `/payments/${payment.id}`), 200);
+          return p.state === 'completed' || p.state === 'failed' ? p : undefined;
+        },
+        20_000,
+      );
       expect(done).toMatchObject({ state: 'completed', sentAmount: { value: '5000', assetCode: 'USD' } });
       expect(await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: { value: '5000' } });
       await waitFor("B's FSP to hear payment_intent.completed", async () => /\[fsp\] webhook payment_intent\.completed/.test(b.output()) || undefined);

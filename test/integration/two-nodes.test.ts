@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startOtherNode, type OtherNode } from '../node';
+import { type OtherNode, startOtherNode } from '../node';
 import { startTestStack, type TestStack } from '../stack';
 import { ledger, ok, paymentIn, sum, units, waitFor } from '../world';
 
@@ -27,10 +27,20 @@ beforeAll(async () => {
   bob = await wallet(b, 'bob', 'USD');
   carlos = await wallet(b, 'carlos', 'EUR');
   peerOfA = await ok(
-    a.admin('POST', '/peers', { name: 'Node B', staticIlpAddress: 'test.node-b', assetCode: 'USD', http: { incoming: { authTokens: [B_TO_A] }, outgoing: { authToken: A_TO_B, endpoint: b.connectorUrl } } }),
+    a.admin('POST', '/peers', {
+      name: 'Node B',
+      staticIlpAddress: 'test.node-b',
+      assetCode: 'USD',
+      http: { incoming: { authTokens: [B_TO_A] }, outgoing: { authToken: A_TO_B, endpoint: b.connectorUrl } },
+    }),
   );
   peerOfB = await ok(
-    b.admin('POST', '/peers', { name: 'Node A', staticIlpAddress: 'test.node-a', assetCode: 'USD', http: { incoming: { authTokens: [A_TO_B] }, outgoing: { authToken: B_TO_A, endpoint: a.connectorUrl } } }),
+    b.admin('POST', '/peers', {
+      name: 'Node A',
+      staticIlpAddress: 'test.node-a',
+      assetCode: 'USD',
+      http: { incoming: { authTokens: [A_TO_B] }, outgoing: { authToken: B_TO_A, endpoint: a.connectorUrl } },
+    }),
   );
   await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
   // Payments through the peer convert at its rate, on both nodes.
@@ -57,7 +67,11 @@ async function payAcross(to: string, value: string, assetCode = 'USD', opts: { f
 
 async function packets(paymentId: string) {
   const res = await a.dynamo.send(
-    new QueryCommand({ TableName: a.env.MAIN_TABLE, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)', ExpressionAttributeValues: { ':pk': { S: `PAYMENT#${paymentId}` }, ':k': { S: 'PKT#' } } }),
+    new QueryCommand({
+      TableName: a.env.MAIN_TABLE,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)',
+      ExpressionAttributeValues: { ':pk': { S: `PAYMENT#${paymentId}` }, ':k': { S: 'PKT#' } },
+    }),
   );
   return (res.Items ?? []).map((i) => ({ state: i.state.S!, source: BigInt(i.source.S!) }));
 }
@@ -71,7 +85,12 @@ describe('paying across two nodes', () => {
   it('pays an intent on B from A in the same currency: amounts exact, peer liquidity moved by what was delivered, both ledgers balanced', async () => {
     const [aLiquidity, bLiquidity] = await Promise.all([peerLiquidity(a, peerOfA.id), peerLiquidity(b, peerOfB.id)]);
     const { intent, quote, payment } = await payAcross(bob, '1000');
-    expect(quote).toMatchObject({ receiver: intent.url, debitAmount: { value: '1000', assetCode: 'USD' }, receiveAmount: { value: '1000', assetCode: 'USD' }, estimatedExchangeRate: 1 });
+    expect(quote).toMatchObject({
+      receiver: intent.url,
+      debitAmount: { value: '1000', assetCode: 'USD' },
+      receiveAmount: { value: '1000', assetCode: 'USD' },
+      estimatedExchangeRate: 1,
+    });
     const done = await paymentIn(a, payment.id, ['completed', 'failed']);
     expect(done).toMatchObject({ state: 'completed', sentAmount: { value: '1000' } });
     expect(await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: { value: '1000' } });
@@ -87,7 +106,10 @@ describe('paying across two nodes', () => {
     expect(quote).toMatchObject({ debitAmount: { value: '1000', assetCode: 'USD' }, receiveAmount: { value: '900', assetCode: 'EUR' } });
     expect(quote.estimatedExchangeRate).toBeCloseTo(0.9, 6);
     expect(await paymentIn(a, payment.id, ['completed', 'failed'])).toMatchObject({ state: 'completed', sentAmount: { value: '1000' } });
-    expect(await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: { value: '900', assetCode: 'EUR' } });
+    expect(await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({
+      state: 'completed',
+      receivedAmount: { value: '900', assetCode: 'EUR' },
+    });
     await expectBalancedLedgers();
   });
 
@@ -154,7 +176,11 @@ describe('paying across two nodes', () => {
     const { intent, payment } = await payAcross(bob, '200', 'USD', { fund: false });
     await ok(b.admin('POST', `/payment-intents/${intent.id}/complete`), 200);
     await ok(a.admin('POST', `/payments/${payment.id}/fund`), 200);
-    expect(await paymentIn(a, payment.id, ['completed', 'failed'])).toMatchObject({ state: 'failed', failureReason: 'receiver_completed', sentAmount: { value: '0' } });
+    expect(await paymentIn(a, payment.id, ['completed', 'failed'])).toMatchObject({
+      state: 'failed',
+      failureReason: 'receiver_completed',
+      sentAmount: { value: '0' },
+    });
     expect((await ok(a.admin('POST', `/payments/${payment.id}/withdraw`), 200)).withdrawnAmount.value).toBe('200');
     const refused = await a.admin('POST', '/quotes', { walletAddress: alice, receiver: intent.url });
     expect(refused.status).toBe(422);
@@ -166,7 +192,9 @@ describe('paying across two nodes', () => {
     process.env.PAYMENT_FAULTS = 'ilp-send:after-reply';
     await ok(a.admin('POST', `/payments/${payment.id}/fund`), 200);
     // B takes the packet; A's attempt crashes as its Fulfill arrives (the redelivery comes a second later).
-    await waitFor('B to take the packet', async () => ((await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value === '700' ? true : undefined));
+    await waitFor('B to take the packet', async () =>
+      (await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value === '700' ? true : undefined,
+    );
     await waitFor('the crash to leave the packet pending', async () => ((await packets(payment.id)).some((k) => k.state === 'pending') ? true : undefined));
     await new Promise((r) => setTimeout(r, 200));
     delete process.env.PAYMENT_FAULTS;

@@ -1,6 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_ACTIVE_KEYS } from '../../lib/wallet-addresses/schemas';
 import { startTestStack, type TestStack } from '../stack';

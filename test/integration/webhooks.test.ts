@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../stack';
 import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
-import { ok, paymentIn, setUpWorld, waitFor, type World } from '../world';
+import { ok, paymentIn, setUpWorld, type World, waitFor } from '../world';
 
 let s: TestStack;
 let w: World;
@@ -41,7 +41,9 @@ describe('webhooks drive the payment', () => {
       if (d.event.type === 'payment.created') void s.admin('POST', `/payments/${d.event.data.id}/fund`);
       return 204;
     });
-    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.carlos, incomingAmount: { value: '500', assetCode: 'EUR', assetScale: 2 } }));
+    const intent = await ok(
+      s.admin('POST', '/payment-intents', { walletAddress: w.carlos, incomingAmount: { value: '500', assetCode: 'EUR', assetScale: 2 } }),
+    );
     await s.admin('POST', '/rates', { sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.5 });
     const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }));
     const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));
@@ -59,7 +61,11 @@ describe('webhooks drive the payment', () => {
       expect(d.headers['content-type']).toBe('application/json');
       expect(Object.keys(d.event)).toEqual(['id', 'type', 'createdAt', 'data']);
     }
-    expect(mine.find((d) => d.event.type === 'payment.completed')!.event.data).toMatchObject({ id: payment.id, state: 'completed', sentAmount: quote.debitAmount });
+    expect(mine.find((d) => d.event.type === 'payment.completed')!.event.data).toMatchObject({
+      id: payment.id,
+      state: 'completed',
+      sentAmount: quote.debitAmount,
+    });
   });
 
   it('a tampered body or an old timestamp fails verification', async () => {
@@ -99,13 +105,19 @@ describe('retries', () => {
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { retry: 'always' } }));
     failingFor(new Set([intent.id]));
     const id = await waitFor('first attempt', async () => hooks.deliveries.find((d) => d.event.data.id === intent.id)?.event.id);
-    const failed = await waitFor('failure', async () => {
-      const r = await record(id);
-      return r.status === 'failed' ? r : undefined;
-    }, 20_000);
+    const failed = await waitFor(
+      'failure',
+      async () => {
+        const r = await record(id);
+        return r.status === 'failed' ? r : undefined;
+      },
+      20_000,
+    );
     expect(failed.attempts).toHaveLength(5); // the first try and the four retries of the test schedule
     const parked = await waitFor('the parked message', async () => {
-      const { Messages = [] } = await s.sqs.send(new ReceiveMessageCommand({ QueueUrl: s.refs.WebhookParkingQueue.ref, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+      const { Messages = [] } = await s.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: s.refs.WebhookParkingQueue.ref, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      );
       return Messages.find((m) => JSON.parse(m.Body!).id === id);
     });
     expect(JSON.parse(parked.Body!)).toMatchObject({ id, type: 'payment_intent.created' });

@@ -20,9 +20,19 @@ describe('the API collection', () => {
   it('has a request for every Admin route of the OpenAPI document, and none for a route it lacks', () => {
     const routes = new Set(operations.map((op) => key(op.method, op.path)));
     const covered = new Set(requests.map((r) => key(r.method, routeOf(r.url))));
-    expect.soft([...routes].filter((r) => !covered.has(r)), 'routes without a request').toEqual([]);
+    expect
+      .soft(
+        [...routes].filter((r) => !covered.has(r)),
+        'routes without a request',
+      )
+      .toEqual([]);
     const strays = requests.filter((r) => !routes.has(key(r.method, routeOf(r.url))));
-    expect.soft(strays.map((r) => `${r.file}: ${r.method} ${r.url}`), 'requests for no route').toEqual([]);
+    expect
+      .soft(
+        strays.map((r) => `${r.file}: ${r.method} ${r.url}`),
+        'requests for no route',
+      )
+      .toEqual([]);
   });
 
   it('has requests Bruno can send: named, numbered, unsigned, to {{baseUrl}}, with JSON bodies', () => {
@@ -33,7 +43,10 @@ describe('the API collection', () => {
       const url = expect.stringMatching(/^\{\{baseUrl\}\}\//);
       expect(r.blocks.get(r.method.toLowerCase()), r.file).toEqual({ url, body: r.body === undefined ? 'none' : 'json', auth: 'none' });
       if (r.body !== undefined) expect(() => JSON.parse(r.body!), r.file).not.toThrow();
-      expect(Object.keys(r.headers).map((h) => h.toLowerCase()), `${r.file}: the proxy signs`).not.toContain('signature');
+      expect(
+        Object.keys(r.headers).map((h) => h.toLowerCase()),
+        `${r.file}: the proxy signs`,
+      ).not.toContain('signature');
       seqs.set(r.folder.name, [...(seqs.get(r.folder.name) ?? []), r.meta.seq]);
     }
     for (const [folder, list] of seqs) expect(new Set(list).size, `seq repeated in ${folder}`).toBe(list.length);

@@ -7,7 +7,10 @@ let printed: string[];
 beforeEach(() => {
   printed = [];
   vi.resetModules(); // lib/metrics reads its settings when it is loaded
-  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string) => (printed.push(String(chunk)), true)) as typeof process.stdout.write);
+  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string) => {
+    printed.push(String(chunk));
+    return true;
+  }) as typeof process.stdout.write);
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -31,7 +34,14 @@ describe('withMetrics', () => {
     expect(printed).toHaveLength(1);
     const doc = JSON.parse(printed[0]);
     expect(doc._aws.CloudWatchMetrics).toEqual([
-      { Namespace: 'PaymentService', Dimensions: [['service']], Metrics: [{ Name: 'RatePulls', Unit: 'Count' }, { Name: 'RatePullsFailed', Unit: 'Count' }] },
+      {
+        Namespace: 'PaymentService',
+        Dimensions: [['service']],
+        Metrics: [
+          { Name: 'RatePulls', Unit: 'Count' },
+          { Name: 'RatePullsFailed', Unit: 'Count' },
+        ],
+      },
     ]);
     expect(doc).toMatchObject({ service: 'payment-service', RatePulls: 1, RatePullsFailed: 1 });
     // Published once: the next invocation starts empty.
@@ -56,7 +66,10 @@ describe('withMetrics', () => {
     countPayment('failed', 'insufficient_liquidity');
     expect(printed).toHaveLength(1);
     const doc = JSON.parse(printed[0]);
-    expect(doc._aws.CloudWatchMetrics[0].Dimensions).toEqual([['service', 'outcome'], ['service', 'reason']]);
+    expect(doc._aws.CloudWatchMetrics[0].Dimensions).toEqual([
+      ['service', 'outcome'],
+      ['service', 'reason'],
+    ]);
     expect(doc).toMatchObject({ outcome: 'failed', reason: 'insufficient_liquidity', Payments: 1 });
   });
 });

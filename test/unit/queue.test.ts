@@ -64,7 +64,7 @@ describe('processBatch before the last receive', () => {
     expect(res.batchItemFailures).toEqual([]);
   });
 
-  it('keeps two batches that run at once apart (the local runtime runs a function\'s batches concurrently)', async () => {
+  it("keeps two batches that run at once apart (the local runtime runs a function's batches concurrently)", async () => {
     const slowOk = async () => new Promise<void>((r) => setTimeout(r, 20));
     const failing = async () => Promise.reject(new Error('down'));
     const [first, second] = await Promise.all([

@@ -13,13 +13,27 @@ const good = {
 
 describe('reading a remote incoming payment', () => {
   it('takes what it needs from a valid one', () => {
-    expect(receiverFrom(url, good)).toMatchObject({ state: 'open', asset: { code: 'USD', scale: 2 }, incoming: 500n, received: 100n, ilpAddress: 'test.other.abc' });
+    expect(receiverFrom(url, good)).toMatchObject({
+      state: 'open',
+      asset: { code: 'USD', scale: 2 },
+      incoming: 500n,
+      received: 100n,
+      ilpAddress: 'test.other.abc',
+    });
     expect(receiverFrom(url, { ...good, methods: [] }).state).toBe('closed');
     expect(receiverFrom(url, { ...good, completed: true }).state).toBe('completed');
   });
 
   it('answers a malformed one with 502 receiver_invalid, not a TypeError', () => {
-    for (const bad of [null, {}, { ...good, receivedAmount: undefined }, { ...good, receivedAmount: { value: '1.5', assetCode: 'USD', assetScale: 2 } }, { ...good, incomingAmount: { value: 'x' } }, { ...good, methods: 'ilp' }, { ...good, completed: 'no' }]) {
+    for (const bad of [
+      null,
+      {},
+      { ...good, receivedAmount: undefined },
+      { ...good, receivedAmount: { value: '1.5', assetCode: 'USD', assetScale: 2 } },
+      { ...good, incomingAmount: { value: 'x' } },
+      { ...good, methods: 'ilp' },
+      { ...good, completed: 'no' },
+    ]) {
       expect(() => receiverFrom(url, bad), JSON.stringify(bad)).toThrow(expect.objectContaining({ kind: 'upstream', code: 'receiver_invalid' }));
     }
   });

@@ -36,7 +36,7 @@ describe('request signatures', () => {
   it('verifies its own headers and refuses every change', () => {
     const header = signatureHeader(secret, req, 1000);
     expect(verifySignature(header, secret, req, 1000)).toMatchObject({ ok: true, t: 1000 });
-    expect(verifySignature(header, secret, { ...req, body: req.body + ' ' }, 1000).ok).toBe(false);
+    expect(verifySignature(header, secret, { ...req, body: `${req.body} ` }, 1000).ok).toBe(false);
     expect(verifySignature(header, secret, { ...req, method: 'GET' }, 1000).ok).toBe(false);
     expect(verifySignature(header, secret, { ...req, pathWithQuery: '/assets' }, 1000).ok).toBe(false);
     expect(verifySignature(header, 'other-secret-123456', req, 1000).ok).toBe(false);

@@ -1,5 +1,5 @@
-import { idParams } from '../../../lib/http/schemas';
 import { adminRoute, created } from '../../../lib/http/admin';
+import { idParams } from '../../../lib/http/schemas';
 import { addKey } from '../../../lib/wallet-addresses';
 import { ed25519Jwk } from '../../../lib/wallet-addresses/schemas';
 

@@ -1,5 +1,5 @@
-import { idParams } from '../../../lib/http/schemas';
 import { adminRoute, ok } from '../../../lib/http/admin';
+import { idParams } from '../../../lib/http/schemas';
 import { listKeys } from '../../../lib/wallet-addresses';
 
 export const handler = adminRoute({ params: idParams }, async ({ params }) => ok({ items: await listKeys(params.id) }));

@@ -1,5 +1,5 @@
-import { idParams } from '../../../lib/http/schemas';
 import { adminRoute, ok } from '../../../lib/http/admin';
+import { idParams } from '../../../lib/http/schemas';
 import { renameWalletAddress } from '../../../lib/wallet-addresses';
 import { updateWalletAddressBody } from '../../../lib/wallet-addresses/schemas';
 
