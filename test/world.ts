@@ -11,6 +11,17 @@ import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from 
 
 // An FSP's setup for payment tests: assets, liquidity, wallet addresses, and helpers that drive
 // the specification's flow through the Admin API and read what the service emitted.
+// Which kind of resource an Admin route's {id} names, by the route's first segment.
+const KINDS: Array<[string, string]> = [
+  ['/assets', 'asset'],
+  ['/wallet-addresses', 'wallet'],
+  ['/payment-intents', 'intent'],
+  ['/quotes', 'quote'],
+  ['/payments', 'payment'],
+  ['/peers', 'peer'],
+];
+export const resourceKindOf = (template: string) => KINDS.find(([prefix]) => template.startsWith(`${prefix}/`) || template === prefix)?.[1] ?? 'none';
+
 export interface World {
   usd: { id: string };
   eur: { id: string };

@@ -3,7 +3,7 @@ import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../lib/openapi';
 import type { TestStack } from '../stack';
-import { createFlow, ok, startPaymentsStack, type World } from '../world';
+import { createFlow, ok, resourceKindOf, startPaymentsStack, type World } from '../world';
 
 // Seeded fuzzing of the whole Admin API: FUZZ_N requests (default 2,000), each a valid request of a
 // random route with one random thing broken (a field dropped, retyped or replaced with something
@@ -134,22 +134,7 @@ type Mutated = { path: string; body: string; contentType?: string; badSignature?
 
 function mutate(op: (typeof operations)[number], rnd: () => number, n: number): Mutated {
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
-  const realId = (template: string) => {
-    const key = template.startsWith('/assets')
-      ? 'asset'
-      : template.startsWith('/wallet-addresses')
-        ? 'wallet'
-        : template.startsWith('/payment-intents')
-          ? 'intent'
-          : template.startsWith('/quotes')
-            ? 'quote'
-            : template.startsWith('/payments')
-              ? 'payment'
-              : template.startsWith('/peers')
-                ? 'peer'
-                : 'none';
-    return ids[key] ?? 'nope';
-  };
+  const realId = (template: string) => ids[resourceKindOf(template)] ?? 'nope';
   let path = op.path.replace('{id}', realId(op.path)).replace('{kid}', 'k1');
   const valid = validBody(op, n);
   let body = valid === undefined ? '' : JSON.stringify(valid);

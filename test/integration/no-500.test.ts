@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../lib/openapi';
 import type { TestStack } from '../stack';
-import { createFlow, ok, startPaymentsStack } from '../world';
+import { createFlow, ok, resourceKindOf, startPaymentsStack } from '../world';
 
 // Bad input never reaches a 500: every Admin route, with real and unknown ids, gets malformed,
 // mistyped and hostile bodies and queries, and must answer a 4xx problem+json (or succeed).
@@ -30,17 +30,7 @@ const bodies = (): string[] => {
 };
 
 function pathFor(template: string, real: boolean): string {
-  const key = template.startsWith('/assets')
-    ? 'asset'
-    : template.startsWith('/wallet-addresses')
-      ? 'wallet'
-      : template.startsWith('/payment-intents')
-        ? 'intent'
-        : template.startsWith('/quotes')
-          ? 'quote'
-          : template.startsWith('/payments')
-            ? 'payment'
-            : 'none';
+  const key = resourceKindOf(template);
   return template.replace('{id}', real ? (ids[key] ?? 'nope') : '00000000-0000-4000-8000-000000000000').replace('{kid}', real ? 'k1' : '%00%ff');
 }
 
