@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { type Stack, startStack } from '../infra/local/stack';
+import { type Stack, type StackOptions, startStack } from '../infra/local/stack';
 import { signatureHeader } from '../lib/http/signature';
 
 // A whole local stack for one test file, on the suite's emulators, with a signed Admin client.
@@ -58,8 +58,9 @@ export function adminClient(adminUrl: string, secret: string): Pick<TestStack, '
   return { admin, send, sign, freshSign };
 }
 
-export async function startTestStack(settings: Record<string, string> = {}): Promise<TestStack> {
+export async function startTestStack(settings: Record<string, string> = {}, options: Pick<StackOptions, 'envFile'> = {}): Promise<TestStack> {
   const stack = await startStack({
+    ...options,
     emulators: inject('emulators'),
     prefix: `t${randomBytes(4).toString('hex')}-`,
     settings: { ADMIN_API_SECRET: 'test-secret-0123456789abcdef', ...settings },

@@ -38,6 +38,10 @@ export const LOCAL_WEBHOOK_SECRET = `whsec_${Buffer.from('local-only-webhook-sec
 // node's folder under .local/ (git-ignored).
 export const dataDirOf = (root: string, node: NodeName) => resolve(root, process.env.LOCAL_DATA_DIR || NODES[node].dataDir);
 
+// Where a running node writes its functions' environment for `serverless offline`, in its data
+// folder (infra/serverless/offline.cjs reads it under this name).
+export const STACK_ENV_FILE = 'stack-env.json';
+
 // What `npm run reset` (or `npm start -- --fresh`) removes: the data, not the node's secrets (its
 // STREAM and Open Payments identity), so that peers and clients still know it.
 export function wipeData(dataDir: string): void {

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseDocument } from 'yaml';
-import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET } from './defaults';
+import { parse } from 'yaml';
+import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET, STACK_ENV_FILE } from './defaults';
 import { ROOT } from './serverless-config';
 import { startStack } from './stack';
 
@@ -12,15 +12,9 @@ import { startStack } from './stack';
 // the emulators (data in memory), provisions infra/resources.yml on them, serves the REST APIs that
 // resources.yml declares (which serverless-offline does not read) through the local gateways, and
 // feeds the queue and stream functions with the local pollers; `serverless offline start` serves
-// the Admin API from serverless-esbuild's bundles and fires the `schedule` events.
-//
-// serverless-offline gives functions provider.environment as it is written, so a `Ref` reaches
-// them as "[object Object]", whatever the process environment says; and it loads the CommonJS
-// bundles as ES modules, since package.json says "type": "module". So serverless runs in a
-// service folder of its own: serverless.yml with provider.environment resolved to what the stack
-// made (as CloudFormation would resolve it), a package.json for CommonJS (as Lambda, whose
-// bundles have none, loads them), and links to the code. Its bundles (.esbuild/) stay there too,
-// apart from `npm run package`'s.
+// the Admin API from serverless-esbuild's bundles and fires the `schedule` events, in the
+// environment this stack writes to a temporary data folder of its own (infra/serverless/offline.cjs
+// reads it there, and puts the bundles there too).
 const started = performance.now();
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
@@ -29,10 +23,12 @@ if (!process.env.ADMIN_API_SECRET) {
 }
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
-const config = parseDocument(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
+const config = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
 const adminPort = port('ADMIN_PORT', DEFAULT_PORTS.admin);
-const lambdaPort = port('LAMBDA_PORT', Number(config.getIn(['custom', 'serverless-offline', 'lambdaPort'])));
+const lambdaPort = port('LAMBDA_PORT', config.custom['serverless-offline'].lambdaPort);
+const dataDir = mkdtempSync(join(tmpdir(), 'payment-service-offline-'));
 const stack = await startStack({
+  envFile: join(dataDir, STACK_ENV_FILE),
   ports: {
     // The stack's own Admin gateway, which serverless-offline replaces here: any free port, unused.
     admin: 0,
@@ -43,25 +39,18 @@ const stack = await startStack({
     sqs: port('SQS_PORT', DEFAULT_PORTS.sqs),
     eventbridge: port('EVENTBRIDGE_PORT', DEFAULT_PORTS.eventbridge),
   },
+}).catch((e) => {
+  rmSync(dataDir, { recursive: true, force: true });
+  throw e;
 });
 
-const serviceDir = mkdtempSync(join(tmpdir(), 'payment-service-offline-'));
-for (const name of ['functions', 'lib', 'infra', 'node_modules', 'tsconfig.json']) {
-  symlinkSync(join(ROOT, name), join(serviceDir, name));
-}
-writeFileSync(join(serviceDir, 'package.json'), '{ "type": "commonjs" }\n');
-config.setIn(['provider', 'environment'], stack.env);
-writeFileSync(join(serviceDir, 'serverless.yml'), String(config), { mode: 0o600 }); // it holds the local secrets
-
-// The stack set the AWS SDK's endpoints and credentials in this environment; serverless-offline
-// passes every AWS_* variable on to the functions.
 const sls = spawn(
   join(ROOT, 'node_modules/.bin/serverless'),
   ['offline', 'start', '--stage', 'local', '--httpPort', String(adminPort), '--lambdaPort', String(lambdaPort)],
-  { cwd: serviceDir, stdio: ['ignore', 'inherit', 'pipe'] },
+  { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: dataDir }, stdio: ['ignore', 'inherit', 'pipe'] },
 );
 const exited = new Promise<void>((done) => sls.once('exit', () => done()));
-const service = String(config.get('service'));
+const service = String(config.service);
 
 let stopping = false;
 async function shutdown(reason: string, code: number) {
@@ -72,7 +61,7 @@ async function shutdown(reason: string, code: number) {
   await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
   if (sls.exitCode === null && sls.signalCode === null) sls.kill('SIGKILL');
   await stack.stop();
-  rmSync(serviceDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
   process.exit(code);
 }
 process.on('SIGINT', () => void shutdown('SIGINT', 0));
@@ -107,7 +96,7 @@ Payment service under serverless-offline ready in ${seconds} s
   Data          in memory: gone at Ctrl-C (npm start keeps its data in .local/)
   Rates (pull)  ${stack.env.EXCHANGE_RATES_URL || 'none (EXCHANGE_RATES_URL unset: push rates with POST /rates)'}
   Webhooks to   ${stack.env.WEBHOOK_URL || 'none (WEBHOOK_URL unset: deliveries fail and are retried)'}
-  Service folder ${serviceDir}   (serverless.yml with provider.environment resolved)
+  Bundles       ${dataDir}/esbuild/   (serverless-esbuild's, for serverless-offline)
 
 No local FSP simulator and no signing proxy here (npm start runs both). Ctrl-C stops everything.
 `);

@@ -5,8 +5,9 @@ import { parse } from 'yaml';
 import type { Route } from './rest-apis';
 
 // Reads serverless.yml the way the local run needs it: `${file(...)}` includes, `${env:X, 'd'}`,
-// `${opt:…, 'd'}`, `${sls:stage}`, `${sls:instanceId}` and `${self:service}`. Anything else is an error, so the file
-// stays within what both the Serverless Framework and this reader understand.
+// `${opt:…, 'd'}`, `${sls:stage}`, `${sls:instanceId}`, `${self:service}` and `${param:X}` (the
+// stage's `params`), where a default may be another of them (`${env:X, param:X}`). Anything else
+// is an error, so the file stays within what both the Serverless Framework and this reader understand.
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export interface FunctionDef {
@@ -24,50 +25,54 @@ export interface ServiceDef {
 
 const VARIABLE = /\$\{([^{}]+)\}/g;
 
-function resolveVariable(expr: string, stage: string, service: string): unknown {
+interface Context {
+  stage: string;
+  service: string;
+  params: Record<string, Record<string, unknown>>;
+}
+
+function resolveVariable(expr: string, ctx: Context): unknown {
   // CloudFormation's own substitutions in Fn::Sub (${AWS::Region}, ${SomeResource.Arn}) stay.
   if (/^(AWS::\w+|[A-Za-z0-9]+(\.\w+)?)$/.test(expr.trim())) return `\${${expr}}`;
   const [source, ...rest] = expr.split(',');
-  const fallback = rest.length
-    ? rest
-        .join(',')
-        .trim()
-        .replace(/^'(.*)'$/, '$1')
-    : undefined;
+  const other = rest.join(',').trim();
+  // A default is a literal ('d', 400) or another source (param:X).
+  const fallback = !rest.length ? undefined : /^\w+:/.test(other) ? resolveVariable(other, ctx) : other.replace(/^'(.*)'$/, '$1');
   const [kind, name] = source.trim().split(/:(.*)/s);
   if (kind === 'env') return process.env[name] ?? fallback;
-  if (kind === 'opt' && name === 'stage') return stage;
+  if (kind === 'opt' && name === 'stage') return ctx.stage;
   if (kind === 'opt') return fallback;
-  if (kind === 'sls' && name === 'stage') return stage;
+  if (kind === 'sls' && name === 'stage') return ctx.stage;
   if (kind === 'sls' && name === 'instanceId') return 'local';
-  if (kind === 'self' && name === 'service') return service;
+  if (kind === 'self' && name === 'service') return ctx.service;
+  if (kind === 'param') return ctx.params[ctx.stage]?.[name] ?? ctx.params.default?.[name] ?? fallback;
   throw new Error(`serverless.yml: the local run does not understand \${${expr}}`);
 }
 
-function resolve(value: unknown, stage: string, service: string): unknown {
+function resolve(value: unknown, ctx: Context): unknown {
   if (typeof value === 'string') {
     const include = /^\$\{file\(([^)]+)\)\}$/.exec(value);
-    if (include) return resolve(parse(readFileSync(join(ROOT, include[1]), 'utf8')), stage, service);
+    if (include) return resolve(parse(readFileSync(join(ROOT, include[1]), 'utf8')), ctx);
     // Innermost variables first, so that one may sit in another's default.
     let text = value;
     for (;;) {
       const whole = /^\$\{([^{}]+)\}$/.exec(text);
-      if (whole) return resolveVariable(whole[1], stage, service);
-      const next = text.replace(VARIABLE, (_, expr) => String(resolveVariable(expr, stage, service) ?? ''));
+      if (whole) return resolveVariable(whole[1], ctx);
+      const next = text.replace(VARIABLE, (_, expr) => String(resolveVariable(expr, ctx) ?? ''));
       if (next === text) return text;
       text = next;
     }
   }
-  if (Array.isArray(value)) return value.map((v) => resolve(v, stage, service));
+  if (Array.isArray(value)) return value.map((v) => resolve(v, ctx));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, stage, service)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, ctx)]));
   }
   return value;
 }
 
 export function loadService(stage = 'local'): ServiceDef {
   const raw = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
-  const doc = resolve(raw, stage, raw.service) as any;
+  const doc = resolve(raw, { stage, service: raw.service, params: raw.params ?? {} }) as any;
   return {
     service: doc.service,
     environment: doc.provider.environment ?? {},

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -37,6 +37,9 @@ export interface StackOptions {
   // checkpoint, so an outbox item committed but not yet sent is sent after a restart. Without
   // it, everything is in memory.
   dataDir?: string;
+  // Write `env` here (mode 0600: it holds the secrets) while the stack runs, for `serverless
+  // offline` (infra/serverless/offline.cjs, which reads <data folder>/stack-env.json).
+  envFile?: string;
 }
 
 export interface Stack {
@@ -45,6 +48,7 @@ export interface Stack {
   authServerUrl: string;
   connectorUrl: string; // where peers send ILP packets (ILP over HTTP)
   endpoints: { dynamodb: string; sqs: string; eventbridge: string };
+  // The functions' environment: serverless.yml's, resolved; the secrets; the AWS SDK's settings.
   env: Record<string, string>;
   refs: Refs;
   dynamo: DynamoDBClient;
@@ -89,14 +93,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(events.stop);
 
     // The local run never talks to AWS: the SDK's own variables point every client at the emulators.
-    Object.assign(process.env, {
+    const awsEnv = {
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
       AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
       AWS_ENDPOINT_URL_SQS: endpoints.sqs,
       AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
-    });
+    };
+    Object.assign(process.env, awsEnv);
     delete process.env.AWS_PROFILE;
     delete process.env.AWS_SESSION_TOKEN;
 
@@ -124,9 +129,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const service = loadService('local');
     const refs = await provision(service, { dynamo, sqs, events }, opts.prefix ?? '');
-    const env = Object.fromEntries(
-      Object.entries(resolveIntrinsics(service.environment, refs) as Record<string, unknown>).map(([k, v]) => [k, String(v ?? '')]),
-    );
+    const env: Record<string, string> = {
+      ...awsEnv,
+      ...Object.fromEntries(Object.entries(resolveIntrinsics(service.environment, refs) as Record<string, unknown>).map(([k, v]) => [k, String(v ?? '')])),
+    };
     // The secrets too: Secrets Manager's part on AWS, the environment's here (SECRETS_PREFIX empty).
     for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET'] as const) env[name] = settings[name];
     Object.assign(process.env, env);
@@ -174,6 +180,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       stops.push(async () => stopSchedules());
     }
     const byName = new Map(service.functions.map((f) => [f.name, f]));
+    const { envFile } = opts;
+    if (envFile) {
+      writeFileSync(envFile, `${JSON.stringify(env, null, 2)}\n`, { mode: 0o600 });
+      stops.push(async () => rmSync(envFile, { force: true }));
+    }
     const invoke = (name: string, event?: unknown) => {
       const fn = byName.get(name);
       if (!fn) throw new Error(`No function ${name} in serverless.yml`);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { dataDirOf, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, wipeData } from './defaults';
+import { dataDirOf, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, STACK_ENV_FILE, wipeData } from './defaults';
 import { startFsp } from './fsp';
 import { announceNodeB, startLocalProxy } from './proxy';
 import { ROOT } from './serverless-config';
@@ -58,6 +58,7 @@ if (fsp) {
 const stack = await startStack({
   schedules: true,
   dataDir,
+  envFile: join(dataDir, STACK_ENV_FILE), // for `serverless offline` (README "serverless-offline")
   settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret },
   ports: {
     admin: adminPort,

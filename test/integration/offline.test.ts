@@ -1,14 +1,20 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { STACK_ENV_FILE } from '../../infra/local/defaults';
 import { freePort } from '../../infra/local/emulators';
 import { ROOT } from '../../infra/local/serverless-config';
-import { adminClient } from '../stack';
+import { adminClient, startTestStack } from '../stack';
 import { ok, waitFor } from '../world';
 
-// `npm run offline` as a user runs it, on free ports: serverless-offline serves the signed Admin
-// API from serverless.yml's http events, the local gateway the resource server from
-// infra/resources.yml, both on the same emulators; a signal to the process group stops every
-// process it started (serverless, DynamoDB Local's JVM).
+// serverless-offline serving the signed Admin API from serverless.yml's http events, on the local
+// stack's emulators: as `npm run offline` runs it (with the resource server beside it from the
+// local gateway), and as the README's `npx serverless offline start` runs it beside a running
+// stack. On free ports; a signal to the process group stops every process started (serverless,
+// esbuild, DynamoDB Local's JVM).
 const SECRET = 'offline-test-secret-123456';
 const PORTS = ['ADMIN_PORT', 'OPEN_PAYMENTS_PORT', 'AUTH_SERVER_PORT', 'CONNECTOR_PORT', 'LAMBDA_PORT', 'DYNAMODB_PORT', 'SQS_PORT', 'EVENTBRIDGE_PORT'];
 
@@ -22,6 +28,36 @@ function groupProcesses(pgid: number): string[] {
   } catch {
     return [];
   }
+}
+
+// Sends SIGINT to the process group, waits for it to end (SIGKILL if it does not: a failed stop
+// leaves nothing behind either), and returns what SIGINT left.
+async function stopGroup(pgid: number): Promise<string[]> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-pgid, name);
+    } catch {
+      // the group has ended
+    }
+  };
+  signal('SIGINT');
+  const ended = async () => groupProcesses(pgid).length === 0 || undefined;
+  await waitFor(`every process of group ${pgid} to end`, ended, 15_000).catch(() => undefined);
+  const left = groupProcesses(pgid);
+  if (left.length) signal('SIGKILL');
+  return left;
+}
+
+// A 401 problem for a forged signature, from the Admin API at `send`'s URL.
+async function expectForgedRefused(send: ReturnType<typeof adminClient>['send']) {
+  const forged = `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`;
+  const refused = await send('POST', '/assets', {
+    body: JSON.stringify({ code: 'EUR', scale: 2 }),
+    headers: { 'content-type': 'application/json', signature: forged },
+  });
+  expect(refused.status).toBe(401);
+  expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(refused.body).toMatchObject({ status: 401, code: 'unauthorized' });
 }
 
 describe('npm run offline', () => {
@@ -63,30 +99,62 @@ describe('npm run offline', () => {
         resourceServer: wallets,
       });
 
-      const body = JSON.stringify({ code: 'EUR', scale: 2 });
-      const forged = `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`;
-      const refused = await send('POST', '/assets', {
-        body,
-        headers: { 'content-type': 'application/json', signature: forged },
-      });
-      expect(refused.status).toBe(401);
-      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(refused.body).toMatchObject({ status: 401, code: 'unauthorized' });
+      await expectForgedRefused(send);
     } finally {
-      const pgid = child.pid!;
-      const signal = (name: NodeJS.Signals) => {
-        try {
-          process.kill(-pgid, name);
-        } catch {
-          // the group has ended
-        }
-      };
-      signal('SIGINT');
-      const ended = async () => groupProcesses(pgid).length === 0 || undefined;
-      await waitFor('every process of npm run offline to end', ended, 15_000).catch(() => undefined);
-      left = groupProcesses(pgid);
-      if (left.length) signal('SIGKILL'); // a failed stop leaves nothing behind either
+      left = await stopGroup(child.pid!);
     }
     expect(left, 'processes that SIGINT did not stop').toEqual([]);
   }, 60_000);
+});
+
+describe('npx serverless offline start', () => {
+  // README "serverless-offline": beside a running stack (here this file's, which writes its
+  // functions' environment to its data folder as npm start does), the plain command from the
+  // repository's root. The bundles go to that data folder, so `serverless package` (package.test.ts)
+  // can build in .esbuild/ at the same time.
+  it("serves the signed Admin API from the bundles on the running stack's tables; it asks for npm start without one", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'offline-test-'));
+    const envFile = join(dataDir, STACK_ENV_FILE);
+    const [httpPort, lambdaPort] = await Promise.all([freePort(), freePort()]);
+    const serverless = join(ROOT, 'node_modules/.bin/serverless');
+    const args = ['offline', 'start', '--stage', 'local', '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort)];
+    // A shell's environment: nothing of the stack's (startStack puts it in this process's too).
+    const shell = (stackEnv: Record<string, string> = {}) => ({
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in stackEnv))),
+      LOCAL_DATA_DIR: dataDir,
+    });
+
+    const alone = promisify(execFile)(serverless, args, { cwd: ROOT, env: shell() });
+    await expect(alone).rejects.toMatchObject({ stdout: expect.stringContaining('start one with `npm start` first') });
+
+    const stack = await startTestStack({ ADMIN_API_SECRET: SECRET }, { envFile });
+    expect(statSync(envFile).mode & 0o777).toBe(0o600); // it holds the secrets
+    const child = spawn(serverless, args, { cwd: ROOT, env: shell(stack.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    let left: string[] = [];
+    let envFileLeft = true;
+    try {
+      const ready = () => /Server ready: /.test(output);
+      const settled = async () => child.exitCode !== null || ready() || undefined;
+      await waitFor('serverless offline to be ready', settled, 60_000).catch(() => undefined);
+      expect(ready() && child.exitCode === null, output).toBe(true);
+
+      // Signed with the stack's secret, written to the stack's tables: both come from the stack.
+      const { admin, send } = adminClient(`http://localhost:${httpPort}`, SECRET);
+      const asset = await ok(admin('POST', '/assets', { code: 'USD', scale: 2 }));
+      expect(asset).toMatchObject({ code: 'USD', scale: 2 });
+      expect(await ok(admin('GET', `/assets/${asset.id}`), 200)).toMatchObject(asset);
+      expect(await ok(stack.admin('GET', `/assets/${asset.id}`), 200)).toMatchObject(asset);
+      await expectForgedRefused(send);
+    } finally {
+      left = await stopGroup(child.pid!);
+      await stack.stop();
+      envFileLeft = existsSync(envFile);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    expect(left, 'processes that SIGINT did not stop').toEqual([]);
+    expect(envFileLeft, 'the environment file after the stack stopped').toBe(false);
+  }, 90_000);
 });

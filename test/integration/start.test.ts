@@ -1,8 +1,9 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { STACK_ENV_FILE } from '../../infra/local/defaults';
 import { freePort } from '../../infra/local/emulators';
 import { ROOT } from '../../infra/local/serverless-config';
 import { adminClient } from '../stack';
@@ -93,8 +94,17 @@ async function startAndStop(signal: NodeJS.Signals) {
   const openapi = await fetch(`${node.adminUrl}/openapi.json`);
   expect(openapi.status).toBe(200);
   expect(javaPids(node.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
+  // The functions' environment, for `serverless offline` while the node runs (it holds the secrets).
+  const envFile = join(node.dataDir, STACK_ENV_FILE);
+  expect(JSON.parse(readFileSync(envFile, 'utf8'))).toMatchObject({
+    ADMIN_API_SECRET: SECRET,
+    ILP_ADDRESS: 'test.node-a',
+    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${node.ports.DYNAMODB_PORT}`,
+  });
+  expect(statSync(envFile).mode & 0o777).toBe(0o600);
   await node.stop(signal);
   expect(javaPids(node.ports.DYNAMODB_PORT)).toEqual([]);
+  expect(existsSync(envFile)).toBe(false);
 }
 
 describe('npm start', () => {

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NODES, nodeFromArgs } from '../../infra/local/defaults';
+import { loadService } from '../../infra/local/serverless-config';
 
 describe('the local nodes', () => {
   it('takes --node b out of the arguments and picks Node B; anything else is Node A', () => {
@@ -16,5 +17,21 @@ describe('the local nodes', () => {
     const all = [...Object.values(NODES.a.ports), ...Object.values(NODES.b.ports)];
     expect(new Set(all).size).toBe(all.length);
     expect([NODES.a.ilpAddress, NODES.b.ilpAddress]).toEqual(['test.node-a', 'test.node-b']);
+  });
+
+  afterEach(() => vi.unstubAllEnvs());
+
+  it("gives serverless.yml's local stage Node A's ILP address and URLs, and no other stage a default for them", () => {
+    const required = ['ILP_ADDRESS', 'WALLET_ADDRESS_URL', 'AUTH_SERVER_URL'];
+    for (const name of required) vi.stubEnv(name, undefined);
+    const settings = (stage: string) => Object.fromEntries(required.map((name) => [name, loadService(stage).environment[name]]));
+    expect(settings('local')).toEqual({
+      ILP_ADDRESS: NODES.a.ilpAddress,
+      WALLET_ADDRESS_URL: `http://localhost:${NODES.a.ports.openPayments}`,
+      AUTH_SERVER_URL: `http://localhost:${NODES.a.ports.authServer}`,
+    });
+    expect(settings('ci')).toEqual({ ILP_ADDRESS: undefined, WALLET_ADDRESS_URL: undefined, AUTH_SERVER_URL: undefined });
+    vi.stubEnv('ILP_ADDRESS', 'test.mine');
+    expect(settings('local').ILP_ADDRESS).toBe('test.mine');
   });
 });
