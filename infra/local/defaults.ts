@@ -20,6 +20,20 @@ export const NODES = {
 };
 export type NodeName = keyof typeof NODES;
 
+// A local port from its setting (ADMIN_PORT, …), else the node's default.
+export const envPort = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+// The ports of a stack's REST APIs but the Admin API's, and of its emulators: each from its setting,
+// else the node's default.
+export const stackPorts = (defaults: typeof DEFAULT_PORTS) => ({
+  openPayments: envPort('OPEN_PAYMENTS_PORT', defaults.openPayments),
+  authServer: envPort('AUTH_SERVER_PORT', defaults.authServer),
+  connector: envPort('CONNECTOR_PORT', defaults.connector),
+  dynamodb: envPort('DYNAMODB_PORT', defaults.dynamodb),
+  sqs: envPort('SQS_PORT', defaults.sqs),
+  eventbridge: envPort('EVENTBRIDGE_PORT', defaults.eventbridge),
+});
+
 // `--node b` among a command's arguments picks Node B; anything else is Node A.
 export function nodeFromArgs(args: string[]): NodeName {
   const at = args.indexOf('--node');

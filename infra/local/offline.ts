@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET, STACK_ENV_FILE } from './defaults';
+import { DEFAULT_PORTS, envPort, LOCAL_ADMIN_API_SECRET, STACK_ENV_FILE, stackPorts } from './defaults';
 import { ROOT } from './serverless-config';
 import { startStack } from './stack';
 
@@ -16,7 +16,6 @@ import { startStack } from './stack';
 // environment this stack writes to a temporary data folder of its own (infra/serverless/offline.cjs
 // reads it there, and puts the bundles there too).
 const started = performance.now();
-const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 if (!process.env.ADMIN_API_SECRET) {
   console.warn(`warning: ADMIN_API_SECRET is not set; using the local-only default "${LOCAL_ADMIN_API_SECRET}"`);
@@ -24,20 +23,15 @@ if (!process.env.ADMIN_API_SECRET) {
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
 const config = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
-const adminPort = port('ADMIN_PORT', DEFAULT_PORTS.admin);
-const lambdaPort = port('LAMBDA_PORT', config.custom['serverless-offline'].lambdaPort);
+const adminPort = envPort('ADMIN_PORT', DEFAULT_PORTS.admin);
+const lambdaPort = envPort('LAMBDA_PORT', config.custom['serverless-offline'].lambdaPort);
 const dataDir = mkdtempSync(join(tmpdir(), 'payment-service-offline-'));
 const stack = await startStack({
   envFile: join(dataDir, STACK_ENV_FILE),
   ports: {
     // The stack's own Admin gateway, which serverless-offline replaces here: any free port, unused.
     admin: 0,
-    openPayments: port('OPEN_PAYMENTS_PORT', DEFAULT_PORTS.openPayments),
-    authServer: port('AUTH_SERVER_PORT', DEFAULT_PORTS.authServer),
-    connector: port('CONNECTOR_PORT', DEFAULT_PORTS.connector),
-    dynamodb: port('DYNAMODB_PORT', DEFAULT_PORTS.dynamodb),
-    sqs: port('SQS_PORT', DEFAULT_PORTS.sqs),
-    eventbridge: port('EVENTBRIDGE_PORT', DEFAULT_PORTS.eventbridge),
+    ...stackPorts(DEFAULT_PORTS),
   },
 }).catch((e) => {
   rmSync(dataDir, { recursive: true, force: true });

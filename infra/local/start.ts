@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { dataDirOf, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, STACK_ENV_FILE, wipeData } from './defaults';
+import { dataDirOf, envPort, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, STACK_ENV_FILE, stackPorts, wipeData } from './defaults';
 import { startFsp } from './fsp';
 import { announceNodeB, startLocalProxy } from './proxy';
 import { ROOT } from './serverless-config';
@@ -15,7 +15,6 @@ const node = NODES[nodeName];
 const fresh = process.argv.includes('--fresh');
 const DEFAULT_PORTS = node.ports;
 process.env.ILP_ADDRESS ||= node.ilpAddress;
-const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 if (!process.env.ADMIN_API_SECRET) {
   console.warn(`warning: ADMIN_API_SECRET is not set; using the local-only default "${LOCAL_ADMIN_API_SECRET}"`);
@@ -32,7 +31,7 @@ for (const name of ['STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET']) kept[name] 
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
 for (const [name, value] of Object.entries(kept)) process.env[name] ||= value;
-const adminPort = port('ADMIN_PORT', DEFAULT_PORTS.admin);
+const adminPort = envPort('ADMIN_PORT', DEFAULT_PORTS.admin);
 const adminSecret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
 const webhookSecret = process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET;
 
@@ -41,7 +40,7 @@ const ratesFile = process.env.FSP_RATES_FILE ?? join(ROOT, 'infra/local/fsp-rate
 const needFsp = !process.env.EXCHANGE_RATES_URL || !process.env.WEBHOOK_URL;
 const fsp = needFsp
   ? await startFsp({
-      port: port('FSP_PORT', DEFAULT_PORTS.fsp),
+      port: envPort('FSP_PORT', DEFAULT_PORTS.fsp),
       ratesFile,
       webhookSecret,
       adminUrl: `http://localhost:${adminPort}`,
@@ -62,12 +61,7 @@ const stack = await startStack({
   settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret },
   ports: {
     admin: adminPort,
-    openPayments: port('OPEN_PAYMENTS_PORT', DEFAULT_PORTS.openPayments),
-    authServer: port('AUTH_SERVER_PORT', DEFAULT_PORTS.authServer),
-    connector: port('CONNECTOR_PORT', DEFAULT_PORTS.connector),
-    dynamodb: port('DYNAMODB_PORT', DEFAULT_PORTS.dynamodb),
-    sqs: port('SQS_PORT', DEFAULT_PORTS.sqs),
-    eventbridge: port('EVENTBRIDGE_PORT', DEFAULT_PORTS.eventbridge),
+    ...stackPorts(DEFAULT_PORTS),
   },
 });
 
