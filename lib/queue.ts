@@ -1,8 +1,9 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from './log';
 import { sqs } from './sqs';
+import { observed } from './tracing';
 
 // Runs a batch of SQS messages through `work`, all messages at once, and reports the ones that
 // failed (partial batch response, by Powertools' batch processor). A failed message is hidden for
@@ -60,3 +61,8 @@ export function processBatch(queueUrl: string, records: SQSRecord[], work: Work,
     throwOnFullBatchFailure: false,
   });
 }
+
+// The Lambda handler of a queue's consumer: each batch through processBatch, traced, its metrics
+// published. The queue's URL is read at the first message, when the configuration is checked.
+export const queueConsumer = (queueUrl: () => string, work: Work, options: BatchOptions) =>
+  observed((event: SQSEvent) => processBatch(queueUrl(), event.Records, work, options));

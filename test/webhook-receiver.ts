@@ -51,6 +51,13 @@ export async function startWebhookReceiver() {
     get seen() {
       return accepted().map((d) => d.event);
     },
+    // The types of the delivered events about one resource, sorted.
+    typesOf(id: string): string[] {
+      return accepted()
+        .filter((d) => d.event.data.id === id)
+        .map((d) => d.event.type)
+        .sort();
+    },
     respondWith(r: Responder) {
       respond = r;
     },

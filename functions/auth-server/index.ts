@@ -2,36 +2,33 @@ import { cancelGrant, continueGrant, interactionNotOffered, requestGrant, revoke
 import { grantRequest } from '../../lib/auth-server/schemas';
 import { config } from '../../lib/config';
 import { json, openPaymentsApi, parseJson } from '../../lib/http/open-payments';
-import { observed } from '../../lib/tracing';
 
 // The Open Payments authorization server's public API (GNAP): grants, continuation, token
 // management (lib/auth-server). Every request is signed by the client; see its README section.
 const noContent = { status: 204 };
 
-export const handler = observed(
-  openPaymentsApi(
-    () => config.AUTH_SERVER_URL,
-    [
-      { method: 'POST', path: '/', handler: async (req) => json(200, await requestGrant(parseJson(req, grantRequest), req.signed)) },
-      { method: 'POST', path: '/continue/{id}', handler: async (req) => json(200, await continueGrant(req.params.id, req.token, req.signed)) },
-      {
-        method: 'DELETE',
-        path: '/continue/{id}',
-        handler: async (req) => {
-          await cancelGrant(req.params.id, req.token, req.signed);
-          return noContent;
-        },
+export const handler = openPaymentsApi(
+  () => config.AUTH_SERVER_URL,
+  [
+    { method: 'POST', path: '/', handler: async (req) => json(200, await requestGrant(parseJson(req, grantRequest), req.signed)) },
+    { method: 'POST', path: '/continue/{id}', handler: async (req) => json(200, await continueGrant(req.params.id, req.token, req.signed)) },
+    {
+      method: 'DELETE',
+      path: '/continue/{id}',
+      handler: async (req) => {
+        await cancelGrant(req.params.id, req.token, req.signed);
+        return noContent;
       },
-      { method: 'POST', path: '/token/{id}', handler: async (req) => json(200, await rotateToken(req.params.id, req.token, req.signed)) },
-      {
-        method: 'DELETE',
-        path: '/token/{id}',
-        handler: async (req) => {
-          await revokeAccessToken(req.params.id, req.token, req.signed);
-          return noContent;
-        },
+    },
+    { method: 'POST', path: '/token/{id}', handler: async (req) => json(200, await rotateToken(req.params.id, req.token, req.signed)) },
+    {
+      method: 'DELETE',
+      path: '/token/{id}',
+      handler: async (req) => {
+        await revokeAccessToken(req.params.id, req.token, req.signed);
+        return noContent;
       },
-      { method: 'GET', path: '/interact/{id}/{nonce}', handler: interactionNotOffered },
-    ],
-  ),
+    },
+    { method: 'GET', path: '/interact/{id}/{nonce}', handler: interactionNotOffered },
+  ],
 );

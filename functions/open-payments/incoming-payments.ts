@@ -1,14 +1,11 @@
 import { openPaymentsApi } from '../../lib/http/open-payments';
 import { completeIncomingPayment, createIncomingPayment, getIncomingPayment, listIncomingPayments } from '../../lib/open-payments/incoming-payments';
 import { resourceServerUrl } from '../../lib/resources';
-import { observed } from '../../lib/tracing';
 
 // Open Payments incoming payments, on the resource server (lib/open-payments/incoming-payments.ts).
-export const handler = observed(
-  openPaymentsApi(resourceServerUrl, [
-    { method: 'POST', path: '/incoming-payments', handler: createIncomingPayment },
-    { method: 'GET', path: '/incoming-payments', handler: listIncomingPayments },
-    { method: 'GET', path: '/incoming-payments/{id}', handler: getIncomingPayment },
-    { method: 'POST', path: '/incoming-payments/{id}/complete', handler: completeIncomingPayment },
-  ]),
-);
+export const handler = openPaymentsApi(resourceServerUrl, [
+  { method: 'POST', path: '/incoming-payments', handler: createIncomingPayment },
+  { method: 'GET', path: '/incoming-payments', handler: listIncomingPayments },
+  { method: 'GET', path: '/incoming-payments/{id}', handler: getIncomingPayment },
+  { method: 'POST', path: '/incoming-payments/{id}/complete', handler: completeIncomingPayment },
+]);

@@ -29,18 +29,22 @@ export interface Emulator {
 // A DynamoDB Local that an earlier run left behind (its Node process crashed and could not stop
 // the JVM) holds the port; it is stopped, so that a start never fails on it or, worse, talks to it.
 // Any other program on the port is an error that names the setting to change.
-async function clearPort(port: number): Promise<void> {
-  let pids: number[] = [];
+// The DynamoDB Local JVMs that listen on a port.
+export function dynamoDbLocalPids(port: number): number[] {
   try {
-    pids = execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.* -port ${port}( |$)`])
+    return execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.* -port ${port}( |$)`])
       .toString()
       .trim()
       .split('\n')
       .filter(Boolean)
       .map(Number);
   } catch {
-    // none (pgrep exits 1)
+    return []; // none (pgrep exits 1)
   }
+}
+
+async function clearPort(port: number): Promise<void> {
+  const pids = dynamoDbLocalPids(port);
   const ps = (field: string, pid: number) => {
     try {
       return execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)])

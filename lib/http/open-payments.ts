@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodType } from 'zod';
 import { DomainError, OpenPaymentsError } from '../errors';
 import { logger } from '../log';
+import { observed } from '../tracing';
 import { type SignedRequest, targetUris } from './message-signatures';
 import { fieldErrors, type Problem, problem } from './problem';
 
@@ -104,8 +105,8 @@ const respond = (r: OpReply): APIGatewayProxyResult => ({
   body: r.body === undefined ? '' : JSON.stringify(r.body),
 });
 
-// A Lambda handler serving `routes`; `base` is the API's public URL, against which signatures'
-// @target-uri is checked.
+// A Lambda handler serving `routes` (traced, its metrics published); `base` is the API's public
+// URL, against which signatures' @target-uri is checked.
 export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
   const router = httpRouterHandler<APIGatewayProxyEvent, APIGatewayProxyResult>({
     routes: routes.map((r) => ({
@@ -117,7 +118,7 @@ export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
       throw new OpenPaymentsError(404, 'not_found', `No route ${method} ${path}`);
     },
   }) as unknown as (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
-  return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  return observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const started = performance.now();
     let result: APIGatewayProxyResult;
     if (event.httpMethod === 'OPTIONS')
@@ -131,5 +132,5 @@ export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
     }
     logger.info('request', { method: event.httpMethod, path: event.path, status: result.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
     return result;
-  };
+  });
 }

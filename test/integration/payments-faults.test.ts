@@ -49,12 +49,7 @@ describe('faults lose nothing and never double-spend', () => {
     // The events committed with the write; the crash came after, so they went out all the same.
     await events.waitForEvent('payment.completed', (d) => d.id === payment.id);
     await events.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
-    expect(
-      events.seen
-        .filter((e) => e.data.id === payment.id)
-        .map((e) => e.type)
-        .sort(),
-    ).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
+    expect(events.typesOf(payment.id)).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
   });
 
   it('a message with only the payment id (as written before messages carried the intent) still delivers a local payment, once', async () => {

@@ -44,18 +44,8 @@ describe('the basic payment flow', () => {
     expect(completed.data.state).toBe('completed');
     await events.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
     // Webhooks are delivered concurrently, so their order is not promised; each arrives once.
-    expect(
-      events.seen
-        .filter((e) => e.data.id === intent.id)
-        .map((e) => e.type)
-        .sort(),
-    ).toEqual(['payment_intent.completed', 'payment_intent.created']);
-    expect(
-      events.seen
-        .filter((e) => e.data.id === payment.id)
-        .map((e) => e.type)
-        .sort(),
-    ).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
+    expect(events.typesOf(intent.id)).toEqual(['payment_intent.completed', 'payment_intent.created']);
+    expect(events.typesOf(payment.id)).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
 
     // The FSP settles what the intent received.
     const withdrawn = await ok(s.admin('POST', `/payment-intents/${intent.id}/withdraw`), 200);

@@ -4,25 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STACK_ENV_FILE } from '../../infra/local/defaults';
-import { freePort } from '../../infra/local/emulators';
+import { dynamoDbLocalPids, freePort } from '../../infra/local/emulators';
 import { ROOT } from '../../infra/local/serverless-config';
 import { adminClient } from '../stack';
 import { ok, waitFor } from '../world';
 
 // `npm start` (and `npm run start:node-b`) as a user runs them: ready banner, a working Admin API,
 // and a signal to the process group stops every child, DynamoDB Local's JVM included.
-function javaPids(port: number): number[] {
-  try {
-    return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar.*-port ${port}`])
-      .toString()
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
 
 const SECRET = 'start-test-secret-123456';
 
@@ -59,7 +47,7 @@ async function startNode(script: 'start' | 'start:node-b', opts: { ports?: Ports
   const stop = async (signal: NodeJS.Signals = 'SIGINT') => {
     process.kill(-child.pid!, signal);
     await exited;
-    for (let i = 0; i < 50 && javaPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && dynamoDbLocalPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
   };
   // As a crash of Node would: every process of the group but DynamoDB Local's JVM, at once.
   const crash = async () => {
@@ -93,7 +81,7 @@ async function startAndStop(signal: NodeJS.Signals) {
   expect(node.output()).toContain(`ILP connector                 ${node.connector}   (ILP address test.node-a;`);
   const openapi = await fetch(`${node.adminUrl}/openapi.json`);
   expect(openapi.status).toBe(200);
-  expect(javaPids(node.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
+  expect(dynamoDbLocalPids(node.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
   // The functions' environment, for `serverless offline` while the node runs (it holds the secrets).
   const envFile = join(node.dataDir, STACK_ENV_FILE);
   expect(JSON.parse(readFileSync(envFile, 'utf8'))).toMatchObject({
@@ -103,7 +91,7 @@ async function startAndStop(signal: NodeJS.Signals) {
   });
   expect(statSync(envFile).mode & 0o777).toBe(0o600);
   await node.stop(signal);
-  expect(javaPids(node.ports.DYNAMODB_PORT)).toEqual([]);
+  expect(dynamoDbLocalPids(node.ports.DYNAMODB_PORT)).toEqual([]);
   expect(existsSync(envFile)).toBe(false);
 }
 
@@ -140,7 +128,7 @@ describe('the local data', () => {
     expect(await codes(second)).toEqual(['KEPT']);
     await ok(second.admin('POST', '/assets', { code: 'CRASH', scale: 2 }));
     await second.crash(); // its DynamoDB Local stays, holding the port and the files
-    expect(javaPids(first.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
+    expect(dynamoDbLocalPids(first.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
 
     const third = await startNode('start', { ports: first.ports, dataDir: first.dataDir });
     expect(third.output()).toContain(`Stopping a DynamoDB Local that an earlier run left on port ${first.ports.DYNAMODB_PORT}`);
