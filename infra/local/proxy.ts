@@ -102,7 +102,7 @@ export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
     }
     const body = Buffer.concat(chunks);
     const method = req.method ?? 'GET';
-    // Node joins a repeated header with ", ", and so does the gateway behind: both sign one value.
+    // A repeated Idempotency-Key is forwarded as sent, and the service refuses it (400).
     const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
     // The body is read whole already, so an Expect: 100-continue has nothing left to wait for.
     const headers = ['host', base.host, ...forwardable(req.rawHeaders, ['host', 'signature', 'content-length', 'expect'])];

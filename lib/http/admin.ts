@@ -65,13 +65,19 @@ function signedPaths(event: AdminEvent): string[] {
   return sentQueries(entriesOf(event.multiValueQueryStringParameters)).map((q) => (q ? `${event.path}?${q}` : event.path));
 }
 
-// Header names in lower case, and each query parameter once: a repeated one would reach the
-// route as its last value only, which is not what the client meant.
+// Header names in lower case; each query parameter, and each header the signature or the route
+// reads, once: a repeated one would reach the route as its last value only, which is not what the
+// client meant (nor what a signer that joined the values signed).
+const SINGLE_HEADERS = ['signature', 'idempotency-key', 'content-type'];
 const normalize = (): MiddlewareObj<AdminEvent> => ({
   before: ({ event }) => {
     event.headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).filter(([, v]) => (v?.length ?? 0) > 1);
     if (repeated.length) throw invalid('invalid_request', `Each query parameter may be given once: ${repeated.map(([k]) => k).join(', ')}`);
+    const sent = new Map<string, number>();
+    for (const [k, v] of Object.entries(event.multiValueHeaders ?? {})) sent.set(k.toLowerCase(), (sent.get(k.toLowerCase()) ?? 0) + (v?.length ?? 0));
+    const twice = SINGLE_HEADERS.filter((h) => (sent.get(h) ?? 0) > 1);
+    if (twice.length) throw invalid('invalid_request', `Each of these headers may be given once: ${twice.join(', ')}`);
   },
 });
 

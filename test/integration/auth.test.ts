@@ -76,6 +76,37 @@ describe('Admin API signatures', () => {
     expect(res.body).toMatchObject({ code: 'invalid_request', detail: expect.stringContaining('limit') });
   });
 
+  it('refuses a signature or Idempotency-Key header given twice with 400, acting on neither', async () => {
+    const body = json({ code: 'TWICE', scale: 2 });
+    const send = (headers: Array<[string, string]>) =>
+      new Promise<number>((resolve, reject) => {
+        // node:http sends each pair as its own header line (fetch would join them).
+        const req = request(`${s.adminUrl}/assets`, { method: 'POST', headers: headers.flat() }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const signed = s.sign('POST', '/assets', body, undefined, 'twice-1');
+    expect(
+      await send([
+        ['content-type', 'application/json'],
+        ['Idempotency-Key', 'twice-1'],
+        ['idempotency-key', 'twice-2'],
+        ['signature', signed],
+      ]),
+    ).toBe(400);
+    expect(
+      await send([
+        ['content-type', 'application/json'],
+        ['signature', signed],
+        ['Signature', signed],
+      ]),
+    ).toBe(400);
+    expect(await assetCodes()).not.toContain('TWICE');
+  });
+
   it('reads header names in any letter case, as a REST API passes them on', async () => {
     const body = json({ code: 'CASE', scale: 2 });
     const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': `case-${Date.now()}`, SIGNATURE: '' };
