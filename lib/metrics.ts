@@ -55,7 +55,7 @@ export function countRatePull(ok: boolean): void {
 export const countLedgerConflict = () => count(METRICS.ledgerConflictsRetried);
 
 // Publishes what this invocation stored; nothing (and no Powertools warning) when it stored none.
-export function flushMetrics(): void {
+function flushMetrics(): void {
   if (instance?.hasStoredMetrics()) instance.publishStoredMetrics();
 }
 

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { amount } from './amounts';
 import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './assets/schemas';
 import { type Problem, problem } from './http/problem';
-import { idParams, page, pageQuery } from './http/schemas';
+import { idParams, MAX_BODY_BYTES, page, pageQuery } from './http/schemas';
 import { createIntentBody, paymentIntent } from './payment-intents/schemas';
 import { createPaymentBody, payment } from './payments/schemas';
 import { createPeerBody, peer, peerWithLiquidity, updatePeerBody } from './peers/schemas';
@@ -617,14 +617,14 @@ const problemResponse = (description: string) => ({
   content: { 'application/problem+json': { schema: { $ref: componentRef('Problem') } } },
 });
 
-// What the signed stack (lib/http/admin.ts) can answer on every route; 64 KiB is its MAX_BODY_BYTES.
+// What the signed stack (lib/http/admin.ts) can answer on every route.
 const sharedResponses = {
   BadRequest: problemResponse(
     'Invalid request (`invalid_request`, `malformed_json`, `unsupported_media_type`): a bad body, query or header, ' +
       'or one the route does not take; `errors` lists each bad field.',
   ),
   Unauthorized: problemResponse('The signature is missing, malformed, stale, wrong or used before (`unauthorized`); nothing changed.'),
-  PayloadTooLarge: problemResponse('The body is over 64 KiB (`payload_too_large`).'),
+  PayloadTooLarge: problemResponse(`The body is over ${MAX_BODY_BYTES / 1024} KiB (\`payload_too_large\`).`),
   InternalError: problemResponse('The request could not be completed (`internal_error`); it is safe to retry.'),
 };
 const responseRef = (name: keyof typeof sharedResponses) => ({ $ref: `#/components/responses/${name}` });

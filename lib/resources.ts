@@ -16,12 +16,7 @@ export function localIntentId(receiver: string): string | undefined {
   const prefix = `${resourceServerUrl()}/incoming-payments/`.toLowerCase();
   const lower = receiver.toLowerCase();
   if (lower.startsWith(prefix) && UUID.test(lower.slice(prefix.length))) return lower.slice(prefix.length);
-  let url: URL | undefined;
-  try {
-    url = new URL(receiver);
-  } catch {
-    // not a URL: refused below
-  }
+  const url = URL.canParse(receiver) ? new URL(receiver) : undefined;
   if ((url?.protocol === 'https:' || url?.protocol === 'http:') && !lower.startsWith(prefix)) return undefined;
   const message = `must be a payment intent id, its URL (${prefix}<id>), or the URL of an incoming payment on another node`;
   throw new DomainError('invalid', 'invalid_request', `receiver ${message}`, [{ field: 'receiver', message }]);

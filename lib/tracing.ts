@@ -9,7 +9,7 @@ import { withMetrics } from './metrics';
 export const tracer = new Tracer({ serviceName });
 
 // Runs a handler in a subsegment of its own, annotated with its cold start; an error is recorded.
-export const withTracing =
+const withTracing =
   <E, C, R>(handler: (event: E, context: C) => Promise<R>) =>
   async (event: E, context: C): Promise<R> => {
     const segment = tracer.getSegment();

@@ -11,6 +11,7 @@ import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from 
 
 // An FSP's setup for payment tests: assets, liquidity, wallet addresses, and helpers that drive
 // the specification's flow through the Admin API and read what the service emitted.
+
 // Which kind of resource an Admin route's {id} names, by the route's first segment.
 const KINDS: Array<[string, string]> = [
   ['/assets', 'asset'],

@@ -4,6 +4,7 @@ import { problem } from '../../lib/http/problem';
 import { logger } from '../../lib/log';
 import { observed } from '../../lib/tracing';
 import { publishedKeys, publishedWalletAddress } from '../../lib/wallet-addresses';
+import { MAX_ADDRESS_LENGTH } from '../../lib/wallet-addresses/schemas';
 
 // Open Payments resource server: GET <wallet address> and GET <wallet address>/jwks.json. Public,
 // and read from browsers: CORS on every answer, HEAD as GET without the body, and preflights.
@@ -26,7 +27,7 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
   return event.httpMethod === 'HEAD' ? { ...answer, body: '' } : answer;
 });
 
-const MAX_PATH = 512 + '/jwks.json'.length;
+const MAX_PATH = MAX_ADDRESS_LENGTH + '/jwks.json'.length;
 
 async function get(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   if (event.httpMethod !== 'GET')
@@ -34,7 +35,7 @@ async function get(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> 
       ...json(405, problem(405, 'method_not_allowed', 'Only GET, HEAD and OPTIONS are served here'), 'application/problem+json'),
       headers: { 'content-type': 'application/problem+json', allow: 'GET, HEAD, OPTIONS', ...CORS },
     };
-  // No wallet address is longer than creation allows (512), so a longer path is not one; looking
+  // No wallet address is longer than creation allows (MAX_ADDRESS_LENGTH), so a longer path is not one; looking
   // it up would also overrun DynamoDB's 2 KB partition key.
   if (event.path.length > MAX_PATH) return json(404, problem(404, 'wallet_address_not_found', 'No wallet address at this path'), 'application/problem+json');
   try {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { problem } from '../../lib/http/problem';
+import { problem, problemResponse } from '../../lib/http/problem';
 import type { LambdaRuntime } from './lambda';
 import { listen } from './listen';
 import type { Route } from './rest-apis';
@@ -128,12 +128,11 @@ export async function startGateway(opts: { port: number; routes: Route[]; runtim
         if (!found || compiled.score > found.compiled.score) found = { compiled, params };
       }
       if (!found) {
-        const problemJson = { 'content-type': 'application/problem+json' };
-        if (allowed.size) {
-          const allow = [...allowed].sort().join(', ');
-          return send(405, { ...problemJson, allow }, JSON.stringify(problem(405, 'method_not_allowed', `${method} is not served at ${rawPath}; ${allow} is`)));
-        }
-        return send(404, problemJson, JSON.stringify(problem(404, 'route_not_found', `No route for ${method} ${rawPath}`)));
+        const allow = [...allowed].sort().join(', ');
+        const r = allow
+          ? problemResponse(problem(405, 'method_not_allowed', `${method} is not served at ${rawPath}; ${allow} is`))
+          : problemResponse(problem(404, 'route_not_found', `No route for ${method} ${rawPath}`));
+        return send(r.statusCode, { ...r.headers, ...(allow && { allow }) }, r.body);
       }
       const { route } = found.compiled;
       if (route.iam && !/^AWS4-HMAC-SHA256 Credential=/.test(req.headers.authorization ?? '')) {

@@ -7,7 +7,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
-import { problem } from '../../lib/http/problem';
+import { problem, problemResponse } from '../../lib/http/problem';
 import { signatureHeader } from '../../lib/http/signature';
 import { DEFAULT_PROXY_PORT, LOCAL_ADMIN_API_SECRET, NODES } from './defaults';
 import { listen } from './listen';
@@ -54,8 +54,9 @@ function forwardable(raw: string[], drop: string[]): string[] {
 }
 
 function sendProblem(res: ServerResponse, status: number, code: string, detail: string) {
-  res.writeHead(status, { 'content-type': 'application/problem+json' });
-  res.end(JSON.stringify(problem(status, code, detail)));
+  const r = problemResponse(problem(status, code, detail));
+  res.writeHead(r.statusCode, r.headers as Record<string, string>);
+  res.end(r.body);
 }
 
 const fromLoopback = (req: IncomingMessage) => {

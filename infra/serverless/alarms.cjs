@@ -9,8 +9,7 @@
 //   custom.alarms.oldestMessageSecs (work is stuck or too slow);
 // - each REST API: any 5xx answer over 5 minutes.
 // Every alarm notifies AlarmTopic (infra/resources.yml). The dashboard adds the service's own
-// metrics (lib/metrics.ts: Powertools EMF in the namespace below) to the AWS ones.
-const NAMESPACE = 'PaymentService'; // POWERTOOLS_METRICS_NAMESPACE in serverless.yml
+// metrics (lib/metrics.ts: Powertools EMF in POWERTOOLS_METRICS_NAMESPACE) to the AWS ones.
 const PERIOD = 300;
 
 class Alarms {
@@ -20,13 +19,15 @@ class Alarms {
         const resources = serverless.service.provider.compiledCloudFormationTemplate.Resources;
         const settings = serverless.service.custom?.alarms ?? {};
         const stage = options.stage ?? serverless.service.provider.stage;
-        build(resources, { stage, parkingQueues: settings.parkingQueues ?? [], oldestMessageSecs: Number(settings.oldestMessageSecs ?? 600) });
+        // The namespace the functions write their metrics to.
+        const namespace = serverless.service.provider.environment.POWERTOOLS_METRICS_NAMESPACE;
+        build(resources, { stage, namespace, parkingQueues: settings.parkingQueues ?? [], oldestMessageSecs: Number(settings.oldestMessageSecs ?? 600) });
       },
     };
   }
 }
 
-function build(resources, { stage, parkingQueues, oldestMessageSecs }) {
+function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs }) {
   const ids = (type) => Object.keys(resources).filter((id) => resources[id].Type === type);
   const functions = ids('AWS::Lambda::Function');
   const queues = ids('AWS::SQS::Queue');
@@ -117,7 +118,7 @@ function build(resources, { stage, parkingQueues, oldestMessageSecs }) {
   const own = (title, metricNames) => ({
     title,
     // Any dimensions (payments carry their outcome and reason).
-    metrics: metricNames.map((m, i) => [{ expression: `SEARCH('Namespace="${NAMESPACE}" MetricName="${m}"', 'Sum', ${PERIOD})`, id: `e${i}` }]),
+    metrics: metricNames.map((m, i) => [{ expression: `SEARCH('Namespace="${namespace}" MetricName="${m}"', 'Sum', ${PERIOD})`, id: `e${i}` }]),
   });
   const widgets = [
     { title: 'API requests', metrics: api('Count', 'Sum') },

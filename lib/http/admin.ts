@@ -14,12 +14,12 @@ import { deferGuard, inRequestScope, replayed, untakenGuard } from '../tx';
 import { fieldErrors, fromDomainError, problem, problemResponse, validationError } from './problem';
 import { entriesOf, sentQueries } from './query';
 import { consumeSignature, guardItem } from './replay';
+import { lowerCaseHeaders, MAX_BODY_BYTES } from './schemas';
 import { verifySignature } from './signature';
 
 // The one middleware stack of every Admin API route (a REST API's Lambda proxy events): size
 // limit, signature, content type, JSON and zod validation, Idempotency-Key, and errors as
 // problem+json. Handlers get typed input.
-export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface RouteInput<B, Q, P> {
   body: B;
@@ -71,7 +71,7 @@ function signedPaths(event: AdminEvent): string[] {
 const SINGLE_HEADERS = ['signature', 'idempotency-key', 'content-type'];
 const normalize = (): MiddlewareObj<AdminEvent> => ({
   before: ({ event }) => {
-    event.headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    event.headers = lowerCaseHeaders(event.headers);
     const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).filter(([, v]) => (v?.length ?? 0) > 1);
     if (repeated.length) throw invalid('invalid_request', `Each query parameter may be given once: ${repeated.map(([k]) => k).join(', ')}`);
     const sent = new Map<string, number>();

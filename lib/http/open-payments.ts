@@ -6,13 +6,13 @@ import { logger } from '../log';
 import { observed } from '../tracing';
 import { type SignedRequest, targetUris } from './message-signatures';
 import { fieldErrors, type Problem, problem } from './problem';
+import { lowerCaseHeaders, MAX_BODY_BYTES } from './schemas';
 
 // The one request stack of the Open Payments APIs (the resource server's incoming payments and the
 // authorization server), REST API events in, JSON out. Routes get the request with its raw body,
 // its GNAP token and what its signature covers; errors answer as RFC 9457 problem documents that
 // also carry the `error: {code, description}` object the Open Payments specification and its
 // official client read. Every answer allows any origin (CORS), as browser clients call these APIs.
-export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface OpRequest {
   method: string;
@@ -61,8 +61,7 @@ export function parseJson<T>(req: OpRequest, schema: ZodType<T>): T {
 }
 
 function toRequest(event: APIGatewayProxyEvent, base: string): OpRequest {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+  const headers = Object.fromEntries(Object.entries(lowerCaseHeaders(event.headers)).filter((h): h is [string, string] => h[1] !== undefined));
   const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
   if (body.length > MAX_BODY_BYTES) throw new OpenPaymentsError(413, 'payload_too_large', `The body is ${body.length} bytes; the limit is ${MAX_BODY_BYTES}`);
   const text = body.toString('utf8');

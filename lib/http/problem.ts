@@ -18,10 +18,13 @@ const TITLE: Record<number, string> = {
   401: 'Unauthorized',
   404: 'Not found',
   409: 'Conflict',
+  405: 'Method not allowed',
   413: 'Payload too large',
   422: 'Unprocessable request',
+  429: 'Too many requests',
   500: 'Internal error',
   502: 'Bad gateway',
+  504: 'Gateway timeout',
 };
 
 export interface Problem {

@@ -3,7 +3,7 @@ import { deserializeIlpPrepare, type IlpReply, isFulfill, serializeIlpReply } fr
 import { receiveFor } from '../amounts';
 import { crashPoint } from '../faults';
 import type { PeerRecord } from '../peers/schemas';
-import { sendToPeer } from './link';
+import { type Delivery, sendToPeer } from './link';
 import { amountTooLarge, reject } from './packets';
 import { streamAmount } from './stream';
 
@@ -35,13 +35,13 @@ export interface SendingHooks {
   settle(packet: PacketOut, delivered: bigint | undefined): Promise<void>; // undefined: rejected
 }
 
-export type FailureKind = 'refused' | 'unreachable' | 'unknown' | 'stopped' | 'exhausted' | 'liquidity' | 'crashed';
+type FailureKind = 'refused' | 'unreachable' | 'unknown' | 'stopped' | 'exhausted' | 'liquidity' | 'crashed';
 export interface Failure {
   kind: FailureKind;
   reason: string;
 }
 
-export interface PluginOptions {
+interface PluginOptions {
   peer: PeerRecord;
   source: { code: string; scale: number };
   rate: number; // from the source asset to the peer's (1 for the same asset)
@@ -67,6 +67,11 @@ export class PeerPlugin {
   private fail(kind: FailureKind, reason: string, code = 'F02'): Buffer {
     this.failure ??= { kind, reason };
     return serializeIlpReply(reject(code, reason));
+  }
+
+  // The peer cannot have taken the packet: it refused this node, or could not be reached.
+  private notSent(delivery: Extract<Delivery, { kind: 'not_sent' }>): Buffer {
+    return this.fail(delivery.refused ? 'refused' : 'unreachable', delivery.reason);
   }
 
   async sendData(data: Buffer): Promise<Buffer> {
@@ -119,7 +124,7 @@ export class PeerPlugin {
     } catch (e) {
       return this.fail('unknown', `Settling packet ${packet.id} failed: ${(e as Error).message}`); // it stays reserved
     }
-    if (delivery.kind === 'not_sent') return this.fail(delivery.refused ? 'refused' : 'unreachable', delivery.reason);
+    if (delivery.kind === 'not_sent') return this.notSent(delivery);
     return serializeIlpReply(reply!);
   }
 
@@ -130,7 +135,7 @@ export class PeerPlugin {
       if (!isFulfill(delivery.reply)) this.lastReject = { code: delivery.reply.code, message: delivery.reply.message };
       return serializeIlpReply(delivery.reply);
     }
-    if (delivery.kind === 'not_sent') return this.fail(delivery.refused ? 'refused' : 'unreachable', delivery.reason);
+    if (delivery.kind === 'not_sent') return this.notSent(delivery);
     return serializeIlpReply(reject('T00', delivery.reason)); // unknown is harmless when nothing moves
   }
 }

@@ -69,7 +69,7 @@ export function connect(plugin: PeerPlugin, receiver: RemoteReceiver): Promise<R
   return setupPayment({ plugin, destinationAddress: receiver.ilpAddress, sharedSecret: receiver.sharedSecret, destinationAsset: receiver.asset });
 }
 
-export interface ProbedQuote {
+interface ProbedQuote {
   debit: bigint;
   receive: bigint;
   estimatedExchangeRate: number; // receive per debit in whole units, as quotes show it
@@ -88,7 +88,7 @@ export async function probe(
   const plugin = new PeerPlugin({ peer: route.peer, source, rate: route.rate });
   let quote: PayQuote;
   try {
-    const prices = source.code === receiver.asset.code ? undefined : await pricesFor(source, receiver.asset, route.peer);
+    const prices = source.code === receiver.asset.code ? undefined : await pricesFor(source, receiver.asset, route);
     quote = await startQuote({
       plugin,
       destination: await connect(plugin, receiver),
@@ -120,9 +120,13 @@ export async function probe(
   };
 }
 
-// pay's prices: what one whole unit of each asset is worth, in any common unit.
-async function pricesFor(source: Asset, destination: Asset, peer: PeerRecord) {
-  const { rate } = await resolveRate({ sourceAssetCode: source.code, destinationAssetCode: destination.code, peerId: peer.id });
+// pay's prices: what one whole unit of each asset is worth, in any common unit. When the peer's
+// asset is the receiver's (the usual case), the route's rate is that rate already.
+async function pricesFor(source: Asset, destination: Asset, route: { peer: PeerRecord; rate: number }) {
+  const { rate } =
+    route.peer.assetCode === destination.code
+      ? route
+      : await resolveRate({ sourceAssetCode: source.code, destinationAssetCode: destination.code, peerId: route.peer.id });
   return { [source.code]: 1, [destination.code]: 1 / rate };
 }
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { DomainError } from '../errors';
+import { amountValue } from '../http/schemas';
 
 // Another node's incoming payment, as this node reads it over Open Payments to pay it.
 export interface RemoteReceiver {
@@ -13,7 +14,7 @@ export interface RemoteReceiver {
   expiresAt?: string;
 }
 
-const remoteAmount = z.object({ value: z.string().regex(/^\d{1,38}$/), assetCode: z.string().min(1), assetScale: z.number().int().min(0).max(255) });
+const remoteAmount = z.object({ value: amountValue, assetCode: z.string().min(1), assetScale: z.number().int().min(0).max(255) });
 const remoteIncomingPayment = z.object({
   completed: z.boolean(),
   expiresAt: z.string().optional(),

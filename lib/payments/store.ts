@@ -47,7 +47,7 @@ export async function findPayment(id: string): Promise<PaymentRecord | undefined
 // A payment sent over Interledger records each paying packet in its partition, before the packet
 // leaves: `pending` while its money is reserved, then `fulfilled` or `rejected` with the reply, or
 // `unresolved` when no reply came (booked as sent; see lib/payments/remote.ts).
-export type PacketState = 'pending' | 'fulfilled' | 'rejected' | 'unresolved';
+type PacketState = 'pending' | 'fulfilled' | 'rejected' | 'unresolved';
 export interface PacketRecord {
   id: string; // the packet's execution condition, hex
   state: PacketState;

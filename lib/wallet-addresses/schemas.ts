@@ -1,10 +1,13 @@
 import * as z from 'zod';
 import { assetCode, printable } from '../http/schemas';
 
+// The longest wallet address URL (it is also a DynamoDB key and a resource server path).
+export const MAX_ADDRESS_LENGTH = 512;
+
 const publicName = printable(z.string().trim().min(1).max(200));
 
 export const createWalletAddressBody = z.strictObject({
-  address: z.string().max(512),
+  address: z.string().max(MAX_ADDRESS_LENGTH),
   assetCode,
   publicName: publicName.optional(),
 });
@@ -12,7 +15,7 @@ export type CreateWalletAddress = z.infer<typeof createWalletAddressBody>;
 
 export const updateWalletAddressBody = z.strictObject({ publicName });
 
-export const findWalletAddressQuery = z.strictObject({ address: z.string().max(512) });
+export const findWalletAddressQuery = z.strictObject({ address: z.string().max(MAX_ADDRESS_LENGTH) });
 
 export const walletAddress = z.object({
   id: z.uuid(),

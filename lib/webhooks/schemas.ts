@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { pageLimit } from '../http/schemas';
+import { pageQuery } from '../http/schemas';
 
 export const webhookStatuses = ['pending', 'delivered', 'failed'] as const;
 
@@ -22,15 +22,13 @@ export const webhookEvent = z.object({
 export type WebhookEvent = z.infer<typeof webhookEvent>;
 
 // Without a status, every event; `type` and `resourceId` (the id in its data) narrow the list.
-export const listQuery = z.strictObject({
+export const listQuery = pageQuery.extend({
   status: z.enum(webhookStatuses).optional(),
   type: z
     .string()
     .regex(/^[a-z_]+\.[a-z_]+$/, 'must be an event type, e.g. payment.completed')
     .optional(),
   resourceId: z.string().min(1).max(128).optional(),
-  limit: pageLimit,
-  cursor: z.string().max(2048).optional(),
 });
 export type ListQuery = z.infer<typeof listQuery>;
 
