@@ -663,10 +663,11 @@ const API =
 
 const SIGNATURE =
   'Every request carries `signature: t=<unix seconds, optionally with a fraction>, ' +
-  'v1=<hex HMAC-SHA256(ADMIN_API_SECRET, "<t>.<METHOD>.<path with query>.<Idempotency-Key header value, empty if ' +
-  'none>.<raw body>")>`, with `t` in the signed string exactly as sent and `<raw body>` the exact bytes sent (empty ' +
-  "for none). A signature is valid for 300 s around the server's clock; a non-GET signature is accepted once. " +
-  'Several `v1=` values may be sent (for secret rotation); one must match.';
+  'v2=<hex HMAC-SHA256(ADMIN_API_SECRET, "<t>\\n<METHOD>\\n<path with query>\\n<Idempotency-Key header value, empty if ' +
+  'none>\\n<raw body>")>`: the five fields joined by newlines, `t` in the signed string exactly as sent and `<raw body>` ' +
+  "the exact bytes sent (empty for none). A signature is valid for 300 s around the server's clock; a non-GET " +
+  'signature is accepted once. Several `v2=` values may be sent (for secret rotation); one must match. A `v1=` ' +
+  'signature (fields joined by ".") is refused with 401.';
 
 const IDEMPOTENCY_KEY =
   'Makes a retry safe (kept 24 h, per route): the same key and body replay the first response; the same key with ' +

@@ -102,7 +102,7 @@ const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
     );
     if (!result.ok) throw unauthorized(result.reason);
     if (method === 'GET' || method === 'HEAD') return;
-    const guard = guardItem(result.v1, result.t);
+    const guard = guardItem(result.mac, result.t);
     if (transactional) deferGuard(guard);
     else if (!(await consumeSignature(guard))) throw replayed();
   },

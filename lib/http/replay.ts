@@ -8,11 +8,11 @@ import { SIGNATURE_TOLERANCE_SECS } from './signature';
 // A non-GET signature is accepted once: the first use records it, conditionally, until it could
 // no longer pass the timestamp check anyway. The record can be written on its own
 // (consumeSignature) or ride along in the request's transaction (guardItem).
-export function guardItem(v1: string, t: number): TransactItem {
+export function guardItem(mac: string, t: number): TransactItem {
   return {
     Put: {
       TableName: config.MAIN_TABLE,
-      Item: { pk: `SIG#${v1}`, sk: 'SIG', ttl: Math.ceil(t) + SIGNATURE_TOLERANCE_SECS + 60 },
+      Item: { pk: `SIG#${mac}`, sk: 'SIG', ttl: Math.ceil(t) + SIGNATURE_TOLERANCE_SECS + 60 },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -230,8 +231,41 @@ describe('Admin API signatures', () => {
 
   it('refuses malformed signature headers', async () => {
     const body = json({ code: 'MALF', scale: 2 });
-    for (const header of ['v1=abc', 't=abc, v1=00', `t=${now()}`, 'garbage', `t=${now()}, v1=${'0'.repeat(64)}`, `t=${now()}.5.5, v1=${'0'.repeat(64)}`]) {
+    for (const header of ['v2=abc', 't=abc, v2=00', `t=${now()}`, 'garbage', `t=${now()}, v2=${'0'.repeat(64)}`, `t=${now()}.5.5, v2=${'0'.repeat(64)}`]) {
       expect((await post(body, header)).status, header).toBe(401);
     }
+  });
+
+  it('refuses a v1 signature with a 401 that names v2', async () => {
+    const body = json({ code: 'VONE', scale: 2 });
+    const t = (Date.now() / 1000).toFixed(3);
+    const v1 = createHmac('sha256', s.env.ADMIN_API_SECRET).update(`${t}.POST./assets..${body}`).digest('hex');
+    const res = await post(body, `t=${t}, v1=${v1}`);
+    expect(res.status).toBe(401);
+    expect(res.body.detail).toContain('v2');
+    expect(await assetCodes()).not.toContain('VONE');
+  });
+
+  // D1: v1 joined its fields with "." and a "." could move between the path, the key and the
+  // body, so one signature verified another request. Each forgery here worked on v1.
+  it("does not let a signature's dot move between the query, the Idempotency-Key and the body", async () => {
+    await s.admin('POST', '/assets', { code: 'DOT', scale: 2 });
+    const carol = `${s.openPaymentsUrl}/carol`;
+    await s.admin('POST', '/wallet-addresses', { address: carol, assetCode: 'DOT', publicName: 'Carol' });
+    await s.admin('POST', '/wallet-addresses', { address: `${carol}.smith`, assetCode: 'DOT', publicName: 'Carol Smith' });
+    const lookup = `/wallet-addresses?address=${encodeURIComponent(`${carol}.smith`)}`;
+    const signature = s.sign('GET', lookup);
+    expect((await s.send('GET', lookup, { headers: { signature } })).body.publicName).toBe('Carol Smith');
+    const other = `/wallet-addresses?address=${encodeURIComponent(carol)}`;
+    const forged = await s.send('GET', other, { headers: { signature, 'idempotency-key': 'smith.' } });
+    expect(forged.status).toBe(401);
+    expect(JSON.stringify(forged.body)).not.toContain('Carol');
+
+    const keyed = s.sign('POST', '/assets', '', undefined, 'retry.{}');
+    const moved = await s.send('POST', '/assets', {
+      body: '{}.',
+      headers: { 'content-type': 'application/json', signature: keyed, 'idempotency-key': 'retry' },
+    });
+    expect(moved.status).toBe(401);
   });
 });

@@ -82,7 +82,7 @@ describe('the signing proxy', () => {
   });
 
   it('replaces a signature the client sent', async () => {
-    const res = await send('GET', '/assets?limit=1', { headers: { signature: 't=1, v1=00' } });
+    const res = await send('GET', '/assets?limit=1', { headers: { signature: 't=1, v2=00' } });
     expect(res.status).toBe(200);
   });
 

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { computeSignature, signatureHeader, verifySignature } from '../../lib/http/signature';
 
@@ -5,17 +6,43 @@ const secret = 'unit-test-secret-123456';
 const req = { method: 'POST', pathWithQuery: '/assets?x=1', body: '{"code":"USD","scale":2}' };
 
 describe('request signatures', () => {
-  it('matches an HMAC computed by hand over "<t>.<METHOD>.<path>.<Idempotency-Key>.<body>", t as sent', async () => {
-    const { createHmac } = await import('node:crypto');
+  it('matches an HMAC computed by hand over "<t>\\n<METHOD>\\n<path>\\n<Idempotency-Key>\\n<body>", t as sent', () => {
     const hmac = (text: string) => createHmac('sha256', secret).update(text).digest('hex');
-    expect(computeSignature(secret, '1700000000', req)).toBe(hmac(`1700000000.POST./assets?x=1..${req.body}`));
-    expect(signatureHeader(secret, req, 1700000000)).toBe(`t=1700000000, v1=${hmac(`1700000000.POST./assets?x=1..${req.body}`)}`);
+    expect(computeSignature(secret, '1700000000', req)).toBe(hmac(`1700000000\nPOST\n/assets?x=1\n\n${req.body}`));
+    expect(signatureHeader(secret, req, 1700000000)).toBe(`t=1700000000, v2=${hmac(`1700000000\nPOST\n/assets?x=1\n\n${req.body}`)}`);
     const keyed = { ...req, idempotencyKey: 'k-1' };
-    expect(signatureHeader(secret, keyed, '1700000000.120')).toBe(`t=1700000000.120, v1=${hmac(`1700000000.120.POST./assets?x=1.k-1.${req.body}`)}`);
+    expect(signatureHeader(secret, keyed, '1700000000.120')).toBe(`t=1700000000.120, v2=${hmac(`1700000000.120\nPOST\n/assets?x=1\nk-1\n${req.body}`)}`);
+  });
+
+  // D1: with fields joined by ".", a "." could move from one field to the next and the same
+  // signature verified another request. These are the forgeries that worked on v1.
+  it('one signature verifies one request: no character moves between the path, the key and the body', () => {
+    const lookup = { method: 'GET', pathWithQuery: '/wallet-addresses?address=http%3A%2F%2Flocalhost%3A5002%2Fcarol.smith', body: '' };
+    const header = signatureHeader(secret, lookup, 1000);
+    expect(verifySignature(header, secret, lookup, 1000).ok).toBe(true);
+    const forged = { method: 'GET', pathWithQuery: '/wallet-addresses?address=http%3A%2F%2Flocalhost%3A5002%2Fcarol', idempotencyKey: 'smith.', body: '' };
+    expect(verifySignature(header, secret, forged, 1000).ok).toBe(false);
+
+    const retry = { method: 'POST', pathWithQuery: '/assets', idempotencyKey: 'retry.{}', body: '' };
+    const posted = signatureHeader(secret, retry, 1000);
+    expect(verifySignature(posted, secret, retry, 1000).ok).toBe(true);
+    expect(verifySignature(posted, secret, { ...retry, idempotencyKey: 'retry', body: '{}.' }, 1000).ok).toBe(false);
+    // The new separator cannot be moved: no request can carry a line break in the path or the
+    // key, so the signer refuses to sign one and the verifier never matches one.
+    expect(() => signatureHeader(secret, { ...retry, idempotencyKey: 'retry\n{}' }, 1000)).toThrow(/line break/);
+    const keyed = { method: 'GET', pathWithQuery: '/assets', idempotencyKey: 'a\nb', body: '' };
+    expect(verifySignature(`t=1000, v2=${computeSignature(secret, '1000', keyed)}`, secret, keyed, 1000).ok).toBe(false);
+    const pathBreak = { method: 'GET', pathWithQuery: '/assets\nx', body: '' };
+    expect(verifySignature(`t=1000, v2=${computeSignature(secret, '1000', pathBreak)}`, secret, pathBreak, 1000).ok).toBe(false);
+  });
+
+  it('refuses v1 with a reason that names v2', () => {
+    const v1 = createHmac('sha256', secret).update(`1000.POST./assets?x=1..${req.body}`).digest('hex');
+    expect(verifySignature(`t=1000, v1=${v1}`, secret, req, 1000)).toEqual({ ok: false, reason: expect.stringContaining('v2') });
   });
 
   it('signs with milliseconds by default', () => {
-    expect(signatureHeader(secret, req)).toMatch(/^t=\d{10}\.\d{3}, v1=[0-9a-f]{64}$/);
+    expect(signatureHeader(secret, req)).toMatch(/^t=\d{10}\.\d{3}, v2=[0-9a-f]{64}$/);
   });
 
   it('takes t exactly as sent: the same instant written otherwise does not match', () => {
@@ -50,14 +77,14 @@ describe('request signatures', () => {
     expect(verifySignature(header, secret, req, 699).ok).toBe(false);
   });
 
-  it('accepts any one matching v1 (secret rotation) and tolerates spacing', () => {
+  it('accepts any one matching v2 (secret rotation) and tolerates spacing', () => {
     const good = computeSignature(secret, '1000', req);
-    expect(verifySignature(`t=1000,v1=${'a'.repeat(64)},v1=${good}`, secret, req, 1000).ok).toBe(true);
-    expect(verifySignature(`t=1000 , v1=${good.toUpperCase()}`, secret, req, 1000).ok).toBe(true);
+    expect(verifySignature(`t=1000,v2=${'a'.repeat(64)},v2=${good}`, secret, req, 1000).ok).toBe(true);
+    expect(verifySignature(`t=1000 , v2=${good.toUpperCase()}`, secret, req, 1000).ok).toBe(true);
   });
 
   it('refuses malformed headers with a reason', () => {
-    for (const h of [undefined, '', 'x', 't=1000', 'v1=ab', 't=-5, v1=ab', 't=1e3, v1=ab', 't=1000., v1=ab', 't=.5, v1=ab', 't=1000, v1=zz']) {
+    for (const h of [undefined, '', 'x', 't=1000', 'v2=ab', 't=-5, v2=ab', 't=1e3, v2=ab', 't=1000., v2=ab', 't=.5, v2=ab', 't=1000, v2=zz', 't=1000, v1=ab']) {
       const r = verifySignature(h, secret, req, 1000);
       expect(r.ok, String(h)).toBe(false);
     }
