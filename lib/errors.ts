@@ -1,6 +1,6 @@
 // Domain errors say what went wrong in domain terms; lib/http maps each kind to an HTTP status.
 // `upstream`: another system this request needed (a peer, a remote Open Payments server) failed.
-export type ErrorKind = 'invalid' | 'unauthorized' | 'not_found' | 'conflict' | 'unprocessable' | 'too_large' | 'upstream';
+export type ErrorKind = 'invalid' | 'unauthorized' | 'not_found' | 'conflict' | 'unprocessable' | 'too_large' | 'unsupported_media' | 'upstream';
 
 export interface FieldError {
   field: string;

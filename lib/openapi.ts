@@ -620,9 +620,10 @@ const problemResponse = (description: string) => ({
 // What the signed stack (lib/http/admin.ts) can answer on every route.
 const sharedResponses = {
   BadRequest: problemResponse(
-    'Invalid request (`invalid_request`, `malformed_json`, `unsupported_media_type`): a bad body, query or header, ' +
+    'Invalid request (`invalid_request`, `malformed_json`, `invalid_cursor` on a list): a bad body, query or header, ' +
       'or one the route does not take; `errors` lists each bad field.',
   ),
+  UnsupportedMediaType: problemResponse('A body that is not `application/json` in UTF-8 (`unsupported_media_type`).'),
   Unauthorized: problemResponse('The signature is missing, malformed, stale, wrong or used before (`unauthorized`); nothing changed.'),
   PayloadTooLarge: problemResponse(`The body is over ${MAX_BODY_BYTES / 1024} KiB (\`payload_too_large\`).`),
   InternalError: problemResponse('The request could not be completed (`internal_error`); it is safe to retry.'),
@@ -650,6 +651,7 @@ function responses(op: Operation) {
     400: responseRef('BadRequest'),
     401: responseRef('Unauthorized'),
     413: responseRef('PayloadTooLarge'),
+    415: responseRef('UnsupportedMediaType'),
     ...Object.fromEntries(own),
     500: responseRef('InternalError'),
   };

@@ -29,21 +29,27 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-const invalidCursor = () =>
-  new DomainError('invalid', 'invalid_request', 'cursor: is not a cursor this list returned', [
-    { field: 'query.cursor', message: 'is not a cursor this list returned' },
-  ]);
+const invalidCursor = (why: string) => new DomainError('invalid', 'invalid_cursor', `cursor: ${why}`, [{ field: 'query.cursor', message: why }]);
 
-// The cursor is the opaque (base64url JSON) sort key of the last item returned.
+// The cursor is the opaque (base64url JSON) sort key of the last item returned. Every list's sort
+// key is "<ISO 8601 UTC time>#<uuid>", so a cursor is short and of one shape; anything else is
+// refused here, before it reaches DynamoDB (which refuses a key over 1024 bytes with an error).
+const MAX_CURSOR_LENGTH = 256;
+const SORT_KEY = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
+  if (cursor.length > MAX_CURSOR_LENGTH) throw invalidCursor(`is longer than any cursor a list returns (${MAX_CURSOR_LENGTH} characters)`);
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor('is not a cursor this list returned (base64url)');
+  let decoded: unknown;
   try {
-    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (decoded && typeof decoded.after === 'string' && decoded.after && Object.keys(decoded).length === 1) return decoded.after;
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    // fall through to the error below
+    throw invalidCursor('is not a cursor this list returned');
   }
-  throw invalidCursor();
+  const after = (decoded as { after?: unknown } | null)?.after;
+  if (typeof after !== 'string' || Object.keys(decoded as object).length !== 1 || !SORT_KEY.test(after))
+    throw invalidCursor('is not a cursor this list returned');
+  return after;
 }
 
 // One page of a collection spread over `partitions` of an index, newest first (sort keys begin

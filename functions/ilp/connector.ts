@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DomainError } from '../../lib/errors';
 import { fromDomainError, problem, problemResponse } from '../../lib/http/problem';
+import { lowerCaseHeaders } from '../../lib/http/schemas';
 import { handlePacket } from '../../lib/ilp/connector';
 import { logger } from '../../lib/log';
 import { peerForToken } from '../../lib/peers';
@@ -13,10 +14,16 @@ import { observed } from '../../lib/tracing';
 // problem+json: HTTP errors are for requests that are not packets of a known peer.
 const MAX_PACKET_BYTES = 64 * 1024; // an ILP packet carries at most 32 KiB of data
 
+// RFC 6750 section 2.1: credentials = "Bearer" 1*SP b64token. The scheme is case-insensitive
+// (RFC 9110 section 11.1) and one or more spaces may follow it; no tab, no other characters, and
+// "=" only at the end.
+const BEARER = /^bearer +([A-Za-z0-9._~+/-]+=*)$/i;
+const bearerToken = (header: string | undefined) => (header === undefined ? undefined : BEARER.exec(header)?.[1]);
+
 export const handler = observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   try {
-    const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v ?? '']));
-    const token = /^Bearer\s+(\S+)$/i.exec(headers.authorization ?? '')?.[1];
+    const headers = lowerCaseHeaders(event.headers);
+    const token = bearerToken(headers.authorization);
     if (!token) throw new DomainError('unauthorized', 'unauthorized', 'A peer authenticates with Authorization: Bearer <token>');
     const peer = await peerForToken(token);
     if (!peer) throw new DomainError('unauthorized', 'unauthorized', 'The bearer token belongs to no peer of this node');

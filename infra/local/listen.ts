@@ -1,5 +1,9 @@
 import type { Server } from 'node:http';
 
+// A start that cannot go on for a reason the user can mend (a port held by another program): its
+// message says what to change, and `npm start` prints it without a stack trace.
+export class StartError extends Error {}
+
 // Starts a local HTTP server on loopback (port 0: any free port) and gives its port and a stop
 // that also ends kept-alive connections.
 export async function listen(server: Server, port: number): Promise<{ port: number; stop(): Promise<void> }> {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { dataDirOf, envPort, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, STACK_ENV_FILE, stackPorts, wipeData } from './defaults';
 import { startFsp } from './fsp';
+import { StartError } from './listen';
 import { announceNodeB, startLocalProxy } from './proxy';
 import { ROOT } from './serverless-config';
 import { startStack } from './stack';
@@ -32,6 +33,32 @@ mkdirSync(dataDir, { recursive: true });
 writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
 for (const [name, value] of Object.entries(kept)) process.env[name] ||= value;
 const adminPort = envPort('ADMIN_PORT', DEFAULT_PORTS.admin);
+const fspPort = envPort('FSP_PORT', DEFAULT_PORTS.fsp);
+const ports = { admin: adminPort, ...stackPorts(DEFAULT_PORTS) };
+
+// A port that cannot be had ends the start with one line that names its setting, not a stack
+// trace: what a user needs is the variable to change.
+const PORT_SETTINGS: Record<string, number> = {
+  FSP_PORT: fspPort,
+  ADMIN_PORT: ports.admin,
+  OPEN_PAYMENTS_PORT: ports.openPayments,
+  AUTH_SERVER_PORT: ports.authServer,
+  CONNECTOR_PORT: ports.connector,
+  DYNAMODB_PORT: ports.dynamodb,
+  SQS_PORT: ports.sqs,
+  EVENTBRIDGE_PORT: ports.eventbridge,
+};
+function startFailed(e: unknown): never {
+  const err = e as NodeJS.ErrnoException & { port?: number };
+  if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES' && !(e instanceof StartError)) throw e;
+  if (e instanceof StartError) console.error(`error: ${err.message}`);
+  else {
+    const setting = Object.entries(PORT_SETTINGS).find(([, port]) => port === err.port)?.[0] ?? 'its port setting';
+    const why = err.code === 'EADDRINUSE' ? 'is in use (another npm start, or another program?)' : 'needs privileges this user lacks';
+    console.error(`error: port ${err.port} (${setting}) ${why}. Stop what uses it, or choose another: ${setting}=<free port> npm start`);
+  }
+  process.exit(1);
+}
 const adminSecret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
 const webhookSecret = process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET;
 
@@ -40,14 +67,14 @@ const ratesFile = process.env.FSP_RATES_FILE ?? join(ROOT, 'infra/local/fsp-rate
 const needFsp = !process.env.EXCHANGE_RATES_URL || !process.env.WEBHOOK_URL;
 const fsp = needFsp
   ? await startFsp({
-      port: envPort('FSP_PORT', DEFAULT_PORTS.fsp),
+      port: fspPort,
       ratesFile,
       webhookSecret,
       adminUrl: `http://localhost:${adminPort}`,
       adminSecret,
       autoFund: process.env.FSP_AUTO_FUND !== 'false',
       log: console.log,
-    })
+    }).catch(startFailed)
   : undefined;
 if (fsp) {
   process.env.EXCHANGE_RATES_URL ||= `${fsp.url}/rates`;
@@ -59,11 +86,8 @@ const stack = await startStack({
   dataDir,
   envFile: join(dataDir, STACK_ENV_FILE), // for `serverless offline` (README "serverless-offline")
   settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret },
-  ports: {
-    admin: adminPort,
-    ...stackPorts(DEFAULT_PORTS),
-  },
-});
+  ports,
+}).catch(startFailed);
 
 // Node A runs the signing proxy of the API collection; Node B tells it where its Admin API is.
 const proxy =

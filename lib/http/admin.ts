@@ -114,18 +114,54 @@ function parse<T>(schema: ZodType<T>, value: unknown, prefix: string): T {
   return parsed.data;
 }
 
+// A JSON body, in UTF-8 (RFC 8259 says JSON between systems is UTF-8): another media type or
+// charset is 415, bytes that are not UTF-8 or text with an unpaired surrogate (which no UTF-8
+// can carry, and would be stored and published as it is) are 400.
 function parseJsonBody(event: AdminEvent): unknown {
-  const text = rawBody(event).toString('utf8');
-  if (text.trim() === '') return undefined;
-  const type = (event.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json') {
-    throw invalid('unsupported_media_type', 'A request body must be sent with Content-Type: application/json');
-  }
+  const raw = rawBody(event);
+  if (/^[ \t\r\n]*$/.test(raw.toString('latin1'))) return undefined; // no body, or JSON's white space only
+  const [type, ...params] = (event.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
+  if (type !== 'application/json') throw unsupportedMedia('A request body must be sent with Content-Type: application/json');
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/^"(.*)"$/, '$1');
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw unsupportedMedia(`The body must be UTF-8, not ${charset}`);
+  let text: string;
   try {
-    return JSON.parse(text);
+    text = utf8.decode(raw);
+  } catch {
+    throw invalid('malformed_json', 'The body is not valid UTF-8');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
   } catch (e) {
     throw invalid('malformed_json', `The body is not valid JSON: ${(e as Error).message}`);
   }
+  if (hasLoneSurrogate(json)) throw invalid('invalid_request', 'The body holds a string with an unpaired UTF-16 surrogate (e.g. "\\ud800"), which is not text');
+  return json;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+const unsupportedMedia = (detail: string) => new DomainError('unsupported_media', 'unsupported_media_type', detail);
+
+// Every key and string of a parsed body, walked without recursion (no nesting can exhaust the stack).
+function hasLoneSurrogate(value: unknown): boolean {
+  const LONE = /[\uD800-\uDFFF]/u; // with the u flag, only a surrogate that is not half of a pair
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (LONE.test(v)) return true;
+    } else if (v && typeof v === 'object') {
+      for (const [k, inner] of Object.entries(v)) {
+        if (LONE.test(k)) return true;
+        stack.push(inner);
+      }
+    }
+  }
+  return false;
 }
 
 const validate = <B, Q, P>(spec: RouteSpec<B, Q, P>): MiddlewareObj<AdminEvent> => ({

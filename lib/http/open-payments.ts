@@ -85,7 +85,16 @@ function errorReply(e: unknown): OpReply {
     headers = e.headers;
   } else if (e instanceof DomainError) {
     // Open Payments answers a request it cannot take with 400 (it has no 422).
-    const status = { invalid: 400, unprocessable: 400, unauthorized: 401, not_found: 404, conflict: 409, too_large: 413, upstream: 502 }[e.kind];
+    const status = {
+      invalid: 400,
+      unprocessable: 400,
+      unauthorized: 401,
+      not_found: 404,
+      conflict: 409,
+      too_large: 413,
+      unsupported_media: 415,
+      upstream: 502,
+    }[e.kind];
     p = problem(status, e.code, e.message, e.fields);
   } else {
     logger.error('Unhandled error', { error: e });

@@ -9,6 +9,7 @@ const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  unsupported_media: 415,
   unprocessable: 422,
   upstream: 502,
 };
@@ -20,6 +21,7 @@ const TITLE: Record<number, string> = {
   409: 'Conflict',
   405: 'Method not allowed',
   413: 'Payload too large',
+  415: 'Unsupported media type',
   422: 'Unprocessable request',
   429: 'Too many requests',
   500: 'Internal error',

@@ -1,4 +1,4 @@
-import { deserializeIlpPrepare, type IlpPrepare, type IlpReply, serializeIlpReply } from 'ilp-packet';
+import { deserializeIlpPrepare, type IlpPrepare, type IlpReply, serializeIlpPrepare, serializeIlpReply } from 'ilp-packet';
 import { deserializeIldcpRequest, serializeIldcpResponse } from 'ilp-protocol-ildcp';
 import { config } from '../config';
 import { DomainError } from '../errors';
@@ -19,6 +19,11 @@ export async function handlePacket(peer: PeerRecord, packet: Buffer): Promise<Bu
     prepare = deserializeIlpPrepare(packet);
   } catch (e) {
     throw new DomainError('invalid', 'invalid_packet', `The body is not an ILP Prepare: ${(e as Error).message}`);
+  }
+  // Exactly one Prepare in its one (canonical OER) encoding: the reader stops at the packet's end,
+  // so bytes after it, or a length written the long way, would otherwise pass unseen.
+  if (!serializeIlpPrepare(prepare).equals(packet)) {
+    throw new DomainError('invalid', 'invalid_packet', 'The body must be exactly one ILP Prepare, in its canonical encoding, with nothing after it');
   }
   if (prepare.destination === 'peer.config') return ildcp(peer, packet);
   try {
@@ -44,5 +49,7 @@ function ildcp(peer: PeerRecord, packet: Buffer): Buffer {
   } catch (e) {
     return serializeIlpReply(reject('F00', `Not an ILDCP request: ${(e as Error).message}`));
   }
+  // Its answer is a Fulfill: one that carried money would read to the peer as paid.
+  if (deserializeIlpPrepare(packet).amount !== '0') return serializeIlpReply(reject('F00', 'An ILDCP request carries no amount'));
   return serializeIldcpResponse({ clientAddress: peer.staticIlpAddress, assetCode: peer.assetCode, assetScale: peer.assetScale });
 }

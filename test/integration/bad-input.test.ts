@@ -24,11 +24,51 @@ describe('bad input', () => {
     expect(res.body.code).toBe('malformed_json');
   });
 
-  it('answers a wrong content type with 400', async () => {
+  it('answers a wrong content type with 415', async () => {
     const res = await signedPost('/assets', JSON.stringify({ code: 'BAD2', scale: 2 }), 'text/plain');
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('unsupported_media_type');
-    expect((await signedPost('/assets', JSON.stringify({ code: 'BAD2', scale: 2 }))).status).toBe(400);
+    expect(res.status).toBe(415);
+    expect(res.body).toMatchObject({ code: 'unsupported_media_type', title: 'Unsupported media type' });
+    expect((await signedPost('/assets', JSON.stringify({ code: 'BAD2', scale: 2 }))).status).toBe(415);
+    expect(await codes()).not.toContain('BAD2');
+  });
+
+  it('answers a charset other than UTF-8 with 415, and bytes that are not UTF-8 with 400', async () => {
+    const body = JSON.stringify({ code: 'UTF16', scale: 2 });
+    for (const type of ['application/json; charset=utf-16', 'application/json;charset="UTF-16LE"', 'application/json; charset=latin1']) {
+      const res = await signedPost('/assets', body, type);
+      expect(res.status, type).toBe(415);
+      expect(res.body.detail, type).toContain('UTF-8');
+    }
+    const latin1 = Buffer.from('{"code":"LATIN","scale":2,"x":"\xe9"}', 'latin1');
+    const sent = await s.send('POST', '/assets', {
+      body: latin1 as unknown as string,
+      headers: { 'content-type': 'application/json', signature: await s.freshSign('POST', '/assets', latin1 as unknown as string) },
+    });
+    expect(sent.status).toBe(400);
+    expect(sent.body).toMatchObject({ code: 'malformed_json', detail: expect.stringContaining('UTF-8') });
+    expect(await codes()).not.toContain('UTF16');
+    expect(await codes()).not.toContain('LATIN');
+  });
+
+  it('refuses an unpaired UTF-16 surrogate in any text field with 400, and publishes nothing', async () => {
+    await s.admin('POST', '/assets', { code: 'SURR', scale: 2 });
+    const address = `${s.openPaymentsUrl}/surrogate`;
+    for (const publicName of ['Bob \\ud800', '\\udc00', 'x\\ud83d']) {
+      const body = `{"address":"${address}","assetCode":"SURR","publicName":"${publicName}"}`;
+      const res = await signedPost('/wallet-addresses', body, 'application/json');
+      expect(res.status, publicName).toBe(400);
+      expect(res.body.detail).toContain('surrogate');
+    }
+    const pair = await signedPost('/wallet-addresses', `{"address":"${address}","assetCode":"SURR","publicName":"Bob \\ud83d\\ude00"}`, 'application/json');
+    expect(pair.status).toBe(201); // a well-formed pair is an emoji, and welcome
+    expect(pair.body.publicName).toBe('Bob 😀');
+    const key = await signedPost(
+      `/wallet-addresses/${pair.body.id}/keys`,
+      '{"jwk":{"kid":"k\\udfff","kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo","alg":"EdDSA"}}',
+      'application/json',
+    );
+    expect(key.status).toBe(400);
+    expect(key.body.detail).toContain('surrogate');
   });
 
   it('accepts a charset parameter on application/json', async () => {

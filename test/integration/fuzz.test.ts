@@ -1,5 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { deserializeIlpPrepare, deserializeIlpReply, isFulfill, serializeIlpPrepare } from 'ilp-packet';
+import { serializeIldcpRequest } from 'ilp-protocol-ildcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../lib/openapi';
 import type { TestStack } from '../stack';
@@ -187,6 +189,7 @@ function mutate(op: (typeof operations)[number], rnd: () => number, n: number): 
         '?limit=-5',
         '?cursor=%%%',
         '?cursor=eyJ4IjoxfQ',
+        `?cursor=${pick(HOSTILE_CURSORS)}`,
         '?status=nope',
         '?address=%00',
         '?x=1&x=2',
@@ -222,6 +225,47 @@ async function snapshot(dynamo: DynamoDBClient): Promise<string> {
   return hash.digest('hex');
 }
 
+// Cursors a hostile client makes: D2 was a 500 for the first (DynamoDB refuses a sort key over
+// 1024 bytes); each must be a 400 invalid_cursor before any query is made.
+const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+const SORT_KEY = '2026-11-24T10:00:00.000Z#3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c';
+const HOSTILE_CURSORS = [
+  b64({ after: 'z'.repeat(1100) }),
+  b64({ after: 'z'.repeat(300) }),
+  'A'.repeat(5000),
+  b64({ after: `${SORT_KEY}x` }),
+  b64({ after: `${'9'.repeat(200)}-01-01T00:00:00Z#3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c` }),
+  b64({ after: SORT_KEY, pk: 'WA#x' }),
+  b64({ after: 1 }),
+  b64({ after: null }),
+  b64({ after: '\u0000' }),
+  b64('null'),
+  b64('[]'),
+  b64('"x"'),
+  '%00',
+  '..',
+  encodeURIComponent('a b'),
+  `${b64({ after: SORT_KEY })}=`,
+];
+
+describe('hostile cursors on every list route', () => {
+  const lists = operations.filter((op) => op.method === 'get' && op.query && 'cursor' in op.query.shape);
+  it('covers every list route', () => expect(lists.map((op) => op.path).sort()).toEqual(['/assets', '/peers', '/webhook-events']));
+  for (const op of lists) {
+    it(`GET ${op.path}: 400 invalid_cursor for each, before any query`, async () => {
+      for (const cursor of HOSTILE_CURSORS) {
+        const path = `${op.path}?cursor=${cursor}`;
+        const res = await s.send('GET', path, { headers: { signature: s.sign('GET', path) } });
+        expect(res.status, cursor.slice(0, 60)).toBe(400);
+        expect(res.body, cursor.slice(0, 60)).toMatchObject({ code: 'invalid_cursor', errors: [{ field: 'query.cursor' }] });
+      }
+      // A cursor the list returned is still taken.
+      const first = await ok(s.admin('GET', `${op.path}?limit=1`), 200);
+      if (first.nextCursor) await ok(s.admin('GET', `${op.path}?limit=1&cursor=${first.nextCursor}`), 200);
+    });
+  }
+});
+
 describe(`fuzzing the Admin API (seed ${SEED}, ${N} requests)`, () => {
   it('answers every broken request under 500, as problem+json, and a refused one changes nothing', async () => {
     const rnd = prng(SEED);
@@ -247,4 +291,86 @@ describe(`fuzzing the Admin API (seed ${SEED}, ${N} requests)`, () => {
     expect(refused).toBeGreaterThan(N / 2);
     expect(N - refused).toBeGreaterThan(0);
   }, 600_000);
+});
+
+// Seeded fuzzing of the ILP connector, as a peer would send: valid Prepares (and ILDCP requests)
+// to a real incoming payment, each with its bytes broken one way (cut, extended, a byte flipped, a
+// length changed, a field swapped). Every answer is an ILP reply (200) or 400 invalid_packet, never
+// a 5xx, and no packet moves money (none can carry the STREAM secret's fulfillment).
+const PACKETS = Number(process.env.FUZZ_PACKETS ?? 400);
+describe(`fuzzing the ILP connector (seed ${SEED}, ${PACKETS} packets)`, () => {
+  it('answers every broken packet with an ILP reply or 400 invalid_packet, and moves nothing', async () => {
+    const rnd = prng(SEED + 1);
+    const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+    await ok(s.admin('POST', `/peers/${ids.peer}/liquidity`, { amount: '100000' }), 200);
+    const intent = await ok(s.admin('GET', `/payment-intents/${ids.intent}`), 200);
+    const { readIncomingPayment } = await import('../../lib/open-payments/client'); // (reads the stack's settings)
+    const ilpAddress = (await readIncomingPayment(intent.url)).methods.find((m) => m.type === 'ilp')!.ilpAddress;
+    const baseline = await snapshot(s.dynamo);
+    const valid = () =>
+      rnd() < 0.15
+        ? serializeIldcpRequest({ expiresAt: new Date(Date.now() + 30_000) })
+        : serializeIlpPrepare({
+            amount: pick(['0', '1', '99', '100', '5000', '18446744073709551615']),
+            destination: pick([ilpAddress, `${ilpAddress}.x`, 'test.node-a', 'peer.config', 'g.elsewhere.x']),
+            executionCondition: randomBytes(32),
+            expiresAt: new Date(Date.now() + pick([-1000, 1000, 30_000])),
+            data: randomBytes(pick([0, 1, 64, 1000])),
+          });
+    const outcomes = new Map<string, number>();
+    for (let n = 0; n < PACKETS; n++) {
+      let packet = valid();
+      const at = Math.floor(rnd() * packet.length);
+      const how = pick(['cut', 'extend', 'flip', 'length', 'type', 'empty', 'none']);
+      switch (how) {
+        case 'cut':
+          packet = packet.subarray(0, at);
+          break;
+        case 'extend':
+          packet = Buffer.concat([packet, randomBytes(1 + Math.floor(rnd() * 16))]);
+          break;
+        case 'flip':
+          packet = Buffer.from(packet);
+          packet[at] ^= 1 << Math.floor(rnd() * 8);
+          break;
+        case 'length':
+          packet = Buffer.from(packet);
+          packet[1] = pick([0x00, 0x7f, 0x80, 0x81, 0x84, 0xff]);
+          break;
+        case 'type':
+          packet = Buffer.from(packet);
+          packet[0] = pick([13, 14, 15, 0, 255]);
+          break;
+        case 'empty':
+          packet = Buffer.alloc(0);
+          break;
+      }
+      const res = await fetch(s.connectorUrl, {
+        method: 'POST',
+        headers: { authorization: 'Bearer fuzz-incoming-token-0001', 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(packet),
+      });
+      const what = `#${n} ${how} ${packet.toString('hex').slice(0, 80)} -> ${res.status}`;
+      expect(res.status, what).toBeLessThan(500);
+      if (how === 'extend') expect(res.status, `${what}: bytes after a packet`).toBe(400);
+      if (res.status === 200) {
+        const reply = deserializeIlpReply(Buffer.from(await res.arrayBuffer()));
+        // Only ILDCP is answered with a Fulfill (its all-zero fulfillment), and only for no money.
+        const code = isFulfill(reply) ? 'ildcp' : reply.code;
+        if (isFulfill(reply)) {
+          expect(reply.fulfillment.equals(Buffer.alloc(32)), what).toBe(true);
+          expect(deserializeIlpPrepare(packet).amount, what).toBe('0');
+        }
+        outcomes.set(code, (outcomes.get(code) ?? 0) + 1);
+      } else {
+        expect(res.status, what).toBe(400);
+        expect((await res.json()).code, what).toBe('invalid_packet');
+        outcomes.set('400', (outcomes.get('400') ?? 0) + 1);
+      }
+    }
+    expect(await snapshot(s.dynamo)).toBe(baseline);
+    // It reached past the parser too: some packets were read and answered in ILP.
+    expect(outcomes.get('400')).toBeGreaterThan(PACKETS / 4);
+    expect(PACKETS - (outcomes.get('400') ?? 0)).toBeGreaterThan(PACKETS / 10);
+  }, 300_000);
 });

@@ -93,6 +93,48 @@ describe('ILP connector', () => {
     expect((await garbage.json()).code).toBe('invalid_packet');
   });
 
+  // D7: a valid Prepare followed by 7 garbage bytes was accepted and fulfilled.
+  it('takes exactly one Prepare: trailing bytes or a length written the long way are 400 invalid_packet, and move nothing', async () => {
+    const target = await intent(bobUsd, '500');
+    const { destinationAddress } = await credentials(target.url);
+    const prepare = serializeIlpPrepare({
+      amount: '0',
+      destination: destinationAddress,
+      executionCondition: Buffer.alloc(32, 1),
+      expiresAt: new Date(Date.now() + 30_000),
+      data: Buffer.alloc(0),
+    });
+    const before = await peerLiquidity();
+    const send = (body: Buffer) =>
+      fetch(s.connectorUrl, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(body),
+      });
+    const trailing = await send(Buffer.concat([prepare, Buffer.from('garbage')]));
+    expect(trailing.status).toBe(400);
+    expect(await trailing.json()).toMatchObject({ code: 'invalid_packet', detail: expect.stringContaining('exactly one') });
+    // The same envelope with its length written in two bytes (0x82 0x00 0xNN) where one will do.
+    expect(prepare[1]).toBe(0x81);
+    const long = Buffer.concat([prepare.subarray(0, 1), Buffer.from([0x82, 0x00, prepare[2]]), prepare.subarray(3)]);
+    expect((await send(long)).status).toBe(400);
+    expect((await send(prepare)).status).toBe(200); // the packet itself is fine
+    expect(await peerLiquidity()).toBe(before);
+    expect((await ok(s.admin('GET', `/payment-intents/${target.id}`), 200)).receivedAmount.value).toBe('0');
+  });
+
+  it('reads the Authorization header by the RFC 6750 grammar', async () => {
+    const ildcp = new Uint8Array(serializeIldcpRequest({ expiresAt: new Date(Date.now() + 30_000) }));
+    const status = async (authorization: string) =>
+      (await fetch(s.connectorUrl, { method: 'POST', headers: { authorization, 'content-type': 'application/octet-stream' }, body: ildcp })).status;
+    // The scheme is case-insensitive and one or more spaces may follow it (RFC 9110, RFC 6750);
+    // white space around the whole value is not part of it (HTTP strips it).
+    for (const ok of [`Bearer ${TOKEN}`, `bearer ${TOKEN}`, `BEARER ${TOKEN}`, `Bearer  ${TOKEN}`]) expect(await status(ok), ok).toBe(200);
+    for (const bad of [`Bearer\t${TOKEN}`, `Bearer ${TOKEN} x`, `Bearer${TOKEN}`, `Bearer ${TOKEN}=x`, `Token ${TOKEN}`, `Bearer "${TOKEN}"`, TOKEN]) {
+      expect(await status(bad), bad).toBe(401);
+    }
+  });
+
   it('delivers a STREAM payment to an incoming payment in packets of at most maxPacketAmount, exactly, and settles each with the peer', async () => {
     const target = await intent(bobUsd, '1234');
     const before = await peerLiquidity();

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -97,6 +98,36 @@ async function startAndStop(signal: NodeJS.Signals) {
 
 describe('npm start', () => {
   it('is ready within 20 s and SIGINT stops everything', () => startAndStop('SIGINT'), 40_000);
+
+  // A second node on taken ports ended in a raw EADDRINUSE stack trace that named no setting.
+  it('names the setting of a taken port in one line, without a stack trace, and leaves nothing running', async () => {
+    for (const taken of ['FSP_PORT', 'ADMIN_PORT', 'CONNECTOR_PORT'] as const) {
+      const ports = await freePorts();
+      const holder = createServer();
+      await new Promise<void>((ok) => holder.listen(ports[taken], '127.0.0.1', () => ok()));
+      try {
+        const run = spawnSync('npm', ['start'], {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+            LOCAL_DATA_DIR: mkdtempSync(join(tmpdir(), 'taken-')),
+          },
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+        const output = run.stdout + run.stderr;
+        expect(run.status, output).not.toBe(0);
+        expect(output).toContain(`error: port ${ports[taken]} (${taken}) is in use`);
+        expect(output).toContain(`${taken}=<free port> npm start`);
+        expect(output).not.toMatch(/^\s+at /m);
+        expect(dynamoDbLocalPids(ports.DYNAMODB_PORT)).toEqual([]);
+      } finally {
+        await new Promise((ok) => holder.close(ok));
+      }
+    }
+  }, 90_000);
+
   it('SIGTERM stops everything too', () => startAndStop('SIGTERM'), 40_000);
 });
 
