@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restApis } from '../../infra/local/rest-apis';
 import { loadService, ROOT } from '../../infra/local/serverless-config';
 import { unzip } from '../../infra/local/zip';
+// @ts-expect-error a serverless plugin, in CommonJS without types
+import { hashDeployments } from '../../infra/serverless/api-deployments.cjs';
 import { PAYMENTS_MAX_RECEIVES, WEBHOOK_MAX_RECEIVES } from '../../lib/limits';
 import { METRICS } from '../../lib/metrics';
 
@@ -24,6 +26,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
+// Roles name a secret by ARN pattern (its name and Secrets Manager's six random characters), so that
+// a stack using retained ones (SECRETS_EXISTING) grants the same.
+const secretArn = (name: string) => ({
+  'Fn::Sub': `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:payment-service/ci/${name}-??????`,
+});
 const byJson = (a: unknown, b: unknown) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
 const ofType = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
 
@@ -72,12 +79,12 @@ describe('the CloudFormation template', () => {
     const listed = [...section.matchAll(/^\| `([A-Z_]+)`/gm)].map((m) => m[1]);
     const local = /_PORT$|^FSP_|^LOCAL_|^(ADMIN_API_SECRET|WEBHOOK_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
     // What shapes the stack rather than the functions: read by serverless.yml or its resources.
-    const deployOnly = /_THROTTLE_|^ALARM_EMAIL$|^API_GATEWAY_ACCOUNT_ROLE$|^OLDEST_MESSAGE_ALARM_SECS$/;
+    const deployOnly = /_THROTTLE_|^ALARM_EMAIL$|^API_GATEWAY_ACCOUNT_ROLE$|^OLDEST_MESSAGE_ALARM_SECS$|^SECRETS_EXISTING$/;
     const environment = loadService('ci').environment;
     for (const name of listed.filter((n) => !local.test(n) && !deployOnly.test(n))) expect(Object.keys(environment), name).toContain(name);
     const declarations = ['serverless.yml', 'infra/resources.yml'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
     const deploySettings = listed.filter((n) => deployOnly.test(n));
-    expect(deploySettings.length).toBe(5);
+    expect(deploySettings.length).toBe(6);
     for (const name of deploySettings) expect(declarations, name).toContain(`\${env:${name},`);
   });
 
@@ -250,11 +257,18 @@ describe('the CloudFormation template', () => {
       Object.keys(roles)
         .filter((id) => statements(id).some(test))
         .sort();
-    const reads = (secret: string) => holders((st) => st.Action.includes('secretsmanager:GetSecretValue') && st.Resource.some((r: any) => r.Ref === secret));
-    expect(reads('AdminApiSecret')).toEqual(['AdminApiRole', 'AdminReadRole']);
-    expect(reads('WebhookSecret')).toEqual(['WebhookSenderRole']);
-    expect(reads('StreamSecret')).toEqual(['IlpConnectorRole', 'IncomingPaymentsRole']);
-    expect(reads('OpenPaymentsClientSecret')).toEqual(['AdminApiRole', 'PaymentsWorkerRole']);
+    const reads = (secret: string) =>
+      holders(
+        (st) => st.Action.includes('secretsmanager:GetSecretValue') && st.Resource.some((r: any) => JSON.stringify(r) === JSON.stringify(secretArn(secret))),
+      );
+    expect(reads('ADMIN_API_SECRET')).toEqual(['AdminApiRole', 'AdminReadRole']);
+    expect(reads('WEBHOOK_SECRET')).toEqual(['WebhookSenderRole']);
+    expect(reads('STREAM_SECRET')).toEqual(['IlpConnectorRole', 'IncomingPaymentsRole']);
+    expect(reads('OPEN_PAYMENTS_CLIENT_SECRET')).toEqual(['AdminApiRole', 'PaymentsWorkerRole']);
+    for (const [, role] of Object.entries(roles))
+      for (const st of (role.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement))
+        if (st.Action.includes('secretsmanager:GetSecretValue'))
+          for (const r of st.Resource) expect(JSON.stringify(r)).toMatch(/secret:payment-service\/ci\/[A-Z_]+-\?{6}"/);
     expect(holders((st) => st.Action.includes('events:PutEvents'))).toEqual(['OutboxRelayRole']);
     expect(holders((st) => st.Action.includes('sqs:SendMessage'))).toEqual(['OutboxRelayRole', 'WebhookSenderRole']);
     expect(holders((st) => st.Action.includes('sqs:ReceiveMessage'))).toEqual(['PaymentsWorkerRole', 'WebhookSenderRole']);
@@ -277,7 +291,7 @@ describe('the CloudFormation template', () => {
     expect(fns.IlpConnectorLambdaFunction.Properties.Role).toEqual({ 'Fn::GetAtt': ['IlpConnectorRole', 'Arn'] });
     const role = Object.fromEntries(ofType('AWS::IAM::Role')).IlpConnectorRole;
     const resources = role.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement).flatMap((st: any) => st.Resource);
-    expect(resources).toEqual([{ 'Fn::GetAtt': ['MainTable', 'Arn'] }, { 'Fn::GetAtt': ['RatesTable', 'Arn'] }, { Ref: 'StreamSecret' }]);
+    expect(resources).toEqual([{ 'Fn::GetAtt': ['MainTable', 'Arn'] }, { 'Fn::GetAtt': ['RatesTable', 'Arn'] }, secretArn('STREAM_SECRET')]);
     const permission = Object.fromEntries(ofType('AWS::Lambda::Permission')).ConnectorPermission;
     expect(JSON.stringify(permission.Properties.SourceArn)).toContain('/*/POST/ilp');
   });
@@ -297,10 +311,21 @@ describe('the CloudFormation template', () => {
     for (const [id, m] of Object.entries(methods)) if (id !== 'AuthServerIntrospectPost') expect(m.Properties.AuthorizationType, id).toBe('NONE');
     // Secrets are generated by Secrets Manager, never written into the template.
     const secrets = Object.fromEntries(ofType('AWS::SecretsManager::Secret'));
+    expect(Object.keys(secrets).sort()).toEqual(['AdminApiSecret', 'OpenPaymentsClientSecret', 'StreamSecret', 'WebhookSecret']);
     for (const [id, secret] of Object.entries(secrets)) {
       expect(secret.Properties.GenerateSecretString, id).toBeDefined();
       expect(secret.Properties.SecretString, id).toBeUndefined();
     }
+  });
+
+  it('keeps every secret through a stack removal or replacement, and lets a new stack use the kept ones (SECRETS_EXISTING=1)', () => {
+    const secrets = ofType('AWS::SecretsManager::Secret');
+    for (const [id, secret] of secrets) {
+      expect([secret.DeletionPolicy, secret.UpdateReplacePolicy], id).toEqual(['Retain', 'Retain']);
+      expect((secret as { Condition?: string }).Condition, id).toBe('CreatesSecrets');
+    }
+    const conditions = (template as unknown as { Conditions: Record<string, unknown> }).Conditions;
+    expect(conditions.CreatesSecrets).toEqual({ 'Fn::Equals': ['', ''] }); // created unless SECRETS_EXISTING is set
   });
 });
 
@@ -323,9 +348,42 @@ describe('operations', () => {
       expect(template.Resources[p.DeploymentId.Ref].Type, id).toBe('AWS::ApiGateway::Deployment');
       expect(template.Resources[p.DeploymentId.Ref].Properties.RestApiId, id).toEqual(p.RestApiId);
     }
+    // Each API's deployment id carries a hash of the API, so that a change to it is a new deployment.
+    for (const id of ['ResourceServerDeployment', 'AuthServerDeployment', 'ConnectorDeployment'])
+      expect(
+        Object.keys(template.Resources).filter((k) => new RegExp(`^${id}[0-9a-f]{12}$`).test(k)),
+        id,
+      ).toHaveLength(1);
     // No deployment makes a stage of its own (it would take the stage's name first, with no logs).
     for (const [id, d] of ofType('AWS::ApiGateway::Deployment')) expect(d.Properties.StageName, id).toBeUndefined();
     expect(template.Resources.ApiAccessLogs.Properties.RetentionInDays).toBe(30);
+  });
+
+  it('makes a new deployment of an API when a route or integration of it changes, and only then', () => {
+    // The packaged template with its hashes taken off, as the plugin saw it.
+    const unhashed = () => {
+      const copy = JSON.parse(JSON.stringify(template));
+      for (const id of Object.keys(copy.Resources).filter((k) => /Deployment[0-9a-f]{12}$/.test(k))) {
+        const base = id.slice(0, -12);
+        copy.Resources[base] = copy.Resources[id];
+        delete copy.Resources[id];
+        copy.Resources[`${base.replace('Deployment', '')}Stage`].Properties.DeploymentId = { Ref: base };
+      }
+      return copy;
+    };
+    const deploymentOf = (t: typeof template, api: string) => Object.keys(t.Resources).find((k) => k.startsWith(`${api}Deployment`));
+    const same = unhashed();
+    hashDeployments(same);
+    for (const api of ['ResourceServer', 'AuthServer', 'Connector']) expect(deploymentOf(same, api)).toBe(deploymentOf(template, api));
+
+    const changed = unhashed();
+    changed.Resources.ConnectorIlpPost.Properties.AuthorizationType = 'AWS_IAM'; // a method's auth changes
+    changed.Resources.ResourceServerIncomingPayment.Properties.PathPart = '{payment}'; // a route changes
+    hashDeployments(changed);
+    expect(deploymentOf(changed, 'Connector')).not.toBe(deploymentOf(template, 'Connector'));
+    expect(deploymentOf(changed, 'ResourceServer')).not.toBe(deploymentOf(template, 'ResourceServer'));
+    expect(deploymentOf(changed, 'AuthServer')).toBe(deploymentOf(template, 'AuthServer')); // untouched
+    expect(changed.Resources.ConnectorStage.Properties.DeploymentId).toEqual({ Ref: deploymentOf(changed, 'Connector') });
   });
 
   it("answers the Admin API's gateway errors (unknown route, throttled, too large, timeout) as problem+json", () => {
