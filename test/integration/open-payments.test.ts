@@ -171,7 +171,7 @@ describe('an Open Payments client, end to end', () => {
 
 // D5: a client with a key of its own making asked for read-all, list-all and complete with no
 // identifier, got a token, and read, listed and completed other people's incoming payments.
-describe('least privilege without the wallet owner\'s consent', () => {
+describe("least privilege without the wallet owner's consent", () => {
   // A client nobody registered: its key is in the request (`client: {jwk}`), as GNAP allows.
   async function stranger() {
     const { privateKey } = generateKeyPairSync('ed25519');
