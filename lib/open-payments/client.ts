@@ -1,5 +1,7 @@
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken, OpenPaymentsClientError } from '@interledger/open-payments';
+import { config } from '../config';
 import { OpenPaymentsError } from '../errors';
+import { withBoundedFetch } from '../net/fetch';
 import { serviceIdentity, serviceWalletAddress } from './identity';
 
 // This service as an Open Payments client of other nodes (and of itself), with the official
@@ -61,9 +63,22 @@ async function readWith(c: AuthenticatedClient, authServer: string, url: string,
   }
 }
 
-// An incoming payment on any node, read with access: amounts, state and its payment methods.
+// An incoming payment on any node, read with access: amounts, state and its payment methods. The
+// URL and the servers it names are another node's (or anyone's) choice: every fetch the client makes
+// for it is bounded (lib/net/fetch.ts).
 export async function readIncomingPayment(url: string) {
   const c = await opClient();
+  try {
+    return await withBoundedFetch({ allowPrivate: config.ALLOW_PRIVATE_FETCH }, () => read(c, url));
+  } catch (e) {
+    // Not answered at all (refused, too large, timed out): the client's message names only the
+    // request; its description says why.
+    if (e instanceof OpenPaymentsClientError && e.status === undefined && e.description) throw new Error(e.description, { cause: e });
+    throw e;
+  }
+}
+
+async function read(c: AuthenticatedClient, url: string) {
   const { authServer } = await c.incomingPayment.getPublic({ url });
   if (!authServer) throw new OpenPaymentsError(502, 'no_authorization_server', `${url} names no authorization server`);
   const first = preferred.get(authServer) ?? 'one';
