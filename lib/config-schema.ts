@@ -7,6 +7,13 @@ const url = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, '
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), url.optional());
 const seconds = (fallback: number) => z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().positive().default(fallback));
 
+// 'true' or 'false' (also 1 or 0); unset or empty: the default.
+const flag = (fallback: boolean) =>
+  z.preprocess(
+    (v) => (v === '' || v === undefined ? fallback : v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v),
+    z.boolean({ error: 'must be true or false' }),
+  );
+
 const DEFAULT_WEBHOOK_SCHEDULE = '5,300,1800,7200,18000,36000,50400,72000,86400';
 
 const schema = z.object({
@@ -34,6 +41,9 @@ const schema = z.object({
   ACCESS_TOKEN_EXPIRY_SECS: seconds(600),
   // Where secrets live in Secrets Manager (lib/secrets.ts); empty: they come from the environment.
   SECRETS_PREFIX: z.string().default(''),
+  // Local development only: let outbound fetches of URLs that clients and other nodes choose
+  // (lib/net/fetch.ts) reach loopback and private addresses, as nodes on one machine must.
+  ALLOW_PRIVATE_FETCH: flag(false),
   // This node's ILP address, under which its incoming payments receive (e.g. g.example.wallet).
   ILP_ADDRESS: z.string().regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)+$/, 'must be an ILP address, e.g. test.node-a'),
   // How far below the expected rate (a fraction) a payment over Interledger may deliver at: the

@@ -119,6 +119,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       WEBHOOK_SECRET: process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET,
       ILP_ADDRESS: process.env.ILP_ADDRESS || 'test.node-a',
       SECRETS_PREFIX: '',
+      // Nodes on this machine talk to each other (and clients publish their keys) on localhost.
+      ALLOW_PRIVATE_FETCH: process.env.ALLOW_PRIVATE_FETCH || 'true',
       // Metrics are CloudWatch's (EMF log lines): here they would only crowd the log.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
       STREAM_SECRET: process.env.STREAM_SECRET || made(),

@@ -5,16 +5,19 @@ import { OpenPaymentsError } from '../errors';
 import { type SignedRequest, verifySignature } from '../http/message-signatures';
 import { logger } from '../log';
 import { clientKey } from '../open-payments/client-keys';
+import { intentUrl } from '../resources';
 import { commit } from '../tx';
+import { grantPolicy } from './policy';
 import type { AccessItem, ClientIdentity, GrantRequest, Introspection, IntrospectionRequest } from './schemas';
 import * as store from './store';
 
 // The Open Payments authorization server (GNAP, RFC 9635, as Open Payments profiles it). A client
 // names itself by its wallet address (its keys at <wallet address>/jwks.json) or gives its key,
-// and signs every request with it (RFC 9421). Grants for incoming payments and quotes are issued
-// at once; grants for outgoing payments need the end user's consent, an interaction this server
-// does not offer yet: they are answered with the interaction and continuation parts GNAP
-// requires, stay pending, and cannot be approved (the interaction URL and continuing say so).
+// and signs every request with it (RFC 9421). Grants that act only on what the client creates are
+// issued at once; what reaches further needs the wallet owner's consent (./policy.ts). Grants for
+// outgoing payments are answered with the interaction and continuation parts GNAP requires, stay
+// pending, and cannot be approved yet (the interaction URL and continuing say so); read-all and
+// list-all are refused until interaction exists.
 // Access tokens expire after ACCESS_TOKEN_EXPIRY_SECS and are managed at their `manage` URL
 // (rotate, revoke); the grant is revoked at its continuation URL. The resource server asks about
 // a token by introspection.
@@ -73,7 +76,9 @@ export async function requestGrant(body: GrantRequest, request: SignedRequest) {
   };
   const continuation = { access_token: { value: continueToken }, uri: url(`/continue/${grant.id}`) };
 
-  if (access.some((a) => a.type === 'outgoing-payment')) {
+  const decision = grantPolicy(access, intentUrl(''));
+  if (decision.outcome === 'refuse') throw invalidRequest(decision.detail);
+  if (decision.outcome === 'interact') {
     if ('jwk' in client)
       throw new OpenPaymentsError(400, 'invalid_client', 'A client that gives its key instead of a wallet address can only ask for non-interactive grants');
     if (!body.interact)

@@ -1,37 +1,39 @@
 import type { JWK } from '@interledger/http-signature-utils';
+import { config } from '../config';
+import { OpenPaymentsError } from '../errors';
 import { logger } from '../log';
+import { boundedFetch } from '../net/fetch';
 
 // The keys an Open Payments client publishes at <its wallet address>/jwks.json, fetched when a
 // signature must be checked and kept briefly: a key the client stops listing (revoked) stops
 // working within CACHE_SECS. An unknown keyid is fetched afresh (at most once a second), so that a
-// newly registered key works at once.
+// newly registered key works at once. The URL is the client's choice: it is fetched bounded (size,
+// time, redirects, no internal addresses: lib/net/fetch.ts), and a key set that cannot be read is
+// remembered like one that can, so that a client cannot make this server fetch at every request.
 const CACHE_SECS = 30;
 const REFETCH_UNKNOWN_MS = 1000;
-const FETCH_TIMEOUT_MS = 5000;
 const MAX_ENTRIES = 1000;
 
 interface Entry {
   keys: JWK[];
   at: number;
+  failure?: string; // why the key set could not be read
 }
 const cache = new Map<string, Entry>();
 
 const isEd25519Jwk = (k: any): k is JWK =>
   k && typeof k.kid === 'string' && k.kty === 'OKP' && k.crv === 'Ed25519' && k.alg === 'EdDSA' && typeof k.x === 'string' && /^[A-Za-z0-9_-]+$/.test(k.x);
 
-async function fetchKeys(walletAddress: string): Promise<JWK[]> {
+async function fetchKeys(walletAddress: string): Promise<Pick<Entry, 'keys' | 'failure'>> {
+  const url = `${walletAddress.replace(/\/+$/, '')}/jwks.json`;
   try {
-    const res = await fetch(`${walletAddress.replace(/\/+$/, '')}/jwks.json`, {
-      headers: { accept: 'application/json' },
-      redirect: 'error',
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-    });
-    if (!res.ok) return [];
+    const res = await boundedFetch(url, { headers: { accept: 'application/json' } }, { allowPrivate: config.ALLOW_PRIVATE_FETCH });
+    if (!res.ok) return { keys: [], failure: `${url} answered ${res.status}` };
     const body = (await res.json()) as { keys?: unknown };
-    return Array.isArray(body.keys) ? body.keys.filter(isEd25519Jwk) : [];
+    return { keys: Array.isArray(body?.keys) ? body.keys.filter(isEd25519Jwk) : [] };
   } catch (error) {
     logger.warn('Could not fetch a client key set', { walletAddress, error: (error as Error).message });
-    return [];
+    return { keys: [], failure: (error as Error).message };
   }
 }
 
@@ -41,9 +43,12 @@ export async function clientKey(walletAddress: string, keyId: string): Promise<J
   const stale = !entry || now - entry.at > CACHE_SECS * 1000;
   const unknown = entry && !entry.keys.some((k) => k.kid === keyId) && now - entry.at > REFETCH_UNKNOWN_MS;
   if (stale || unknown) {
-    entry = { keys: await fetchKeys(walletAddress), at: now };
+    entry = { ...(await fetchKeys(walletAddress)), at: now };
     if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
     cache.set(walletAddress, entry);
   }
-  return entry!.keys.find((k) => k.kid === keyId);
+  const key = entry!.keys.find((k) => k.kid === keyId);
+  // The client cannot be verified: say why (GNAP's invalid_client).
+  if (!key && entry!.failure) throw new OpenPaymentsError(401, 'invalid_client', `The client's key set could not be read: ${entry!.failure}`);
+  return key;
 }

@@ -1,17 +1,25 @@
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken, OpenPaymentsClientError } from '@interledger/open-payments';
+import { config } from '../config';
 import { OpenPaymentsError } from '../errors';
+import { withBoundedFetch } from '../net/fetch';
 import { serviceIdentity, serviceWalletAddress } from './identity';
 
 // This service as an Open Payments client of other nodes (and of itself), with the official
-// client and the service's own identity (./identity.ts): to read an incoming payment anywhere, it
-// asks the authorization server that the payment names for a grant (incoming-payment read-all),
-// then reads the payment with it, which yields its STREAM credentials. A grant's token is kept
-// until shortly before it expires, one per authorization server. Responses are not validated
+// client and the service's own identity (./identity.ts): to read an incoming payment anywhere (to
+// pay it), it asks the authorization server that the payment names for a grant, then reads the
+// payment with it, which yields its STREAM credentials. The grant asked for first is the least:
+// `read` of that one payment, its URL as the identifier (what this service's authorization server
+// issues at once; see lib/auth-server/policy.ts). A server that does not take that (Rafiki reads
+// identifiers as wallet addresses) is asked for `read-all`, as Rafiki's own nodes do, and
+// remembered. Tokens are kept until shortly before they expire. Responses are not validated
 // against the specification here: loading it takes about a second at every cold start.
 const EARLY_SECS = 30;
+const MAX_TOKENS = 1000;
 
+type Scope = 'one' | 'all';
 let client: Promise<AuthenticatedClient> | undefined;
-const tokens = new Map<string, { value: string; expiresAt: number }>();
+const tokens = new Map<string, { value: string; expiresAt: number }>(); // by payment URL (one) or server (all)
+const preferred = new Map<string, Scope>(); // by authorization server
 
 function opClient(): Promise<AuthenticatedClient> {
   client ??= serviceIdentity()
@@ -25,29 +33,62 @@ function opClient(): Promise<AuthenticatedClient> {
   return client;
 }
 
-async function readToken(c: AuthenticatedClient, authServer: string): Promise<string> {
-  const kept = tokens.get(authServer);
-  if (kept && kept.expiresAt > Date.now()) return kept.value;
-  const grant = await c.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', actions: ['read-all'] }] } });
+async function requestToken(c: AuthenticatedClient, authServer: string, url: string, scope: Scope): Promise<string> {
+  const access = scope === 'one' ? { actions: ['read' as const], identifier: url } : { actions: ['read-all' as const] };
+  const grant = await c.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', ...access }] } });
   if (!isFinalizedGrantWithAccessToken(grant))
     throw new OpenPaymentsError(502, 'grant_not_issued', `${authServer} did not issue a grant to read incoming payments at once`);
   const expiresIn = grant.access_token.expires_in ?? 60;
-  tokens.set(authServer, { value: grant.access_token.value, expiresAt: Date.now() + (expiresIn - EARLY_SECS) * 1000 });
+  if (tokens.size >= MAX_TOKENS) tokens.delete(tokens.keys().next().value!);
+  tokens.set(scope === 'one' ? url : authServer, { value: grant.access_token.value, expiresAt: Date.now() + (expiresIn - EARLY_SECS) * 1000 });
   return grant.access_token.value;
 }
 
-// An incoming payment on any node, read with access: amounts, state and its payment methods. A
-// token the resource server no longer takes (revoked, or the server forgot it) is asked for anew
-// once.
+const refused = (e: unknown) => e instanceof OpenPaymentsClientError && (e.status === 400 || e.status === 401 || e.status === 403);
+
+// The payment read with a token of this scope: a kept one, and if the resource server no longer
+// takes it (revoked, or the server forgot it), a new one, once.
+async function readWith(c: AuthenticatedClient, authServer: string, url: string, scope: Scope) {
+  const key = scope === 'one' ? url : authServer;
+  for (;;) {
+    const kept = tokens.get(key);
+    const fresh = !kept || kept.expiresAt <= Date.now();
+    const accessToken = fresh ? await requestToken(c, authServer, url, scope) : kept.value;
+    try {
+      return await c.incomingPayment.get({ url, accessToken });
+    } catch (e) {
+      tokens.delete(key);
+      if (fresh || !refused(e)) throw e;
+    }
+  }
+}
+
+// An incoming payment on any node, read with access: amounts, state and its payment methods. The
+// URL and the servers it names are another node's (or anyone's) choice: every fetch the client makes
+// for it is bounded (lib/net/fetch.ts).
 export async function readIncomingPayment(url: string) {
   const c = await opClient();
+  try {
+    return await withBoundedFetch({ allowPrivate: config.ALLOW_PRIVATE_FETCH }, () => read(c, url));
+  } catch (e) {
+    // Not answered at all (refused, too large, timed out): the client's message names only the
+    // request; its description says why.
+    if (e instanceof OpenPaymentsClientError && e.status === undefined && e.description) throw new Error(e.description, { cause: e });
+    throw e;
+  }
+}
+
+async function read(c: AuthenticatedClient, url: string) {
   const { authServer } = await c.incomingPayment.getPublic({ url });
   if (!authServer) throw new OpenPaymentsError(502, 'no_authorization_server', `${url} names no authorization server`);
+  const first = preferred.get(authServer) ?? 'one';
   try {
-    return await c.incomingPayment.get({ url, accessToken: await readToken(c, authServer) });
+    return await readWith(c, authServer, url, first);
   } catch (e) {
-    if (!(e instanceof OpenPaymentsClientError) || (e.status !== 401 && e.status !== 403)) throw e;
-    tokens.delete(authServer);
-    return c.incomingPayment.get({ url, accessToken: await readToken(c, authServer) });
+    if (!refused(e)) throw e;
+    const other = first === 'one' ? 'all' : 'one';
+    const read = await readWith(c, authServer, url, other);
+    preferred.set(authServer, other);
+    return read;
   }
 }

@@ -11,15 +11,16 @@ import { cursorOf, findIntent, pageByWallet } from '../payment-intents/store';
 import { intentUrl } from '../resources';
 import { findWalletRecordByUrl } from '../wallet-addresses';
 import { clientKey } from './client-keys';
-import { type Asked, introspectToken } from './introspection';
+import { type Asked, introspectToken, type TokenInfo } from './introspection';
 
 // Open Payments incoming payments, on the resource server. An incoming payment is a payment
 // intent: one record, which the Admin API reaches at /payment-intents/{id} and Open Payments at its
 // URL, with the same state, amounts and webhooks. Every call but the public read carries a GNAP
 // access token, which the authorization server is asked about (the right type, action and wallet
-// address), and is signed with the key of the client the token was granted to. `read` and `list`
-// see only the incoming payments that client created; `read-all` and `list-all` see all of the
-// wallet address's. The STREAM credentials (`methods`) are shown only to a client with access,
+// address), and is signed with the key of the client the token was granted to. `read`, `list` and
+// `complete` reach only the incoming payments that client created (another's is 403); `read-all`
+// and `list-all` (only with the wallet owner's consent) all of the wallet address's; a `read` whose
+// identifier is an incoming payment's URL, that one payment. The STREAM credentials (`methods`) are shown only to a client with access,
 // and only while the payment can receive.
 const asServer = { 'www-authenticate': `GNAP as_uri=${config.AUTH_SERVER_URL}` };
 const unauthorized = (detail: string) => new OpenPaymentsError(401, 'unauthorized', detail, asServer);
@@ -33,29 +34,34 @@ async function existing(id: string): Promise<IntentRecord> {
   return intent;
 }
 
-// Who called (the client a token was granted to, as stored on what it creates), and whether its
-// token reaches beyond its own resources (read-all, list-all).
+// Who called (the client a token was granted to, as stored on what it creates), and the access
+// items of its token that cover the call.
 interface Caller {
   client: string;
-  all: boolean;
+  access: TokenAccess[];
 }
+type TokenAccess = Extract<TokenInfo, { active: true }>['access'][number];
 
-async function authorize(req: OpRequest, asked: Asked): Promise<Caller> {
+async function authorize(req: OpRequest, asked: Asked[]): Promise<Caller> {
   if (!req.token) throw unauthorized('This call needs an Open Payments access token: Authorization: GNAP <token>');
-  const info = await introspectToken(req.token, [asked]);
+  const info = await introspectToken(req.token, asked);
   if (!info.active) throw unauthorized('The access token is not active: unknown, expired or revoked');
-  if (!info.access.length) throw forbidden(`The access token does not grant ${asked.actions[0]} on ${asked.type}s of ${asked.identifier}`);
+  if (!info.access.length) throw forbidden(`The access token does not grant ${asked[0].actions[0]} on ${asked[0].type}s of ${asked[0].identifier}`);
   const client = info.client;
   const verified = await verifySignature(req.signed, async (keyId) =>
     'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as unknown as JWK) : undefined) : clientKey(client.walletAddress, keyId),
   );
   if (!verified.ok) throw new OpenPaymentsError(401, 'invalid_signature', verified.reason);
-  const all = `${asked.actions[0]}-all`;
   return {
     client: 'jwk' in client ? `jwk:${String(client.jwk.x)}` : client.walletAddress.toLowerCase().replace(/\/+$/, ''),
-    all: info.access.some((a) => a.actions.includes(all)),
+    access: info.access,
   };
 }
+
+// Whether the caller's token reaches beyond what its client created (read-all, list-all: only with
+// the wallet owner's consent).
+const reachesAll = (caller: Caller, action: 'read' | 'list') => caller.access.some((a) => a.actions.includes(`${action}-all`));
+const notTheClients = (id: string) => forbidden(`Incoming payment ${id} was not created by this client, and the access token reaches only those it did`);
 
 // The incoming payment as Open Payments shows it; with `methods` for a client with access.
 function view(r: IntentRecord) {
@@ -79,25 +85,32 @@ async function viewWithMethods(r: IntentRecord) {
 
 export async function createIncomingPayment(req: OpRequest): Promise<OpReply> {
   const body = parseJson(req, createIntentBody);
-  const caller = await authorize(req, { type: 'incoming-payment', actions: ['create'], identifier: body.walletAddress });
+  const caller = await authorize(req, [{ type: 'incoming-payment', actions: ['create'], identifier: body.walletAddress }]);
   return json(201, await viewWithMethods(await createIntent(body, caller.client)));
 }
 
-// Read by a client with access (if the token allows `read` only, one it created), or, with no
+// Read by a client with access: one it created; any of the wallet address's with read-all; or the
+// one payment its token names by URL (a payer's node, given the URL to pay it: no metadata). With no
 // Authorization header at all, the public view: what it received, and where to ask for access.
 export async function getIncomingPayment(req: OpRequest): Promise<OpReply> {
   const intent = await existing(req.params.id);
   if (req.signed.headers.authorization === undefined) {
     return json(200, { receivedAmount: intentView(intent).receivedAmount, authServer: config.AUTH_SERVER_URL });
   }
-  const caller = await authorize(req, { type: 'incoming-payment', actions: ['read'], identifier: intent.walletAddress });
-  if (!caller.all && intent.client !== caller.client) throw notFound(req.params.id);
-  return json(200, await viewWithMethods(intent));
+  const url = intentUrl(intent.id);
+  const read = (identifier: string) => ({ type: 'incoming-payment' as const, actions: ['read'], identifier });
+  const caller = await authorize(req, [read(intent.walletAddress), read(url)]);
+  if (intent.client === caller.client || reachesAll(caller, 'read')) return json(200, await viewWithMethods(intent));
+  if (!caller.access.some((a) => a.identifier === url)) throw notTheClients(req.params.id);
+  const { metadata, ...toPay } = await viewWithMethods(intent);
+  return json(200, toPay);
 }
 
+// Only the client that created it completes it (nothing grants more yet).
 export async function completeIncomingPayment(req: OpRequest): Promise<OpReply> {
   const intent = await existing(req.params.id);
-  await authorize(req, { type: 'incoming-payment', actions: ['complete'], identifier: intent.walletAddress });
+  const caller = await authorize(req, [{ type: 'incoming-payment', actions: ['complete'], identifier: intent.walletAddress }]);
+  if (intent.client !== caller.client) throw notTheClients(req.params.id);
   return json(200, view(await completeIntent(intent.id)));
 }
 
@@ -130,14 +143,14 @@ export async function listIncomingPayments(req: OpRequest): Promise<OpReply> {
   if (!parsed.success)
     throw new OpenPaymentsError(400, 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; '));
   const q = parsed.data;
-  const caller = await authorize(req, { type: 'incoming-payment', actions: ['list'], identifier: q['wallet-address'] });
+  const caller = await authorize(req, [{ type: 'incoming-payment', actions: ['list'], identifier: q['wallet-address'] }]);
   const wallet = await findWalletRecordByUrl(q['wallet-address']);
   if (!wallet) throw new OpenPaymentsError(404, 'wallet_address_not_found', `No wallet address ${q['wallet-address']}`);
   const page = await pageByWallet(wallet.id, {
     size: q.last ?? q.first ?? 20,
     direction: q.last ? 'newer' : 'older',
     cursor: q.cursor,
-    client: caller.all ? undefined : caller.client,
+    client: reachesAll(caller, 'list') ? undefined : caller.client,
   });
   const [first, last] = [page.records[0], page.records.at(-1)];
   return json(200, {

@@ -155,16 +155,97 @@ describe('an Open Payments client, end to end', () => {
     expect(end.pagination.hasNextPage).toBe(false);
   });
 
-  it('lets a client with `read` see only what it created, and one with `read-all` all of the wallet address', async () => {
+  it('lets a client with `read` see only what it created', async () => {
     const { access_token } = await grantFor(alice, wallet.bob.address);
     const mine = await alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.bob.address });
     const carol = await newClient('carol', 'carol-key-1');
     const reader = await grantFor(carol, wallet.bob.address, ['read', 'list']);
-    expect(await failure(carol.api.incomingPayment.get({ url: mine.id, accessToken: reader.access_token.value }))).toMatchObject({ status: 404 });
+    expect(await failure(carol.api.incomingPayment.get({ url: mine.id, accessToken: reader.access_token.value }))).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
     const listed = await carol.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.bob.address, accessToken: reader.access_token.value });
     expect(listed.result.map((p) => p.id)).not.toContain(mine.id);
-    const all = await grantFor(carol, wallet.bob.address, ['read-all', 'list-all']);
-    expect((await carol.api.incomingPayment.get({ url: mine.id, accessToken: all.access_token.value })).id).toBe(mine.id);
+  });
+});
+
+// D5: a client with a key of its own making asked for read-all, list-all and complete with no
+// identifier, got a token, and read, listed and completed other people's incoming payments.
+describe("least privilege without the wallet owner's consent", () => {
+  // A client nobody registered: its key is in the request (`client: {jwk}`), as GNAP allows.
+  async function stranger() {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const keyId = `stranger-${Date.now()}`;
+    const jwk = generateJwk({ privateKey, keyId });
+    const api = await createAuthenticatedClient({ walletAddressUrl: 'https://stranger.example/me', privateKey, keyId, validateResponses: true });
+    const ask = (access: unknown[], extra: object = {}) =>
+      api.grant.request({ url: s.authServerUrl }, { access_token: { access }, ...extra } as never, { jwk: jwk as never });
+    return { api, ask };
+  }
+  const bobsPayment = async (metadata?: Record<string, unknown>) => {
+    const { access_token } = await grantFor(alice, wallet.bob.address);
+    return alice.api.incomingPayment.create(
+      { url: s.openPaymentsUrl, accessToken: access_token.value },
+      { walletAddress: wallet.bob.address, incomingAmount: amount('700'), ...(metadata && { metadata }) },
+    );
+  };
+
+  it('refuses read-all, list-all and an access item with no identifier that reaches beyond the client (the reproduced grant)', async () => {
+    const { ask } = await stranger();
+    const refused = { status: 400, code: 'invalid_request' };
+    expect(await failure(ask([{ type: 'incoming-payment', actions: ['read-all', 'list-all', 'complete'] }]))).toMatchObject(refused);
+    expect(await failure(ask([{ type: 'incoming-payment', actions: ['read-all'], identifier: wallet.bob.address }]))).toMatchObject(refused);
+    expect(await failure(ask([{ type: 'incoming-payment', actions: ['list-all'], identifier: wallet.alice.address }]))).toMatchObject(refused);
+    expect(await failure(ask([{ type: 'quote', actions: ['read-all'] }]))).toMatchObject(refused);
+    // Asking for the interaction changes nothing: it is not offered, so no consent can be given.
+    const interact = { interact: { start: ['redirect'] } };
+    expect(await failure(ask([{ type: 'incoming-payment', actions: ['list-all'], identifier: wallet.alice.address }], interact))).toMatchObject(refused);
+    // A client named by its wallet address is no different.
+    expect(await failure(grantFor(alice, wallet.bob.address, ['read', 'read-all']))).toMatchObject(refused);
+  });
+
+  it("lets a stranger create, read and complete its own incoming payments, but not read, complete or list another client's", async () => {
+    const bobs = await bobsPayment({ secret: 'private to Bob' });
+    const { api, ask } = await stranger();
+    const grant = await ask([{ type: 'incoming-payment', actions: ['create', 'read', 'complete', 'list'] }]);
+    if (!isFinalizedGrantWithAccessToken(grant)) throw new Error('expected a grant issued at once');
+    const accessToken = grant.access_token.value;
+
+    const own = await api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken }, { walletAddress: wallet.bob.address });
+    expect((await api.incomingPayment.get({ url: own.id, accessToken })).methods).toHaveLength(1);
+    expect(await api.incomingPayment.complete({ url: own.id, accessToken })).toMatchObject({ id: own.id, completed: true });
+
+    expect(await failure(api.incomingPayment.get({ url: bobs.id, accessToken }))).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(await failure(api.incomingPayment.complete({ url: bobs.id, accessToken }))).toMatchObject({ status: 403, code: 'forbidden' });
+    const listed = await api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.bob.address, accessToken });
+    expect(listed.result.map((p) => p.id)).toEqual([own.id]);
+    // Refused, and nothing changed: Bob's payment is still open.
+    const intent = await ok(s.admin('GET', `/payment-intents/${bobs.id.split('/').pop()}`), 200);
+    expect(intent.state).toBe('pending');
+  });
+
+  it('lets a client that was given an incoming payment URL read that one payment to pay it (no metadata), and nothing else', async () => {
+    const bobs = await bobsPayment({ secret: 'private to Bob' });
+    const other = await bobsPayment();
+    const { api, ask } = await stranger();
+    const grant = await ask([{ type: 'incoming-payment', actions: ['read'], identifier: bobs.id }]);
+    if (!isFinalizedGrantWithAccessToken(grant)) throw new Error('expected a grant issued at once');
+    const accessToken = grant.access_token.value;
+    const read = await api.incomingPayment.get({ url: bobs.id, accessToken });
+    expect(read).toMatchObject({ id: bobs.id, walletAddress: wallet.bob.address, incomingAmount: amount('700'), completed: false });
+    expect(read.methods[0]).toMatchObject({ type: 'ilp' });
+    expect(read).not.toHaveProperty('metadata');
+    expect(await failure(api.incomingPayment.get({ url: other.id, accessToken }))).toMatchObject({ status: 403 });
+    expect(await failure(api.incomingPayment.complete({ url: bobs.id, accessToken }))).toMatchObject({ status: 403 });
+    expect(await failure(api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.bob.address, accessToken }))).toMatchObject({
+      status: 403,
+    });
+    // Such a grant is for reading only.
+    for (const actions of [['complete'], ['read', 'create'], ['list']])
+      expect(await failure(ask([{ type: 'incoming-payment', actions, identifier: bobs.id }])), actions.join()).toMatchObject({
+        status: 400,
+        code: 'invalid_request',
+      });
   });
 });
 

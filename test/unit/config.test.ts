@@ -27,6 +27,19 @@ describe('configuration', () => {
     expect(c.WEBHOOK_RETRY_SCHEDULE_SECS).toEqual([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
     expect(c.ACCESS_TOKEN_EXPIRY_SECS).toBe(600);
     expect(c.SECRETS_PREFIX).toBe('');
+    expect(c.ALLOW_PRIVATE_FETCH).toBe(false);
+  });
+
+  it('reads ALLOW_PRIVATE_FETCH as true or false, and nothing else', () => {
+    for (const [v, want] of [
+      ['true', true],
+      ['1', true],
+      ['false', false],
+      ['0', false],
+      ['', false],
+    ] as const)
+      expect(read({ ...valid, ALLOW_PRIVATE_FETCH: v }).ALLOW_PRIVATE_FETCH, v).toBe(want);
+    expect(() => read({ ...valid, ALLOW_PRIVATE_FETCH: 'yes' })).toThrow(/ALLOW_PRIVATE_FETCH: must be true or false/);
   });
 
   it('fails naming each bad or missing variable', () => {

@@ -1,0 +1,169 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type LookupAddress, lookup } from 'node:dns';
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { blockedRange, isIpLiteral } from './addresses';
+
+// The one way this service fetches a URL that someone outside chose: a client's key set (its
+// wallet address's jwks.json), another node's wallet address and incoming payments. Bounded so that
+// such a URL cannot exhaust memory or time, or reach inside the network:
+// - the body is read as a stream and the connection dropped once it passes maxBytes (whatever
+//   Content-Length says, or without one);
+// - one deadline for the whole exchange, redirects and body included;
+// - at most maxRedirects redirects, each hop checked again;
+// - no loopback, private, link-local or other internal address (lib/net/addresses.ts), checked on
+//   the addresses the name resolves to, at connect time (the socket connects to the address that
+//   was checked, so a name that answers differently the second time gains nothing), unless
+//   allowPrivate (ALLOW_PRIVATE_FETCH, for nodes on one machine).
+// The FSP's own configured endpoints (EXCHANGE_RATES_URL, WEBHOOK_URL, peers' connectors, the
+// authorization server's introspection) are trusted configuration and use plain fetch.
+export interface FetchLimits {
+  allowPrivate: boolean;
+  maxBytes?: number;
+  timeoutMs?: number;
+  maxRedirects?: number;
+}
+export const MAX_BYTES = 64 * 1024;
+const TIMEOUT_MS = 5000;
+const MAX_REDIRECTS = 3;
+
+export type FetchRefusal = 'too_large' | 'timeout' | 'too_many_redirects' | 'private_address' | 'unsupported_url';
+
+export class OutboundFetchError extends Error {
+  constructor(
+    readonly reason: FetchRefusal,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundFetchError';
+  }
+}
+
+// Resolves as dns.lookup does, keeping only the addresses allowed; none: an error naming the range.
+const checkedLookup: LookupFunction = (hostname, options, callback) => {
+  lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    if (error) return callback(error, '', 0);
+    const allowed = addresses.filter((a) => !blockedRange(a.address));
+    if (!allowed.length) {
+      const first = addresses[0];
+      const refused = new OutboundFetchError('private_address', `${hostname} resolves to ${first?.address}, a ${blockedRange(first?.address ?? '')} address`);
+      return callback(refused as NodeJS.ErrnoException, '', 0);
+    }
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
+    callback(null, allowed[0].address, allowed[0].family);
+  });
+};
+
+interface Hop {
+  url: URL;
+  method: string;
+  headers: Headers;
+  body?: Buffer;
+}
+
+// One request, its answer read up to maxBytes.
+function exchange(hop: Hop, limits: Required<FetchLimits>, signal: AbortSignal): Promise<{ res: IncomingMessage; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const options: RequestOptions = {
+      method: hop.method,
+      headers: Object.fromEntries(hop.headers),
+      signal,
+      agent: false,
+      ...(!limits.allowPrivate && { lookup: checkedLookup }),
+    };
+    const req = (hop.url.protocol === 'https:' ? httpsRequest : httpRequest)(hop.url, options, (res) => {
+      const tooLarge = () => new OutboundFetchError('too_large', `The answer of ${hop.url.origin} is larger than ${limits.maxBytes} bytes`);
+      const declared = Number(res.headers['content-length']);
+      if (declared > limits.maxBytes) {
+        req.destroy();
+        return reject(tooLarge());
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limits.maxBytes) {
+          req.destroy();
+          reject(tooLarge());
+        } else chunks.push(chunk);
+      });
+      res.on('end', () => {
+        resolve({ res, body: Buffer.concat(chunks) });
+        req.destroy(); // whatever follows the body (a Content-Length that lied) is not read
+      });
+      res.on('error', reject);
+    });
+    req.on('error', (e) => reject(signal.aborted ? signal.reason : e));
+    req.end(hop.body);
+  });
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const NO_BODY = new Set([101, 204, 205, 304]);
+// Credentials a redirect to another origin must not carry (as fetch drops Authorization).
+const CREDENTIALS = ['authorization', 'cookie', 'signature', 'signature-input'];
+
+// fetch's signature, bounded. Rejects with an OutboundFetchError for what it refuses.
+export async function boundedFetch(input: string | URL | Request, init: RequestInit | undefined, limits: FetchLimits): Promise<Response> {
+  const all = { maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, maxRedirects: MAX_REDIRECTS, ...limits };
+  const request = new Request(input, init);
+  const signal = AbortSignal.any([request.signal, AbortSignal.timeout(all.timeoutMs)]);
+  const timedOut = () => new OutboundFetchError('timeout', `No complete answer from ${new URL(request.url).origin} within ${all.timeoutMs} ms`);
+  const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+  const headers = new Headers(request.headers);
+  // A length, not chunks: signed requests may cover Content-Length.
+  if (body && !headers.has('content-length')) headers.set('content-length', String(body.length));
+  let hop: Hop = { url: new URL(request.url), method: request.method, headers, body };
+  for (let redirects = 0; ; redirects++) {
+    const { url } = hop;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new OutboundFetchError('unsupported_url', `Only http and https URLs are fetched, not ${url.protocol}`);
+    const range = isIpLiteral(url.hostname) ? blockedRange(url.hostname) : undefined;
+    if (range && !all.allowPrivate) throw new OutboundFetchError('private_address', `${url.hostname} is a ${range} address`);
+    let answer: Awaited<ReturnType<typeof exchange>>;
+    try {
+      answer = await exchange(hop, all, signal);
+    } catch (e) {
+      if (signal.aborted && !request.signal.aborted) throw timedOut();
+      throw e;
+    }
+    const { res } = answer;
+    const status = res.statusCode ?? 0;
+    const location = res.headers.location;
+    if (REDIRECTS.has(status) && location) {
+      if (redirects >= all.maxRedirects) throw new OutboundFetchError('too_many_redirects', `More than ${all.maxRedirects} redirects from ${request.url}`);
+      const next = new URL(location, url);
+      const carried = new Headers(hop.headers);
+      if (next.origin !== url.origin) for (const name of CREDENTIALS) carried.delete(name);
+      // As fetch does: 303, and 301 or 302 after a POST, continue as a GET without the body.
+      const asGet = status === 303 || ((status === 301 || status === 302) && hop.method === 'POST');
+      if (asGet) for (const name of ['content-type', 'content-length', 'content-digest']) carried.delete(name);
+      hop = { url: next, method: asGet ? 'GET' : hop.method, headers: carried, body: asGet ? undefined : hop.body };
+      continue;
+    }
+    const answered = new Headers();
+    for (let i = 0; i < res.rawHeaders.length; i += 2) answered.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+    const response = new Response(NO_BODY.has(status) ? null : new Uint8Array(answer.body), { status, statusText: res.statusMessage, headers: answered });
+    Object.defineProperty(response, 'url', { value: url.href });
+    return response;
+  }
+}
+
+// Runs `fn` with every fetch it makes through globalThis.fetch bounded: for libraries that call
+// fetch themselves and take none of ours (the Open Payments client, through ky). Other code keeps
+// the plain fetch, even while `fn` runs.
+const scope = new AsyncLocalStorage<FetchLimits>();
+let plain: typeof fetch | undefined;
+
+export function withBoundedFetch<T>(limits: FetchLimits, fn: () => Promise<T>): Promise<T> {
+  if (!plain) {
+    const original = globalThis.fetch;
+    plain = original;
+    globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+      const bounded = scope.getStore();
+      return bounded ? boundedFetch(input, init, bounded) : original(input, init);
+    }) as typeof fetch;
+  }
+  return scope.run(limits, fn);
+}
