@@ -7,8 +7,11 @@
 //   queue named in custom.alarms.parkingQueues: any message in it (it waits for a person);
 // - each queue that has a dead-letter queue (the work queues): its oldest message older than
 //   custom.alarms.oldestMessageSecs (work is stuck or too slow);
-// - each REST API: any 5xx answer over 5 minutes.
-// Every alarm notifies AlarmTopic (infra/resources.yml). The dashboard adds the service's own
+// - each REST API: any 5xx answer over 5 minutes, and a p99 latency over custom.alarms.apiP99Ms;
+// - each function fed by a DynamoDB stream (the outbox relay): its iterator age over
+//   custom.alarms.iteratorAgeSecs (the relay is stalled or behind, and every event waits);
+// - each table: any read or write throttled.
+// Every alarm notifies AlarmTopic (infra/resources.yml), or the topic custom.alarms.topicArn names. The dashboard adds the service's own
 // metrics (lib/metrics.ts: Powertools EMF in POWERTOOLS_METRICS_NAMESPACE) to the AWS ones.
 const PERIOD = 300;
 
@@ -21,13 +24,21 @@ class Alarms {
         const stage = options.stage ?? serverless.service.provider.stage;
         // The namespace the functions write their metrics to.
         const namespace = serverless.service.provider.environment.POWERTOOLS_METRICS_NAMESPACE;
-        build(resources, { stage, namespace, parkingQueues: settings.parkingQueues ?? [], oldestMessageSecs: Number(settings.oldestMessageSecs ?? 600) });
+        build(resources, {
+          stage,
+          namespace,
+          parkingQueues: settings.parkingQueues ?? [],
+          oldestMessageSecs: Number(settings.oldestMessageSecs ?? 600),
+          iteratorAgeSecs: Number(settings.iteratorAgeSecs ?? 60),
+          apiP99Ms: Number(settings.apiP99Ms ?? 2000),
+          topic: settings.topicArn ? settings.topicArn : { Ref: 'AlarmTopic' },
+        });
       },
     };
   }
 }
 
-function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs }) {
+function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, iteratorAgeSecs, apiP99Ms, topic }) {
   const ids = (type) => Object.keys(resources).filter((id) => resources[id].Type === type);
   const functions = ids('AWS::Lambda::Function');
   const queues = ids('AWS::SQS::Queue');
@@ -39,6 +50,11 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs }
   ]);
   const holding = queues.filter((id) => deadLetter.has(id) || parkingQueues.includes(id));
   const working = queues.filter((id) => resources[id].Properties.RedrivePolicy);
+  const tables = ids('AWS::DynamoDB::Table');
+  const streamConsumers = ids('AWS::Lambda::EventSourceMapping')
+    .map((id) => resources[id].Properties)
+    .filter((m) => m.EventSourceArn?.['Fn::GetAtt']?.[1] === 'StreamArn')
+    .map((m) => m.FunctionName['Fn::GetAtt'][0]);
 
   const alarm = (id, description, metric) => {
     resources[id] = {
@@ -49,8 +65,8 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs }
         EvaluationPeriods: 1,
         Period: PERIOD,
         TreatMissingData: 'notBreaching',
-        AlarmActions: [{ Ref: 'AlarmTopic' }],
-        OKActions: [{ Ref: 'AlarmTopic' }],
+        AlarmActions: [topic],
+        OKActions: [topic],
         ...metric,
       },
     };
@@ -96,6 +112,33 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs }
       Statistic: 'Sum',
       Threshold: 1,
     });
+    alarm(`${api.id}LatencyAlarm`, `${api.id}'s p99 latency is over ${apiP99Ms} ms`, {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: 'Latency',
+      Dimensions: apiDims(api),
+      ExtendedStatistic: 'p99',
+      Threshold: apiP99Ms,
+    });
+  }
+  for (const fn of streamConsumers) {
+    alarm(`${fn}IteratorAgeAlarm`, `${fn} is more than ${iteratorAgeSecs} s behind its stream: events and messages wait`, {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn } }],
+      Statistic: 'Maximum',
+      Threshold: iteratorAgeSecs * 1000,
+    });
+  }
+  for (const table of tables) {
+    for (const kind of ['Read', 'Write']) {
+      alarm(`${table}${kind}ThrottlesAlarm`, `${table} throttled ${kind.toLowerCase()}s`, {
+        Namespace: 'AWS/DynamoDB',
+        MetricName: `${kind}ThrottleEvents`,
+        Dimensions: [{ Name: 'TableName', Value: { Ref: table } }],
+        Statistic: 'Sum',
+        Threshold: 1,
+      });
+    }
   }
 
   // The dashboard's body is one Fn::Sub: ${LogicalId} and ${LogicalId.QueueName} name resources.
@@ -147,3 +190,4 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs }
 }
 
 module.exports = Alarms;
+module.exports.build = build;

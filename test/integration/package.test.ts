@@ -8,6 +8,8 @@ import { restApis } from '../../infra/local/rest-apis';
 import { loadService, ROOT } from '../../infra/local/serverless-config';
 import { unzip } from '../../infra/local/zip';
 // @ts-expect-error a serverless plugin, in CommonJS without types
+import { build as buildAlarms } from '../../infra/serverless/alarms.cjs';
+// @ts-expect-error a serverless plugin, in CommonJS without types
 import { hashDeployments } from '../../infra/serverless/api-deployments.cjs';
 import { PAYMENTS_MAX_RECEIVES, WEBHOOK_MAX_RECEIVES } from '../../lib/limits';
 import { METRICS } from '../../lib/metrics';
@@ -18,7 +20,14 @@ let template: { Resources: Record<string, { Type: string; Properties: any; Delet
 
 // What a deployer must set (serverless.yml has no default for them), as placeholders.
 const REQUIRED = { ILP_ADDRESS: 'test.ci', WALLET_ADDRESS_URL: 'https://wallet.example', AUTH_SERVER_URL: 'https://auth.wallet.example' };
-const packageEnv = { ...process.env, ...REQUIRED, AWS_ACCESS_KEY_ID: 'dummy', AWS_SECRET_ACCESS_KEY: 'dummy', SLS_TELEMETRY_DISABLED: '1' };
+const packageEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  ...REQUIRED,
+  ALARMS_UNSUBSCRIBED: '1',
+  AWS_ACCESS_KEY_ID: 'dummy',
+  AWS_SECRET_ACCESS_KEY: 'dummy',
+  SLS_TELEMETRY_DISABLED: '1',
+};
 
 beforeAll(async () => {
   await promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', out, '--stage', 'ci'], { cwd: ROOT, env: packageEnv });
@@ -73,19 +82,50 @@ describe('the CloudFormation template', () => {
     }
   }, 120_000);
 
+  // A bad value packaged with status 0 and then broke every function at its cold start.
+  it('refuses to package settings the functions would refuse, naming every bad one, before building anything', async () => {
+    const bad = { QUOTE_LIFETIME_SECS: 'abc', WEBHOOK_TIMEOUT_SECS: '60', SLIPPAGE: '5', WALLET_ADDRESS_URL: 'notaurl', ILP_ADDRESS: 'not an address' };
+    const started = Date.now();
+    const refused = await promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', join(out, 'bad'), '--stage', 'ci'], {
+      cwd: ROOT,
+      env: { ...packageEnv, ...bad },
+    }).catch((e) => e);
+    expect(refused.code).not.toBe(0);
+    for (const name of Object.keys(bad)) expect(refused.stdout + refused.stderr, name).toContain(`${name}:`);
+    expect(Date.now() - started).toBeLessThan(30_000); // refused at once, not after bundling 46 functions
+  }, 60_000);
+
+  it('refuses a stage whose alarms reach nobody, unless that is said on purpose', async () => {
+    const { ALARMS_UNSUBSCRIBED, ...silent } = packageEnv;
+    const refused = await promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', join(out, 'silent'), '--stage', 'ci'], {
+      cwd: ROOT,
+      env: silent,
+    }).catch((e) => e);
+    expect(refused.stdout + refused.stderr).toContain('ALARM_EMAIL or ALARM_TOPIC_ARN');
+    expect(ALARMS_UNSUBSCRIBED).toBe('1'); // what the template here was packaged with
+    // ALARM_TOPIC_ARN: every alarm notifies that topic instead.
+    const resources = Object.fromEntries(Object.entries(structuredClone(template.Resources)).filter(([, r]) => r.Type !== 'AWS::CloudWatch::Alarm'));
+    const topic = 'arn:aws:sns:us-east-1:000000000000:ops';
+    buildAlarms(resources, { stage: 'ci', namespace: 'PaymentService', parkingQueues: [], oldestMessageSecs: 600, iteratorAgeSecs: 60, apiP99Ms: 2000, topic });
+    const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    expect(alarms.length).toBeGreaterThan(100);
+    for (const a of alarms) expect(a.Properties.AlarmActions).toEqual([topic]);
+  }, 60_000);
+
   it('lets a deployer set every setting the README lists', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Signing Admin API requests'));
     const listed = [...section.matchAll(/^\| `([A-Z_]+)`/gm)].map((m) => m[1]);
     const local = /_PORT$|^FSP_|^LOCAL_|^(ADMIN_API_SECRET|WEBHOOK_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
     // What shapes the stack rather than the functions: read by serverless.yml or its resources.
-    const deployOnly = /_THROTTLE_|^ALARM_EMAIL$|^API_GATEWAY_ACCOUNT_ROLE$|^OLDEST_MESSAGE_ALARM_SECS$|^SECRETS_EXISTING$/;
+    const deployOnly = /_THROTTLE_|^ALARM|^API_GATEWAY_ACCOUNT_ROLE$|_ALARM_(SECS|MS)$|^SECRETS_EXISTING$/;
     const environment = loadService('ci').environment;
     for (const name of listed.filter((n) => !local.test(n) && !deployOnly.test(n))) expect(Object.keys(environment), name).toContain(name);
     const declarations = ['serverless.yml', 'infra/resources.yml'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
     const deploySettings = listed.filter((n) => deployOnly.test(n));
-    expect(deploySettings.length).toBe(6);
-    for (const name of deploySettings) expect(declarations, name).toContain(`\${env:${name},`);
+    expect(deploySettings.length).toBe(10);
+    // (read by the package-time checks, infra/serverless/deploy-checks.cjs, rather than declared)
+    for (const name of deploySettings.filter((n) => n !== 'ALARMS_UNSUBSCRIBED')) expect(declarations, name).toContain(`\${env:${name},`);
   });
 
   it("gives each queue a visibility timeout of at least six times its consumer's timeout, and each consumer a maximum concurrency", () => {
@@ -403,7 +443,7 @@ describe('operations', () => {
     }
   });
 
-  it('alarms on every function error and throttle, every dead-letter and parking queue, every stuck work queue and every API 5xx, all to one topic', () => {
+  it('alarms on every function error and throttle, every dead-letter and parking queue, every stuck work queue, every API 5xx and slow p99, a lagging stream relay and any table throttle, all to one topic', () => {
     const alarms = Object.fromEntries(ofType('AWS::CloudWatch::Alarm'));
     const watched = (namespace: string, metric: string) =>
       Object.values(alarms)
@@ -420,6 +460,15 @@ describe('operations', () => {
     expect(watched('AWS/SQS', 'ApproximateAgeOfOldestMessage').sort(byJson)).toEqual(['PaymentsQueue', 'WebhookQueue'].map(queue).sort(byJson));
     const apiNames = ofType('AWS::ApiGateway::RestApi').map(([, api]) => api.Properties.Name);
     expect(watched('AWS/ApiGateway', '5XXError').sort()).toEqual(apiNames.sort());
+    expect(watched('AWS/ApiGateway', 'Latency').sort()).toEqual(apiNames.sort());
+    for (const [id, a] of Object.entries(alarms).filter(([, a]) => a.Properties.MetricName === 'Latency')) {
+      expect(a.Properties, id).toMatchObject({ ExtendedStatistic: 'p99', Threshold: 2000 });
+    }
+    // The outbox relay, which every event and payment message rides: alarmed when it falls behind.
+    expect(watched('AWS/Lambda', 'IteratorAge')).toEqual([{ Ref: 'OutboxRelayLambdaFunction' }]);
+    const tables = ofType('AWS::DynamoDB::Table').map(([id]) => ({ Ref: id }));
+    expect(watched('AWS/DynamoDB', 'ReadThrottleEvents').sort(byJson)).toEqual(tables.sort(byJson));
+    expect(watched('AWS/DynamoDB', 'WriteThrottleEvents').sort(byJson)).toEqual(tables.sort(byJson));
     for (const [id, a] of Object.entries(alarms)) {
       expect(a.Properties.AlarmActions, id).toEqual([{ Ref: 'AlarmTopic' }]);
       expect(a.Properties.TreatMissingData, id).toBe('notBreaching');

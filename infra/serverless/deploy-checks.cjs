@@ -1,0 +1,51 @@
+'use strict';
+
+// What would make a deploy useless or silent is refused before anything is built:
+// - the functions' settings, resolved as they will read them, go through the one schema they
+//   validate at cold start (lib/config-schema.ts), so a bad value fails the package, naming each
+//   bad variable, not every function after the deploy (values CloudFormation fills in, such as
+//   table names and queue URLs, are checked with stand-ins of their shape);
+// - on every stage but local, the alarms must reach someone: ALARM_EMAIL (subscribed to the
+//   alarm topic) or ALARM_TOPIC_ARN (a topic of yours), unless ALARMS_UNSUBSCRIBED=1 says that
+//   nobody hearing them is meant.
+const STAND_INS = { string: 'set-by-cloudformation', url: 'https://set-by-cloudformation.example/000000000000/queue' };
+const URL_SETTINGS = /_URL$/;
+
+class DeployChecks {
+  constructor(serverless, options) {
+    this.hooks = {
+      'before:package:initialize': () => check(serverless, options.stage ?? serverless.service.provider.stage),
+    };
+  }
+}
+
+function check(serverless, stage) {
+  const problems = [];
+  const env = {};
+  for (const [name, value] of Object.entries(serverless.service.provider.environment ?? {})) {
+    env[name] = typeof value === 'string' ? value : URL_SETTINGS.test(name) ? STAND_INS.url : STAND_INS.string;
+  }
+  const { register } = require('tsx/cjs/api');
+  const unregister = register();
+  try {
+    require('../../lib/config-schema.ts').readConfig(env);
+  } catch (e) {
+    problems.push(
+      ...String(e.message)
+        .split('\n')
+        .slice(1)
+        .map((line) => line.trim()),
+    );
+  } finally {
+    unregister();
+  }
+  const { ALARM_EMAIL, ALARM_TOPIC_ARN, ALARMS_UNSUBSCRIBED } = process.env;
+  if (stage !== 'local' && !ALARM_EMAIL && !ALARM_TOPIC_ARN && ALARMS_UNSUBSCRIBED !== '1') {
+    problems.push('ALARM_EMAIL or ALARM_TOPIC_ARN: set one, so that the alarms reach someone (or ALARMS_UNSUBSCRIBED=1 if nobody is meant to hear them)');
+  }
+  if (problems.length) {
+    throw new serverless.classes.Error(`Settings that this deploy cannot run with:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+module.exports = DeployChecks;
