@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { problem, problemResponse } from '../../lib/http/problem';
+// @ts-expect-error a serverless plugin, in CommonJS without types
+import gatewayResponses from '../serverless/gateway-responses.cjs';
 import type { LambdaRuntime } from './lambda';
 import { listen } from './listen';
 import type { Route } from './rest-apis';
@@ -100,6 +102,10 @@ function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, 
   };
 }
 
+// What API Gateway answers by itself, as the deployed APIs do (infra/gateway-responses.json).
+type GatewayResponseType = 'MISSING_AUTHENTICATION_TOKEN' | 'REQUEST_TOO_LARGE' | 'INTEGRATION_FAILURE';
+const problemBody = (type: GatewayResponseType) => gatewayResponses.problemBody(type) as { status: number } & Record<string, unknown>;
+
 export async function startGateway(opts: { port: number; routes: Route[]; runtime: LambdaRuntime; binary?: boolean }) {
   const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
 
@@ -107,6 +113,10 @@ export async function startGateway(opts: { port: number; routes: Route[]; runtim
     const send = (status: number, headers: Record<string, unknown>, body: string | Buffer) => {
       res.writeHead(status, headers as Record<string, string>);
       res.end(body);
+    };
+    const sendGateway = (type: GatewayResponseType) => {
+      const body = { ...problemBody(type), requestId: randomUUID() };
+      send(body.status, { 'content-type': 'application/problem+json' }, JSON.stringify(body));
     };
     try {
       // The path as sent ("/a/../b" stays so), as API Gateway passes it on: the signature covers it.
@@ -129,17 +139,17 @@ export async function startGateway(opts: { port: number; routes: Route[]; runtim
       }
       if (!found) {
         const allow = [...allowed].sort().join(', ');
-        const r = allow
-          ? problemResponse(problem(405, 'method_not_allowed', `${method} is not served at ${rawPath}; ${allow} is`))
-          : problemResponse(problem(404, 'route_not_found', `No route for ${method} ${rawPath}`));
-        return send(r.statusCode, { ...r.headers, ...(allow && { allow }) }, r.body);
+        // (API Gateway answers an unknown method as an unknown route; here it is a 405 with Allow.)
+        if (allow) {
+          const r = problemResponse(problem(405, 'method_not_allowed', `${method} is not served at ${rawPath}; ${allow} is`));
+          return send(r.statusCode, { ...r.headers, allow }, r.body);
+        }
+        return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       }
       const { route } = found.compiled;
-      if (route.iam && !/^AWS4-HMAC-SHA256 Credential=/.test(req.headers.authorization ?? '')) {
-        return send(403, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Missing Authentication Token' }));
-      }
+      if (route.iam && !/^AWS4-HMAC-SHA256 Credential=/.test(req.headers.authorization ?? '')) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       const body = await readBody(req);
-      if (body === 'too_large') return send(413, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Request Entity Too Large' }));
+      if (body === 'too_large') return sendGateway('REQUEST_TOO_LARGE');
       const result = (await opts.runtime.invoke(route.fn, toEvent(route, req, rawPath, url, found.params, body, opts.binary ?? false))) as {
         statusCode?: number;
         headers?: Record<string, unknown>;
@@ -149,9 +159,9 @@ export async function startGateway(opts: { port: number; routes: Route[]; runtim
       const payload = result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
       send(result.statusCode ?? 200, result.headers ?? {}, payload);
     } catch (e) {
-      // A handler that throws is a 500 on API Gateway too; show it loudly in the local log.
+      // A handler that throws is API Gateway's integration failure; show it loudly in the local log.
       console.error(e);
-      send(500, { 'content-type': 'application/json' }, JSON.stringify({ message: 'Internal Server Error' }));
+      sendGateway('INTEGRATION_FAILURE');
     }
   });
   const { port, stop } = await listen(server, opts.port);

@@ -204,6 +204,15 @@ describe('the local gateway', () => {
     ]);
   });
 
+  it('answers what API Gateway answers by itself as problem+json on every API, as deployed (infra/gateway-responses.json)', async () => {
+    // (The resource and authorization servers take every path: {proxy+}; their functions answer.)
+    const introspection = await raw(s.authServerUrl, 'POST', '/introspect'); // needs SigV4
+    for (const res of [await raw(s.connectorUrl.replace(/\/ilp$/, ''), 'GET', '/nowhere'), introspection]) {
+      expect([res.status, res.headers['content-type']]).toEqual([404, 'application/problem+json']);
+      expect(JSON.parse(res.body)).toMatchObject({ status: 404, code: 'route_not_found', requestId: expect.any(String) });
+    }
+  });
+
   it('routes and signs the path as sent, dot segments included', async () => {
     const path = '/wallet-addresses/../assets';
     const res = await raw(s.adminUrl, 'GET', path, { signature: s.sign('GET', path) });

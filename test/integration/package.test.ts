@@ -426,21 +426,26 @@ describe('operations', () => {
     expect(changed.Resources.ConnectorStage.Properties.DeploymentId).toEqual({ Ref: deploymentOf(changed, 'Connector') });
   });
 
-  it("answers the Admin API's gateway errors (unknown route, throttled, too large, timeout) as problem+json", () => {
+  it("answers every API's gateway errors as problem+json from one definition, with no value a client sent in a body", () => {
+    const definitions = JSON.parse(readFileSync(join(ROOT, 'infra/gateway-responses.json'), 'utf8'));
+    const types = Object.keys(definitions).filter((t) => t !== '_');
+    const apis = ofType('AWS::ApiGateway::RestApi').map(([id]) => id);
+    expect(apis.sort()).toEqual(['ApiGatewayRestApi', 'AuthServerApi', 'ConnectorApi', 'ResourceServerApi']);
     const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
-    expect(responses.map((r) => [r.ResponseType, r.StatusCode]).sort()).toEqual([
-      ['DEFAULT_5XX', '502'],
-      ['INTEGRATION_TIMEOUT', '504'],
-      ['MISSING_AUTHENTICATION_TOKEN', '404'],
-      ['REQUEST_TOO_LARGE', '413'],
-      ['THROTTLED', '429'],
-    ]);
-    for (const r of responses) {
-      expect(r.RestApiId).toEqual({ Ref: 'ApiGatewayRestApi' });
-      expect(r.ResponseParameters['gatewayresponse.header.Content-Type']).toBe("'application/problem+json'");
-      const body = JSON.parse(r.ResponseTemplates['application/json']);
-      expect(body).toMatchObject({ status: Number(r.StatusCode), code: expect.any(String), title: expect.any(String), detail: expect.any(String) });
+    for (const api of apis) {
+      const own = responses.filter((r) => r.RestApiId.Ref === api);
+      expect(own.map((r) => r.ResponseType).sort(), api).toEqual(types.sort());
+      for (const r of own) {
+        expect(r.StatusCode, `${api} ${r.ResponseType}`).toBe(definitions[r.ResponseType].status?.toString());
+        expect(r.ResponseParameters['gatewayresponse.header.Content-Type']).toBe("'application/problem+json'");
+        const template = r.ResponseTemplates['application/json'];
+        expect(template.match(/\$[a-z.]+/gi), r.ResponseType).toEqual(['$context.requestId']); // a UUID, never client input
+        const body = JSON.parse(template);
+        expect(body).toMatchObject({ code: definitions[r.ResponseType].code, title: expect.any(String), detail: expect.any(String) });
+        if (r.StatusCode) expect(body.status).toBe(Number(r.StatusCode));
+      }
     }
+    expect(responses.find((r) => r.ResponseType === 'MISSING_AUTHENTICATION_TOKEN')).toMatchObject({ StatusCode: '404' });
   });
 
   it('alarms on every function error and throttle, every dead-letter and parking queue, every stuck work queue, every API 5xx and slow p99, a lagging stream relay and any table throttle, all to one topic', () => {
