@@ -106,6 +106,7 @@ async function attempt(p: PaymentRecord, holder: string, startedAt: number): Pro
     case 'unreachable':
       throw new Error(`Payment ${p.id}: ${plugin.failure.reason}; retrying later`);
     case 'stopped': // out of time with packets still to send: go on in a fresh message
+    case 'full': // the receiver took less than a packet: go on with what it still asks for
       if (after.sent === before.sent) throw new Error(`Payment ${p.id}: ${plugin.failure.reason}`);
       await commit([store.releaseLease(p.id, holder)], [message(store.partition(p.id), config.PAYMENTS_QUEUE_URL, { paymentId: p.id })]);
       return 'continued';
