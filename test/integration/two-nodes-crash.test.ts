@@ -72,12 +72,14 @@ describe('a crash of the receiving node', () => {
   it('leaves no payment completed on A whose intent on B is short, and books that agree but for lost fulfillments', async () => {
     const startedAt = new Date().toISOString();
     const flows: Array<{ intent: any; payment: any }> = [];
-    for (let i = 0; i < PAYMENTS; i++) {
-      const intent = await ok(
-        b.admin('POST', '/payment-intents', { walletAddress: bob, incomingAmount: { value: String(60 + i), assetCode: 'USD', assetScale: 2 } }),
-      );
-      const quote = await ok(a.admin('POST', '/quotes', { walletAddress: alice, receiver: intent.url }));
-      flows.push({ intent, payment: await ok(a.admin('POST', '/payments', { walletAddress: alice, quoteId: quote.id })) });
+    for (let i = 0; i < PAYMENTS; i += 5) {
+      const batch = Array.from({ length: Math.min(5, PAYMENTS - i) }, async (_, j) => {
+        const incomingAmount = { value: String(60 + i + j), assetCode: 'USD', assetScale: 2 };
+        const intent = await ok(b.admin('POST', '/payment-intents', { walletAddress: bob, incomingAmount }));
+        const quote = await ok(a.admin('POST', '/quotes', { walletAddress: alice, receiver: intent.url }));
+        return { intent, payment: await ok(a.admin('POST', '/payments', { walletAddress: alice, quoteId: quote.id })) };
+      });
+      flows.push(...(await Promise.all(batch)));
     }
     const bBefore = (await ledger({ dynamo: a.dynamo, env: b.env })).get(`peer:${peerOfB.id}`)!;
     await Promise.all(flows.map((f) => ok(a.admin('POST', `/payments/${f.payment.id}/fund`), 200)));
