@@ -141,9 +141,5 @@ describe('a crash of the receiving node', () => {
     }
     expect(sum(await ledger(a))).toBe(0n);
     expect(sum(bBooks)).toBe(0n);
-    console.log(
-      `crash test: ${packets.length} packets, ${unpaid.length} unanswered (${lost.length} credited on B: ${lostUnits / units(1)} cents),`,
-      `${done.filter((d) => d.state === 'completed').length} completed, ${done.filter((d) => d.state === 'failed').length} failed`,
-    );
   }, 150_000);
 });
