@@ -8,7 +8,7 @@ import { type Problem, problem } from './http/problem';
 import { idParams, MAX_BODY_BYTES, page, pageQuery } from './http/schemas';
 import { createIntentBody, paymentIntent } from './payment-intents/schemas';
 import { createPaymentBody, payment } from './payments/schemas';
-import { createPeerBody, peer, peerWithLiquidity, updatePeerBody } from './peers/schemas';
+import { createPeerBody, peer, peerWithLiquidity, reconciliation, reconciliationQuery, unansweredPacket, updatePeerBody } from './peers/schemas';
 import { createQuoteBody, quote } from './quotes/schemas';
 import { pushRateBody, rate, rateQuery } from './rates/schemas';
 import {
@@ -458,6 +458,22 @@ export const operations: Operation[] = [
     problems: { 404: ['peer_not_found'], 422: ['balance_too_large'] },
   },
   {
+    id: 'getPeerReconciliation',
+    tag: 'Peers',
+    method: 'get',
+    path: '/peers/{id}/reconciliation',
+    summary: 'List the packets sent to a peer that got no answer',
+    description:
+      'Packets this node sent the peer whose answer never came before they expired, booked as not paid (Interledger: the sender owes a packet ' +
+      'only when its fulfillment arrives in time), by expiry in [from, to) (default: the last 24 hours; at most 31 days), newest first, with ' +
+      'the total of the whole window. Compare with what the peer credited from this node: a packet it credited is a fulfillment lost in flight.',
+    params: idParams,
+    query: reconciliationQuery,
+    status: 200,
+    response: reconciliation,
+    problems: { 404: ['peer_not_found'] },
+  },
+  {
     id: 'withdrawPeerLiquidity',
     tag: 'Peers',
     method: 'post',
@@ -552,6 +568,8 @@ const responseSchemas = {
   Peer: peer,
   PeerWithLiquidity: peerWithLiquidity,
   PeerPage: peerPage,
+  UnansweredPacket: unansweredPacket,
+  PeerReconciliation: reconciliation,
   WebhookDeliveryAttempt: attempt,
   WebhookEvent: webhookEvent,
   WebhookEventPage: webhookEventPage,

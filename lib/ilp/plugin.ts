@@ -5,7 +5,7 @@ import { crashPoint } from '../faults';
 import type { PeerRecord } from '../peers/schemas';
 import { type Delivery, sendToPeer } from './link';
 import { amountTooLarge, reject } from './packets';
-import { streamAmount } from './stream';
+import { receiveRoom, streamAmount } from './stream';
 
 // The link @interledger/pay sends through: this node's own connector hop towards one peer. Each
 // Prepare comes in the payment's asset; it leaves in the peer's, converted at the peer's rate
@@ -35,7 +35,7 @@ export interface SendingHooks {
   settle(packet: PacketOut, delivered: bigint | undefined): Promise<void>; // undefined: rejected
 }
 
-type FailureKind = 'refused' | 'unreachable' | 'unknown' | 'stopped' | 'exhausted' | 'liquidity' | 'crashed';
+type FailureKind = 'refused' | 'unreachable' | 'unknown' | 'stopped' | 'exhausted' | 'liquidity' | 'crashed' | 'full';
 export interface Failure {
   kind: FailureKind;
   reason: string;
@@ -125,6 +125,12 @@ export class PeerPlugin {
       return this.fail('unknown', `Settling packet ${packet.id} failed: ${(e as Error).message}`); // it stays reserved
     }
     if (delivery.kind === 'not_sent') return this.notSent(delivery);
+    // The receiver takes less than this packet brings (another payment filled it meanwhile): pay
+    // would only send it again and again, so stop; the next attempt asks the receiver what is left.
+    if (!fulfilled && this.opts.sharedSecret) {
+      const room = await receiveRoom(this.opts.sharedSecret, reply!.data);
+      if (room !== undefined && room < packet.minDelivery) return this.fail('full', `The receiver takes only ${room} more`);
+    }
     return serializeIlpReply(reply!);
   }
 

@@ -3,7 +3,7 @@ import { receiveFor, toLedger } from '../amounts';
 import { noteLiquidityTaken as noteAssetLiquidityTaken } from '../assets';
 import { event, type Outgoing } from '../events';
 import { account, type Leg, transferExists, transferItems } from '../ledger';
-import { intentView } from '../payment-intents';
+import { creditFor, intentView } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { closeOrCredit, findIntent, partition as intentPartition } from '../payment-intents/store';
 import { noteLiquidityTaken as notePeerLiquidityTaken } from '../peers';
@@ -11,7 +11,7 @@ import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
 import { commit } from '../tx';
 import { reject } from './packets';
-import { streamServer } from './stream';
+import { receiveMaxReject, streamServer } from './stream';
 
 // A packet from a peer to one of this node's incoming payments (payment intents). The STREAM
 // receiver (stateless, keyed by STREAM_SECRET) checks the packet and says which intent it pays;
@@ -21,7 +21,9 @@ import { streamServer } from './stream';
 // accounts when they differ), and the intent's received amount and state move with it. The
 // transfer's id comes from the packet's condition, so a packet delivered twice is credited once
 // and fulfilled both times. Too little liquidity is T04; an intent that is completed, expired or
-// unknown declines the packet for good (the sender stops at once).
+// unknown declines the packet for good (the sender stops at once). No packet takes an intent past
+// its incomingAmount (creditFor): one that would is F99 with a StreamMaxMoney frame, except the
+// smallest that reaches it across a conversion, whose rounding the node keeps.
 const ATTEMPTS = 8;
 
 export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
@@ -36,9 +38,12 @@ export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Pro
   }
   const paid = toLedger(amount, peer.assetScale);
   let received = amount;
+  let oneUnitLess = amount - 1n; // what the packet would bring with one unit less: the rounding's bound
   if (intent.assetId !== peer.assetId) {
     try {
-      received = await convert(peer, intent, amount);
+      const { rate } = await resolveRate({ sourceAssetCode: peer.assetCode, destinationAssetCode: intent.assetCode, peerId: peer.id });
+      received = receiveFor(amount, rate, peer.assetScale, intent.assetScale);
+      oneUnitLess = receiveFor(amount - 1n, rate, peer.assetScale, intent.assetScale);
     } catch (e) {
       return reject('F07', `Cannot convert ${peer.assetCode} to ${intent.assetCode}: ${(e as Error).message}`);
     }
@@ -47,7 +52,6 @@ export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Pro
   if (isIlpReply(money)) return money;
 
   const transferId = `ilp:${peer.id}:${prepare.executionCondition.toString('hex')}`;
-  const legs = receiveLegs(peer, intent, paid, toLedger(received, intent.assetScale));
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const state = intentView(intent).state;
     const before = BigInt(intent.received);
@@ -55,23 +59,28 @@ export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Pro
     if ((state !== 'pending' && state !== 'processing') || (incoming !== null && before >= incoming)) {
       return (await transferExists(transferId)) ? money.accept() : money.finalDecline(); // a retry of a packet it took
     }
+    // Never past incomingAmount: a packet that would take it there is refused as STREAM says, with
+    // what the intent takes in all and has received, unless it is a retry of one credited before.
+    const credit = creditFor(intent, received, oneUnitLess);
+    if (credit === undefined) {
+      if (await transferExists(transferId)) return money.accept();
+      return receiveMaxReject(prepare, received, incoming!, before);
+    }
+    // A packet that expired meanwhile is not credited: its sender no longer owes it.
+    if (prepare.expiresAt.getTime() <= Date.now()) return reject('R00', `The packet expired at ${prepare.expiresAt.toISOString()}`);
 
-    // The packet that reaches the incoming amount completes the intent; it may pass it by what
-    // rounding leaves over, as a STREAM sender cannot always hit the amount to the unit.
-    const total = before + received;
+    const total = before + credit;
     const completes = incoming !== null && total >= incoming;
     const now = new Date().toISOString();
-    const transfer = transferItems(transferId, legs);
+    const credited = toLedger(credit, intent.assetScale);
+    const transfer = transferItems(transferId, receiveLegs(peer, intent, paid, credited));
     const changes = { state: completes ? 'completed' : 'processing', received: total.toString(), ...(completes && { completedAt: now }) };
     const outgoing: Outgoing[] = completes
       ? [event(intentPartition(intent.id), 'payment_intent.completed', intentView({ ...intent, ...changes } as IntentRecord))]
       : [];
     const failed = await commit([...transfer.items, closeOrCredit(intent, changes, now)], outgoing, 'ilp-receive');
     if (!failed.length) {
-      await Promise.all([
-        notePeerLiquidityTaken(peer, paid),
-        intent.assetId !== peer.assetId ? noteAssetLiquidityTaken(intent.assetId, toLedger(received, intent.assetScale)) : undefined,
-      ]);
+      await Promise.all([notePeerLiquidityTaken(peer, paid), intent.assetId !== peer.assetId ? noteAssetLiquidityTaken(intent.assetId, credited) : undefined]);
       return money.accept();
     }
     const reasons = failed.map((i) => transfer.failures[i] ?? 'intent');
@@ -85,12 +94,6 @@ export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Pro
     intent = fresh;
   }
   return reject('T03', 'The incoming payment is busy; retry the packet');
-}
-
-// The packet's amount in the intent's asset, at the peer's rate, rounded down.
-async function convert(peer: PeerRecord, intent: IntentRecord, amount: bigint): Promise<bigint> {
-  const { rate } = await resolveRate({ sourceAssetCode: peer.assetCode, destinationAssetCode: intent.assetCode, peerId: peer.id });
-  return receiveFor(amount, rate, peer.assetScale, intent.assetScale);
 }
 
 // From the peer's liquidity to the intent; across assets through both assets' liquidity accounts

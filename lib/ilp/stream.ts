@@ -1,6 +1,8 @@
 import { StreamServer } from '@interledger/stream-receiver';
+import { hmac, ReplyBuilder } from '@interledger/stream-receiver/dist/src/utils';
+import { type IlpAddress, IlpError, type IlpPrepare, type IlpReject } from 'ilp-packet';
 import { generatePskEncryptionKey } from 'ilp-protocol-stream/dist/src/crypto';
-import { Packet } from 'ilp-protocol-stream/dist/src/packet';
+import { FrameType, Packet, StreamMaxMoneyFrame } from 'ilp-protocol-stream/dist/src/packet';
 import { config } from '../config';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { derivedKey } from '../secrets';
@@ -10,10 +12,50 @@ import { derivedKey } from '../secrets';
 // payment's id, encrypted, so that the receiver can tell which payment a packet pays and derive
 // the same shared secret again, with nothing stored.
 let server: StreamServer | undefined;
+const serverSecret = () => derivedKey('STREAM_SECRET', 'stream');
 
 export async function streamServer(): Promise<StreamServer> {
-  server ??= new StreamServer({ serverSecret: await derivedKey('STREAM_SECRET', 'stream'), serverAddress: config.ILP_ADDRESS });
+  server ??= new StreamServer({ serverSecret: await serverSecret(), serverAddress: config.ILP_ADDRESS });
   return server;
+}
+
+// The money stream of a STREAM connection (the one @interledger/pay and others use).
+const MONEY_STREAM = 1;
+const MAX_U64 = 2n ** 64n - 1n;
+const u64 = (n: bigint) => (n < 0n ? 0n : n > MAX_U64 ? MAX_U64 : n).toString();
+
+// The reject STREAM (Interledger RFC 29) prescribes for money past what the receiver takes: F99
+// with a StreamMaxMoney frame that tells the sender the receiver's receiveMax and totalReceived,
+// encrypted under the connection's secret. @interledger/stream-receiver answers only with
+// accept/decline, so this re-derives the connection's secret from the address's token the way
+// that receiver does (its shared secret is HMAC(HMAC(server secret, label), token)).
+export async function receiveMaxReject(prepare: IlpPrepare, received: bigint, receiveMax: bigint, totalReceived: bigint): Promise<IlpReject> {
+  const token = Buffer.from(prepare.destination.slice(config.ILP_ADDRESS.length + 1).split('.')[0], 'base64');
+  const sharedSecret = hmac(hmac(await serverSecret(), Buffer.from('ilp_stream_shared_secret')), token);
+  const key = await generatePskEncryptionKey(sharedSecret);
+  const request = await Packet.decryptAndDeserialize(key, prepare.data); // the receiver decrypted it already
+  return new ReplyBuilder()
+    .setIlpAddress(config.ILP_ADDRESS as IlpAddress)
+    .setEncryptionKey(key)
+    .setSequence(request.sequence)
+    .setReceivedAmount(u64(received))
+    .addFrames(new StreamMaxMoneyFrame(MONEY_STREAM, u64(receiveMax), u64(totalReceived)))
+    .buildReject(IlpError.F99_APPLICATION_ERROR);
+}
+
+// What a receiver's reject says it can still take on the money stream (receiveMax less
+// totalReceived), if it says so; undefined for any other reject.
+export async function receiveRoom(sharedSecret: Buffer, data: Buffer): Promise<bigint | undefined> {
+  if (!data.length) return undefined;
+  try {
+    const packet = await Packet.decryptAndDeserialize(await generatePskEncryptionKey(sharedSecret), data);
+    const max = packet.frames.find((f): f is StreamMaxMoneyFrame => f.type === FrameType.StreamMaxMoney && f.streamId.equals(MONEY_STREAM));
+    if (!max) return undefined;
+    const room = BigInt(max.receiveMax.toString()) - BigInt(max.totalReceived.toString());
+    return room < 0n ? 0n : room;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function streamCredentials(intent: IntentRecord) {

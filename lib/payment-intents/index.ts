@@ -10,6 +10,8 @@ import { findWalletRecordByUrl } from '../wallet-addresses';
 import type { CreateIntent, IntentRecord, PaymentIntent } from './schemas';
 import * as store from './store';
 
+export { creditFor } from './credit';
+
 // Payment intents (Open Payments incoming payments) on a recipient's wallet address:
 // pending -> processing (received something) -> completed (received the incoming amount, or
 // completed by the FSP), or -> expired (past expiresAt). Open intents are indexed by expiry.

@@ -5,7 +5,7 @@ import { event, type Outgoing } from '../events';
 import { account, type Leg, transferItems } from '../ledger';
 import { logger } from '../log';
 import { countPayment } from '../metrics';
-import { intentView } from '../payment-intents';
+import { creditFor, intentView } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { closeOrCredit, findIntent, partition as intentPartition } from '../payment-intents/store';
 import { commit } from '../tx';
@@ -57,8 +57,10 @@ async function deliverPayment(message: PaymentMessage, holder: string): Promise<
     const receiveValue = BigInt(p.receiveAmount.value);
     const receive = toLedger(receiveValue, p.receiveAmount.assetScale);
     const received = BigInt(intent.received) + receiveValue;
-    // Two quotes can each cover the intent's remaining amount; the later payment must not overpay.
-    if (intent.incomingValue !== null && received > BigInt(intent.incomingValue)) return fail(p, 'amount_exceeds_remaining');
+    // Two quotes can each cover the intent's remaining amount; the later payment must not overpay
+    // (the credit below is conditional on the received amount read here, so racing payments
+    // decide one after the other). It fails instead, its funds left to withdraw.
+    if (creditFor(intent, receiveValue) === undefined) return fail(p, 'amount_exceeds_remaining');
     const completes = intent.incomingValue !== null && received >= BigInt(intent.incomingValue);
     const now = new Date().toISOString();
     const creditedIntent: IntentRecord = {

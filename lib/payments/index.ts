@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
 import { config } from '../config';
-import { DomainError, notFound } from '../errors';
+import { DomainError, invalidField, notFound } from '../errors';
 import { event, message, type Outgoing } from '../events';
 import { account, refuseTooLarge, settleAll, transferItems } from '../ledger';
 import { logger } from '../log';
 import { countPayment } from '../metrics';
+import { getPeerRecord } from '../peers';
+import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery } from '../peers/schemas';
 import { getQuoteRecord, quoteKey } from '../quotes';
 import { conflictState } from '../resources';
 import type { TransactItem } from '../table';
@@ -162,4 +164,35 @@ export async function withdrawPayment(id: string) {
   const units = await settleAll(account.payment(id), account.settlementShard(r.sourceAssetId));
   const asset = { code: r.debitAmount.assetCode, scale: r.debitAmount.assetScale };
   return { ...paymentView(r), withdrawnAmount: amountOf(fromLedger(units, asset.scale), asset) };
+}
+
+// For reconciliation with a peer: the packets this node's payments sent it that got no answer
+// before they expired, booked as not paid (lib/payments/remote.ts), by expiry in [from, to). The
+// peer compares them with what it credited from this node: a packet it credited is a fulfillment
+// lost in flight, which Interledger has the receiver bear. The total covers the whole window.
+const DAY_MS = 24 * 3600 * 1000;
+export async function peerReconciliation(peerId: string, query: ReconciliationQuery): Promise<Reconciliation> {
+  const peer = await getPeerRecord(peerId);
+  const to = query.to ? Date.parse(query.to) : Date.now();
+  const from = query.from ? Date.parse(query.from) : to - DAY_MS;
+  if (from >= to) throw invalidField('query.from', 'must be before to');
+  if (to - from > RECONCILIATION_MAX_DAYS * DAY_MS) throw invalidField('query.from', `must be at most ${RECONCILIATION_MAX_DAYS} days before to`);
+  const window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+  const [page, total] = await Promise.all([store.pageUnanswered(peer.id, window, query.limit, query.cursor), store.unansweredTotal(peer.id, window)]);
+  const peerAsset = { code: peer.assetCode, scale: peer.assetScale };
+  return {
+    peerId: peer.id,
+    ...window,
+    total: { count: total.count, amount: amountOf(fromLedger(total.peerUnits, peer.assetScale), peerAsset) },
+    items: page.items.map((k) => ({
+      executionCondition: k.id,
+      paymentId: k.paymentId,
+      amount: amountOf(fromLedger(BigInt(k.peerUnits), peer.assetScale), peerAsset),
+      paymentAmount: amountOf(BigInt(k.source), { code: k.listed.sourceAssetCode, scale: k.listed.sourceAssetScale }),
+      sentAt: k.createdAt,
+      expiresAt: k.expiresAt,
+      bookedAt: k.settledAt,
+    })),
+    nextCursor: page.nextCursor,
+  };
 }

@@ -24,10 +24,13 @@ import * as store from './store';
 // reply settles it in one transaction: a Fulfill posts the hold to the peer (through both assets'
 // liquidity when the peer's asset is another), a Reject returns it. So the ledger always knows
 // what left, and an attempt that dies midway loses nothing: the next one starts from the packets
-// recorded. A packet left `pending` (its attempt died, or the peer never answered) may have been
-// paid; once it has expired it is booked as sent (`unresolved`, logged for reconciliation with the
-// peer), never sent again. What still has to be delivered is then the quote's receive amount less
-// what was delivered, and never more than the receiver still asks for (read afresh).
+// recorded. A packet left `pending` (its attempt died, or the peer never answered) is settled once
+// it has expired, by Interledger's rule: the sender owes a packet only when its fulfillment
+// arrives before expiry, so it is booked as rejected (`unanswered`: its money returns to the
+// payment) and listed for reconciliation with the peer (GET /peers/{id}/reconciliation). If the
+// peer did credit it (its fulfillment was lost), the peer bears it; the receiver's incomingAmount
+// bounds what sending again can add. What still has to be delivered is the quote's receive amount
+// less what was delivered, and never more than the receiver still asks for (read afresh).
 //
 // Ends: `completed` when the receiver has the amount (or is completed), `failed` with a reason
 // when it cannot be sent (funds left in the payment's account to withdraw), or a retry (thrown)
@@ -69,8 +72,8 @@ async function attempt(p: PaymentRecord, holder: string, startedAt: number): Pro
 
   const receiver = await readReceiver(p.receiver);
   if (receiver.state !== 'open') {
-    // Packets whose fate is unknown may be what completed it.
-    if (receiver.state === 'completed' && before.unresolved) return finish(p, 'completed', before);
+    // Packets that got no answer may be what completed it (the receiver bears those).
+    if (receiver.state === 'completed' && before.unanswered) return finish(p, 'completed', before);
     return finish(p, 'failed', before, `receiver_${receiver.state}`);
   }
   let toDeliver = receive - before.delivered;
@@ -106,6 +109,7 @@ async function attempt(p: PaymentRecord, holder: string, startedAt: number): Pro
     case 'unreachable':
       throw new Error(`Payment ${p.id}: ${plugin.failure.reason}; retrying later`);
     case 'stopped': // out of time with packets still to send: go on in a fresh message
+    case 'full': // the receiver took less than a packet: go on with what it still asks for
       if (after.sent === before.sent) throw new Error(`Payment ${p.id}: ${plugin.failure.reason}`);
       await commit([store.releaseLease(p.id, holder)], [message(store.partition(p.id), config.PAYMENTS_QUEUE_URL, { paymentId: p.id })]);
       return 'continued';
@@ -227,7 +231,15 @@ function hooksFor(p: PaymentRecord, peer: PeerRecord): SendingHooks {
       const phase = delivered === undefined ? 'return' : 'post';
       const transfer = transferItems(transferId(p, packet.id, phase), legs(p, k, phase));
       const failed = await commit(
-        [...transfer.items, store.settlePacket(p.id, packet.id, delivered === undefined ? 'rejected' : 'fulfilled', delivered)],
+        [
+          ...transfer.items,
+          store.settlePacket(
+            p.id,
+            { id: packet.id, peerId: peer.id, expiresAt: packet.expiresAt.toISOString() },
+            phase === 'return' ? 'rejected' : 'fulfilled',
+            delivered,
+          ),
+        ],
         [],
         'ilp-settle',
       );
@@ -237,18 +249,28 @@ function hooksFor(p: PaymentRecord, peer: PeerRecord): SendingHooks {
 }
 
 // Packets an earlier attempt left pending: once they expired (waiting for that if need be; they
-// live at most seconds), booked as sent. Answers every packet of the payment.
+// live at most seconds), booked as not paid, their money returned. Answers every packet of the payment.
 async function resolveLeftovers(p: PaymentRecord): Promise<store.PacketRecord[]> {
   const packets = await store.listPackets(p.id);
   const pending = packets.filter((k) => k.state === 'pending');
   if (!pending.length) return packets;
   const settledBy = Math.max(...pending.map((k) => Date.parse(k.expiresAt))) + HOLD_GRACE_MS;
   if (settledBy > Date.now()) await new Promise((r) => setTimeout(r, settledBy - Date.now()));
+  const peers = new Map<string, PeerRecord | undefined>();
   for (const k of pending) {
-    const transfer = transferItems(transferId(p, k.id, 'post'), legs(p, k, 'post'));
-    await commit([...transfer.items, store.settlePacket(p.id, k.id, 'unresolved', BigInt(k.minDelivery))], [], 'ilp-unresolved');
+    if (!peers.has(k.peerId)) peers.set(k.peerId, await findPeer(k.peerId));
+    const peer = peers.get(k.peerId);
+    const transfer = transferItems(transferId(p, k.id, 'return'), legs(p, k, 'return'));
+    const listed = {
+      sourceAssetCode: p.debitAmount.assetCode,
+      sourceAssetScale: p.debitAmount.assetScale,
+      peerAssetCode: peer?.assetCode ?? '',
+      peerAssetScale: peer?.assetScale ?? 0,
+    };
+    // Settled by its reply meanwhile (a late attempt's): that reply stands.
+    await commit([...transfer.items, store.settlePacket(p.id, k, 'unanswered', undefined, listed)], [], 'ilp-unanswered');
   }
-  logger.warn('Packets whose fate is unknown were booked as sent; reconcile them with the peer', {
+  logger.warn('Packets got no answer before they expired: booked as not paid; reconcile them with the peer', {
     paymentId: p.id,
     peerId: pending[0].peerId,
     packets: pending.map((k) => k.id),
@@ -259,16 +281,15 @@ async function resolveLeftovers(p: PaymentRecord): Promise<store.PacketRecord[]>
 function totalsOf(packets: store.PacketRecord[]) {
   let sent = 0n;
   let delivered = 0n;
-  let unresolved = 0;
+  let unanswered = 0;
   for (const k of packets) {
     if (k.state === 'fulfilled' || k.state === 'unresolved') sent += BigInt(k.source);
     if (k.state === 'fulfilled') delivered += BigInt(k.delivered ?? k.minDelivery);
-    if (k.state === 'unresolved') {
-      delivered += BigInt(k.minDelivery); // at least this, if it was paid
-      unresolved++;
-    }
+    // Booked as sent before unanswered packets were booked as not paid (see store.ts).
+    if (k.state === 'unresolved') delivered += BigInt(k.minDelivery);
+    if (k.state === 'unanswered' || k.state === 'unresolved') unanswered++;
   }
-  return { sent, delivered, unresolved };
+  return { sent, delivered, unanswered };
 }
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);

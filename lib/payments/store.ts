@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { db } from '../db';
-import { queryAll, type TransactItem } from '../table';
+import { type Page, queryAll, queryNewestFirst, type TransactItem } from '../table';
 import type { PaymentRecord, PaymentState } from './schemas';
 
 const TABLE = () => config.MAIN_TABLE;
@@ -46,8 +46,11 @@ export async function findPayment(id: string): Promise<PaymentRecord | undefined
 
 // A payment sent over Interledger records each paying packet in its partition, before the packet
 // leaves: `pending` while its money is reserved, then `fulfilled` or `rejected` with the reply, or
-// `unresolved` when no reply came (booked as sent; see lib/payments/remote.ts).
-type PacketState = 'pending' | 'fulfilled' | 'rejected' | 'unresolved';
+// `unanswered` when no reply came before it expired: as Interledger says, the sender owes a packet
+// only when its fulfillment arrives in time, so it is booked as rejected (its money returned to
+// the payment) and listed under its peer for reconciliation (lib/payments/remote.ts). `unresolved`
+// is what such a packet was before (booked as sent); records in that state keep their meaning.
+type PacketState = 'pending' | 'fulfilled' | 'rejected' | 'unanswered' | 'unresolved';
 export interface PacketRecord {
   id: string; // the packet's execution condition, hex
   state: PacketState;
@@ -63,26 +66,84 @@ export interface PacketRecord {
 }
 const PACKET = 'PKT#';
 const packetKey = (paymentId: string, id: string) => ({ pk: paymentKey(paymentId).pk, sk: `${PACKET}${id}` });
+// Unanswered packets are listed per peer in the Lists index, by expiry.
+const unansweredOf = (peerId: string) => `UNANSWERED#${peerId}`;
 
 export const putPacket = (paymentId: string, r: PacketRecord): TransactItem => ({
   Put: { TableName: TABLE(), Item: { ...packetKey(paymentId, r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
 });
 
-export const settlePacket = (paymentId: string, id: string, state: Exclude<PacketState, 'pending'>, delivered?: bigint): TransactItem => ({
-  Update: {
-    TableName: TABLE(),
-    Key: packetKey(paymentId, id),
-    UpdateExpression: `SET #state = :to, settledAt = :now${delivered === undefined ? '' : ', delivered = :delivered'}`,
-    ConditionExpression: '#state = :pending',
-    ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: {
-      ':to': state,
-      ':pending': 'pending',
-      ':now': new Date().toISOString(),
-      ...(delivered !== undefined && { ':delivered': delivered.toString() }),
+// `listed`: for an unanswered packet, what its peer's listing shows besides the packet.
+export const settlePacket = (
+  paymentId: string,
+  k: Pick<PacketRecord, 'id' | 'peerId' | 'expiresAt'>,
+  state: Exclude<PacketState, 'pending' | 'unresolved'>,
+  delivered?: bigint,
+  listed?: { sourceAssetCode: string; sourceAssetScale: number; peerAssetCode: string; peerAssetScale: number },
+): TransactItem => {
+  const listing = state === 'unanswered' && listed;
+  return {
+    Update: {
+      TableName: TABLE(),
+      Key: packetKey(paymentId, k.id),
+      UpdateExpression:
+        `SET #state = :to, settledAt = :now${delivered === undefined ? '' : ', delivered = :delivered'}` +
+        (listing ? ', listPk = :listPk, listSk = :listSk, paymentId = :paymentId, listed = :listed' : ''),
+      ConditionExpression: '#state = :pending',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':to': state,
+        ':pending': 'pending',
+        ':now': new Date().toISOString(),
+        ...(delivered !== undefined && { ':delivered': delivered.toString() }),
+        ...(listing && {
+          ':listPk': unansweredOf(k.peerId),
+          ':listSk': `${k.expiresAt}#${paymentId}#${k.id}`,
+          ':paymentId': paymentId,
+          ':listed': listing,
+        }),
+      },
     },
-  },
-});
+  };
+};
+
+export interface UnansweredPacket extends PacketRecord {
+  paymentId: string;
+  settledAt: string;
+  listed: { sourceAssetCode: string; sourceAssetScale: number; peerAssetCode: string; peerAssetScale: number };
+}
+const toUnanswered = ({ pk, sk, listPk, listSk, ...r }: Record<string, any>) => r as UnansweredPacket;
+// The window on the listing's sort key (expiresAt#...): from inclusive, to exclusive.
+const windowOn = (from: string, to: string) => ({ ':from': from, ':to': to });
+
+// A page of a peer's unanswered packets that expired in [from, to), newest first.
+export async function pageUnanswered(peerId: string, window: { from: string; to: string }, limit: number, cursor?: string): Promise<Page<UnansweredPacket>> {
+  const page = await queryNewestFirst({
+    table: TABLE(),
+    index: 'Lists',
+    partitionKey: 'listPk',
+    sortKey: 'listSk',
+    partitions: [unansweredOf(peerId)],
+    limit,
+    cursor,
+    filter: { expression: '#expiresAt >= :from AND #expiresAt < :to', names: { '#expiresAt': 'expiresAt' }, values: windowOn(window.from, window.to) },
+  });
+  return { items: page.items.map(toUnanswered), nextCursor: page.nextCursor };
+}
+
+// How many a peer's unanswered packets in [from, to) are, and what they come to in its asset
+// (ledger units).
+export async function unansweredTotal(peerId: string, window: { from: string; to: string }): Promise<{ count: number; peerUnits: bigint }> {
+  const items = await queryAll({
+    TableName: TABLE(),
+    IndexName: 'Lists',
+    KeyConditionExpression: 'listPk = :pk AND listSk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': unansweredOf(peerId), ':from': window.from, ':to': window.to },
+    ProjectionExpression: 'peerUnits, expiresAt',
+  });
+  const within = items.filter((i) => i.expiresAt < window.to);
+  return { count: within.length, peerUnits: within.reduce((t, i) => t + BigInt(i.peerUnits), 0n) };
+}
 
 export async function listPackets(paymentId: string): Promise<PacketRecord[]> {
   const items = await queryAll({
@@ -91,7 +152,7 @@ export async function listPackets(paymentId: string): Promise<PacketRecord[]> {
     ExpressionAttributeValues: { ':pk': paymentKey(paymentId).pk, ':packet': PACKET },
     ConsistentRead: true,
   });
-  return items.map(({ pk, sk, settledAt, ...r }) => r as PacketRecord);
+  return items.map(({ pk, sk, settledAt, listPk, listSk, paymentId, listed, ...r }) => r as PacketRecord);
 }
 
 // One attempt at a time sends a payment: it holds a lease on the payment until `until` (epoch ms).

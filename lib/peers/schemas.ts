@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { amountValue, assetCode } from '../http/schemas';
+import { amount } from '../amounts';
+import { amountValue, assetCode, pageQuery } from '../http/schemas';
 
 // Peers: the FSPs this node exchanges ILP packets with, over ILP-over-HTTP (Interledger RFC 35).
 export const ilpAddress = z
@@ -67,3 +68,32 @@ export interface PeerRecord extends Peer {
   // both commit (each computes the tokens to release and claim from what it read).
   version?: number;
 }
+
+// GET /peers/{id}/reconciliation: the packets this node sent the peer that got no answer before
+// they expired (booked as not paid), in a window of their expiry, [from, to): by default the 24
+// hours before now, at most 31 days.
+export const RECONCILIATION_MAX_DAYS = 31;
+export const reconciliationQuery = pageQuery.extend({
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+});
+export type ReconciliationQuery = z.infer<typeof reconciliationQuery>;
+
+export const unansweredPacket = z.object({
+  executionCondition: z.string(), // hex: the packet's id, and the receiver's (transfer ilp:<peer>:<condition>)
+  paymentId: z.uuid(),
+  amount, // what the packet carried, in the peer's asset
+  paymentAmount: amount, // what it took from the payment, in the payment's asset
+  sentAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  bookedAt: z.iso.datetime(), // when it was booked as not paid
+});
+export const reconciliation = z.object({
+  peerId: z.uuid(),
+  from: z.iso.datetime(),
+  to: z.iso.datetime(),
+  total: z.object({ count: z.int(), amount }), // every packet of the window, not only this page's
+  items: z.array(unansweredPacket),
+  nextCursor: z.string().nullable(),
+});
+export type Reconciliation = z.infer<typeof reconciliation>;

@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import { pay, setupPayment, startQuote } from '@interledger/pay';
-import { deserializeIlpReply, type IlpReply, isFulfill, isReject, serializeIlpPrepare } from 'ilp-packet';
+import { deserializeIlpReply, type IlpReject, type IlpReply, isFulfill, isReject, serializeIlpPrepare } from 'ilp-packet';
 import { deserializeIldcpResponse, serializeIldcpRequest } from 'ilp-protocol-ildcp';
+import { generateFulfillment, generateFulfillmentKey, generatePskEncryptionKey } from 'ilp-protocol-stream/dist/src/crypto';
+import { FrameType, IlpPacketType, Packet, type StreamMaxMoneyFrame, StreamMoneyFrame } from 'ilp-protocol-stream/dist/src/packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../stack';
 import { ledger, ok, sum, units } from '../world';
@@ -10,6 +13,7 @@ import { ledger, ok, sum, units } from '../world';
 let s: TestStack;
 let bobUsd: string;
 let carlosEur: string;
+let kenjiJpy: string;
 let peer: { id: string };
 const TOKEN = 'peer-x-incoming-token-0123456789';
 
@@ -57,6 +61,9 @@ beforeAll(async () => {
     (await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/${name}`, assetCode }))).address as string;
   bobUsd = await wallet('bob', 'USD');
   carlosEur = await wallet('carlos', 'EUR');
+  const jpy = await ok(s.admin('POST', '/assets', { code: 'JPY', scale: 0 }));
+  await ok(s.admin('POST', `/assets/${jpy.id}/liquidity`, { amount: '100000' }), 200);
+  kenjiJpy = await wallet('kenji', 'JPY');
   peer = await ok(
     s.admin('POST', '/peers', {
       staticIlpAddress: 'test.peer-x',
@@ -67,7 +74,34 @@ beforeAll(async () => {
   );
   await ok(s.admin('POST', `/peers/${peer.id}/liquidity`, { amount: '10000' }), 200);
   await ok(s.admin('POST', '/rates', { peerId: peer.id, sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 }));
+  // One cent buys 1.5 yen: a packet can overshoot by rounding alone.
+  await ok(s.admin('POST', '/rates', { peerId: peer.id, sourceAssetCode: 'USD', destinationAssetCode: 'JPY', rate: 150, rateTtlSecs: 86400 }));
 });
+
+// One STREAM packet of `amount` for an incoming payment, built by hand as any peer could, with
+// the least the receiver must get (`min`, 0 by default); its reply, and the STREAM frames in it.
+let sequence = 1;
+async function rawPacket(to: Awaited<ReturnType<typeof credentials>>, amount: bigint, min = 0n) {
+  const { destinationAddress, sharedSecret } = to;
+  const key = await generatePskEncryptionKey(sharedSecret);
+  const data = await new Packet(sequence++, IlpPacketType.Prepare, min.toString(), [new StreamMoneyFrame(1, 1)]).serializeAndEncrypt(key);
+  const fulfillment = await generateFulfillment(await generateFulfillmentKey(sharedSecret), data);
+  const prepare = {
+    amount: amount.toString(),
+    destination: destinationAddress,
+    executionCondition: createHash('sha256').update(fulfillment).digest(),
+    expiresAt: new Date(Date.now() + 10_000),
+    data,
+  };
+  const reply = deserializeIlpReply(await link().post(serializeIlpPrepare(prepare))) as IlpReply;
+  const frames = reply.data.length ? (await Packet.decryptAndDeserialize(key, reply.data)).frames : [];
+  return { reply, frames };
+}
+
+const maxMoney = (frames: Awaited<ReturnType<typeof rawPacket>>['frames']) => {
+  const frame = frames.find((f) => f.type === FrameType.StreamMaxMoney) as StreamMaxMoneyFrame | undefined;
+  return frame && { receiveMax: frame.receiveMax.toString(), totalReceived: frame.totalReceived.toString() };
+};
 afterAll(() => s.stop());
 
 describe('ILP connector', () => {
@@ -188,6 +222,58 @@ describe('ILP connector', () => {
     expect(result.amountSent).toBe(0n);
     expect(Date.now() - started).toBeLessThan(2000);
     expect((await ok(s.admin('GET', `/payment-intents/${target.id}`), 200)).receivedAmount.value).toBe('50');
+  });
+
+  it('refuses a packet that would take an incoming payment past its amount: F99 with StreamMaxMoney, nothing moved', async () => {
+    await ok(s.admin('PATCH', `/peers/${peer.id}`, { maxPacketAmount: null }), 200);
+    try {
+      const target = await intent(bobUsd, '300');
+      const to = await credentials(target.url);
+      const [liquidity, books] = [await peerLiquidity(), await ledger(s)];
+      const big = await rawPacket(to, 5000n);
+      expect(isReject(big.reply) && (big.reply as IlpReject).code).toBe('F99');
+      expect(maxMoney(big.frames)).toEqual({ receiveMax: '300', totalReceived: '0' });
+      expect(await ok(s.admin('GET', `/payment-intents/${target.id}`), 200)).toMatchObject({ state: 'pending', receivedAmount: { value: '0' } });
+      expect(await peerLiquidity()).toBe(liquidity);
+
+      // 103 fits; 250 more would make 353 of 300; the 197 left fits exactly and completes it.
+      expect(isFulfill((await rawPacket(to, 103n)).reply)).toBe(true);
+      const over = await rawPacket(to, 250n);
+      expect(isReject(over.reply) && (over.reply as IlpReject).code).toBe('F99');
+      expect(maxMoney(over.frames)).toEqual({ receiveMax: '300', totalReceived: '103' });
+      expect(isFulfill((await rawPacket(to, 197n)).reply)).toBe(true);
+      expect(await ok(s.admin('GET', `/payment-intents/${target.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: { value: '300' } });
+      expect(BigInt(liquidity) - BigInt(await peerLiquidity())).toBe(300n);
+      const after = await ledger(s);
+      expect(after.get(`intent:${target.id}`)).toBe(units(300));
+      expect((books.get(`peer:${peer.id}`) ?? 0n) - (after.get(`peer:${peer.id}`) ?? 0n)).toBe(units(300));
+      expect(sum(after)).toBe(0n);
+      // Once it is complete, any packet is declined for good (a ConnectionClose, no StreamMaxMoney).
+      const late = await rawPacket(to, 1n);
+      expect(isReject(late.reply) && (late.reply as IlpReject).code).toBe('F99');
+      expect(late.frames.some((f) => f.type === FrameType.ConnectionClose)).toBe(true);
+    } finally {
+      await ok(s.admin('PATCH', `/peers/${peer.id}`, { maxPacketAmount: '500' }), 200);
+    }
+  });
+
+  it('across a conversion, takes only the smallest packet that reaches the amount, crediting the amount exactly', async () => {
+    // 101 yen asked: 67 cents bring 100 (short), 68 bring 102 (the smallest that reaches it: the
+    // intent gets 101 and the node keeps the rounding's 1), 69 bring 103 (68 would do: refused).
+    const jpyTarget = await ok(
+      s.admin('POST', '/payment-intents', { walletAddress: kenjiJpy, incomingAmount: { value: '101', assetCode: 'JPY', assetScale: 0 } }),
+    );
+    const to = await credentials(jpyTarget.url);
+    const liquidity = await peerLiquidity();
+    const over = await rawPacket(to, 69n);
+    expect(isReject(over.reply) && (over.reply as IlpReject).code).toBe('F99');
+    expect(maxMoney(over.frames)).toEqual({ receiveMax: '101', totalReceived: '0' });
+    expect(isFulfill((await rawPacket(to, 68n)).reply)).toBe(true);
+    expect(await ok(s.admin('GET', `/payment-intents/${jpyTarget.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: { value: '101' } });
+    expect(BigInt(liquidity) - BigInt(await peerLiquidity())).toBe(68n);
+    const after = await ledger(s);
+    expect(after.get(`intent:${jpyTarget.id}`)).toBe(units(101) * 100n); // scale 0: 10^20 units a yen
+    expect(sum(after)).toBe(0n);
   });
 
   it('answers an expired packet R00 and a packet for another node F02', async () => {

@@ -178,6 +178,27 @@ describe('permanent failures fail the payment and leave its funds withdrawable',
     expect(sum(await ledger(s))).toBe(0n);
   });
 
+  it('payments racing to one intent never overpay it: those that would fail, their funds withdrawable', async () => {
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
+    const amount = { value: '40', assetCode: 'USD', assetScale: 2 };
+    const payments = [];
+    for (let i = 0; i < 5; i++) {
+      const q = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: amount }));
+      payments.push(await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: q.id })));
+    }
+    await Promise.all(payments.map((p) => ok(s.admin('POST', `/payments/${p.id}/fund`), 200)));
+    const done = await Promise.all(payments.map((p) => paymentIn(s, p.id, ['completed', 'failed'], 20_000)));
+    expect(done.filter((p) => p.state === 'completed')).toHaveLength(2);
+    expect(done.filter((p) => p.state === 'failed').map((p) => p.failureReason)).toEqual(Array(3).fill('amount_exceeds_remaining'));
+    expect(await ok(s.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'processing', receivedAmount: { value: '80' } });
+    for (const p of done.filter((d) => d.state === 'failed')) {
+      expect((await ok(s.admin('POST', `/payments/${p.id}/withdraw`), 200)).withdrawnAmount.value).toBe('40');
+    }
+    const after = await ledger(s);
+    expect(after.get(`intent:${intent.id}`)).toBe(units(80));
+    expect(sum(after)).toBe(0n);
+  });
+
   it('the intent was completed by the FSP first', async () => {
     const { payment, intent } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
     expect((await ok(s.admin('POST', `/payment-intents/${intent.id}/complete`), 200)).state).toBe('completed');

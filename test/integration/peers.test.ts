@@ -138,6 +138,32 @@ describe('peers', () => {
   });
 });
 
+describe('reconciliation', () => {
+  it('lists no unanswered packets for a new peer, with a zero total over the default window of 24 hours', async () => {
+    const p = await ok(s.admin('POST', '/peers', body()));
+    const res = await ok(s.admin('GET', `/peers/${p.id}/reconciliation`), 200);
+    expect(res).toMatchObject({ peerId: p.id, items: [], nextCursor: null, total: { count: 0, amount: { value: '0', assetCode: 'USD', assetScale: 2 } } });
+    expect(Date.parse(res.to) - Date.parse(res.from)).toBe(24 * 3600 * 1000);
+  });
+
+  it('refuses an unknown peer with 404 and a bad window or cursor with 400, never a 500', async () => {
+    const p = await ok(s.admin('POST', '/peers', body()));
+    expect((await s.admin('GET', '/peers/00000000-0000-4000-8000-000000000000/reconciliation')).status).toBe(404);
+    const bad = async (query: string, field: string) => {
+      const res = await s.admin('GET', `/peers/${p.id}/reconciliation?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    };
+    await bad('from=yesterday', 'query.from');
+    await bad('from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'query.from');
+    await bad('from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z', 'query.from');
+    await bad('cursor=not-a-cursor', 'query.cursor');
+    await bad('limit=0', 'query.limit');
+    await bad('other=1', 'query.other');
+  });
+});
+
 describe('concurrent changes', () => {
   it('lets one of several racing token changes win; the others are 409 and claim nothing', async () => {
     const peer = await ok(s.admin('POST', '/peers', body()));

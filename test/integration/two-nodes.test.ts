@@ -187,8 +187,9 @@ describe('paying across two nodes', () => {
     expect(refused.body.code).toBe('receiver_not_open');
   });
 
-  it('survives a crash between a packet’s Fulfill and its settlement: the next attempt books it as sent and pays nothing twice', async () => {
+  it('survives a crash between a packet’s Fulfill and its settlement: the packet is booked as not paid (B bears the lost fulfillment), listed for reconciliation, and nothing is sent twice', async () => {
     const { intent, payment } = await payAcross(bob, '700', 'USD', { fund: false });
+    const [aBefore, bBefore] = [await peerLiquidity(a, peerOfA.id), await peerLiquidity(b, peerOfB.id)];
     process.env.PAYMENT_FAULTS = 'ilp-send:after-reply';
     await ok(a.admin('POST', `/payments/${payment.id}/fund`), 200);
     // B takes the packet; A's attempt crashes as its Fulfill arrives (the redelivery comes a second later).
@@ -198,9 +199,23 @@ describe('paying across two nodes', () => {
     await waitFor('the crash to leave the packet pending', async () => ((await packets(payment.id)).some((k) => k.state === 'pending') ? true : undefined));
     await new Promise((r) => setTimeout(r, 200));
     delete process.env.PAYMENT_FAULTS;
-    expect(await paymentIn(a, payment.id, ['completed', 'failed'], 30_000)).toMatchObject({ state: 'completed', sentAmount: { value: '700' } });
+    // The Fulfill never reached A's books: A owes nothing for it, and B's intent has all it asked,
+    // so the payment completes having sent nothing; its 700 stay in its account, to withdraw.
+    expect(await paymentIn(a, payment.id, ['completed', 'failed'], 30_000)).toMatchObject({ state: 'completed', sentAmount: { value: '0' } });
     expect((await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value).toBe('700');
-    expect((await packets(payment.id)).map((k) => k.state)).toEqual(['unresolved']);
+    expect((await packets(payment.id)).map((k) => k.state)).toEqual(['unanswered']);
+    expect(await peerLiquidity(a, peerOfA.id)).toBe(aBefore);
+    expect(bBefore - (await peerLiquidity(b, peerOfB.id))).toBe(700n); // the difference the two operators settle
+    const listed = await ok(a.admin('GET', `/peers/${peerOfA.id}/reconciliation`), 200);
+    expect(listed.items).toEqual([
+      expect.objectContaining({
+        paymentId: payment.id,
+        amount: { value: '700', assetCode: 'USD', assetScale: 2 },
+        paymentAmount: { value: '700', assetCode: 'USD', assetScale: 2 },
+      }),
+    ]);
+    expect(listed.total).toEqual({ count: 1, amount: { value: '700', assetCode: 'USD', assetScale: 2 } });
+    expect((await ok(a.admin('POST', `/payments/${payment.id}/withdraw`), 200)).withdrawnAmount.value).toBe('700');
     await expectBalancedLedgers();
   }, 45_000);
 });
