@@ -42,7 +42,7 @@ const stringAttributes = (props: Record<string, unknown>, names: string[]) =>
 // their definitions (./rest-apis.ts), the event archive, alarms and their topic, and API access
 // logs. Secrets come from the environment locally.
 const AWS_ONLY =
-  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::Archive$/;
+  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::(Archive|EventBusPolicy)$/;
 
 export async function provision(
   service: ServiceDef,

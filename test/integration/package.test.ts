@@ -326,6 +326,33 @@ describe('the CloudFormation template', () => {
     }
   });
 
+  // Any principal with events:PutEvents or sqs:SendMessage could inject events that the webhook
+  // sender signs and delivers, or payment messages.
+  it('lets only the service feed its bus and work queues: every other principal is denied', () => {
+    const relay = { 'Fn::GetAtt': ['OutboxRelayRole', 'Arn'] };
+    const [[, bus], ...moreBus] = ofType('AWS::Events::EventBusPolicy');
+    expect(moreBus).toEqual([]);
+    expect(bus.Properties.Statement).toMatchObject({
+      Effect: 'Deny',
+      Principal: '*',
+      Action: 'events:PutEvents',
+      Condition: { ArnNotEquals: { 'aws:PrincipalArn': [relay] } },
+    });
+    const policies = ofType('AWS::SQS::QueuePolicy').map(([, p]) => p.Properties);
+    const denials = (queue: string) =>
+      policies
+        .filter((p) => p.Queues.some((q: any) => q.Ref === queue))
+        .flatMap((p) => p.PolicyDocument.Statement)
+        .filter((st: any) => st.Effect === 'Deny' && st.Action === 'sqs:SendMessage');
+    expect(denials('PaymentsQueue')).toEqual([expect.objectContaining({ Principal: '*', Condition: { ArnNotEquals: { 'aws:PrincipalArn': [relay] } } })]);
+    expect(denials('WebhookParkingQueue')).toHaveLength(1);
+    const [webhook] = denials('WebhookQueue');
+    expect(webhook.Condition.ArnNotEquals).toEqual({
+      'aws:PrincipalArn': [relay, { 'Fn::GetAtt': ['WebhookSenderRole', 'Arn'] }],
+      'aws:SourceArn': { 'Fn::GetAtt': ['WebhookRule', 'Arn'] }, // the bus's rule sends with no principal ARN
+    });
+  });
+
   it('gives the ILP connector a role of its own: the main table, rates, and the STREAM secret', () => {
     const fns = Object.fromEntries(ofType('AWS::Lambda::Function'));
     expect(fns.IlpConnectorLambdaFunction.Properties.Role).toEqual({ 'Fn::GetAtt': ['IlpConnectorRole', 'Arn'] });
