@@ -167,6 +167,24 @@ describe('the CloudFormation template', () => {
     expect(archive.Properties).toMatchObject({ SourceArn: { 'Fn::GetAtt': ['EventBus', 'Arn'] }, RetentionDays: 30 });
   });
 
+  it("stops every API function before API Gateway's 29 s, and keeps every failed scheduled run on a queue that alarms", () => {
+    const fns = Object.fromEntries(ofType('AWS::Lambda::Function'));
+    const service = loadService('ci');
+    for (const fn of service.functions.filter((f) => f.events.some((e) => e.http) || /^(openPayments|auth|ilpConnector)/.test(f.name))) {
+      const id = `${fn.name[0].toUpperCase()}${fn.name.slice(1)}LambdaFunction`;
+      expect(fns[id].Properties.Timeout, fn.name).toBeLessThanOrEqual(25);
+    }
+    const scheduled = service.functions
+      .filter((f) => f.events.some((e) => e.schedule))
+      .map((f) => `${f.name[0].toUpperCase()}${f.name.slice(1)}LambdaFunction`);
+    expect(scheduled.sort()).toEqual(['PaymentIntentsExpireLambdaFunction', 'RatesRefreshLambdaFunction']);
+    const configs = ofType('AWS::Lambda::EventInvokeConfig').map(([, c]) => c.Properties);
+    for (const fn of scheduled) {
+      const config = configs.find((c) => c.FunctionName.Ref === fn);
+      expect(config?.DestinationConfig.OnFailure.Destination, fn).toEqual({ 'Fn::GetAtt': ['ScheduledFailuresQueue', 'Arn'] });
+    }
+  });
+
   it('has every work queue with a dead-letter queue', () => {
     const queues = Object.fromEntries(ofType('AWS::SQS::Queue'));
     for (const name of ['PaymentsQueue', 'WebhookQueue']) {
@@ -310,7 +328,12 @@ describe('the CloudFormation template', () => {
         if (st.Action.includes('secretsmanager:GetSecretValue'))
           for (const r of st.Resource) expect(JSON.stringify(r)).toMatch(/secret:payment-service\/ci\/[A-Z_]+-\?{6}"/);
     expect(holders((st) => st.Action.includes('events:PutEvents'))).toEqual(['OutboxRelayRole']);
-    expect(holders((st) => st.Action.includes('sqs:SendMessage'))).toEqual(['OutboxRelayRole', 'WebhookSenderRole']);
+    expect(holders((st) => st.Action.includes('sqs:SendMessage'))).toEqual(['IntentsExpireRole', 'OutboxRelayRole', 'RatesRefreshRole', 'WebhookSenderRole']);
+    // (the scheduled functions' only queue is where their failed runs go)
+    for (const role of ['IntentsExpireRole', 'RatesRefreshRole'])
+      expect(statements(role).filter((st: any) => st.Action.includes('sqs:SendMessage'))[0].Resource, role).toEqual([
+        { 'Fn::GetAtt': ['ScheduledFailuresQueue', 'Arn'] },
+      ]);
     expect(holders((st) => st.Action.includes('sqs:ReceiveMessage'))).toEqual(['PaymentsWorkerRole', 'WebhookSenderRole']);
     // The public functions: the wallet-address reader only reads; the docs touch nothing.
     expect(
@@ -487,7 +510,7 @@ describe('operations', () => {
     expect(watched('AWS/Lambda', 'Errors')).toHaveLength(functions.length);
     const queue = (id: string) => ({ 'Fn::GetAtt': [id, 'QueueName'] });
     expect(watched('AWS/SQS', 'ApproximateNumberOfMessagesVisible').sort(byJson)).toEqual(
-      ['EventsDeadLetterQueue', 'PaymentsDeadLetterQueue', 'WebhookDeadLetterQueue', 'WebhookParkingQueue'].map(queue).sort(byJson),
+      ['EventsDeadLetterQueue', 'PaymentsDeadLetterQueue', 'ScheduledFailuresQueue', 'WebhookDeadLetterQueue', 'WebhookParkingQueue'].map(queue).sort(byJson),
     );
     expect(watched('AWS/SQS', 'ApproximateAgeOfOldestMessage').sort(byJson)).toEqual(['PaymentsQueue', 'WebhookQueue'].map(queue).sort(byJson));
     const apiNames = ofType('AWS::ApiGateway::RestApi').map(([, api]) => api.Properties.Name);
