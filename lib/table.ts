@@ -32,10 +32,11 @@ export interface Page<T> {
 const invalidCursor = (why: string) => new DomainError('invalid', 'invalid_cursor', `cursor: ${why}`, [{ field: 'query.cursor', message: why }]);
 
 // The cursor is the opaque (base64url JSON) sort key of the last item returned. Every list's sort
-// key is "<ISO 8601 UTC time>#<uuid>", so a cursor is short and of one shape; anything else is
-// refused here, before it reaches DynamoDB (which refuses a key over 1024 bytes with an error).
+// key is "<ISO 8601 UTC time>#<uuid>", with a packet's condition (64 hex digits) after it in the
+// listing of unanswered packets, so a cursor is short and of one shape; anything else is refused
+// here, before it reaches DynamoDB (which refuses a key over 1024 bytes with an error).
 const MAX_CURSOR_LENGTH = 256;
-const SORT_KEY = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SORT_KEY = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(#[0-9a-f]{64})?$/;
 function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   if (cursor.length > MAX_CURSOR_LENGTH) throw invalidCursor(`is longer than any cursor a list returns (${MAX_CURSOR_LENGTH} characters)`);

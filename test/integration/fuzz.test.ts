@@ -250,18 +250,20 @@ const HOSTILE_CURSORS = [
 
 describe('hostile cursors on every list route', () => {
   const lists = operations.filter((op) => op.method === 'get' && op.query && 'cursor' in op.query.shape);
-  it('covers every list route', () => expect(lists.map((op) => op.path).sort()).toEqual(['/assets', '/peers', '/webhook-events']));
+  it('covers every list route', () =>
+    expect(lists.map((op) => op.path).sort()).toEqual(['/assets', '/peers', '/peers/{id}/reconciliation', '/webhook-events']));
   for (const op of lists) {
     it(`GET ${op.path}: 400 invalid_cursor for each, before any query`, async () => {
+      const list = op.path.replace('{id}', ids.peer);
       for (const cursor of HOSTILE_CURSORS) {
-        const path = `${op.path}?cursor=${cursor}`;
+        const path = `${list}?cursor=${cursor}`;
         const res = await s.send('GET', path, { headers: { signature: s.sign('GET', path) } });
         expect(res.status, cursor.slice(0, 60)).toBe(400);
         expect(res.body, cursor.slice(0, 60)).toMatchObject({ code: 'invalid_cursor', errors: [{ field: 'query.cursor' }] });
       }
       // A cursor the list returned is still taken.
-      const first = await ok(s.admin('GET', `${op.path}?limit=1`), 200);
-      if (first.nextCursor) await ok(s.admin('GET', `${op.path}?limit=1&cursor=${first.nextCursor}`), 200);
+      const first = await ok(s.admin('GET', `${list}?limit=1`), 200);
+      if (first.nextCursor) await ok(s.admin('GET', `${list}?limit=1&cursor=${first.nextCursor}`), 200);
     });
   }
 });
@@ -302,8 +304,10 @@ describe(`fuzzing the ILP connector (seed ${SEED}, ${PACKETS} packets)`, () => {
   it('answers every broken packet with an ILP reply or 400 invalid_packet, and moves nothing', async () => {
     const rnd = prng(SEED + 1);
     const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
-    await ok(s.admin('POST', `/peers/${ids.peer}/liquidity`, { amount: '100000' }), 200);
-    const intent = await ok(s.admin('GET', `/payment-intents/${ids.intent}`), 200);
+    // A peer and an intent of its own (the Admin fuzz above may have deleted or closed the others).
+    const peer = await ok(s.admin('POST', '/peers', peerBody('test.fuzz-packets', 'fuzz-packets-token-0001')));
+    await ok(s.admin('POST', `/peers/${peer.id}/liquidity`, { amount: '100000' }), 200);
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
     const { readIncomingPayment } = await import('../../lib/open-payments/client'); // (reads the stack's settings)
     const ilpAddress = (await readIncomingPayment(intent.url)).methods.find((m) => m.type === 'ilp')!.ilpAddress;
     const baseline = await snapshot(s.dynamo);
@@ -347,7 +351,7 @@ describe(`fuzzing the ILP connector (seed ${SEED}, ${PACKETS} packets)`, () => {
       }
       const res = await fetch(s.connectorUrl, {
         method: 'POST',
-        headers: { authorization: 'Bearer fuzz-incoming-token-0001', 'content-type': 'application/octet-stream' },
+        headers: { authorization: 'Bearer fuzz-packets-token-0001', 'content-type': 'application/octet-stream' },
         body: new Uint8Array(packet),
       });
       const what = `#${n} ${how} ${packet.toString('hex').slice(0, 80)} -> ${res.status}`;
