@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
+import { listen } from '../infra/local/listen';
 
 // Real servers that answer as a hostile client's or node's would, for the outbound fetch limits
 // (lib/net/fetch.ts): each counts the requests it took and the bytes its answers got out before the
@@ -50,19 +51,8 @@ export async function startHostileServer(handler: (req: IncomingMessage, res: Se
     tally.requests++;
     handler(req, res, tally);
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    tally,
-    stop: () =>
-      new Promise<void>((ok) => {
-        server.closeAllConnections();
-        server.close(() => ok());
-      }),
-  };
+  const { port, stop } = await listen(server, 0);
+  return { url: `http://127.0.0.1:${port}`, port, tally, stop };
 }
 
 // A raw TCP server, for answers Node's HTTP server will not write (a Content-Length that lies).
