@@ -7,7 +7,11 @@
 //   table names and queue URLs, are checked with stand-ins of their shape);
 // - on every stage but local, the alarms must reach someone: ALARM_EMAIL (subscribed to the
 //   alarm topic) or ALARM_TOPIC_ARN (a topic of yours), unless ALARMS_UNSUBSCRIBED=1 says that
-//   nobody hearing them is meant.
+//   nobody hearing them is meant;
+// - on every stage but local, the Admin API is reachable only from ADMIN_ALLOWED_CIDRS
+//   (admin-api-access.cjs), unless ADMIN_OPEN_TO_INTERNET=1 says it is meant to be open.
+const { allowedCidrs } = require('./admin-api-access.cjs');
+
 const STAND_INS = { string: 'set-by-cloudformation', url: 'https://set-by-cloudformation.example/000000000000/queue' };
 const URL_SETTINGS = /_URL$/;
 
@@ -42,6 +46,15 @@ function check(serverless, stage) {
   const { ALARM_EMAIL, ALARM_TOPIC_ARN, ALARMS_UNSUBSCRIBED } = process.env;
   if (stage !== 'local' && !ALARM_EMAIL && !ALARM_TOPIC_ARN && ALARMS_UNSUBSCRIBED !== '1') {
     problems.push('ALARM_EMAIL or ALARM_TOPIC_ARN: set one, so that the alarms reach someone (or ALARMS_UNSUBSCRIBED=1 if nobody is meant to hear them)');
+  }
+  const { cidrs, bad } = allowedCidrs(process.env.ADMIN_ALLOWED_CIDRS);
+  if (bad.length) problems.push(`ADMIN_ALLOWED_CIDRS: not CIDRs: ${bad.join(', ')} (e.g. 203.0.113.0/24,2001:db8::/32)`);
+  if (stage !== 'local' && !cidrs.length && process.env.ADMIN_OPEN_TO_INTERNET !== '1') {
+    problems.push('ADMIN_ALLOWED_CIDRS: the networks the FSP calls the Admin API from (or ADMIN_OPEN_TO_INTERNET=1 to leave it open to every address)');
+  }
+  for (const name of ['WORKER_RESERVED_CONCURRENCY', 'RELAY_RESERVED_CONCURRENCY']) {
+    const value = process.env[name];
+    if (value !== undefined && !/^[1-9]\d{0,4}$/.test(value)) problems.push(`${name}: must be a whole number of at least 1 (0 would stop the function)`);
   }
   if (problems.length) {
     throw new serverless.classes.Error(`Settings that this deploy cannot run with:\n  ${problems.join('\n  ')}`);

@@ -24,6 +24,7 @@ const packageEnv: NodeJS.ProcessEnv = {
   ...process.env,
   ...REQUIRED,
   ALARMS_UNSUBSCRIBED: '1',
+  ADMIN_ALLOWED_CIDRS: '203.0.113.0/24, 2001:db8::/32',
   AWS_ACCESS_KEY_ID: 'dummy',
   AWS_SECRET_ACCESS_KEY: 'dummy',
   SLS_TELEMETRY_DISABLED: '1',
@@ -112,20 +113,51 @@ describe('the CloudFormation template', () => {
     for (const a of alarms) expect(a.Properties.AlarmActions).toEqual([topic]);
   }, 60_000);
 
+  it('lets the Admin API be reached only from ADMIN_ALLOWED_CIDRS, and refuses a stage with no list unless it is open on purpose', async () => {
+    expect(template.Resources.ApiGatewayRestApi.Properties.Policy.Statement).toEqual([
+      { Effect: 'Allow', Principal: '*', Action: 'execute-api:Invoke', Resource: 'execute-api:/*' },
+      {
+        Effect: 'Deny',
+        Principal: '*',
+        Action: 'execute-api:Invoke',
+        Resource: 'execute-api:/*',
+        Condition: { NotIpAddress: { 'aws:SourceIp': ['203.0.113.0/24', '2001:db8::/32'] } },
+      },
+    ]);
+    // The other APIs are public by design (wallets, other nodes, peers with their tokens).
+    for (const api of ['ResourceServerApi', 'AuthServerApi', 'ConnectorApi']) expect(template.Resources[api].Properties.Policy, api).toBeUndefined();
+    const sls = (env: NodeJS.ProcessEnv) =>
+      promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', join(out, 'open'), '--stage', 'ci'], { cwd: ROOT, env }).catch(
+        (e) => `${e.stdout}${e.stderr}`,
+      );
+    const { ADMIN_ALLOWED_CIDRS, ...open } = packageEnv;
+    expect(await sls(open)).toContain('ADMIN_ALLOWED_CIDRS: the networks');
+    expect(await sls({ ...packageEnv, ADMIN_ALLOWED_CIDRS: '10.0.0.0/8,everywhere' })).toContain('not CIDRs: everywhere');
+    expect(await sls({ ...packageEnv, WORKER_RESERVED_CONCURRENCY: '0' })).toContain('WORKER_RESERVED_CONCURRENCY: must be');
+  }, 90_000);
+
+  it('reserves concurrency for the payment worker and the outbox relay', () => {
+    const fns = Object.fromEntries(ofType('AWS::Lambda::Function'));
+    expect(fns.PaymentsWorkerLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(50);
+    expect(fns.OutboxRelayLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(30);
+  });
+
   it('lets a deployer set every setting the README lists', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Signing Admin API requests'));
     const listed = [...section.matchAll(/^\| `([A-Z_]+)`/gm)].map((m) => m[1]);
     const local = /_PORT$|^FSP_|^LOCAL_|^(ADMIN_API_SECRET|WEBHOOK_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
     // What shapes the stack rather than the functions: read by serverless.yml or its resources.
-    const deployOnly = /_THROTTLE_|^ALARM|^API_GATEWAY_ACCOUNT_ROLE$|_ALARM_(SECS|MS)$|^SECRETS_EXISTING$/;
+    const deployOnly =
+      /_THROTTLE_|^ALARM|^API_GATEWAY_ACCOUNT_ROLE$|_ALARM_(SECS|MS)$|^SECRETS_EXISTING$|^ADMIN_(ALLOWED_CIDRS|OPEN_TO_INTERNET)$|_RESERVED_CONCURRENCY$/;
     const environment = loadService('ci').environment;
     for (const name of listed.filter((n) => !local.test(n) && !deployOnly.test(n))) expect(Object.keys(environment), name).toContain(name);
     const declarations = ['serverless.yml', 'infra/resources.yml'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
     const deploySettings = listed.filter((n) => deployOnly.test(n));
-    expect(deploySettings.length).toBe(10);
+    expect(deploySettings.length).toBe(13);
     // (read by the package-time checks, infra/serverless/deploy-checks.cjs, rather than declared)
-    for (const name of deploySettings.filter((n) => n !== 'ALARMS_UNSUBSCRIBED')) expect(declarations, name).toContain(`\${env:${name},`);
+    for (const name of deploySettings.filter((n) => !/^(ALARMS_UNSUBSCRIBED|ADMIN_ALLOWED_CIDRS|ADMIN_OPEN_TO_INTERNET)$/.test(n)))
+      expect(declarations, name).toContain(`\${env:${name},`);
   });
 
   it("gives each queue a visibility timeout of at least six times its consumer's timeout, and each consumer a maximum concurrency", () => {
