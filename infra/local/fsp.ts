@@ -9,7 +9,8 @@ import { listen } from './listen';
 // receives webhooks (POST /webhooks): it verifies each signature (a bad one gets 401), logs and
 // keeps what arrived with the result (GET /webhooks: `verified`, and `error` when it failed), and,
 // like a real FSP, funds each payment it is told about
-// (payment.created) through the signed Admin API, unless autoFund is off.
+// (payment.created) through the signed Admin API, unless autoFund is off (or the payment's
+// metadata says "autoFund": false).
 interface RatesFile {
   rates?: Record<string, Record<string, number>>;
   peerRates?: Record<string, Record<string, Record<string, number>>>;
@@ -58,7 +59,7 @@ export async function startFsp(opts: FspOptions) {
     };
     if (req.method === 'POST' && url.pathname === '/webhooks') {
       const raw = await readBody(req);
-      let event: { id: string; type: string; data: { id?: string } };
+      let event: { id: string; type: string; data: { id?: string; metadata?: { autoFund?: unknown } | null } };
       try {
         event = verifier.verify(raw, req.headers as Record<string, string>) as typeof event;
       } catch (e) {
@@ -72,7 +73,9 @@ export async function startFsp(opts: FspOptions) {
       keep({ id: event.id, type: event.type, verified: true, data: event.data });
       log(`[fsp] webhook ${event.type} ${event.data?.id ?? ''}`);
       reply(204, {});
-      if (event.type === 'payment.created' && opts.autoFund && event.data?.id) void fund(event.data.id).catch((e) => log(`[fsp] funding failed: ${e.message}`));
+      // A payment whose metadata says "autoFund": false is left to the user to fund or cancel.
+      const funds = opts.autoFund && event.data?.metadata?.autoFund !== false;
+      if (event.type === 'payment.created' && funds && event.data?.id) void fund(event.data.id).catch((e) => log(`[fsp] funding failed: ${e.message}`));
       return;
     }
     if (req.method === 'GET' && url.pathname === '/webhooks') return reply(200, received);

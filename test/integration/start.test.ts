@@ -7,7 +7,9 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { NODES, STACK_ENV_FILE } from '../../infra/local/defaults';
 import { dynamoDbLocalPids, freePort } from '../../infra/local/emulators';
+import { startProxy } from '../../infra/local/proxy';
 import { ROOT } from '../../infra/local/serverless-config';
+import { bru, COLLECTION, failures, loadRequests } from '../bruno';
 import { adminClient } from '../stack';
 import { ok, waitFor } from '../world';
 
@@ -271,4 +273,23 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
       await Promise.all([a.stop(), b.stop()]);
     }
   }, 120_000);
+});
+
+// The collection's second pass (README "API collection and signing proxy"): the node-b
+// environment through npm start's proxy's /node-b/ route, against `npm run start:node-b` on fresh
+// data with its own FSP simulator. (Node A's pass runs in proxy.test.ts.)
+describe('the API collection on Node B', () => {
+  it('bru run --env node-b passes top to bottom', async () => {
+    const b = await startNode('start:node-b');
+    const proxy = await startProxy({ port: 0, secret: SECRET, nodeA: 'http://localhost:1', nodeB: () => b.adminUrl });
+    try {
+      const run = await bru(COLLECTION, ['--env', 'node-b'], { proxyPort: new URL(proxy.url).port, walletAddressUrl: b.wallets });
+      expect(failures(run)).toEqual([]);
+      expect(run.code, run.output).toBe(0);
+      expect(run.summary).toMatchObject({ totalRequests: loadRequests().length, failedRequests: 0, failedAssertions: 0 });
+    } finally {
+      await proxy.stop();
+      await b.stop();
+    }
+  }, 90_000);
 });
