@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { amount } from './amounts';
 import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './assets/schemas';
 import { type Problem, problem } from './http/problem';
-import { idParams, MAX_BODY_BYTES, page, pageQuery } from './http/schemas';
+import { idParams, MAX_BODY_BYTES, page, pageLimit, pageQuery } from './http/schemas';
 import { createIntentBody, paymentIntent } from './payment-intents/schemas';
 import { createPaymentBody, payment } from './payments/schemas';
 import { createPeerBody, peer, peerWithLiquidity, reconciliation, reconciliationQuery, unansweredPacket, updatePeerBody } from './peers/schemas';
@@ -610,9 +610,17 @@ function refTo(schema: z.ZodType, named: Record<string, z.ZodType>) {
   return { $ref: componentRef(id) };
 }
 
+// A page size arrives as query text and is parsed from it (pageLimit), but it is a number to a
+// client: the document says integer 1 to 100, so a generated client takes `limit: 5`.
+const asInteger: NonNullable<Parameters<typeof z.toJSONSchema>[1]>['override'] = (ctx) => {
+  if (ctx.zodSchema !== pageLimit) return;
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, { type: 'integer', minimum: 1, maximum: 100, default: 20 });
+};
+
 function parameters(where: 'path' | 'query', obj?: z.ZodObject) {
   if (!obj) return [];
-  const { properties, required = [] } = z.toJSONSchema(obj, { io: 'input', unrepresentable: 'any' }) as {
+  const { properties, required = [] } = z.toJSONSchema(obj, { io: 'input', unrepresentable: 'any', override: asInteger }) as {
     properties: Record<string, unknown>;
     required?: string[];
   };

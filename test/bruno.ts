@@ -2,9 +2,11 @@
 // that is only `}`; a dictionary block holds `key: value` lines, a text block (a body, docs,
 // scripts) indented text. Enough of the format to check the collection and send its requests.
 
-import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { ROOT } from '../infra/local/serverless-config';
 
 export const COLLECTION = join(ROOT, 'bruno');
@@ -96,31 +98,25 @@ export function loadEnvironment(name: string): Record<string, string> {
 
 // The variables a text uses, without Bruno's dynamic ones ({{$randomUUID}}).
 export const variablesOf = (text: string) => [...text.matchAll(/\{\{([^}$]+)\}\}/g)].map((m) => m[1]);
-const DYNAMIC: Record<string, () => string> = { randomUUID };
-
-// Bruno's interpolation: a variable's value may itself hold {{variables}}.
-export function interpolate(text: string, vars: Record<string, string>): string {
-  let out = text;
-  for (let depth = 0; /\{\{[^}]+\}\}/.test(out); depth++) {
-    if (depth > 10) throw new Error(`Variables nest too deep in ${text}`);
-    out = out.replace(/\{\{([^}]+)\}\}/g, (_, name: string) => {
-      const value = name.startsWith('$') ? DYNAMIC[name.slice(1)]?.() : vars[name];
-      if (value === undefined) throw new Error(`{{${name}}} has no value`);
-      return value;
-    });
-  }
-  return out;
-}
-
 // The OpenAPI path a request's URL stands for, its {{variable}} segments as {}: "/assets/{}".
 export function routeOf(url: string): string {
   const path = url.replace(/^\{\{baseUrl\}\}/, '').split('?')[0];
   return path.replace(/\{\{[^}]+\}\}/g, '{}');
 }
 
-// A capture's value in an answer: the path of a `res.body...` expression, e.g. res.body.items[0].id
-export function captured(expression: string, body: unknown): unknown {
-  const path = /^res\.body((\.\w+|\[\d+\])*)$/.exec(expression)?.[1];
-  if (path === undefined) throw new Error(`Only res.body.<path> captures are supported here, not ${expression}`);
-  return [...path.matchAll(/\w+/g)].reduce<any>((v, [key]) => v?.[key], body);
+// `bru run <args>` in a collection folder, as a user runs it, with these environment variables
+// set: its exit status, what it printed, and its JSON report (summary and one result a request).
+export async function bru(dir: string, args: string[], vars: Record<string, string>) {
+  const report = join(mkdtempSync(join(tmpdir(), 'bru-')), 'report.json');
+  const env = Object.entries(vars).flatMap(([name, value]) => ['--env-var', `${name}=${value}`]);
+  const run = await promisify(execFile)(join(ROOT, 'node_modules/.bin/bru'), ['run', ...args, ...env, '--reporter-json', report], { cwd: dir }).then(
+    (r) => ({ code: 0, output: r.stdout + r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, output: e.stdout + e.stderr }),
+  );
+  const [{ summary, results }] = JSON.parse(readFileSync(report, 'utf8'));
+  return { ...run, summary, results: results as Array<{ test: { filename: string }; assertionResults: Array<{ status: string; error?: string }> }> };
 }
+
+// The assertions a run failed, as "<file>: <why>".
+export const failures = (run: Awaited<ReturnType<typeof bru>>) =>
+  run.results.flatMap((r) => r.assertionResults.filter((a) => a.status !== 'pass').map((a) => `${r.test.filename}: ${a.error}`));

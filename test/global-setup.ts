@@ -1,3 +1,4 @@
+import '../infra/local/quiet'; // the Node version note, once for the run (workers: vitest.config.ts)
 import type { TestProject } from 'vitest/node';
 import { startEmulators } from '../infra/local/stack';
 

@@ -2,13 +2,17 @@ import { signatureHeader } from '../../lib/http/signature';
 import { LOCAL_ADMIN_API_SECRET, NODES, nodeFromArgs } from './defaults';
 
 // `npm run admin -- [options] METHOD PATH [JSON]`: signs and sends one Admin API request, then
-// prints the status and the body (only the body with --json, for jq). Exits 1 on a 4xx or 5xx.
-const HELP = `usage: npm run -s admin -- [--node b] [--json] [-H 'Name: value']... METHOD /path [JSON body]
+// prints the status and the body (only the body with --json, for jq; one field with --field, for a
+// shell variable). Exits 1 on a 4xx or 5xx.
+const HELP = `usage: npm run -s admin -- [--node b] [--json | --field NAME] [-H 'Name: value']... METHOD /path [JSON body]
 
 Signs one Admin API request with ADMIN_API_SECRET (or the local default) and sends it.
 
   --node b        send to Node B (port 4001) instead of Node A (3001)
   --json          print only the response body (no status line), e.g. to pipe into jq
+  --field NAME    print only this field of the answer, raw (a dotted path: id, url, items.0.id),
+                  e.g. id=$(npm run -s admin -- --field id POST ...); on a 4xx or 5xx, or when
+                  the answer lacks it, the whole answer goes to stderr and the exit status is 1
   -H 'Name: v'    add a header; an Idempotency-Key given this way is signed too
   -h, --help      this text
 
@@ -18,6 +22,7 @@ port), and ADMIN_API_SECRET. The exit status is 0 for 2xx/3xx, 1 for 4xx/5xx, 2 
 examples:
   npm run -s admin -- POST /assets '{"code":"USD","scale":2}'
   npm run -s admin -- --json GET /assets | jq -r '.items[].code'
+  usd=$(npm run -s admin -- --field id POST /assets '{"code":"USD","scale":2}')
   npm run -s admin -- --node b GET /peers
   npm run -s admin -- -H 'Idempotency-Key: dep-1' POST /assets/<id>/liquidity '{"amount":"100"}'`;
 
@@ -31,15 +36,17 @@ const node = NODES[nodeFromArgs(args)];
 const headers: Record<string, string> = {};
 const positional: string[] = [];
 let jsonOnly = false;
+let field: string | undefined;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '-H') {
     const [name, ...value] = (args[++i] ?? '').split(':');
     headers[name.trim().toLowerCase()] = value.join(':').trim();
   } else if (args[i] === '--json') jsonOnly = true;
+  else if (args[i] === '--field') field = args[++i] ?? '';
   else positional.push(args[i]);
 }
 const [method, path, body = ''] = positional;
-if (!method || !path?.startsWith('/')) {
+if (!method || !path?.startsWith('/') || field === '') {
   console.error(HELP);
   process.exit(2);
 }
@@ -56,10 +63,21 @@ const res = await fetch(base + path, {
   body: body || undefined,
 });
 const text = await res.text();
-if (!jsonOnly) console.log(`${res.status} ${res.statusText}`);
-try {
-  console.log(JSON.stringify(JSON.parse(text), null, 2));
-} catch {
-  if (text) console.log(text);
-}
 process.exitCode = res.status < 400 ? 0 : 1;
+let answer: unknown;
+try {
+  answer = JSON.parse(text);
+} catch {}
+const value = field === undefined ? undefined : field.split('.').reduce<any>((v, key) => v?.[key], answer);
+if (field !== undefined && res.status < 400 && value !== undefined) {
+  console.log(typeof value === 'string' ? value : JSON.stringify(value));
+} else {
+  // With --field, anything else is for the person, not the variable: stderr, and exit 1.
+  const out = field === undefined ? console.log : console.error;
+  if (!jsonOnly) out(`${res.status} ${res.statusText}`);
+  out(answer === undefined ? text : JSON.stringify(answer, null, 2));
+  if (field !== undefined && res.status < 400) {
+    console.error(`The answer has no field ${field}`);
+    process.exitCode = 1;
+  }
+}

@@ -7,8 +7,10 @@ import { listen } from './listen';
 // The local FSP simulator that `npm start` runs. It serves the pull model's rates endpoint
 // (GET /rates?base=USD[&peerId=P]) from an editable JSON file, read afresh on every request, and
 // receives webhooks (POST /webhooks): it verifies each signature (a bad one gets 401), logs and
-// keeps what arrived (GET /webhooks), and, like a real FSP, funds each payment it is told about
-// (payment.created) through the signed Admin API, unless autoFund is off.
+// keeps what arrived with the result (GET /webhooks: `verified`, and `error` when it failed), and,
+// like a real FSP, funds each payment it is told about
+// (payment.created) through the signed Admin API, unless autoFund is off (or the payment's
+// metadata says "autoFund": false).
 interface RatesFile {
   rates?: Record<string, Record<string, number>>;
   peerRates?: Record<string, Record<string, Record<string, number>>>;
@@ -33,7 +35,12 @@ const readBody = async (req: IncomingMessage) => {
 export async function startFsp(opts: FspOptions) {
   const log = opts.log ?? (() => undefined);
   const verifier = new Webhook(opts.webhookSecret);
-  const received: Array<{ receivedAt: string; id: string; type: string; data: unknown }> = [];
+  type Received = { receivedAt: string; id: string; type?: string; verified: boolean; error?: string; data?: unknown };
+  const received: Received[] = [];
+  const keep = (r: Omit<Received, 'receivedAt'>) => {
+    received.push({ receivedAt: new Date().toISOString(), ...r });
+    if (received.length > 200) received.shift();
+  };
 
   async function fund(paymentId: string) {
     const path = `/payments/${paymentId}/fund`;
@@ -52,20 +59,23 @@ export async function startFsp(opts: FspOptions) {
     };
     if (req.method === 'POST' && url.pathname === '/webhooks') {
       const raw = await readBody(req);
-      let event: { id: string; type: string; data: { id?: string } };
+      let event: { id: string; type: string; data: { id?: string; metadata?: { autoFund?: unknown } | null } };
       try {
         event = verifier.verify(raw, req.headers as Record<string, string>) as typeof event;
       } catch (e) {
-        log(`[fsp] REJECTED webhook ${req.headers['webhook-id'] ?? '(no id)'}: ${(e as Error).message}`);
+        const id = String(req.headers['webhook-id'] ?? '(no id)');
+        log(`[fsp] REJECTED webhook ${id}: ${(e as Error).message}`);
+        keep({ id, verified: false, error: (e as Error).message });
         return reply(401, { error: 'signature verification failed' });
       }
       // De-duplicate on the event id: delivery is at least once.
-      if (received.some((r) => r.id === event.id)) return reply(200, { duplicate: true });
-      received.push({ receivedAt: new Date().toISOString(), id: event.id, type: event.type, data: event.data });
-      if (received.length > 200) received.shift();
+      if (received.some((r) => r.verified && r.id === event.id)) return reply(200, { duplicate: true });
+      keep({ id: event.id, type: event.type, verified: true, data: event.data });
       log(`[fsp] webhook ${event.type} ${event.data?.id ?? ''}`);
       reply(204, {});
-      if (event.type === 'payment.created' && opts.autoFund && event.data?.id) void fund(event.data.id).catch((e) => log(`[fsp] funding failed: ${e.message}`));
+      // A payment whose metadata says "autoFund": false is left to the user to fund or cancel.
+      const funds = opts.autoFund && event.data?.metadata?.autoFund !== false;
+      if (event.type === 'payment.created' && funds && event.data?.id) void fund(event.data.id).catch((e) => log(`[fsp] funding failed: ${e.message}`));
       return;
     }
     if (req.method === 'GET' && url.pathname === '/webhooks') return reply(200, received);

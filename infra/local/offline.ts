@@ -1,3 +1,4 @@
+import './quiet';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,6 @@ const started = performance.now();
 if (!process.env.ADMIN_API_SECRET) {
   console.warn(`warning: ADMIN_API_SECRET is not set; using the local-only default "${LOCAL_ADMIN_API_SECRET}"`);
 }
-process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
 const config = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
 const adminPort = envPort('ADMIN_PORT', DEFAULT_PORTS.admin);

@@ -1,3 +1,4 @@
+import './quiet';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -20,7 +21,6 @@ process.env.ILP_ADDRESS ||= node.ilpAddress;
 if (!process.env.ADMIN_API_SECRET) {
   console.warn(`warning: ADMIN_API_SECRET is not set; using the local-only default "${LOCAL_ADMIN_API_SECRET}"`);
 }
-process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 
 // The local secrets (STREAM credentials, the service's own Open Payments key) are made on the
 // first start and kept in .local/ (git-ignored), so that the service keeps its identity.

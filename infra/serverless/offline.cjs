@@ -41,6 +41,21 @@ class Offline {
         fs.mkdirSync(workDir, { recursive: true });
         fs.writeFileSync(path.join(workDir, 'package.json'), '{ "type": "commonjs" }\n');
       },
+      // serverless-offline answers a route it lacks with its own JSON (and every route listed);
+      // API Gateway answers the service's problem (resources.yml's AdminApiNotFoundResponse), so
+      // its catch-all's answer is replaced by that one. (Its route table has no switch to quiet it.)
+      'after:offline:start:init': () => {
+        const offline = serverless.pluginManager.plugins.find((p) => p.constructor.name === 'ServerlessOffline');
+        const template = serverless.service.resources.Resources.AdminApiNotFoundResponse.Properties.ResponseTemplates['application/json'];
+        offline
+          .internals()
+          .getApiGatewayServer()
+          .ext('onPreResponse', (request, h) => {
+            if (request.route.path !== '/{p*}') return h.continue;
+            const body = template.replace('$context.httpMethod', request.method.toUpperCase()).replace('$context.path', request.path);
+            return h.response(body).code(404).type('application/problem+json');
+          });
+      },
     };
   }
 }

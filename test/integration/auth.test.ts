@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../infra/local/serverless-config';
 import { signatureHeader } from '../../lib/http/signature';
 import { startTestStack, type TestStack } from '../stack';
+import { clientDir, README_CLIENT } from '../typed-client';
 
 let s: TestStack;
 const now = () => Math.floor(Date.now() / 1000);
@@ -221,6 +223,21 @@ describe('Admin API signatures', () => {
     expect(JSON.parse(listed.stdout).items.map((x: { code: string }) => x.code)).toContain('CLI');
     await expect(run(`a --json POST /assets '{"code":"CLI","scale":2}'`)).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('"status": 409') });
     expect((await run('a --help')).stdout).toContain('--json');
+  });
+
+  it("runs the README's typed openapi-fetch client: it signs, creates an asset and lists with limit: 5", async () => {
+    const dir = await clientDir(await (await fetch(`${s.adminUrl}/openapi.json`)).json());
+    try {
+      await writeFile(join(dir, 'admin.mts'), README_CLIENT);
+      const tsx = join(ROOT, 'node_modules/.bin/tsx');
+      const env = { ...process.env, ADMIN_API_URL: s.adminUrl, ADMIN_API_SECRET: s.env.ADMIN_API_SECRET };
+      const { stdout } = await promisify(execFile)(tsx, ['admin.mts'], { cwd: dir, env });
+      const [created, listed] = stdout.trim().split('\n');
+      expect(created).toMatch(/^201 [0-9a-f-]{36}$/);
+      expect(JSON.parse(listed.replaceAll("'", '"'))).toContain('TYP');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('lets a GET signature be reused within its window', async () => {

@@ -57,12 +57,13 @@ describe('local FSP simulator', () => {
     expect((await s.admin('GET', `/payment-intents/${intent.id}`)).body.state).toBe('completed');
     expect(log).toContain(`[fsp] funded payment ${payment.id} -> 200`);
     // Events are delivered concurrently, so payment.completed may still be on its way.
-    const types = await waitFor('payment.completed at the FSP', async () => {
-      const received = (await (await fetch(`${fsp.url}/webhooks`)).json()) as Array<{ type: string; data: { id: string } }>;
-      const mine = received.filter((e) => e.data.id === payment.id).map((e) => e.type);
-      return mine.includes('payment.completed') ? mine : undefined;
+    const events = await waitFor('payment.completed at the FSP', async () => {
+      const received = (await (await fetch(`${fsp.url}/webhooks`)).json()) as Array<{ type: string; verified: boolean; data?: { id: string } }>;
+      const mine = received.filter((e) => e.data?.id === payment.id);
+      return mine.some((e) => e.type === 'payment.completed') ? mine : undefined;
     });
-    expect(types.sort()).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
+    expect(events.map((e) => e.type).sort()).toEqual(['payment.completed', 'payment.created', 'payment.funded']);
+    expect(events.every((e) => e.verified === true)).toBe(true); // checked at receipt, and shown
   });
 
   it('rejects a webhook with a bad signature with 401 and logs it', async () => {
@@ -71,6 +72,8 @@ describe('local FSP simulator', () => {
     const res = await fetch(`${fsp.url}/webhooks`, { method: 'POST', headers, body });
     expect(res.status).toBe(401);
     expect(log.some((l) => l.includes('REJECTED webhook evt'))).toBe(true);
+    const shown = (await (await fetch(`${fsp.url}/webhooks`)).json()) as Array<{ id: string; verified: boolean; error?: string }>;
+    expect(shown.find((e) => e.id === 'evt')).toMatchObject({ verified: false, error: expect.stringMatching(/\S/) });
     const signed = new Webhook(TEST_WEBHOOK_SECRET).sign('evt2', new Date(), body);
     expect(
       (await fetch(`${fsp.url}/webhooks`, { method: 'POST', headers: { ...headers, 'webhook-id': 'evt2', 'webhook-signature': signed }, body: `${body} ` }))

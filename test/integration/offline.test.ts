@@ -148,6 +148,17 @@ describe('npx serverless offline start', () => {
       expect(await ok(admin('GET', `/assets/${asset.id}`), 200)).toMatchObject(asset);
       expect(await ok(stack.admin('GET', `/assets/${asset.id}`), 200)).toMatchObject(asset);
       await expectForgedRefused(send);
+      // A route it lacks: the service's problem, as API Gateway answers, not serverless-offline's JSON.
+      const unknown = await send('DELETE', '/assets');
+      expect(unknown.status).toBe(404);
+      expect(unknown.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(unknown.body).toEqual({
+        type: 'urn:payment-service:problem:route_not_found',
+        title: 'Not found',
+        status: 404,
+        code: 'route_not_found',
+        detail: 'No route for DELETE /assets',
+      });
     } finally {
       left = await stopGroup(child.pid!);
       await stack.stop();

@@ -146,7 +146,7 @@ describe('the CloudFormation template', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Signing Admin API requests'));
     const listed = [...section.matchAll(/^\| `([A-Z_]+)`/gm)].map((m) => m[1]);
-    const local = /_PORT$|^FSP_|^LOCAL_|^(ADMIN_API_SECRET|WEBHOOK_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
+    const local = /_PORT$|^FSP_|^LOCAL_|^LOG_LEVEL$|^(ADMIN_API_SECRET|WEBHOOK_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
     // What shapes the stack rather than the functions: read by serverless.yml or its resources.
     const deployOnly =
       /_THROTTLE_|^ALARM|^API_GATEWAY_ACCOUNT_ROLE$|_ALARM_(SECS|MS)$|^SECRETS_EXISTING$|^ADMIN_(ALLOWED_CIDRS|OPEN_TO_INTERNET)$|_RESERVED_CONCURRENCY$/;

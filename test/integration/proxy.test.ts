@@ -1,23 +1,32 @@
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_ADMIN_API_SECRET, NODES } from '../../infra/local/defaults';
 import { freePort } from '../../infra/local/emulators';
+import { startFsp } from '../../infra/local/fsp';
 import { listen } from '../../infra/local/listen';
 import { announceNodeB, nodeBAdminUrl, type SigningProxy, startLocalProxy, startProxy } from '../../infra/local/proxy';
-import { type BruRequest, captured, interpolate, loadEnvironment, loadRequests, routeOf } from '../bruno';
+import { ROOT } from '../../infra/local/serverless-config';
+import { bru, COLLECTION, failures, loadRequests } from '../bruno';
 import { startTestStack, type TestStack } from '../stack';
-import { waitFor } from '../wait';
+import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
 
 // The signing proxy of the API collection: plain, unsigned requests in; the service's answers
 // out, untouched. Node B is a port where nothing listens.
 let s: TestStack;
 let proxy: SigningProxy;
 let nodeBDown: string;
+let fspPort: number;
 beforeAll(async () => {
-  s = await startTestStack();
+  // Webhooks and rates go to npm start's FSP simulator, started for the collection below.
+  fspPort = await freePort();
+  s = await startTestStack({
+    WEBHOOK_URL: `http://localhost:${fspPort}/webhooks`,
+    EXCHANGE_RATES_URL: `http://localhost:${fspPort}/rates`,
+    WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  });
   nodeBDown = `http://localhost:${await freePort()}`;
   proxy = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: s.adminUrl, nodeB: () => nodeBDown });
 });
@@ -164,34 +173,49 @@ describe("npm start's proxy", () => {
   });
 });
 
-// The collection's requests, as Bruno sends them in folder order, unsigned through the proxy:
-// each one is well formed (no 400), signed right (no 401) and finds what it names (no 404).
-describe('the API collection (bruno/), through the proxy', () => {
-  // Completing or withdrawing the intent ends it, and the quote for it would fail: they go after it is paid.
-  const endsIntent = (r: BruRequest) => /^POST \/payment-intents\/\{\}\/(complete|withdraw)$/.test(`${r.method} ${routeOf(r.url)}`);
-
-  it('sends every request, each gets a 2xx or a state conflict, and the payment it makes completes', async () => {
-    const requests = loadRequests();
-    // The node-a environment, but for where this test's proxy and resource server listen.
-    const vars: Record<string, string> = { ...loadEnvironment('node-a'), baseUrl: proxy.url, walletAddressUrl: s.env.WALLET_ADDRESS_URL };
-    for (const r of [...requests.filter((r) => !endsIntent(r)), ...requests.filter(endsIntent)]) {
-      const body = r.body === undefined ? undefined : interpolate(r.body, vars);
-      const headers = Object.fromEntries(Object.entries(r.headers).map(([name, value]) => [name, interpolate(value, vars)]));
-      const json = body && { 'content-type': 'application/json' }; // what Bruno adds for a JSON body
-      const res = await fetch(interpolate(r.url, vars), { method: r.method, body, headers: { ...json, ...headers } });
-      const text = await res.text();
-      expect(res.status < 300 || res.status === 409 || res.status === 422, `${r.file}: ${res.status} ${text}`).toBe(true);
-      for (const [name, expression] of Object.entries(r.captures)) {
-        const value = captured(expression, JSON.parse(text));
-        expect(value, `${r.file}: ${name} = ${expression}`).toBeTypeOf('string');
-        vars[name] = value as string;
-      }
-    }
-    const paid = await waitFor('the payment to complete', async () => {
-      const res = await fetch(`${proxy.url}/payments/${vars.paymentId}`);
-      const payment = await res.json();
-      return payment.state === 'completed' ? payment : undefined;
+// The API collection, run by Bruno's CLI as a user runs it (`bru run --env node-a` in bruno/), on
+// this file's fresh stack with npm start's FSP simulator (it funds payments and takes webhooks),
+// unsigned through the proxy. Every request asserts its status and fields; bru exits 1 on any
+// failed assertion.
+describe('the API collection (bruno/), run by bru through the proxy', () => {
+  let fsp: Awaited<ReturnType<typeof startFsp>>;
+  let proxyA: SigningProxy;
+  let vars: Record<string, string>;
+  beforeAll(async () => {
+    fsp = await startFsp({
+      port: fspPort,
+      ratesFile: join(ROOT, 'infra/local/fsp-rates.json'),
+      webhookSecret: TEST_WEBHOOK_SECRET,
+      adminUrl: s.adminUrl,
+      adminSecret: s.env.ADMIN_API_SECRET,
+      autoFund: true,
     });
-    expect(paid.receiveAmount).toEqual({ value: '9200', assetCode: 'USD', assetScale: 2 });
+    proxyA = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: s.adminUrl, nodeB: () => nodeBDown });
+    vars = { proxyPort: new URL(proxyA.url).port, walletAddressUrl: s.env.WALLET_ADDRESS_URL };
   });
+  afterAll(async () => {
+    await proxyA?.stop();
+    await fsp?.stop();
+  });
+
+  it('passes top to bottom on fresh data, every request asserting its answer', async () => {
+    const run = await bru(COLLECTION, ['--env', 'node-a'], vars);
+    expect(failures(run)).toEqual([]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.summary).toMatchObject({ totalRequests: loadRequests().length, failedRequests: 0, errorRequests: 0, failedAssertions: 0, failedTests: 0 });
+    for (const r of run.results) expect(r.assertionResults.length, `${r.test.filename} asserts nothing`).toBeGreaterThan(0);
+    // What the story did, seen from the FSP's side: the payment it funded completed.
+    const received = (await (await fetch(`${fsp.url}/webhooks`)).json()) as Array<{ type: string; verified: boolean }>;
+    expect(received.map((e) => e.type)).toContain('payment.completed');
+  }, 120_000);
+
+  it('fails, exit status 1, when an answer breaks one expectation', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'bruno-broken-'));
+    cpSync(COLLECTION, copy, { recursive: true });
+    const file = join(copy, 'rates/get-a-rate.bru');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('res.body.rate: eq 0.92', 'res.body.rate: eq 0.93'));
+    const run = await bru(copy, ['rates', '--env', 'node-a'], vars);
+    expect(run.code, run.output).toBe(1);
+    expect(run.summary).toMatchObject({ totalRequests: 2, failedAssertions: 1 });
+  }, 60_000);
 });

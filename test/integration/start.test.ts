@@ -1,12 +1,15 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { STACK_ENV_FILE } from '../../infra/local/defaults';
+import { NODES, STACK_ENV_FILE } from '../../infra/local/defaults';
 import { dynamoDbLocalPids, freePort } from '../../infra/local/emulators';
+import { startProxy } from '../../infra/local/proxy';
 import { ROOT } from '../../infra/local/serverless-config';
+import { bru, COLLECTION, failures, loadRequests } from '../bruno';
 import { adminClient } from '../stack';
 import { ok, waitFor } from '../world';
 
@@ -21,7 +24,7 @@ type Ports = Record<(typeof PORTS)[number], number>;
 const freePorts = async () => Object.fromEntries(await Promise.all(PORTS.map(async (n) => [n, await freePort()]))) as Ports;
 
 // One node, as `npm run <script>` starts it, on free ports, with its data in a folder of its own.
-async function startNode(script: 'start' | 'start:node-b', opts: { ports?: Ports; dataDir?: string; args?: string[] } = {}) {
+async function startNode(script: 'start' | 'start:node-b', opts: { ports?: Ports; dataDir?: string; args?: string[]; env?: Record<string, string> } = {}) {
   const ports = opts.ports ?? (await freePorts());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'start-test-'));
   const env = {
@@ -29,6 +32,8 @@ async function startNode(script: 'start' | 'start:node-b', opts: { ports?: Ports
     ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
     ADMIN_API_SECRET: SECRET,
     LOCAL_DATA_DIR: dataDir,
+    POWERTOOLS_LOG_LEVEL: '', // as a user's shell has it (the tests' SILENT would hide what npm start prints)
+    ...opts.env,
   };
   const child = spawn('npm', ['run', script, ...(opts.args ? ['--', ...opts.args] : [])], {
     cwd: ROOT,
@@ -74,6 +79,42 @@ async function startNode(script: 'start' | 'start:node-b', opts: { ports?: Ports
     wallets: `http://localhost:${ports.OPEN_PAYMENTS_PORT}`,
     connector: `http://localhost:${ports.CONNECTOR_PORT}/ilp`,
   };
+}
+
+type Node = Awaited<ReturnType<typeof startNode>>;
+
+// The README's shell blocks of a section ("## <heading>"), as written.
+function readmeBlocks(heading: string): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf(`\n## ${heading}\n`)).split(/\n## /)[1];
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
+}
+
+// A README block pasted whole into bash, against nodes on free ports: the only change is the
+// ports (each default one the README names, and the port `a` and `b` send to). Returns what it
+// printed and every answer `a`/`b` printed, in order ("<status> <text>" and a JSON body).
+async function paste(script: string, nodes: { a: Node; b?: Node }) {
+  let text = script
+    .replace('a() { npm run -s admin --', `a() { ADMIN_PORT=${nodes.a.ports.ADMIN_PORT} npm run -s admin --`)
+    .replace('b() { npm run -s admin --', `b() { ADMIN_PORT=${nodes.b?.ports.ADMIN_PORT} npm run -s admin --`);
+  for (const name of ['a', 'b'] as const) {
+    const node = nodes[name];
+    if (!node) continue;
+    const { admin, openPayments, fsp, connector, authServer } = NODES[name].ports;
+    const ours = {
+      admin: node.ports.ADMIN_PORT,
+      openPayments: node.ports.OPEN_PAYMENTS_PORT,
+      fsp: node.ports.FSP_PORT,
+      connector: node.ports.CONNECTOR_PORT,
+      authServer: node.ports.AUTH_SERVER_PORT,
+    };
+    for (const [key, port] of Object.entries({ admin, openPayments, fsp, connector, authServer })) {
+      text = text.replaceAll(`localhost:${port}`, `localhost:${ours[key as keyof typeof ours]}`);
+    }
+  }
+  const run = await promisify(execFile)('bash', ['-c', text], { cwd: ROOT, env: { ...process.env, ADMIN_API_SECRET: SECRET } }).catch((e) => e);
+  const answers = [...run.stdout.matchAll(/(\d{3}) [A-Z][^\n]*\n(\{\n[\s\S]*?\n\})\n/g)].map((m) => ({ status: Number(m[1]), body: JSON.parse(m[2]) }));
+  return { stdout: run.stdout as string, stderr: run.stderr as string, answers };
 }
 
 async function startAndStop(signal: NodeJS.Signals) {
@@ -179,47 +220,76 @@ describe('the local data', () => {
   }
 });
 
-describe('npm run start:node-b', () => {
-  // README "Pay across two nodes", on free ports: each node's own FSP simulator funds and is told.
-  it('runs Node B beside Node A, and A pays an intent on B through the two connectors', async () => {
-    const [a, b] = await Promise.all([startNode('start'), startNode('start:node-b')]);
+describe('the README walkthroughs, each block pasted whole into bash', () => {
+  it('"Walk through a payment" reaches its commented results, and npm start prints no JSON log line', async () => {
+    const a = await startNode('start');
+    try {
+      const [block] = readmeBlocks('Walk through a payment');
+      const { stdout, stderr, answers } = await paste(block, { a });
+      expect(
+        answers.map((x) => x.status),
+        stdout + stderr,
+      ).toEqual([201, 200, 201, 201, 200, 200]);
+      const [payment, intent] = answers.slice(-2).map((x) => x.body);
+      expect(payment).toMatchObject({ state: 'completed', sentAmount: { value: '10000', assetCode: 'USD', assetScale: 2 } });
+      expect(intent).toMatchObject({ state: 'completed', receivedAmount: { value: '9200', assetCode: 'EUR', assetScale: 2 } });
+      const webhooks: Array<{ type: string; verified: boolean }> = JSON.parse(stdout.trim().split('\n').at(-1)!);
+      expect(webhooks.map((e) => e.type)).toEqual(expect.arrayContaining(['payment_intent.created', 'payment.created', 'payment.funded']));
+      expect(webhooks.every((e) => e.verified)).toBe(true);
+      // Quiet by default (README "Configuration": LOG_LEVEL): the FSP's lines, no JSON log line.
+      expect(a.output()).toMatch(/\[fsp\] funded payment [0-9a-f-]+ -> 200/);
+      expect(a.output()).not.toContain('"level":');
+      expect(a.output()).not.toContain('NodeVersionSupportWarning');
+    } finally {
+      await a.stop();
+    }
+  }, 90_000);
+
+  // On Node B, LOG_LEVEL=INFO brings the JSON line of each request back.
+  it('"Pay across two nodes" and "Across currencies" reach their commented results, through both connectors', async () => {
+    const [a, b] = await Promise.all([startNode('start'), startNode('start:node-b', { env: { LOG_LEVEL: 'INFO' } })]);
     try {
       expect(b.output()).toContain('Payment service (Node B) ready');
       expect(b.output()).toContain('(ILP address test.node-b;');
       expect(b.output()).toContain('npm run admin -- --node b POST /assets');
-      for (const node of [a, b]) await ok(node.admin('POST', '/assets', { code: 'USD', scale: 2 }));
-      await ok(a.admin('POST', '/wallet-addresses', { address: `${a.wallets}/alice`, assetCode: 'USD', publicName: 'Alice' }));
-      await ok(b.admin('POST', '/wallet-addresses', { address: `${b.wallets}/bob`, assetCode: 'USD', publicName: 'Bob' }));
-      const peer = (staticIlpAddress: string, incoming: string, outgoing: string, endpoint: string) => ({
-        staticIlpAddress,
-        assetCode: 'USD',
-        http: { incoming: { authTokens: [incoming] }, outgoing: { authToken: outgoing, endpoint } },
-      });
-      const peerOfA = await ok(a.admin('POST', '/peers', peer('test.node-b', 'node-b-to-node-a-local-token', 'node-a-to-node-b-local-token', b.connector)));
-      const peerOfB = await ok(b.admin('POST', '/peers', peer('test.node-a', 'node-a-to-node-b-local-token', 'node-b-to-node-a-local-token', a.connector)));
-      await ok(a.admin('POST', `/peers/${peerOfA.id}/liquidity`, { amount: '1000000' }), 200);
-      await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
-
-      const intent = await ok(
-        b.admin('POST', '/payment-intents', { walletAddress: `${b.wallets}/bob`, incomingAmount: { value: '5000', assetCode: 'USD', assetScale: 2 } }),
-      );
-      const quote = await ok(a.admin('POST', '/quotes', { walletAddress: `${a.wallets}/alice`, receiver: intent.url }));
-      expect(quote).toMatchObject({ debitAmount: { value: '5000' }, receiveAmount: { value: '5000' } });
-      const payment = await ok(a.admin('POST', '/payments', { walletAddress: `${a.wallets}/alice`, quoteId: quote.id }));
-      // Node A's FSP simulator funds it on payment.created; nothing else does here.
-      const done = await waitFor(
-        'the payment to end',
-        async () => {
-          const p = await ok(a.admin('GET', `/payments/${payment.id}`), 200);
-          return p.state === 'completed' || p.state === 'failed' ? p : undefined;
-        },
-        20_000,
-      );
-      expect(done).toMatchObject({ state: 'completed', sentAmount: { value: '5000', assetCode: 'USD' } });
-      expect(await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: { value: '5000' } });
+      const [same, across] = readmeBlocks('Pay across two nodes');
+      const { stdout, stderr, answers } = await paste(`${same}\n${across}`, { a, b });
+      expect(
+        answers.map((x) => x.status),
+        stdout + stderr,
+      ).toEqual([201, 201, 200, 201, 201, 200, 200, 200, 200, 200, 200, 201, 201, 201, 200, 200]);
+      const [payment, intent, peerOfA, peerOfB] = answers.slice(6, 10).map((x) => x.body);
+      expect(payment).toMatchObject({ state: 'completed', sentAmount: { value: '5000', assetCode: 'USD' } });
+      expect(intent).toMatchObject({ state: 'completed', receivedAmount: { value: '5000', assetCode: 'USD' } });
+      expect(peerOfA.liquidity).toMatchObject({ value: '1005000', assetCode: 'USD' });
+      expect(peerOfB.liquidity).toMatchObject({ value: '995000', assetCode: 'USD' });
+      const [quote, eurIntent] = answers.slice(-2).map((x) => x.body);
+      expect(quote).toMatchObject({ debitAmount: { value: '10000', assetCode: 'USD' }, receiveAmount: { value: '9000', assetCode: 'EUR' } });
+      expect(eurIntent).toMatchObject({ state: 'completed', receivedAmount: { value: '9000', assetCode: 'EUR' } });
       await waitFor("B's FSP to hear payment_intent.completed", async () => /\[fsp\] webhook payment_intent\.completed/.test(b.output()) || undefined);
+      expect(b.output()).toMatch(/"level":"INFO","message":"request"/);
+      expect(a.output()).not.toContain('"level":');
     } finally {
       await Promise.all([a.stop(), b.stop()]);
+    }
+  }, 120_000);
+});
+
+// The collection's second pass (README "API collection and signing proxy"): the node-b
+// environment through npm start's proxy's /node-b/ route, against `npm run start:node-b` on fresh
+// data with its own FSP simulator. (Node A's pass runs in proxy.test.ts.)
+describe('the API collection on Node B', () => {
+  it('bru run --env node-b passes top to bottom', async () => {
+    const b = await startNode('start:node-b');
+    const proxy = await startProxy({ port: 0, secret: SECRET, nodeA: 'http://localhost:1', nodeB: () => b.adminUrl });
+    try {
+      const run = await bru(COLLECTION, ['--env', 'node-b'], { proxyPort: new URL(proxy.url).port, walletAddressUrl: b.wallets });
+      expect(failures(run)).toEqual([]);
+      expect(run.code, run.output).toBe(0);
+      expect(run.summary).toMatchObject({ totalRequests: loadRequests().length, failedRequests: 0, failedAssertions: 0 });
+    } finally {
+      await proxy.stop();
+      await b.stop();
     }
   }, 90_000);
 });

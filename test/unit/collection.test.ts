@@ -78,6 +78,15 @@ describe('the API collection', () => {
     }
   });
 
+  // bru counts a request with no assertion as passed: each asserts its status, and a field of a body.
+  it('asserts the status and a field of every answer', () => {
+    for (const r of requests) {
+      const asserts = (r.blocks.get('assert') ?? {}) as Record<string, string>;
+      expect(asserts['res.status'], r.file).toMatch(/^eq [1-5]\d\d$/);
+      if (!/^eq 20[24]$/.test(asserts['res.status'])) expect(Object.keys(asserts).filter((k) => k.startsWith('res.body')).length, r.file).toBeGreaterThan(0);
+    }
+  });
+
   it('sends an Idempotency-Key with every request that moves money', () => {
     const movesMoney = /^POST (\/payments|.*\/(liquidity|liquidity-withdrawals|fund|withdraw))$/;
     const moving = requests.filter((r) => movesMoney.test(`${r.method} ${routeOf(r.url)}`));
