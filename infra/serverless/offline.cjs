@@ -1,7 +1,9 @@
 'use strict';
 
+const { randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+const { problemBody } = require('./gateway-responses.cjs');
 
 // `serverless offline` against the running local stack (`npm start`, or `npm run offline`'s own):
 // the functions get the environment that stack gives its own (its tables, queues, bus, secrets and
@@ -42,18 +44,18 @@ class Offline {
         fs.writeFileSync(path.join(workDir, 'package.json'), '{ "type": "commonjs" }\n');
       },
       // serverless-offline answers a route it lacks with its own JSON (and every route listed);
-      // API Gateway answers the service's problem (resources.yml's AdminApiNotFoundResponse), so
-      // its catch-all's answer is replaced by that one. (Its route table has no switch to quiet it.)
+      // API Gateway answers the service's problem (../gateway-responses.json, as every API and the
+      // local gateway do), so its catch-all's answer is replaced by that one. (Its route table has
+      // no switch to quiet it.)
       'after:offline:start:init': () => {
         const offline = serverless.pluginManager.plugins.find((p) => p.constructor.name === 'ServerlessOffline');
-        const template = serverless.service.resources.Resources.AdminApiNotFoundResponse.Properties.ResponseTemplates['application/json'];
         offline
           .internals()
           .getApiGatewayServer()
           .ext('onPreResponse', (request, h) => {
             if (request.route.path !== '/{p*}') return h.continue;
-            const body = template.replace('$context.httpMethod', request.method.toUpperCase()).replace('$context.path', request.path);
-            return h.response(body).code(404).type('application/problem+json');
+            const body = { ...problemBody('MISSING_AUTHENTICATION_TOKEN'), requestId: randomUUID() };
+            return h.response(JSON.stringify(body)).code(body.status).type('application/problem+json');
           });
       },
     };
