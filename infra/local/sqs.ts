@@ -82,12 +82,19 @@ export async function startSqsServer(port: number, dataDir?: string) {
   const kept = ({ receipt: _, ...m }: Message) => m;
   const snapshot = (): Record_[] =>
     [...queues.values()].flatMap((q) => [{ queue: q.name, attributes: q.attributes }, ...q.messages.map((m) => ({ q: q.name, m: kept(m) }))]);
+  let compacting = false;
   function write(record: Record_) {
     if (!journal) return;
     journal.append(record);
-    let live = 0;
-    if (journal.appended >= COMPACT_AFTER) for (const q of queues.values()) live += q.messages.length;
-    if (journal.appended >= COMPACT_AFTER && journal.appended >= 4 * live) journal.compact(snapshot());
+    if (journal.appended < COMPACT_AFTER || compacting) return;
+    // After the change being written is made in memory too, so that the snapshot has it.
+    compacting = true;
+    setImmediate(() => {
+      compacting = false;
+      let live = 0;
+      for (const q of queues.values()) live += q.messages.length;
+      if (journal && journal.appended >= 4 * live) journal.compact(snapshot());
+    });
   }
   const newQueue = (name: string, attributes: Record<string, string>): Queue => ({
     name,
@@ -342,6 +349,7 @@ export async function startSqsServer(port: number, dataDir?: string) {
       }
       await started.stop();
       journal?.close();
+      journal = undefined;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -160,4 +160,32 @@ describe('the SQS emulator', () => {
       await second.stop();
     }
   });
+
+  it('compacts its journal, keeping every message that is still there', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sqs-compact-'));
+    const first = await startSqsServer(0, dataDir);
+    const a = new SQSClient({ endpoint: first.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+    const { QueueUrl } = await a.send(new CreateQueueCommand({ QueueName: 'busy' }));
+    await a.send(new SendMessageCommand({ QueueUrl, MessageBody: 'kept', DelaySeconds: 600 }));
+    // 3,500 messages sent, received and deleted: 10,500 records, past the compaction threshold.
+    for (let i = 0; i < 350; i++) {
+      const Entries = Array.from({ length: 10 }, (_, j) => ({ Id: String(j), MessageBody: `m${i}-${j}` }));
+      await a.send(new SendMessageBatchCommand({ QueueUrl, Entries }));
+      const { Messages = [] } = await a.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+      await a.send(new DeleteMessageBatchCommand({ QueueUrl, Entries: Messages.map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle })) }));
+    }
+    await new Promise((r) => setImmediate(r));
+    expect(statSync(join(dataDir, 'sqs', 'journal.jsonl')).size).toBeLessThan(100_000); // 10,500 records would be over 700 KB
+    const second = await startSqsServer(0, dataDir);
+    const b = new SQSClient({ endpoint: second.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+    try {
+      const { Attributes } = await b.send(new GetQueueAttributesCommand({ QueueUrl: `${second.endpoint}/000000000000/busy`, AttributeNames: ['All'] }));
+      expect(Attributes).toMatchObject({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesDelayed: '1' });
+    } finally {
+      a.destroy();
+      b.destroy();
+      await first.stop();
+      await second.stop();
+    }
+  }, 30_000);
 });

@@ -82,6 +82,7 @@ describe('the local data', () => {
     const reset = spawnSync('npm', ['run', '-s', 'reset'], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: first.dataDir } });
     expect(reset.status, reset.stderr.toString()).toBe(0);
     expect(existsSync(join(first.dataDir, 'dynamodb'))).toBe(false);
+    expect(existsSync(join(first.dataDir, 'sqs'))).toBe(false); // the queues' journal too
     expect(existsSync(join(first.dataDir, 'secrets.json'))).toBe(true); // the node keeps its identity
   }
 });
