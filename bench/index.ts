@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/local/emulators';
@@ -10,7 +13,9 @@ import { measure, percentile, print, type Result } from './measure';
 // `npm run bench`: the local stack on free ports, measured through its real HTTP front door, with
 // the AWS calls each operation made (counted by the local runtime). BENCH_N sets the operations
 // per row (default 1000); BENCH_ONLY=routes,flow,fund,remote,webhook,rates,resource,bundles picks
-// sections, and BENCH_CLIENTS=1,8 the numbers of concurrent clients.
+// sections, and BENCH_CLIENTS=1,8 the numbers of concurrent clients. BENCH_DATA=disk keeps the
+// node's data in a temporary folder as `npm start` does (DynamoDB Local on disk, the queues'
+// journal) instead of in memory.
 const N = Number(process.env.BENCH_N ?? 1000);
 const only = process.env.BENCH_ONLY?.split(',');
 const CLIENTS = (process.env.BENCH_CLIENTS ?? '1,8').split(',').map(Number);
@@ -46,12 +51,14 @@ const ratesUrl = `http://127.0.0.1:${(fsp.address() as { port: number }).port}/r
 
 // A node of the service on its own thread (bench/stack-worker.ts), so that the load client does
 // not share its event loop; its emulators its own. Node B only runs for the remote section.
+const onDisk = process.env.BENCH_DATA === 'disk';
 async function startNode(ilpAddress: string) {
+  const dataDir = onDisk ? mkdtempSync(join(tmpdir(), `bench-${ilpAddress}-`)) : undefined;
   // Workers do not inherit tsx's loader on Node 20, so the worker registers it before loading.
   const workerUrl = new URL('./stack-worker.ts', import.meta.url).href;
   const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}); })`, {
     eval: true,
-    workerData: { settings: { ADMIN_API_SECRET: secret, EXCHANGE_RATES_URL: ratesUrl, WEBHOOK_URL: webhookUrl, ILP_ADDRESS: ilpAddress } },
+    workerData: { dataDir, settings: { ADMIN_API_SECRET: secret, EXCHANGE_RATES_URL: ratesUrl, WEBHOOK_URL: webhookUrl, ILP_ADDRESS: ilpAddress } },
   });
   const info = await new Promise<{
     adminUrl: string;
@@ -88,6 +95,7 @@ async function startNode(ilpAddress: string) {
   const stop = async () => {
     worker.postMessage('stop');
     await new Promise((ok) => worker.once('exit', ok));
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   return { ...info, ask, admin, stop };
 }
@@ -372,7 +380,9 @@ try {
   }
   if (section('bundles')) lines.push(['Deployment bundles (serverless package):', ...(await measureBundles())].join('\n'));
   const os = await import('node:os');
-  console.log(`\nLocal stack, Node ${process.version}, ${os.cpus().length} cores; a flow is three signed HTTP calls; completion read from DynamoDB every 1 ms`);
+  console.log(
+    `\nLocal stack, Node ${process.version}, ${os.cpus().length} cores; a flow is three signed HTTP calls; completion read from DynamoDB every 1 ms; data ${onDisk ? 'on disk (as npm start)' : 'in memory'}`,
+  );
   console.log('AWS calls: per operation, made by the functions serving it (fund -> completed: funding, outbox relay and worker)\n');
   print(results);
   for (const l of lines) console.log(`\n${l}`);

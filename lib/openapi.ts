@@ -514,7 +514,10 @@ export const operations: Operation[] = [
     method: 'post',
     path: '/webhook-events/{id}/redeliver',
     summary: 'Send an event again',
-    description: 'A delivered or failed event, with the same id.',
+    description:
+      'A delivered or failed event, with the same id, on a fresh retry schedule; or a pending one whose next attempt ' +
+      '(`nextAttemptAt`) is overdue by more than 15 minutes, when no scheduled attempt of it can still run (that attempt ' +
+      'is recorded as skipped). Any other pending event is 409 `invalid_state`.',
     params: eventIdParams,
     status: 202,
     response: webhookEvent,

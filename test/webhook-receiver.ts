@@ -14,7 +14,8 @@ export interface Delivery {
   answered: number;
 }
 
-type Responder = (d: Delivery, req: IncomingMessage, res: ServerResponse) => number | 'hang';
+// A status, 'hang' (never answer), or a promise of a status (an FSP that acts before it answers).
+type Responder = (d: Delivery, req: IncomingMessage, res: ServerResponse) => number | 'hang' | Promise<number>;
 
 export async function startWebhookReceiver() {
   const verifier = new Webhook(TEST_WEBHOOK_SECRET);
@@ -23,7 +24,7 @@ export async function startWebhookReceiver() {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
       let verified = true;
@@ -33,7 +34,7 @@ export async function startWebhookReceiver() {
         verified = false;
       }
       const d: Delivery = { headers, raw, verified, event: JSON.parse(raw), answered: 0 };
-      const status = respond(d, req, res);
+      const status = await respond(d, req, res);
       if (status === 'hang') return; // never answer: the sender's timeout decides
       d.answered = status;
       deliveries.push(d);

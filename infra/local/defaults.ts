@@ -48,7 +48,7 @@ export function nodeFromArgs(args: string[]): NodeName {
 }
 export const LOCAL_WEBHOOK_SECRET = `whsec_${Buffer.from('local-only-webhook-secret-32-byte').toString('base64')}`;
 
-// Where a node keeps its data (tables, stream checkpoints) and its secrets: LOCAL_DATA_DIR, or the
+// Where a node keeps its data (tables, queues, stream checkpoints) and its secrets: LOCAL_DATA_DIR, or the
 // node's folder under .local/ (git-ignored).
 export const dataDirOf = (root: string, node: NodeName) => resolve(root, process.env.LOCAL_DATA_DIR || NODES[node].dataDir);
 
@@ -60,5 +60,6 @@ export const STACK_ENV_FILE = 'stack-env.json';
 // STREAM and Open Payments identity), so that peers and clients still know it.
 export function wipeData(dataDir: string): void {
   rmSync(join(dataDir, 'dynamodb'), { recursive: true, force: true });
+  rmSync(join(dataDir, 'sqs'), { recursive: true, force: true });
   rmSync(join(dataDir, 'stream-checkpoints.json'), { force: true });
 }

@@ -134,4 +134,5 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
   };
 }
 
-export const startSqs = (port: number): Promise<Emulator> => startSqsServer(port);
+// `dataDir`: keep the queues and their messages there across runs; without it, in memory.
+export const startSqs = (port: number, dataDir?: string): Promise<Emulator> => startSqsServer(port, dataDir);

@@ -28,15 +28,6 @@ export async function startEventBridge(opts: { port: number; sqs: SQSClient; reg
   // When each recent event (by its detail's id) was put on the bus, for the bench.
   const putAt = new Map<string, number>();
 
-  async function deliver(QueueUrl: string, MessageBody: string, attempt: number): Promise<void> {
-    try {
-      await opts.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody }));
-    } catch (e) {
-      if (attempt >= 10) return console.error(`eventbridge: gave up delivering to ${QueueUrl}:`, (e as Error).message);
-      setTimeout(() => void deliver(QueueUrl, MessageBody, attempt + 1), 100 * 2 ** attempt).unref();
-    }
-  }
-
   async function put(entry: Entry) {
     if (!entry.Source || !entry.DetailType || !entry.Detail) {
       return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Source, DetailType and Detail are required' };
@@ -65,12 +56,17 @@ export async function startEventBridge(opts: { port: number; sqs: SQSClient; reg
       resources: entry.Resources ?? [],
       detail,
     };
-    // Like EventBridge, accept the event first and deliver it to the targets afterwards,
-    // retrying a failed delivery (EventBridge retries for up to 24 hours).
+    // EventBridge accepts an event and then delivers it to the targets, durably, retrying for up to
+    // 24 hours. This emulator keeps nothing of its own, so it answers only once every target queue
+    // has the event (the SQS emulator keeps it in the data folder): a crash can then lose nothing
+    // accepted. A target that failed fails the entry, and the sender (the outbox relay) sends it
+    // again; a target that had it gets it twice, which its consumer takes in its stride.
     const body = JSON.stringify(event);
-    for (const rule of rules) {
-      if (rule.bus !== bus || !matches(rule.pattern, event)) continue;
-      for (const QueueUrl of rule.targetQueueUrls) void deliver(QueueUrl, body, 0);
+    const targets = rules.filter((rule) => rule.bus === bus && matches(rule.pattern, event)).flatMap((rule) => rule.targetQueueUrls);
+    try {
+      await Promise.all(targets.map((QueueUrl) => opts.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }))));
+    } catch (e) {
+      return { ErrorCode: 'InternalException', ErrorMessage: `not delivered to its targets: ${(e as Error).message}` };
     }
     return { EventId: id };
   }
@@ -89,14 +85,9 @@ export async function startEventBridge(opts: { port: number; sqs: SQSClient; reg
       try {
         const { Entries = [] } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Entries?: Entry[] };
         if (Entries.length < 1 || Entries.length > 10) return reply(400, { __type: 'ValidationException', message: 'PutEvents takes 1 to 10 entries' });
-        const results = [];
-        for (const entry of Entries) {
-          try {
-            results.push(await put(entry));
-          } catch (e) {
-            results.push({ ErrorCode: 'InternalException', ErrorMessage: (e as Error).message });
-          }
-        }
+        const results = await Promise.all(
+          Entries.map((entry) => put(entry).catch((e) => ({ ErrorCode: 'InternalException', ErrorMessage: (e as Error).message }))),
+        );
         reply(200, { FailedEntryCount: results.filter((r) => 'ErrorCode' in r).length, Entries: results });
       } catch (e) {
         reply(400, { __type: 'SerializationException', message: (e as Error).message });

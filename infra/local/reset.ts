@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { dataDirOf, nodeFromArgs, wipeData } from './defaults';
 import { ROOT } from './serverless-config';
 
-// `npm run reset [-- --node b]`: wipes a local node's data (tables, stream checkpoints), keeping
-// its secrets. Refused while that node runs (its DynamoDB Local has the files open).
+// `npm run reset [-- --node b]`: wipes a local node's data (tables, queues, stream checkpoints),
+// keeping its secrets. Refused while that node runs (its DynamoDB Local has the files open).
 const node = nodeFromArgs(process.argv);
 const dataDir = dataDirOf(ROOT, node);
 let running = '';

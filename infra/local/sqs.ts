@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { type Journal, openJournal } from './journal';
 import { listen } from './listen';
 
 // A small SQS emulator: the AWS JSON 1.0 protocol that SDK v3 speaks, for the operations the
@@ -7,6 +9,11 @@ import { listen } from './listen';
 // message delays, and redrive to a dead-letter queue after maxReceiveCount receives). A waiting
 // receive is answered the moment a message becomes visible. (local-aws-sqs, used before, checks
 // for messages every 10 ms, which put about 5 ms on every hop of a payment or a webhook.)
+// Given a data folder, it keeps its queues and messages there (./journal.ts): every send, receive,
+// delete and purge is written before it is answered, so a kill -9 at any instant loses no message
+// that a sender was told it has. At a start, the messages come back with their receive counts and
+// delays; those that were in flight are visible at once, since whoever received them died with the
+// local run (AWS would wait out their visibility timeout; this is at least once either way).
 const ACCOUNT = '000000000000';
 const REGION = 'us-east-1';
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -48,6 +55,17 @@ class SqsError extends Error {
 }
 
 const md5 = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
+// The journal's records: a queue's creation, a message as sent, a receive (its count), and a
+// message's or a whole queue's removal.
+type Record_ =
+  | { queue: string; attributes: Record<string, string> }
+  | { q: string; m: Omit<Message, 'receipt'> }
+  | { q: string; received: string; receives: number; at: number }
+  | { q: string; deleted: string }
+  | { q: string; purged: true };
+// Compact when the journal holds this many records and four times the live ones.
+const COMPACT_AFTER = 10_000;
+
 const DEFAULTS: Record<string, string> = {
   VisibilityTimeout: '30',
   MessageRetentionPeriod: '345600',
@@ -56,9 +74,36 @@ const DEFAULTS: Record<string, string> = {
   MaximumMessageSize: '1048576',
 };
 
-export async function startSqsServer(port: number) {
+export async function startSqsServer(port: number, dataDir?: string) {
   const queues = new Map<string, Queue>(); // by name
   let endpoint = '';
+  let journal: Journal<Record_> | undefined;
+
+  const kept = ({ receipt: _, ...m }: Message) => m;
+  const snapshot = (): Record_[] =>
+    [...queues.values()].flatMap((q) => [{ queue: q.name, attributes: q.attributes }, ...q.messages.map((m) => ({ q: q.name, m: kept(m) }))]);
+  let compacting = false;
+  function write(record: Record_) {
+    if (!journal) return;
+    journal.append(record);
+    if (journal.appended < COMPACT_AFTER || compacting) return;
+    // After the change being written is made in memory too, so that the snapshot has it.
+    compacting = true;
+    setImmediate(() => {
+      compacting = false;
+      let live = 0;
+      for (const q of queues.values()) live += q.messages.length;
+      if (journal && journal.appended >= 4 * live) journal.compact(snapshot());
+    });
+  }
+  const newQueue = (name: string, attributes: Record<string, string>): Queue => ({
+    name,
+    url: `${endpoint}/${ACCOUNT}/${name}`,
+    arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${name}`,
+    attributes,
+    messages: [],
+    waiters: [],
+  });
 
   const byUrl = (url: unknown): Queue => {
     const name = typeof url === 'string' ? url.split('/').pop() : undefined;
@@ -86,6 +131,7 @@ export async function startSqsServer(port: number) {
       visibleAt: now + seconds(q, 'DelaySeconds', delaySeconds, 900) * 1000,
       receives: 0,
     };
+    write({ q: q.name, m });
     q.messages.push(m);
     serve(q);
     return m;
@@ -108,6 +154,8 @@ export async function startSqsServer(port: number) {
         if (deliverable.length === waiter.max) break;
         if (policy && m.receives >= policy.maxReceiveCount) {
           const dlq = [...queues.values()].find((d) => d.arn === policy.deadLetterTargetArn);
+          if (dlq) write({ q: dlq.name, m: { ...kept(m), visibleAt: now } });
+          write({ q: q.name, deleted: m.id });
           q.messages.splice(q.messages.indexOf(m), 1);
           if (dlq) {
             dlq.messages.push({ ...m, visibleAt: now, receipt: undefined });
@@ -117,6 +165,7 @@ export async function startSqsServer(port: number) {
         }
         m.receives++;
         m.firstReceivedAt ??= now;
+        write({ q: q.name, received: m.id, receives: m.receives, at: m.firstReceivedAt });
         m.visibleAt = now + waiter.visibilityTimeout * 1000;
         m.receipt = `${m.id}#${randomUUID()}`;
         deliverable.push(m);
@@ -168,23 +217,22 @@ export async function startSqsServer(port: number) {
   }
 
   const inFlight = (q: Queue, receipt: unknown) => q.messages.find((m) => m.receipt !== undefined && m.receipt === receipt);
+  function remove(q: Queue, receipt: unknown) {
+    const m = inFlight(q, receipt);
+    if (!m) return;
+    write({ q: q.name, deleted: m.id });
+    q.messages.splice(q.messages.indexOf(m), 1);
+  }
 
   const actions: Record<string, (input: Record<string, any>) => unknown> = {
     CreateQueue: ({ QueueName, Attributes = {} }) => {
       if (typeof QueueName !== 'string' || !/^[A-Za-z0-9_-]{1,80}$/.test(QueueName))
         throw new SqsError('InvalidParameterValue', `Invalid queue name ${QueueName}`);
       if (Attributes.FifoQueue === 'true') throw new SqsError('InvalidAttributeName', 'FIFO queues are not emulated');
-      const existing = queues.get(QueueName);
-      if (!existing) {
-        const url = `${endpoint}/${ACCOUNT}/${QueueName}`;
-        queues.set(QueueName, {
-          name: QueueName,
-          url,
-          arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${QueueName}`,
-          attributes: { ...DEFAULTS, ...Attributes },
-          messages: [],
-          waiters: [],
-        });
+      if (!queues.has(QueueName)) {
+        const q = newQueue(QueueName, { ...DEFAULTS, ...Attributes });
+        write({ queue: q.name, attributes: q.attributes });
+        queues.set(QueueName, q);
       }
       return { QueueUrl: queues.get(QueueName)!.url };
     },
@@ -223,17 +271,12 @@ export async function startSqsServer(port: number) {
     },
     ReceiveMessage: (input) => receive(byUrl(input.QueueUrl), input),
     DeleteMessage: ({ QueueUrl, ReceiptHandle }) => {
-      const q = byUrl(QueueUrl);
-      const m = inFlight(q, ReceiptHandle);
-      if (m) q.messages.splice(q.messages.indexOf(m), 1);
+      remove(byUrl(QueueUrl), ReceiptHandle);
       return {};
     },
     DeleteMessageBatch: ({ QueueUrl, Entries = [] }) => {
       const q = byUrl(QueueUrl);
-      for (const e of Entries) {
-        const m = inFlight(q, e.ReceiptHandle);
-        if (m) q.messages.splice(q.messages.indexOf(m), 1);
-      }
+      for (const e of Entries) remove(q, e.ReceiptHandle);
       return { Successful: Entries.map((e: { Id: string }) => ({ Id: e.Id })), Failed: [] };
     },
     ChangeMessageVisibility: ({ QueueUrl, ReceiptHandle, VisibilityTimeout }) => {
@@ -245,7 +288,9 @@ export async function startSqsServer(port: number) {
       return {};
     },
     PurgeQueue: ({ QueueUrl }) => {
-      byUrl(QueueUrl).messages = [];
+      const q = byUrl(QueueUrl);
+      write({ q: q.name, purged: true });
+      q.messages = [];
       return {};
     },
   };
@@ -275,6 +320,26 @@ export async function startSqsServer(port: number) {
   });
   const started = await listen(server, port);
   endpoint = `http://127.0.0.1:${started.port}`;
+  if (dataDir) {
+    // Replays the journal (a message's last record is its latest state), then rewrites it compact.
+    const opened = openJournal<Record_>(join(dataDir, 'sqs', 'journal.jsonl'));
+    const byId = new Map<string, Map<string, Message>>(); // queue -> message id -> message
+    for (const r of opened.records) {
+      if ('queue' in r) {
+        queues.set(r.queue, newQueue(r.queue, r.attributes));
+        byId.set(r.queue, new Map());
+      } else if ('m' in r) byId.get(r.q)?.set(r.m.id, { ...r.m });
+      else if ('received' in r) {
+        // In flight when the run stopped: visible now (its delay is past), its receives counted.
+        const m = byId.get(r.q)?.get(r.received);
+        if (m) Object.assign(m, { receives: r.receives, firstReceivedAt: r.at });
+      } else if ('deleted' in r) byId.get(r.q)?.delete(r.deleted);
+      else byId.get(r.q)?.clear();
+    }
+    for (const [name, messages] of byId) queues.get(name)!.messages = [...messages.values()].sort((a, b) => a.sentAt - b.sentAt);
+    journal = opened.journal;
+    journal.compact(snapshot());
+  }
   return {
     endpoint,
     stop: async () => {
@@ -283,6 +348,8 @@ export async function startSqsServer(port: number) {
         for (const w of q.waiters.splice(0)) w.answer([]);
       }
       await started.stop();
+      journal?.close();
+      journal = undefined;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -32,10 +32,10 @@ export interface StackOptions {
   settings?: Record<string, string>;
   // Fire `schedule` events on their timers (npm start); tests invoke functions themselves.
   schedules?: boolean;
-  // Keep the data here across runs (npm start): DynamoDB Local's tables, and how far the stream
-  // mappings have read. Queues are rebuilt from what was committed: the relay goes on from its
-  // checkpoint, so an outbox item committed but not yet sent is sent after a restart. Without
-  // it, everything is in memory.
+  // Keep the data here across runs (npm start): DynamoDB Local's tables, the SQS emulator's queues
+  // and messages (delayed ones too), and how far the stream mappings have read. After a restart,
+  // or a kill -9, the relay goes on from its checkpoint, so an outbox item committed but not yet
+  // sent is sent then, and what the queues had is still there. Without it, everything is in memory.
   dataDir?: string;
   // Write `env` here (mode 0600: it holds the secrets) while the stack runs, for `serverless
   // offline` (infra/serverless/offline.cjs, which reads <data folder>/stack-env.json).
@@ -72,7 +72,7 @@ const portOr = async (p: number | undefined) => (p === undefined || p === 0 ? fr
 export async function startEmulators(ports: { dynamodb?: number; sqs?: number } = {}, dataDir?: string) {
   const dbPath = dataDir && join(dataDir, 'dynamodb');
   if (dbPath) mkdirSync(dbPath, { recursive: true });
-  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb), dbPath), startSqs(await portOr(ports.sqs))]);
+  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb), dbPath), startSqs(await portOr(ports.sqs), dataDir)]);
   return { dynamodb, sqs };
 }
 
@@ -222,23 +222,24 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
 }
 
-// The stream mappings' checkpoints, read from the data folder and written back as they move (at
-// most every half second; a crash may lose the last ones, and the relay then sends a few items
-// again, which every consumer takes in its stride).
+// The stream mappings' checkpoints, read from the data folder and written back each time one moves,
+// which is after the relay has handed a batch to the queues and the bus (whose emulators keep what
+// they accepted in the data folder too): so a checkpoint is never ahead of what was delivered, and a
+// crash makes the relay send again at most the batch it was on. Written to a temporary file and
+// renamed over the old one, so that a crash mid-write leaves a whole file.
 function keptCheckpoints(dataDir?: string): Checkpoints & { save(): void } {
   const file = dataDir && join(dataDir, 'stream-checkpoints.json');
   const map = new Map<string, string>(file && existsSync(file) ? Object.entries(JSON.parse(readFileSync(file, 'utf8'))) : []);
-  let timer: NodeJS.Timeout | undefined;
   const save = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (file) writeFileSync(file, JSON.stringify(Object.fromEntries(map)));
+    if (!file) return;
+    writeFileSync(`${file}.tmp`, JSON.stringify(Object.fromEntries(map)));
+    renameSync(`${file}.tmp`, file);
   };
   const set = map.set.bind(map);
   return Object.assign(map, {
     set(key: string, value: string) {
       set(key, value);
-      if (file) timer ??= setTimeout(save, 500);
+      save();
       return map;
     },
     save,

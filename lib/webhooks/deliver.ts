@@ -107,6 +107,7 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
   const delay = retryDelay(config.WEBHOOK_RETRY_SCHEDULE_SECS, failures);
   let status: WebhookEvent['status'] = 'pending';
   const outgoing: Outgoing[] = [];
+  let nextAttemptAt: string | undefined;
   if (delivered) status = 'delivered';
   else if (result.status === 410)
     status = 'failed'; // the receiver asked for no more
@@ -114,10 +115,13 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
     status = 'failed';
     outgoing.push(parked(record));
   } else {
-    const notBefore = new Date(Date.now() + delay * 1000).toISOString();
-    outgoing.push(retryMessage({ webhookEvent: record.id, attempt: attempt + 1, notBefore }, Math.min(delay, 900)));
+    nextAttemptAt = new Date(Date.now() + delay * 1000).toISOString();
+    outgoing.push(retryMessage({ webhookEvent: record.id, attempt: attempt + 1, notBefore: nextAttemptAt }, Math.min(delay, 900)));
   }
-  const write = attempt === 0 ? store.firstRecord(msg.detail!, result, status, failures) : store.recordAttempt(record.id, attempt, result, status, failures);
+  const write =
+    attempt === 0
+      ? store.firstRecord(msg.detail!, result, status, failures, nextAttemptAt)
+      : store.recordAttempt(record.id, attempt, result, status, failures, nextAttemptAt);
   const conflicts = await commit([write], outgoing);
   if (conflicts.length) return; // a duplicate message recorded this attempt first
   if (status === 'failed' && outgoing.length) countWebhookParked();

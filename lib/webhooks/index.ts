@@ -3,14 +3,23 @@ import { DomainError } from '../errors';
 import { message } from '../events';
 import { conflictState } from '../resources';
 import { commit } from '../tx';
-import type { ListQuery, RetryMessage, WebhookEvent } from './schemas';
+import { REDELIVER_OVERDUE_SECS, redeliverableFrom } from './schedule';
+import type { Attempt, ListQuery, RetryMessage, WebhookEvent } from './schemas';
 import * as store from './store';
 
 // Webhook events as the Admin API shows them: read, listed, redelivered. Their delivery is in
 // ./deliver.ts, apart, so that these routes are bundled without the sender and its signer.
 
 export function webhookView(r: WebhookEvent): WebhookEvent {
-  return { id: r.id, type: r.type, createdAt: r.createdAt, status: r.status, attempts: r.attempts, data: r.data };
+  return {
+    id: r.id,
+    type: r.type,
+    createdAt: r.createdAt,
+    status: r.status,
+    attempts: r.attempts,
+    ...(r.status === 'pending' && r.nextAttemptAt && { nextAttemptAt: r.nextAttemptAt }),
+    data: r.data,
+  };
 }
 
 // A follow-up attempt of an event, on the webhook queue after `delaySeconds`.
@@ -27,12 +36,28 @@ export async function listWebhookEvents(q: ListQuery) {
   return { items: page.items.map(webhookView), nextCursor: page.nextCursor };
 }
 
-// Sends a delivered or failed event again, with the same id, on a fresh retry schedule.
+// Sends an event again, with the same id, on a fresh retry schedule: a delivered or failed one, or a
+// pending one whose next attempt is overdue by REDELIVER_OVERDUE_SECS (lost, e.g. with a local run's
+// queues before they were kept on disk): by then no live attempt can race the redelivery.
 export async function redeliverWebhookEvent(id: string): Promise<WebhookEvent> {
   const r = await store.findRecord(id);
   if (!r) throw new DomainError('not_found', 'webhook_event_not_found', `No webhook event ${id}`);
-  if (r.status === 'pending') throw conflictState('Webhook event', id, 'pending (being delivered)', 'redelivered');
-  const conflicts = await commit([store.reopen(r)], [retryMessage({ webhookEvent: id, attempt: r.attempts.length, notBefore: new Date().toISOString() }, 0)]);
+  const now = new Date();
+  let skipped: Attempt | undefined;
+  if (r.status === 'pending') {
+    const from = redeliverableFrom(r, config.WEBHOOK_RETRY_SCHEDULE_SECS);
+    if (now.getTime() < from) {
+      const due = r.nextAttemptAt ? `its next attempt is due at ${r.nextAttemptAt}` : 'an attempt is scheduled';
+      throw new DomainError('conflict', 'invalid_state', `Webhook event ${id} is pending (${due}); it can be redelivered from ${new Date(from).toISOString()}`);
+    }
+    skipped = {
+      at: now.toISOString(),
+      error: `redelivered: the attempt due at ${new Date(from - REDELIVER_OVERDUE_SECS * 1000).toISOString()} never ran`,
+      ms: 0,
+    };
+  }
+  const attempt = r.attempts.length + (skipped ? 1 : 0);
+  const conflicts = await commit([store.reopen(r, now.toISOString(), skipped)], [retryMessage({ webhookEvent: id, attempt, notBefore: now.toISOString() }, 0)]);
   if (conflicts.length) throw conflictState('Webhook event', id, 'changing', 'redelivered now');
-  return { ...webhookView(r), status: 'pending' };
+  return webhookView({ ...r, status: 'pending', attempts: skipped ? [...r.attempts, skipped] : r.attempts, nextAttemptAt: now.toISOString() });
 }

@@ -17,6 +17,8 @@ export const webhookEvent = z.object({
   createdAt: z.iso.datetime(),
   status: z.enum(webhookStatuses),
   attempts: z.array(attempt),
+  // While pending: when its next attempt is due.
+  nextAttemptAt: z.iso.datetime().optional(),
   data: z.unknown(),
 });
 export type WebhookEvent = z.infer<typeof webhookEvent>;

@@ -26,14 +26,15 @@ const toRecord = (i: Record<string, any>): WebhookRecord => ({
   createdAt: i.createdAt,
   status: i.status,
   attempts: i.attempts ?? [],
+  ...(i.nextAttemptAt && { nextAttemptAt: i.nextAttemptAt }),
   data: JSON.parse(i.data),
   failures: i.failures ?? 0,
   ttl: i.ttl,
 });
 
-// A new record, written with its first attempt; it fails if the event already has one (the
-// message was a duplicate).
-export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecord['status'], failures: number): TransactItem {
+// A new record, written with its first attempt (and, while pending, when the next is due); it fails
+// if the event already has one (the message was a duplicate).
+export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecord['status'], failures: number, nextAttemptAt?: string): TransactItem {
   const record: WebhookRecord = {
     id: event.id,
     type: event.type,
@@ -41,6 +42,7 @@ export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecor
     data: event.data,
     status,
     attempts: [a],
+    ...(nextAttemptAt && { nextAttemptAt }),
     failures,
     ttl: Math.floor(Date.parse(event.createdAt) / 1000) + RETENTION_SECS,
   };
@@ -65,14 +67,14 @@ export async function findRecord(id: string): Promise<WebhookRecord | undefined>
   return Item && toRecord(Item);
 }
 
-// Appends attempt number `made` (0-based) and sets the status, on condition that nobody else
-// recorded that attempt first.
-export function recordAttempt(id: string, made: number, a: Attempt, status: WebhookRecord['status'], failures: number): TransactItem {
+// Appends attempt number `made` (0-based) and sets the status (and, while pending, when the next
+// attempt is due), on condition that nobody else recorded that attempt first.
+export function recordAttempt(id: string, made: number, a: Attempt, status: WebhookRecord['status'], failures: number, nextAttemptAt?: string): TransactItem {
   return {
     Update: {
       TableName: TABLE(),
       Key: { id },
-      UpdateExpression: 'SET attempts = list_append(attempts, :a), #status = :status, statusShard = :shard, failures = :failures',
+      UpdateExpression: `SET attempts = list_append(attempts, :a), #status = :status, statusShard = :shard, failures = :failures${nextAttemptAt ? ', nextAttemptAt = :next' : ' REMOVE nextAttemptAt'}`,
       ConditionExpression: 'size(attempts) = :made AND #status = :pending',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
@@ -82,21 +84,34 @@ export function recordAttempt(id: string, made: number, a: Attempt, status: Webh
         ':failures': failures,
         ':made': made,
         ':pending': 'pending',
+        ...(nextAttemptAt && { ':next': nextAttemptAt }),
       },
     },
   };
 }
 
-// Puts a delivered or failed event back to pending for a new run of attempts.
-export function reopen(r: WebhookRecord): TransactItem {
+// Puts an event back to pending for a new run of attempts, the first due `at`, on condition that
+// it is as `r` was read. A pending one (its next attempt overdue) also gets `skipped` as an attempt,
+// so that the new run's message is for the next attempt number and the overdue one, were it ever
+// to come, finds its attempt taken and does nothing.
+export function reopen(r: WebhookRecord, at: string, skipped?: Attempt): TransactItem {
   return {
     Update: {
       TableName: TABLE(),
       Key: { id: r.id },
-      UpdateExpression: 'SET #status = :pending, statusShard = :shard, failures = :zero',
-      ConditionExpression: '#status = :was AND size(attempts) = :made',
+      UpdateExpression: `SET #status = :pending, statusShard = :shard, failures = :zero, nextAttemptAt = :at${skipped ? ', attempts = list_append(attempts, :skipped)' : ''}`,
+      ConditionExpression: `#status = :was AND size(attempts) = :made AND ${r.nextAttemptAt ? 'nextAttemptAt = :due' : 'attribute_not_exists(nextAttemptAt)'}`,
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':pending': 'pending', ':shard': statusShard(r.id, 'pending'), ':zero': 0, ':was': r.status, ':made': r.attempts.length },
+      ExpressionAttributeValues: {
+        ':pending': 'pending',
+        ':shard': statusShard(r.id, 'pending'),
+        ':zero': 0,
+        ':at': at,
+        ':was': r.status,
+        ':made': r.attempts.length,
+        ...(r.nextAttemptAt && { ':due': r.nextAttemptAt }),
+        ...(skipped && { ':skipped': [skipped] }),
+      },
     },
   };
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
@@ -112,4 +115,77 @@ describe('the SQS emulator', () => {
     await expect(receive(q.url, 0, { MaxNumberOfMessages: 11 })).rejects.toThrow(/MaxNumberOfMessages/);
     await expect(sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'x', DelaySeconds: 901 }))).rejects.toThrow(/DelaySeconds/);
   });
+
+  // npm start's queues: a second emulator on the same data folder, started while the first still
+  // runs (as after a kill -9 of it: nothing more is written at a stop), has what the first answered.
+  it('with a data folder, keeps its queues and messages, as they were, for the next start', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sqs-journal-'));
+    const first = await startSqsServer(0, dataDir);
+    const client = (endpoint: string) => new SQSClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+    const a = client(first.endpoint);
+    const { QueueUrl: dlqUrl } = await a.send(new CreateQueueCommand({ QueueName: 'kept-dlq' }));
+    const redrive = JSON.stringify({ deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:kept-dlq', maxReceiveCount: 1 });
+    const { QueueUrl } = await a.send(new CreateQueueCommand({ QueueName: 'kept', Attributes: { VisibilityTimeout: '600', RedrivePolicy: redrive } }));
+    await a.send(
+      new SendMessageBatchCommand({
+        QueueUrl,
+        Entries: [
+          { Id: '0', MessageBody: 'in flight' },
+          { Id: '1', MessageBody: 'deleted' },
+          { Id: '2', MessageBody: 'waiting' },
+          { Id: '3', MessageBody: 'delayed', DelaySeconds: 600 },
+        ],
+      }),
+    );
+    const received = await a.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 2 }));
+    const deleted = received.Messages!.find((m) => m.Body === 'deleted')!;
+    await a.send(new DeleteMessageBatchCommand({ QueueUrl, Entries: [{ Id: '0', ReceiptHandle: deleted.ReceiptHandle }] }));
+
+    const second = await startSqsServer(0, dataDir);
+    const b = client(second.endpoint);
+    try {
+      const url = (await b.send(new CreateQueueCommand({ QueueName: 'kept' }))).QueueUrl!;
+      const { Attributes } = await b.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }));
+      expect(Attributes).toMatchObject({ VisibilityTimeout: '600', ApproximateNumberOfMessages: '2', ApproximateNumberOfMessagesDelayed: '1' });
+      const { Messages = [] } = await b.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'] }));
+      // The one in flight is visible at once (its receiver is gone), with its receive counted: this
+      // receive is past maxReceiveCount, so it goes to the dead-letter queue; 'waiting' comes.
+      expect(Messages.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toEqual([['waiting', '1']]);
+      const dlq = await b.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl!.replace(first.endpoint, second.endpoint), MessageSystemAttributeNames: ['All'] }));
+      expect(dlq.Messages?.map((m) => m.Body)).toEqual(['in flight']);
+    } finally {
+      a.destroy();
+      b.destroy();
+      await first.stop();
+      await second.stop();
+    }
+  });
+
+  it('compacts its journal, keeping every message that is still there', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sqs-compact-'));
+    const first = await startSqsServer(0, dataDir);
+    const a = new SQSClient({ endpoint: first.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+    const { QueueUrl } = await a.send(new CreateQueueCommand({ QueueName: 'busy' }));
+    await a.send(new SendMessageCommand({ QueueUrl, MessageBody: 'kept', DelaySeconds: 600 }));
+    // 3,500 messages sent, received and deleted: 10,500 records, past the compaction threshold.
+    for (let i = 0; i < 350; i++) {
+      const Entries = Array.from({ length: 10 }, (_, j) => ({ Id: String(j), MessageBody: `m${i}-${j}` }));
+      await a.send(new SendMessageBatchCommand({ QueueUrl, Entries }));
+      const { Messages = [] } = await a.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10 }));
+      await a.send(new DeleteMessageBatchCommand({ QueueUrl, Entries: Messages.map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle })) }));
+    }
+    await new Promise((r) => setImmediate(r));
+    expect(statSync(join(dataDir, 'sqs', 'journal.jsonl')).size).toBeLessThan(100_000); // 10,500 records would be over 700 KB
+    const second = await startSqsServer(0, dataDir);
+    const b = new SQSClient({ endpoint: second.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+    try {
+      const { Attributes } = await b.send(new GetQueueAttributesCommand({ QueueUrl: `${second.endpoint}/000000000000/busy`, AttributeNames: ['All'] }));
+      expect(Attributes).toMatchObject({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesDelayed: '1' });
+    } finally {
+      a.destroy();
+      b.destroy();
+      await first.stop();
+      await second.stop();
+    }
+  }, 30_000);
 });

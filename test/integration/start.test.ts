@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,80 +6,17 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { NODES, STACK_ENV_FILE } from '../../infra/local/defaults';
-import { dynamoDbLocalPids, freePort } from '../../infra/local/emulators';
+import { dynamoDbLocalPids } from '../../infra/local/emulators';
 import { startProxy } from '../../infra/local/proxy';
 import { ROOT } from '../../infra/local/serverless-config';
 import { bru, COLLECTION, failures, loadRequests } from '../bruno';
-import { adminClient } from '../stack';
+import { freePorts, NPM_NODE_SECRET as SECRET, startNpmNode as startNode } from '../node';
 import { ok, waitFor } from '../world';
 
 // `npm start` (and `npm run start:node-b`) as a user runs them: ready banner, a working Admin API,
 // and a signal to the process group stops every child, DynamoDB Local's JVM included.
 
-const SECRET = 'start-test-secret-123456';
-
 type StartNode = typeof startNode;
-const PORTS = ['ADMIN_PORT', 'OPEN_PAYMENTS_PORT', 'AUTH_SERVER_PORT', 'CONNECTOR_PORT', 'DYNAMODB_PORT', 'SQS_PORT', 'EVENTBRIDGE_PORT', 'FSP_PORT'] as const;
-type Ports = Record<(typeof PORTS)[number], number>;
-const freePorts = async () => Object.fromEntries(await Promise.all(PORTS.map(async (n) => [n, await freePort()]))) as Ports;
-
-// One node, as `npm run <script>` starts it, on free ports, with its data in a folder of its own.
-async function startNode(script: 'start' | 'start:node-b', opts: { ports?: Ports; dataDir?: string; args?: string[]; env?: Record<string, string> } = {}) {
-  const ports = opts.ports ?? (await freePorts());
-  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'start-test-'));
-  const env = {
-    ...process.env,
-    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
-    ADMIN_API_SECRET: SECRET,
-    LOCAL_DATA_DIR: dataDir,
-    POWERTOOLS_LOG_LEVEL: '', // as a user's shell has it (the tests' SILENT would hide what npm start prints)
-    ...opts.env,
-  };
-  const child = spawn('npm', ['run', script, ...(opts.args ? ['--', ...opts.args] : [])], {
-    cwd: ROOT,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const deadline = Date.now() + 20_000;
-  while (!/ready in/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm run ${script} did not become ready within 20 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const stop = async (signal: NodeJS.Signals = 'SIGINT') => {
-    process.kill(-child.pid!, signal);
-    await exited;
-    for (let i = 0; i < 50 && dynamoDbLocalPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
-  };
-  // As a crash of Node would: every process of the group but DynamoDB Local's JVM, at once.
-  const crash = async () => {
-    const group = execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(child.pid)])
-      .toString()
-      .trim()
-      .split('\n');
-    for (const line of group) {
-      const [pid, comm] = line.trim().split(/\s+/);
-      if (comm !== 'java') process.kill(Number(pid), 'SIGKILL');
-    }
-    await exited;
-  };
-  const adminUrl = `http://localhost:${ports.ADMIN_PORT}`;
-  return {
-    ports,
-    dataDir,
-    output: () => output,
-    stop,
-    crash,
-    ...adminClient(adminUrl, SECRET),
-    adminUrl,
-    wallets: `http://localhost:${ports.OPEN_PAYMENTS_PORT}`,
-    connector: `http://localhost:${ports.CONNECTOR_PORT}/ilp`,
-  };
-}
 
 type Node = Awaited<ReturnType<typeof startNode>>;
 
@@ -155,19 +92,21 @@ describe('npm start', () => {
             LOCAL_DATA_DIR: mkdtempSync(join(tmpdir(), 'taken-')),
           },
           encoding: 'utf8',
-          timeout: 30_000,
+          timeout: 60_000,
         });
         const output = run.stdout + run.stderr;
         expect(run.status, output).not.toBe(0);
         expect(output).toContain(`error: port ${ports[taken]} (${taken}) is in use`);
         expect(output).toContain(`${taken}=<free port> npm start`);
         expect(output).not.toMatch(/^\s+at /m);
+        // (a JVM that was started is stopped as the start gives up; its exit may take a moment)
+        for (let i = 0; i < 50 && dynamoDbLocalPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
         expect(dynamoDbLocalPids(ports.DYNAMODB_PORT)).toEqual([]);
       } finally {
         await new Promise((ok) => holder.close(ok));
       }
     }
-  }, 90_000);
+  }, 200_000);
 
   it('SIGTERM stops everything too', () => startAndStop('SIGTERM'), 40_000);
 });
@@ -216,6 +155,7 @@ describe('the local data', () => {
     const reset = spawnSync('npm', ['run', '-s', 'reset'], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: first.dataDir } });
     expect(reset.status, reset.stderr.toString()).toBe(0);
     expect(existsSync(join(first.dataDir, 'dynamodb'))).toBe(false);
+    expect(existsSync(join(first.dataDir, 'sqs'))).toBe(false); // the queues' journal too
     expect(existsSync(join(first.dataDir, 'secrets.json'))).toBe(true); // the node keeps its identity
   }
 });
