@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -152,13 +152,9 @@ describe('npx serverless offline start', () => {
       const unknown = await send('DELETE', '/assets');
       expect(unknown.status).toBe(404);
       expect(unknown.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(unknown.body).toEqual({
-        type: 'urn:payment-service:problem:route_not_found',
-        title: 'Not found',
-        status: 404,
-        code: 'route_not_found',
-        detail: 'No route for DELETE /assets',
-      });
+      const { _, ...definitions } = JSON.parse(readFileSync(join(ROOT, 'infra/gateway-responses.json'), 'utf8'));
+      const { status, code, title, detail } = definitions.MISSING_AUTHENTICATION_TOKEN;
+      expect(unknown.body).toEqual({ type: `urn:payment-service:problem:${code}`, title, status, code, detail, requestId: expect.any(String) });
     } finally {
       left = await stopGroup(child.pid!);
       await stack.stop();
