@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { ROOT } from '../infra/local/serverless-config';
 
-// README "Signing Admin API requests": the typed openapi-fetch client, as written.
-export const README_CLIENT = readFileSync(join(ROOT, 'README.md'), 'utf8').match(/```ts\n(\/\/ admin\.mts[\s\S]*?)```/)![1];
+// docs/api.md: the typed openapi-fetch client, as written.
+export const README_CLIENT = readFileSync(join(ROOT, 'docs/api.md'), 'utf8').match(/```ts\n(\/\/ admin\.mts[\s\S]*?)```/)![1];
 
 // A folder with the generated types (admin-api.d.ts) and this project's node_modules, for a client.
 export async function clientDir(document: unknown) {

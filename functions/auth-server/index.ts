@@ -4,7 +4,7 @@ import { config } from '../../lib/config';
 import { json, openPaymentsApi, parseJson } from '../../lib/http/open-payments';
 
 // The Open Payments authorization server's public API (GNAP): grants, continuation, token
-// management (lib/auth-server). Every request is signed by the client; see its README section.
+// management (lib/auth-server). Every request is signed by the client; see docs/open-payments.md.
 const noContent = { status: 204 };
 
 export const handler = openPaymentsApi(

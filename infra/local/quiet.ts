@@ -1,4 +1,4 @@
-// What the local run prints (README "Configuration": LOG_LEVEL). Imported first by `npm start` and
+// What the local run prints (docs/configuration.md: LOG_LEVEL). Imported first by `npm start` and
 // `npm run offline`, for its effect: the service's modules make their logger when they are imported,
 // so the level has to be in the environment before any of them is.
 

@@ -84,7 +84,7 @@ if (fsp) {
 const stack = await startStack({
   schedules: true,
   dataDir,
-  envFile: join(dataDir, STACK_ENV_FILE), // for `serverless offline` (README "serverless-offline")
+  envFile: join(dataDir, STACK_ENV_FILE), // for `serverless offline` (docs/local-run.md, "serverless-offline")
   settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret },
   ports,
 }).catch(startFailed);

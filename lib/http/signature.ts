@@ -55,7 +55,7 @@ export function verifySignature(
   const tText = parts.get('t')?.[0];
   const candidates = parts.get('v2') ?? [];
   if (!candidates.length && parts.has('v1')) {
-    return { ok: false, reason: 'Signature v1 is no longer accepted: sign with v2 (fields joined by newlines), see the README' };
+    return { ok: false, reason: 'Signature v1 is no longer accepted: sign with v2 (fields joined by newlines), see docs/api.md' };
   }
   if (!tText || !/^\d{1,12}(\.\d{1,9})?$/.test(tText) || candidates.length === 0) return { ok: false, reason: FORMAT };
   const t = Number(tText);

@@ -199,8 +199,8 @@ describe('Admin API signatures', () => {
     expect((await send(`${second}.101`)).status).toBe(401); // the same signature again is a replay
   });
 
-  it("accepts the README's shell example as it is written (OpenSSL 3 here)", async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('accepts the documented shell example as it is written (OpenSSL 3 here)', async () => {
+    const readme = readFileSync(join(ROOT, 'docs/api.md'), 'utf8');
     const script = readme.slice(readme.indexOf('In a shell')).match(/```sh\n([\s\S]*?)```/)![1];
     // (not execFileSync: the service under test runs on this thread)
     const { stdout } = await promisify(execFile)('bash', ['-c', script.replaceAll('localhost:3001', new URL(s.adminUrl).host)], {

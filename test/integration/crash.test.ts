@@ -11,7 +11,7 @@ import { ok, waitFor } from '../world';
 // A funding in flight at the crash holds its Idempotency-Key until the lock expires: the retries
 // (about a minute of them) outlast that.
 // Delivery is at least once (a post whose record the crash cut off is sent again), so what the FSP
-// saw is counted by webhook-id, as the README tells FSPs to de-duplicate.
+// saw is counted by webhook-id, as docs/webhooks.md tells FSPs to de-duplicate.
 const PAYMENTS = 50;
 const CLIENTS = 8;
 const FSP_MS = 40; // the FSP's own time per webhook: the webhook queue holds a backlog under load

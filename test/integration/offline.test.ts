@@ -108,7 +108,7 @@ describe('npm run offline', () => {
 });
 
 describe('npx serverless offline start', () => {
-  // README "serverless-offline": beside a running stack (here this file's, which writes its
+  // docs/local-run.md, "serverless-offline": beside a running stack (here this file's, which writes its
   // functions' environment to its data folder as npm start does), the plain command from the
   // repository's root. The bundles go to that data folder, so `serverless package` (package.test.ts)
   // can build in .esbuild/ at the same time.

@@ -142,9 +142,8 @@ describe('the CloudFormation template', () => {
     expect(fns.OutboxRelayLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(30);
   });
 
-  it('lets a deployer set every setting the README lists', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Signing Admin API requests'));
+  it('lets a deployer set every setting docs/configuration.md lists', () => {
+    const section = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
     const listed = [...section.matchAll(/^\| `([A-Z_]+)`/gm)].map((m) => m[1]);
     const local = /_PORT$|^FSP_|^LOCAL_|^LOG_LEVEL$|^(ADMIN_API_SECRET|WEBHOOK_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
     // What shapes the stack rather than the functions: read by serverless.yml or its resources.

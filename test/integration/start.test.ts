@@ -176,7 +176,7 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
       const webhooks: Array<{ type: string; verified: boolean }> = JSON.parse(stdout.trim().split('\n').at(-1)!);
       expect(webhooks.map((e) => e.type)).toEqual(expect.arrayContaining(['payment_intent.created', 'payment.created', 'payment.funded']));
       expect(webhooks.every((e) => e.verified)).toBe(true);
-      // Quiet by default (README "Configuration": LOG_LEVEL): the FSP's lines, no JSON log line.
+      // Quiet by default (docs/configuration.md: LOG_LEVEL): the FSP's lines, no JSON log line.
       expect(a.output()).toMatch(/\[fsp\] funded payment [0-9a-f-]+ -> 200/);
       expect(a.output()).not.toContain('"level":');
       expect(a.output()).not.toContain('NodeVersionSupportWarning');
@@ -215,7 +215,7 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
   }, 120_000);
 });
 
-// The collection's second pass (README "API collection and signing proxy"): the node-b
+// The collection's second pass (docs/api.md, "API collection and signing proxy"): the node-b
 // environment through npm start's proxy's /node-b/ route, against `npm run start:node-b` on fresh
 // data with its own FSP simulator. (Node A's pass runs in proxy.test.ts.)
 describe('the API collection on Node B', () => {

@@ -4,7 +4,7 @@ import { startWebhookReceiver, TEST_WEBHOOK_SECRET } from '../webhook-receiver';
 import { ok, waitFor } from '../world';
 
 // Secrets Manager generates WEBHOOK_SECRET as plain text, not in Standard Webhooks' whsec_ form:
-// such a value is the key's bytes, so the FSP verifies with whsec_ + base64 of it (README).
+// such a value is the key's bytes, so the FSP verifies with whsec_ + base64 of it (docs/webhooks.md).
 describe('a WEBHOOK_SECRET not in whsec_ form', () => {
   it('signs with whsec_ + base64 of the value, which the FSP verifies', async () => {
     const receiver = await startWebhookReceiver(); // verifies with TEST_WEBHOOK_SECRET
