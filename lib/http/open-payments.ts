@@ -5,7 +5,7 @@ import { DomainError, OpenPaymentsError } from '../errors';
 import { logger } from '../log';
 import { observed } from '../tracing';
 import { type SignedRequest, targetUris } from './message-signatures';
-import { fieldErrors, type Problem, problem } from './problem';
+import { fieldErrors, fromDomainError, type Problem, problem } from './problem';
 import { lowerCaseHeaders, MAX_BODY_BYTES } from './schemas';
 
 // The one request stack of the Open Payments APIs (the resource server's incoming payments and the
@@ -85,17 +85,7 @@ function errorReply(e: unknown): OpReply {
     headers = e.headers;
   } else if (e instanceof DomainError) {
     // Open Payments answers a request it cannot take with 400 (it has no 422).
-    const status = {
-      invalid: 400,
-      unprocessable: 400,
-      unauthorized: 401,
-      not_found: 404,
-      conflict: 409,
-      too_large: 413,
-      unsupported_media: 415,
-      upstream: 502,
-    }[e.kind];
-    p = problem(status, e.code, e.message, e.fields);
+    p = fromDomainError(e, { unprocessable: 400 });
   } else {
     logger.error('Unhandled error', { error: e });
     p = problem(500, 'internal_error', 'The request could not be completed; it is safe to retry');

@@ -50,8 +50,9 @@ export function problemResponse(p: Problem): APIGatewayProxyResult {
   };
 }
 
-export function fromDomainError(e: DomainError): Problem {
-  return problem(STATUS[e.kind], e.code, e.message, e.fields);
+// `statuses`: an API's own status for a kind (Open Payments has no 422: it answers 400).
+export function fromDomainError(e: DomainError, statuses: Partial<Record<ErrorKind, number>> = {}): Problem {
+  return problem(statuses[e.kind] ?? STATUS[e.kind], e.code, e.message, e.fields);
 }
 
 // Zod issues become one entry per bad field, named by its dotted path.

@@ -25,7 +25,7 @@ export async function handlePacket(peer: PeerRecord, packet: Buffer): Promise<Bu
   if (!serializeIlpPrepare(prepare).equals(packet)) {
     throw new DomainError('invalid', 'invalid_packet', 'The body must be exactly one ILP Prepare, in its canonical encoding, with nothing after it');
   }
-  if (prepare.destination === 'peer.config') return ildcp(peer, packet);
+  if (prepare.destination === 'peer.config') return ildcp(peer, prepare, packet);
   try {
     return serializeIlpReply(await answer(peer, prepare));
   } catch (error) {
@@ -43,13 +43,13 @@ async function answer(peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> 
 }
 
 // The peer's own address (as configured here) and the asset of the link.
-function ildcp(peer: PeerRecord, packet: Buffer): Buffer {
+function ildcp(peer: PeerRecord, prepare: IlpPrepare, packet: Buffer): Buffer {
   try {
     deserializeIldcpRequest(packet);
   } catch (e) {
     return serializeIlpReply(reject('F00', `Not an ILDCP request: ${(e as Error).message}`));
   }
   // Its answer is a Fulfill: one that carried money would read to the peer as paid.
-  if (deserializeIlpPrepare(packet).amount !== '0') return serializeIlpReply(reject('F00', 'An ILDCP request carries no amount'));
+  if (prepare.amount !== '0') return serializeIlpReply(reject('F00', 'An ILDCP request carries no amount'));
   return serializeIldcpResponse({ clientAddress: peer.staticIlpAddress, assetCode: peer.assetCode, assetScale: peer.assetScale });
 }
