@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DomainError } from '../../lib/errors';
 import { fromDomainError, problem, problemResponse } from '../../lib/http/problem';
-import { lowerCaseHeaders } from '../../lib/http/schemas';
+import { bearerToken, lowerCaseHeaders } from '../../lib/http/schemas';
 import { handlePacket } from '../../lib/ilp/connector';
 import { logger } from '../../lib/log';
 import { peerForToken } from '../../lib/peers';
@@ -13,12 +13,6 @@ import { observed } from '../../lib/tracing';
 // with the Fulfill or Reject. An unknown token is 401, a body that is not a Prepare 400, both as
 // problem+json: HTTP errors are for requests that are not packets of a known peer.
 const MAX_PACKET_BYTES = 64 * 1024; // an ILP packet carries at most 32 KiB of data
-
-// RFC 6750 section 2.1: credentials = "Bearer" 1*SP b64token. The scheme is case-insensitive
-// (RFC 9110 section 11.1) and one or more spaces may follow it; no tab, no other characters, and
-// "=" only at the end.
-const BEARER = /^bearer +([A-Za-z0-9._~+/-]+=*)$/i;
-const bearerToken = (header: string | undefined) => (header === undefined ? undefined : BEARER.exec(header)?.[1]);
 
 export const handler = observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   try {

@@ -23,16 +23,29 @@ export type NodeName = keyof typeof NODES;
 // A local port from its setting (ADMIN_PORT, …), else the node's default.
 export const envPort = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
-// The ports of a stack's REST APIs but the Admin API's, and of its emulators: each from its setting,
-// else the node's default.
-export const stackPorts = (defaults: typeof DEFAULT_PORTS) => ({
-  openPayments: envPort('OPEN_PAYMENTS_PORT', defaults.openPayments),
-  authServer: envPort('AUTH_SERVER_PORT', defaults.authServer),
-  connector: envPort('CONNECTOR_PORT', defaults.connector),
-  dynamodb: envPort('DYNAMODB_PORT', defaults.dynamodb),
-  sqs: envPort('SQS_PORT', defaults.sqs),
-  eventbridge: envPort('EVENTBRIDGE_PORT', defaults.eventbridge),
-});
+// The setting that moves each local port.
+export const PORT_SETTINGS: Record<keyof typeof DEFAULT_PORTS, string> = {
+  admin: 'ADMIN_PORT',
+  openPayments: 'OPEN_PAYMENTS_PORT',
+  fsp: 'FSP_PORT',
+  connector: 'CONNECTOR_PORT',
+  authServer: 'AUTH_SERVER_PORT',
+  dynamodb: 'DYNAMODB_PORT',
+  sqs: 'SQS_PORT',
+  eventbridge: 'EVENTBRIDGE_PORT',
+};
+
+// Every port of a node: each from its setting, else the node's default.
+export const nodePorts = (defaults: typeof DEFAULT_PORTS) =>
+  Object.fromEntries(
+    Object.entries(defaults).map(([key, port]) => [key, envPort(PORT_SETTINGS[key as keyof typeof DEFAULT_PORTS], port)]),
+  ) as typeof DEFAULT_PORTS;
+
+// The ports of a stack's REST APIs but the Admin API's, and of its emulators.
+export const stackPorts = (defaults: typeof DEFAULT_PORTS) => {
+  const { admin: _, fsp: __, ...ports } = nodePorts(defaults);
+  return ports;
+};
 
 // `--node b` among a command's arguments picks Node B; anything else is Node A.
 export function nodeFromArgs(args: string[]): NodeName {

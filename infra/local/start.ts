@@ -2,7 +2,7 @@ import './quiet';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { dataDirOf, envPort, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, STACK_ENV_FILE, stackPorts, wipeData } from './defaults';
+import { dataDirOf, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, nodePorts, PORT_SETTINGS, STACK_ENV_FILE, wipeData } from './defaults';
 import { startFsp } from './fsp';
 import { StartError } from './listen';
 import { announceNodeB, startLocalProxy } from './proxy';
@@ -32,28 +32,19 @@ for (const name of ['STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET']) kept[name] 
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
 for (const [name, value] of Object.entries(kept)) process.env[name] ||= value;
-const adminPort = envPort('ADMIN_PORT', DEFAULT_PORTS.admin);
-const fspPort = envPort('FSP_PORT', DEFAULT_PORTS.fsp);
-const ports = { admin: adminPort, ...stackPorts(DEFAULT_PORTS) };
+const allPorts = nodePorts(DEFAULT_PORTS);
+const { fsp: fspPort, ...ports } = allPorts;
+const adminPort = ports.admin;
 
 // A port that cannot be had ends the start with one line that names its setting, not a stack
 // trace: what a user needs is the variable to change.
-const PORT_SETTINGS: Record<string, number> = {
-  FSP_PORT: fspPort,
-  ADMIN_PORT: ports.admin,
-  OPEN_PAYMENTS_PORT: ports.openPayments,
-  AUTH_SERVER_PORT: ports.authServer,
-  CONNECTOR_PORT: ports.connector,
-  DYNAMODB_PORT: ports.dynamodb,
-  SQS_PORT: ports.sqs,
-  EVENTBRIDGE_PORT: ports.eventbridge,
-};
 function startFailed(e: unknown): never {
   const err = e as NodeJS.ErrnoException & { port?: number };
   if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES' && !(e instanceof StartError)) throw e;
   if (e instanceof StartError) console.error(`error: ${err.message}`);
   else {
-    const setting = Object.entries(PORT_SETTINGS).find(([, port]) => port === err.port)?.[0] ?? 'its port setting';
+    const key = Object.entries(allPorts).find(([, port]) => port === err.port)?.[0] as keyof typeof allPorts | undefined;
+    const setting = key ? PORT_SETTINGS[key] : 'its port setting';
     const why = err.code === 'EADDRINUSE' ? 'is in use (another npm start, or another program?)' : 'needs privileges this user lacks';
     console.error(`error: port ${err.port} (${setting}) ${why}. Stop what uses it, or choose another: ${setting}=<free port> npm start`);
   }
