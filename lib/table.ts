@@ -67,8 +67,18 @@ export async function queryNewestFirst(opts: {
   cursor?: string;
   // Only items that pass it; each partition is then read on until it has enough or ends.
   filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+  // Only sort keys in [from, to): a key condition, so that nothing outside the range is read.
+  range?: { from: string; to: string };
 }): Promise<Page<Record<string, any>>> {
   const after = decodeCursor(opts.cursor);
+  // One condition on the sort key: below the cursor, within the range. BETWEEN takes its upper
+  // bound too, which is the cursor's own item (read, then dropped) or a bare time no key equals.
+  const upper = opts.range && after !== undefined && after < opts.range.to ? after : opts.range?.to;
+  const key = opts.range
+    ? { condition: ' AND #sk BETWEEN :from AND :upper', values: { ':from': opts.range.from, ':upper': upper } }
+    : after !== undefined
+      ? { condition: ' AND #sk < :after', values: { ':after': after } }
+      : undefined;
   const newest = async (partition: string) => {
     const items: Record<string, any>[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -77,16 +87,16 @@ export async function queryNewestFirst(opts: {
         new QueryCommand({
           TableName: opts.table,
           IndexName: opts.index,
-          KeyConditionExpression: `#pk = :pk${after ? ' AND #sk < :after' : ''}`,
+          KeyConditionExpression: `#pk = :pk${key?.condition ?? ''}`,
           ...(opts.filter && { FilterExpression: opts.filter.expression }),
-          ExpressionAttributeNames: { '#pk': opts.partitionKey, ...(after && { '#sk': opts.sortKey }), ...opts.filter?.names },
-          ExpressionAttributeValues: { ':pk': partition, ...(after && { ':after': after }), ...opts.filter?.values },
+          ExpressionAttributeNames: { '#pk': opts.partitionKey, ...(key && { '#sk': opts.sortKey }), ...opts.filter?.names },
+          ExpressionAttributeValues: { ':pk': partition, ...key?.values, ...opts.filter?.values },
           ScanIndexForward: false,
-          Limit: opts.limit + 1,
+          Limit: opts.limit + (opts.range ? 2 : 1),
           ExclusiveStartKey,
         }),
       );
-      items.push(...(res.Items ?? []));
+      items.push(...(res.Items ?? []).filter((i) => i[opts.sortKey] !== after));
       ExclusiveStartKey = opts.filter ? res.LastEvaluatedKey : undefined;
     } while (ExclusiveStartKey && items.length <= opts.limit);
     return items;

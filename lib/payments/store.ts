@@ -113,8 +113,6 @@ export interface UnansweredPacket extends PacketRecord {
   listed: { sourceAssetCode: string; sourceAssetScale: number; peerAssetCode: string; peerAssetScale: number };
 }
 const toUnanswered = ({ pk, sk, listPk, listSk, ...r }: Record<string, any>) => r as UnansweredPacket;
-// The window on the listing's sort key (expiresAt#...): from inclusive, to exclusive.
-const windowOn = (from: string, to: string) => ({ ':from': from, ':to': to });
 
 // A page of a peer's unanswered packets that expired in [from, to), newest first.
 export async function pageUnanswered(peerId: string, window: { from: string; to: string }, limit: number, cursor?: string): Promise<Page<UnansweredPacket>> {
@@ -126,7 +124,7 @@ export async function pageUnanswered(peerId: string, window: { from: string; to:
     partitions: [unansweredOf(peerId)],
     limit,
     cursor,
-    filter: { expression: '#expiresAt >= :from AND #expiresAt < :to', names: { '#expiresAt': 'expiresAt' }, values: windowOn(window.from, window.to) },
+    range: window, // the sort key starts with the expiry
   });
   return { items: page.items.map(toUnanswered), nextCursor: page.nextCursor };
 }

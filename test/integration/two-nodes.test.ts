@@ -215,6 +215,14 @@ describe('paying across two nodes', () => {
       }),
     ]);
     expect(listed.total).toEqual({ count: 1, amount: { value: '700', assetCode: 'USD', assetScale: 2 } });
+    // A window is by expiry, [from, to): one that ends at the packet's expiry, or starts after it, holds nothing.
+    const expiry = listed.items[0].expiresAt;
+    for (const window of [`to=${encodeURIComponent(expiry)}`, `from=${encodeURIComponent(new Date(Date.parse(expiry) + 1).toISOString())}`]) {
+      const outside = await ok(a.admin('GET', `/peers/${peerOfA.id}/reconciliation?${window}`), 200);
+      expect([outside.items, outside.total.count], window).toEqual([[], 0]);
+    }
+    const within = `from=${encodeURIComponent(expiry)}&to=${encodeURIComponent(new Date(Date.parse(expiry) + 1).toISOString())}`;
+    expect((await ok(a.admin('GET', `/peers/${peerOfA.id}/reconciliation?${within}`), 200)).items).toHaveLength(1);
     expect((await ok(a.admin('POST', `/payments/${payment.id}/withdraw`), 200)).withdrawnAmount.value).toBe('700');
     await expectBalancedLedgers();
   }, 45_000);
