@@ -1,4 +1,4 @@
-import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { expect } from 'vitest';
 import { accountIdOf } from '../lib/ledger/keys';
@@ -125,3 +125,16 @@ export async function ledgerItems(s: Pick<TestStack, 'dynamo' | 'env'>): Promise
 
 export const sum = (m: Map<string, bigint>) => [...m.values()].reduce((a, b) => a + b, 0n);
 export const units = (value: string | number) => BigInt(value) * 10n ** 18n; // scale 2 -> ledger scale 20
+
+// The packets a remote payment sent (lib/payments/store.ts keeps them under the payment), as the
+// table holds them: their id, state and amounts (ledger units in the peer's asset, and the source's).
+export async function packetsOf(s: Pick<TestStack, 'dynamo' | 'env'>, paymentId: string) {
+  const res = await s.dynamo.send(
+    new QueryCommand({
+      TableName: s.env.MAIN_TABLE,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)',
+      ExpressionAttributeValues: { ':pk': { S: `PAYMENT#${paymentId}` }, ':k': { S: 'PKT#' } },
+    }),
+  );
+  return (res.Items ?? []).map((i) => ({ id: i.id.S!, state: i.state.S!, peerUnits: BigInt(i.peerUnits.S!), source: BigInt(i.source.S!) }));
+}

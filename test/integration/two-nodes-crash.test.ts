@@ -1,8 +1,8 @@
-import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NodeProcess, startNodeProcess } from '../node';
 import { startTestStack, type TestStack } from '../stack';
-import { ledger, ok, paymentIn, sum, units, waitFor } from '../world';
+import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../world';
 
 // Interledger's rule for packets that get no answer: the sender owes a packet only when its
 // fulfillment reaches it before expiry. Node A pays Node B in tiny packets; B (a process of its
@@ -45,17 +45,6 @@ afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
 });
 
-async function packetsOf(paymentId: string) {
-  const res = await a.dynamo.send(
-    new QueryCommand({
-      TableName: a.env.MAIN_TABLE,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)',
-      ExpressionAttributeValues: { ':pk': { S: `PAYMENT#${paymentId}` }, ':k': { S: 'PKT#' } },
-    }),
-  );
-  return (res.Items ?? []).map((i) => ({ id: i.id.S!, state: i.state.S!, peerUnits: BigInt(i.peerUnits.S!) }));
-}
-
 // Whether B credited a packet (its receive transfer's id is the packet's condition).
 const creditedOnB = async (condition: string) =>
   (
@@ -87,7 +76,7 @@ describe('a crash of the receiving node', () => {
     await waitFor(
       'packets to flow',
       async () => {
-        const paid = (await Promise.all(flows.map((f) => packetsOf(f.payment.id)))).flat().filter((k) => k.state === 'fulfilled');
+        const paid = (await Promise.all(flows.map((f) => packetsOf(a, f.payment.id)))).flat().filter((k) => k.state === 'fulfilled');
         return paid.length >= 10 ? true : undefined;
       },
       30_000,
@@ -107,7 +96,7 @@ describe('a crash of the receiving node', () => {
     const aSent = (await ledger(a)).get(`peer:${peerOfA.id}`) ?? 0n;
     const bBooks = await ledger({ dynamo: a.dynamo, env: b.env });
     const bTook = bBefore - bBooks.get(`peer:${peerOfB.id}`)!;
-    const packets = (await Promise.all(flows.map((f) => packetsOf(f.payment.id)))).flat();
+    const packets = (await Promise.all(flows.map((f) => packetsOf(a, f.payment.id)))).flat();
     expect(packets.filter((k) => k.state === 'pending')).toEqual([]);
     const unpaid = packets.filter((k) => k.state !== 'fulfilled' && k.state !== 'rejected');
     const lost = [];

@@ -1,8 +1,7 @@
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type OtherNode, startOtherNode } from '../node';
 import { startTestStack, type TestStack } from '../stack';
-import { ledger, ok, paymentIn, sum, units, waitFor } from '../world';
+import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../world';
 
 // The specification's two-node walkthrough: Node A (this file's stack) pays Node B (another node of
 // ours, on its own thread) over Interledger, each peered with the other's connector.
@@ -65,17 +64,6 @@ async function payAcross(to: string, value: string, assetCode = 'USD', opts: { f
   return { intent, quote, payment };
 }
 
-async function packets(paymentId: string) {
-  const res = await a.dynamo.send(
-    new QueryCommand({
-      TableName: a.env.MAIN_TABLE,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)',
-      ExpressionAttributeValues: { ':pk': { S: `PAYMENT#${paymentId}` }, ':k': { S: 'PKT#' } },
-    }),
-  );
-  return (res.Items ?? []).map((i) => ({ state: i.state.S!, source: BigInt(i.source.S!) }));
-}
-
 async function expectBalancedLedgers() {
   expect(sum(await ledger(a))).toBe(0n);
   expect(sum(await ledger({ dynamo: a.dynamo, env: b.env }))).toBe(0n);
@@ -119,7 +107,7 @@ describe('paying across two nodes', () => {
       const { intent, payment } = await payAcross(bob, '1234');
       expect(await paymentIn(a, payment.id, ['completed', 'failed'])).toMatchObject({ state: 'completed', sentAmount: { value: '1234' } });
       expect((await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value).toBe('1234');
-      const paid = (await packets(payment.id)).filter((k) => k.state === 'fulfilled');
+      const paid = (await packetsOf(a, payment.id)).filter((k) => k.state === 'fulfilled');
       expect(paid.length).toBeGreaterThanOrEqual(13);
       expect(paid.every((k) => k.source <= 100n)).toBe(true);
       await expectBalancedLedgers();
@@ -147,7 +135,9 @@ describe('paying across two nodes', () => {
     await b.api('connector', 'stop');
     try {
       await ok(a.admin('POST', `/payments/${payment.id}/fund`), 200);
-      await waitFor('an attempt to find the connector down', async () => ((await packets(payment.id)).some((k) => k.state === 'rejected') ? true : undefined));
+      await waitFor('an attempt to find the connector down', async () =>
+        (await packetsOf(a, payment.id)).some((k) => k.state === 'rejected') ? true : undefined,
+      );
       expect((await ok(a.admin('GET', `/payments/${payment.id}`), 200)).state).toBe('sending');
     } finally {
       await b.api('connector', 'start');
@@ -196,14 +186,16 @@ describe('paying across two nodes', () => {
     await waitFor('B to take the packet', async () =>
       (await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value === '700' ? true : undefined,
     );
-    await waitFor('the crash to leave the packet pending', async () => ((await packets(payment.id)).some((k) => k.state === 'pending') ? true : undefined));
+    await waitFor('the crash to leave the packet pending', async () =>
+      (await packetsOf(a, payment.id)).some((k) => k.state === 'pending') ? true : undefined,
+    );
     await new Promise((r) => setTimeout(r, 200));
     delete process.env.PAYMENT_FAULTS;
     // The Fulfill never reached A's books: A owes nothing for it, and B's intent has all it asked,
     // so the payment completes having sent nothing; its 700 stay in its account, to withdraw.
     expect(await paymentIn(a, payment.id, ['completed', 'failed'], 30_000)).toMatchObject({ state: 'completed', sentAmount: { value: '0' } });
     expect((await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).receivedAmount.value).toBe('700');
-    expect((await packets(payment.id)).map((k) => k.state)).toEqual(['unanswered']);
+    expect((await packetsOf(a, payment.id)).map((k) => k.state)).toEqual(['unanswered']);
     expect(await peerLiquidity(a, peerOfA.id)).toBe(aBefore);
     expect(bBefore - (await peerLiquidity(b, peerOfB.id))).toBe(700n); // the difference the two operators settle
     const listed = await ok(a.admin('GET', `/peers/${peerOfA.id}/reconciliation`), 200);
