@@ -1,18 +1,8 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
 import { DomainError } from './errors';
 
 // Helpers shared by the DynamoDB adapters of every domain.
-
-// One write of a transaction; domains hand these to lib/tx commit() to write together.
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-// Indexes of the items of a cancelled transaction whose condition failed.
-export function failedConditions(e: unknown): number[] | undefined {
-  if (!(e instanceof TransactionCanceledException)) return undefined;
-  return (e.CancellationReasons ?? []).flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
-}
 
 // A collection that a list index serves is spread over several partitions of that index, so that
 // no partition takes every write; the shard comes from a hash of the item's id, so it never moves.

@@ -1,14 +1,13 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
 import { db } from '../db';
-import type { TransactItem } from '../table';
+import type { Node } from '../node';
 import { queryAll, shardKeys, shardOf } from '../table';
+import type { Write } from '../tx';
 import type { IntentRecord } from './schemas';
 
 // Payment intents. While an intent is open it carries `openPk` and `openExpiresAt`, the keys of the
 // sparse index OpenIntents, which the expirer queries (all its shards); closing an intent removes
 // them. Each intent is also listed under its wallet address in the Lists index, newest first.
-const TABLE = () => config.MAIN_TABLE;
 export const intentKey = (id: string) => ({ pk: `INTENT#${id}`, sk: 'INTENT' });
 // The intent's partition, which holds its outbox items too.
 export const partition = (id: string) => intentKey(id).pk;
@@ -16,9 +15,9 @@ const OPEN = 'OPEN';
 const OPEN_SHARDS = 16;
 const byWallet = (walletAddressId: string) => `INTENTS#${walletAddressId}`;
 
-export const putIntent = (r: IntentRecord): TransactItem => ({
+export const putIntent = (node: Node, r: IntentRecord): Write => ({
   Put: {
-    TableName: TABLE(),
+    TableName: node.tables.main,
     Item: {
       ...intentKey(r.id),
       ...r,
@@ -33,12 +32,15 @@ export const putIntent = (r: IntentRecord): TransactItem => ({
 });
 
 // Moves an open intent to `state`, on condition that it is still open and unchanged since `r`
-// was read (received amount), and, unless it is expiring, not past its expiry.
-export function closeOrCredit(r: IntentRecord, changes: { state: string; received?: string; completedAt?: string }, now: string): TransactItem {
+// was read (received amount), and, unless it is expiring, not past its expiry; else refused as
+// 'intent_changed'.
+export const INTENT_CHANGED = 'intent_changed';
+export function closeOrCredit(node: Node, r: IntentRecord, changes: { state: string; received?: string; completedAt?: string }, now: string): Write {
   const expiring = changes.state === 'expired';
   return {
+    refusal: INTENT_CHANGED,
     Update: {
-      TableName: TABLE(),
+      TableName: node.tables.main,
       Key: intentKey(r.id),
       UpdateExpression:
         `SET #state = :state, received = :received${changes.completedAt ? ', completedAt = :completedAt' : ''}` +
@@ -61,17 +63,17 @@ export function closeOrCredit(r: IntentRecord, changes: { state: string; receive
 const toRecord = ({ pk, sk, openPk, openExpiresAt, listPk, listSk, metadata, ...record }: Record<string, any>) =>
   ({ ...record, metadata: JSON.parse(metadata) }) as IntentRecord;
 
-export async function findIntent(id: string): Promise<IntentRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: intentKey(id), ConsistentRead: true }));
+export async function findIntent(node: Node, id: string): Promise<IntentRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: intentKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
   return toRecord(Item);
 }
 
-export async function listOpenExpiredBy(now: string): Promise<string[]> {
+export async function listOpenExpiredBy(node: Node, now: string): Promise<string[]> {
   const shards = await Promise.all(
     shardKeys(OPEN, OPEN_SHARDS).map((open) =>
       queryAll({
-        TableName: TABLE(),
+        TableName: node.tables.main,
         IndexName: 'OpenIntents',
         KeyConditionExpression: 'openPk = :open AND openExpiresAt <= :now',
         ExpressionAttributeValues: { ':open': open, ':now': `${now}#~` },
@@ -90,13 +92,17 @@ export interface IntentPage {
   hasPreviousPage: boolean; // newer ones precede
 }
 
-async function queryWallet(walletAddressId: string, opts: { older: boolean; from?: string; limit: number; client?: string }): Promise<IntentRecord[]> {
+async function queryWallet(
+  node: Node,
+  walletAddressId: string,
+  opts: { older: boolean; from?: string; limit: number; client?: string },
+): Promise<IntentRecord[]> {
   const found: IntentRecord[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const res = await db().send(
       new QueryCommand({
-        TableName: TABLE(),
+        TableName: node.tables.main,
         IndexName: 'Lists',
         KeyConditionExpression: `listPk = :pk${opts.from ? ` AND listSk ${opts.older ? '<' : '>'} :from` : ''}`,
         ...(opts.client && { FilterExpression: 'client = :client' }),
@@ -117,13 +123,14 @@ async function queryWallet(walletAddressId: string, opts: { older: boolean; from
 }
 
 export async function pageByWallet(
+  node: Node,
   walletAddressId: string,
   opts: { size: number; direction: 'older' | 'newer'; cursor?: string; client?: string },
 ): Promise<IntentPage> {
   const older = opts.direction === 'older';
   const [found, beyondCursor] = await Promise.all([
-    queryWallet(walletAddressId, { older, from: opts.cursor, limit: opts.size + 1, client: opts.client }),
-    opts.cursor ? queryWallet(walletAddressId, { older: !older, from: opts.cursor, limit: 1, client: opts.client }) : Promise.resolve([]),
+    queryWallet(node, walletAddressId, { older, from: opts.cursor, limit: opts.size + 1, client: opts.client }),
+    opts.cursor ? queryWallet(node, walletAddressId, { older: !older, from: opts.cursor, limit: 1, client: opts.client }) : Promise.resolve([]),
   ]);
   const more = found.length > opts.size;
   const page = found.slice(0, opts.size);

@@ -308,8 +308,8 @@ describe(`fuzzing the ILP connector (seed ${SEED}, ${PACKETS} packets)`, () => {
     const peer = await ok(s.admin('POST', '/peers', peerBody('test.fuzz-packets', 'fuzz-packets-token-0001')));
     await ok(s.admin('POST', `/peers/${peer.id}/liquidity`, { amount: '100000' }), 200);
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
-    const { readIncomingPayment } = await import('../../lib/open-payments/client'); // (reads the stack's settings)
-    const ilpAddress = (await readIncomingPayment(intent.url)).methods.find((m) => m.type === 'ilp')!.ilpAddress;
+    const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/config')]); // (reads the stack's settings)
+    const ilpAddress = (await readIncomingPayment(node, intent.url)).methods.find((m) => m.type === 'ilp')!.ilpAddress;
     const baseline = await snapshot(s.dynamo);
     const valid = () =>
       rnd() < 0.15
