@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, request, type ServerResponse } from
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
 import { problem, problemResponse } from '../../lib/http/problem';
-import { signatureHeader } from '../../lib/http/signature';
+import { adminSigner } from './admin-client';
 import { DEFAULT_PROXY_PORT, LOCAL_ADMIN_API_SECRET, NODES } from './defaults';
 import { listen } from './listen';
 import { ROOT } from './serverless-config';
@@ -72,6 +72,7 @@ const fromLoopback = (req: IncomingMessage) => {
 
 export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
   const log = opts.log ?? (() => undefined);
+  const signer = adminSigner(opts.secret);
   // A failure of the proxy itself (a client gone mid-body, a bad Node B URL) is a 502 of its own.
   const server = createServer((req, res) => {
     forward(req, res).catch((e: Error) => {
@@ -110,7 +111,7 @@ export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
     if (body.length || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
       headers.push('content-length', String(body.length));
     }
-    headers.push('signature', signatureHeader(opts.secret, { method, pathWithQuery: path, idempotencyKey, body }));
+    headers.push('signature', signer.sign({ method, pathWithQuery: path, idempotencyKey, body }));
 
     const upstream = request({ protocol: base.protocol, hostname: base.hostname, port: base.port, method, path, headers });
     upstream.on('response', (answer) => {
