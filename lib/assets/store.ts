@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { type Page, queryNewestFirst, shardKeys, shardOf } from '../table';
+import { type Page, queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import type { Asset } from './schemas';
 

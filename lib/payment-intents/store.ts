@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { queryAll, shardKeys, shardOf } from '../table';
+import { queryAll, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import type { IntentRecord } from './schemas';
 

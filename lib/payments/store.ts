@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { type Page, queryAll, queryNewestFirst } from '../table';
+import { type Page, queryAll, queryNewestFirst } from '../store';
 import type { Write } from '../tx';
 import type { PaymentRecord, PaymentState } from './schemas';
 

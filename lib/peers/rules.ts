@@ -15,3 +15,9 @@ export function bestRoute<P extends Pick<PeerRecord, 'staticIlpAddress' | 'asset
     return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
   })[0];
 }
+
+// A peer's incoming tokens each name one peer (the store claims each as a unique key): an update
+// claims the tokens it adds and releases the ones it drops, and leaves the rest alone.
+export function tokenChanges(was: string[], now: string[]): { added: string[]; dropped: string[] } {
+  return { added: now.filter((h) => !was.includes(h)), dropped: was.filter((h) => !now.includes(h)) };
+}

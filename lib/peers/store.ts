@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { type Page, queryAll, queryNewestFirst, shardKeys, shardOf } from '../table';
+import { type Page, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
+import { tokenChanges } from './rules';
 import type { Peer, PeerRecord } from './schemas';
 
 // A peer is stored under its id (listed, newest first, through the Lists index), and claims two
@@ -53,8 +54,7 @@ export function insertPeer(node: Node, p: PeerRecord): Write[] {
 
 // The items that replace a peer's record as read; tokens it drops are released, new ones claimed.
 export function replacePeer(node: Node, was: PeerRecord, now: PeerRecord): Write[] {
-  const added = now.incomingTokenHashes.filter((h) => !was.incomingTokenHashes.includes(h));
-  const dropped = was.incomingTokenHashes.filter((h) => !now.incomingTokenHashes.includes(h));
+  const { added, dropped } = tokenChanges(was.incomingTokenHashes, now.incomingTokenHashes);
   return [
     putRecord(node, { ...now, version: (was.version ?? 0) + 1 }, unchanged(was)),
     ...dropped.map((h) => release(node, byToken(h))),

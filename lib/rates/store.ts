@@ -1,7 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { queryAll, shardKeys, shardOf } from '../table';
+import { queryAll, shardKeys, shardOf } from '../store';
 
 // The rates table. A pushed rate is one item per scope and pair; a pull is one item per scope and
 // base holding every rate the FSP listed. Pulled items are also listed in a registry (spread over a

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { queryAll } from '../table';
+import { queryAll } from '../store';
 import type { Write } from '../tx';
 import { MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey } from './schemas';
 

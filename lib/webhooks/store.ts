@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { DomainEvent } from '../events';
 import type { Node } from '../node';
-import { queryNewestFirst, shardKeys, shardOf } from '../table';
+import { queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { type Attempt, type WebhookEvent, webhookStatuses } from './schemas';
 
