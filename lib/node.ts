@@ -1,5 +1,4 @@
 import type { Config } from './config-schema';
-import { type SecretName, secretsUnder } from './secrets';
 
 // The node a piece of code works for: which ILP address, base URLs, tables, queues, secrets and
 // settings. Each entry point (an API's adapter, a queue or stream consumer, a schedule) resolves
@@ -15,7 +14,8 @@ export interface Node {
   tables: { main: string; rates: string; auth: string; webhookEvents: string; idempotency: string };
   queues: { payments: string; webhooks: string; webhookParking: string };
   eventBus: string;
-  secret(name: SecretName): Promise<string>;
+  // Where its secrets live in Secrets Manager (lib/secrets.ts reads them); empty: the environment.
+  secretsPrefix: string;
   quoteLifetimeSecs: number;
   slippage: number;
   accessTokenExpirySecs: number;
@@ -32,7 +32,7 @@ export function nodeOf(c: Config): Node {
     tables: { main: c.MAIN_TABLE, rates: c.RATES_TABLE, auth: c.AUTH_TABLE, webhookEvents: c.WEBHOOK_EVENTS_TABLE, idempotency: c.IDEMPOTENCY_TABLE },
     queues: { payments: c.PAYMENTS_QUEUE_URL, webhooks: c.WEBHOOK_QUEUE_URL, webhookParking: c.WEBHOOK_PARKING_QUEUE_URL },
     eventBus: c.EVENT_BUS_NAME,
-    secret: secretsUnder(c.SECRETS_PREFIX),
+    secretsPrefix: c.SECRETS_PREFIX,
     quoteLifetimeSecs: c.QUOTE_LIFETIME_SECS,
     slippage: c.SLIPPAGE,
     accessTokenExpirySecs: c.ACCESS_TOKEN_EXPIRY_SECS,

@@ -9,6 +9,7 @@ import { dynamoForLibraries } from '../db';
 import { DomainError } from '../errors';
 import { logger } from '../log';
 import type { Node } from '../node';
+import { secret } from '../secrets';
 import { observed } from '../tracing';
 import { rideAlong, riderScope, untakenRider } from '../tx';
 import { fieldErrors, fromDomainError, problem, problemResponse, validationError } from './problem';
@@ -84,7 +85,7 @@ const normalize = (): MiddlewareObj<AdminEvent> => ({
 });
 
 async function adminSecret(): Promise<string> {
-  const value = await node.secret('ADMIN_API_SECRET');
+  const value = await secret(node, 'ADMIN_API_SECRET');
   if (value.length < 16) throw new Error('ADMIN_API_SECRET must be at least 16 characters');
   return value;
 }

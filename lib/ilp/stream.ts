@@ -12,7 +12,7 @@ import { derivedKey } from '../secrets';
 // payment's id, encrypted, so that the receiver can tell which payment a packet pays and derive
 // the same shared secret again, with nothing stored.
 let server: StreamServer | undefined;
-const serverSecret = (node: Node) => derivedKey(node.secret, 'STREAM_SECRET', 'stream');
+const serverSecret = (node: Node) => derivedKey(node, 'STREAM_SECRET', 'stream');
 
 export async function streamServer(node: Node): Promise<StreamServer> {
   server ??= new StreamServer({ serverSecret: await serverSecret(node), serverAddress: node.ilpAddress });

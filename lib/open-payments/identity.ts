@@ -19,7 +19,7 @@ export const serviceWalletAddress = (node: Node) => `${canonicalBase(node.urls.w
 let identity: Promise<{ privateKey: KeyObject; jwk: JWK }> | undefined;
 
 async function load(node: Node) {
-  const seed = await derivedKey(node.secret, 'OPEN_PAYMENTS_CLIENT_SECRET', 'ed25519');
+  const seed = await derivedKey(node, 'OPEN_PAYMENTS_CLIENT_SECRET', 'ed25519');
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
   const probe = generateJwk({ privateKey, keyId: 'probe' });
   const jwk = generateJwk({ privateKey, keyId: `service-${probe.x.slice(0, 12)}` });

@@ -4,6 +4,7 @@ import { type DomainEvent, message, type Outgoing } from '../events';
 import { logger } from '../log';
 import { countWebhookAttempt, countWebhookParked } from '../metrics';
 import type { Node } from '../node';
+import { secret } from '../secrets';
 import { sqs } from '../sqs';
 import { commit } from '../tx';
 import { retryMessage } from '.';
@@ -25,7 +26,7 @@ let signer: { value: string; webhook: Webhook } | undefined;
 async function currentSigner(node: Node): Promise<Webhook | string> {
   let value: string;
   try {
-    value = await node.secret('WEBHOOK_SECRET');
+    value = await secret(node, 'WEBHOOK_SECRET');
   } catch {
     return 'WEBHOOK_SECRET is not set';
   }
