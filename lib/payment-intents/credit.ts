@@ -11,6 +11,14 @@ export const isOpen = (r: Pick<IntentRecord, 'state' | 'expiresAt'>, now = Date.
 export const stateOf = (r: Pick<IntentRecord, 'state' | 'expiresAt'>, now = Date.now()): IntentState =>
   (r.state === 'pending' || r.state === 'processing') && Date.parse(r.expiresAt) <= now ? 'expired' : r.state;
 
+// stateOf's inverse, for lists by state: the stored states of an intent that reads as `state`, and
+// whether it must be past its expiry (true) or before it (false). A stored `expired` is past it:
+// the expirer records only those.
+export function storedAs(state: IntentState): { states: IntentState[]; pastExpiry?: boolean } {
+  if (state === 'expired') return { states: ['pending', 'processing', 'expired'], pastExpiry: true };
+  return state === 'completed' ? { states: [state] } : { states: [state], pastExpiry: false };
+}
+
 // How much of `amount` (in the intent's asset) the intent takes, never passing its incomingAmount:
 // all of it when it fits; only what is left when the payer could not have come closer (`oneUnitLess`,
 // what one unit less of the payer's asset converts to, would have left it short: a conversion's

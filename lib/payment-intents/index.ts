@@ -6,10 +6,11 @@ import { account, settleAll } from '../ledger';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { conflictState, intentUrl } from '../resources';
+import type { Page } from '../store';
 import { commit, type Refusals, type Write } from '../tx';
-import { findWalletRecordByUrl } from '../wallet-addresses';
+import { findWalletRecordByUrl, walletAddressIdOf } from '../wallet-addresses';
 import { afterCredit, creditFor, isOpen, stateOf } from './credit';
-import type { CreateIntent, IntentRecord, PaymentIntent } from './schemas';
+import type { CreateIntent, IntentRecord, ListIntentsQuery, PaymentIntent } from './schemas';
 import * as store from './store';
 
 export const findIntent = (node: Node, id: string) => store.findIntent(node, id);
@@ -36,6 +37,12 @@ export function intentView(node: Node, r: IntentRecord): PaymentIntent {
     createdAt: r.createdAt,
     metadata: r.metadata,
   };
+}
+
+export async function listIntents(node: Node, q: ListIntentsQuery): Promise<Page<PaymentIntent>> {
+  const walletAddressId = q.walletAddress === undefined ? undefined : await walletAddressIdOf(node, q.walletAddress, 'query.walletAddress');
+  const page = await store.listIntents(node, { walletAddressId, state: q.state, limit: q.limit, cursor: q.cursor, now: new Date().toISOString() });
+  return { items: page.items.map((r) => intentView(node, r)), nextCursor: page.nextCursor };
 }
 
 export function checkAmountAsset(a: Amount, expected: { code: string; scale: number }, field: string) {
@@ -81,7 +88,7 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
     ...(client && { client }),
   };
   // The intent's ledger account comes into being with its first credit.
-  await commit(node, [store.putIntent(node, record)], [event(store.partition(record.id), 'payment_intent.created', intentView(node, record))]);
+  await commit(node, store.insertIntent(node, record), [event(store.partition(record.id), 'payment_intent.created', intentView(node, record))]);
   return record;
 }
 
@@ -98,11 +105,9 @@ export async function completeIntent(node: Node, id: string): Promise<IntentReco
   if (!isOpen(r)) throw conflictState('Payment intent', id, stateOf(r), 'completed');
   const now = new Date().toISOString();
   const done: IntentRecord = { ...r, state: 'completed', completedAt: now };
-  const refusals = await commit(
-    node,
-    [store.closeOrCredit(node, r, { state: 'completed', completedAt: now }, now)],
-    [event(store.partition(id), 'payment_intent.completed', intentView(node, done))],
-  );
+  const refusals = await commit(node, store.closeOrCredit(node, r, { state: 'completed', completedAt: now }, now), [
+    event(store.partition(id), 'payment_intent.completed', intentView(node, done)),
+  ]);
   if (refusals.length) return completeIntent(node, id); // it changed under us: decide again on fresh state
   return done;
 }
@@ -123,11 +128,9 @@ export async function expireDueIntents(node: Node): Promise<number> {
     const r = await store.findIntent(node, id);
     if (!r) continue;
     if (r.state !== 'pending' && r.state !== 'processing') continue;
-    const refusals = await commit(
-      node,
-      [store.closeOrCredit(node, r, { state: 'expired' }, now)],
-      [event(store.partition(id), 'payment_intent.expired', intentView(node, { ...r, state: 'expired' }))],
-    );
+    const refusals = await commit(node, store.closeOrCredit(node, r, { state: 'expired' }, now), [
+      event(store.partition(id), 'payment_intent.expired', intentView(node, { ...r, state: 'expired' })),
+    ]);
     if (refusals.length) logger.info('Intent changed while expiring; next run decides', { id });
     else expired++;
   }
@@ -173,7 +176,7 @@ export async function creditIntent(node: Node, read: IntentRecord | undefined, c
     const changes = { state: after.state, received: after.received, ...(after.completedAt && { completedAt: after.completedAt }) };
     const outgoing = [...(c.outgoing ?? [])];
     if (after.state === 'completed') outgoing.push(event(store.partition(intent.id), 'payment_intent.completed', intentView(node, after)));
-    const refusals = await commit(node, [...c.writes(credit, intent), store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
+    const refusals = await commit(node, [...c.writes(credit, intent), ...store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
     if (!refusals.length) return { kind: 'credited', credit, intent: after };
     if (refusals.some((r) => r !== store.INTENT_CHANGED)) return { kind: 'refused', refusals };
     // Decide again on the intent as it is now, after a short random pause so that competing

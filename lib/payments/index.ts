@@ -10,9 +10,11 @@ import { getPeerRecord } from '../peers';
 import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery } from '../peers/schemas';
 import { findQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
 import { conflictState } from '../resources';
+import type { Page } from '../store';
 import { commit, type Write } from '../tx';
+import { walletAddressIdOf } from '../wallet-addresses';
 import { canonicalOrUndefined } from '../wallet-addresses/address';
-import type { CreatePayment, Payment, PaymentMessage, PaymentRecord } from './schemas';
+import type { CreatePayment, ListPaymentsQuery, Payment, PaymentMessage, PaymentRecord } from './schemas';
 import { mayWithdraw, type PaymentAction, TRANSITIONS } from './states';
 import * as store from './store';
 
@@ -43,6 +45,12 @@ export async function getPaymentRecord(node: Node, id: string): Promise<PaymentR
 }
 
 export const getPayment = async (node: Node, id: string) => paymentView(await getPaymentRecord(node, id));
+
+export async function listPayments(node: Node, q: ListPaymentsQuery): Promise<Page<Payment>> {
+  const walletAddressId = q.walletAddress === undefined ? undefined : await walletAddressIdOf(node, q.walletAddress, 'query.walletAddress');
+  const page = await store.listPayments(node, { walletAddressId, state: q.state, limit: q.limit, cursor: q.cursor });
+  return { items: page.items.map(paymentView), nextCursor: page.nextCursor };
+}
 
 export async function createPayment(node: Node, input: CreatePayment): Promise<Payment> {
   const quote = await findQuote(node, input.quoteId);
@@ -76,7 +84,7 @@ export async function createPayment(node: Node, input: CreatePayment): Promise<P
   const view = paymentView(record);
   const refusals = await commit(
     node,
-    [store.putPayment(node, record), takeQuote(node, quote.id, record.id, now)],
+    [...store.insertPayment(node, record), takeQuote(node, quote.id, record.id, now)],
     [event(store.partition(record.id), 'payment.created', view)],
   );
   if (refusals.includes(QUOTE_TAKEN)) throw (await findQuote(node, quote.id))?.paymentId ? quoteUsed() : quoteExpired();
@@ -98,7 +106,7 @@ async function move(
   if (r.state !== from) throw conflictState('Payment', id, r.state, done);
   const next: PaymentRecord = { ...r, state: to };
   const { writes = [], outgoing } = build(r, next);
-  const refusals = await commit(node, [store.transition(node, r.id, from, to), ...writes], outgoing);
+  const refusals = await commit(node, [...store.transition(node, r, from, to), ...writes], outgoing);
   refuseTooLarge(refusals);
   if (refusals.length) throw conflictState('Payment', id, (await getPaymentRecord(node, id)).state, done);
   return paymentView(next);
@@ -142,7 +150,7 @@ export async function finishPayment(
     ...(opts.sentAmount && { sentAmount: opts.sentAmount }),
     ...(state === 'completed' ? { completedAt: new Date().toISOString() } : { failureReason: opts.reason }),
   };
-  if ((await commit(node, [store.transition(node, p.id, 'sending', state, set)], [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length)
+  if ((await commit(node, store.transition(node, p, 'sending', state, set), [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length)
     return 'skipped';
   if (state === 'failed') logger.warn('Payment failed', { paymentId: p.id, reason: opts.reason, sent: opts.sentAmount?.value });
   countPayment(state, opts.reason);

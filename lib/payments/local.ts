@@ -45,7 +45,7 @@ export async function sendLocal(node: Node, p: PaymentRecord, intent: IntentReco
     amount: receiveValue,
     writes: () => [
       ...transferItems(node, `deliver:${p.id}`, legsFor(p, intentId, destinationAssetId, debit, receive)),
-      store.transition(node, p.id, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
+      ...store.transition(node, p, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
     ],
     outgoing: [event(store.partition(p.id), 'payment.completed', paymentView(completed))],
     attempts: ATTEMPTS,

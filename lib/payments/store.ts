@@ -2,53 +2,94 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { type Page, queryAll, queryNewestFirst } from '../store';
+import { LISTS, type Page, pageOfListed, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
-import type { PaymentRecord, PaymentState } from './schemas';
+import { type PaymentRecord, type PaymentState, paymentStates } from './schemas';
 
-const paymentKey = (id: string) => ({ pk: `PAYMENT#${id}`, sk: 'PAYMENT' });
+const RECORD = 'PAYMENT';
+const paymentKey = (id: string) => ({ pk: `PAYMENT#${id}`, sk: RECORD });
 // The payment's partition, which holds its outbox items too.
 export const partition = (id: string) => paymentKey(id).pk;
 
-export const putPayment = (node: Node, r: PaymentRecord): Write => ({
-  // Metadata as JSON text: the FSP's data need not fit DynamoDB's attribute rules.
-  Put: {
-    TableName: node.tables.main,
-    Item: { ...paymentKey(r.id), ...r, metadata: JSON.stringify(r.metadata) },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  },
+// Each payment is listed twice in the Lists index, newest first, in partitions of its state (so
+// that a list of one state reads only that state): its record under its wallet address, and a
+// listing item beside it among all payments, spread over LIST_SHARDS partitions per state. Both
+// move with each change of state, in its transaction.
+const listingKey = (id: string) => ({ pk: paymentKey(id).pk, sk: 'LISTED' });
+const byWallet = (walletAddressId: string, state: PaymentState) => `PAYMENTS#${walletAddressId}#${state}`;
+const ALL = (state: PaymentState) => `PAYMENTS#${state}`;
+const LIST_SHARDS = 4;
+const sortKeyOf = (r: PaymentRecord) => `${r.createdAt}#${r.id}`;
+
+const listingItem = (node: Node, r: PaymentRecord, state: PaymentState): Write => ({
+  Put: { TableName: node.tables.main, Item: { ...listingKey(r.id), listPk: `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`, listSk: sortKeyOf(r) } },
 });
 
-// A state transition that only happens from `from`: concurrent attempts make one change (the
-// others are refused, 'payment_moved').
+// The items that create a payment: its record and its listing.
+export const insertPayment = (node: Node, r: PaymentRecord): Write[] => [
+  {
+    // Metadata as JSON text: the FSP's data need not fit DynamoDB's attribute rules.
+    Put: {
+      TableName: node.tables.main,
+      Item: { ...paymentKey(r.id), ...r, metadata: JSON.stringify(r.metadata), listPk: byWallet(r.walletAddressId, r.state), listSk: sortKeyOf(r) },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  },
+  listingItem(node, r, r.state),
+];
+
+// A state transition of the payment `r` that only happens from `from`: concurrent attempts make
+// one change (the others are refused, 'payment_moved'). Its listings move to the new state (a
+// payment recorded before they were kept gets them here).
 export const PAYMENT_MOVED = 'payment_moved';
-export function transition(node: Node, id: string, from: PaymentState, to: PaymentState, set: Record<string, unknown> = {}): Write {
+export function transition(node: Node, r: PaymentRecord, from: PaymentState, to: PaymentState, set: Record<string, unknown> = {}): Write[] {
   const names: Record<string, string> = { '#state': 'state' };
-  const values: Record<string, unknown> = { ':from': from, ':to': to };
-  const sets = ['#state = :to'];
+  const values: Record<string, unknown> = { ':from': from, ':to': to, ':listPk': byWallet(r.walletAddressId, to), ':listSk': sortKeyOf(r) };
+  const sets = ['#state = :to', 'listPk = :listPk', 'listSk = :listSk'];
   for (const [k, v] of Object.entries(set)) {
     names[`#${k}`] = k;
     values[`:${k}`] = v;
     sets.push(`#${k} = :${k}`);
   }
-  return {
-    refusal: PAYMENT_MOVED,
-    Update: {
-      TableName: node.tables.main,
-      Key: paymentKey(id),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: '#state = :from',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+  return [
+    {
+      refusal: PAYMENT_MOVED,
+      Update: {
+        TableName: node.tables.main,
+        Key: paymentKey(r.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: '#state = :from',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
     },
-  };
+    listingItem(node, r, to),
+  ];
 }
+
+const toRecord = ({ pk, sk, metadata, leaseHolder, leaseUntil, listPk, listSk, ...record }: Record<string, any>) =>
+  ({ ...record, metadata: JSON.parse(metadata) }) as PaymentRecord;
 
 export async function findPayment(node: Node, id: string): Promise<PaymentRecord | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: paymentKey(id), ConsistentRead: true }));
-  if (!Item) return undefined;
-  const { pk, sk, metadata, leaseHolder, leaseUntil, ...record } = Item;
-  return { ...record, metadata: JSON.parse(metadata) } as PaymentRecord;
+  return Item && toRecord(Item);
+}
+
+// A page of payments, newest first: of one wallet address (its records' partitions; null: an
+// address with no wallet, so none) or of all (the listing items', then their records), in one
+// state or any.
+export async function listPayments(
+  node: Node,
+  q: { walletAddressId?: string | null; state?: PaymentState; limit: number; cursor?: string },
+): Promise<Page<PaymentRecord>> {
+  const { walletAddressId } = q;
+  const states = q.state ? [q.state] : paymentStates;
+  const query = { table: node.tables.main, ...LISTS, limit: q.limit, cursor: q.cursor };
+  const page =
+    walletAddressId === undefined
+      ? await pageOfListed({ ...query, partitions: states.flatMap((s) => shardKeys(ALL(s), LIST_SHARDS)), recordKey: ({ pk }) => ({ pk, sk: RECORD }) })
+      : await queryNewestFirst({ ...query, partitions: walletAddressId === null ? [] : states.map((s) => byWallet(walletAddressId, s)) });
+  return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
 }
 
 // A payment sent over Interledger records each paying packet in its partition, before the packet

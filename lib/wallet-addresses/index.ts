@@ -3,7 +3,7 @@ import { findAssetByCode } from '../assets';
 import { DomainError, notFound } from '../errors';
 import type { Node } from '../node';
 import { commit } from '../tx';
-import { canonicalBase, canonicalOrUndefined, newAddress } from './address';
+import { canonicalAddress, canonicalBase, canonicalOrUndefined, newAddress } from './address';
 import { type CreateWalletAddress, type Ed25519Jwk, MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey } from './schemas';
 import * as store from './store';
 
@@ -65,6 +65,8 @@ export async function findWalletAddressByUrl(node: Node, url: string): Promise<W
   return view;
 }
 
+export const listWalletAddresses = (node: Node, q: { limit: number; cursor?: string }) => store.listWalletAddresses(node, q.limit, q.cursor);
+
 export async function getWalletAddressByUrl(node: Node, url: string): Promise<WalletAddress> {
   const wallet = await findWalletAddressByUrl(node, url);
   if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${url}`);
@@ -90,6 +92,13 @@ export async function findWalletRecordByUrl(node: Node, url: string): Promise<Wa
     recordCache.set(address, { ...record, publicName: null });
   }
   return record;
+}
+
+// For a list filtered by wallet address: the id of the one at `url`, or null when there is none;
+// a URL that cannot be a wallet address is refused (400, naming `field`).
+export async function walletAddressIdOf(node: Node, url: string, field: string): Promise<string | null> {
+  canonicalAddress(url, node.urls.walletAddresses, field);
+  return (await findWalletRecordByUrl(node, url))?.id ?? null;
 }
 
 export async function renameWalletAddress(node: Node, id: string, publicName: string): Promise<WalletAddress> {

@@ -2,15 +2,18 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { queryAll } from '../store';
+import { LISTS, type Page, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey } from './schemas';
 
 // A wallet address is stored under its canonical URL (which makes it unique and lets the resource
-// server answer with one read) and under its id; its keys sit in the URL's partition so that
-// jwks.json is one query. The base URL is recorded once, with the first address, and never changes.
+// server answer with one read) and under its id, which the Lists index lists, newest first, spread
+// over a few partitions; its keys sit in the URL's partition so that jwks.json is one query. The
+// base URL is recorded once, with the first address, and never changes.
 const byUrl = (address: string) => ({ pk: `WAURL#${address}`, sk: 'WA' });
 const byId = (id: string) => ({ pk: `WA#${id}`, sk: 'WA' });
+const LIST = 'WALLETS';
+const LIST_SHARDS = 4;
 const keyOf = (address: string, kid: string) => ({ pk: `WAURL#${address}`, sk: `KEY#${kid}` });
 const BASE_KEY = { pk: 'CONFIG', sk: 'WALLET_ADDRESS_URL' };
 const toWallet = (i: Record<string, any>): WalletAddress => ({
@@ -65,8 +68,19 @@ export function insertWalletAddress(node: Node, wa: WalletRecord): Write[] {
       refusal: 'wallet_address_exists',
       Put: { TableName: node.tables.main, Item: { ...byUrl(wa.address), ...wa }, ConditionExpression: 'attribute_not_exists(pk)' },
     },
-    { Put: { TableName: node.tables.main, Item: { ...byId(wa.id), ...wa }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: node.tables.main,
+        Item: { ...byId(wa.id), ...wa, listPk: `${LIST}#${shardOf(wa.id, LIST_SHARDS)}`, listSk: `${wa.createdAt}#${wa.id}` },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ];
+}
+
+export async function listWalletAddresses(node: Node, limit: number, cursor?: string): Promise<Page<WalletAddress>> {
+  const page = await queryNewestFirst({ table: node.tables.main, ...LISTS, partitions: shardKeys(LIST, LIST_SHARDS), limit, cursor });
+  return { items: page.items.map(toWallet), nextCursor: page.nextCursor };
 }
 
 export async function findWalletAddress(node: Node, id: string): Promise<WalletAddress | undefined> {

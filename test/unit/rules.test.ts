@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { conditionFor, insufficient, MAX_BALANCE, netChanges, TOO_LARGE } from '../../lib/ledger/rules';
-import { afterCredit, isOpen, stateOf } from '../../lib/payment-intents/credit';
-import type { IntentRecord } from '../../lib/payment-intents/schemas';
+import { afterCredit, isOpen, stateOf, storedAs } from '../../lib/payment-intents/credit';
+import { type IntentRecord, intentStates } from '../../lib/payment-intents/schemas';
 import { actionsFrom, mayWithdraw, TRANSITIONS } from '../../lib/payments/states';
 import { bestRoute, tokenChanges } from '../../lib/peers/rules';
 
@@ -35,6 +35,20 @@ describe('the payment intent state machine', () => {
     expect(isOpen(intent({ expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe(false);
     expect(stateOf(intent({ state: 'processing', expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe('expired');
     expect(stateOf(intent({ state: 'completed', expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe('completed');
+  });
+
+  it('finds by stored state and expiry exactly the intents that read as a state, for lists by state', () => {
+    // Every record that can be stored: an expired one only past its expiry (the expirer records no other).
+    const records = intentStates.flatMap((state) =>
+      ['2025-12-31T00:00:00Z', '2026-01-02T00:00:00Z']
+        .map((expiresAt) => intent({ state, expiresAt }))
+        .filter((r) => r.state !== 'expired' || Date.parse(r.expiresAt) <= now),
+    );
+    for (const state of intentStates) {
+      const { states, pastExpiry } = storedAs(state);
+      const found = records.filter((r) => states.includes(r.state) && (pastExpiry === undefined || pastExpiry === Date.parse(r.expiresAt) <= now));
+      expect(found, state).toEqual(records.filter((r) => stateOf(r, now) === state));
+    }
   });
 
   it('moves to processing with a credit, and completes at its incoming amount', () => {
