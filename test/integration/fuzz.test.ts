@@ -192,6 +192,9 @@ function mutate(op: (typeof operations)[number], rnd: () => number, n: number): 
         `?cursor=${pick(HOSTILE_CURSORS)}`,
         '?status=nope',
         '?address=%00',
+        '?walletAddress=%00',
+        '?walletAddress=http%3A%2F%2Fevil.example%2Fx&state=completed',
+        '?state=nope',
         '?x=1&x=2',
         '?sourceAssetCode=&destinationAssetCode=',
         `?limit=${'9'.repeat(30)}`,
@@ -251,7 +254,15 @@ const HOSTILE_CURSORS = [
 describe('hostile cursors on every list route', () => {
   const lists = operations.filter((op) => op.method === 'get' && op.query && 'cursor' in op.query.shape);
   it('covers every list route', () =>
-    expect(lists.map((op) => op.path).sort()).toEqual(['/assets', '/peers', '/peers/{id}/reconciliation', '/webhook-events']));
+    expect(lists.map((op) => op.path).sort()).toEqual([
+      '/assets',
+      '/payment-intents',
+      '/payments',
+      '/peers',
+      '/peers/{id}/reconciliation',
+      '/wallet-addresses',
+      '/webhook-events',
+    ]));
   for (const op of lists) {
     it(`GET ${op.path}: 400 invalid_cursor for each, before any query`, async () => {
       const list = op.path.replace('{id}', ids.peer);
