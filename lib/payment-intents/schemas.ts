@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
-import { metadata, pageQuery } from '../http/schemas';
+import { pageQuery } from '../http/schemas';
+import { metadata } from '../values';
 import { walletAddressUrl } from '../wallet-addresses/schemas';
 
 export const createIntentBody = z.strictObject({

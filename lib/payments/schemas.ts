@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { type Amount, amount } from '../amounts';
-import { metadata, pageQuery } from '../http/schemas';
+import { pageQuery } from '../http/schemas';
 import type { IlpQuoteDetails } from '../ilp/quote';
+import { metadata } from '../values';
 import { walletAddressUrl } from '../wallet-addresses/schemas';
 
 export const createPaymentBody = z.strictObject({
