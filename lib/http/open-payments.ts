@@ -6,7 +6,7 @@ import { logger } from '../log';
 import { observed } from '../tracing';
 import { type SignedRequest, targetUris } from './message-signatures';
 import { fieldErrors, fromDomainError, type Problem, problem } from './problem';
-import { lowerCaseHeaders, MAX_BODY_BYTES } from './schemas';
+import { lowerCaseHeaders, requestBody } from './request';
 
 // The one request stack of the Open Payments APIs (the resource server's incoming payments and the
 // authorization server), REST API events in, JSON out. Routes get the request with its raw body,
@@ -61,10 +61,8 @@ export function parseJson<T>(req: OpRequest, schema: ZodType<T>): T {
 }
 
 function toRequest(event: APIGatewayProxyEvent, base: string): OpRequest {
-  const headers = Object.fromEntries(Object.entries(lowerCaseHeaders(event.headers)).filter((h): h is [string, string] => h[1] !== undefined));
-  const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-  if (body.length > MAX_BODY_BYTES) throw new OpenPaymentsError(413, 'payload_too_large', `The body is ${body.length} bytes; the limit is ${MAX_BODY_BYTES}`);
-  const text = body.toString('utf8');
+  const headers = lowerCaseHeaders(event.headers);
+  const text = requestBody(event).toString('utf8');
   const authorization = /^GNAP (\S+)$/.exec(headers.authorization ?? '');
   return {
     method: event.httpMethod,

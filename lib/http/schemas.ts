@@ -36,10 +36,6 @@ export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(
 // The largest request body either API takes (413 payload_too_large above it).
 export const MAX_BODY_BYTES = 64 * 1024;
 
-// Header names in lower case: a REST API passes them as the client wrote them.
-export const lowerCaseHeaders = (headers: Record<string, string | undefined> | null | undefined) =>
-  Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-
 export const METADATA_MAX_BYTES = 4096;
 export const METADATA_MAX_DEPTH = 64;
 
