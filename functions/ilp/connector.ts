@@ -1,11 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { node } from '../../lib/config';
 import { DomainError } from '../../lib/errors';
-import { fromDomainError, problem, problemResponse } from '../../lib/http/problem';
+import { problemResponse } from '../../lib/http/problem';
 import { lowerCaseHeaders, requestBody } from '../../lib/http/request';
 import { bearerToken } from '../../lib/http/schemas';
 import { handlePacket } from '../../lib/ilp/connector';
-import { logger } from '../../lib/log';
 import { peerForToken } from '../../lib/peers';
 import { observed } from '../../lib/tracing';
 
@@ -29,8 +28,6 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
     const reply = await handlePacket(node, peer, requestBody(event, MAX_PACKET_BYTES, 'an ILP packet is at most'));
     return { statusCode: 200, headers: { 'content-type': 'application/octet-stream' }, body: reply.toString('base64'), isBase64Encoded: true };
   } catch (e) {
-    if (e instanceof DomainError) return problemResponse(fromDomainError(e));
-    logger.error('Unhandled error', { error: e });
-    return problemResponse(problem(500, 'internal_error', 'The request could not be completed; it is safe to retry'));
+    return problemResponse(e);
   }
 });

@@ -12,7 +12,7 @@ import type { Node } from '../node';
 import { secret } from '../secrets';
 import { observed } from '../tracing';
 import { rideAlong, riderScope, untakenRider } from '../tx';
-import { fieldErrors, fromDomainError, problem, problemResponse, validationError } from './problem';
+import { fieldErrors, problemResponse, validationError } from './problem';
 import { entriesOf, sentQueries } from './query';
 import { lowerCaseHeaders, requestBody } from './request';
 import { verifySignature } from './signature';
@@ -222,20 +222,19 @@ function idempotency(): MiddlewareObj<AdminEvent> {
   };
 }
 
+// The idempotency library's refusals, in this service's terms.
+function idempotencyRefusal(e: unknown): unknown {
+  if (e instanceof IdempotencyValidationError)
+    return new DomainError('unprocessable', 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body');
+  if (e instanceof IdempotencyAlreadyInProgressError) {
+    return new DomainError('conflict', 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly');
+  }
+  return e;
+}
+
 const problems = (): MiddlewareObj<AdminEvent, APIGatewayProxyResult> => ({
   onError: (request) => {
-    const e = request.error;
-    if (e instanceof DomainError) request.response = problemResponse(fromDomainError(e));
-    else if (e instanceof IdempotencyValidationError) {
-      request.response = problemResponse(problem(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body'));
-    } else if (e instanceof IdempotencyAlreadyInProgressError) {
-      request.response = problemResponse(
-        problem(409, 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly'),
-      );
-    } else {
-      logger.error('Unhandled error', { error: e });
-      request.response = problemResponse(problem(500, 'internal_error', 'The request could not be completed; it is safe to retry'));
-    }
+    request.response = problemResponse(idempotencyRefusal(request.error));
   },
 });
 
@@ -273,7 +272,7 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(spec: Ro
     riderScope(async () => {
       const response = await handler(event, context);
       const rider = untakenRider();
-      if (rider && !(await recordSignature(rider.write))) return problemResponse(fromDomainError(replayed()));
+      if (rider && !(await recordSignature(rider.write))) return problemResponse(replayed());
       return response;
     }),
   );
