@@ -3,8 +3,9 @@ import type { ZodError } from 'zod';
 import { AccessRefused, DomainError, type ErrorKind, type FieldError, MethodNotAllowed } from '../errors';
 import { logger } from '../log';
 
-// RFC 9457 problem details. Every error any API, the local gateway or the proxy answers is built
-// here, by problemResponse.
+// RFC 9457 problem details. Every error the functions, the local gateway and the signing proxy
+// answer is built here, by problemResponse (what API Gateway answers by itself is fixed text:
+// infra/gateway-responses.json).
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
   unauthorized: 401,
