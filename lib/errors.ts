@@ -1,6 +1,21 @@
-// Domain errors say what went wrong in domain terms; lib/http maps each kind to an HTTP status.
-// `upstream`: another system this request needed (a peer, a remote Open Payments server) failed.
-export type ErrorKind = 'invalid' | 'unauthorized' | 'not_found' | 'conflict' | 'unprocessable' | 'too_large' | 'unsupported_media' | 'upstream';
+// The one error hierarchy of every API: a DomainError says what went wrong in domain terms, and
+// lib/http/problem.ts turns it (or anything else thrown) into the answer, mapping each kind to an
+// HTTP status. `upstream`: another system this request needed (a peer, a remote Open Payments
+// server) failed; `unavailable`: one is down for now (retry); `not_implemented`: a part of a
+// protocol this service does not offer yet.
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'unprocessable'
+  | 'too_large'
+  | 'unsupported_media'
+  | 'upstream'
+  | 'not_implemented'
+  | 'unavailable';
 
 export interface FieldError {
   field: string;
@@ -31,16 +46,27 @@ export const notFound = (what: string, id: string) => new DomainError('not_found
 
 export const invalidField = (field: string, message: string) => new DomainError('invalid', 'invalid_request', `${field}: ${message}`, [{ field, message }]);
 
-// An Open Payments (or GNAP) error: its HTTP status and the spec's error code, which the official
-// client reads from the body's `error` object (lib/http/open-payments.ts shapes it).
-export class OpenPaymentsError extends Error {
+// A refusal of the caller's credentials (401) or of what they allow (403) that says how to get
+// others: `challenge` is sent as WWW-Authenticate (GNAP's names the authorization server).
+export class AccessRefused extends DomainError {
   constructor(
-    readonly status: number,
-    readonly code: string,
+    kind: 'unauthorized' | 'forbidden',
+    code: string,
     message: string,
-    readonly headers: Record<string, string> = {},
+    readonly challenge: string,
   ) {
-    super(message);
-    this.name = 'OpenPaymentsError';
+    super(kind, code, message);
+    this.name = 'AccessRefused';
+  }
+}
+
+// A method the resource does not serve; `allow` is what it does (HTTP's Allow).
+export class MethodNotAllowed extends DomainError {
+  constructor(
+    message: string,
+    readonly allow: string[],
+  ) {
+    super('method_not_allowed', 'method_not_allowed', message);
+    this.name = 'MethodNotAllowed';
   }
 }

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { node } from '../../lib/config';
 import { DomainError } from '../../lib/errors';
-import { fromDomainError, problem, problemResponse } from '../../lib/http/problem';
-import { bearerToken, lowerCaseHeaders } from '../../lib/http/schemas';
+import { problemResponse } from '../../lib/http/problem';
+import { lowerCaseHeaders, requestBody } from '../../lib/http/request';
+import { bearerToken } from '../../lib/http/schemas';
 import { handlePacket } from '../../lib/ilp/connector';
-import { logger } from '../../lib/log';
 import { peerForToken } from '../../lib/peers';
 import { observed } from '../../lib/tracing';
 
@@ -25,14 +25,9 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
     if (!/^application\/octet-stream\b/i.test(headers['content-type'] ?? '')) {
       throw new DomainError('invalid', 'invalid_request', 'An ILP packet is sent as Content-Type: application/octet-stream');
     }
-    const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
-    if (body.length > MAX_PACKET_BYTES)
-      throw new DomainError('too_large', 'payload_too_large', `The body is ${body.length} bytes; an ILP packet is at most ${MAX_PACKET_BYTES}`);
-    const reply = await handlePacket(node, peer, body);
+    const reply = await handlePacket(node, peer, requestBody(event, MAX_PACKET_BYTES, 'an ILP packet is at most'));
     return { statusCode: 200, headers: { 'content-type': 'application/octet-stream' }, body: reply.toString('base64'), isBase64Encoded: true };
   } catch (e) {
-    if (e instanceof DomainError) return problemResponse(fromDomainError(e));
-    logger.error('Unhandled error', { error: e });
-    return problemResponse(problem(500, 'internal_error', 'The request could not be completed; it is safe to retry'));
+    return problemResponse(e);
   }
 });

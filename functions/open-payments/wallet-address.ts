@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { node } from '../../lib/config';
-import { problem } from '../../lib/http/problem';
-import { logger } from '../../lib/log';
+import { DomainError, MethodNotAllowed } from '../../lib/errors';
+import { type ProblemApi, problemResponse } from '../../lib/http/problem';
 import { observed } from '../../lib/tracing';
 import { publishedKeys, publishedWalletAddress } from '../../lib/wallet-addresses';
 import { MAX_ADDRESS_LENGTH } from '../../lib/wallet-addresses/schemas';
@@ -9,11 +9,7 @@ import { MAX_ADDRESS_LENGTH } from '../../lib/wallet-addresses/schemas';
 // Open Payments resource server: GET <wallet address> and GET <wallet address>/jwks.json. Public,
 // and read from browsers: CORS on every answer, HEAD as GET without the body, and preflights.
 const CORS = { 'access-control-allow-origin': '*' };
-const json = (statusCode: number, body: unknown, type = 'application/json'): APIGatewayProxyResult => ({
-  statusCode,
-  headers: { 'content-type': type, ...CORS },
-  body: JSON.stringify(body),
-});
+const PROBLEMS: ProblemApi = { headers: CORS, internalDetail: 'The request could not be completed' };
 
 export const handler = observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   if (event.httpMethod === 'OPTIONS') {
@@ -23,29 +19,26 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
       body: '',
     };
   }
-  const answer = await get({ ...event, httpMethod: event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod });
+  let answer: APIGatewayProxyResult;
+  try {
+    const found = await get(event.httpMethod === 'HEAD' ? 'GET' : event.httpMethod, event.path);
+    answer = { statusCode: 200, headers: { 'content-type': 'application/json', ...CORS }, body: JSON.stringify(found) };
+  } catch (e) {
+    answer = problemResponse(e, PROBLEMS);
+  }
   return event.httpMethod === 'HEAD' ? { ...answer, body: '' } : answer;
 });
 
 const MAX_PATH = MAX_ADDRESS_LENGTH + '/jwks.json'.length;
 
-async function get(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
-  if (event.httpMethod !== 'GET')
-    return {
-      ...json(405, problem(405, 'method_not_allowed', 'Only GET, HEAD and OPTIONS are served here'), 'application/problem+json'),
-      headers: { 'content-type': 'application/problem+json', allow: 'GET, HEAD, OPTIONS', ...CORS },
-    };
+async function get(method: string, path: string) {
+  if (method !== 'GET') throw new MethodNotAllowed('Only GET, HEAD and OPTIONS are served here', ['GET', 'HEAD', 'OPTIONS']);
   // No wallet address is longer than creation allows (MAX_ADDRESS_LENGTH), so a longer path is not one; looking
   // it up would also overrun DynamoDB's 2 KB partition key.
-  if (event.path.length > MAX_PATH) return json(404, problem(404, 'wallet_address_not_found', 'No wallet address at this path'), 'application/problem+json');
-  try {
-    const url = new URL(event.path, node.urls.walletAddresses).href;
-    const isJwks = url.endsWith('/jwks.json');
-    const found = isJwks ? await publishedKeys(node, url.slice(0, -'/jwks.json'.length)) : await publishedWalletAddress(node, url);
-    if (!found) return json(404, problem(404, 'wallet_address_not_found', `No wallet address at ${event.path}`), 'application/problem+json');
-    return json(200, found);
-  } catch (error) {
-    logger.error('Unhandled error', { error });
-    return json(500, problem(500, 'internal_error', 'The request could not be completed'), 'application/problem+json');
-  }
+  if (path.length > MAX_PATH) throw new DomainError('not_found', 'wallet_address_not_found', 'No wallet address at this path');
+  const url = new URL(path, node.urls.walletAddresses).href;
+  const isJwks = url.endsWith('/jwks.json');
+  const found = isJwks ? await publishedKeys(node, url.slice(0, -'/jwks.json'.length)) : await publishedWalletAddress(node, url);
+  if (!found) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address at ${path}`);
+  return found;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { problem, problemResponse } from '../../lib/http/problem';
+import { MethodNotAllowed } from '../../lib/errors';
+import { problemResponse } from '../../lib/http/problem';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import gatewayResponses from '../serverless/gateway-responses.cjs';
 import type { LambdaRuntime } from './lambda';
@@ -138,11 +139,11 @@ export async function startGateway(opts: { port: number; routes: Route[]; runtim
         if (!found || compiled.score > found.compiled.score) found = { compiled, params };
       }
       if (!found) {
-        const allow = [...allowed].sort().join(', ');
+        const allow = [...allowed].sort();
         // (API Gateway answers an unknown method as an unknown route; here it is a 405 with Allow.)
-        if (allow) {
-          const r = problemResponse(problem(405, 'method_not_allowed', `${method} is not served at ${rawPath}; ${allow} is`));
-          return send(r.statusCode, { ...r.headers, allow }, r.body);
+        if (allow.length) {
+          const r = problemResponse(new MethodNotAllowed(`${method} is not served at ${rawPath}; ${allow.join(', ')} is`, allow));
+          return send(r.statusCode, r.headers!, r.body);
         }
         return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       }

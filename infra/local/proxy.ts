@@ -7,7 +7,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
-import { problem, problemResponse } from '../../lib/http/problem';
+import { DomainError, type ErrorKind } from '../../lib/errors';
+import { problemResponse } from '../../lib/http/problem';
 import { adminSigner } from './admin-client';
 import { DEFAULT_PROXY_PORT, LOCAL_ADMIN_API_SECRET, NODES } from './defaults';
 import { listen } from './listen';
@@ -53,8 +54,8 @@ function forwardable(raw: string[], drop: string[]): string[] {
   return raw.flatMap((v, i) => (i % 2 === 0 && !out.has(v.toLowerCase()) ? [v, raw[i + 1]] : []));
 }
 
-function sendProblem(res: ServerResponse, status: number, code: string, detail: string) {
-  const r = problemResponse(problem(status, code, detail));
+function sendProblem(res: ServerResponse, kind: ErrorKind, code: string, detail: string) {
+  const r = problemResponse(new DomainError(kind, code, detail));
   res.writeHead(r.statusCode, r.headers as Record<string, string>);
   res.end(r.body);
 }
@@ -77,17 +78,17 @@ export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
   const server = createServer((req, res) => {
     forward(req, res).catch((e: Error) => {
       if (res.headersSent) return void res.destroy();
-      sendProblem(res, 502, 'proxy_failed', `The signing proxy could not forward the request: ${e.message}`);
+      sendProblem(res, 'upstream', 'proxy_failed', `The signing proxy could not forward the request: ${e.message}`);
     });
   });
   async function forward(req: IncomingMessage, res: ServerResponse) {
     const target = req.url ?? '/';
     if (!fromLoopback(req)) {
       const detail = 'The signing proxy takes only requests to localhost from this machine, not from web pages of other sites';
-      return sendProblem(res, 403, 'proxy_refused', detail);
+      return sendProblem(res, 'forbidden', 'proxy_refused', detail);
     }
     if (!target.startsWith('/')) {
-      return sendProblem(res, 400, 'invalid_request', `Send requests to http://localhost/<path>, not ${target}`);
+      return sendProblem(res, 'invalid', 'invalid_request', `Send requests to http://localhost/<path>, not ${target}`);
     }
     const toB = target === NODE_B_PREFIX || target.startsWith(`${NODE_B_PREFIX}/`) || target.startsWith(`${NODE_B_PREFIX}?`);
     const node = toB ? 'Node B' : 'Node A';
@@ -99,7 +100,7 @@ export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
     let size = 0;
     for await (const chunk of req) {
       size += chunk.length;
-      if (size > MAX_BODY) return sendProblem(res, 413, 'payload_too_large', `The body is over ${MAX_BODY} bytes`);
+      if (size > MAX_BODY) return sendProblem(res, 'too_large', 'payload_too_large', `The body is over ${MAX_BODY} bytes`);
       chunks.push(chunk);
     }
     const body = Buffer.concat(chunks);
@@ -124,7 +125,7 @@ export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
       log(`[proxy] ${method} ${target} -> ${node} unreachable (${e.code ?? e.message})`);
       const start = toB ? '. Start it with `npm run start:node-b` (in another terminal)' : '';
       const detail = `${node} is not running: nothing answers at ${base.origin} (${e.code ?? e.message})${start}`;
-      sendProblem(res, 502, 'node_not_running', detail);
+      sendProblem(res, 'upstream', 'node_not_running', detail);
     });
     // A client that leaves before the answer ends also ends the request it started.
     res.on('close', () => {

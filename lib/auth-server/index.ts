@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JWK } from '@interledger/http-signature-utils';
-import { OpenPaymentsError } from '../errors';
+import { DomainError } from '../errors';
 import { type SignedRequest, verifySignature } from '../http/message-signatures';
 import { logger } from '../log';
 import type { Node } from '../node';
@@ -25,8 +25,8 @@ const WAIT_SECS = 5;
 const newToken = () => randomBytes(32).toString('base64url');
 const url = (node: Node, path: string) => `${node.urls.authServer}${path}`;
 
-const invalidClient = (detail: string) => new OpenPaymentsError(401, 'invalid_client', detail);
-const invalidRequest = (detail: string) => new OpenPaymentsError(400, 'invalid_request', detail);
+const invalidClient = (detail: string) => new DomainError('unauthorized', 'invalid_client', detail);
+const invalidRequest = (detail: string) => new DomainError('invalid', 'invalid_request', detail);
 
 // Checks the request's signature against the key of `client`.
 async function authenticate(node: Node, client: ClientIdentity, request: SignedRequest): Promise<void> {
@@ -80,7 +80,7 @@ export async function requestGrant(node: Node, body: GrantRequest, request: Sign
   if (decision.outcome === 'refuse') throw invalidRequest(decision.detail);
   if (decision.outcome === 'interact') {
     if ('jwk' in client)
-      throw new OpenPaymentsError(400, 'invalid_client', 'A client that gives its key instead of a wallet address can only ask for non-interactive grants');
+      throw new DomainError('invalid', 'invalid_client', 'A client that gives its key instead of a wallet address can only ask for non-interactive grants');
     if (!body.interact)
       throw invalidRequest('An outgoing-payment grant needs the end user\'s consent: the request must include interact (start: ["redirect"])');
     const nonce = newToken();
@@ -99,7 +99,7 @@ export async function requestGrant(node: Node, body: GrantRequest, request: Sign
 async function continuable(node: Node, id: string, continueToken: string | undefined): Promise<store.GrantRecord> {
   const grant = await store.findGrant(node, id);
   if (!grant || grant.state === 'revoked' || !continueToken || store.hashOf(continueToken) !== grant.continueTokenHash) {
-    throw new OpenPaymentsError(401, 'invalid_continuation', 'No grant to continue at this URL with this continuation token');
+    throw new DomainError('unauthorized', 'invalid_continuation', 'No grant to continue at this URL with this continuation token');
   }
   return grant;
 }
@@ -108,14 +108,14 @@ export async function continueGrant(node: Node, id: string, continueToken: strin
   const grant = await continuable(node, id, continueToken);
   await authenticate(node, grant.client, request);
   if (grant.state === 'pending') {
-    throw new OpenPaymentsError(
-      401,
+    throw new DomainError(
+      'unauthorized',
       'request_denied',
       "This grant needs the end user's consent, which this authorization server cannot obtain yet (interaction is not offered); cancel it with DELETE on its continuation URL",
     );
   }
-  throw new OpenPaymentsError(
-    400,
+  throw new DomainError(
+    'invalid',
     'invalid_request',
     'This grant was issued without interaction and has nothing to continue; rotate its access token at its manage URL',
   );
@@ -126,7 +126,8 @@ export async function cancelGrant(node: Node, id: string, continueToken: string 
   await authenticate(node, grant.client, request);
   // The grant and the token it holds, together (the token may have been revoked on its own).
   const items = [store.revokeGrant(node, grant), ...(grant.tokenHash ? [store.revokeToken(node, grant.tokenHash, false)] : [])];
-  if ((await commit(node, items)).length) throw new OpenPaymentsError(401, 'invalid_continuation', 'The grant changed meanwhile; it may be revoked already');
+  if ((await commit(node, items)).length)
+    throw new DomainError('unauthorized', 'invalid_continuation', 'The grant changed meanwhile; it may be revoked already');
   logger.info('Grant revoked', { grantId: id });
 }
 
@@ -134,7 +135,7 @@ export async function cancelGrant(node: Node, id: string, continueToken: string 
 async function managed(node: Node, managementId: string, value: string | undefined, request: SignedRequest): Promise<store.TokenRecord> {
   const token = value ? await store.findToken(node, value) : undefined;
   if (!token || token.revoked || token.managementId !== managementId) {
-    throw new OpenPaymentsError(401, 'invalid_token', 'No access token to manage at this URL with this token');
+    throw new DomainError('unauthorized', 'invalid_token', 'No access token to manage at this URL with this token');
   }
   await authenticate(node, token.client, request);
   return token;
@@ -149,7 +150,7 @@ export async function rotateToken(node: Node, managementId: string, value: strin
     store.putToken(node, next.record),
     store.replaceGrantToken(node, old.grantId, old.hash, next.record.hash),
   ]);
-  if (failed.length) throw new OpenPaymentsError(400, 'invalid_rotation', 'The token was revoked or rotated meanwhile');
+  if (failed.length) throw new DomainError('invalid', 'invalid_rotation', 'The token was revoked or rotated meanwhile');
   return { access_token: tokenView(node, next.value, next.record) };
 }
 
@@ -176,8 +177,8 @@ export async function introspect(node: Node, req: IntrospectionRequest): Promise
 
 // Where an end user would give consent to an outgoing-payment grant: not offered yet.
 export async function interactionNotOffered(): Promise<never> {
-  throw new OpenPaymentsError(
-    501,
+  throw new DomainError(
+    'not_implemented',
     'interaction_not_offered',
     'This authorization server cannot ask the end user for consent yet, so outgoing-payment grants cannot be approved',
   );

@@ -12,9 +12,9 @@ import type { Node } from '../node';
 import { secret } from '../secrets';
 import { observed } from '../tracing';
 import { rideAlong, riderScope, untakenRider } from '../tx';
-import { fieldErrors, fromDomainError, problem, problemResponse, validationError } from './problem';
+import { fieldErrors, problemResponse, validationError } from './problem';
 import { entriesOf, sentQueries } from './query';
-import { lowerCaseHeaders, MAX_BODY_BYTES } from './schemas';
+import { lowerCaseHeaders, requestBody } from './request';
 import { verifySignature } from './signature';
 import { recordSignature, usedSignature } from './store';
 
@@ -57,11 +57,6 @@ const invalid = (code: string, detail: string) => new DomainError('invalid', cod
 const unauthorized = (detail: string) => new DomainError('unauthorized', 'unauthorized', detail);
 const replayed = () => unauthorized('This signature was already used; sign each request afresh');
 
-function rawBody(event: AdminEvent): Buffer {
-  if (!event.body) return Buffer.alloc(0);
-  return Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
-}
-
 // What the client may have signed: the path below the API's base URL (a stage is not part of
 // it) with the query as sent, which the event holds only decoded (./query.ts).
 function signedPaths(event: AdminEvent): string[] {
@@ -77,9 +72,8 @@ const normalize = (): MiddlewareObj<AdminEvent> => ({
     event.headers = lowerCaseHeaders(event.headers);
     const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).filter(([, v]) => (v?.length ?? 0) > 1);
     if (repeated.length) throw invalid('invalid_request', `Each query parameter may be given once: ${repeated.map(([k]) => k).join(', ')}`);
-    const sent = new Map<string, number>();
-    for (const [k, v] of Object.entries(event.multiValueHeaders ?? {})) sent.set(k.toLowerCase(), (sent.get(k.toLowerCase()) ?? 0) + (v?.length ?? 0));
-    const twice = SINGLE_HEADERS.filter((h) => (sent.get(h) ?? 0) > 1);
+    const sent = lowerCaseHeaders(event.multiValueHeaders);
+    const twice = SINGLE_HEADERS.filter((h) => (sent[h]?.length ?? 0) > 1);
     if (twice.length) throw invalid('invalid_request', `Each of these headers may be given once: ${twice.join(', ')}`);
   },
 });
@@ -92,10 +86,7 @@ async function adminSecret(): Promise<string> {
 
 const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
   before: async ({ event }) => {
-    const body = rawBody(event);
-    if (body.length > MAX_BODY_BYTES) {
-      throw new DomainError('too_large', 'payload_too_large', `The body is ${body.length} bytes; the limit is ${MAX_BODY_BYTES}`);
-    }
+    const body = requestBody(event);
     const method = event.httpMethod;
     const result = verifySignature(
       event.headers.signature,
@@ -121,7 +112,7 @@ function parse<T>(schema: ZodType<T>, value: unknown, prefix: string): T {
 // charset is 415, bytes that are not UTF-8 or text with an unpaired surrogate (which no UTF-8
 // can carry, and would be stored and published as it is) are 400.
 function parseJsonBody(event: AdminEvent): unknown {
-  const raw = rawBody(event);
+  const raw = requestBody(event);
   if (/^[ \t\r\n]*$/.test(raw.toString('latin1'))) return undefined; // no body, or JSON's white space only
   const [type, ...params] = (event.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
   if (type !== 'application/json') throw unsupportedMedia('A request body must be sent with Content-Type: application/json');
@@ -231,20 +222,19 @@ function idempotency(): MiddlewareObj<AdminEvent> {
   };
 }
 
+// The idempotency library's refusals, in this service's terms.
+function idempotencyRefusal(e: unknown): unknown {
+  if (e instanceof IdempotencyValidationError)
+    return new DomainError('unprocessable', 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body');
+  if (e instanceof IdempotencyAlreadyInProgressError) {
+    return new DomainError('conflict', 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly');
+  }
+  return e;
+}
+
 const problems = (): MiddlewareObj<AdminEvent, APIGatewayProxyResult> => ({
   onError: (request) => {
-    const e = request.error;
-    if (e instanceof DomainError) request.response = problemResponse(fromDomainError(e));
-    else if (e instanceof IdempotencyValidationError) {
-      request.response = problemResponse(problem(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body'));
-    } else if (e instanceof IdempotencyAlreadyInProgressError) {
-      request.response = problemResponse(
-        problem(409, 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly'),
-      );
-    } else {
-      logger.error('Unhandled error', { error: e });
-      request.response = problemResponse(problem(500, 'internal_error', 'The request could not be completed; it is safe to retry'));
-    }
+    request.response = problemResponse(idempotencyRefusal(request.error));
   },
 });
 
@@ -282,7 +272,7 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(spec: Ro
     riderScope(async () => {
       const response = await handler(event, context);
       const rider = untakenRider();
-      if (rider && !(await recordSignature(rider.write))) return problemResponse(fromDomainError(replayed()));
+      if (rider && !(await recordSignature(rider.write))) return problemResponse(replayed());
       return response;
     }),
   );

@@ -1,12 +1,12 @@
 import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodType } from 'zod';
-import { DomainError, OpenPaymentsError } from '../errors';
+import { DomainError } from '../errors';
 import { logger } from '../log';
 import { observed } from '../tracing';
 import { type SignedRequest, targetUris } from './message-signatures';
-import { fieldErrors, fromDomainError, type Problem, problem } from './problem';
-import { lowerCaseHeaders, MAX_BODY_BYTES } from './schemas';
+import { fieldErrors, type ProblemApi, problemResponse } from './problem';
+import { lowerCaseHeaders, requestBody } from './request';
 
 // The one request stack of the Open Payments APIs (the resource server's incoming payments and the
 // authorization server), REST API events in, JSON out. Routes get the request with its raw body,
@@ -43,6 +43,14 @@ const CORS = {
   'access-control-max-age': '600',
 };
 
+// Open Payments answers a request it cannot take with 400 (it has no 422), and its clients read
+// the `error` object of the specification.
+const PROBLEMS: ProblemApi = {
+  statuses: { unprocessable: 400 },
+  members: (p) => ({ error: { code: p.code, description: p.detail } }),
+  headers: CORS,
+};
+
 export const json = (status: number, body: unknown): OpReply => ({ status, body });
 
 export function parseJson<T>(req: OpRequest, schema: ZodType<T>): T {
@@ -50,21 +58,19 @@ export function parseJson<T>(req: OpRequest, schema: ZodType<T>): T {
   try {
     value = req.body ? JSON.parse(req.body) : undefined;
   } catch (e) {
-    throw new OpenPaymentsError(400, 'invalid_request', `The body is not valid JSON: ${(e as Error).message}`);
+    throw new DomainError('invalid', 'invalid_request', `The body is not valid JSON: ${(e as Error).message}`);
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const errors = fieldErrors(parsed.error);
-    throw new OpenPaymentsError(400, 'invalid_request', errors.map((e) => `${e.field} ${e.message}`).join('; '));
+    throw new DomainError('invalid', 'invalid_request', errors.map((e) => `${e.field} ${e.message}`).join('; '));
   }
   return parsed.data;
 }
 
 function toRequest(event: APIGatewayProxyEvent, base: string): OpRequest {
-  const headers = Object.fromEntries(Object.entries(lowerCaseHeaders(event.headers)).filter((h): h is [string, string] => h[1] !== undefined));
-  const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-  if (body.length > MAX_BODY_BYTES) throw new OpenPaymentsError(413, 'payload_too_large', `The body is ${body.length} bytes; the limit is ${MAX_BODY_BYTES}`);
-  const text = body.toString('utf8');
+  const headers = lowerCaseHeaders(event.headers);
+  const text = requestBody(event).toString('utf8');
   const authorization = /^GNAP (\S+)$/.exec(headers.authorization ?? '');
   return {
     method: event.httpMethod,
@@ -74,26 +80,6 @@ function toRequest(event: APIGatewayProxyEvent, base: string): OpRequest {
     body: text,
     ...(authorization && { token: authorization[1] }),
     signed: { method: event.httpMethod, urls: targetUris(base, event.path, event.multiValueQueryStringParameters), headers, body: text },
-  };
-}
-
-function errorReply(e: unknown): OpReply {
-  let p: Problem;
-  let headers: Record<string, string> = {};
-  if (e instanceof OpenPaymentsError) {
-    p = problem(e.status, e.code, e.message);
-    headers = e.headers;
-  } else if (e instanceof DomainError) {
-    // Open Payments answers a request it cannot take with 400 (it has no 422).
-    p = fromDomainError(e, { unprocessable: 400 });
-  } else {
-    logger.error('Unhandled error', { error: e });
-    p = problem(500, 'internal_error', 'The request could not be completed; it is safe to retry');
-  }
-  return {
-    status: p.status,
-    body: { ...p, error: { code: p.code, description: p.detail } },
-    headers: { 'content-type': 'application/problem+json', ...headers },
   };
 }
 
@@ -113,7 +99,7 @@ export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
       handler: async (event: APIGatewayProxyEvent) => respond(await r.handler(toRequest(event, base()))),
     })),
     notFoundResponse: ({ method, path }) => {
-      throw new OpenPaymentsError(404, 'not_found', `No route ${method} ${path}`);
+      throw new DomainError('not_found', 'not_found', `No route ${method} ${path}`);
     },
   }) as unknown as (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
   return observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
@@ -125,7 +111,7 @@ export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
       try {
         result = await router(event);
       } catch (e) {
-        result = respond(errorReply(e));
+        result = problemResponse(e, PROBLEMS);
       }
     }
     logger.info('request', { method: event.httpMethod, path: event.path, status: result.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });

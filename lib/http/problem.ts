@@ -1,17 +1,24 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodError } from 'zod';
-import { DomainError, type ErrorKind, type FieldError } from '../errors';
+import { AccessRefused, DomainError, type ErrorKind, type FieldError, MethodNotAllowed } from '../errors';
+import { logger } from '../log';
 
-// RFC 9457 problem details. Every error the API returns is built here.
+// RFC 9457 problem details. Every error the functions, the local gateway and the signing proxy
+// answer is built here, by problemResponse (what API Gateway answers by itself is fixed text:
+// infra/gateway-responses.json).
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   too_large: 413,
   unsupported_media: 415,
   unprocessable: 422,
+  not_implemented: 501,
   upstream: 502,
+  unavailable: 503,
 };
 
 const TITLE: Record<number, string> = {
@@ -42,17 +49,38 @@ export function problem(status: number, code: string, detail: string, errors?: F
   return { type: `urn:payment-service:problem:${code}`, title: TITLE[status] ?? 'Error', status, detail, code, ...(errors && { errors }) };
 }
 
-export function problemResponse(p: Problem): APIGatewayProxyResult {
-  return {
-    statusCode: p.status,
-    headers: { 'content-type': 'application/problem+json' },
-    body: JSON.stringify(p),
-  };
+// What an API answers differently from the Admin API, the default.
+export interface ProblemApi {
+  // Its own status for a kind (Open Payments has no 422: it answers 400).
+  statuses?: Partial<Record<ErrorKind, number>>;
+  // Members it adds to every problem (Open Payments: the `error` object its clients read).
+  members?: (p: Problem) => object;
+  // Headers it sends with every answer (CORS).
+  headers?: Record<string, string>;
+  // The detail of its 500.
+  internalDetail?: string;
 }
 
-// `statuses`: an API's own status for a kind (Open Payments has no 422: it answers 400).
-export function fromDomainError(e: DomainError, statuses: Partial<Record<ErrorKind, number>> = {}): Problem {
-  return problem(statuses[e.kind] ?? STATUS[e.kind], e.code, e.message, e.fields);
+// The answer to anything a request threw: a DomainError is its problem, with the headers that
+// its subclass names (WWW-Authenticate, Allow); anything else is a bug or an unmapped failure,
+// logged and answered 500.
+export function problemResponse(thrown: unknown, api: ProblemApi = {}): APIGatewayProxyResult {
+  let p: Problem;
+  if (thrown instanceof DomainError) p = problem(api.statuses?.[thrown.kind] ?? STATUS[thrown.kind], thrown.code, thrown.message, thrown.fields);
+  else {
+    logger.error('Unhandled error', { error: thrown });
+    p = problem(500, 'internal_error', api.internalDetail ?? 'The request could not be completed; it is safe to retry');
+  }
+  return {
+    statusCode: p.status,
+    headers: {
+      ...api.headers,
+      'content-type': 'application/problem+json',
+      ...(thrown instanceof MethodNotAllowed && { allow: thrown.allow.join(', ') }),
+      ...(thrown instanceof AccessRefused && { 'www-authenticate': thrown.challenge }),
+    },
+    body: JSON.stringify({ ...p, ...api.members?.(p) }),
+  };
 }
 
 // Zod issues become one entry per bad field, named by its dotted path.

@@ -22,10 +22,6 @@ export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(
 // The largest request body either API takes (413 payload_too_large above it).
 export const MAX_BODY_BYTES = 64 * 1024;
 
-// Header names in lower case: a REST API passes them as the client wrote them.
-export const lowerCaseHeaders = (headers: Record<string, string | undefined> | null | undefined) =>
-  Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-
 // The token of an Authorization header by RFC 6750 section 2.1: credentials = "Bearer" 1*SP
 // b64token. The scheme is case-insensitive (RFC 9110 section 11.1) and one or more spaces may follow
 // it; no tab, no other characters, and "=" only at the end.

@@ -1,5 +1,5 @@
 import type { JWK } from '@interledger/http-signature-utils';
-import { OpenPaymentsError } from '../errors';
+import { DomainError } from '../errors';
 import { logger } from '../log';
 import { boundedFetch } from '../net/fetch';
 import type { Node } from '../node';
@@ -49,6 +49,6 @@ export async function clientKey(node: Node, walletAddress: string, keyId: string
   }
   const key = entry!.keys.find((k) => k.kid === keyId);
   // The client cannot be verified: say why (GNAP's invalid_client).
-  if (!key && entry!.failure) throw new OpenPaymentsError(401, 'invalid_client', `The client's key set could not be read: ${entry!.failure}`);
+  if (!key && entry!.failure) throw new DomainError('unauthorized', 'invalid_client', `The client's key set could not be read: ${entry!.failure}`);
   return key;
 }

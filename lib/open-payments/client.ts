@@ -1,5 +1,5 @@
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken, OpenPaymentsClientError } from '@interledger/open-payments';
-import { DomainError, OpenPaymentsError } from '../errors';
+import { DomainError } from '../errors';
 import { type RemoteReceiver, receiverFrom } from '../ilp/receiver';
 import { withBoundedFetch } from '../net/fetch';
 import type { Node } from '../node';
@@ -37,8 +37,7 @@ function opClient(node: Node): Promise<AuthenticatedClient> {
 async function requestToken(c: AuthenticatedClient, authServer: string, url: string, scope: Scope): Promise<string> {
   const access = scope === 'one' ? { actions: ['read' as const], identifier: url } : { actions: ['read-all' as const] };
   const grant = await c.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', ...access }] } });
-  if (!isFinalizedGrantWithAccessToken(grant))
-    throw new OpenPaymentsError(502, 'grant_not_issued', `${authServer} did not issue a grant to read incoming payments at once`);
+  if (!isFinalizedGrantWithAccessToken(grant)) throw new Error(`${authServer} did not issue a grant to read incoming payments at once`);
   const expiresIn = grant.access_token.expires_in ?? 60;
   if (tokens.size >= MAX_TOKENS) tokens.delete(tokens.keys().next().value!);
   tokens.set(scope === 'one' ? url : authServer, { value: grant.access_token.value, expiresAt: Date.now() + (expiresIn - EARLY_SECS) * 1000 });
@@ -80,7 +79,8 @@ export async function readReceiver(node: Node, url: string): Promise<RemoteRecei
 
 // An incoming payment on any node, read with access: amounts, state and its payment methods. The
 // URL and the servers it names are another node's (or anyone's) choice: every fetch the client makes
-// for it is bounded (lib/net/fetch.ts).
+// for it is bounded (lib/net/fetch.ts). A failure is a plain error: readReceiver says what it means
+// (receiver_unreachable).
 export async function readIncomingPayment(node: Node, url: string) {
   const c = await opClient(node);
   try {
@@ -95,7 +95,7 @@ export async function readIncomingPayment(node: Node, url: string) {
 
 async function read(c: AuthenticatedClient, url: string) {
   const { authServer } = await c.incomingPayment.getPublic({ url });
-  if (!authServer) throw new OpenPaymentsError(502, 'no_authorization_server', `${url} names no authorization server`);
+  if (!authServer) throw new Error(`${url} names no authorization server`);
   const first = preferred.get(authServer) ?? 'one';
   try {
     return await readWith(c, authServer, url, first);

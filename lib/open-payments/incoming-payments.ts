@@ -1,6 +1,6 @@
 import type { JWK } from '@interledger/http-signature-utils';
 import * as z from 'zod';
-import { OpenPaymentsError } from '../errors';
+import { AccessRefused, DomainError } from '../errors';
 import { verifySignature } from '../http/message-signatures';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import { streamCredentials } from '../ilp/stream';
@@ -21,10 +21,10 @@ import { type Asked, introspectToken, type TokenInfo } from './introspection';
 // and `list-all` (only with the wallet owner's consent) all of the wallet address's; a `read` whose
 // identifier is an incoming payment's URL, that one payment. The STREAM credentials (`methods`) are shown only to a client with access,
 // and only while the payment can receive.
-const asServer = (node: Node) => ({ 'www-authenticate': `GNAP as_uri=${node.urls.authServer}` });
-const unauthorized = (node: Node, detail: string) => new OpenPaymentsError(401, 'unauthorized', detail, asServer(node));
-const forbidden = (node: Node, detail: string) => new OpenPaymentsError(403, 'forbidden', detail, asServer(node));
-const notFound = (id: string) => new OpenPaymentsError(404, 'not_found', `No incoming payment ${id}`);
+const asServer = (node: Node) => `GNAP as_uri=${node.urls.authServer}`;
+const unauthorized = (node: Node, detail: string) => new AccessRefused('unauthorized', 'unauthorized', detail, asServer(node));
+const forbidden = (node: Node, detail: string) => new AccessRefused('forbidden', 'forbidden', detail, asServer(node));
+const notFound = (id: string) => new DomainError('not_found', 'not_found', `No incoming payment ${id}`);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 async function existing(node: Node, id: string): Promise<IntentRecord> {
@@ -50,7 +50,7 @@ async function authorize(node: Node, req: OpRequest, asked: Asked[]): Promise<Ca
   const verified = await verifySignature(req.signed, async (keyId) =>
     'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as unknown as JWK) : undefined) : clientKey(node, client.walletAddress, keyId),
   );
-  if (!verified.ok) throw new OpenPaymentsError(401, 'invalid_signature', verified.reason);
+  if (!verified.ok) throw new DomainError('unauthorized', 'invalid_signature', verified.reason);
   return {
     client: 'jwk' in client ? `jwk:${String(client.jwk.x)}` : client.walletAddress.toLowerCase().replace(/\/+$/, ''),
     access: info.access,
@@ -142,11 +142,11 @@ const cursor = (r: IntentRecord) => Buffer.from(cursorOf(r)).toString('base64url
 export async function listIncomingPayments(node: Node, req: OpRequest): Promise<OpReply> {
   const parsed = listQuery.safeParse(req.query);
   if (!parsed.success)
-    throw new OpenPaymentsError(400, 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; '));
+    throw new DomainError('invalid', 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; '));
   const q = parsed.data;
   const caller = await authorize(node, req, [{ type: 'incoming-payment', actions: ['list'], identifier: q['wallet-address'] }]);
   const wallet = await findWalletRecordByUrl(node, q['wallet-address']);
-  if (!wallet) throw new OpenPaymentsError(404, 'wallet_address_not_found', `No wallet address ${q['wallet-address']}`);
+  if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${q['wallet-address']}`);
   const page = await pageIntentsByWallet(node, wallet.id, {
     size: q.last ?? q.first ?? 20,
     direction: q.last ? 'newer' : 'older',

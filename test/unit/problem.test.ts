@@ -1,0 +1,114 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { AccessRefused, DomainError, MethodNotAllowed } from '../../lib/errors';
+import { openPaymentsApi } from '../../lib/http/open-payments';
+import { problemResponse } from '../../lib/http/problem';
+import { lowerCaseHeaders, requestBody } from '../../lib/http/request';
+
+const PROBLEM = { 'content-type': 'application/problem+json' };
+
+describe('problemResponse: anything thrown, as problem+json', () => {
+  it('answers a DomainError with the status of its kind, its code, detail and fields', () => {
+    const fields = [{ field: 'amount', message: 'is required' }];
+    expect(problemResponse(new DomainError('invalid', 'invalid_request', 'amount is required', fields))).toEqual({
+      statusCode: 400,
+      headers: PROBLEM,
+      body: '{"type":"urn:payment-service:problem:invalid_request","title":"Invalid request","status":400,"detail":"amount is required","code":"invalid_request","errors":[{"field":"amount","message":"is required"}]}',
+    });
+    expect(problemResponse(new DomainError('unprocessable', 'insufficient_funds', 'No')).statusCode).toBe(422);
+    expect(problemResponse(new DomainError('unavailable', 'authorization_server_unavailable', 'Later')).statusCode).toBe(503);
+  });
+
+  it('answers anything else 500, without saying what it was', () => {
+    const internal =
+      '{"type":"urn:payment-service:problem:internal_error","title":"Internal error","status":500,"detail":"The request could not be completed; it is safe to retry","code":"internal_error"}';
+    for (const thrown of [new Error('the table is gone'), 'a string', undefined]) {
+      expect(problemResponse(thrown)).toEqual({ statusCode: 500, headers: PROBLEM, body: internal });
+    }
+    expect(JSON.parse(problemResponse(new Error('x'), { internalDetail: 'Not now' }).body).detail).toBe('Not now');
+  });
+
+  it("sends the headers a refusal names: Allow with a 405, WWW-Authenticate with GNAP's 401 and 403", () => {
+    const notServed = problemResponse(new MethodNotAllowed('DELETE is not served at /assets; GET, POST is', ['GET', 'POST']));
+    expect([notServed.statusCode, notServed.headers]).toEqual([405, { ...PROBLEM, allow: 'GET, POST' }]);
+    const refused = problemResponse(new AccessRefused('forbidden', 'forbidden', 'Not yours', 'GNAP as_uri=https://auth.example'));
+    expect([refused.statusCode, refused.headers]).toEqual([403, { ...PROBLEM, 'www-authenticate': 'GNAP as_uri=https://auth.example' }]);
+  });
+
+  it("takes an API's own statuses, members and headers", () => {
+    const api = {
+      statuses: { unprocessable: 400 },
+      members: (p: { code: string }) => ({ error: { code: p.code } }),
+      headers: { 'access-control-allow-origin': '*' },
+    };
+    expect(problemResponse(new DomainError('unprocessable', 'x', 'y'), api)).toEqual({
+      statusCode: 400,
+      headers: { 'access-control-allow-origin': '*', ...PROBLEM },
+      body: '{"type":"urn:payment-service:problem:x","title":"Invalid request","status":400,"detail":"y","code":"x","error":{"code":"x"}}',
+    });
+  });
+});
+
+describe("the Open Payments APIs' problems", () => {
+  const event = (method: string, path: string) =>
+    ({
+      httpMethod: method,
+      path,
+      headers: {},
+      multiValueQueryStringParameters: null,
+      queryStringParameters: null,
+      pathParameters: null,
+      body: null,
+      isBase64Encoded: false,
+    }) as APIGatewayProxyEvent;
+  const api = openPaymentsApi(
+    () => 'https://rs.example',
+    [
+      { method: 'GET', path: '/unprocessable', handler: () => Promise.reject(new DomainError('unprocessable', 'amount_too_small', 'Too small')) },
+      {
+        method: 'GET',
+        path: '/refused',
+        handler: () => Promise.reject(new AccessRefused('unauthorized', 'unauthorized', 'No token', 'GNAP as_uri=https://as.example')),
+      },
+    ],
+  );
+  const call = (method: string, path: string) => api(event(method, path), {} as Context);
+
+  it('answer 400 for a request they cannot take, with the `error` object the specification and its client read', async () => {
+    const res = await call('GET', '/unprocessable');
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body)).toEqual({
+      type: 'urn:payment-service:problem:amount_too_small',
+      title: 'Invalid request',
+      status: 400,
+      detail: 'Too small',
+      code: 'amount_too_small',
+      error: { code: 'amount_too_small', description: 'Too small' },
+    });
+  });
+
+  it('send CORS and the GNAP challenge with a refusal, and answer an unknown route 404', async () => {
+    const refused = await call('GET', '/refused');
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers).toMatchObject({ 'access-control-allow-origin': '*', ...PROBLEM, 'www-authenticate': 'GNAP as_uri=https://as.example' });
+    const nowhere = await call('POST', '/nowhere');
+    expect([nowhere.statusCode, JSON.parse(nowhere.body).detail]).toEqual([404, 'No route POST /nowhere']);
+  });
+});
+
+describe('reading a request', () => {
+  it('names headers in lower case: the last value of a name, every value of a list', () => {
+    expect(lowerCaseHeaders({ 'Content-Type': 'a', 'content-type': 'b', Gone: undefined })).toEqual({ 'content-type': 'b' });
+    expect(lowerCaseHeaders({ 'Idempotency-Key': ['k1'], 'idempotency-key': ['k2'] })).toEqual({ 'idempotency-key': ['k1', 'k2'] });
+    expect(lowerCaseHeaders(null)).toEqual({});
+  });
+
+  it('reads the body as bytes, base64 or text, and refuses one over the limit with 413', () => {
+    expect(requestBody({ body: 'AP8=', isBase64Encoded: true })).toEqual(Buffer.from([0, 255]));
+    expect(requestBody({ body: 'é', isBase64Encoded: false })).toEqual(Buffer.from('é'));
+    expect(requestBody({ body: null, isBase64Encoded: false })).toEqual(Buffer.alloc(0));
+    expect(() => requestBody({ body: 'abcd', isBase64Encoded: false }, 3, 'a packet is at most')).toThrow(
+      expect.objectContaining({ kind: 'too_large', code: 'payload_too_large', message: 'The body is 4 bytes; a packet is at most 3' }),
+    );
+  });
+});
