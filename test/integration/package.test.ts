@@ -148,12 +148,12 @@ describe('the CloudFormation template', () => {
     const local = /_PORT$|^FSP_|^LOCAL_|^LOG_LEVEL$|^(ADMIN_API_SECRET|WEBHOOK_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
     // What shapes the stack rather than the functions: read by serverless.yml or its resources.
     const deployOnly =
-      /_THROTTLE_|^ALARM|^API_GATEWAY_ACCOUNT_ROLE$|_ALARM_(SECS|MS)$|^SECRETS_EXISTING$|^ADMIN_(ALLOWED_CIDRS|OPEN_TO_INTERNET)$|_RESERVED_CONCURRENCY$/;
+      /_THROTTLE_|^ALARM|^API_GATEWAY_ACCOUNT_ROLE$|_ALARM_(SECS|MS)$|^SECRETS_EXISTING$|^ADMIN_(ALLOWED_CIDRS|OPEN_TO_INTERNET)$|_RESERVED_CONCURRENCY$|^RELAY_MAX_/;
     const environment = loadService('ci').environment;
     for (const name of listed.filter((n) => !local.test(n) && !deployOnly.test(n))) expect(Object.keys(environment), name).toContain(name);
     const declarations = ['serverless.yml', 'infra/resources.yml'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
     const deploySettings = listed.filter((n) => deployOnly.test(n));
-    expect(deploySettings.length).toBe(13);
+    expect(deploySettings.length).toBe(15);
     // (read by the package-time checks, infra/serverless/deploy-checks.cjs, rather than declared)
     for (const name of deploySettings.filter((n) => !/^(ALARMS_UNSUBSCRIBED|ADMIN_ALLOWED_CIDRS|ADMIN_OPEN_TO_INTERNET)$/.test(n)))
       expect(declarations, name).toContain(`\${env:${name},`);
@@ -254,7 +254,7 @@ describe('the CloudFormation template', () => {
     expect(relay.EventSourceArn).toEqual({ 'Fn::GetAtt': ['MainTable', 'StreamArn'] });
     expect(relay.FunctionName).toEqual({ 'Fn::GetAtt': ['OutboxRelayLambdaFunction', 'Arn'] });
     expect(relay.BisectBatchOnFunctionError).toBe(true);
-    expect(relay.MaximumRetryAttempts).toBeUndefined(); // retried until sent
+    expect(relay.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     expect(relay.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { eventName: ['INSERT'], dynamodb: { NewImage: { sk: { S: [{ prefix: 'OUT#' }] } } } },
     ]);
@@ -265,6 +265,37 @@ describe('the CloudFormation template', () => {
     expect(allows('events:PutEvents', { 'Fn::GetAtt': ['EventBus', 'Arn'] })).toBe(true);
     expect(allows('sqs:SendMessage', { 'Fn::GetAtt': ['PaymentsQueue', 'Arn'] })).toBe(true);
   });
+
+  // A record the relay reported failed was retried until the stream dropped it after 24 hours, and
+  // held up its shard meanwhile; nothing alarmed.
+  it("bounds the relay's retries and record age and parks what it could not send on a queue of its own, which alarms and only Lambda feeds", async () => {
+    const [relay] = ofType('AWS::Lambda::EventSourceMapping')
+      .map(([, m]) => m.Properties)
+      .filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
+    expect(relay).toMatchObject({ MaximumRetryAttempts: 100, MaximumRecordAgeInSeconds: 3600, BisectBatchOnFunctionError: true });
+    expect(relay.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': ['RelayFailuresQueue', 'Arn'] } } });
+    const queue = template.Resources.RelayFailuresQueue.Properties;
+    expect(queue).toMatchObject({ MessageRetentionPeriod: 1209600, SqsManagedSseEnabled: true });
+    const alarms = Object.values(Object.fromEntries(ofType('AWS::CloudWatch::Alarm')));
+    expect(alarms.map((a) => a.Properties).find((a) => a.Dimensions[0].Value['Fn::GetAtt']?.[0] === 'RelayFailuresQueue')).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    // Lambda parks the records with the relay's role: the only principal the queue's policy lets send.
+    const policy = ofType('AWS::SQS::QueuePolicy')
+      .map(([, p]) => p.Properties)
+      .find((p) => p.Queues.some((q: any) => q.Ref === 'RelayFailuresQueue'));
+    expect(policy.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { ArnNotEquals: { 'aws:PrincipalArn': [{ 'Fn::GetAtt': ['OutboxRelayRole', 'Arn'] }] } } }),
+    );
+    const refused = await promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', join(out, 'relay'), '--stage', 'ci'], {
+      cwd: ROOT,
+      env: { ...packageEnv, RELAY_MAX_RETRY_ATTEMPTS: '-1', RELAY_MAX_RECORD_AGE_SECS: '172800' },
+    }).catch((e) => `${e.stdout}${e.stderr}`);
+    expect(refused).toContain('RELAY_MAX_RETRY_ATTEMPTS: must be a whole number from 0 to 10000');
+    expect(refused).toContain('RELAY_MAX_RECORD_AGE_SECS: must be a whole number from 60 to 86400');
+  }, 60_000);
 
   it('routes every Admin path through a REST API, and the resource and authorization servers and the connector through REST APIs of their own', () => {
     const resources = template.Resources;
@@ -541,7 +572,9 @@ describe('operations', () => {
     expect(watched('AWS/Lambda', 'Errors')).toHaveLength(functions.length);
     const queue = (id: string) => ({ 'Fn::GetAtt': [id, 'QueueName'] });
     expect(watched('AWS/SQS', 'ApproximateNumberOfMessagesVisible').sort(byJson)).toEqual(
-      ['EventsDeadLetterQueue', 'PaymentsDeadLetterQueue', 'ScheduledFailuresQueue', 'WebhookDeadLetterQueue', 'WebhookParkingQueue'].map(queue).sort(byJson),
+      ['EventsDeadLetterQueue', 'PaymentsDeadLetterQueue', 'RelayFailuresQueue', 'ScheduledFailuresQueue', 'WebhookDeadLetterQueue', 'WebhookParkingQueue']
+        .map(queue)
+        .sort(byJson),
     );
     expect(watched('AWS/SQS', 'ApproximateAgeOfOldestMessage').sort(byJson)).toEqual(['PaymentsQueue', 'WebhookQueue'].map(queue).sort(byJson));
     const apiNames = ofType('AWS::ApiGateway::RestApi').map(([, api]) => api.Properties.Name);
