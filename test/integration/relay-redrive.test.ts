@@ -48,9 +48,16 @@ const parkedOne = () => waitFor('a record on RelayFailuresQueue', async () => ((
 // Deliveries the FSP answered, of an event id or of a type about a resource.
 const deliveries = (match: (e: { id: string; type: string; data: any }) => boolean) => events.deliveries.filter((d) => match(d.event));
 const relayInvocations = () => s.stats().outboxRelay?.invocations ?? 0;
+// Until what was committed before has gone out (the local stream has one shard, read in order).
+let markers = 0;
+async function relayCaughtUp() {
+  const marker = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { marker: ++markers } }));
+  await events.waitForEvent('payment_intent.created', (d) => d.id === marker.id);
+}
 
 describe('the outbox relay parks what it cannot send, and the re-drive command sends it', () => {
   it('a record still failing after its retries is parked with where it is, the shard goes on, and the command sends it once', async () => {
+    await relayCaughtUp();
     const invoked = relayInvocations();
     process.env.PAYMENT_FAULTS = 'outbox-relay:send'; // the bus and the queues refuse it
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { parked: 'first' } }));
@@ -83,7 +90,7 @@ describe('the outbox relay parks what it cannot send, and the re-drive command s
 
   it('a re-drive that dies after sending leaves the record parked; run again, each event and the payment still happen once', async () => {
     const { payment, intent } = await createFlow(s, w.alice, w.bob, { value: '500', assetCode: 'USD' });
-    await events.waitForEvent('payment.created', (d) => d.id === payment.id); // the flow's own records went out
+    await relayCaughtUp(); // the flow's own records went out
     process.env.PAYMENT_FAULTS = 'outbox-relay:send';
     await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200); // payment.funded and the payment's message, in one outbox item
     await parkedOne();
@@ -117,6 +124,7 @@ describe('the outbox relay parks what it cannot send, and the re-drive command s
   });
 
   it('from the table once the stream no longer has it: the window holds records sent before, which reach the FSP once still', async () => {
+    await relayCaughtUp();
     process.env.PAYMENT_FAULTS = 'outbox-relay:send';
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { parked: 'table' } }));
     await parkedOne();
