@@ -636,9 +636,10 @@ describe('operations', () => {
     expect([...files.keys()].sort()).toEqual(['functions/admin/assets/create.js', 'functions/admin/assets/create.js.map']);
   });
 
-  // 452 with a role for each set of needs (29); CloudFormation takes 500.
+  // 465, of which 30 roles (one for each set of needs); CloudFormation takes 500. A function costs
+  // about six (itself, its log group, its API permission, two alarms, often a role).
   it("stays within CloudFormation's 500 resources per stack, with room to grow", () => {
-    expect(Object.keys(template.Resources).length).toBeLessThan(460);
+    expect(Object.keys(template.Resources).length).toBeLessThan(480);
   });
 });
 
