@@ -11,7 +11,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
-import type { Outbound, Outgoing } from './events';
+import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing } from './events';
 import { crashPoint } from './faults';
 import { countLedgerConflict } from './metrics';
 import type { Node } from './node';
@@ -105,11 +105,7 @@ async function writeAlone(write: Write, name: string): Promise<Refusals> {
 }
 
 // The outbox: one item per partition that the change sends from, holding all it sends (so a change
-// costs its transaction one item more, not one per event). The relay reads items from the stream
-// (kept 24 h); the items stay a week as a record of what was sent, and for re-driving by hand
-// should the relay ever be down longer than the stream keeps.
-const OUTBOX_SORT_PREFIX = 'OUT#'; // the relay's filterPatterns in serverless.yml match it
-const OUTBOX_RETENTION_SECS = 7 * 24 * 3600;
+// costs its transaction one item more, not one per event), kept OUTBOX_RETENTION_SECS.
 
 function outboxItems(node: Node, outgoing: Outgoing[]): TransactItem[] {
   const ttl = Math.floor(Date.now() / 1000) + OUTBOX_RETENTION_SECS;

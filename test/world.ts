@@ -1,6 +1,7 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { expect } from 'vitest';
+import type { StackOptions } from '../infra/local/stack';
 import { accountIdOf } from '../lib/ledger/store';
 import { startTestStack, type TestStack } from './stack';
 import { waitFor } from './wait';
@@ -41,9 +42,11 @@ export async function setUpWorld(s: TestStack, opts: { eurLiquidity?: string; eu
 }
 
 // A stack whose webhooks go to a real receiver, with the world set up and USD->EUR pushed at 0.9.
-export async function startPaymentsStack(opts: { eurLiquidity?: string; eurThreshold?: string; settings?: Record<string, string> } = {}) {
+export async function startPaymentsStack(
+  opts: { eurLiquidity?: string; eurThreshold?: string; settings?: Record<string, string>; stack?: Pick<StackOptions, 'envFile'> } = {},
+) {
   const events: WebhookReceiver = await startWebhookReceiver();
-  const s = await startTestStack({ EXCHANGE_RATES_URL: '', WEBHOOK_URL: events.url, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, ...opts.settings });
+  const s = await startTestStack({ EXCHANGE_RATES_URL: '', WEBHOOK_URL: events.url, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, ...opts.settings }, opts.stack);
   const w = await setUpWorld(s, opts);
   await s.admin('POST', '/rates', { sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 });
   return {

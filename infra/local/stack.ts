@@ -164,7 +164,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     let stopStreams: (() => Promise<void>) | undefined;
     const streams = {
       start: () => {
-        stopStreams ??= startStreamPollers(service.functions, refs, streamsClient, runtime, checkpoints);
+        stopStreams ??= startStreamPollers(service.functions, refs, { streams: streamsClient, sqs }, runtime, checkpoints);
       },
       stop: async () => {
         await stopStreams?.();

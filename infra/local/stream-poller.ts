@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type _Record,
   DescribeStreamCommand,
@@ -6,6 +7,7 @@ import {
   GetShardIteratorCommand,
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse } from 'aws-lambda';
 import { matches } from './event-pattern';
 import type { LambdaRuntime } from './lambda';
@@ -16,8 +18,11 @@ import type { FunctionDef } from './serverless-config';
 // reads the table's stream shard by shard (DescribeStream, GetShardIterator, GetRecords), keeps
 // the records that pass the event's filterPatterns, and invokes the function with batches of up
 // to batchSize. ReportBatchItemFailures is honoured as Lambda does: the batch is handed back from
-// the lowest failed sequence number on; a batch whose invocation throws is handed back whole.
-// Either is retried after a growing pause until it succeeds, so a shard never skips a record.
+// the lowest failed sequence number on; a batch whose invocation throws is handed back whole, or
+// halved first with bisectBatchOnFunctionError. Either is retried after a growing pause, up to
+// maximumRetryAttempts times; a batch that used them up, or records older than
+// maximumRecordAgeInSeconds, go to the event's on-failure destination (a queue) as Lambda's
+// on-failure record (the shard and its range of sequence numbers), and the shard goes on.
 // Reading resumes where it stopped (the checkpoints outlive a stop), and a read follows every
 // invocation that wrote to DynamoDB, so a committed outbox item is sent within milliseconds.
 const IDLE_POLL_MS = 100;
@@ -30,35 +35,78 @@ export type Checkpoints = Map<string, string>;
 
 class HandBack extends Error {}
 
-interface Mapping {
+export interface Mapping {
   fn: FunctionDef;
   streamArn: string;
   batchSize: number;
   startingPosition: 'TRIM_HORIZON' | 'LATEST';
   filters: Record<string, unknown>[];
   partial: boolean;
+  retry: RetryPolicy;
+  maxAgeSecs: number; // -1: no limit
+  onFailure?: string; // the destination queue's URL
 }
 
 export function streamMappings(functions: FunctionDef[], refs: Refs): Mapping[] {
+  const urlByArn = new Map(Object.values(refs).map((r) => [r.arn, r.ref]));
   return functions.flatMap((fn) =>
     fn.events.flatMap((e) => {
       if (!e.stream || (e.stream.type && e.stream.type !== 'dynamodb')) return [];
+      const destination = e.stream.destinations?.onFailure;
+      const destinationArn = destination && (resolveIntrinsics(typeof destination === 'string' ? destination : destination.arn, refs) as string);
+      if (destinationArn && !urlByArn.has(destinationArn)) throw new Error(`${fn.name}: no local queue for its on-failure destination ${destinationArn}`);
       return [
         {
           fn,
           streamArn: resolveIntrinsics(e.stream.arn, refs) as string,
-          batchSize: e.stream.batchSize ?? 100,
+          batchSize: Number(e.stream.batchSize ?? 100),
           startingPosition: e.stream.startingPosition ?? 'TRIM_HORIZON',
           filters: e.stream.filterPatterns ?? [],
           partial: e.stream.functionResponseType === 'ReportBatchItemFailures',
+          // Settings from the environment arrive as text: numbers, as Lambda takes them.
+          retry: { maxRetries: Number(e.stream.maximumRetryAttempts ?? -1), bisect: e.stream.bisectBatchOnFunctionError === true },
+          maxAgeSecs: Number(e.stream.maximumRecordAgeInSeconds ?? -1),
+          onFailure: destinationArn && urlByArn.get(destinationArn),
         },
       ];
     }),
   );
 }
 
+export interface RetryPolicy {
+  maxRetries: number; // -1: until it succeeds
+  bisect: boolean;
+}
+
+// A shard's batch that failed and is to be tried again: from which record, after how many retries,
+// and at most how many records (halved by bisecting).
+export interface RetryState {
+  from: string;
+  retries: number;
+  limit?: number;
+}
+
+// What a failed batch (from sequence number `from`, `size` records) comes to, as Lambda decides:
+// halved when its invocation threw and it can be (which uses no retry), tried again, or parked
+// once its retries are used up. A failure from another record than the last one starts anew.
+export function afterFailure(previous: RetryState | undefined, from: string, size: number, threw: boolean, policy: RetryPolicy): RetryState | 'park' {
+  const same = previous?.from === from ? previous : undefined;
+  if (threw && policy.bisect && size > 1) return { from, retries: same?.retries ?? 0, limit: Math.ceil(size / 2) };
+  const retries = (same?.retries ?? 0) + 1;
+  if (policy.maxRetries >= 0 && retries > policy.maxRetries) return 'park';
+  return { from, retries, ...(same?.limit && { limit: same.limit }) };
+}
+
+// How many records at the head of a batch (oldest first) are older than the mapping takes (by
+// their creation time, which DynamoDB Local rounds down to the minute).
+export function expiredHead(createdSecs: number[], maxAgeSecs: number, nowSecs: number): number {
+  if (maxAgeSecs < 0) return 0;
+  const fresh = createdSecs.findIndex((t) => nowSecs - t <= maxAgeSecs);
+  return fresh === -1 ? createdSecs.length : fresh;
+}
+
 // A record as Lambda delivers it (JSON: the creation time in epoch seconds).
-function lambdaRecord(r: _Record, streamArn: string) {
+export function lambdaRecord(r: _Record, streamArn: string) {
   const { ApproximateCreationDateTime, ...dynamodb } = r.dynamodb ?? {};
   return {
     eventID: r.eventID,
@@ -71,7 +119,34 @@ function lambdaRecord(r: _Record, streamArn: string) {
   };
 }
 
-export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClient, runtime: LambdaRuntime, checkpoints: Checkpoints) {
+type LambdaRecord = ReturnType<typeof lambdaRecord>;
+
+// Lambda's on-failure record for a stream batch: where the records are, not the records.
+function failureRecord(mapping: Mapping, shardId: string, batch: LambdaRecord[], condition: string, invokes: number) {
+  const arrival = (r: LambdaRecord) => new Date((r.dynamodb.ApproximateCreationDateTime ?? 0) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return {
+    requestContext: {
+      requestId: randomUUID(),
+      functionArn: `arn:aws:lambda:us-east-1:000000000000:function:${mapping.fn.name}`,
+      condition,
+      approximateInvokeCount: invokes,
+    },
+    responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+    version: '1.0',
+    timestamp: new Date().toISOString(),
+    DDBStreamBatchInfo: {
+      shardId,
+      startSequenceNumber: batch[0].dynamodb.SequenceNumber,
+      endSequenceNumber: batch.at(-1)!.dynamodb.SequenceNumber,
+      approximateArrivalOfFirstRecord: arrival(batch[0]),
+      approximateArrivalOfLastRecord: arrival(batch.at(-1)!),
+      batchSize: batch.length,
+      streamArn: mapping.streamArn,
+    },
+  };
+}
+
+export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClient, sqs: SQSClient, runtime: LambdaRuntime, checkpoints: Checkpoints) {
   let running = true;
   let generation = 0; // bumped by every invocation that wrote
   let wake: (() => void) | undefined;
@@ -94,6 +169,7 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
   const checkpoint = (shardId: string) => `${mapping.fn.name}|${shardId}`;
   const iterators = new Map<string, string>();
   const handedBack = new Map<string, string>(); // shard id -> sequence number to read again from
+  const retrying = new Map<string, RetryState>(); // shard id -> its failed batch
   let shards: Shard[] = [];
   const closed = new Set<string>();
 
@@ -124,20 +200,65 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
     return ShardIterator!;
   }
 
+  // Sends a batch's on-failure record to the destination (without one, Lambda drops the batch).
+  async function park(shardId: string, batch: LambdaRecord[], condition: string, invokes: number) {
+    const seqs = `${batch[0].dynamodb.SequenceNumber}..${batch.at(-1)!.dynamodb.SequenceNumber}`;
+    if (!mapping.onFailure) return console.error(`${mapping.fn.name}: dropped stream records ${seqs} (${condition}; no on-failure destination)`);
+    const body = JSON.stringify(failureRecord(mapping, shardId, batch, condition, invokes));
+    await sqs.send(new SendMessageCommand({ QueueUrl: mapping.onFailure, MessageBody: body }));
+    console.error(`${mapping.fn.name}: stream records ${seqs} parked on its on-failure destination (${condition})`);
+  }
+
   // Invokes the function with `records` (those that pass the filters), in batches; returns the
-  // sequence number to read again from, or undefined when all were handled.
-  async function deliver(records: _Record[]): Promise<string | undefined> {
+  // sequence number to read again from, or undefined when all were handled (or parked).
+  async function deliver(shardId: string, records: _Record[]): Promise<string | undefined> {
     const wanted = records.map((r) => lambdaRecord(r, mapping.streamArn)).filter((r) => !mapping.filters.length || mapping.filters.some((f) => matches(f, r)));
-    for (let i = 0; i < wanted.length; i += mapping.batchSize) {
-      const batch = wanted.slice(i, i + mapping.batchSize);
+    let i = 0;
+    while (i < wanted.length) {
+      const state = retrying.get(shardId);
+      const resumed = state?.from === wanted[i].dynamodb.SequenceNumber ? state : undefined;
+      const batch = wanted.slice(i, i + (resumed?.limit ?? mapping.batchSize));
+      const expired = expiredHead(
+        batch.map((r) => r.dynamodb.ApproximateCreationDateTime ?? Date.now() / 1000),
+        mapping.maxAgeSecs,
+        Date.now() / 1000,
+      );
+      if (expired) {
+        await park(shardId, batch.slice(0, expired), 'RecordAgeExceeded', resumed ? resumed.retries + 1 : 0);
+        retrying.delete(shardId);
+        i += expired;
+        continue;
+      }
+      let failedFrom: string | undefined;
+      let threw = false;
       try {
         const result = (await runtime.invoke(mapping.fn, { Records: batch })) as DynamoDBBatchResponse | undefined;
         const failed = mapping.partial ? (result?.batchItemFailures ?? []).map((f) => f.itemIdentifier) : [];
-        if (failed.length) return failed.sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))[0];
+        failedFrom = failed.sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))[0];
       } catch (err) {
         if (running) console.error(`${mapping.fn.name} failed; its stream batch will be handed back:`, (err as Error).message);
-        return batch[0].dynamodb.SequenceNumber;
+        failedFrom = batch[0].dynamodb.SequenceNumber;
+        threw = true;
       }
+      if (failedFrom === undefined) {
+        retrying.delete(shardId);
+        i += batch.length;
+        continue;
+      }
+      const failed = batch.slice(
+        Math.max(
+          0,
+          batch.findIndex((r) => r.dynamodb.SequenceNumber === failedFrom),
+        ),
+      );
+      const next = afterFailure(state, failedFrom, failed.length, threw, mapping.retry);
+      if (next !== 'park') {
+        retrying.set(shardId, next);
+        return failedFrom;
+      }
+      await park(shardId, failed, 'RetryAttemptsExhausted', (state?.retries ?? 0) + 1);
+      retrying.delete(shardId);
+      i += batch.length;
     }
     return undefined;
   }
@@ -146,7 +267,7 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
     const id = shard.ShardId!;
     const iterator = iterators.get(id) ?? (await iteratorFor(id));
     const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: READ_LIMIT }));
-    const retryFrom = Records.length ? await deliver(Records) : undefined;
+    const retryFrom = Records.length ? await deliver(id, Records) : undefined;
     if (retryFrom) {
       const done = Records.filter((r) => BigInt(r.dynamodb!.SequenceNumber!) < BigInt(retryFrom)).at(-1);
       if (done) checkpoints.set(checkpoint(id), done.dynamodb!.SequenceNumber!);
@@ -195,8 +316,14 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
   };
 }
 
-export function startStreamPollers(functions: FunctionDef[], refs: Refs, client: DynamoDBStreamsClient, runtime: LambdaRuntime, checkpoints: Checkpoints) {
-  const stops = streamMappings(functions, refs).map((m) => startStreamPoller(m, client, runtime, checkpoints));
+export function startStreamPollers(
+  functions: FunctionDef[],
+  refs: Refs,
+  clients: { streams: DynamoDBStreamsClient; sqs: SQSClient },
+  runtime: LambdaRuntime,
+  checkpoints: Checkpoints,
+) {
+  const stops = streamMappings(functions, refs).map((m) => startStreamPoller(m, clients.streams, clients.sqs, runtime, checkpoints));
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
   };

@@ -3,8 +3,8 @@
 // Alarms and one dashboard, made from the packaged template itself, so that every function, queue
 // and API has them without a list to keep in step with serverless.yml:
 // - each function: any error, any throttle, over 5 minutes;
-// - each dead-letter queue (one that a queue's RedrivePolicy, a rule's target or a function's failed
-//   async invocations send to) and each
+// - each dead-letter queue (one that a queue's RedrivePolicy, a rule's target, a function's failed
+//   async invocations or a stream mapping's failed records send to) and each
 //   queue named in custom.alarms.parkingQueues: any message in it (it waits for a person);
 // - each queue that has a dead-letter queue (the work queues): its oldest message older than
 //   custom.alarms.oldestMessageSecs (work is stuck or too slow);
@@ -49,6 +49,7 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, 
     ...queues.map((id) => arnOf(resources[id].Properties.RedrivePolicy?.deadLetterTargetArn)),
     ...ids('AWS::Events::Rule').flatMap((id) => (resources[id].Properties.Targets ?? []).map((t) => arnOf(t.DeadLetterConfig?.Arn))),
     ...ids('AWS::Lambda::EventInvokeConfig').map((id) => arnOf(resources[id].Properties.DestinationConfig?.OnFailure?.Destination)),
+    ...ids('AWS::Lambda::EventSourceMapping').map((id) => arnOf(resources[id].Properties.DestinationConfig?.OnFailure?.Destination)),
   ]);
   const holding = queues.filter((id) => deadLetter.has(id) || parkingQueues.includes(id));
   const working = queues.filter((id) => resources[id].Properties.RedrivePolicy);

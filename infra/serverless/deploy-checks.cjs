@@ -9,7 +9,8 @@
 //   alarm topic) or ALARM_TOPIC_ARN (a topic of yours), unless ALARMS_UNSUBSCRIBED=1 says that
 //   nobody hearing them is meant;
 // - on every stage but local, the Admin API is reachable only from ADMIN_ALLOWED_CIDRS
-//   (admin-api-access.cjs), unless ADMIN_OPEN_TO_INTERNET=1 says it is meant to be open.
+//   (admin-api-access.cjs), unless ADMIN_OPEN_TO_INTERNET=1 says it is meant to be open;
+// - the reserved concurrencies and the outbox relay's retry bounds are numbers Lambda takes.
 const { allowedCidrs } = require('./admin-api-access.cjs');
 
 const STAND_INS = { string: 'set-by-cloudformation', url: 'https://set-by-cloudformation.example/000000000000/queue' };
@@ -55,6 +56,16 @@ function check(serverless, stage) {
   for (const name of ['WORKER_RESERVED_CONCURRENCY', 'RELAY_RESERVED_CONCURRENCY']) {
     const value = process.env[name];
     if (value !== undefined && !/^[1-9]\d{0,4}$/.test(value)) problems.push(`${name}: must be a whole number of at least 1 (0 would stop the function)`);
+  }
+  // The relay's stream mapping: retries bounded (Lambda's own limit), and a record age it can still
+  // read and re-drive from the stream, which keeps records 24 hours.
+  for (const [name, min, max] of [
+    ['RELAY_MAX_RETRY_ATTEMPTS', 0, 10000],
+    ['RELAY_MAX_RECORD_AGE_SECS', 60, 86400],
+  ]) {
+    const value = process.env[name];
+    if (value !== undefined && !(/^\d+$/.test(value) && Number(value) >= min && Number(value) <= max))
+      problems.push(`${name}: must be a whole number from ${min} to ${max}`);
   }
   if (problems.length) {
     throw new serverless.classes.Error(`Settings that this deploy cannot run with:\n  ${problems.join('\n  ')}`);

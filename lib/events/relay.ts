@@ -12,6 +12,8 @@ import { EVENT_SOURCE, type Outbound } from '.';
 // change's events and messages here; events go to the bus, messages to their queues. A record of
 // which anything could not be sent is reported (by its sequence number), and the stream hands it,
 // and everything after it on its shard, back again: so all is sent at least once, some twice.
+// A record still failing after the mapping's retries (or too old) is parked on RelayFailuresQueue,
+// and `npm run relay:redrive` sends it through this same code later (infra/relay-redrive.ts).
 let eventBridge: EventBridgeClient | undefined;
 const bus = () => (eventBridge ??= counted(new EventBridgeClient({}), 'EventBridge'));
 
@@ -63,6 +65,7 @@ async function putEvents(busName: string, entries: Entry[], failed: Set<string>)
   await Promise.all(
     chunks(entries, size, MAX_PUT_EVENTS_BYTES).map(async (chunk) => {
       try {
+        crashPoint('outbox-relay:send'); // as if the bus refused them
         const res = await bus().send(new PutEventsCommand({ Entries: chunk.map(toEntry) }));
         for (const [i, r] of (res.Entries ?? []).entries()) if (r.ErrorCode) failed.add(chunk[i].sequenceNumber);
       } catch (error) {
@@ -83,6 +86,7 @@ async function sendMessages(entries: Entry[], failed: Set<string>) {
     [...byQueue].flatMap(([queueUrl, queued]) =>
       chunks(queued).map(async (chunk) => {
         try {
+          crashPoint('outbox-relay:send'); // as if the queue refused them
           const res = await sqs().send(
             new SendMessageBatchCommand({
               QueueUrl: queueUrl,

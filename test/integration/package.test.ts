@@ -13,6 +13,7 @@ import { build as buildAlarms } from '../../infra/serverless/alarms.cjs';
 import { hashDeployments } from '../../infra/serverless/api-deployments.cjs';
 import { PAYMENTS_MAX_RECEIVES, WEBHOOK_MAX_RECEIVES } from '../../lib/limits';
 import { METRICS } from '../../lib/metrics';
+import { type Bundle, grantedAccess, neededAccess, scanBundle } from '../bundle-access';
 
 // `serverless package` offline, with dummy credentials, and a look at what it would deploy.
 const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
@@ -43,6 +44,13 @@ const secretArn = (name: string) => ({
 });
 const byJson = (a: unknown, b: unknown) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1);
 const ofType = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+const functionId = (name: string) => `${name[0].toUpperCase()}${name.slice(1)}LambdaFunction`;
+// A function's bundle as serverless packaged it: its JavaScript and source map.
+function bundleOf(fn: string): Bundle {
+  const files = unzip(join(out, `${fn}.zip`));
+  const [name, code] = [...files].find(([file]) => file.endsWith('.js'))!;
+  return { code: code.toString('latin1'), map: JSON.parse(files.get(`${name}.map`)!.toString('utf8')) };
+}
 
 describe('the CloudFormation template', () => {
   it('has a nodejs22.x Lambda and a bundle for every function in serverless.yml', () => {
@@ -148,12 +156,12 @@ describe('the CloudFormation template', () => {
     const local = /_PORT$|^FSP_|^LOCAL_|^LOG_LEVEL$|^(ADMIN_API_SECRET|WEBHOOK_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
     // What shapes the stack rather than the functions: read by serverless.yml or its resources.
     const deployOnly =
-      /_THROTTLE_|^ALARM|^API_GATEWAY_ACCOUNT_ROLE$|_ALARM_(SECS|MS)$|^SECRETS_EXISTING$|^ADMIN_(ALLOWED_CIDRS|OPEN_TO_INTERNET)$|_RESERVED_CONCURRENCY$/;
+      /_THROTTLE_|^ALARM|^API_GATEWAY_ACCOUNT_ROLE$|_ALARM_(SECS|MS)$|^SECRETS_EXISTING$|^ADMIN_(ALLOWED_CIDRS|OPEN_TO_INTERNET)$|_RESERVED_CONCURRENCY$|^RELAY_MAX_/;
     const environment = loadService('ci').environment;
     for (const name of listed.filter((n) => !local.test(n) && !deployOnly.test(n))) expect(Object.keys(environment), name).toContain(name);
     const declarations = ['serverless.yml', 'infra/resources.yml'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
     const deploySettings = listed.filter((n) => deployOnly.test(n));
-    expect(deploySettings.length).toBe(13);
+    expect(deploySettings.length).toBe(15);
     // (read by the package-time checks, infra/serverless/deploy-checks.cjs, rather than declared)
     for (const name of deploySettings.filter((n) => !/^(ALARMS_UNSUBSCRIBED|ADMIN_ALLOWED_CIDRS|ADMIN_OPEN_TO_INTERNET)$/.test(n)))
       expect(declarations, name).toContain(`\${env:${name},`);
@@ -202,12 +210,10 @@ describe('the CloudFormation template', () => {
     const fns = Object.fromEntries(ofType('AWS::Lambda::Function'));
     const service = loadService('ci');
     for (const fn of service.functions.filter((f) => f.events.some((e) => e.http) || /^(openPayments|auth|ilpConnector)/.test(f.name))) {
-      const id = `${fn.name[0].toUpperCase()}${fn.name.slice(1)}LambdaFunction`;
+      const id = functionId(fn.name);
       expect(fns[id].Properties.Timeout, fn.name).toBeLessThanOrEqual(25);
     }
-    const scheduled = service.functions
-      .filter((f) => f.events.some((e) => e.schedule))
-      .map((f) => `${f.name[0].toUpperCase()}${f.name.slice(1)}LambdaFunction`);
+    const scheduled = service.functions.filter((f) => f.events.some((e) => e.schedule)).map((f) => functionId(f.name));
     expect(scheduled.sort()).toEqual(['PaymentIntentsExpireLambdaFunction', 'RatesRefreshLambdaFunction']);
     const configs = ofType('AWS::Lambda::EventInvokeConfig').map(([, c]) => c.Properties);
     for (const fn of scheduled) {
@@ -254,7 +260,7 @@ describe('the CloudFormation template', () => {
     expect(relay.EventSourceArn).toEqual({ 'Fn::GetAtt': ['MainTable', 'StreamArn'] });
     expect(relay.FunctionName).toEqual({ 'Fn::GetAtt': ['OutboxRelayLambdaFunction', 'Arn'] });
     expect(relay.BisectBatchOnFunctionError).toBe(true);
-    expect(relay.MaximumRetryAttempts).toBeUndefined(); // retried until sent
+    expect(relay.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     expect(relay.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { eventName: ['INSERT'], dynamodb: { NewImage: { sk: { S: [{ prefix: 'OUT#' }] } } } },
     ]);
@@ -265,6 +271,37 @@ describe('the CloudFormation template', () => {
     expect(allows('events:PutEvents', { 'Fn::GetAtt': ['EventBus', 'Arn'] })).toBe(true);
     expect(allows('sqs:SendMessage', { 'Fn::GetAtt': ['PaymentsQueue', 'Arn'] })).toBe(true);
   });
+
+  // A record the relay reported failed was retried until the stream dropped it after 24 hours, and
+  // held up its shard meanwhile; nothing alarmed.
+  it("bounds the relay's retries and record age and parks what it could not send on a queue of its own, which alarms and only Lambda feeds", async () => {
+    const [relay] = ofType('AWS::Lambda::EventSourceMapping')
+      .map(([, m]) => m.Properties)
+      .filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
+    expect(relay).toMatchObject({ MaximumRetryAttempts: 100, MaximumRecordAgeInSeconds: 3600, BisectBatchOnFunctionError: true });
+    expect(relay.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': ['RelayFailuresQueue', 'Arn'] } } });
+    const queue = template.Resources.RelayFailuresQueue.Properties;
+    expect(queue).toMatchObject({ MessageRetentionPeriod: 1209600, SqsManagedSseEnabled: true });
+    const alarms = Object.values(Object.fromEntries(ofType('AWS::CloudWatch::Alarm')));
+    expect(alarms.map((a) => a.Properties).find((a) => a.Dimensions[0].Value['Fn::GetAtt']?.[0] === 'RelayFailuresQueue')).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    // Lambda parks the records with the relay's role: the only principal the queue's policy lets send.
+    const policy = ofType('AWS::SQS::QueuePolicy')
+      .map(([, p]) => p.Properties)
+      .find((p) => p.Queues.some((q: any) => q.Ref === 'RelayFailuresQueue'));
+    expect(policy.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { ArnNotEquals: { 'aws:PrincipalArn': [{ 'Fn::GetAtt': ['OutboxRelayRole', 'Arn'] }] } } }),
+    );
+    const refused = await promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', join(out, 'relay'), '--stage', 'ci'], {
+      cwd: ROOT,
+      env: { ...packageEnv, RELAY_MAX_RETRY_ATTEMPTS: '-1', RELAY_MAX_RECORD_AGE_SECS: '172800' },
+    }).catch((e) => `${e.stdout}${e.stderr}`);
+    expect(refused).toContain('RELAY_MAX_RETRY_ATTEMPTS: must be a whole number from 0 to 10000');
+    expect(refused).toContain('RELAY_MAX_RECORD_AGE_SECS: must be a whole number from 60 to 86400');
+  }, 60_000);
 
   it('routes every Admin path through a REST API, and the resource and authorization servers and the connector through REST APIs of their own', () => {
     const resources = template.Resources;
@@ -304,75 +341,77 @@ describe('the CloudFormation template', () => {
     expect(apis.get('ConnectorApi')!.binary).toBe(true); // ILP packets pass as bytes, whatever the peer's Accept header
   });
 
-  it('gives every function the role of its group, which reaches only what the group uses; secrets only where read', () => {
+  // Roles were per group: the Admin API's write role served 22 functions (only quotesCreate reads
+  // the Open Payments client's secret, only webhookEventsRedeliver the webhook events table), and
+  // its read role let read-only functions write RatesTable.
+  it('gives each function a role with exactly what its bundle calls, shared only by functions that need the same', () => {
+    const service = loadService('ci');
+    const found = new Map(service.functions.map((f) => [f.name, scanBundle(bundleOf(f.name))]));
+    // Where outbox messages can go: every queue a function names.
+    const outboxQueues = new Set(
+      [...found.values()]
+        .flat()
+        .filter((f) => /^setting:\w+_QUEUE_URL$/.test(f.what))
+        .map((f) => f.what.slice(8)),
+    );
     const fns = Object.fromEntries(ofType('AWS::Lambda::Function'));
     const roles = Object.fromEntries(ofType('AWS::IAM::Role'));
-    const statements = (role: string) => (roles[role].Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement);
-    const roleOf = (fn: string) => fns[`${fn[0].toUpperCase()}${fn.slice(1)}LambdaFunction`].Properties.Role['Fn::GetAtt'][0];
-    const service = loadService('ci');
-    const expected = (fn: (typeof service.functions)[number]) => {
-      const special: Record<string, string> = {
-        openApi: 'PublicDocsRole',
-        openPaymentsWalletAddress: 'WalletAddressReaderRole',
-        openPaymentsIncomingPayments: 'IncomingPaymentsRole',
-        authServer: 'AuthServerRole',
-        authIntrospect: 'AuthIntrospectRole',
-        ilpConnector: 'IlpConnectorRole',
-        paymentsWorker: 'PaymentsWorkerRole',
-        webhooksDeliver: 'WebhookSenderRole',
-        outboxRelay: 'OutboxRelayRole',
-        ratesRefresh: 'RatesRefreshRole',
-        paymentIntentsExpire: 'IntentsExpireRole',
-      };
-      const route = fn.events.find((e) => e.http)?.http;
-      return special[fn.name] ?? (route.method === 'GET' ? 'AdminReadRole' : 'AdminApiRole');
-    };
-    for (const fn of service.functions) expect(roleOf(fn.name), fn.name).toBe(expected(fn));
+    const needs: Record<string, string[]> = {};
+    for (const fn of service.functions) {
+      const id = functionId(fn.name);
+      const method = fn.events.find((e) => e.http)?.http.method;
+      const needed = [...neededAccess({ id, method, resources: template.Resources, outboxQueues }, found.get(fn.name)!)].sort();
+      const role = fns[id].Properties.Role['Fn::GetAtt'][0];
+      const granted = [...grantedAccess(roles[role])].sort();
+      const missing = needed.filter((n) => !granted.includes(n));
+      const extra = granted.filter((g) => !needed.includes(g));
+      expect({ fn: fn.name, role, missing, extra }).toEqual({ fn: fn.name, role, missing: [], extra: [] });
+      needs[fn.name] = needed;
+    }
+    // What the derivation must see, so that a change in the bundles' shape cannot make it see nothing.
+    expect(needs.outboxRelay).toEqual(
+      expect.arrayContaining(['events:PutEvents EventBus', 'sqs:SendMessage PaymentsQueue', 'sqs:SendMessage RelayFailuresQueue']),
+    );
+    expect(needs.paymentsWorker).toEqual(expect.arrayContaining(['sqs:ChangeMessageVisibility PaymentsQueue', 'dynamodb:UpdateItem MainTable']));
+    expect(needs.quotesCreate).toEqual(
+      expect.arrayContaining(['secretsmanager:GetSecretValue secret:OPEN_PAYMENTS_CLIENT_SECRET', 'dynamodb:PutItem IdempotencyTable']),
+    );
+    expect(needs.openPaymentsIncomingPayments).toContain('execute-api:Invoke AuthServerApi POST /introspect');
+    expect(needs.openApi).toEqual([]);
+    // The Admin API's GET routes only read (the rate lookup caches what it pulled).
+    for (const fn of service.functions.filter((f) => f.events.some((e) => e.http?.method === 'GET')))
+      for (const n of needs[fn.name])
+        expect(
+          /^(dynamodb:(GetItem|BatchGetItem|Query)|secretsmanager:GetSecretValue) /.test(n) ||
+            (fn.name === 'ratesResolve' && n === 'dynamodb:BatchWriteItem RatesTable'),
+          `${fn.name}: ${n}`,
+        ).toBe(true);
+    const holders = (need: string) =>
+      Object.keys(needs)
+        .filter((fn) => needs[fn].includes(need))
+        .sort();
+    expect(holders('secretsmanager:GetSecretValue secret:OPEN_PAYMENTS_CLIENT_SECRET')).toEqual(['paymentsWorker', 'quotesCreate']);
+    expect(holders('secretsmanager:GetSecretValue secret:WEBHOOK_SECRET')).toEqual(['webhooksDeliver']);
+    expect(holders('dynamodb:UpdateItem WebhookEventsTable')).toEqual(['webhookEventsRedeliver', 'webhooksDeliver']);
+    expect(holders('dynamodb:PutItem RatesTable')).toEqual(['ratesPush']);
+
     expect(roles.IamRoleLambdaExecution).toBeUndefined(); // no role shared by all
-    // No wildcard: every statement names its actions and resources.
-    for (const [id] of Object.entries(roles)) {
-      for (const st of statements(id)) {
+    for (const [id, role] of Object.entries(roles).filter(([id]) => id !== 'ApiGatewayAccountRole')) {
+      expect(
+        role.Properties.ManagedPolicyArns.map((a: any) => a['Fn::Sub'].split('/').at(-1)),
+        id,
+      ).toEqual(['AWSLambdaBasicExecutionRole', 'AWSXRayDaemonWriteAccess']);
+      for (const st of (role.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement)) {
         expect(
           st.Action.some((a: string) => a.includes('*')),
           id,
-        ).toBe(false);
-        expect(
-          st.Resource.some((r: unknown) => r === '*'),
-          id,
-        ).toBe(false);
-      }
-    }
-    const holders = (test: (st: any) => boolean) =>
-      Object.keys(roles)
-        .filter((id) => statements(id).some(test))
-        .sort();
-    const reads = (secret: string) =>
-      holders(
-        (st) => st.Action.includes('secretsmanager:GetSecretValue') && st.Resource.some((r: any) => JSON.stringify(r) === JSON.stringify(secretArn(secret))),
-      );
-    expect(reads('ADMIN_API_SECRET')).toEqual(['AdminApiRole', 'AdminReadRole']);
-    expect(reads('WEBHOOK_SECRET')).toEqual(['WebhookSenderRole']);
-    expect(reads('STREAM_SECRET')).toEqual(['IlpConnectorRole', 'IncomingPaymentsRole']);
-    expect(reads('OPEN_PAYMENTS_CLIENT_SECRET')).toEqual(['AdminApiRole', 'PaymentsWorkerRole']);
-    for (const [, role] of Object.entries(roles))
-      for (const st of (role.Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement))
+        ).toBe(false); // no wildcard
+        for (const r of st.Resource) expect(r, id).not.toBe('*');
+        // Secrets by ARN pattern, so that a stack on retained secrets (SECRETS_EXISTING) grants the same.
         if (st.Action.includes('secretsmanager:GetSecretValue'))
           for (const r of st.Resource) expect(JSON.stringify(r)).toMatch(/secret:payment-service\/ci\/[A-Z_]+-\?{6}"/);
-    expect(holders((st) => st.Action.includes('events:PutEvents'))).toEqual(['OutboxRelayRole']);
-    expect(holders((st) => st.Action.includes('sqs:SendMessage'))).toEqual(['IntentsExpireRole', 'OutboxRelayRole', 'RatesRefreshRole', 'WebhookSenderRole']);
-    // (the scheduled functions' only queue is where their failed runs go)
-    for (const role of ['IntentsExpireRole', 'RatesRefreshRole'])
-      expect(statements(role).filter((st: any) => st.Action.includes('sqs:SendMessage'))[0].Resource, role).toEqual([
-        { 'Fn::GetAtt': ['ScheduledFailuresQueue', 'Arn'] },
-      ]);
-    expect(holders((st) => st.Action.includes('sqs:ReceiveMessage'))).toEqual(['PaymentsWorkerRole', 'WebhookSenderRole']);
-    // The public functions: the wallet-address reader only reads; the docs touch nothing.
-    expect(
-      statements('WalletAddressReaderRole')
-        .flatMap((st: any) => st.Action)
-        .sort(),
-    ).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
-    expect(statements('PublicDocsRole')).toEqual([]);
+      }
+    }
     // And no secret in any function's environment.
     for (const [id, fn] of Object.entries(fns)) {
       for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET'])
@@ -541,7 +580,9 @@ describe('operations', () => {
     expect(watched('AWS/Lambda', 'Errors')).toHaveLength(functions.length);
     const queue = (id: string) => ({ 'Fn::GetAtt': [id, 'QueueName'] });
     expect(watched('AWS/SQS', 'ApproximateNumberOfMessagesVisible').sort(byJson)).toEqual(
-      ['EventsDeadLetterQueue', 'PaymentsDeadLetterQueue', 'ScheduledFailuresQueue', 'WebhookDeadLetterQueue', 'WebhookParkingQueue'].map(queue).sort(byJson),
+      ['EventsDeadLetterQueue', 'PaymentsDeadLetterQueue', 'RelayFailuresQueue', 'ScheduledFailuresQueue', 'WebhookDeadLetterQueue', 'WebhookParkingQueue']
+        .map(queue)
+        .sort(byJson),
     );
     expect(watched('AWS/SQS', 'ApproximateAgeOfOldestMessage').sort(byJson)).toEqual(['PaymentsQueue', 'WebhookQueue'].map(queue).sort(byJson));
     const apiNames = ofType('AWS::ApiGateway::RestApi').map(([, api]) => api.Properties.Name);
@@ -595,13 +636,15 @@ describe('operations', () => {
     expect([...files.keys()].sort()).toEqual(['functions/admin/assets/create.js', 'functions/admin/assets/create.js.map']);
   });
 
-  it("stays well within CloudFormation's 500 resources per stack", () => {
-    expect(Object.keys(template.Resources).length).toBeLessThan(450);
+  // 465, of which 30 roles (one for each set of needs); CloudFormation takes 500. A function costs
+  // about six (itself, its log group, its API permission, two alarms, often a role).
+  it("stays within CloudFormation's 500 resources per stack, with room to grow", () => {
+    expect(Object.keys(template.Resources).length).toBeLessThan(480);
   });
 });
 
 describe('the bundles', () => {
-  const bundle = (fn: string) => [...unzip(join(out, `${fn}.zip`)).entries()].find(([name]) => name.endsWith('.js'))![1].toString('latin1');
+  const bundle = (fn: string) => bundleOf(fn).code;
 
   it('carry the SQS and EventBridge clients only where a function calls them', () => {
     const carries = (fn: string) => ({ sqs: bundle(fn).includes('AmazonSQS'), eventBridge: bundle(fn).includes('AWSEvents') });

@@ -1,0 +1,79 @@
+'use strict';
+
+// The functions' roles, from custom.roles (infra/roles.yml): each a map from a resource to the
+// actions its functions call on it, written without the service's prefix, which the resource's
+// type gives. A resource is a logical id of the template (a table, a queue, the bus),
+// `<table>/index` (its indexes), `<table>/stream`, `secrets` (names under SECRETS_PREFIX, as the
+// roles name them by ARN pattern, so that retained secrets match too) or an IAM-authorized route,
+// `<RestApi> <METHOD> <path>`. Each becomes one AWS::IAM::Role with one statement a resource,
+// besides the logs and X-Ray that every function writes. Packaging fails on a resource, a role or
+// a function's role that does not exist, and on a role no function has.
+const SERVICE = { 'AWS::DynamoDB::Table': 'dynamodb', 'AWS::SQS::Queue': 'sqs', 'AWS::Events::EventBus': 'events' };
+const ROUTE = /^(\w+) ([A-Z]+) (\/\S*)$/;
+
+class FunctionRoles {
+  constructor(serverless, options) {
+    this.hooks = {
+      'after:aws:package:finalize:mergeCustomProviderResources': () => {
+        const { service } = serverless;
+        const stage = options.stage ?? service.provider.stage;
+        const prefix = service.provider.environment?.SECRETS_PREFIX || `${service.service}/${stage}/`;
+        const functions = Object.fromEntries(Object.entries(service.functions).map(([name, f]) => [name, f.role]));
+        const resources = service.provider.compiledCloudFormationTemplate.Resources;
+        const problems = addRoles(resources, service.custom?.roles ?? {}, functions, prefix);
+        if (problems.length) throw new serverless.classes.Error(`custom.roles (infra/roles.yml):\n  ${problems.join('\n  ')}`);
+      },
+    };
+  }
+}
+
+// Adds the roles to `resources`; returns what is wrong with them.
+function addRoles(resources, roles, functions, secretsPrefix) {
+  const problems = [];
+  const statement = (key, actions) => {
+    const list = (service) => actions.map((a) => `${service}:${a}`);
+    if (key === 'secrets') {
+      const arn = (name) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${secretsPrefix}${name}-??????` });
+      return { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: actions.map(arn) };
+    }
+    const route = ROUTE.exec(key);
+    if (route && resources[route[1]]?.Type === 'AWS::ApiGateway::RestApi') {
+      const arn = `arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${route[1]}}/*/${route[2]}${route[3]}`;
+      return { Effect: 'Allow', Action: list('execute-api'), Resource: [{ 'Fn::Sub': arn }] };
+    }
+    const [id, part] = key.split('/');
+    const service = SERVICE[resources[id]?.Type];
+    if (!service || (part && (service !== 'dynamodb' || !['index', 'stream'].includes(part)))) {
+      problems.push(`${key}: no such table, queue, bus or route`);
+      return undefined;
+    }
+    const arn = { 'Fn::GetAtt': [id, 'Arn'] };
+    const resource = part === 'stream' ? { 'Fn::GetAtt': [id, 'StreamArn'] } : part === 'index' ? { 'Fn::Join': ['/', [arn, 'index', '*']] } : arn;
+    return { Effect: 'Allow', Action: list(service), Resource: [resource] };
+  };
+  for (const [name, access] of Object.entries(roles)) {
+    if (resources[name]) problems.push(`${name}: the template already has a resource of that name`);
+    const statements = Object.entries(access ?? {})
+      .map(([key, actions]) => statement(key, actions))
+      .filter(Boolean);
+    resources[name] = {
+      Type: 'AWS::IAM::Role',
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }],
+        },
+        ManagedPolicyArns: ['service-role/AWSLambdaBasicExecutionRole', 'AWSXRayDaemonWriteAccess'].map((policy) => ({
+          'Fn::Sub': `arn:\${AWS::Partition}:iam::aws:policy/${policy}`,
+        })),
+        ...(statements.length && { Policies: [{ PolicyName: name, PolicyDocument: { Version: '2012-10-17', Statement: statements } }] }),
+      },
+    };
+  }
+  const used = new Set(Object.values(functions));
+  for (const [fn, role] of Object.entries(functions)) if (!roles[role]) problems.push(`${fn}: its role ${role} is not in custom.roles`);
+  for (const name of Object.keys(roles)) if (!used.has(name)) problems.push(`${name}: no function has this role`);
+  return problems;
+}
+
+module.exports = FunctionRoles;
