@@ -20,6 +20,8 @@ import type { FunctionDef } from './serverless-config';
 // Either is retried after a growing pause until it succeeds, so a shard never skips a record.
 // Reading resumes where it stopped (the checkpoints outlive a stop), and a read follows every
 // invocation that wrote to DynamoDB, so a committed outbox item is sent within milliseconds.
+// Its iterator age (how long the oldest write it had not read yet has waited) goes to the
+// runtime's metrics: DynamoDB Local dates stream records to the minute only, too coarse for it.
 const IDLE_POLL_MS = 100;
 const READ_LIMIT = 1000;
 const WRITES = /^DynamoDB\.(TransactWriteItems|PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/;
@@ -74,10 +76,12 @@ function lambdaRecord(r: _Record, streamArn: string) {
 export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClient, runtime: LambdaRuntime, checkpoints: Checkpoints) {
   let running = true;
   let generation = 0; // bumped by every invocation that wrote
+  let unreadSince: number | undefined; // when the first write not read yet ended
   let wake: (() => void) | undefined;
   const unsubscribe = runtime.onInvoked((calls) => {
     if (![...calls.keys()].some((name) => WRITES.test(name))) return;
     generation++;
+    unreadSince ??= Date.now();
     wake?.();
   });
   const sleep = (ms: number) =>
@@ -125,11 +129,13 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
   }
 
   // Invokes the function with `records` (those that pass the filters), in batches; returns the
-  // sequence number to read again from, or undefined when all were handled.
-  async function deliver(records: _Record[]): Promise<string | undefined> {
+  // sequence number to read again from, or undefined when all were handled. `since`: when their
+  // oldest write ended, if this run saw it (after a restart, a backlog is dated by its records).
+  async function deliver(records: _Record[], since: number | undefined): Promise<string | undefined> {
     const wanted = records.map((r) => lambdaRecord(r, mapping.streamArn)).filter((r) => !mapping.filters.length || mapping.filters.some((f) => matches(f, r)));
     for (let i = 0; i < wanted.length; i += mapping.batchSize) {
       const batch = wanted.slice(i, i + mapping.batchSize);
+      runtime.iteratorAge(mapping.fn.name, Date.now() - (since ?? batch[0].dynamodb.ApproximateCreationDateTime! * 1000));
       try {
         const result = (await runtime.invoke(mapping.fn, { Records: batch })) as DynamoDBBatchResponse | undefined;
         const failed = mapping.partial ? (result?.batchItemFailures ?? []).map((f) => f.itemIdentifier) : [];
@@ -142,11 +148,11 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
     return undefined;
   }
 
-  async function readShard(shard: Shard): Promise<boolean> {
+  async function readShard(shard: Shard, since: number | undefined): Promise<boolean> {
     const id = shard.ShardId!;
     const iterator = iterators.get(id) ?? (await iteratorFor(id));
     const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: READ_LIMIT }));
-    const retryFrom = Records.length ? await deliver(Records) : undefined;
+    const retryFrom = Records.length ? await deliver(Records, since) : undefined;
     if (retryFrom) {
       const done = Records.filter((r) => BigInt(r.dynamodb!.SequenceNumber!) < BigInt(retryFrom)).at(-1);
       if (done) checkpoints.set(checkpoint(id), done.dynamodb!.SequenceNumber!);
@@ -168,12 +174,20 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
     let failures = 0;
     while (running) {
       const seen = generation;
+      const since = unreadSince;
+      unreadSince = undefined;
       let more = false;
+      // What this pass leaves unread is still waiting since then.
+      const unread = () => {
+        if (since !== undefined) unreadSince = Math.min(since, unreadSince ?? since);
+      };
       try {
         if (!shards.length) await describe();
-        for (const shard of readable()) more = (await readShard(shard)) || more;
+        for (const shard of readable()) more = (await readShard(shard, since)) || more;
         failures = 0;
+        if (more) unread();
       } catch (err) {
+        unread();
         if (!running) return;
         // DynamoDB Local sometimes answers a new stream's first read (from TRIM_HORIZON, nothing read
         // yet, so nothing to lose) as trimmed while tables are being created around it: just read again.
