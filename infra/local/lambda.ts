@@ -35,7 +35,7 @@ export function lambdaRuntime(opts: { metrics?: MetricStore } = {}) {
   };
   const loaded = new Map<string, Promise<Handler>>();
   const stats = new Map<string, FunctionStats>();
-  const listeners = new Set<(calls: ReadonlyMap<string, number>) => void>();
+  const listeners = new Set<(calls: ReadonlyMap<string, number>, startedAt: number) => void>();
 
   function load(fn: FunctionDef): Promise<Handler> {
     let handler = loaded.get(fn.name);
@@ -89,7 +89,7 @@ export function lambdaRuntime(opts: { metrics?: MetricStore } = {}) {
       s.invocations++;
       for (const [name, n] of calls) s.calls[name] = (s.calls[name] ?? 0) + n;
       stats.set(fn.name, s);
-      for (const listener of listeners) listener(calls);
+      for (const listener of listeners) listener(calls, startedAt);
     }
   }
 
@@ -100,7 +100,8 @@ export function lambdaRuntime(opts: { metrics?: MetricStore } = {}) {
     iteratorAge: (name: string, ms: number) => metrics?.record(keysOf(name).iteratorAge, ms),
     stats: () => structuredClone(Object.fromEntries(stats)),
     resetStats: () => stats.clear(),
-    onInvoked(listener: (calls: ReadonlyMap<string, number>) => void) {
+    // At the end of every invocation: the AWS calls it made, and when it started (epoch ms).
+    onInvoked(listener: (calls: ReadonlyMap<string, number>, startedAt: number) => void) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },

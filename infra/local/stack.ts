@@ -16,7 +16,7 @@ import { restApis } from './rest-apis';
 import { scheduledEvent, startSchedules } from './schedules';
 import { eventRoutes, loadService } from './serverless-config';
 import { startSqsPollers } from './sqs-poller';
-import { type Checkpoints, startStreamPollers } from './stream-poller';
+import { type Checkpoints, startStreamPollers, streamMappings, unreadWrites } from './stream-poller';
 
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
 // functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
@@ -176,10 +176,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(startSqsPollers(service.functions, refs, sqs, runtime));
     const streamsClient = new DynamoDBStreamsClient({ ...aws, endpoint: endpoints.dynamodb });
     const checkpoints = keptCheckpoints(opts.dataDir);
+    const unread = unreadWrites(runtime);
+    for (const m of streamMappings(service.functions, refs)) unread.watch(m.fn.name);
     let stopStreams: (() => Promise<void>) | undefined;
     const streams = {
       start: () => {
-        stopStreams ??= startStreamPollers(service.functions, refs, streamsClient, runtime, checkpoints);
+        stopStreams ??= startStreamPollers(service.functions, refs, streamsClient, runtime, checkpoints, unread);
       },
       stop: async () => {
         await stopStreams?.();

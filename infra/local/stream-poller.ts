@@ -20,8 +20,8 @@ import type { FunctionDef } from './serverless-config';
 // Either is retried after a growing pause until it succeeds, so a shard never skips a record.
 // Reading resumes where it stopped (the checkpoints outlive a stop), and a read follows every
 // invocation that wrote to DynamoDB, so a committed outbox item is sent within milliseconds.
-// Its iterator age (how long the oldest write it had not read yet has waited) goes to the
-// runtime's metrics: DynamoDB Local dates stream records to the minute only, too coarse for it.
+// Its iterator age goes to the runtime's metrics: from the writes it has not read yet (./unread),
+// as DynamoDB Local dates stream records to the minute only.
 const IDLE_POLL_MS = 100;
 const READ_LIMIT = 1000;
 const WRITES = /^DynamoDB\.(TransactWriteItems|PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/;
@@ -73,15 +73,37 @@ function lambdaRecord(r: _Record, streamArn: string) {
   };
 }
 
-export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClient, runtime: LambdaRuntime, checkpoints: Checkpoints) {
+// The invocations that wrote to DynamoDB which a stream mapping may not have read yet: kept by the
+// stack, so that they outlive a stop of the mappings (an outage's writes wait all the same). A
+// read that started after a write ended and took all there was has read it; the mapping's
+// iterator age is then how long ago the oldest write left began (its record is no older).
+export type UnreadWrites = ReturnType<typeof unreadWrites>;
+
+export function unreadWrites(runtime: LambdaRuntime) {
+  const byMapping = new Map<string, Array<{ start: number; end: number }>>();
+  const of = (name: string) => byMapping.get(name) ?? byMapping.set(name, []).get(name)!;
+  runtime.onInvoked((calls, startedAt) => {
+    if (![...calls.keys()].some((name) => WRITES.test(name))) return;
+    for (const writes of byMapping.values()) writes.push({ start: startedAt, end: Date.now() });
+  });
+  return {
+    watch: (name: string) => void of(name),
+    caughtUp: (name: string, readStart: number) =>
+      byMapping.set(
+        name,
+        of(name).filter((w) => w.end >= readStart),
+      ),
+    oldest: (name: string) => of(name).reduce<number | undefined>((t, w) => Math.min(t ?? w.start, w.start), undefined),
+  };
+}
+
+export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClient, runtime: LambdaRuntime, checkpoints: Checkpoints, unread: UnreadWrites) {
   let running = true;
   let generation = 0; // bumped by every invocation that wrote
-  let unreadSince: number | undefined; // when the first write not read yet ended
   let wake: (() => void) | undefined;
   const unsubscribe = runtime.onInvoked((calls) => {
     if (![...calls.keys()].some((name) => WRITES.test(name))) return;
     generation++;
-    unreadSince ??= Date.now();
     wake?.();
   });
   const sleep = (ms: number) =>
@@ -129,13 +151,14 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
   }
 
   // Invokes the function with `records` (those that pass the filters), in batches; returns the
-  // sequence number to read again from, or undefined when all were handled. `since`: when their
-  // oldest write ended, if this run saw it (after a restart, a backlog is dated by its records).
-  async function deliver(records: _Record[], since: number | undefined): Promise<string | undefined> {
+  // sequence number to read again from, or undefined when all were handled.
+  async function deliver(records: _Record[]): Promise<string | undefined> {
     const wanted = records.map((r) => lambdaRecord(r, mapping.streamArn)).filter((r) => !mapping.filters.length || mapping.filters.some((f) => matches(f, r)));
     for (let i = 0; i < wanted.length; i += mapping.batchSize) {
       const batch = wanted.slice(i, i + mapping.batchSize);
-      runtime.iteratorAge(mapping.fn.name, Date.now() - (since ?? batch[0].dynamodb.ApproximateCreationDateTime! * 1000));
+      // A backlog from before this process started is dated by its records, to the minute.
+      const oldest = unread.oldest(mapping.fn.name) ?? batch[0].dynamodb.ApproximateCreationDateTime! * 1000;
+      runtime.iteratorAge(mapping.fn.name, Date.now() - oldest);
       try {
         const result = (await runtime.invoke(mapping.fn, { Records: batch })) as DynamoDBBatchResponse | undefined;
         const failed = mapping.partial ? (result?.batchItemFailures ?? []).map((f) => f.itemIdentifier) : [];
@@ -148,11 +171,11 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
     return undefined;
   }
 
-  async function readShard(shard: Shard, since: number | undefined): Promise<boolean> {
+  async function readShard(shard: Shard): Promise<boolean> {
     const id = shard.ShardId!;
     const iterator = iterators.get(id) ?? (await iteratorFor(id));
     const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: READ_LIMIT }));
-    const retryFrom = Records.length ? await deliver(Records, since) : undefined;
+    const retryFrom = Records.length ? await deliver(Records) : undefined;
     if (retryFrom) {
       const done = Records.filter((r) => BigInt(r.dynamodb!.SequenceNumber!) < BigInt(retryFrom)).at(-1);
       if (done) checkpoints.set(checkpoint(id), done.dynamodb!.SequenceNumber!);
@@ -174,20 +197,14 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
     let failures = 0;
     while (running) {
       const seen = generation;
-      const since = unreadSince;
-      unreadSince = undefined;
+      const readStart = Date.now();
       let more = false;
-      // What this pass leaves unread is still waiting since then.
-      const unread = () => {
-        if (since !== undefined) unreadSince = Math.min(since, unreadSince ?? since);
-      };
       try {
         if (!shards.length) await describe();
-        for (const shard of readable()) more = (await readShard(shard, since)) || more;
+        for (const shard of readable()) more = (await readShard(shard)) || more;
         failures = 0;
-        if (more) unread();
+        if (!more) unread.caughtUp(mapping.fn.name, readStart);
       } catch (err) {
-        unread();
         if (!running) return;
         // DynamoDB Local sometimes answers a new stream's first read (from TRIM_HORIZON, nothing read
         // yet, so nothing to lose) as trimmed while tables are being created around it: just read again.
@@ -209,8 +226,15 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
   };
 }
 
-export function startStreamPollers(functions: FunctionDef[], refs: Refs, client: DynamoDBStreamsClient, runtime: LambdaRuntime, checkpoints: Checkpoints) {
-  const stops = streamMappings(functions, refs).map((m) => startStreamPoller(m, client, runtime, checkpoints));
+export function startStreamPollers(
+  functions: FunctionDef[],
+  refs: Refs,
+  client: DynamoDBStreamsClient,
+  runtime: LambdaRuntime,
+  checkpoints: Checkpoints,
+  unread: UnreadWrites,
+) {
+  const stops = streamMappings(functions, refs).map((m) => startStreamPoller(m, client, runtime, checkpoints, unread));
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
   };
