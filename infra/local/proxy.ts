@@ -4,7 +4,7 @@
 // no client needs signing code. Answers, problem+json errors included, pass through untouched.
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, request, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
 import { problem, problemResponse } from '../../lib/http/problem';
@@ -36,7 +36,7 @@ export interface ProxyOptions {
   port: number;
   secret: string;
   nodeA: string; // Node A's Admin API base URL
-  nodeB: () => string; // Node B's, looked up per request: it may start, stop or move meanwhile
+  nodeB?: () => string; // Node B's, looked up per request: it may start, stop or move meanwhile
   log?: (line: string) => void;
 }
 
@@ -59,7 +59,7 @@ function sendProblem(res: ServerResponse, status: number, code: string, detail: 
   res.end(r.body);
 }
 
-const fromLoopback = (req: IncomingMessage) => {
+export const fromLoopback = (req: IncomingMessage) => {
   const origin = req.headers.origin;
   if (!LOOPBACK.test(req.headers.host ?? '')) return false;
   if (origin === undefined) return true;
@@ -70,15 +70,9 @@ const fromLoopback = (req: IncomingMessage) => {
   }
 };
 
-export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
+// The proxy's requests, signed and forwarded; also the console's (./console.ts), without Node B.
+export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListener {
   const log = opts.log ?? (() => undefined);
-  // A failure of the proxy itself (a client gone mid-body, a bad Node B URL) is a 502 of its own.
-  const server = createServer((req, res) => {
-    forward(req, res).catch((e: Error) => {
-      if (res.headersSent) return void res.destroy();
-      sendProblem(res, 502, 'proxy_failed', `The signing proxy could not forward the request: ${e.message}`);
-    });
-  });
   async function forward(req: IncomingMessage, res: ServerResponse) {
     const target = req.url ?? '/';
     if (!fromLoopback(req)) {
@@ -88,9 +82,9 @@ export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
     if (!target.startsWith('/')) {
       return sendProblem(res, 400, 'invalid_request', `Send requests to http://localhost/<path>, not ${target}`);
     }
-    const toB = target === NODE_B_PREFIX || target.startsWith(`${NODE_B_PREFIX}/`) || target.startsWith(`${NODE_B_PREFIX}?`);
+    const toB = !!opts.nodeB && (target === NODE_B_PREFIX || target.startsWith(`${NODE_B_PREFIX}/`) || target.startsWith(`${NODE_B_PREFIX}?`));
     const node = toB ? 'Node B' : 'Node A';
-    const base = new URL(toB ? opts.nodeB() : opts.nodeA);
+    const base = new URL(toB ? opts.nodeB!() : opts.nodeA);
     const rest = toB ? target.slice(NODE_B_PREFIX.length) : target;
     const path = base.pathname.replace(/\/$/, '') + (rest.startsWith('/') ? rest : `/${rest}`);
 
@@ -131,7 +125,17 @@ export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
     });
     upstream.end(body);
   }
-  const { port, stop } = await listen(server, opts.port);
+  // A failure of the proxy itself (a client gone mid-body, a bad Node B URL) is a 502 of its own.
+  return (req, res) => {
+    forward(req, res).catch((e: Error) => {
+      if (res.headersSent) return void res.destroy();
+      sendProblem(res, 502, 'proxy_failed', `The signing proxy could not forward the request: ${e.message}`);
+    });
+  };
+}
+
+export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
+  const { port, stop } = await listen(createServer(signingHandler(opts)), opts.port);
   return { url: port === 80 ? 'http://localhost' : `http://localhost:${port}`, port, stop };
 }
 
