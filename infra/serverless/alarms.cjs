@@ -20,8 +20,8 @@ class Alarms {
   constructor(serverless, options) {
     this.hooks = {
       'after:aws:package:finalize:mergeCustomProviderResources': () => {
-        const { service, provider } = serverless.service;
-        build(provider.compiledCloudFormationTemplate.Resources, settingsOf(service.custom, options.stage ?? provider.stage, provider.environment));
+        const { custom, provider } = serverless.service;
+        build(provider.compiledCloudFormationTemplate.Resources, settingsOf(custom, options.stage ?? provider.stage, provider.environment));
       },
     };
   }
