@@ -109,6 +109,7 @@ describe('the console in a browser', () => {
       mkdirSync(join(ROOT, 'docs/img'), { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
       expect(problems).toEqual([]);
+      expect(a.output()).not.toContain('"_aws"'); // the functions' metrics went to the runtime, not to the log
     } finally {
       await browser.close();
       await a.stop();
