@@ -2,10 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { problem, problemResponse } from '../../lib/http/problem';
 import type { LocalCloudWatch } from './cloudwatch';
 import { listen } from './listen';
-import { fromLoopback, signingHandler } from './proxy';
+import { fromLoopback, sendProblem, signingHandler } from './proxy';
 import { ROOT } from './serverless-config';
 
 // The back-office console that `npm start` serves (its page in console/, bundled here by esbuild
@@ -47,12 +46,6 @@ export async function bundleConsole(): Promise<{ js: string; css: string }> {
 function send(res: ServerResponse, status: number, type: string, body: string) {
   res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
   res.end(body);
-}
-
-function sendProblem(res: ServerResponse, status: number, code: string, detail: string) {
-  const r = problemResponse(problem(status, code, detail));
-  res.writeHead(r.statusCode, r.headers as Record<string, string>);
-  res.end(r.body);
 }
 
 export async function startConsole(opts: ConsoleOptions) {

@@ -53,7 +53,7 @@ function forwardable(raw: string[], drop: string[]): string[] {
   return raw.flatMap((v, i) => (i % 2 === 0 && !out.has(v.toLowerCase()) ? [v, raw[i + 1]] : []));
 }
 
-function sendProblem(res: ServerResponse, status: number, code: string, detail: string) {
+export function sendProblem(res: ServerResponse, status: number, code: string, detail: string) {
   const r = problemResponse(problem(status, code, detail));
   res.writeHead(r.statusCode, r.headers as Record<string, string>);
   res.end(r.body);
