@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { adminClient } from '../infra/local/admin-client';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/local/emulators';
 import type { FunctionStats } from '../infra/local/lambda';
-import { signatureHeader } from '../lib/http/signature';
 import { measureBundles } from './bundles';
 import { measure, percentile, print, type Result } from './measure';
 
@@ -81,16 +81,11 @@ async function startNode(ilpAddress: string) {
       worker.on('message', listen);
       worker.postMessage(message);
     });
+  const client = adminClient(info.adminUrl, secret);
   const admin = async (method: string, path: string, body?: unknown) => {
-    const raw = body === undefined ? '' : JSON.stringify(body);
-    const res = await fetch(info.adminUrl + path, {
-      method,
-      headers: { ...(raw && { 'content-type': 'application/json' }), signature: signatureHeader(secret, { method, pathWithQuery: path, body: raw }) },
-      body: raw || undefined,
-    });
-    const json = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(json)}`);
-    return json;
+    const res = await client.request(method, path, { body });
+    if (res.status >= 300) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
   };
   const stop = async () => {
     worker.postMessage('stop');

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { DomainError } from './errors';
-import { amountValue, assetCode } from './http/schemas';
+import { amountValue, assetCode } from './values';
 
 // Money: `{value, assetCode, assetScale}` with an integer string value at the asset's scale
 // (Open Payments style). The ledger holds every balance at scale 20 as a bigint; conversions

@@ -6,18 +6,18 @@ import { amount } from './amounts';
 import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './assets/schemas';
 import { type Problem, problem } from './http/problem';
 import { idParams, MAX_BODY_BYTES, page, pageLimit, pageQuery } from './http/schemas';
-import { createIntentBody, paymentIntent } from './payment-intents/schemas';
-import { createPaymentBody, payment } from './payments/schemas';
+import { createIntentBody, listIntentsQuery, paymentIntent } from './payment-intents/schemas';
+import { createPaymentBody, listPaymentsQuery, payment } from './payments/schemas';
 import { createPeerBody, peer, peerWithLiquidity, reconciliation, reconciliationQuery, unansweredPacket, updatePeerBody } from './peers/schemas';
 import { createQuoteBody, quote } from './quotes/schemas';
 import { pushRateBody, rate, rateQuery } from './rates/schemas';
 import {
   createWalletAddressBody,
   ed25519Jwk,
-  findWalletAddressQuery,
   keyParams,
   updateWalletAddressBody,
   walletAddress,
+  walletAddressesQuery,
   walletAddressKey,
 } from './wallet-addresses/schemas';
 import { attempt, eventIdParams, listQuery, webhookEvent } from './webhooks/schemas';
@@ -60,6 +60,10 @@ interface Operation {
 
 // Response shapes that only this document names.
 const assetPage = page(asset);
+const walletAddressPage = page(walletAddress);
+const walletAddressOrPage = z.union([walletAddress, walletAddressPage]);
+const paymentIntentPage = page(paymentIntent);
+const paymentPage = page(payment);
 const walletAddressKeyList = z.object({ items: z.array(walletAddressKey) });
 const paymentIntentWithdrawal = paymentIntent.extend({ withdrawnAmount: amount });
 const paymentWithdrawal = payment.extend({ withdrawnAmount: amount });
@@ -152,11 +156,13 @@ export const operations: Operation[] = [
     tag: 'Wallet addresses',
     method: 'get',
     path: '/wallet-addresses',
-    summary: 'Find a wallet address by its URL',
-    description: 'The URL matches in any letter case.',
-    query: findWalletAddressQuery,
+    summary: 'List wallet addresses, newest first, or find one by its URL',
+    description:
+      'Without `address`: a page of wallet addresses (`limit`, `cursor`). With `address`: the wallet address at that URL, matched in any ' +
+      'letter case (it takes no `limit` or `cursor`).',
+    query: walletAddressesQuery.out,
     status: 200,
-    response: walletAddress,
+    response: walletAddressOrPage,
     problems: { 404: ['wallet_address_not_found'] },
   },
   {
@@ -256,6 +262,19 @@ export const operations: Operation[] = [
     problems: { 422: ['wallet_address_not_found', 'asset_mismatch'] },
   },
   {
+    id: 'listPaymentIntents',
+    tag: 'Payment intents',
+    method: 'get',
+    path: '/payment-intents',
+    summary: 'List payment intents, newest first',
+    description:
+      "All, or a wallet address's (`walletAddress`, its URL), in any state or one (`state`, as the intent reads: an open intent past its " +
+      'expiry is `expired`).',
+    query: listIntentsQuery,
+    status: 200,
+    response: paymentIntentPage,
+  },
+  {
     id: 'getPaymentIntent',
     tag: 'Payment intents',
     method: 'get',
@@ -338,6 +357,17 @@ export const operations: Operation[] = [
     status: 201,
     response: payment,
     problems: { 409: ['quote_used'], 422: ['quote_not_found', 'quote_wallet_mismatch', 'quote_expired'] },
+  },
+  {
+    id: 'listPayments',
+    tag: 'Payments',
+    method: 'get',
+    path: '/payments',
+    summary: 'List payments, newest first',
+    description: "All, or a wallet address's (`walletAddress`, its URL), in any state or one (`state`).",
+    query: listPaymentsQuery,
+    status: 200,
+    response: paymentPage,
   },
   {
     id: 'getPayment',
@@ -559,14 +589,18 @@ const responseSchemas = {
   AssetWithLiquidity: assetWithLiquidity,
   AssetPage: assetPage,
   WalletAddress: walletAddress,
+  WalletAddressPage: walletAddressPage,
+  WalletAddressOrPage: walletAddressOrPage,
   Ed25519Jwk: ed25519Jwk,
   WalletAddressKey: walletAddressKey,
   WalletAddressKeyList: walletAddressKeyList,
   Rate: rate,
   PaymentIntent: paymentIntent,
+  PaymentIntentPage: paymentIntentPage,
   PaymentIntentWithdrawal: paymentIntentWithdrawal,
   Quote: quote,
   Payment: payment,
+  PaymentPage: paymentPage,
   PaymentWithdrawal: paymentWithdrawal,
   Peer: peer,
   PeerWithLiquidity: peerWithLiquidity,

@@ -63,6 +63,6 @@ export function processBatch(queueUrl: string, records: SQSRecord[], work: Work,
 }
 
 // The Lambda handler of a queue's consumer: each batch through processBatch, traced, its metrics
-// published. The queue's URL is read at the first message, when the configuration is checked.
-export const queueConsumer = (queueUrl: () => string, work: Work, options: BatchOptions) =>
-  observed((event: SQSEvent) => processBatch(queueUrl(), event.Records, work, options));
+// published.
+export const queueConsumer = (queueUrl: string, work: Work, options: BatchOptions) =>
+  observed((event: SQSEvent) => processBatch(queueUrl, event.Records, work, options));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { counted } from './aws';
-import { config } from './config';
+import type { Node } from './node';
 
 // Secrets. On AWS they live in Secrets Manager under SECRETS_PREFIX (infra/resources.yml generates
 // them at the first deploy; an FSP may put its own values), and are read with Powertools
@@ -14,21 +14,24 @@ const MAX_AGE_SECS = 300;
 
 let provider: SecretsProvider | undefined;
 
-export async function secret(name: SecretName): Promise<string> {
-  if (!config.SECRETS_PREFIX) {
+// A secret of the node (under its secretsPrefix). Only the code that needs one imports this, so
+// that only its functions bundle the Secrets Manager client.
+export async function secret(node: Pick<Node, 'secretsPrefix'>, name: SecretName): Promise<string> {
+  const prefix = node.secretsPrefix;
+  if (!prefix) {
     const value = process.env[name];
     if (!value) throw new Error(`${name} is not set, and SECRETS_PREFIX is empty`);
     return value;
   }
   provider ??= new SecretsProvider({ awsSdkV3Client: counted(new SecretsManagerClient({}), 'SecretsManager') });
-  const value = await provider.get(`${config.SECRETS_PREFIX}${name}`, { maxAge: MAX_AGE_SECS });
-  if (typeof value !== 'string' || !value) throw new Error(`Secret ${config.SECRETS_PREFIX}${name} is empty or not text`);
+  const value = await provider.get(`${prefix}${name}`, { maxAge: MAX_AGE_SECS });
+  if (typeof value !== 'string' || !value) throw new Error(`Secret ${prefix}${name} is empty or not text`);
   return value;
 }
 
 // A 32-byte key derived from a secret for one purpose, so that one secret can key several things.
-export const derivedKey = async (name: SecretName, purpose: string): Promise<Buffer> =>
+export const derivedKey = async (node: Pick<Node, 'secretsPrefix'>, name: SecretName, purpose: string): Promise<Buffer> =>
   createHash('sha256')
     .update(`${purpose}\n`)
-    .update(await secret(name))
+    .update(await secret(node, name))
     .digest();

@@ -6,65 +6,74 @@ import {
   PutCommand,
   type PutCommandInput,
   TransactWriteCommand,
+  type TransactWriteCommandInput,
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
-import { balanceTooLarge, DomainError } from './errors';
-import { type Outgoing, outboxItems } from './events';
+import type { Outbound, Outgoing } from './events';
 import { crashPoint } from './faults';
 import { countLedgerConflict } from './metrics';
-import { failedConditions, type TransactItem } from './table';
+import type { Node } from './node';
 
-// A request may hand its first transaction an extra item to write along (the Admin API's
-// signature replay guard, so that checking it costs no round trip of its own).
-interface RequestScope {
-  guard?: TransactItem;
+// The one unit of work: a state change's writes and its outgoing events and messages (as outbox
+// items, which the outbox relay sends from the table's stream) commit together, or nothing does.
+// Every write names what its failed condition means (`refusal`), so that callers read outcomes by
+// name ('insufficient:liquidity:…', 'state_changed'), never by position.
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type Write = TransactItem & { refusal?: string };
+export type Refusals = string[];
+
+const CHANGED = 'changed'; // the refusal of a write that names none
+
+// A write that rides along with the first transaction of a scope, handed in by whoever opened the
+// scope (the Admin API's signature replay guard: checking it then costs no round trip of its own).
+// Its failed condition is thrown as `refused()`. A rider that no transaction took is the opener's
+// to write (untakenRider).
+export interface Rider {
+  write: TransactItem;
+  refused: () => Error;
+}
+interface Scope {
+  rider?: Rider;
   taken: boolean;
 }
-const requestScope = new AsyncLocalStorage<RequestScope>();
+const scope = new AsyncLocalStorage<Scope>();
 
-export const inRequestScope = <T>(fn: () => Promise<T>) => requestScope.run({ taken: false }, fn);
+export const riderScope = <T>(fn: () => Promise<T>) => scope.run({ taken: false }, fn);
 
-export function deferGuard(item: TransactItem): void {
-  const scope = requestScope.getStore();
-  if (!scope) throw new Error('deferGuard() outside a request scope');
-  scope.guard = item;
+export function rideAlong(rider: Rider): void {
+  const s = scope.getStore();
+  if (!s) throw new Error('rideAlong() outside riderScope()');
+  s.rider = rider;
 }
 
-// The guard no transaction has taken yet, if any.
-export function untakenGuard(): TransactItem | undefined {
-  const scope = requestScope.getStore();
-  return scope?.guard && !scope.taken ? scope.guard : undefined;
+export function untakenRider(): Rider | undefined {
+  const s = scope.getStore();
+  return s?.rider && !s.taken ? s.rider : undefined;
 }
 
-export const replayed = () => new DomainError('unauthorized', 'unauthorized', 'This signature was already used; sign each request afresh');
-
-// One state change: its writes and its outgoing events and messages (as outbox items, which the
-// outbox relay sends from the table's stream) commit together. Returns the indexes (into `items`)
-// of failed conditions, or [] on success.
 // Transactions that touch a busy item (an asset's liquidity or settlement account) can be
 // cancelled for a conflict with another transaction; that is retried here, with jitter.
 const CONFLICT_RETRIES = 8;
-
 const isConflict = (e: unknown) => e instanceof TransactionCanceledException && (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+const bare = ({ refusal, ...item }: Write): TransactItem => item;
 
-export async function commit(items: TransactItem[], outgoing: Outgoing[] = [], name = 'commit'): Promise<number[]> {
-  const scope = requestScope.getStore();
-  const guard = untakenGuard();
-  const all = [...items, ...outboxItems(outgoing), ...(guard ? [guard] : [])];
-  if (all.length === 1 && !guard) return writeAlone(all[0], name);
+// Commits, and answers the refusals of the writes whose condition failed ([] on success).
+export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] = [], name = 'commit'): Promise<Refusals> {
+  const rider = untakenRider();
+  const all: Write[] = [...writes, ...outboxItems(node, outgoing), ...(rider ? [rider.write] : [])];
+  if (all.length === 1 && !rider) return writeAlone(all[0], name);
   for (let attempt = 0; ; attempt++) {
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: all }));
-      if (guard) scope!.taken = true;
+      await db().send(new TransactWriteCommand({ TransactItems: all.map(bare) }));
+      if (rider) scope.getStore()!.taken = true;
       crashPoint(`${name}:after-write`);
       return [];
     } catch (e) {
       const failed = failedConditions(e);
-      if (guard && failed?.includes(all.length - 1)) throw replayed();
-      if (failed?.length) return failed;
-      if (overflows(e)) throw balanceTooLarge();
+      if (rider && failed?.includes(all.length - 1)) throw rider.refused();
+      if (failed?.length) return failed.map((i) => all[i].refusal ?? CHANGED);
       if (!isConflict(e) || attempt === CONFLICT_RETRIES) throw e;
       countLedgerConflict();
       await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt));
@@ -72,24 +81,45 @@ export async function commit(items: TransactItem[], outgoing: Outgoing[] = [], n
   }
 }
 
-// DynamoDB numbers hold 38 digits; a balance that a write would take past them refuses the whole
-// write (nothing changes), which is the client's request being too large, not a fault of ours.
-const overflows = (e: unknown) => e instanceof Error && e.name === 'ValidationException' && /38 (significant )?digits|number overflow/i.test(e.message);
+// Indexes of the items of a cancelled transaction whose condition failed.
+function failedConditions(e: unknown): number[] | undefined {
+  if (!(e instanceof TransactionCanceledException)) return undefined;
+  return (e.CancellationReasons ?? []).flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+}
 
 // A lone write needs no transaction, which would cost twice as much. (If the SDK retries it after
 // an unclear failure, its own first write can fail its condition: the lone conditional writes that
 // come here, a webhook record's, take a failed condition to mean "already written".)
-async function writeAlone(item: TransactItem, name: string): Promise<number[]> {
+async function writeAlone(write: Write, name: string): Promise<Refusals> {
   try {
-    if (item.Put) await db().send(new PutCommand(item.Put as PutCommandInput));
-    else if (item.Update) await db().send(new UpdateCommand(item.Update as UpdateCommandInput));
-    else if (item.Delete) await db().send(new DeleteCommand(item.Delete as DeleteCommandInput));
+    if (write.Put) await db().send(new PutCommand(write.Put as PutCommandInput));
+    else if (write.Update) await db().send(new UpdateCommand(write.Update as UpdateCommandInput));
+    else if (write.Delete) await db().send(new DeleteCommand(write.Delete as DeleteCommandInput));
     else throw new Error('A lone ConditionCheck writes nothing');
   } catch (e) {
-    if (e instanceof ConditionalCheckFailedException) return [0];
-    if (overflows(e)) throw balanceTooLarge();
+    if (e instanceof ConditionalCheckFailedException) return [write.refusal ?? CHANGED];
     throw e;
   }
   crashPoint(`${name}:after-write`);
   return [];
+}
+
+// The outbox: one item per partition that the change sends from, holding all it sends (so a change
+// costs its transaction one item more, not one per event). The relay reads items from the stream
+// (kept 24 h); the items stay a week as a record of what was sent, and for re-driving by hand
+// should the relay ever be down longer than the stream keeps.
+const OUTBOX_SORT_PREFIX = 'OUT#'; // the relay's filterPatterns in serverless.yml match it
+const OUTBOX_RETENTION_SECS = 7 * 24 * 3600;
+
+function outboxItems(node: Node, outgoing: Outgoing[]): TransactItem[] {
+  const ttl = Math.floor(Date.now() / 1000) + OUTBOX_RETENTION_SECS;
+  const byPartition = new Map<string, Outbound[]>();
+  for (const { partition, ...out } of outgoing) byPartition.set(partition, [...(byPartition.get(partition) ?? []), out]);
+  return [...byPartition].map(([partition, out]) => ({
+    Put: {
+      TableName: node.tables.main,
+      // As JSON text: event data holds FSP metadata, which DynamoDB attributes cannot always hold.
+      Item: { pk: partition, sk: `${OUTBOX_SORT_PREFIX}${out[0].kind === 'event' ? out[0].event.id : out[0].id}`, out: JSON.stringify(out), ttl },
+    },
+  }));
 }

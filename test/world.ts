@@ -1,7 +1,7 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { expect } from 'vitest';
-import { accountIdOf } from '../lib/ledger/keys';
+import { accountIdOf } from '../lib/ledger/store';
 import { startTestStack, type TestStack } from './stack';
 import { waitFor } from './wait';
 

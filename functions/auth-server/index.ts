@@ -1,6 +1,6 @@
 import { cancelGrant, continueGrant, interactionNotOffered, requestGrant, revokeAccessToken, rotateToken } from '../../lib/auth-server';
 import { grantRequest } from '../../lib/auth-server/schemas';
-import { config } from '../../lib/config';
+import { node } from '../../lib/config';
 import { json, openPaymentsApi, parseJson } from '../../lib/http/open-payments';
 
 // The Open Payments authorization server's public API (GNAP): grants, continuation, token
@@ -8,24 +8,24 @@ import { json, openPaymentsApi, parseJson } from '../../lib/http/open-payments';
 const noContent = { status: 204 };
 
 export const handler = openPaymentsApi(
-  () => config.AUTH_SERVER_URL,
+  () => node.urls.authServer,
   [
-    { method: 'POST', path: '/', handler: async (req) => json(200, await requestGrant(parseJson(req, grantRequest), req.signed)) },
-    { method: 'POST', path: '/continue/{id}', handler: async (req) => json(200, await continueGrant(req.params.id, req.token, req.signed)) },
+    { method: 'POST', path: '/', handler: async (req) => json(200, await requestGrant(node, parseJson(req, grantRequest), req.signed)) },
+    { method: 'POST', path: '/continue/{id}', handler: async (req) => json(200, await continueGrant(node, req.params.id, req.token, req.signed)) },
     {
       method: 'DELETE',
       path: '/continue/{id}',
       handler: async (req) => {
-        await cancelGrant(req.params.id, req.token, req.signed);
+        await cancelGrant(node, req.params.id, req.token, req.signed);
         return noContent;
       },
     },
-    { method: 'POST', path: '/token/{id}', handler: async (req) => json(200, await rotateToken(req.params.id, req.token, req.signed)) },
+    { method: 'POST', path: '/token/{id}', handler: async (req) => json(200, await rotateToken(node, req.params.id, req.token, req.signed)) },
     {
       method: 'DELETE',
       path: '/token/{id}',
       handler: async (req) => {
-        await revokeAccessToken(req.params.id, req.token, req.signed);
+        await revokeAccessToken(node, req.params.id, req.token, req.signed);
         return noContent;
       },
     },

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { node } from '../../lib/config';
 import { DomainError } from '../../lib/errors';
 import { fromDomainError, problem, problemResponse } from '../../lib/http/problem';
 import { bearerToken, lowerCaseHeaders } from '../../lib/http/schemas';
@@ -19,7 +20,7 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
     const headers = lowerCaseHeaders(event.headers);
     const token = bearerToken(headers.authorization);
     if (!token) throw new DomainError('unauthorized', 'unauthorized', 'A peer authenticates with Authorization: Bearer <token>');
-    const peer = await peerForToken(token);
+    const peer = await peerForToken(node, token);
     if (!peer) throw new DomainError('unauthorized', 'unauthorized', 'The bearer token belongs to no peer of this node');
     if (!/^application\/octet-stream\b/i.test(headers['content-type'] ?? '')) {
       throw new DomainError('invalid', 'invalid_request', 'An ILP packet is sent as Content-Type: application/octet-stream');
@@ -27,7 +28,7 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
     const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
     if (body.length > MAX_PACKET_BYTES)
       throw new DomainError('too_large', 'payload_too_large', `The body is ${body.length} bytes; an ILP packet is at most ${MAX_PACKET_BYTES}`);
-    const reply = await handlePacket(peer, body);
+    const reply = await handlePacket(node, peer, body);
     return { statusCode: 200, headers: { 'content-type': 'application/octet-stream' }, body: reply.toString('base64'), isBase64Encoded: true };
   } catch (e) {
     if (e instanceof DomainError) return problemResponse(fromDomainError(e));

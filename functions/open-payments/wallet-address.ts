@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { config } from '../../lib/config';
+import { node } from '../../lib/config';
 import { problem } from '../../lib/http/problem';
 import { logger } from '../../lib/log';
 import { observed } from '../../lib/tracing';
@@ -39,9 +39,9 @@ async function get(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> 
   // it up would also overrun DynamoDB's 2 KB partition key.
   if (event.path.length > MAX_PATH) return json(404, problem(404, 'wallet_address_not_found', 'No wallet address at this path'), 'application/problem+json');
   try {
-    const url = new URL(event.path, config.WALLET_ADDRESS_URL).href;
+    const url = new URL(event.path, node.urls.walletAddresses).href;
     const isJwks = url.endsWith('/jwks.json');
-    const found = isJwks ? await publishedKeys(url.slice(0, -'/jwks.json'.length)) : await publishedWalletAddress(url);
+    const found = isJwks ? await publishedKeys(node, url.slice(0, -'/jwks.json'.length)) : await publishedWalletAddress(node, url);
     if (!found) return json(404, problem(404, 'wallet_address_not_found', `No wallet address at ${event.path}`), 'application/problem+json');
     return json(200, found);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { signatureHeader } from '../../lib/http/signature';
+import { adminClient } from './admin-client';
 import { LOCAL_ADMIN_API_SECRET, NODES, nodeFromArgs } from './defaults';
 
 // `npm run admin -- [options] METHOD PATH [JSON]`: signs and sends one Admin API request, then
@@ -52,22 +52,10 @@ if (!method || !path?.startsWith('/') || field === '') {
 }
 const base = process.env.ADMIN_API_URL ?? `http://localhost:${process.env.ADMIN_PORT ?? node.ports.admin}`;
 const secret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
-const upper = method.toUpperCase();
-const res = await fetch(base + path, {
-  method: upper,
-  headers: {
-    ...(body && { 'content-type': 'application/json' }),
-    ...headers,
-    signature: signatureHeader(secret, { method: upper, pathWithQuery: path, idempotencyKey: headers['idempotency-key'], body }),
-  },
-  body: body || undefined,
-});
-const text = await res.text();
+const res = await adminClient(base, secret).request(method.toUpperCase(), path, { body, headers });
 process.exitCode = res.status < 400 ? 0 : 1;
-let answer: unknown;
-try {
-  answer = JSON.parse(text);
-} catch {}
+// A body that is not JSON comes back as its text, which has no fields.
+const answer = typeof res.body === 'string' ? undefined : res.body;
 const value = field === undefined ? undefined : field.split('.').reduce<any>((v, key) => v?.[key], answer);
 if (field !== undefined && res.status < 400 && value !== undefined) {
   console.log(typeof value === 'string' ? value : JSON.stringify(value));
@@ -75,7 +63,7 @@ if (field !== undefined && res.status < 400 && value !== undefined) {
   // With --field, anything else is for the person, not the variable: stderr, and exit 1.
   const out = field === undefined ? console.log : console.error;
   if (!jsonOnly) out(`${res.status} ${res.statusText}`);
-  out(answer === undefined ? text : JSON.stringify(answer, null, 2));
+  out(answer === undefined ? res.body : JSON.stringify(answer, null, 2));
   if (field !== undefined && res.status < 400) {
     console.error(`The answer has no field ${field}`);
     process.exitCode = 1;

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { signatureHeader } from '../../lib/http/signature';
+import { adminClient } from './admin-client';
 import { listen } from './listen';
 
 // The local FSP simulator that `npm start` runs. It serves the pull model's rates endpoint
@@ -42,12 +42,10 @@ export async function startFsp(opts: FspOptions) {
     if (received.length > 200) received.shift();
   };
 
+  const admin = adminClient(opts.adminUrl, opts.adminSecret);
   async function fund(paymentId: string) {
-    const path = `/payments/${paymentId}/fund`;
     // One key per payment: a retry of this funding (or a second webhook for it) cannot fund twice.
-    const idempotencyKey = `fsp-fund-${paymentId}`;
-    const signature = signatureHeader(opts.adminSecret, { method: 'POST', pathWithQuery: path, idempotencyKey, body: '' });
-    const res = await fetch(opts.adminUrl + path, { method: 'POST', headers: { signature, 'idempotency-key': idempotencyKey } });
+    const res = await admin.request('POST', `/payments/${paymentId}/fund`, { headers: { 'idempotency-key': `fsp-fund-${paymentId}` } });
     log(`[fsp] funded payment ${paymentId} -> ${res.status}`);
   }
 

@@ -1,43 +1,35 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
-import { signatureHeader } from '../../lib/http/signature';
+import { adminClient } from './admin-client';
 import { DEFAULT_PORTS, LOCAL_ADMIN_API_SECRET } from './defaults';
 
 // `npm run op-demo`, with `npm start` running: what an external Open Payments client does, step by
 // step, with the official client (@interledger/open-payments): its key registered on a wallet
 // address, a grant from the authorization server, then an incoming payment created, read, listed
 // and completed on the resource server. Every response is validated against the specification.
-const admin = process.env.ADMIN_API_URL ?? `http://localhost:${process.env.ADMIN_PORT ?? DEFAULT_PORTS.admin}`;
 const resourceServer = process.env.WALLET_ADDRESS_URL ?? `http://localhost:${process.env.OPEN_PAYMENTS_PORT ?? DEFAULT_PORTS.openPayments}`;
-const secret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
-
-async function adminCall(method: string, path: string, body?: unknown) {
-  const raw = body === undefined ? '' : JSON.stringify(body);
-  const res = await fetch(admin + path, {
-    method,
-    headers: { ...(raw && { 'content-type': 'application/json' }), signature: signatureHeader(secret, { method, pathWithQuery: path, body: raw }) },
-    body: raw || undefined,
-  });
-  return { status: res.status, body: await res.json() };
-}
+const admin = adminClient(
+  process.env.ADMIN_API_URL ?? `http://localhost:${process.env.ADMIN_PORT ?? DEFAULT_PORTS.admin}`,
+  process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET,
+);
 
 const step = (title: string, detail: unknown) => console.log(`\n${title}\n${JSON.stringify(detail, null, 2)}`);
 
 async function walletAddress(name: string) {
   const address = `${resourceServer}/${name}`;
-  const created = await adminCall('POST', '/wallet-addresses', { address, assetCode: 'USD', publicName: name });
+  const created = await admin.request('POST', '/wallet-addresses', { body: { address, assetCode: 'USD', publicName: name } });
   if (created.status === 201) return created.body;
-  return (await adminCall('GET', `/wallet-addresses?address=${encodeURIComponent(address)}`)).body;
+  return (await admin.request('GET', `/wallet-addresses?address=${encodeURIComponent(address)}`)).body;
 }
 
 try {
-  await adminCall('POST', '/assets', { code: 'USD', scale: 2 }); // 409 if it exists: fine
+  await admin.request('POST', '/assets', { body: { code: 'USD', scale: 2 } }); // 409 if it exists: fine
   const [app, shop] = [await walletAddress('demo-app'), await walletAddress('demo-shop')];
 
   const { privateKey } = generateKeyPairSync('ed25519');
   const keyId = `demo-key-${Date.now()}`;
-  await adminCall('POST', `/wallet-addresses/${app.id}/keys`, generateJwk({ privateKey, keyId }));
+  await admin.request('POST', `/wallet-addresses/${app.id}/keys`, { body: generateJwk({ privateKey, keyId }) });
   step(`1. The client's key is registered on its wallet address (Admin API), and published at ${app.address}/jwks.json`, { keyId });
 
   const client = await createAuthenticatedClient({ walletAddressUrl: app.address, privateKey, keyId, validateResponses: true });

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type RequestListener, request, type
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
 import { problem, problemResponse } from '../../lib/http/problem';
-import { signatureHeader } from '../../lib/http/signature';
+import { adminSigner } from './admin-client';
 import { DEFAULT_PROXY_PORT, LOCAL_ADMIN_API_SECRET, NODES } from './defaults';
 import { listen } from './listen';
 import { ROOT } from './serverless-config';
@@ -73,6 +73,7 @@ export const fromLoopback = (req: IncomingMessage) => {
 // The proxy's requests, signed and forwarded; also the console's (./console.ts), without Node B.
 export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListener {
   const log = opts.log ?? (() => undefined);
+  const signer = adminSigner(opts.secret);
   async function forward(req: IncomingMessage, res: ServerResponse) {
     const target = req.url ?? '/';
     if (!fromLoopback(req)) {
@@ -104,7 +105,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
     if (body.length || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
       headers.push('content-length', String(body.length));
     }
-    headers.push('signature', signatureHeader(opts.secret, { method, pathWithQuery: path, idempotencyKey, body }));
+    headers.push('signature', signer.sign({ method, pathWithQuery: path, idempotencyKey, body }));
 
     const upstream = request({ protocol: base.protocol, hostname: base.hostname, port: base.port, method, path, headers });
     upstream.on('response', (answer) => {

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
 import { DomainError, notFound } from '../errors';
 import { event } from '../events';
-import { account, balances, moveFunds } from '../ledger';
+import { account, balanceOf, moveFunds } from '../ledger';
 import { logger } from '../log';
+import type { Node } from '../node';
 import { commit } from '../tx';
 import type { Asset, CreateAsset } from './schemas';
 import { findAsset, findAssetByCode, insertAsset, listAssets, partition } from './store';
@@ -13,7 +14,7 @@ export { findAssetByCode, listAssets };
 // Assets never change once created, so this container keeps what it read (never a miss).
 const cache = new Map<string, Asset>();
 
-export async function createAsset(input: CreateAsset): Promise<Asset> {
+export async function createAsset(node: Node, input: CreateAsset): Promise<Asset> {
   if (input.liquidityThreshold !== undefined) toLedger(BigInt(input.liquidityThreshold), input.scale, 'liquidityThreshold');
   const asset: Asset = {
     id: randomUUID(),
@@ -22,36 +23,33 @@ export async function createAsset(input: CreateAsset): Promise<Asset> {
     ...(input.liquidityThreshold !== undefined && { liquidityThreshold: input.liquidityThreshold }),
     createdAt: new Date().toISOString(),
   };
-  if ((await commit(insertAsset(asset))).includes(0)) {
+  if ((await commit(node, insertAsset(node, asset))).includes('asset_exists')) {
     throw new DomainError('conflict', 'asset_exists', `An asset with code ${asset.code} already exists`);
   }
   return asset;
 }
 
-export async function liquidityOf(asset: Asset): Promise<bigint> {
-  const units = (await balances([account.liquidity(asset.id)])).get(account.liquidity(asset.id)) ?? 0n;
-  return fromLedger(units, asset.scale);
-}
+export const liquidityOf = async (node: Node, asset: Asset): Promise<bigint> => fromLedger(await balanceOf(node, account.liquidity(asset.id)), asset.scale);
 
-export async function getAssetWithLiquidity(id: string) {
-  const asset = await getAsset(id);
-  return { ...asset, liquidity: amountOf(await liquidityOf(asset), asset) };
+export async function getAssetWithLiquidity(node: Node, id: string) {
+  const asset = await getAsset(node, id);
+  return { ...asset, liquidity: amountOf(await liquidityOf(node, asset), asset) };
 }
 
 // Deposits move money from the asset's settlement account into its liquidity; withdrawals back.
-export async function moveLiquidity(id: string, value: string, direction: 'deposit' | 'withdrawal', idempotencyKey?: string) {
-  const asset = await getAsset(id);
+export async function moveLiquidity(node: Node, id: string, value: string, direction: 'deposit' | 'withdrawal', idempotencyKey?: string) {
+  const asset = await getAsset(node, id);
   const units = toLedger(BigInt(value), asset.scale, 'amount');
-  if ((await moveFunds(account.liquidity(id), id, units, direction, idempotencyKey)) === 'insufficient') {
+  if ((await moveFunds(node, account.liquidity(id), id, units, direction, idempotencyKey)) === 'insufficient') {
     throw new DomainError('unprocessable', 'insufficient_liquidity', `Asset ${asset.code} has less liquidity than ${value} (scale ${asset.scale})`);
   }
-  return getAssetWithLiquidity(id);
+  return getAssetWithLiquidity(node, id);
 }
 
-export async function getAsset(id: string): Promise<Asset> {
+export async function getAsset(node: Node, id: string): Promise<Asset> {
   const cached = cache.get(id);
   if (cached) return cached;
-  const asset = await findAsset(id);
+  const asset = await findAsset(node, id);
   if (!asset) throw notFound('asset', id);
   if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
   cache.set(id, asset);
@@ -60,15 +58,15 @@ export async function getAsset(id: string): Promise<Asset> {
 
 // asset.liquidity_low, once, when taking `taken` (ledger units) brought the asset's liquidity below
 // its threshold. A failed check is logged, never thrown: the money has moved already.
-export async function noteLiquidityTaken(assetId: string, taken: bigint): Promise<void> {
+export async function noteLiquidityTaken(node: Node, assetId: string, taken: bigint): Promise<void> {
   try {
-    const asset = await getAsset(assetId);
+    const asset = await getAsset(node, assetId);
     if (asset.liquidityThreshold === undefined) return;
     const threshold = toLedger(BigInt(asset.liquidityThreshold), asset.scale);
-    const after = (await balances([account.liquidity(assetId)])).get(account.liquidity(assetId)) ?? 0n;
+    const after = await balanceOf(node, account.liquidity(assetId));
     if (after < threshold && after + taken >= threshold) {
       const liquidity = amountOf(fromLedger(after, asset.scale), asset);
-      await commit([], [event(partition(asset.id), 'asset.liquidity_low', { ...asset, liquidity })]);
+      await commit(node, [], [event(partition(asset.id), 'asset.liquidity_low', { ...asset, liquidity })]);
     }
   } catch (error) {
     logger.warn('Liquidity check failed', { assetId, error: (error as Error).message });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { amountValue, assetCode } from '../http/schemas';
+import { amountValue, assetCode } from '../values';
 
 export const createAssetBody = z.strictObject({
   code: assetCode,

@@ -1,7 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
 import { db } from '../db';
-import { type Page, queryNewestFirst, shardKeys, shardOf, type TransactItem } from '../table';
+import type { Node } from '../node';
+import { type Page, queryNewestFirst, shardKeys, shardOf } from '../store';
+import type { Write } from '../tx';
 import type { Asset } from './schemas';
 
 // Each asset is stored twice: under its code (which makes the code unique and makes look-ups by
@@ -22,28 +23,31 @@ const toAsset = (i: Record<string, any>): Asset => ({
   createdAt: i.createdAt,
 });
 
-// The items that create an asset; the first fails its condition when the code is taken.
-export function insertAsset(asset: Asset): TransactItem[] {
+// The items that create an asset; the code's is refused ('asset_exists') when the code is taken.
+export function insertAsset(node: Node, asset: Asset): Write[] {
   const listed = { listPk: `${LIST}#${shardOf(asset.id, LIST_SHARDS)}`, listSk: `${asset.createdAt}#${asset.id}` };
   return [
-    { Put: { TableName: config.MAIN_TABLE, Item: { ...byCode(asset.code), ...asset }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { TableName: config.MAIN_TABLE, Item: { ...byId(asset.id), ...asset, ...listed }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      refusal: 'asset_exists',
+      Put: { TableName: node.tables.main, Item: { ...byCode(asset.code), ...asset }, ConditionExpression: 'attribute_not_exists(pk)' },
+    },
+    { Put: { TableName: node.tables.main, Item: { ...byId(asset.id), ...asset, ...listed }, ConditionExpression: 'attribute_not_exists(pk)' } },
   ];
 }
 
-export async function findAsset(id: string): Promise<Asset | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: config.MAIN_TABLE, Key: byId(id) }));
+export async function findAsset(node: Node, id: string): Promise<Asset | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(id) }));
   return Item && toAsset(Item);
 }
 
-export async function findAssetByCode(code: string): Promise<Asset | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: config.MAIN_TABLE, Key: byCode(code) }));
+export async function findAssetByCode(node: Node, code: string): Promise<Asset | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byCode(code) }));
   return Item && toAsset(Item);
 }
 
-export async function listAssets(limit: number, cursor?: string): Promise<Page<Asset>> {
+export async function listAssets(node: Node, limit: number, cursor?: string): Promise<Page<Asset>> {
   const page = await queryNewestFirst({
-    table: config.MAIN_TABLE,
+    table: node.tables.main,
     index: 'Lists',
     partitionKey: 'listPk',
     sortKey: 'listSk',

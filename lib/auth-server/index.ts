@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JWK } from '@interledger/http-signature-utils';
-import { config } from '../config';
 import { OpenPaymentsError } from '../errors';
 import { type SignedRequest, verifySignature } from '../http/message-signatures';
 import { logger } from '../log';
+import type { Node } from '../node';
 import { clientKey } from '../open-payments/client-keys';
 import { intentUrl } from '../resources';
 import { commit } from '../tx';
@@ -23,22 +23,22 @@ import * as store from './store';
 // a token by introspection.
 const WAIT_SECS = 5;
 const newToken = () => randomBytes(32).toString('base64url');
-const url = (path: string) => `${config.AUTH_SERVER_URL}${path}`;
+const url = (node: Node, path: string) => `${node.urls.authServer}${path}`;
 
 const invalidClient = (detail: string) => new OpenPaymentsError(401, 'invalid_client', detail);
 const invalidRequest = (detail: string) => new OpenPaymentsError(400, 'invalid_request', detail);
 
 // Checks the request's signature against the key of `client`.
-async function authenticate(client: ClientIdentity, request: SignedRequest): Promise<void> {
+async function authenticate(node: Node, client: ClientIdentity, request: SignedRequest): Promise<void> {
   const findKey = async (keyId: string): Promise<JWK | undefined> =>
-    'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as JWK) : undefined) : clientKey(client.walletAddress, keyId);
+    'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as JWK) : undefined) : clientKey(node, client.walletAddress, keyId);
   const verified = await verifySignature(request, findKey);
   if (!verified.ok) throw invalidClient(verified.reason);
 }
 
 const identityOf = (client: GrantRequest['client']): ClientIdentity => (typeof client === 'string' ? { walletAddress: client } : client);
 
-function tokenRecord(grantId: string, access: AccessItem[], client: ClientIdentity) {
+function tokenRecord(node: Node, grantId: string, access: AccessItem[], client: ClientIdentity) {
   const value = newToken();
   const record: store.TokenRecord = {
     hash: store.hashOf(value),
@@ -46,22 +46,22 @@ function tokenRecord(grantId: string, access: AccessItem[], client: ClientIdenti
     managementId: randomUUID(),
     access,
     client,
-    expiresAt: Date.now() + config.ACCESS_TOKEN_EXPIRY_SECS * 1000,
+    expiresAt: Date.now() + node.accessTokenExpirySecs * 1000,
     revoked: false,
   };
   return { value, record };
 }
 
-const tokenView = (value: string, t: store.TokenRecord) => ({
+const tokenView = (node: Node, value: string, t: store.TokenRecord) => ({
   value,
-  manage: url(`/token/${t.managementId}`),
-  expires_in: config.ACCESS_TOKEN_EXPIRY_SECS,
+  manage: url(node, `/token/${t.managementId}`),
+  expires_in: node.accessTokenExpirySecs,
   access: t.access,
 });
 
-export async function requestGrant(body: GrantRequest, request: SignedRequest) {
+export async function requestGrant(node: Node, body: GrantRequest, request: SignedRequest) {
   const client = identityOf(body.client);
-  await authenticate(client, request);
+  await authenticate(node, client, request);
   if (body.subject !== undefined) throw invalidRequest('Subject information is not offered by this authorization server');
   if (!body.access_token) throw invalidRequest('The request must ask for access_token');
   const access = body.access_token.access;
@@ -74,9 +74,9 @@ export async function requestGrant(body: GrantRequest, request: SignedRequest) {
     continueTokenHash: store.hashOf(continueToken),
     createdAt: new Date().toISOString(),
   };
-  const continuation = { access_token: { value: continueToken }, uri: url(`/continue/${grant.id}`) };
+  const continuation = { access_token: { value: continueToken }, uri: url(node, `/continue/${grant.id}`) };
 
-  const decision = grantPolicy(access, intentUrl(''));
+  const decision = grantPolicy(access, intentUrl(node, ''));
   if (decision.outcome === 'refuse') throw invalidRequest(decision.detail);
   if (decision.outcome === 'interact') {
     if ('jwk' in client)
@@ -84,29 +84,29 @@ export async function requestGrant(body: GrantRequest, request: SignedRequest) {
     if (!body.interact)
       throw invalidRequest('An outgoing-payment grant needs the end user\'s consent: the request must include interact (start: ["redirect"])');
     const nonce = newToken();
-    await commit([store.putGrant({ ...grant, state: 'pending', ...(body.interact.finish && { finish: body.interact.finish }) })]);
+    await commit(node, [store.putGrant(node, { ...grant, state: 'pending', ...(body.interact.finish && { finish: body.interact.finish }) })]);
     logger.info('Grant pending interaction', { grantId: grant.id, client });
-    return { interact: { redirect: url(`/interact/${grant.id}/${nonce}`), finish: nonce }, continue: { ...continuation, wait: WAIT_SECS } };
+    return { interact: { redirect: url(node, `/interact/${grant.id}/${nonce}`), finish: nonce }, continue: { ...continuation, wait: WAIT_SECS } };
   }
 
-  const token = tokenRecord(grant.id, access, client);
-  await commit([store.putGrant({ ...grant, tokenHash: token.record.hash }), store.putToken(token.record)]);
+  const token = tokenRecord(node, grant.id, access, client);
+  await commit(node, [store.putGrant(node, { ...grant, tokenHash: token.record.hash }), store.putToken(node, token.record)]);
   logger.info('Grant issued', { grantId: grant.id, client, access: access.map((a) => `${a.type}:${a.actions.join('+')}`) });
-  return { access_token: tokenView(token.value, token.record), continue: continuation };
+  return { access_token: tokenView(node, token.value, token.record), continue: continuation };
 }
 
 // The grant at a continuation URL, if the GNAP token given is its continuation token.
-async function continuable(id: string, continueToken: string | undefined): Promise<store.GrantRecord> {
-  const grant = await store.findGrant(id);
+async function continuable(node: Node, id: string, continueToken: string | undefined): Promise<store.GrantRecord> {
+  const grant = await store.findGrant(node, id);
   if (!grant || grant.state === 'revoked' || !continueToken || store.hashOf(continueToken) !== grant.continueTokenHash) {
     throw new OpenPaymentsError(401, 'invalid_continuation', 'No grant to continue at this URL with this continuation token');
   }
   return grant;
 }
 
-export async function continueGrant(id: string, continueToken: string | undefined, request: SignedRequest) {
-  const grant = await continuable(id, continueToken);
-  await authenticate(grant.client, request);
+export async function continueGrant(node: Node, id: string, continueToken: string | undefined, request: SignedRequest) {
+  const grant = await continuable(node, id, continueToken);
+  await authenticate(node, grant.client, request);
   if (grant.state === 'pending') {
     throw new OpenPaymentsError(
       401,
@@ -121,37 +121,41 @@ export async function continueGrant(id: string, continueToken: string | undefine
   );
 }
 
-export async function cancelGrant(id: string, continueToken: string | undefined, request: SignedRequest): Promise<void> {
-  const grant = await continuable(id, continueToken);
-  await authenticate(grant.client, request);
+export async function cancelGrant(node: Node, id: string, continueToken: string | undefined, request: SignedRequest): Promise<void> {
+  const grant = await continuable(node, id, continueToken);
+  await authenticate(node, grant.client, request);
   // The grant and the token it holds, together (the token may have been revoked on its own).
-  const items = [store.revokeGrant(grant), ...(grant.tokenHash ? [store.revokeToken(grant.tokenHash, false)] : [])];
-  if ((await commit(items)).length) throw new OpenPaymentsError(401, 'invalid_continuation', 'The grant changed meanwhile; it may be revoked already');
+  const items = [store.revokeGrant(node, grant), ...(grant.tokenHash ? [store.revokeToken(node, grant.tokenHash, false)] : [])];
+  if ((await commit(node, items)).length) throw new OpenPaymentsError(401, 'invalid_continuation', 'The grant changed meanwhile; it may be revoked already');
   logger.info('Grant revoked', { grantId: id });
 }
 
 // The token managed at /token/{managementId}, if the GNAP token given is that token.
-async function managed(managementId: string, value: string | undefined, request: SignedRequest): Promise<store.TokenRecord> {
-  const token = value ? await store.findToken(value) : undefined;
+async function managed(node: Node, managementId: string, value: string | undefined, request: SignedRequest): Promise<store.TokenRecord> {
+  const token = value ? await store.findToken(node, value) : undefined;
   if (!token || token.revoked || token.managementId !== managementId) {
     throw new OpenPaymentsError(401, 'invalid_token', 'No access token to manage at this URL with this token');
   }
-  await authenticate(token.client, request);
+  await authenticate(node, token.client, request);
   return token;
 }
 
 // A new value and a new manage URL for the same access; the old token stops working.
-export async function rotateToken(managementId: string, value: string | undefined, request: SignedRequest) {
-  const old = await managed(managementId, value, request);
-  const next = tokenRecord(old.grantId, old.access, old.client);
-  const failed = await commit([store.revokeToken(old.hash), store.putToken(next.record), store.replaceGrantToken(old.grantId, old.hash, next.record.hash)]);
+export async function rotateToken(node: Node, managementId: string, value: string | undefined, request: SignedRequest) {
+  const old = await managed(node, managementId, value, request);
+  const next = tokenRecord(node, old.grantId, old.access, old.client);
+  const failed = await commit(node, [
+    store.revokeToken(node, old.hash),
+    store.putToken(node, next.record),
+    store.replaceGrantToken(node, old.grantId, old.hash, next.record.hash),
+  ]);
   if (failed.length) throw new OpenPaymentsError(400, 'invalid_rotation', 'The token was revoked or rotated meanwhile');
-  return { access_token: tokenView(next.value, next.record) };
+  return { access_token: tokenView(node, next.value, next.record) };
 }
 
-export async function revokeAccessToken(managementId: string, value: string | undefined, request: SignedRequest): Promise<void> {
-  const token = await managed(managementId, value, request);
-  await commit([store.revokeToken(token.hash)]); // a concurrent revocation did the same
+export async function revokeAccessToken(node: Node, managementId: string, value: string | undefined, request: SignedRequest): Promise<void> {
+  const token = await managed(node, managementId, value, request);
+  await commit(node, [store.revokeToken(node, token.hash)]); // a concurrent revocation did the same
 }
 
 // Whether a grant item covers a requested one: same type; every action, where read-all covers
@@ -163,8 +167,8 @@ function covers(granted: AccessItem, asked: NonNullable<IntrospectionRequest['ac
   return asked.actions.every((a) => actions.includes(a) || (a === 'read' && actions.includes('read-all')) || (a === 'list' && actions.includes('list-all')));
 }
 
-export async function introspect(req: IntrospectionRequest): Promise<Introspection> {
-  const token = await store.findToken(req.access_token);
+export async function introspect(node: Node, req: IntrospectionRequest): Promise<Introspection> {
+  const token = await store.findToken(node, req.access_token);
   if (!token || token.revoked || token.expiresAt <= Date.now()) return { active: false };
   const access = req.access ? token.access.filter((granted) => req.access!.some((asked) => covers(granted, asked))) : token.access;
   return { active: true, grant: token.grantId, access, client: token.client };

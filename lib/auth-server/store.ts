@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
 import { db } from '../db';
-import type { TransactItem } from '../table';
+import type { Node } from '../node';
+import type { Write } from '../tx';
 import type { AccessItem, ClientIdentity } from './schemas';
 
 // The authorization server's table: a grant under its id, an access token under the SHA-256 of its
@@ -10,7 +10,6 @@ import type { AccessItem, ClientIdentity } from './schemas';
 // token it holds now, so that revoking the grant revokes the token in the same transaction, and
 // introspection needs one read. Tokens are kept a month past creation (they can be rotated after
 // they expire); a pending grant a day, a revoked one a month.
-const TABLE = () => config.AUTH_TABLE;
 const grantKey = (id: string) => ({ pk: `GRANT#${id}`, sk: 'GRANT' });
 const tokenKey = (hash: string) => ({ pk: `TOKEN#${hash}`, sk: 'TOKEN' });
 const DAY_SECS = 24 * 3600;
@@ -41,21 +40,21 @@ export interface TokenRecord {
   revoked: boolean;
 }
 
-export function putGrant(g: GrantRecord): TransactItem {
+export function putGrant(node: Node, g: GrantRecord): Write {
   const life = g.state === 'pending' ? DAY_SECS : 30 * DAY_SECS;
   return {
     Put: {
-      TableName: TABLE(),
+      TableName: node.tables.auth,
       Item: { ...grantKey(g.id), ...g, access: JSON.stringify(g.access), client: JSON.stringify(g.client), ttl: epoch(Date.now()) + life },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
 }
 
-export function putToken(t: TokenRecord): TransactItem {
+export function putToken(node: Node, t: TokenRecord): Write {
   return {
     Put: {
-      TableName: TABLE(),
+      TableName: node.tables.auth,
       Item: { ...tokenKey(t.hash), ...t, access: JSON.stringify(t.access), client: JSON.stringify(t.client), ttl: epoch(Date.now()) + 30 * DAY_SECS },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
@@ -63,10 +62,10 @@ export function putToken(t: TokenRecord): TransactItem {
 }
 
 // Revokes a token; with `onlyIfActive`, the condition fails if it was revoked already.
-export function revokeToken(hash: string, onlyIfActive = true): TransactItem {
+export function revokeToken(node: Node, hash: string, onlyIfActive = true): Write {
   return {
     Update: {
-      TableName: TABLE(),
+      TableName: node.tables.auth,
       Key: tokenKey(hash),
       UpdateExpression: 'SET revoked = :yes',
       ConditionExpression: onlyIfActive ? 'attribute_exists(pk) AND revoked = :no' : 'attribute_exists(pk)',
@@ -76,10 +75,10 @@ export function revokeToken(hash: string, onlyIfActive = true): TransactItem {
 }
 
 // Points an approved grant at its new token, on condition that it still holds `was`.
-export function replaceGrantToken(grantId: string, was: string, now: string): TransactItem {
+export function replaceGrantToken(node: Node, grantId: string, was: string, now: string): Write {
   return {
     Update: {
-      TableName: TABLE(),
+      TableName: node.tables.auth,
       Key: grantKey(grantId),
       UpdateExpression: 'SET tokenHash = :now',
       ConditionExpression: '#state = :approved AND tokenHash = :was',
@@ -89,10 +88,10 @@ export function replaceGrantToken(grantId: string, was: string, now: string): Tr
   };
 }
 
-export function revokeGrant(g: GrantRecord): TransactItem {
+export function revokeGrant(node: Node, g: GrantRecord): Write {
   return {
     Update: {
-      TableName: TABLE(),
+      TableName: node.tables.auth,
       Key: grantKey(g.id),
       UpdateExpression: 'SET #state = :revoked, #ttl = :ttl',
       ConditionExpression: '#state = :was',
@@ -108,12 +107,12 @@ const parse = <T>(item: Record<string, any>, fields: string[]): T => {
   return rest as T;
 };
 
-export async function findGrant(id: string): Promise<GrantRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: grantKey(id), ConsistentRead: true }));
+export async function findGrant(node: Node, id: string): Promise<GrantRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.auth, Key: grantKey(id), ConsistentRead: true }));
   return Item && parse<GrantRecord>(Item, ['access', 'client']);
 }
 
-export async function findToken(value: string): Promise<TokenRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: tokenKey(hashOf(value)), ConsistentRead: true }));
+export async function findToken(node: Node, value: string): Promise<TokenRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.auth, Key: tokenKey(hashOf(value)), ConsistentRead: true }));
   return Item && parse<TokenRecord>(Item, ['access', 'client']);
 }

@@ -2,9 +2,9 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from 
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { counted } from '../aws';
-import { config } from '../config';
 import { crashPoint } from '../faults';
 import { logger } from '../log';
+import type { Node } from '../node';
 import { sqs } from '../sqs';
 import { EVENT_SOURCE, type Outbound } from '.';
 
@@ -54,10 +54,10 @@ function chunks<T>(items: T[], size: (t: T) => number = () => 0, maxBytes = Infi
   return out;
 }
 
-async function putEvents(entries: Entry[], failed: Set<string>) {
+async function putEvents(busName: string, entries: Entry[], failed: Set<string>) {
   const toEntry = (e: Entry): PutEventsRequestEntry => {
     const event = (e.out as Extract<Outbound, { kind: 'event' }>).event;
-    return { EventBusName: config.EVENT_BUS_NAME, Source: EVENT_SOURCE, DetailType: event.type, Detail: JSON.stringify(event) };
+    return { EventBusName: busName, Source: EVENT_SOURCE, DetailType: event.type, Detail: JSON.stringify(event) };
   };
   const size = (e: Entry) => Buffer.byteLength(toEntry(e).Detail!) + 100;
   await Promise.all(
@@ -102,7 +102,7 @@ async function sendMessages(entries: Entry[], failed: Set<string>) {
   );
 }
 
-export async function relayOutbox(records: DynamoDBRecord[]): Promise<DynamoDBBatchResponse> {
+export async function relayOutbox(node: Node, records: DynamoDBRecord[]): Promise<DynamoDBBatchResponse> {
   const entries: Entry[] = [];
   for (const record of records) {
     const parsed = parse(record);
@@ -113,6 +113,7 @@ export async function relayOutbox(records: DynamoDBRecord[]): Promise<DynamoDBBa
   const failed = new Set<string>();
   await Promise.all([
     putEvents(
+      node.eventBus,
       entries.filter((e) => e.out.kind === 'event'),
       failed,
     ),

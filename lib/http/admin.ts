@@ -4,18 +4,19 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodType } from 'zod';
-import { config } from '../config';
-import { dynamo } from '../db';
+import { node } from '../config';
+import { dynamoForLibraries } from '../db';
 import { DomainError } from '../errors';
 import { logger } from '../log';
+import type { Node } from '../node';
 import { secret } from '../secrets';
 import { observed } from '../tracing';
-import { deferGuard, inRequestScope, replayed, untakenGuard } from '../tx';
+import { rideAlong, riderScope, untakenRider } from '../tx';
 import { fieldErrors, fromDomainError, problem, problemResponse, validationError } from './problem';
 import { entriesOf, sentQueries } from './query';
-import { consumeSignature, guardItem } from './replay';
 import { lowerCaseHeaders, MAX_BODY_BYTES } from './schemas';
 import { verifySignature } from './signature';
+import { recordSignature, usedSignature } from './store';
 
 // The one middleware stack of every Admin API route (a REST API's Lambda proxy events): size
 // limit, signature, content type, JSON and zod validation, Idempotency-Key, and errors as
@@ -26,6 +27,7 @@ export interface RouteInput<B, Q, P> {
   query: Q;
   params: P;
   event: AdminEvent;
+  node: Node;
 }
 
 export interface RouteSpec<B, Q, P> {
@@ -53,6 +55,7 @@ type AdminRequest = Request<AdminEvent, APIGatewayProxyResult, Error, Context>;
 
 const invalid = (code: string, detail: string) => new DomainError('invalid', code, detail);
 const unauthorized = (detail: string) => new DomainError('unauthorized', 'unauthorized', detail);
+const replayed = () => unauthorized('This signature was already used; sign each request afresh');
 
 function rawBody(event: AdminEvent): Buffer {
   if (!event.body) return Buffer.alloc(0);
@@ -82,7 +85,7 @@ const normalize = (): MiddlewareObj<AdminEvent> => ({
 });
 
 async function adminSecret(): Promise<string> {
-  const value = await secret('ADMIN_API_SECRET');
+  const value = await secret(node, 'ADMIN_API_SECRET');
   if (value.length < 16) throw new Error('ADMIN_API_SECRET must be at least 16 characters');
   return value;
 }
@@ -102,9 +105,9 @@ const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
     );
     if (!result.ok) throw unauthorized(result.reason);
     if (method === 'GET' || method === 'HEAD') return;
-    const guard = guardItem(result.mac, result.t);
-    if (transactional) deferGuard(guard);
-    else if (!(await consumeSignature(guard))) throw replayed();
+    const record = usedSignature(node, result.mac, result.t);
+    if (transactional) rideAlong({ write: record, refused: replayed });
+    else if (!(await recordSignature(record))) throw replayed();
   },
 });
 
@@ -184,7 +187,7 @@ const validate = <B, Q, P>(spec: RouteSpec<B, Q, P>): MiddlewareObj<AdminEvent> 
       if (!parsed.success) throw new DomainError('not_found', 'not_found', `No resource at ${event.path}`);
       params = parsed.data;
     }
-    event.input = { body, query, params, event };
+    event.input = { body, query, params, event, node };
   },
 });
 
@@ -199,7 +202,8 @@ const idempotencyConfig = new IdempotencyConfig({
   expiresAfterSeconds: 24 * 3600,
 });
 let persistenceStore: DynamoDBPersistenceLayer | undefined;
-const persistence = () => (persistenceStore ??= new DynamoDBPersistenceLayer({ tableName: config.IDEMPOTENCY_TABLE, awsSdkV3Client: dynamo() as never }));
+const persistence = () =>
+  (persistenceStore ??= new DynamoDBPersistenceLayer({ tableName: node.tables.idempotency, awsSdkV3Client: dynamoForLibraries() as never }));
 
 // Idempotency-Key on POST only (Stripe semantics): the stored response is replayed for the same
 // key and body; another body under the same key is a 422. Keys are scoped per route.
@@ -275,10 +279,10 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(spec: Ro
   // A deferred guard that no transaction took (the request failed, wrote nothing, or was an
   // idempotent replay) is written now, so that the signature still counts as used.
   return observed((event: AdminEvent, context: Context) =>
-    inRequestScope(async () => {
+    riderScope(async () => {
       const response = await handler(event, context);
-      const guard = untakenGuard();
-      if (guard && !(await consumeSignature(guard))) return problemResponse(fromDomainError(replayed()));
+      const rider = untakenRider();
+      if (rider && !(await recordSignature(rider.write))) return problemResponse(fromDomainError(replayed()));
       return response;
     }),
   );

@@ -1,10 +1,6 @@
 import * as z from 'zod';
 
-// Schemas every route family shares.
-export const assetCode = z.string().regex(/^[A-Z0-9]{3,12}$/, 'must be 3 to 12 upper-case letters or digits');
-
-// An amount's value: a non-negative integer in the asset's smallest unit, as a string.
-export const amountValue = z.string().regex(/^(0|[1-9]\d{0,37})$/, 'must be a non-negative integer string');
+// Request shapes every route family shares (the values in them are lib/values.ts).
 
 export const idParams = z.object({ id: z.uuid() });
 
@@ -18,57 +14,17 @@ export const pageLimit = z
 
 export const pageQuery = z.strictObject({
   limit: pageLimit,
-  cursor: z.string().optional(), // checked where it is decoded (lib/table.ts): 400 invalid_cursor
+  cursor: z.string().optional(), // checked where it is decoded (lib/store.ts): 400 invalid_cursor
 });
-
-// Text that people read (names, key ids): no control characters, no bidirectional overrides or
-// isolates (which can make a name read as another), and at least one visible character.
-export const printable = (schema: z.ZodString) =>
-  schema
-    .regex(/^[^\p{Cc}\u202A-\u202E\u2066-\u2069]*$/u, 'must be printable text: no control or bidirectional override characters')
-    .regex(/[^\s\p{Cf}]/u, 'must contain a visible character');
 
 export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
-// Free-form data the FSP attaches to payment intents and payments: a JSON object of at most
-// 4096 bytes (UTF-8) and 64 levels, checked without recursion, so that no nesting can exhaust
-// the stack. "__proto__" is refused as a key: JavaScript objects would drop it silently.
 // The largest request body either API takes (413 payload_too_large above it).
 export const MAX_BODY_BYTES = 64 * 1024;
 
 // Header names in lower case: a REST API passes them as the client wrote them.
 export const lowerCaseHeaders = (headers: Record<string, string | undefined> | null | undefined) =>
   Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-
-export const METADATA_MAX_BYTES = 4096;
-export const METADATA_MAX_DEPTH = 64;
-
-function metadataProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined; // the record's own error
-  const pending: Array<[unknown, number]> = [[value, 1]];
-  while (pending.length) {
-    const [node, depth] = pending.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth > METADATA_MAX_DEPTH) return `must nest at most ${METADATA_MAX_DEPTH} levels deep`;
-    for (const [key, child] of Object.entries(node)) {
-      if (key === '__proto__') return 'must not use "__proto__" as a key';
-      pending.push([child, depth + 1]);
-    }
-  }
-  const bytes = Buffer.byteLength(JSON.stringify(value));
-  return bytes > METADATA_MAX_BYTES ? `must be at most ${METADATA_MAX_BYTES} bytes of JSON (UTF-8), not ${bytes}` : undefined;
-}
-
-export const metadata = z
-  .preprocess(
-    (value, ctx) => {
-      const problem = metadataProblem(value);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
-      return value;
-    },
-    z.record(z.string(), z.unknown()),
-  )
-  .optional();
 
 // The token of an Authorization header by RFC 6750 section 2.1: credentials = "Bearer" 1*SP
 // b64token. The scheme is case-insensitive (RFC 9110 section 11.1) and one or more spaces may follow

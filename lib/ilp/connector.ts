@@ -1,8 +1,8 @@
 import { deserializeIlpPrepare, type IlpPrepare, type IlpReply, serializeIlpPrepare, serializeIlpReply } from 'ilp-packet';
 import { deserializeIldcpRequest, serializeIldcpResponse } from 'ilp-protocol-ildcp';
-import { config } from '../config';
 import { DomainError } from '../errors';
 import { logger } from '../log';
+import type { Node } from '../node';
 import type { PeerRecord } from '../peers/schemas';
 import { amountTooLarge, reject } from './packets';
 import { deliverLocally } from './receive';
@@ -13,7 +13,7 @@ import { deliverLocally } from './receive';
 // F08; a packet under this node's ILP_ADDRESS goes to its STREAM receiver (./receive.ts). This
 // node delivers only to its own incoming payments: a packet for anywhere else is F02, as it does
 // not forward between peers. A fault of ours is T00, never an HTTP error, so the sender retries.
-export async function handlePacket(peer: PeerRecord, packet: Buffer): Promise<Buffer> {
+export async function handlePacket(node: Node, peer: PeerRecord, packet: Buffer): Promise<Buffer> {
   let prepare: IlpPrepare;
   try {
     prepare = deserializeIlpPrepare(packet);
@@ -25,31 +25,31 @@ export async function handlePacket(peer: PeerRecord, packet: Buffer): Promise<Bu
   if (!serializeIlpPrepare(prepare).equals(packet)) {
     throw new DomainError('invalid', 'invalid_packet', 'The body must be exactly one ILP Prepare, in its canonical encoding, with nothing after it');
   }
-  if (prepare.destination === 'peer.config') return ildcp(peer, prepare, packet);
+  if (prepare.destination === 'peer.config') return ildcp(node, peer, prepare, packet);
   try {
-    return serializeIlpReply(await answer(peer, prepare));
+    return serializeIlpReply(await answer(node, peer, prepare));
   } catch (error) {
     logger.error('Packet failed', { peerId: peer.id, destination: prepare.destination, error: (error as Error).message });
-    return serializeIlpReply(reject('T00', 'Internal error; retry the packet'));
+    return serializeIlpReply(reject(node, 'T00', 'Internal error; retry the packet'));
   }
 }
 
-async function answer(peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
-  if (prepare.expiresAt.getTime() <= Date.now()) return reject('R00', `The packet expired at ${prepare.expiresAt.toISOString()}`);
+async function answer(node: Node, peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
+  if (prepare.expiresAt.getTime() <= Date.now()) return reject(node, 'R00', `The packet expired at ${prepare.expiresAt.toISOString()}`);
   const amount = BigInt(prepare.amount);
-  if (peer.maxPacketAmount !== null && amount > BigInt(peer.maxPacketAmount)) return amountTooLarge(amount, BigInt(peer.maxPacketAmount));
-  if (prepare.destination.startsWith(`${config.ILP_ADDRESS}.`)) return deliverLocally(peer, prepare);
-  return reject('F02', `No route to ${prepare.destination}: this node (${config.ILP_ADDRESS}) delivers only to its own incoming payments`);
+  if (peer.maxPacketAmount !== null && amount > BigInt(peer.maxPacketAmount)) return amountTooLarge(node, amount, BigInt(peer.maxPacketAmount));
+  if (prepare.destination.startsWith(`${node.ilpAddress}.`)) return deliverLocally(node, peer, prepare);
+  return reject(node, 'F02', `No route to ${prepare.destination}: this node (${node.ilpAddress}) delivers only to its own incoming payments`);
 }
 
 // The peer's own address (as configured here) and the asset of the link.
-function ildcp(peer: PeerRecord, prepare: IlpPrepare, packet: Buffer): Buffer {
+function ildcp(node: Node, peer: PeerRecord, prepare: IlpPrepare, packet: Buffer): Buffer {
   try {
     deserializeIldcpRequest(packet);
   } catch (e) {
-    return serializeIlpReply(reject('F00', `Not an ILDCP request: ${(e as Error).message}`));
+    return serializeIlpReply(reject(node, 'F00', `Not an ILDCP request: ${(e as Error).message}`));
   }
   // Its answer is a Fulfill: one that carried money would read to the peer as paid.
-  if (prepare.amount !== '0') return serializeIlpReply(reject('F00', 'An ILDCP request carries no amount'));
+  if (prepare.amount !== '0') return serializeIlpReply(reject(node, 'F00', 'An ILDCP request carries no amount'));
   return serializeIldcpResponse({ clientAddress: peer.staticIlpAddress, assetCode: peer.assetCode, assetScale: peer.assetScale });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { deserializeIlpPrepare, type IlpReply, isFulfill, serializeIlpReply } from 'ilp-packet';
 import { receiveFor } from '../amounts';
 import { crashPoint } from '../faults';
+import type { Node } from '../node';
 import type { PeerRecord } from '../peers/schemas';
 import { type Delivery, sendToPeer } from './link';
 import { amountTooLarge, reject } from './packets';
@@ -30,18 +31,19 @@ export interface PacketOut {
 
 export interface SendingHooks {
   // Undefined when reserved; else why not: the payment's own funds, or this node's liquidity in
-  // the peer's asset, do not cover the packet.
-  reserve(packet: PacketOut): Promise<'exhausted' | 'liquidity' | undefined>;
+  // the peer's asset, do not cover the packet, or a balance would pass what the ledger holds.
+  reserve(packet: PacketOut): Promise<'exhausted' | 'liquidity' | 'too_large' | undefined>;
   settle(packet: PacketOut, delivered: bigint | undefined): Promise<void>; // undefined: rejected
 }
 
-type FailureKind = 'refused' | 'unreachable' | 'unknown' | 'stopped' | 'exhausted' | 'liquidity' | 'crashed' | 'full';
+type FailureKind = 'refused' | 'unreachable' | 'unknown' | 'stopped' | 'exhausted' | 'liquidity' | 'too_large' | 'crashed' | 'full';
 export interface Failure {
   kind: FailureKind;
   reason: string;
 }
 
 interface PluginOptions {
+  node: Node;
   peer: PeerRecord;
   source: { code: string; scale: number };
   rate: number; // from the source asset to the peer's (1 for the same asset)
@@ -66,7 +68,7 @@ export class PeerPlugin {
 
   private fail(kind: FailureKind, reason: string, code = 'F02'): Buffer {
     this.failure ??= { kind, reason };
-    return serializeIlpReply(reject(code, reason));
+    return serializeIlpReply(reject(this.opts.node, code, reason));
   }
 
   // The peer cannot have taken the packet: it refused this node, or could not be reached.
@@ -83,7 +85,7 @@ export class PeerPlugin {
         ? source
         : receiveFor(source, this.opts.rate, this.opts.source.scale, peer.assetScale);
     if (peer.maxPacketAmount !== null && peerAmount > BigInt(peer.maxPacketAmount))
-      return serializeIlpReply(amountTooLarge(peerAmount, BigInt(peer.maxPacketAmount)));
+      return serializeIlpReply(amountTooLarge(this.opts.node, peerAmount, BigInt(peer.maxPacketAmount)));
     if (this.failure) return this.fail(this.failure.kind, this.failure.reason);
     const expiresAt = new Date(Math.min(prepare.expiresAt.getTime() - 1000, Date.now() + MAX_HOLD_MS));
     const outgoing = { ...prepare, amount: peerAmount.toString(), expiresAt };
@@ -101,6 +103,7 @@ export class PeerPlugin {
       const refused = await this.inTurn(() => hooks.reserve(packet));
       if (refused === 'exhausted') return this.fail(refused, "The payment's funds do not cover this packet");
       if (refused === 'liquidity') return this.fail(refused, `Too little ${peer.assetCode} liquidity to send this packet to peer ${peer.id}`);
+      if (refused === 'too_large') return this.fail(refused, 'Sending this packet would take a balance past the 38 digits the ledger holds');
     } catch (e) {
       return this.fail('stopped', `Reserving the packet failed: ${(e as Error).message}`);
     }
@@ -114,7 +117,7 @@ export class PeerPlugin {
     if (delivery.kind === 'unknown') return this.fail('unknown', delivery.reason);
     let reply: IlpReply | undefined = delivery.kind === 'reply' ? delivery.reply : undefined;
     if (reply && isFulfill(reply) && !createHash('sha256').update(reply.fulfillment).digest().equals(prepare.executionCondition)) {
-      reply = reject('F05', `Peer ${peer.id} fulfilled with a wrong preimage`);
+      reply = reject(this.opts.node, 'F05', `Peer ${peer.id} fulfilled with a wrong preimage`);
     }
     const fulfilled = reply !== undefined && isFulfill(reply);
     if (reply && !isFulfill(reply)) this.lastReject = { code: reply.code, message: reply.message };
@@ -142,6 +145,6 @@ export class PeerPlugin {
       return serializeIlpReply(delivery.reply);
     }
     if (delivery.kind === 'not_sent') return this.notSent(delivery);
-    return serializeIlpReply(reject('T00', delivery.reason)); // unknown is harmless when nothing moves
+    return serializeIlpReply(reject(this.opts.node, 'T00', delivery.reason)); // unknown is harmless when nothing moves
   }
 }

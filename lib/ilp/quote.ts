@@ -1,4 +1,3 @@
-import { OpenPaymentsClientError } from '@interledger/open-payments';
 import {
   Int,
   isPaymentError,
@@ -13,14 +12,13 @@ import {
   startQuote,
 } from '@interledger/pay';
 import { divCeil } from '../amounts';
-import { config } from '../config';
 import { DomainError } from '../errors';
-import { readIncomingPayment } from '../open-payments/client';
+import type { Node } from '../node';
 import { routeTo } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
 import { type Failure, PeerPlugin } from './plugin';
-import { type RemoteReceiver, receiverFrom } from './receiver';
+import type { RemoteReceiver } from './receiver';
 
 // Paying an incoming payment on another node: read it through Open Payments (a grant from its
 // authorization server, then an authenticated read, which yields its STREAM credentials), pick the
@@ -43,24 +41,11 @@ export interface IlpQuoteDetails {
 const unprocessable = (code: string, detail: string) => new DomainError('unprocessable', code, detail);
 const upstream = (code: string, detail: string) => new DomainError('upstream', code, detail);
 
-// The receiver as it is now.
-export async function readReceiver(url: string): Promise<RemoteReceiver> {
-  let read: Awaited<ReturnType<typeof readIncomingPayment>>;
-  try {
-    read = await readIncomingPayment(url);
-  } catch (e) {
-    if (e instanceof OpenPaymentsClientError && e.status === 404) throw unprocessable('receiver_not_found', `No incoming payment at ${url}`);
-    if (e instanceof DomainError) throw e;
-    throw upstream('receiver_unreachable', `Could not read the incoming payment at ${url}: ${(e as Error).message}`);
-  }
-  return receiverFrom(url, read);
-}
-
 // The peer towards the receiver (preferring one in the payment's asset), and the rate into its asset.
-export async function routeFor(receiver: RemoteReceiver, source: Asset): Promise<{ peer: PeerRecord; rate: number }> {
-  const peer = await routeTo(receiver.ilpAddress, source.code);
+export async function routeFor(node: Node, receiver: RemoteReceiver, source: Asset): Promise<{ peer: PeerRecord; rate: number }> {
+  const peer = await routeTo(node, receiver.ilpAddress, source.code);
   if (!peer) throw unprocessable('no_route', `No peer routes to ${receiver.ilpAddress}: no peer's staticIlpAddress is a prefix of it`);
-  const { rate } = await resolveRate({ sourceAssetCode: source.code, destinationAssetCode: peer.assetCode, peerId: peer.id });
+  const { rate } = await resolveRate(node, { sourceAssetCode: source.code, destinationAssetCode: peer.assetCode, peerId: peer.id });
   return { peer, rate };
 }
 
@@ -80,25 +65,26 @@ interface ProbedQuote {
 // probed rate needs, not pay's worst case: the connectors on the way convert deterministically, and
 // every packet must still meet the minimum rate (the expected rate less SLIPPAGE).
 export async function probe(
+  node: Node,
   source: Asset,
   receiver: RemoteReceiver,
   route: { peer: PeerRecord; rate: number },
   target: { debit?: bigint; receive?: bigint },
 ): Promise<ProbedQuote> {
-  const plugin = new PeerPlugin({ peer: route.peer, source, rate: route.rate });
+  const plugin = new PeerPlugin({ node, peer: route.peer, source, rate: route.rate });
   let quote: PayQuote;
   try {
-    const prices = source.code === receiver.asset.code ? undefined : await pricesFor(source, receiver.asset, route);
+    const prices = source.code === receiver.asset.code ? undefined : await pricesFor(node, source, receiver.asset, route);
     quote = await startQuote({
       plugin,
       destination: await connect(plugin, receiver),
       sourceAsset: source,
       ...(target.receive !== undefined ? { amountToDeliver: target.receive } : { amountToSend: target.debit! }),
       ...(prices && { prices }),
-      slippage: config.SLIPPAGE,
+      slippage: node.slippage,
     });
   } catch (e) {
-    if (isPaymentError(e)) throw probeFailed(e, plugin.failure, route.peer);
+    if (isPaymentError(e)) throw probeFailed(node, e, plugin.failure, route.peer);
     throw e;
   }
   const low = quote.lowEstimatedExchangeRate;
@@ -122,11 +108,11 @@ export async function probe(
 
 // pay's prices: what one whole unit of each asset is worth, in any common unit. When the peer's
 // asset is the receiver's (the usual case), the route's rate is that rate already.
-async function pricesFor(source: Asset, destination: Asset, route: { peer: PeerRecord; rate: number }) {
+async function pricesFor(node: Node, source: Asset, destination: Asset, route: { peer: PeerRecord; rate: number }) {
   const { rate } =
     route.peer.assetCode === destination.code
       ? route
-      : await resolveRate({ sourceAssetCode: source.code, destinationAssetCode: destination.code, peerId: route.peer.id });
+      : await resolveRate(node, { sourceAssetCode: source.code, destinationAssetCode: destination.code, peerId: route.peer.id });
   return { [source.code]: 1, [destination.code]: 1 / rate };
 }
 
@@ -144,15 +130,12 @@ export function payQuote(details: IlpQuoteDetails, maxSource: bigint, minDeliver
   };
 }
 
-function probeFailed(error: PaymentError, failure: Failure | undefined, peer: PeerRecord): DomainError {
+function probeFailed(node: Node, error: PaymentError, failure: Failure | undefined, peer: PeerRecord): DomainError {
   if (failure?.kind === 'refused') return upstream('peer_refused', failure.reason);
   if (failure) return upstream('peer_unreachable', failure.reason);
   switch (error) {
     case PaymentError.InsufficientExchangeRate:
-      return unprocessable(
-        'insufficient_exchange_rate',
-        `The route through peer ${peer.id} pays less than the expected rate less slippage (${config.SLIPPAGE})`,
-      );
+      return unprocessable('insufficient_exchange_rate', `The route through peer ${peer.id} pays less than the expected rate less slippage (${node.slippage})`);
     case PaymentError.ClosedByReceiver:
       return unprocessable('receiver_not_open', 'The receiver closed the connection: it takes no more payments');
     default:

@@ -1,15 +1,13 @@
 import { type IlpPrepare, type IlpReply, isIlpReply } from 'ilp-packet';
 import { receiveFor, toLedger } from '../amounts';
 import { noteLiquidityTaken as noteAssetLiquidityTaken } from '../assets';
-import { event, type Outgoing } from '../events';
-import { account, type Leg, transferExists, transferItems } from '../ledger';
-import { creditFor, intentView } from '../payment-intents';
+import { account, insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferExists, transferItems } from '../ledger';
+import type { Node } from '../node';
+import { creditIntent, findIntent } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
-import { closeOrCredit, findIntent, partition as intentPartition } from '../payment-intents/store';
 import { noteLiquidityTaken as notePeerLiquidityTaken } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
-import { commit } from '../tx';
 import { reject } from './packets';
 import { receiveMaxReject, streamServer } from './stream';
 
@@ -26,11 +24,11 @@ import { receiveMaxReject, streamServer } from './stream';
 // smallest that reaches it across a conversion, whose rounding the node keeps.
 const ATTEMPTS = 8;
 
-export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
-  const server = await streamServer();
+export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
+  const server = await streamServer(node);
   const amount = BigInt(prepare.amount);
   const intentId = amount > 0n ? server.decodePaymentTag(prepare.destination) : undefined;
-  let intent = intentId ? await findIntent(intentId) : undefined;
+  const intent = intentId ? await findIntent(node, intentId) : undefined;
   // Probes, connection closes and packets that are not for a payment of ours: STREAM answers.
   if (!intent) {
     const reply = server.createReply(prepare);
@@ -41,59 +39,56 @@ export async function deliverLocally(peer: PeerRecord, prepare: IlpPrepare): Pro
   let oneUnitLess = amount - 1n; // what the packet would bring with one unit less: the rounding's bound
   if (intent.assetId !== peer.assetId) {
     try {
-      const { rate } = await resolveRate({ sourceAssetCode: peer.assetCode, destinationAssetCode: intent.assetCode, peerId: peer.id });
+      const { rate } = await resolveRate(node, { sourceAssetCode: peer.assetCode, destinationAssetCode: intent.assetCode, peerId: peer.id });
       received = receiveFor(amount, rate, peer.assetScale, intent.assetScale);
       oneUnitLess = receiveFor(amount - 1n, rate, peer.assetScale, intent.assetScale);
     } catch (e) {
-      return reject('F07', `Cannot convert ${peer.assetCode} to ${intent.assetCode}: ${(e as Error).message}`);
+      return reject(node, 'F07', `Cannot convert ${peer.assetCode} to ${intent.assetCode}: ${(e as Error).message}`);
     }
   }
   const money = server.createReply({ ...prepare, amount: received.toString() });
   if (isIlpReply(money)) return money;
 
   const transferId = `ilp:${peer.id}:${prepare.executionCondition.toString('hex')}`;
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const state = intentView(intent).state;
-    const before = BigInt(intent.received);
-    const incoming = intent.incomingValue === null ? null : BigInt(intent.incomingValue);
-    if ((state !== 'pending' && state !== 'processing') || (incoming !== null && before >= incoming)) {
-      return (await transferExists(transferId)) ? money.accept() : money.finalDecline(); // a retry of a packet it took
-    }
-    // Never past incomingAmount: a packet that would take it there is refused as STREAM says, with
-    // what the intent takes in all and has received, unless it is a retry of one credited before.
-    const credit = creditFor(intent, received, oneUnitLess);
-    if (credit === undefined) {
-      if (await transferExists(transferId)) return money.accept();
-      return receiveMaxReject(prepare, received, incoming!, before);
-    }
-    // A packet that expired meanwhile is not credited: its sender no longer owes it.
-    if (prepare.expiresAt.getTime() <= Date.now()) return reject('R00', `The packet expired at ${prepare.expiresAt.toISOString()}`);
-
-    const total = before + credit;
-    const completes = incoming !== null && total >= incoming;
-    const now = new Date().toISOString();
-    const credited = toLedger(credit, intent.assetScale);
-    const transfer = transferItems(transferId, receiveLegs(peer, intent, paid, credited));
-    const changes = { state: completes ? 'completed' : 'processing', received: total.toString(), ...(completes && { completedAt: now }) };
-    const outgoing: Outgoing[] = completes
-      ? [event(intentPartition(intent.id), 'payment_intent.completed', intentView({ ...intent, ...changes } as IntentRecord))]
-      : [];
-    const failed = await commit([...transfer.items, closeOrCredit(intent, changes, now)], outgoing, 'ilp-receive');
-    if (!failed.length) {
-      await Promise.all([notePeerLiquidityTaken(peer, paid), intent.assetId !== peer.assetId ? noteAssetLiquidityTaken(intent.assetId, credited) : undefined]);
+  const result = await creditIntent(node, intent, {
+    amount: received,
+    oneUnitLess,
+    writes: (credit) => transferItems(node, transferId, receiveLegs(peer, intent, paid, toLedger(credit, intent.assetScale))),
+    deadline: prepare.expiresAt, // a packet that expired meanwhile is not credited: its sender no longer owes it
+    attempts: ATTEMPTS,
+    name: 'ilp-receive',
+  });
+  switch (result.kind) {
+    case 'credited': {
+      const credited = toLedger(result.credit, intent.assetScale);
+      await Promise.all([
+        notePeerLiquidityTaken(node, peer, paid),
+        intent.assetId !== peer.assetId ? noteAssetLiquidityTaken(node, intent.assetId, credited) : undefined,
+      ]);
       return money.accept();
     }
-    const reasons = failed.map((i) => transfer.failures[i] ?? 'intent');
-    if (reasons.includes('transfer_exists')) return money.accept(); // credited when it came before
-    if (reasons.includes(`insufficient:${account.peer(peer.id)}`)) return reject('T04', `Peer ${peer.id} has too little liquidity left for this packet`);
-    if (reasons.some((r) => r.startsWith('insufficient:'))) return reject('T04', `Too little ${intent.assetCode} liquidity to deliver this packet`);
-    if (reasons.some((r) => r.startsWith('too_large:'))) return reject('F99', 'Crediting this packet would take a balance past 38 digits');
-    // Another packet credited the intent first (or it closed): decide again on what it is now.
-    const fresh = await findIntent(intent.id);
-    if (!fresh) return money.finalDecline();
-    intent = fresh;
+    case 'not_found':
+      return money.finalDecline();
+    case 'closed': // a retry of a packet it took is still fulfilled
+      return (await transferExists(node, transferId)) ? money.accept() : money.finalDecline();
+    case 'exceeds':
+      // Never past incomingAmount: refused as STREAM says, with what the intent takes in all and
+      // has received, unless it is a retry of one credited before.
+      if (await transferExists(node, transferId)) return money.accept();
+      return receiveMaxReject(node, prepare, received, result.incoming, result.received);
+    case 'expired_packet':
+      return reject(node, 'R00', `The packet expired at ${prepare.expiresAt.toISOString()}`);
+    case 'busy':
+      return reject(node, 'T03', 'The incoming payment is busy; retry the packet');
+    case 'refused': {
+      const r = result.refusals;
+      if (r.includes(TRANSFER_EXISTS)) return money.accept(); // credited when it came before
+      if (r.includes(insufficient(account.peer(peer.id)))) return reject(node, 'T04', `Peer ${peer.id} has too little liquidity left for this packet`);
+      if (r.some((x) => x.startsWith(insufficient('')))) return reject(node, 'T04', `Too little ${intent.assetCode} liquidity to deliver this packet`);
+      if (r.includes(TOO_LARGE)) return reject(node, 'F99', 'Crediting this packet would take a balance past 38 digits');
+      throw new Error(`Packet ${transferId}: refused for ${r.join(', ')}`);
+    }
   }
-  return reject('T03', 'The incoming payment is busy; retry the packet');
 }
 
 // From the peer's liquidity to the intent; across assets through both assets' liquidity accounts

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { DomainError } from '../errors';
-import { amountValue } from '../http/schemas';
+import { amountValue } from '../values';
 
 // Another node's incoming payment, as this node reads it over Open Payments to pay it.
 export interface RemoteReceiver {

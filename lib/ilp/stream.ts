@@ -3,7 +3,7 @@ import { hmac, ReplyBuilder } from '@interledger/stream-receiver/dist/src/utils'
 import { type IlpAddress, IlpError, type IlpPrepare, type IlpReject } from 'ilp-packet';
 import { generatePskEncryptionKey } from 'ilp-protocol-stream/dist/src/crypto';
 import { FrameType, Packet, StreamMaxMoneyFrame } from 'ilp-protocol-stream/dist/src/packet';
-import { config } from '../config';
+import type { Node } from '../node';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { derivedKey } from '../secrets';
 
@@ -12,10 +12,10 @@ import { derivedKey } from '../secrets';
 // payment's id, encrypted, so that the receiver can tell which payment a packet pays and derive
 // the same shared secret again, with nothing stored.
 let server: StreamServer | undefined;
-const serverSecret = () => derivedKey('STREAM_SECRET', 'stream');
+const serverSecret = (node: Node) => derivedKey(node, 'STREAM_SECRET', 'stream');
 
-export async function streamServer(): Promise<StreamServer> {
-  server ??= new StreamServer({ serverSecret: await serverSecret(), serverAddress: config.ILP_ADDRESS });
+export async function streamServer(node: Node): Promise<StreamServer> {
+  server ??= new StreamServer({ serverSecret: await serverSecret(node), serverAddress: node.ilpAddress });
   return server;
 }
 
@@ -29,13 +29,13 @@ const u64 = (n: bigint) => (n < 0n ? 0n : n > MAX_U64 ? MAX_U64 : n).toString();
 // encrypted under the connection's secret. @interledger/stream-receiver answers only with
 // accept/decline, so this re-derives the connection's secret from the address's token the way
 // that receiver does (its shared secret is HMAC(HMAC(server secret, label), token)).
-export async function receiveMaxReject(prepare: IlpPrepare, received: bigint, receiveMax: bigint, totalReceived: bigint): Promise<IlpReject> {
-  const token = Buffer.from(prepare.destination.slice(config.ILP_ADDRESS.length + 1).split('.')[0], 'base64');
-  const sharedSecret = hmac(hmac(await serverSecret(), Buffer.from('ilp_stream_shared_secret')), token);
+export async function receiveMaxReject(node: Node, prepare: IlpPrepare, received: bigint, receiveMax: bigint, totalReceived: bigint): Promise<IlpReject> {
+  const token = Buffer.from(prepare.destination.slice(node.ilpAddress.length + 1).split('.')[0], 'base64');
+  const sharedSecret = hmac(hmac(await serverSecret(node), Buffer.from('ilp_stream_shared_secret')), token);
   const key = await generatePskEncryptionKey(sharedSecret);
   const request = await Packet.decryptAndDeserialize(key, prepare.data); // the receiver decrypted it already
   return new ReplyBuilder()
-    .setIlpAddress(config.ILP_ADDRESS as IlpAddress)
+    .setIlpAddress(node.ilpAddress as IlpAddress)
     .setEncryptionKey(key)
     .setSequence(request.sequence)
     .setReceivedAmount(u64(received))
@@ -58,8 +58,8 @@ export async function receiveRoom(sharedSecret: Buffer, data: Buffer): Promise<b
   }
 }
 
-export async function streamCredentials(intent: IntentRecord) {
-  const { ilpAddress, sharedSecret } = (await streamServer()).generateCredentials({
+export async function streamCredentials(node: Node, intent: Pick<IntentRecord, 'id' | 'assetCode' | 'assetScale'>) {
+  const { ilpAddress, sharedSecret } = (await streamServer(node)).generateCredentials({
     paymentTag: intent.id,
     asset: { code: intent.assetCode, scale: intent.assetScale },
   });

@@ -1,18 +1,13 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
-import { BatchGetItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { config } from '../config';
-import { dynamo } from '../db';
 import { balanceTooLarge, DomainError } from '../errors';
-import type { TransactItem } from '../table';
-import { commit } from '../tx';
-import { accountIdOf, accountKey } from './keys';
+import type { Node } from '../node';
+import { commit, type Refusals } from '../tx';
+import { TOO_LARGE, TRANSFER_EXISTS } from './rules';
+import { balances, transferItems } from './store';
 
-// A double-entry ledger at the fixed scale of 20 (bigint units). Each account is one item with a
-// `balance`; a transfer is one record plus the balance updates, written in the caller's DynamoDB
-// transaction together with whatever state change the transfer belongs to. The transfer record's
-// id makes it idempotent. An account that was never written holds zero and comes into being at
-// its first credit. Only settlement accounts, which stand for money outside the ledger, may go
-// negative; every other debit is conditional on the balance covering it.
+// A double-entry ledger at the fixed scale of 20 (bigint units): accounts and transfers (./store.ts),
+// under the rules of ./rules.ts. A transfer's writes go in the caller's transaction, together with
+// whatever state change the transfer belongs to.
 //
 // Every funding and withdrawal of an asset moves money through its settlement account, so that
 // account is split over SETTLEMENT_SHARDS items, one picked at random for each transfer: no item
@@ -33,128 +28,24 @@ export const account = {
   hold: (paymentId: string, assetId: string) => `hold:${paymentId}:${assetId}`,
 };
 
-// A condition, for a transaction, that an account holds nothing (or was never written).
-export function emptyAccountCheck(id: string): TransactItem {
-  return {
-    ConditionCheck: {
-      TableName: TABLE(),
-      Key: accountKey(id),
-      ConditionExpression: 'attribute_not_exists(pk) OR balance = :zero',
-      ExpressionAttributeValues: { ':zero': 0n },
-    },
-  };
+export { insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS } from './rules';
+export { balances, emptyAccountCheck, transferExists, transferItems } from './store';
+
+// The one mapping of a refused transfer's 38-digit rule to the client's error.
+export function refuseTooLarge(refusals: Refusals): void {
+  if (refusals.includes(TOO_LARGE)) throw balanceTooLarge();
 }
 
-const mayGoNegative = (id: string) => id.startsWith('settlement:');
-const MAX_BALANCE = 10n ** 38n - 1n;
-
-// A transfer refused because it would take a balance past 38 digits: the request is too large.
-export function refuseTooLarge(reasons: Array<string | undefined>): void {
-  if (reasons.some((r) => r?.startsWith('too_large:'))) {
-    throw balanceTooLarge();
-  }
-}
-
-export interface Leg {
-  debit: string;
-  credit: string;
-  amount: bigint;
-}
-
-const TABLE = () => config.MAIN_TABLE;
-export const transferKey = (id: string) => ({ pk: `XFER#${id}`, sk: 'XFER' });
-
-// The transfer record and one update per account it touches (DynamoDB allows one operation per
-// item in a transaction, so the legs are netted per account). Returns the items and, for each,
-// what a failed condition on it means.
-export function transferItems(transferId: string, legs: Leg[]): { items: TransactItem[]; failures: string[] } {
-  const net = new Map<string, bigint>();
-  for (const leg of legs) {
-    if (leg.amount <= 0n) throw new Error(`A transfer leg must move a positive amount (${transferId})`);
-    net.set(leg.debit, (net.get(leg.debit) ?? 0n) - leg.amount);
-    net.set(leg.credit, (net.get(leg.credit) ?? 0n) + leg.amount);
-  }
-  const items: TransactItem[] = [
-    {
-      Put: {
-        TableName: TABLE(),
-        Item: {
-          ...transferKey(transferId),
-          transferId,
-          legs: legs.map((l) => ({ debit: l.debit, credit: l.credit, amount: l.amount.toString() })),
-          createdAt: new Date().toISOString(),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-  ];
-  const failures = ['transfer_exists'];
-  for (const [id, delta] of net) {
-    if (delta === 0n) continue;
-    // A debit needs the money (but a settlement account may go negative); no balance may pass
-    // 38 digits either way, what a DynamoDB number holds.
-    const insufficient = delta < 0n && !mayGoNegative(id);
-    items.push({
-      Update: {
-        TableName: TABLE(),
-        Key: accountKey(id),
-        UpdateExpression: 'SET balance = if_not_exists(balance, :zero) + :delta',
-        ConditionExpression: insufficient
-          ? 'balance >= :bound'
-          : delta > 0n
-            ? 'attribute_not_exists(balance) OR balance <= :bound'
-            : 'attribute_not_exists(balance) OR balance >= :bound',
-        ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ':bound': insufficient ? -delta : delta > 0n ? MAX_BALANCE - delta : -MAX_BALANCE - delta },
-      },
-    });
-    failures.push(`${insufficient ? 'insufficient' : 'too_large'}:${id}`);
-  }
-  return { items, failures };
-}
-
-// Whether a transfer was made (for an idempotent retry that arrives after the state moved on).
-export async function transferExists(transferId: string): Promise<boolean> {
-  const res = await dynamo().send(
-    new GetItemCommand({
-      TableName: TABLE(),
-      Key: { pk: { S: transferKey(transferId).pk }, sk: { S: 'XFER' } },
-      ProjectionExpression: 'pk',
-      ConsistentRead: true,
-    }),
-  );
-  return res.Item !== undefined;
-}
-
-export async function balances(ids: string[]): Promise<Map<string, bigint>> {
-  const out = new Map<string, bigint>();
-  if (!ids.length) return out;
-  // The low-level client, so that balances arrive as the exact decimal strings DynamoDB holds.
-  const res = await dynamo().send(
-    new BatchGetItemCommand({
-      RequestItems: {
-        [TABLE()]: {
-          Keys: ids.map((id) => ({ pk: { S: accountKey(id).pk }, sk: { S: 'ACCT' } })),
-          ConsistentRead: true,
-          ProjectionExpression: 'pk, balance',
-        },
-      },
-    }),
-  );
-  for (const item of res.Responses?.[TABLE()] ?? []) out.set(accountIdOf(item.pk.S!), BigInt(item.balance.N!));
-  return out;
-}
+export const balanceOf = async (node: Node, id: string): Promise<bigint> => (await balances(node, [id])).get(id) ?? 0n;
 
 // Moves everything an account holds to a settlement account (the FSP pays it out) and returns
 // how much that was; zero moves nothing. A concurrent change of the balance is a 409 to retry.
-export async function settleAll(id: string, settlement: string): Promise<bigint> {
-  const units = (await balances([id])).get(id) ?? 0n;
+export async function settleAll(node: Node, id: string, settlement: string): Promise<bigint> {
+  const units = await balanceOf(node, id);
   if (units === 0n) return 0n;
-  const transfer = transferItems(randomUUID(), [{ debit: id, credit: settlement, amount: units }]);
-  const failed = await commit(transfer.items);
-  refuseTooLarge(failed.map((i) => transfer.failures[i]));
-  if (failed.length) {
-    throw new DomainError('conflict', 'concurrent_withdrawal', 'The balance changed during the withdrawal; retry');
-  }
+  const refusals = await commit(node, transferItems(node, randomUUID(), [{ debit: id, credit: settlement, amount: units }]));
+  refuseTooLarge(refusals);
+  if (refusals.length) throw new DomainError('conflict', 'concurrent_withdrawal', 'The balance changed during the withdrawal; retry');
   return units;
 }
 
@@ -163,6 +54,7 @@ export async function settleAll(id: string, settlement: string): Promise<bigint>
 // transfer's id comes from it, so a retry after an unclear failure finds the transfer made and
 // does not move the money again.
 export async function moveFunds(
+  node: Node,
   id: string,
   assetId: string,
   units: bigint,
@@ -171,9 +63,8 @@ export async function moveFunds(
 ): Promise<'moved' | 'insufficient'> {
   const [from, to] = direction === 'deposit' ? [account.settlementShard(assetId), id] : [id, account.settlementShard(assetId)];
   const transferId = idempotencyKey ? `liquidity:${createHash('sha256').update(`${id}|${direction}|${units}|${idempotencyKey}`).digest('hex')}` : randomUUID();
-  const transfer = transferItems(transferId, [{ debit: from, credit: to, amount: units }]);
-  const failed = await commit(transfer.items);
-  if (!failed.length || failed.includes(0)) return 'moved'; // 0: the transfer exists already, which is success
-  refuseTooLarge(failed.map((i) => transfer.failures[i]));
+  const refusals = await commit(node, transferItems(node, transferId, [{ debit: from, credit: to, amount: units }]));
+  if (!refusals.length || refusals.includes(TRANSFER_EXISTS)) return 'moved'; // made before: success
+  refuseTooLarge(refusals);
   return 'insufficient';
 }

@@ -1,8 +1,8 @@
 import type { JWK } from '@interledger/http-signature-utils';
-import { config } from '../config';
 import { OpenPaymentsError } from '../errors';
 import { logger } from '../log';
 import { boundedFetch } from '../net/fetch';
+import type { Node } from '../node';
 
 // The keys an Open Payments client publishes at <its wallet address>/jwks.json, fetched when a
 // signature must be checked and kept briefly: a key the client stops listing (revoked) stops
@@ -24,10 +24,10 @@ const cache = new Map<string, Entry>();
 const isEd25519Jwk = (k: any): k is JWK =>
   k && typeof k.kid === 'string' && k.kty === 'OKP' && k.crv === 'Ed25519' && k.alg === 'EdDSA' && typeof k.x === 'string' && /^[A-Za-z0-9_-]+$/.test(k.x);
 
-async function fetchKeys(walletAddress: string): Promise<Pick<Entry, 'keys' | 'failure'>> {
+async function fetchKeys(node: Node, walletAddress: string): Promise<Pick<Entry, 'keys' | 'failure'>> {
   const url = `${walletAddress.replace(/\/+$/, '')}/jwks.json`;
   try {
-    const res = await boundedFetch(url, { headers: { accept: 'application/json' } }, { allowPrivate: config.ALLOW_PRIVATE_FETCH });
+    const res = await boundedFetch(url, { headers: { accept: 'application/json' } }, { allowPrivate: node.allowPrivateFetch });
     if (!res.ok) return { keys: [], failure: `${url} answered ${res.status}` };
     const body = (await res.json()) as { keys?: unknown };
     return { keys: Array.isArray(body?.keys) ? body.keys.filter(isEd25519Jwk) : [] };
@@ -37,13 +37,13 @@ async function fetchKeys(walletAddress: string): Promise<Pick<Entry, 'keys' | 'f
   }
 }
 
-export async function clientKey(walletAddress: string, keyId: string): Promise<JWK | undefined> {
+export async function clientKey(node: Node, walletAddress: string, keyId: string): Promise<JWK | undefined> {
   const now = Date.now();
   let entry = cache.get(walletAddress);
   const stale = !entry || now - entry.at > CACHE_SECS * 1000;
   const unknown = entry && !entry.keys.some((k) => k.kid === keyId) && now - entry.at > REFETCH_UNKNOWN_MS;
   if (stale || unknown) {
-    entry = { ...(await fetchKeys(walletAddress)), at: now };
+    entry = { ...(await fetchKeys(node, walletAddress)), at: now };
     if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
     cache.set(walletAddress, entry);
   }

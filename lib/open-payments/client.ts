@@ -1,7 +1,8 @@
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken, OpenPaymentsClientError } from '@interledger/open-payments';
-import { config } from '../config';
-import { OpenPaymentsError } from '../errors';
+import { DomainError, OpenPaymentsError } from '../errors';
+import { type RemoteReceiver, receiverFrom } from '../ilp/receiver';
 import { withBoundedFetch } from '../net/fetch';
+import type { Node } from '../node';
 import { serviceIdentity, serviceWalletAddress } from './identity';
 
 // This service as an Open Payments client of other nodes (and of itself), with the official
@@ -21,10 +22,10 @@ let client: Promise<AuthenticatedClient> | undefined;
 const tokens = new Map<string, { value: string; expiresAt: number }>(); // by payment URL (one) or server (all)
 const preferred = new Map<string, Scope>(); // by authorization server
 
-function opClient(): Promise<AuthenticatedClient> {
-  client ??= serviceIdentity()
+function opClient(node: Node): Promise<AuthenticatedClient> {
+  client ??= serviceIdentity(node)
     .then(({ privateKey, jwk }) =>
-      createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(), privateKey, keyId: jwk.kid, validateResponses: false }),
+      createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(node), privateKey, keyId: jwk.kid, validateResponses: false }),
     )
     .catch((e) => {
       client = undefined;
@@ -63,13 +64,27 @@ async function readWith(c: AuthenticatedClient, authServer: string, url: string,
   }
 }
 
+// The receiver as it is now: an incoming payment on any node, read over Open Payments, with its
+// STREAM credentials.
+export async function readReceiver(node: Node, url: string): Promise<RemoteReceiver> {
+  let read: Awaited<ReturnType<typeof readIncomingPayment>>;
+  try {
+    read = await readIncomingPayment(node, url);
+  } catch (e) {
+    if (e instanceof OpenPaymentsClientError && e.status === 404) throw new DomainError('unprocessable', 'receiver_not_found', `No incoming payment at ${url}`);
+    if (e instanceof DomainError) throw e;
+    throw new DomainError('upstream', 'receiver_unreachable', `Could not read the incoming payment at ${url}: ${(e as Error).message}`);
+  }
+  return receiverFrom(url, read);
+}
+
 // An incoming payment on any node, read with access: amounts, state and its payment methods. The
 // URL and the servers it names are another node's (or anyone's) choice: every fetch the client makes
 // for it is bounded (lib/net/fetch.ts).
-export async function readIncomingPayment(url: string) {
-  const c = await opClient();
+export async function readIncomingPayment(node: Node, url: string) {
+  const c = await opClient(node);
   try {
-    return await withBoundedFetch({ allowPrivate: config.ALLOW_PRIVATE_FETCH }, () => read(c, url));
+    return await withBoundedFetch({ allowPrivate: node.allowPrivateFetch }, () => read(c, url));
   } catch (e) {
     // Not answered at all (refused, too large, timed out): the client's message names only the
     // request; its description says why.

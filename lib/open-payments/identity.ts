@@ -1,10 +1,9 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { generateJwk, type JWK } from '@interledger/http-signature-utils';
-import { config } from '../config';
+import type { Node } from '../node';
 import { derivedKey } from '../secrets';
-import { commit } from '../tx';
+import { publishServiceIdentity } from '../wallet-addresses';
 import { canonicalBase } from '../wallet-addresses/address';
-import { putServiceIdentity } from '../wallet-addresses/store';
 
 // This service's own identity as an Open Payments client, for the calls it makes to other nodes'
 // servers: an Ed25519 key derived from the OPEN_PAYMENTS_CLIENT_SECRET secret, published (with
@@ -15,31 +14,23 @@ const PUBLIC_NAME = 'Payment service';
 // An Ed25519 private key in PKCS #8 is this prefix and the 32-byte seed.
 const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-export const serviceWalletAddress = () => `${canonicalBase(config.WALLET_ADDRESS_URL)}/${SERVICE_ADDRESS_PATH}`;
+export const serviceWalletAddress = (node: Node) => `${canonicalBase(node.urls.walletAddresses)}/${SERVICE_ADDRESS_PATH}`;
 
 let identity: Promise<{ privateKey: KeyObject; jwk: JWK }> | undefined;
 
-async function load() {
-  const seed = await derivedKey('OPEN_PAYMENTS_CLIENT_SECRET', 'ed25519');
+async function load(node: Node) {
+  const seed = await derivedKey(node, 'OPEN_PAYMENTS_CLIENT_SECRET', 'ed25519');
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
   const probe = generateJwk({ privateKey, keyId: 'probe' });
   const jwk = generateJwk({ privateKey, keyId: `service-${probe.x.slice(0, 12)}` });
   // Published before first use, so that an authorization server can find the key.
-  await commit(
-    putServiceIdentity(serviceWalletAddress(), PUBLIC_NAME, {
-      walletAddressId: '',
-      kid: jwk.kid,
-      jwk: jwk as never,
-      createdAt: new Date().toISOString(),
-      revokedAt: null,
-    }),
-  );
+  await publishServiceIdentity(node, serviceWalletAddress(node), PUBLIC_NAME, jwk as never);
   return { privateKey, jwk };
 }
 
 // The key and its JWK, published under the service's address (once per container).
-export function serviceIdentity() {
-  identity ??= load().catch((e) => {
+export function serviceIdentity(node: Node) {
+  identity ??= load(node).catch((e) => {
     identity = undefined;
     throw e;
   });

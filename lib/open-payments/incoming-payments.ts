@@ -1,13 +1,12 @@
 import type { JWK } from '@interledger/http-signature-utils';
 import * as z from 'zod';
-import { config } from '../config';
 import { OpenPaymentsError } from '../errors';
 import { verifySignature } from '../http/message-signatures';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import { streamCredentials } from '../ilp/stream';
-import { completeIntent, createIntent, intentView } from '../payment-intents';
+import type { Node } from '../node';
+import { completeIntent, createIntent, cursorOf, findIntent, intentView, pageIntentsByWallet } from '../payment-intents';
 import { createIntentBody, type IntentRecord } from '../payment-intents/schemas';
-import { cursorOf, findIntent, pageByWallet } from '../payment-intents/store';
 import { intentUrl } from '../resources';
 import { findWalletRecordByUrl } from '../wallet-addresses';
 import { clientKey } from './client-keys';
@@ -22,14 +21,14 @@ import { type Asked, introspectToken, type TokenInfo } from './introspection';
 // and `list-all` (only with the wallet owner's consent) all of the wallet address's; a `read` whose
 // identifier is an incoming payment's URL, that one payment. The STREAM credentials (`methods`) are shown only to a client with access,
 // and only while the payment can receive.
-const asServer = { 'www-authenticate': `GNAP as_uri=${config.AUTH_SERVER_URL}` };
-const unauthorized = (detail: string) => new OpenPaymentsError(401, 'unauthorized', detail, asServer);
-const forbidden = (detail: string) => new OpenPaymentsError(403, 'forbidden', detail, asServer);
+const asServer = (node: Node) => ({ 'www-authenticate': `GNAP as_uri=${node.urls.authServer}` });
+const unauthorized = (node: Node, detail: string) => new OpenPaymentsError(401, 'unauthorized', detail, asServer(node));
+const forbidden = (node: Node, detail: string) => new OpenPaymentsError(403, 'forbidden', detail, asServer(node));
 const notFound = (id: string) => new OpenPaymentsError(404, 'not_found', `No incoming payment ${id}`);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-async function existing(id: string): Promise<IntentRecord> {
-  const intent = UUID.test(id) ? await findIntent(id) : undefined;
+async function existing(node: Node, id: string): Promise<IntentRecord> {
+  const intent = UUID.test(id) ? await findIntent(node, id) : undefined;
   if (!intent) throw notFound(id);
   return intent;
 }
@@ -42,14 +41,14 @@ interface Caller {
 }
 type TokenAccess = Extract<TokenInfo, { active: true }>['access'][number];
 
-async function authorize(req: OpRequest, asked: Asked[]): Promise<Caller> {
-  if (!req.token) throw unauthorized('This call needs an Open Payments access token: Authorization: GNAP <token>');
-  const info = await introspectToken(req.token, asked);
-  if (!info.active) throw unauthorized('The access token is not active: unknown, expired or revoked');
-  if (!info.access.length) throw forbidden(`The access token does not grant ${asked[0].actions[0]} on ${asked[0].type}s of ${asked[0].identifier}`);
+async function authorize(node: Node, req: OpRequest, asked: Asked[]): Promise<Caller> {
+  if (!req.token) throw unauthorized(node, 'This call needs an Open Payments access token: Authorization: GNAP <token>');
+  const info = await introspectToken(node, req.token, asked);
+  if (!info.active) throw unauthorized(node, 'The access token is not active: unknown, expired or revoked');
+  if (!info.access.length) throw forbidden(node, `The access token does not grant ${asked[0].actions[0]} on ${asked[0].type}s of ${asked[0].identifier}`);
   const client = info.client;
   const verified = await verifySignature(req.signed, async (keyId) =>
-    'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as unknown as JWK) : undefined) : clientKey(client.walletAddress, keyId),
+    'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as unknown as JWK) : undefined) : clientKey(node, client.walletAddress, keyId),
   );
   if (!verified.ok) throw new OpenPaymentsError(401, 'invalid_signature', verified.reason);
   return {
@@ -61,13 +60,14 @@ async function authorize(req: OpRequest, asked: Asked[]): Promise<Caller> {
 // Whether the caller's token reaches beyond what its client created (read-all, list-all: only with
 // the wallet owner's consent).
 const reachesAll = (caller: Caller, action: 'read' | 'list') => caller.access.some((a) => a.actions.includes(`${action}-all`));
-const notTheClients = (id: string) => forbidden(`Incoming payment ${id} was not created by this client, and the access token reaches only those it did`);
+const notTheClients = (node: Node, id: string) =>
+  forbidden(node, `Incoming payment ${id} was not created by this client, and the access token reaches only those it did`);
 
 // The incoming payment as Open Payments shows it; with `methods` for a client with access.
-function view(r: IntentRecord) {
-  const v = intentView(r);
+function view(node: Node, r: IntentRecord) {
+  const v = intentView(node, r);
   return {
-    id: intentUrl(r.id),
+    id: intentUrl(node, r.id),
     walletAddress: r.walletAddress,
     completed: v.state === 'completed',
     ...(v.incomingAmount && { incomingAmount: v.incomingAmount }),
@@ -78,40 +78,41 @@ function view(r: IntentRecord) {
   };
 }
 
-async function viewWithMethods(r: IntentRecord) {
-  const open = intentView(r).state === 'pending' || intentView(r).state === 'processing';
-  return { ...view(r), methods: open ? [await streamCredentials(r)] : [] };
+async function viewWithMethods(node: Node, r: IntentRecord) {
+  const { state } = intentView(node, r);
+  const open = state === 'pending' || state === 'processing';
+  return { ...view(node, r), methods: open ? [await streamCredentials(node, r)] : [] };
 }
 
-export async function createIncomingPayment(req: OpRequest): Promise<OpReply> {
+export async function createIncomingPayment(node: Node, req: OpRequest): Promise<OpReply> {
   const body = parseJson(req, createIntentBody);
-  const caller = await authorize(req, [{ type: 'incoming-payment', actions: ['create'], identifier: body.walletAddress }]);
-  return json(201, await viewWithMethods(await createIntent(body, caller.client)));
+  const caller = await authorize(node, req, [{ type: 'incoming-payment', actions: ['create'], identifier: body.walletAddress }]);
+  return json(201, await viewWithMethods(node, await createIntent(node, body, caller.client)));
 }
 
 // Read by a client with access: one it created; any of the wallet address's with read-all; or the
 // one payment its token names by URL (a payer's node, given the URL to pay it: no metadata). With no
 // Authorization header at all, the public view: what it received, and where to ask for access.
-export async function getIncomingPayment(req: OpRequest): Promise<OpReply> {
-  const intent = await existing(req.params.id);
+export async function getIncomingPayment(node: Node, req: OpRequest): Promise<OpReply> {
+  const intent = await existing(node, req.params.id);
   if (req.signed.headers.authorization === undefined) {
-    return json(200, { receivedAmount: intentView(intent).receivedAmount, authServer: config.AUTH_SERVER_URL });
+    return json(200, { receivedAmount: intentView(node, intent).receivedAmount, authServer: node.urls.authServer });
   }
-  const url = intentUrl(intent.id);
+  const url = intentUrl(node, intent.id);
   const read = (identifier: string) => ({ type: 'incoming-payment' as const, actions: ['read'], identifier });
-  const caller = await authorize(req, [read(intent.walletAddress), read(url)]);
-  if (intent.client === caller.client || reachesAll(caller, 'read')) return json(200, await viewWithMethods(intent));
-  if (!caller.access.some((a) => a.identifier === url)) throw notTheClients(req.params.id);
-  const { metadata, ...toPay } = await viewWithMethods(intent);
+  const caller = await authorize(node, req, [read(intent.walletAddress), read(url)]);
+  if (intent.client === caller.client || reachesAll(caller, 'read')) return json(200, await viewWithMethods(node, intent));
+  if (!caller.access.some((a) => a.identifier === url)) throw notTheClients(node, req.params.id);
+  const { metadata, ...toPay } = await viewWithMethods(node, intent);
   return json(200, toPay);
 }
 
 // Only the client that created it completes it (nothing grants more yet).
-export async function completeIncomingPayment(req: OpRequest): Promise<OpReply> {
-  const intent = await existing(req.params.id);
-  const caller = await authorize(req, [{ type: 'incoming-payment', actions: ['complete'], identifier: intent.walletAddress }]);
-  if (intent.client !== caller.client) throw notTheClients(req.params.id);
-  return json(200, view(await completeIntent(intent.id)));
+export async function completeIncomingPayment(node: Node, req: OpRequest): Promise<OpReply> {
+  const intent = await existing(node, req.params.id);
+  const caller = await authorize(node, req, [{ type: 'incoming-payment', actions: ['complete'], identifier: intent.walletAddress }]);
+  if (intent.client !== caller.client) throw notTheClients(node, req.params.id);
+  return json(200, view(node, await completeIntent(node, intent.id)));
 }
 
 const pageSize = z
@@ -138,15 +139,15 @@ const cursor = (r: IntentRecord) => Buffer.from(cursorOf(r)).toString('base64url
 
 // A wallet address's incoming payments, newest first: `first` (default 20) after `cursor`, or
 // `last` before it.
-export async function listIncomingPayments(req: OpRequest): Promise<OpReply> {
+export async function listIncomingPayments(node: Node, req: OpRequest): Promise<OpReply> {
   const parsed = listQuery.safeParse(req.query);
   if (!parsed.success)
     throw new OpenPaymentsError(400, 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; '));
   const q = parsed.data;
-  const caller = await authorize(req, [{ type: 'incoming-payment', actions: ['list'], identifier: q['wallet-address'] }]);
-  const wallet = await findWalletRecordByUrl(q['wallet-address']);
+  const caller = await authorize(node, req, [{ type: 'incoming-payment', actions: ['list'], identifier: q['wallet-address'] }]);
+  const wallet = await findWalletRecordByUrl(node, q['wallet-address']);
   if (!wallet) throw new OpenPaymentsError(404, 'wallet_address_not_found', `No wallet address ${q['wallet-address']}`);
-  const page = await pageByWallet(wallet.id, {
+  const page = await pageIntentsByWallet(node, wallet.id, {
     size: q.last ?? q.first ?? 20,
     direction: q.last ? 'newer' : 'older',
     cursor: q.cursor,
@@ -159,6 +160,6 @@ export async function listIncomingPayments(req: OpRequest): Promise<OpReply> {
       hasNextPage: page.hasNextPage,
       hasPreviousPage: page.hasPreviousPage,
     },
-    result: page.records.map(view),
+    result: page.records.map((r) => view(node, r)),
   });
 }

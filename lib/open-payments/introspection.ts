@@ -2,9 +2,9 @@ import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { SignatureV4 } from '@smithy/signature-v4';
 import * as z from 'zod';
-import { config } from '../config';
 import { OpenPaymentsError } from '../errors';
 import { logger } from '../log';
+import type { Node } from '../node';
 
 // The resource server asks the authorization server what a token grants: POST
 // <AUTH_SERVER_URL>/introspect, an IAM-authorized route, so the request is signed with this
@@ -42,8 +42,8 @@ const answer = z.union([
 export type TokenInfo = z.infer<typeof answer>;
 export type Asked = { type: 'incoming-payment' | 'quote' | 'outgoing-payment'; actions: string[]; identifier?: string };
 
-export async function introspectToken(token: string, access: Asked[]): Promise<TokenInfo> {
-  const url = new URL(`${config.AUTH_SERVER_URL}/introspect`);
+export async function introspectToken(node: Node, token: string, access: Asked[]): Promise<TokenInfo> {
+  const url = new URL(`${node.urls.authServer}/introspect`);
   const body = JSON.stringify({ access_token: token, access });
   signer ??= new SignatureV4({ service: 'execute-api', region: process.env.AWS_REGION ?? 'us-east-1', credentials: fromEnv(), sha256: Sha256 });
   const signed = await signer.sign({

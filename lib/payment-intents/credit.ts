@@ -1,4 +1,23 @@
-import type { IntentRecord } from './schemas';
+import type { IntentRecord, IntentState } from './schemas';
+
+// The rules of crediting an intent, pure (lib/payment-intents/index.ts creditIntent applies them).
+
+// An intent takes payments while pending or processing and before its expiry.
+export const isOpen = (r: Pick<IntentRecord, 'state' | 'expiresAt'>, now = Date.now()) =>
+  (r.state === 'pending' || r.state === 'processing') && Date.parse(r.expiresAt) > now;
+
+// What the intent reads as: past its expiry an open intent is expired, even before the expirer
+// has recorded it.
+export const stateOf = (r: Pick<IntentRecord, 'state' | 'expiresAt'>, now = Date.now()): IntentState =>
+  (r.state === 'pending' || r.state === 'processing') && Date.parse(r.expiresAt) <= now ? 'expired' : r.state;
+
+// stateOf's inverse, for lists by state: the stored states of an intent that reads as `state`, and
+// whether it must be past its expiry (true) or before it (false). A stored `expired` is past it:
+// the expirer records only those.
+export function storedAs(state: IntentState): { states: IntentState[]; pastExpiry?: boolean } {
+  if (state === 'expired') return { states: ['pending', 'processing', 'expired'], pastExpiry: true };
+  return state === 'completed' ? { states: [state] } : { states: [state], pastExpiry: false };
+}
 
 // How much of `amount` (in the intent's asset) the intent takes, never passing its incomingAmount:
 // all of it when it fits; only what is left when the payer could not have come closer (`oneUnitLess`,
@@ -10,4 +29,11 @@ export function creditFor(r: Pick<IntentRecord, 'incomingValue' | 'received'>, a
   const left = BigInt(r.incomingValue) - BigInt(r.received);
   if (amount <= left) return amount;
   return oneUnitLess < left ? left : undefined;
+}
+
+// The intent after a credit: processing, or completed once it has its incomingAmount.
+export function afterCredit(r: IntentRecord, credit: bigint, now: string): IntentRecord {
+  const received = BigInt(r.received) + credit;
+  const completes = r.incomingValue !== null && received >= BigInt(r.incomingValue);
+  return { ...r, received: received.toString(), state: completes ? 'completed' : 'processing', ...(completes && { completedAt: now }) };
 }

@@ -1,16 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
 import { DomainError, invalidField, notFound } from '../errors';
-import { event } from '../events';
+import { event, type Outgoing } from '../events';
 import { account, settleAll } from '../ledger';
 import { logger } from '../log';
+import type { Node } from '../node';
 import { conflictState, intentUrl } from '../resources';
-import { commit } from '../tx';
-import { findWalletRecordByUrl } from '../wallet-addresses';
-import type { CreateIntent, IntentRecord, PaymentIntent } from './schemas';
+import type { Page } from '../store';
+import { commit, type Refusals, type Write } from '../tx';
+import { findWalletRecordByUrl, walletAddressIdOf } from '../wallet-addresses';
+import { afterCredit, creditFor, isOpen, stateOf } from './credit';
+import type { CreateIntent, IntentRecord, ListIntentsQuery, PaymentIntent } from './schemas';
 import * as store from './store';
 
-export { creditFor } from './credit';
+export const findIntent = (node: Node, id: string) => store.findIntent(node, id);
+export { cursorOf, type IntentPage } from './store';
+export const pageIntentsByWallet = (node: Node, walletAddressId: string, opts: Parameters<typeof store.pageByWallet>[2]) =>
+  store.pageByWallet(node, walletAddressId, opts);
 
 // Payment intents (Open Payments incoming payments) on a recipient's wallet address:
 // pending -> processing (received something) -> completed (received the incoming amount, or
@@ -18,22 +24,25 @@ export { creditFor } from './credit';
 export const MAX_INTENT_LIFETIME_SECS = 30 * 24 * 3600;
 
 const asset = (r: IntentRecord) => ({ code: r.assetCode, scale: r.assetScale });
-const isOpen = (r: IntentRecord, now = Date.now()) => (r.state === 'pending' || r.state === 'processing') && Date.parse(r.expiresAt) > now;
 
-// Past its expiry an open intent reads as expired, even before the expirer has recorded it.
-export function intentView(r: IntentRecord): PaymentIntent {
-  const expired = (r.state === 'pending' || r.state === 'processing') && Date.parse(r.expiresAt) <= Date.now();
+export function intentView(node: Node, r: IntentRecord): PaymentIntent {
   return {
     id: r.id,
-    url: intentUrl(r.id),
+    url: intentUrl(node, r.id),
     walletAddress: r.walletAddress,
     incomingAmount: r.incomingValue === null ? null : amountOf(BigInt(r.incomingValue), asset(r)),
     receivedAmount: amountOf(BigInt(r.received), asset(r)),
-    state: expired ? 'expired' : r.state,
+    state: stateOf(r),
     expiresAt: r.expiresAt,
     createdAt: r.createdAt,
     metadata: r.metadata,
   };
+}
+
+export async function listIntents(node: Node, q: ListIntentsQuery): Promise<Page<PaymentIntent>> {
+  const walletAddressId = q.walletAddress === undefined ? undefined : await walletAddressIdOf(node, q.walletAddress, 'query.walletAddress');
+  const page = await store.listIntents(node, { walletAddressId, state: q.state, limit: q.limit, cursor: q.cursor, now: new Date().toISOString() });
+  return { items: page.items.map((r) => intentView(node, r)), nextCursor: page.nextCursor };
 }
 
 export function checkAmountAsset(a: Amount, expected: { code: string; scale: number }, field: string) {
@@ -47,8 +56,8 @@ export function checkAmountAsset(a: Amount, expected: { code: string; scale: num
 }
 
 // `client`: the Open Payments client creating it (through the resource server), if any.
-export async function createIntent(input: CreateIntent, client?: string): Promise<IntentRecord> {
-  const wallet = await findWalletRecordByUrl(input.walletAddress);
+export async function createIntent(node: Node, input: CreateIntent, client?: string): Promise<IntentRecord> {
+  const wallet = await findWalletRecordByUrl(node, input.walletAddress);
   if (!wallet) throw new DomainError('unprocessable', 'wallet_address_not_found', `No wallet address ${input.walletAddress}`);
   const now = Date.now();
   let expiresAt = new Date(now + MAX_INTENT_LIFETIME_SECS * 1000).toISOString();
@@ -79,53 +88,101 @@ export async function createIntent(input: CreateIntent, client?: string): Promis
     ...(client && { client }),
   };
   // The intent's ledger account comes into being with its first credit.
-  await commit([store.putIntent(record)], [event(store.partition(record.id), 'payment_intent.created', intentView(record))]);
+  await commit(node, store.insertIntent(node, record), [event(store.partition(record.id), 'payment_intent.created', intentView(node, record))]);
   return record;
 }
 
-export async function getIntentRecord(id: string): Promise<IntentRecord> {
-  const r = await store.findIntent(id);
+export async function getIntentRecord(node: Node, id: string): Promise<IntentRecord> {
+  const r = await store.findIntent(node, id);
   if (!r) throw notFound('payment intent', id);
   return r;
 }
 
-export const getIntent = async (id: string) => intentView(await getIntentRecord(id));
+export const getIntent = async (node: Node, id: string) => intentView(node, await getIntentRecord(node, id));
 
-export async function completeIntent(id: string): Promise<IntentRecord> {
-  const r = await getIntentRecord(id);
-  if (!isOpen(r)) throw conflictState('Payment intent', id, intentView(r).state, 'completed');
+export async function completeIntent(node: Node, id: string): Promise<IntentRecord> {
+  const r = await getIntentRecord(node, id);
+  if (!isOpen(r)) throw conflictState('Payment intent', id, stateOf(r), 'completed');
   const now = new Date().toISOString();
   const done: IntentRecord = { ...r, state: 'completed', completedAt: now };
-  const failed = await commit(
-    [store.closeOrCredit(r, { state: 'completed', completedAt: now }, now)],
-    [event(store.partition(id), 'payment_intent.completed', intentView(done))],
-  );
-  if (failed.length) return completeIntent(id); // it changed under us: decide again on fresh state
+  const refusals = await commit(node, store.closeOrCredit(node, r, { state: 'completed', completedAt: now }, now), [
+    event(store.partition(id), 'payment_intent.completed', intentView(node, done)),
+  ]);
+  if (refusals.length) return completeIntent(node, id); // it changed under us: decide again on fresh state
   return done;
 }
 
 // Moves everything the intent's account holds to the asset's settlement account: the FSP pays
 // it out to the recipient's account.
-export async function withdrawIntent(id: string) {
-  const r = await getIntentRecord(id);
-  const units = await settleAll(account.intent(id), account.settlementShard(r.assetId));
-  return { ...intentView(r), withdrawnAmount: amountOf(fromLedger(units, r.assetScale), asset(r)) };
+export async function withdrawIntent(node: Node, id: string) {
+  const r = await getIntentRecord(node, id);
+  const units = await settleAll(node, account.intent(id), account.settlementShard(r.assetId));
+  return { ...intentView(node, r), withdrawnAmount: amountOf(fromLedger(units, r.assetScale), asset(r)) };
 }
 
 // Scheduled: records the expiry of open intents past expiresAt and emits payment_intent.expired.
-export async function expireDueIntents(): Promise<number> {
+export async function expireDueIntents(node: Node): Promise<number> {
   const now = new Date().toISOString();
   let expired = 0;
-  for (const id of await store.listOpenExpiredBy(now)) {
-    const r = await store.findIntent(id);
+  for (const id of await store.listOpenExpiredBy(node, now)) {
+    const r = await store.findIntent(node, id);
     if (!r) continue;
     if (r.state !== 'pending' && r.state !== 'processing') continue;
-    const failed = await commit(
-      [store.closeOrCredit(r, { state: 'expired' }, now)],
-      [event(store.partition(id), 'payment_intent.expired', intentView({ ...r, state: 'expired' }))],
-    );
-    if (failed.length) logger.info('Intent changed while expiring; next run decides', { id });
+    const refusals = await commit(node, store.closeOrCredit(node, r, { state: 'expired' }, now), [
+      event(store.partition(id), 'payment_intent.expired', intentView(node, { ...r, state: 'expired' })),
+    ]);
+    if (refusals.length) logger.info('Intent changed while expiring; next run decides', { id });
     else expired++;
   }
   return expired;
+}
+
+// Crediting an intent, the one way both the payment worker (a local payment) and the connector's
+// STREAM receiver (a packet) do it: decide on the intent as read, then commit the caller's writes
+// for the credited amount (its transfer, its own state change) with the intent's new received
+// amount and state, conditional on the intent being unchanged since the read, and emit
+// payment_intent.completed when it completes. An intent that changed meanwhile (another payment
+// credited it, or it closed) is read again and decided afresh, up to `attempts` times.
+export type CreditOutcome =
+  | { kind: 'credited'; credit: bigint; intent: IntentRecord }
+  | { kind: 'not_found' }
+  | { kind: 'closed'; state: 'completed' | 'expired' }
+  | { kind: 'exceeds'; incoming: bigint; received: bigint } // would pass incomingAmount
+  | { kind: 'expired_packet' } // the caller's deadline passed before it could be credited
+  | { kind: 'refused'; refusals: Refusals } // the caller's writes or the transfer were refused
+  | { kind: 'busy' }; // the intent kept changing
+
+export interface Crediting {
+  amount: bigint; // in the intent's asset, at its scale
+  oneUnitLess?: bigint; // see creditFor
+  writes: (credit: bigint, intent: IntentRecord) => Write[];
+  outgoing?: Outgoing[];
+  deadline?: Date; // no credit after it (a packet's expiry)
+  attempts: number;
+  name: string; // for injected faults
+}
+
+export async function creditIntent(node: Node, read: IntentRecord | undefined, c: Crediting): Promise<CreditOutcome> {
+  let intent = read;
+  for (let attempt = 1; attempt <= c.attempts; attempt++) {
+    if (!intent) return { kind: 'not_found' };
+    const state = stateOf(intent);
+    if (state === 'completed' || state === 'expired') return { kind: 'closed', state };
+    const credit = creditFor(intent, c.amount, c.oneUnitLess);
+    if (credit === undefined) return { kind: 'exceeds', incoming: BigInt(intent.incomingValue!), received: BigInt(intent.received) };
+    if (c.deadline && c.deadline.getTime() <= Date.now()) return { kind: 'expired_packet' };
+    const now = new Date().toISOString();
+    const after = afterCredit(intent, credit, now);
+    const changes = { state: after.state, received: after.received, ...(after.completedAt && { completedAt: after.completedAt }) };
+    const outgoing = [...(c.outgoing ?? [])];
+    if (after.state === 'completed') outgoing.push(event(store.partition(intent.id), 'payment_intent.completed', intentView(node, after)));
+    const refusals = await commit(node, [...c.writes(credit, intent), ...store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
+    if (!refusals.length) return { kind: 'credited', credit, intent: after };
+    if (refusals.some((r) => r !== store.INTENT_CHANGED)) return { kind: 'refused', refusals };
+    // Decide again on the intent as it is now, after a short random pause so that competing
+    // credits spread out.
+    await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+    intent = await store.findIntent(node, intent.id);
+  }
+  return { kind: 'busy' };
 }

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
-import { metadata } from '../http/schemas';
+import { pageQuery } from '../http/schemas';
+import { metadata } from '../values';
+import { walletAddressUrl } from '../wallet-addresses/schemas';
 
 export const createIntentBody = z.strictObject({
   walletAddress: z.string().max(512),
@@ -26,6 +28,10 @@ export const paymentIntent = z.object({
   metadata: z.record(z.string(), z.unknown()).nullable(),
 });
 export type PaymentIntent = z.infer<typeof paymentIntent>;
+
+// GET /payment-intents: newest first, of one wallet address or all, in one state or any.
+export const listIntentsQuery = pageQuery.extend({ walletAddress: walletAddressUrl.optional(), state: z.enum(intentStates).optional() });
+export type ListIntentsQuery = z.infer<typeof listIntentsQuery>;
 
 // What is stored: the view's fields plus what delivery needs.
 export interface IntentRecord {

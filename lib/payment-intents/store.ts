@@ -1,44 +1,69 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
 import { db } from '../db';
-import type { TransactItem } from '../table';
-import { queryAll, shardKeys, shardOf } from '../table';
-import type { IntentRecord } from './schemas';
+import type { Node } from '../node';
+import { LISTS, type Page, pageOfListed, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import type { Write } from '../tx';
+import { storedAs } from './credit';
+import { type IntentRecord, type IntentState, intentStates } from './schemas';
 
 // Payment intents. While an intent is open it carries `openPk` and `openExpiresAt`, the keys of the
 // sparse index OpenIntents, which the expirer queries (all its shards); closing an intent removes
-// them. Each intent is also listed under its wallet address in the Lists index, newest first.
-const TABLE = () => config.MAIN_TABLE;
-export const intentKey = (id: string) => ({ pk: `INTENT#${id}`, sk: 'INTENT' });
+// them. Each intent is listed twice in the Lists index, newest first: its record under its wallet
+// address (which Open Payments lists), and a listing item beside it among all intents, in
+// partitions of its state (so that a list of one state reads only that state), spread over
+// LIST_SHARDS partitions per state. Only a change of state rewrites the listing item, never a
+// credit, so that many packets to one intent do not all write one list's partition.
+const RECORD = 'INTENT';
+export const intentKey = (id: string) => ({ pk: `INTENT#${id}`, sk: RECORD });
 // The intent's partition, which holds its outbox items too.
 export const partition = (id: string) => intentKey(id).pk;
 const OPEN = 'OPEN';
 const OPEN_SHARDS = 16;
 const byWallet = (walletAddressId: string) => `INTENTS#${walletAddressId}`;
+const listingKey = (id: string) => ({ pk: partition(id), sk: 'LISTED' });
+const ALL = (state: IntentState) => `INTENTS#${state}`;
+const LIST_SHARDS = 4;
 
-export const putIntent = (r: IntentRecord): TransactItem => ({
+// The listing item carries the expiry, which lists by state filter on (an open intent past it
+// reads as expired).
+const listingItem = (node: Node, r: IntentRecord, state: IntentState): Write => ({
   Put: {
-    TableName: TABLE(),
-    Item: {
-      ...intentKey(r.id),
-      ...r,
-      metadata: JSON.stringify(r.metadata),
-      openPk: `${OPEN}#${shardOf(r.id, OPEN_SHARDS)}`,
-      openExpiresAt: `${r.expiresAt}#${r.id}`,
-      listPk: byWallet(r.walletAddressId),
-      listSk: `${r.createdAt}#${r.id}`,
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
+    TableName: node.tables.main,
+    Item: { ...listingKey(r.id), listPk: `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`, listSk: `${r.createdAt}#${r.id}`, expiresAt: r.expiresAt },
   },
 });
 
+// The items that create an intent: its record and its listing.
+export const insertIntent = (node: Node, r: IntentRecord): Write[] => [
+  {
+    Put: {
+      TableName: node.tables.main,
+      Item: {
+        ...intentKey(r.id),
+        ...r,
+        metadata: JSON.stringify(r.metadata),
+        openPk: `${OPEN}#${shardOf(r.id, OPEN_SHARDS)}`,
+        openExpiresAt: `${r.expiresAt}#${r.id}`,
+        listPk: byWallet(r.walletAddressId),
+        listSk: `${r.createdAt}#${r.id}`,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  },
+  listingItem(node, r, r.state),
+];
+
 // Moves an open intent to `state`, on condition that it is still open and unchanged since `r`
-// was read (received amount), and, unless it is expiring, not past its expiry.
-export function closeOrCredit(r: IntentRecord, changes: { state: string; received?: string; completedAt?: string }, now: string): TransactItem {
+// was read (received amount), and, unless it is expiring, not past its expiry; else refused as
+// 'intent_changed'. A change of state moves its listing too (an intent recorded before listing
+// items were kept gets one here).
+export const INTENT_CHANGED = 'intent_changed';
+export function closeOrCredit(node: Node, r: IntentRecord, changes: { state: IntentState; received?: string; completedAt?: string }, now: string): Write[] {
   const expiring = changes.state === 'expired';
-  return {
+  const update: Write = {
+    refusal: INTENT_CHANGED,
     Update: {
-      TableName: TABLE(),
+      TableName: node.tables.main,
       Key: intentKey(r.id),
       UpdateExpression:
         `SET #state = :state, received = :received${changes.completedAt ? ', completedAt = :completedAt' : ''}` +
@@ -56,22 +81,65 @@ export function closeOrCredit(r: IntentRecord, changes: { state: string; receive
       },
     },
   };
+  return changes.state === r.state ? [update] : [update, listingItem(node, r, changes.state)];
 }
 
 const toRecord = ({ pk, sk, openPk, openExpiresAt, listPk, listSk, metadata, ...record }: Record<string, any>) =>
   ({ ...record, metadata: JSON.parse(metadata) }) as IntentRecord;
 
-export async function findIntent(id: string): Promise<IntentRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: intentKey(id), ConsistentRead: true }));
+export async function findIntent(node: Node, id: string): Promise<IntentRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: intentKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
   return toRecord(Item);
 }
 
-export async function listOpenExpiredBy(now: string): Promise<string[]> {
+// A page of intents, newest first: of one wallet address (its records' partition; null: an address
+// with no wallet, so none) or of all (the listing items', then their records), in one state (as
+// stateOf reads it at `now`) or any.
+export async function listIntents(
+  node: Node,
+  q: { walletAddressId?: string | null; state?: IntentState; limit: number; cursor?: string; now: string },
+): Promise<Page<IntentRecord>> {
+  const { walletAddressId, state, now } = q;
+  const query = { table: node.tables.main, ...LISTS, limit: q.limit, cursor: q.cursor };
+  if (walletAddressId === undefined) {
+    const { states, pastExpiry } = state ? storedAs(state) : { states: intentStates, pastExpiry: undefined };
+    const page = await pageOfListed({
+      ...query,
+      partitions: states.flatMap((s) => shardKeys(ALL(s), LIST_SHARDS)),
+      // The partitions hold the stored states: only the expiry is left to filter on.
+      ...(pastExpiry !== undefined && { filter: { expression: expiryCondition(pastExpiry), names: {}, values: { ':now': now } } }),
+      recordKey: ({ pk }) => ({ pk, sk: RECORD }),
+    });
+    return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
+  }
+  const page = await queryNewestFirst({
+    ...query,
+    partitions: walletAddressId === null ? [] : [byWallet(walletAddressId)],
+    ...(state && { filter: inState(state, now) }),
+  });
+  return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
+}
+
+const expiryCondition = (pastExpiry: boolean) => `expiresAt ${pastExpiry ? '<=' : '>'} :now`;
+
+// A filter on records: those that read as `state` at `now`.
+function inState(state: IntentState, now: string) {
+  const { states, pastExpiry } = storedAs(state);
+  const values: Record<string, string> = Object.fromEntries(states.map((s, i) => [`:state${i}`, s]));
+  const conditions = [`#state IN (${Object.keys(values).join(', ')})`];
+  if (pastExpiry !== undefined) {
+    conditions.push(expiryCondition(pastExpiry));
+    values[':now'] = now;
+  }
+  return { expression: conditions.join(' AND '), names: { '#state': 'state' }, values };
+}
+
+export async function listOpenExpiredBy(node: Node, now: string): Promise<string[]> {
   const shards = await Promise.all(
     shardKeys(OPEN, OPEN_SHARDS).map((open) =>
       queryAll({
-        TableName: TABLE(),
+        TableName: node.tables.main,
         IndexName: 'OpenIntents',
         KeyConditionExpression: 'openPk = :open AND openExpiresAt <= :now',
         ExpressionAttributeValues: { ':open': open, ':now': `${now}#~` },
@@ -90,13 +158,17 @@ export interface IntentPage {
   hasPreviousPage: boolean; // newer ones precede
 }
 
-async function queryWallet(walletAddressId: string, opts: { older: boolean; from?: string; limit: number; client?: string }): Promise<IntentRecord[]> {
+async function queryWallet(
+  node: Node,
+  walletAddressId: string,
+  opts: { older: boolean; from?: string; limit: number; client?: string },
+): Promise<IntentRecord[]> {
   const found: IntentRecord[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const res = await db().send(
       new QueryCommand({
-        TableName: TABLE(),
+        TableName: node.tables.main,
         IndexName: 'Lists',
         KeyConditionExpression: `listPk = :pk${opts.from ? ` AND listSk ${opts.older ? '<' : '>'} :from` : ''}`,
         ...(opts.client && { FilterExpression: 'client = :client' }),
@@ -117,13 +189,14 @@ async function queryWallet(walletAddressId: string, opts: { older: boolean; from
 }
 
 export async function pageByWallet(
+  node: Node,
   walletAddressId: string,
   opts: { size: number; direction: 'older' | 'newer'; cursor?: string; client?: string },
 ): Promise<IntentPage> {
   const older = opts.direction === 'older';
   const [found, beyondCursor] = await Promise.all([
-    queryWallet(walletAddressId, { older, from: opts.cursor, limit: opts.size + 1, client: opts.client }),
-    opts.cursor ? queryWallet(walletAddressId, { older: !older, from: opts.cursor, limit: 1, client: opts.client }) : Promise.resolve([]),
+    queryWallet(node, walletAddressId, { older, from: opts.cursor, limit: opts.size + 1, client: opts.client }),
+    opts.cursor ? queryWallet(node, walletAddressId, { older: !older, from: opts.cursor, limit: 1, client: opts.client }) : Promise.resolve([]),
   ]);
   const more = found.length > opts.size;
   const page = found.slice(0, opts.size);

@@ -1,24 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
-import { config } from '../config';
 import { DomainError, invalidField, notFound } from '../errors';
 import { event, message, type Outgoing } from '../events';
 import { account, refuseTooLarge, settleAll, transferItems } from '../ledger';
 import { logger } from '../log';
 import { countPayment } from '../metrics';
+import type { Node } from '../node';
 import { getPeerRecord } from '../peers';
 import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery } from '../peers/schemas';
-import { getQuoteRecord, quoteKey } from '../quotes';
+import { findQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
 import { conflictState } from '../resources';
-import type { TransactItem } from '../table';
-import { commit } from '../tx';
+import type { Page } from '../store';
+import { commit, type Write } from '../tx';
+import { walletAddressIdOf } from '../wallet-addresses';
 import { canonicalOrUndefined } from '../wallet-addresses/address';
-import type { CreatePayment, Payment, PaymentMessage, PaymentRecord, PaymentState } from './schemas';
+import type { CreatePayment, ListPaymentsQuery, Payment, PaymentMessage, PaymentRecord } from './schemas';
+import { mayWithdraw, type PaymentAction, TRANSITIONS } from './states';
 import * as store from './store';
 
-// Outgoing payments on a sender's wallet address:
-// funding -(fund)-> sending -(worker)-> completed | failed;  funding -(cancel)-> cancelled.
-// Funding moves the debit amount from the sender asset's settlement account into the payment's
+// Outgoing payments on a sender's wallet address (their state machine: ./states.ts). Funding moves the debit amount from the sender asset's settlement account into the payment's
 // account and queues the payment for the worker (lib/payments/deliver.ts).
 export function paymentView(r: PaymentRecord): Payment {
   return {
@@ -36,18 +36,26 @@ export function paymentView(r: PaymentRecord): Payment {
   };
 }
 
-export async function getPaymentRecord(id: string): Promise<PaymentRecord> {
-  const r = await store.findPayment(id);
+export const findPayment = (node: Node, id: string) => store.findPayment(node, id);
+
+export async function getPaymentRecord(node: Node, id: string): Promise<PaymentRecord> {
+  const r = await store.findPayment(node, id);
   if (!r) throw notFound('payment', id);
   return r;
 }
 
-export const getPayment = async (id: string) => paymentView(await getPaymentRecord(id));
+export const getPayment = async (node: Node, id: string) => paymentView(await getPaymentRecord(node, id));
 
-export async function createPayment(input: CreatePayment): Promise<Payment> {
-  const quote = await getQuoteRecord(input.quoteId);
+export async function listPayments(node: Node, q: ListPaymentsQuery): Promise<Page<Payment>> {
+  const walletAddressId = q.walletAddress === undefined ? undefined : await walletAddressIdOf(node, q.walletAddress, 'query.walletAddress');
+  const page = await store.listPayments(node, { walletAddressId, state: q.state, limit: q.limit, cursor: q.cursor });
+  return { items: page.items.map(paymentView), nextCursor: page.nextCursor };
+}
+
+export async function createPayment(node: Node, input: CreatePayment): Promise<Payment> {
+  const quote = await findQuote(node, input.quoteId);
   if (!quote) throw new DomainError('unprocessable', 'quote_not_found', `No quote ${input.quoteId}`);
-  if (quote.walletAddress !== canonicalOrUndefined(input.walletAddress, config.WALLET_ADDRESS_URL)) {
+  if (quote.walletAddress !== canonicalOrUndefined(input.walletAddress, node.urls.walletAddresses)) {
     throw new DomainError('unprocessable', 'quote_wallet_mismatch', `Quote ${quote.id} was made for ${quote.walletAddress}, not ${input.walletAddress}`);
   }
   const quoteUsed = () => new DomainError('conflict', 'quote_used', `Quote ${quote.id} was already used`);
@@ -74,82 +82,75 @@ export async function createPayment(input: CreatePayment): Promise<Payment> {
     metadata: input.metadata ?? null,
   };
   const view = paymentView(record);
-  const failed = await commit(
-    [
-      store.putPayment(record),
-      {
-        // A quote pays for one payment, and only before it expires.
-        Update: {
-          TableName: config.MAIN_TABLE,
-          Key: quoteKey(quote.id),
-          UpdateExpression: 'SET paymentId = :id',
-          ConditionExpression: 'attribute_not_exists(paymentId) AND expiresAt > :now',
-          ExpressionAttributeValues: { ':id': record.id, ':now': now },
-        },
-      },
-    ],
+  const refusals = await commit(
+    node,
+    [...store.insertPayment(node, record), takeQuote(node, quote.id, record.id, now)],
     [event(store.partition(record.id), 'payment.created', view)],
   );
-  if (failed.length) throw (await getQuoteRecord(quote.id))?.paymentId ? quoteUsed() : quoteExpired();
+  if (refusals.includes(QUOTE_TAKEN)) throw (await findQuote(node, quote.id))?.paymentId ? quoteUsed() : quoteExpired();
+  if (refusals.length) throw new Error(`Payment ${record.id} could not be created: ${refusals.join(', ')}`);
   return view;
 }
 
-// A transition from `from`, built from the payment as read; answers the payment as it is after.
-// `failures` names the reason of each item that has a condition (a transfer's, after the first).
+// An Admin action on the payment as read; answers the payment as it is after. `build` gives the
+// writes besides the transition (a transfer) and the events.
 async function move(
+  node: Node,
   id: string,
-  from: PaymentState,
-  action: string,
-  build: (r: PaymentRecord) => { next: PaymentRecord; items: TransactItem[]; outgoing: Outgoing[]; failures?: string[] },
+  action: PaymentAction,
+  done: string,
+  build: (r: PaymentRecord, next: PaymentRecord) => { writes?: Write[]; outgoing: Outgoing[] },
 ) {
-  const r = await getPaymentRecord(id);
-  if (r.state !== from) throw conflictState('Payment', id, r.state, action);
-  const { next, items, outgoing, failures = [] } = build(r);
-  const failed = await commit(items, outgoing);
-  refuseTooLarge(failed.map((i) => failures[i]));
-  if (failed.length) throw conflictState('Payment', id, (await getPaymentRecord(id)).state, action);
+  const { from, to } = TRANSITIONS[action];
+  const r = await getPaymentRecord(node, id);
+  if (r.state !== from) throw conflictState('Payment', id, r.state, done);
+  const next: PaymentRecord = { ...r, state: to };
+  const { writes = [], outgoing } = build(r, next);
+  const refusals = await commit(node, [...store.transition(node, r, from, to), ...writes], outgoing);
+  refuseTooLarge(refusals);
+  if (refusals.length) throw conflictState('Payment', id, (await getPaymentRecord(node, id)).state, done);
   return paymentView(next);
 }
 
-export const fundPayment = (id: string) =>
-  move(id, 'funding', 'funded', (r) => {
+export const fundPayment = (node: Node, id: string) =>
+  move(node, id, 'fund', 'funded', (r, next) => {
     // Funding later would send at a rate nobody quoted; the FSP cancels and quotes again.
     if (r.quoteExpiresAt <= new Date().toISOString()) {
       throw new DomainError('unprocessable', 'quote_expired', `Payment ${r.id}'s quote expired at ${r.quoteExpiresAt}; cancel it and create a new quote`);
     }
     const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
-    const transfer = transferItems(`fund:${r.id}`, [{ debit: account.settlementShard(r.sourceAssetId), credit: account.payment(r.id), amount: units }]);
-    const next = { ...r, state: 'sending' as const };
     return {
-      next,
-      items: [store.transition(r.id, 'funding', 'sending'), ...transfer.items],
-      failures: ['state', ...transfer.failures],
+      writes: transferItems(node, `fund:${r.id}`, [{ debit: account.settlementShard(r.sourceAssetId), credit: account.payment(r.id), amount: units }]),
       outgoing: [
         event(store.partition(r.id), 'payment.funded', paymentView(next)),
         // The intent's id rides along, so that the worker reads the payment and the intent at once.
-        message(store.partition(r.id), config.PAYMENTS_QUEUE_URL, { paymentId: r.id, intentId: r.intentId } satisfies PaymentMessage),
+        message(store.partition(r.id), node.queues.payments, { paymentId: r.id, intentId: r.intentId } satisfies PaymentMessage),
       ],
     };
   });
 
-export async function cancelPayment(id: string) {
-  const cancelled = await move(id, 'funding', 'cancelled', (r) => {
-    const next = { ...r, state: 'cancelled' as const };
-    return { next, items: [store.transition(r.id, 'funding', 'cancelled')], outgoing: [event(store.partition(r.id), 'payment.cancelled', paymentView(next))] };
-  });
+export async function cancelPayment(node: Node, id: string) {
+  const cancelled = await move(node, id, 'cancel', 'cancelled', (r, next) => ({
+    outgoing: [event(store.partition(r.id), 'payment.cancelled', paymentView(next))],
+  }));
   countPayment('cancelled');
   return cancelled;
 }
 
 // Ends a payment that is being sent: completed, or failed with a reason; `sentAmount` when what
 // was sent is known (over Interledger). Answers 'skipped' if it had left `sending` already.
-export async function finishPayment(p: PaymentRecord, state: 'completed' | 'failed', opts: { reason?: string; sentAmount?: PaymentRecord['sentAmount'] } = {}) {
+export async function finishPayment(
+  node: Node,
+  p: PaymentRecord,
+  state: 'completed' | 'failed',
+  opts: { reason?: string; sentAmount?: PaymentRecord['sentAmount'] } = {},
+) {
   const next: PaymentRecord = { ...p, state, ...(opts.sentAmount && { sentAmount: opts.sentAmount }), ...(opts.reason && { failureReason: opts.reason }) };
   const set = {
     ...(opts.sentAmount && { sentAmount: opts.sentAmount }),
     ...(state === 'completed' ? { completedAt: new Date().toISOString() } : { failureReason: opts.reason }),
   };
-  if ((await commit([store.transition(p.id, 'sending', state, set)], [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length)
+  if ((await commit(node, store.transition(node, p, 'sending', state, set), [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length)
     return 'skipped';
   if (state === 'failed') logger.warn('Payment failed', { paymentId: p.id, reason: opts.reason, sent: opts.sentAmount?.value });
   countPayment(state, opts.reason);
@@ -158,10 +159,10 @@ export async function finishPayment(p: PaymentRecord, state: 'completed' | 'fail
 
 // Settles what a payment's account still holds (all of it after a failure) back to the sender
 // asset's settlement account. Not while the payment is being sent.
-export async function withdrawPayment(id: string) {
-  const r = await getPaymentRecord(id);
-  if (r.state === 'sending' || r.state === 'funding') throw conflictState('Payment', id, r.state, 'withdrawn from');
-  const units = await settleAll(account.payment(id), account.settlementShard(r.sourceAssetId));
+export async function withdrawPayment(node: Node, id: string) {
+  const r = await getPaymentRecord(node, id);
+  if (!mayWithdraw(r.state)) throw conflictState('Payment', id, r.state, 'withdrawn from');
+  const units = await settleAll(node, account.payment(id), account.settlementShard(r.sourceAssetId));
   const asset = { code: r.debitAmount.assetCode, scale: r.debitAmount.assetScale };
   return { ...paymentView(r), withdrawnAmount: amountOf(fromLedger(units, asset.scale), asset) };
 }
@@ -171,14 +172,17 @@ export async function withdrawPayment(id: string) {
 // peer compares them with what it credited from this node: a packet it credited is a fulfillment
 // lost in flight, which Interledger has the receiver bear. The total covers the whole window.
 const DAY_MS = 24 * 3600 * 1000;
-export async function peerReconciliation(peerId: string, query: ReconciliationQuery): Promise<Reconciliation> {
-  const peer = await getPeerRecord(peerId);
+export async function peerReconciliation(node: Node, peerId: string, query: ReconciliationQuery): Promise<Reconciliation> {
+  const peer = await getPeerRecord(node, peerId);
   const to = query.to ? Date.parse(query.to) : Date.now();
   const from = query.from ? Date.parse(query.from) : to - DAY_MS;
   if (from >= to) throw invalidField('query.from', 'must be before to');
   if (to - from > RECONCILIATION_MAX_DAYS * DAY_MS) throw invalidField('query.from', `must be at most ${RECONCILIATION_MAX_DAYS} days before to`);
   const window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
-  const [page, total] = await Promise.all([store.pageUnanswered(peer.id, window, query.limit, query.cursor), store.unansweredTotal(peer.id, window)]);
+  const [page, total] = await Promise.all([
+    store.pageUnanswered(node, peer.id, window, query.limit, query.cursor),
+    store.unansweredTotal(node, peer.id, window),
+  ]);
   const peerAsset = { code: peer.assetCode, scale: peer.assetScale };
   return {
     peerId: peer.id,

@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { type Amount, amount } from '../amounts';
-import { metadata } from '../http/schemas';
+import { pageQuery } from '../http/schemas';
 import type { IlpQuoteDetails } from '../ilp/quote';
+import { metadata } from '../values';
+import { walletAddressUrl } from '../wallet-addresses/schemas';
 
 export const createPaymentBody = z.strictObject({
   walletAddress: z.string().max(512),
@@ -27,6 +29,10 @@ export const payment = z.object({
   metadata: z.record(z.string(), z.unknown()).nullable(),
 });
 export type Payment = z.infer<typeof payment>;
+
+// GET /payments: newest first, of one wallet address or all, in one state or any.
+export const listPaymentsQuery = pageQuery.extend({ walletAddress: walletAddressUrl.optional(), state: z.enum(paymentStates).optional() });
+export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
 export interface PaymentRecord {
   id: string;

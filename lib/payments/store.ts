@@ -1,47 +1,95 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
 import { db } from '../db';
-import { type Page, queryAll, queryNewestFirst, type TransactItem } from '../table';
-import type { PaymentRecord, PaymentState } from './schemas';
+import type { Node } from '../node';
+import { LISTS, type Page, pageOfListed, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import type { Write } from '../tx';
+import { type PaymentRecord, type PaymentState, paymentStates } from './schemas';
 
-const TABLE = () => config.MAIN_TABLE;
-const paymentKey = (id: string) => ({ pk: `PAYMENT#${id}`, sk: 'PAYMENT' });
+const RECORD = 'PAYMENT';
+const paymentKey = (id: string) => ({ pk: `PAYMENT#${id}`, sk: RECORD });
 // The payment's partition, which holds its outbox items too.
 export const partition = (id: string) => paymentKey(id).pk;
 
-export const putPayment = (r: PaymentRecord): TransactItem => ({
-  // Metadata as JSON text: the FSP's data need not fit DynamoDB's attribute rules.
-  Put: { TableName: TABLE(), Item: { ...paymentKey(r.id), ...r, metadata: JSON.stringify(r.metadata) }, ConditionExpression: 'attribute_not_exists(pk)' },
+// Each payment is listed twice in the Lists index, newest first, in partitions of its state (so
+// that a list of one state reads only that state): its record under its wallet address, and a
+// listing item beside it among all payments, spread over LIST_SHARDS partitions per state. Both
+// move with each change of state, in its transaction.
+const listingKey = (id: string) => ({ pk: paymentKey(id).pk, sk: 'LISTED' });
+const byWallet = (walletAddressId: string, state: PaymentState) => `PAYMENTS#${walletAddressId}#${state}`;
+const ALL = (state: PaymentState) => `PAYMENTS#${state}`;
+const LIST_SHARDS = 4;
+const sortKeyOf = (r: PaymentRecord) => `${r.createdAt}#${r.id}`;
+
+const listingItem = (node: Node, r: PaymentRecord, state: PaymentState): Write => ({
+  Put: { TableName: node.tables.main, Item: { ...listingKey(r.id), listPk: `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`, listSk: sortKeyOf(r) } },
 });
 
-// A state transition that only happens from `from`: concurrent attempts make one change.
-export function transition(id: string, from: PaymentState, to: PaymentState, set: Record<string, unknown> = {}): TransactItem {
+// The items that create a payment: its record and its listing.
+export const insertPayment = (node: Node, r: PaymentRecord): Write[] => [
+  {
+    // Metadata as JSON text: the FSP's data need not fit DynamoDB's attribute rules.
+    Put: {
+      TableName: node.tables.main,
+      Item: { ...paymentKey(r.id), ...r, metadata: JSON.stringify(r.metadata), listPk: byWallet(r.walletAddressId, r.state), listSk: sortKeyOf(r) },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  },
+  listingItem(node, r, r.state),
+];
+
+// A state transition of the payment `r` that only happens from `from`: concurrent attempts make
+// one change (the others are refused, 'payment_moved'). Its listings move to the new state (a
+// payment recorded before they were kept gets them here).
+export const PAYMENT_MOVED = 'payment_moved';
+export function transition(node: Node, r: PaymentRecord, from: PaymentState, to: PaymentState, set: Record<string, unknown> = {}): Write[] {
   const names: Record<string, string> = { '#state': 'state' };
-  const values: Record<string, unknown> = { ':from': from, ':to': to };
-  const sets = ['#state = :to'];
+  const values: Record<string, unknown> = { ':from': from, ':to': to, ':listPk': byWallet(r.walletAddressId, to), ':listSk': sortKeyOf(r) };
+  const sets = ['#state = :to', 'listPk = :listPk', 'listSk = :listSk'];
   for (const [k, v] of Object.entries(set)) {
     names[`#${k}`] = k;
     values[`:${k}`] = v;
     sets.push(`#${k} = :${k}`);
   }
-  return {
-    Update: {
-      TableName: TABLE(),
-      Key: paymentKey(id),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: '#state = :from',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+  return [
+    {
+      refusal: PAYMENT_MOVED,
+      Update: {
+        TableName: node.tables.main,
+        Key: paymentKey(r.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: '#state = :from',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
     },
-  };
+    listingItem(node, r, to),
+  ];
 }
 
-export async function findPayment(id: string): Promise<PaymentRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: paymentKey(id), ConsistentRead: true }));
-  if (!Item) return undefined;
-  const { pk, sk, metadata, leaseHolder, leaseUntil, ...record } = Item;
-  return { ...record, metadata: JSON.parse(metadata) } as PaymentRecord;
+const toRecord = ({ pk, sk, metadata, leaseHolder, leaseUntil, listPk, listSk, ...record }: Record<string, any>) =>
+  ({ ...record, metadata: JSON.parse(metadata) }) as PaymentRecord;
+
+export async function findPayment(node: Node, id: string): Promise<PaymentRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: paymentKey(id), ConsistentRead: true }));
+  return Item && toRecord(Item);
+}
+
+// A page of payments, newest first: of one wallet address (its records' partitions; null: an
+// address with no wallet, so none) or of all (the listing items', then their records), in one
+// state or any.
+export async function listPayments(
+  node: Node,
+  q: { walletAddressId?: string | null; state?: PaymentState; limit: number; cursor?: string },
+): Promise<Page<PaymentRecord>> {
+  const { walletAddressId } = q;
+  const states = q.state ? [q.state] : paymentStates;
+  const query = { table: node.tables.main, ...LISTS, limit: q.limit, cursor: q.cursor };
+  const page =
+    walletAddressId === undefined
+      ? await pageOfListed({ ...query, partitions: states.flatMap((s) => shardKeys(ALL(s), LIST_SHARDS)), recordKey: ({ pk }) => ({ pk, sk: RECORD }) })
+      : await queryNewestFirst({ ...query, partitions: walletAddressId === null ? [] : states.map((s) => byWallet(walletAddressId, s)) });
+  return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
 }
 
 // A payment sent over Interledger records each paying packet in its partition, before the packet
@@ -69,22 +117,25 @@ const packetKey = (paymentId: string, id: string) => ({ pk: paymentKey(paymentId
 // Unanswered packets are listed per peer in the Lists index, by expiry.
 const unansweredOf = (peerId: string) => `UNANSWERED#${peerId}`;
 
-export const putPacket = (paymentId: string, r: PacketRecord): TransactItem => ({
-  Put: { TableName: TABLE(), Item: { ...packetKey(paymentId, r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
+export const putPacket = (node: Node, paymentId: string, r: PacketRecord): Write => ({
+  refusal: 'packet_exists',
+  Put: { TableName: node.tables.main, Item: { ...packetKey(paymentId, r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
 });
 
 // `listed`: for an unanswered packet, what its peer's listing shows besides the packet.
 export const settlePacket = (
+  node: Node,
   paymentId: string,
   k: Pick<PacketRecord, 'id' | 'peerId' | 'expiresAt'>,
   state: Exclude<PacketState, 'pending' | 'unresolved'>,
   delivered?: bigint,
   listed?: { sourceAssetCode: string; sourceAssetScale: number; peerAssetCode: string; peerAssetScale: number },
-): TransactItem => {
+): Write => {
   const listing = state === 'unanswered' && listed;
   return {
+    refusal: 'packet_settled',
     Update: {
-      TableName: TABLE(),
+      TableName: node.tables.main,
       Key: packetKey(paymentId, k.id),
       UpdateExpression:
         `SET #state = :to, settledAt = :now${delivered === undefined ? '' : ', delivered = :delivered'}` +
@@ -115,9 +166,15 @@ export interface UnansweredPacket extends PacketRecord {
 const toUnanswered = ({ pk, sk, listPk, listSk, ...r }: Record<string, any>) => r as UnansweredPacket;
 
 // A page of a peer's unanswered packets that expired in [from, to), newest first.
-export async function pageUnanswered(peerId: string, window: { from: string; to: string }, limit: number, cursor?: string): Promise<Page<UnansweredPacket>> {
+export async function pageUnanswered(
+  node: Node,
+  peerId: string,
+  window: { from: string; to: string },
+  limit: number,
+  cursor?: string,
+): Promise<Page<UnansweredPacket>> {
   const page = await queryNewestFirst({
-    table: TABLE(),
+    table: node.tables.main,
     index: 'Lists',
     partitionKey: 'listPk',
     sortKey: 'listSk',
@@ -131,9 +188,9 @@ export async function pageUnanswered(peerId: string, window: { from: string; to:
 
 // How many a peer's unanswered packets in [from, to) are, and what they come to in its asset
 // (ledger units).
-export async function unansweredTotal(peerId: string, window: { from: string; to: string }): Promise<{ count: number; peerUnits: bigint }> {
+export async function unansweredTotal(node: Node, peerId: string, window: { from: string; to: string }): Promise<{ count: number; peerUnits: bigint }> {
   const items = await queryAll({
-    TableName: TABLE(),
+    TableName: node.tables.main,
     IndexName: 'Lists',
     KeyConditionExpression: 'listPk = :pk AND listSk BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':pk': unansweredOf(peerId), ':from': window.from, ':to': window.to },
@@ -143,9 +200,9 @@ export async function unansweredTotal(peerId: string, window: { from: string; to
   return { count: within.length, peerUnits: within.reduce((t, i) => t + BigInt(i.peerUnits), 0n) };
 }
 
-export async function listPackets(paymentId: string): Promise<PacketRecord[]> {
+export async function listPackets(node: Node, paymentId: string): Promise<PacketRecord[]> {
   const items = await queryAll({
-    TableName: TABLE(),
+    TableName: node.tables.main,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :packet)',
     ExpressionAttributeValues: { ':pk': paymentKey(paymentId).pk, ':packet': PACKET },
     ConsistentRead: true,
@@ -156,11 +213,11 @@ export async function listPackets(paymentId: string): Promise<PacketRecord[]> {
 // One attempt at a time sends a payment: it holds a lease on the payment until `until` (epoch ms).
 // The holder is the queue message's id, so that a redelivery of the message whose attempt died
 // takes the lease over at once, while a duplicate message waits for it to expire.
-export async function takeLease(paymentId: string, holder: string, until: number): Promise<boolean> {
+export async function takeLease(node: Node, paymentId: string, holder: string, until: number): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
-        TableName: TABLE(),
+        TableName: node.tables.main,
         Key: paymentKey(paymentId),
         UpdateExpression: 'SET leaseHolder = :holder, leaseUntil = :until',
         ConditionExpression: '#state = :sending AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseHolder = :holder)',
@@ -175,9 +232,9 @@ export async function takeLease(paymentId: string, holder: string, until: number
   }
 }
 
-export const releaseLease = (paymentId: string, holder: string): TransactItem => ({
+export const releaseLease = (node: Node, paymentId: string, holder: string): Write => ({
   Update: {
-    TableName: TABLE(),
+    TableName: node.tables.main,
     Key: paymentKey(paymentId),
     UpdateExpression: 'REMOVE leaseHolder, leaseUntil',
     ConditionExpression: 'leaseHolder = :holder',

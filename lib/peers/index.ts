@@ -3,9 +3,11 @@ import { amountOf, fromLedger, toLedger } from '../amounts';
 import { findAssetByCode } from '../assets';
 import { DomainError, notFound } from '../errors';
 import { event } from '../events';
-import { account, balances, emptyAccountCheck, moveFunds } from '../ledger';
+import { account, balanceOf, emptyAccountCheck, moveFunds } from '../ledger';
 import { logger } from '../log';
+import type { Node } from '../node';
 import { commit } from '../tx';
+import { bestRoute } from './rules';
 import type { CreatePeer, Peer, PeerRecord, UpdatePeer } from './schemas';
 import * as store from './store';
 
@@ -23,8 +25,8 @@ function checkAmounts(p: { maxPacketAmount?: string | null; liquidityThreshold?:
   if (p.liquidityThreshold) toLedger(BigInt(p.liquidityThreshold), scale, 'liquidityThreshold');
 }
 
-export async function createPeer(input: CreatePeer): Promise<Peer> {
-  const asset = await findAssetByCode(input.assetCode);
+export async function createPeer(node: Node, input: CreatePeer): Promise<Peer> {
+  const asset = await findAssetByCode(node, input.assetCode);
   if (!asset) throw new DomainError('unprocessable', 'unknown_asset', `No asset with code ${input.assetCode}; create it with POST /assets first`);
   checkAmounts(input, asset.scale);
   const record: PeerRecord = {
@@ -41,42 +43,44 @@ export async function createPeer(input: CreatePeer): Promise<Peer> {
     liquidityThreshold: input.liquidityThreshold ?? null,
     createdAt: new Date().toISOString(),
   };
-  const failed = await commit(store.insertPeer(record));
-  if (failed.includes(1)) {
+  const refusals = await commit(node, store.insertPeer(node, record));
+  if (refusals.includes('peer_exists')) {
     throw new DomainError(
       'conflict',
       'peer_exists',
       `There is already a peer at ${input.staticIlpAddress} in ${asset.code}: one peering relationship per address and asset`,
     );
   }
-  if (failed.length) throw tokenInUse();
+  if (refusals.includes('auth_token_in_use')) throw tokenInUse();
+  if (refusals.length) throw new Error(`Peer ${record.id} could not be created: ${refusals.join(', ')}`);
   forgetPeers();
   return store.viewOf(record);
 }
 
-export async function getPeerRecord(id: string): Promise<PeerRecord> {
-  const p = await store.findPeer(id);
+// The peer, if there is one with this id (for payments that name it).
+export const findPeer = (node: Node, id: string) => store.findPeer(node, id);
+
+export async function getPeerRecord(node: Node, id: string): Promise<PeerRecord> {
+  const p = await store.findPeer(node, id);
   if (!p) throw notFound('peer', id);
   return p;
 }
 
-export async function peerLiquidity(p: PeerRecord): Promise<bigint> {
-  return (await balances([account.peer(p.id)])).get(account.peer(p.id)) ?? 0n;
-}
+export const peerLiquidity = (node: Node, p: PeerRecord): Promise<bigint> => balanceOf(node, account.peer(p.id));
 
-export async function getPeer(id: string) {
-  const p = await getPeerRecord(id);
+export async function getPeer(node: Node, id: string) {
+  const p = await getPeerRecord(node, id);
   const asset = { code: p.assetCode, scale: p.assetScale };
-  return { ...store.viewOf(p), liquidity: amountOf(fromLedger(await peerLiquidity(p), p.assetScale), asset) };
+  return { ...store.viewOf(p), liquidity: amountOf(fromLedger(await peerLiquidity(node, p), p.assetScale), asset) };
 }
 
-export async function listPeers(limit: number, cursor?: string) {
-  const page = await store.listPeers(limit, cursor);
+export async function listPeers(node: Node, limit: number, cursor?: string) {
+  const page = await store.listPeers(node, limit, cursor);
   return { items: page.items.map(store.viewOf), nextCursor: page.nextCursor };
 }
 
-export async function updatePeer(id: string, input: UpdatePeer): Promise<Peer> {
-  const was = await getPeerRecord(id);
+export async function updatePeer(node: Node, id: string, input: UpdatePeer): Promise<Peer> {
+  const was = await getPeerRecord(node, id);
   const now: PeerRecord = {
     ...was,
     ...(input.name !== undefined && { name: input.name }),
@@ -86,41 +90,39 @@ export async function updatePeer(id: string, input: UpdatePeer): Promise<Peer> {
     ...(input.http?.outgoing && { http: { outgoing: { endpoint: input.http.outgoing.endpoint } }, outgoingAuthToken: input.http.outgoing.authToken }),
   };
   checkAmounts(now, now.assetScale);
-  const { items, claims } = store.replacePeer(was, now);
-  const failed = await commit(items);
-  if (failed.includes(0)) throw await goneOrChanged(id);
-  if (failed.some((i) => claims.includes(i))) throw tokenInUse();
+  const refusals = await commit(node, store.replacePeer(node, was, now));
+  if (refusals.includes('peer_changed')) throw await goneOrChanged(node, id);
+  if (refusals.includes('auth_token_in_use')) throw tokenInUse();
   forgetPeers();
   return store.viewOf(now);
 }
 
 // A peer can go only once its liquidity is withdrawn (the check commits with the deletion).
-export async function deletePeer(id: string): Promise<void> {
-  const p = await getPeerRecord(id);
-  const items = [...store.removePeer(p), emptyAccountCheck(account.peer(id))];
-  const failed = await commit(items);
-  if (failed.includes(items.length - 1)) {
+export async function deletePeer(node: Node, id: string): Promise<void> {
+  const p = await getPeerRecord(node, id);
+  const refusals = await commit(node, [...store.removePeer(node, p), emptyAccountCheck(node, account.peer(id), 'peer_has_liquidity')]);
+  if (refusals.includes('peer_has_liquidity')) {
     throw new DomainError('conflict', 'peer_has_liquidity', `Peer ${id} still holds liquidity; withdraw it with POST /peers/${id}/liquidity-withdrawals first`);
   }
-  if (failed.length) throw await goneOrChanged(id);
+  if (refusals.length) throw await goneOrChanged(node, id);
   forgetPeers();
 }
 
 // A change made from a read that another request has since overtaken: 404 if the peer went,
 // else 409, to read it again and retry.
-async function goneOrChanged(id: string): Promise<DomainError> {
-  if (!(await store.findPeer(id))) return notFound('peer', id);
+async function goneOrChanged(node: Node, id: string): Promise<DomainError> {
+  if (!(await store.findPeer(node, id))) return notFound('peer', id);
   return new DomainError('conflict', 'peer_changed', `Peer ${id} was changed by another request meanwhile; read it again and retry`);
 }
 
 // Deposits extend the credit line from the asset's settlement account; withdrawals take it back.
-export async function movePeerLiquidity(id: string, value: string, direction: 'deposit' | 'withdrawal', idempotencyKey?: string) {
-  const p = await getPeerRecord(id);
+export async function movePeerLiquidity(node: Node, id: string, value: string, direction: 'deposit' | 'withdrawal', idempotencyKey?: string) {
+  const p = await getPeerRecord(node, id);
   const units = toLedger(BigInt(value), p.assetScale, 'amount');
-  if ((await moveFunds(account.peer(id), p.assetId, units, direction, idempotencyKey)) === 'insufficient') {
+  if ((await moveFunds(node, account.peer(id), p.assetId, units, direction, idempotencyKey)) === 'insufficient') {
     throw new DomainError('unprocessable', 'insufficient_liquidity', `Peer ${id} has less liquidity than ${value} (scale ${p.assetScale})`);
   }
-  return getPeer(id);
+  return getPeer(node, id);
 }
 
 // What the connector asks on every packet, kept in this container for a few seconds: a peer
@@ -136,48 +138,39 @@ function forgetPeers() {
 }
 
 // The peer an incoming auth token belongs to, if any.
-export async function peerForToken(token: string): Promise<PeerRecord | undefined> {
+export async function peerForToken(node: Node, token: string): Promise<PeerRecord | undefined> {
   const hash = store.tokenHash(token);
   const kept = byToken.get(hash);
   if (kept && kept.until > Date.now()) return kept.peer;
-  const id = await store.findPeerIdByToken(hash);
-  const peer = id ? await store.findPeer(id) : undefined;
+  const id = await store.findPeerIdByToken(node, hash);
+  const peer = id ? await store.findPeer(node, id) : undefined;
   if (peer?.incomingTokenHashes.includes(hash)) byToken.set(hash, { peer, until: Date.now() + PEER_CACHE_MS });
   return peer?.incomingTokenHashes.includes(hash) ? peer : undefined;
 }
 
-function peers(): Promise<PeerRecord[]> {
+function peers(node: Node): Promise<PeerRecord[]> {
   if (!everyPeer || everyPeer.until <= Date.now()) {
-    const loading = store.allPeers();
+    const loading = store.allPeers(node);
     everyPeer = { peers: loading, until: Date.now() + PEER_CACHE_MS };
     loading.catch(() => (everyPeer = undefined));
   }
   return everyPeer.peers;
 }
 
-// The next hop for an ILP address: the peer whose static address is the longest prefix of it (on
-// segment boundaries), preferring, among equally long ones, the peer in `assetCode`; the oldest
-// peer breaks a remaining tie, so that a route does not flap.
-export async function routeTo(destination: string, assetCode?: string): Promise<PeerRecord | undefined> {
-  const covers = (p: PeerRecord) => destination === p.staticIlpAddress || destination.startsWith(`${p.staticIlpAddress}.`);
-  const candidates = (await peers()).filter(covers);
-  const rank = (p: PeerRecord) => [p.staticIlpAddress.length, p.assetCode === assetCode ? 1 : 0, -Date.parse(p.createdAt)];
-  return candidates.sort((a, b) => {
-    const [x, y] = [rank(a), rank(b)];
-    return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
-  })[0];
-}
+// The next hop for an ILP address (the rule is ./rules.ts bestRoute).
+export const routeTo = async (node: Node, destination: string, assetCode?: string): Promise<PeerRecord | undefined> =>
+  bestRoute(await peers(node), destination, assetCode);
 
 // peer.liquidity_low, once, when packets from the peer took its liquidity (`taken`, ledger units)
 // below its threshold. A failed check is logged, never thrown: the packets are settled already.
-export async function noteLiquidityTaken(peer: PeerRecord, taken: bigint): Promise<void> {
+export async function noteLiquidityTaken(node: Node, peer: PeerRecord, taken: bigint): Promise<void> {
   if (peer.liquidityThreshold === null) return;
   try {
     const threshold = toLedger(BigInt(peer.liquidityThreshold), peer.assetScale);
-    const after = await peerLiquidity(peer);
+    const after = await peerLiquidity(node, peer);
     if (after < threshold && after + taken >= threshold) {
       const liquidity = amountOf(fromLedger(after, peer.assetScale), { code: peer.assetCode, scale: peer.assetScale });
-      await commit([], [event(store.partition(peer.id), 'peer.liquidity_low', { ...store.viewOf(peer), liquidity })]);
+      await commit(node, [], [event(store.partition(peer.id), 'peer.liquidity_low', { ...store.viewOf(peer), liquidity })]);
     }
   } catch (error) {
     logger.warn('Peer liquidity check failed', { peerId: peer.id, error: (error as Error).message });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
-import { amountValue, assetCode, pageQuery } from '../http/schemas';
+import { pageQuery } from '../http/schemas';
+import { amountValue, assetCode } from '../values';
 
 // Peers: the FSPs this node exchanges ILP packets with, over ILP-over-HTTP (Interledger RFC 35).
 export const ilpAddress = z

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
 import { db } from '../db';
-import { type Page, queryAll, queryNewestFirst, shardKeys, shardOf, type TransactItem } from '../table';
+import type { Node } from '../node';
+import { type Page, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import type { Write } from '../tx';
+import { tokenChanges } from './rules';
 import type { Peer, PeerRecord } from './schemas';
 
 // A peer is stored under its id (listed, newest first, through the Lists index), and claims two
 // kinds of unique keys: its static ILP address within its asset (one peering relationship per
 // address and asset), and each of its incoming tokens (a token names one peer), kept as SHA-256.
-const TABLE = () => config.MAIN_TABLE;
 const byId = (id: string) => ({ pk: `PEER#${id}`, sk: 'PEER' });
 const byAddress = (assetId: string, address: string) => ({ pk: `PEERADDR#${assetId}#${address}`, sk: 'PEER' });
 const byToken = (hash: string) => ({ pk: `PEERTOKEN#${hash}`, sk: 'PEER' });
@@ -19,10 +20,13 @@ export const partition = (id: string) => byId(id).pk;
 
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
-const claim = (key: { pk: string; sk: string }, peerId: string): TransactItem => ({
-  Put: { TableName: TABLE(), Item: { ...key, peerId }, ConditionExpression: 'attribute_not_exists(pk)' },
+// Refusals: 'peer_exists' (the address is taken in the asset), 'auth_token_in_use' (a token is
+// another peer's), 'peer_changed' (the record is gone or changed since it was read).
+const claim = (node: Node, key: { pk: string; sk: string }, peerId: string, refusal: string): Write => ({
+  refusal,
+  Put: { TableName: node.tables.main, Item: { ...key, peerId }, ConditionExpression: 'attribute_not_exists(pk)' },
 });
-const release = (key: { pk: string; sk: string }): TransactItem => ({ Delete: { TableName: TABLE(), Key: key } });
+const release = (node: Node, key: { pk: string; sk: string }): Write => ({ Delete: { TableName: node.tables.main, Key: key } });
 
 // The record as read, unchanged since (a record from before versions has none).
 const unchanged = (was: PeerRecord) =>
@@ -30,40 +34,39 @@ const unchanged = (was: PeerRecord) =>
     ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)' }
     : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': was.version } };
 
-const putRecord = (p: PeerRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): TransactItem => ({
+const putRecord = (node: Node, p: PeerRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): Write => ({
+  refusal: 'peer_changed',
   Put: {
-    TableName: TABLE(),
+    TableName: node.tables.main,
     Item: { ...byId(p.id), ...p, listPk: `${LIST}#${shardOf(p.id, LIST_SHARDS)}`, listSk: `${p.createdAt}#${p.id}` },
     ...condition,
   },
 });
 
-// The items that create a peer: its record, its address (index 1 fails if taken) and its tokens
-// (indexes from 2 fail if taken).
-export function insertPeer(p: PeerRecord): TransactItem[] {
+// The items that create a peer: its record, and its claims on its address and its tokens.
+export function insertPeer(node: Node, p: PeerRecord): Write[] {
   return [
-    putRecord({ ...p, version: 1 }, { ConditionExpression: 'attribute_not_exists(pk)' }),
-    claim(byAddress(p.assetId, p.staticIlpAddress), p.id),
-    ...p.incomingTokenHashes.map((h) => claim(byToken(h), p.id)),
+    putRecord(node, { ...p, version: 1 }, { ConditionExpression: 'attribute_not_exists(pk)' }),
+    claim(node, byAddress(p.assetId, p.staticIlpAddress), p.id, 'peer_exists'),
+    ...p.incomingTokenHashes.map((h) => claim(node, byToken(h), p.id, 'auth_token_in_use')),
   ];
 }
 
-// The items that replace a peer's record as read (index 0 fails if it is gone or changed since);
-// tokens it drops are released, new ones claimed (the indexes of those claims, in the result,
-// fail if another peer holds the token).
-export function replacePeer(was: PeerRecord, now: PeerRecord): { items: TransactItem[]; claims: number[] } {
-  const added = now.incomingTokenHashes.filter((h) => !was.incomingTokenHashes.includes(h));
-  const dropped = was.incomingTokenHashes.filter((h) => !now.incomingTokenHashes.includes(h));
-  const items = [putRecord({ ...now, version: (was.version ?? 0) + 1 }, unchanged(was)), ...dropped.map((h) => release(byToken(h)))];
-  const claims = added.map((_, i) => items.length + i);
-  return { items: [...items, ...added.map((h) => claim(byToken(h), now.id))], claims };
+// The items that replace a peer's record as read; tokens it drops are released, new ones claimed.
+export function replacePeer(node: Node, was: PeerRecord, now: PeerRecord): Write[] {
+  const { added, dropped } = tokenChanges(was.incomingTokenHashes, now.incomingTokenHashes);
+  return [
+    putRecord(node, { ...now, version: (was.version ?? 0) + 1 }, unchanged(was)),
+    ...dropped.map((h) => release(node, byToken(h))),
+    ...added.map((h) => claim(node, byToken(h), now.id, 'auth_token_in_use')),
+  ];
 }
 
-export function removePeer(p: PeerRecord): TransactItem[] {
+export function removePeer(node: Node, p: PeerRecord): Write[] {
   return [
-    { Delete: { TableName: TABLE(), Key: byId(p.id), ...unchanged(p) } },
-    release(byAddress(p.assetId, p.staticIlpAddress)),
-    ...p.incomingTokenHashes.map((h) => release(byToken(h))),
+    { refusal: 'peer_changed', Delete: { TableName: node.tables.main, Key: byId(p.id), ...unchanged(p) } },
+    release(node, byAddress(p.assetId, p.staticIlpAddress)),
+    ...p.incomingTokenHashes.map((h) => release(node, byToken(h))),
   ];
 }
 
@@ -75,19 +78,19 @@ const toRecord = ({ pk, sk, listPk, listSk, ...record }: Record<string, any>): P
     liquidityThreshold: record.liquidityThreshold ?? null,
   }) as PeerRecord;
 
-export async function findPeer(id: string): Promise<PeerRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: byId(id), ConsistentRead: true }));
+export async function findPeer(node: Node, id: string): Promise<PeerRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(id), ConsistentRead: true }));
   return Item && toRecord(Item);
 }
 
-export async function findPeerIdByToken(hash: string): Promise<string | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: byToken(hash) }));
+export async function findPeerIdByToken(node: Node, hash: string): Promise<string | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byToken(hash) }));
   return Item?.peerId;
 }
 
-export async function listPeers(limit: number, cursor?: string): Promise<Page<PeerRecord>> {
+export async function listPeers(node: Node, limit: number, cursor?: string): Promise<Page<PeerRecord>> {
   const page = await queryNewestFirst({
-    table: TABLE(),
+    table: node.tables.main,
     index: 'Lists',
     partitionKey: 'listPk',
     sortKey: 'listSk',
@@ -99,10 +102,10 @@ export async function listPeers(limit: number, cursor?: string): Promise<Page<Pe
 }
 
 // Every peer, for routing.
-export async function allPeers(): Promise<PeerRecord[]> {
+export async function allPeers(node: Node): Promise<PeerRecord[]> {
   const shards = await Promise.all(
     shardKeys(LIST, LIST_SHARDS).map((pk) =>
-      queryAll({ TableName: TABLE(), IndexName: 'Lists', KeyConditionExpression: 'listPk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
+      queryAll({ TableName: node.tables.main, IndexName: 'Lists', KeyConditionExpression: 'listPk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
     ),
   );
   return shards.flat().map(toRecord);

@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { amountOf, debitFor, receiveFor, toLedger } from '../amounts';
-import { config } from '../config';
 import { DomainError } from '../errors';
-import { probe, readReceiver, routeFor } from '../ilp/quote';
-import { checkAmountAsset, intentView } from '../payment-intents';
+import { probe, routeFor } from '../ilp/quote';
+import type { Node } from '../node';
+import { readReceiver } from '../open-payments/client';
+import { checkAmountAsset, findIntent, intentView } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
-import { findIntent } from '../payment-intents/store';
 import { resolveRate } from '../rates';
 import { intentUrl, localIntentId } from '../resources';
 import { commit } from '../tx';
-import { findWalletRecordByUrl } from '../wallet-addresses';
-import { quoteKey, quoteView } from '.';
+import { findWalletRecordByUrl, type WalletRecord } from '../wallet-addresses';
+import { quoteView } from '.';
 import type { CreateQuote, Quote, QuoteRecord } from './schemas';
+import { putQuote } from './store';
 
 // Pricing a quote to an incoming payment: a payment intent of this node, at the FSP-wide rate from
 // the rates resolver; or one on another node, paid over Interledger through a peer, whose route
@@ -19,7 +20,7 @@ import type { CreateQuote, Quote, QuoteRecord } from './schemas';
 // debit computed from a receive amount rounded up.
 const unprocessable = (code: string, detail: string) => new DomainError('unprocessable', code, detail);
 
-type Sender = NonNullable<Awaited<ReturnType<typeof findWalletRecordByUrl>>>;
+type Sender = WalletRecord;
 interface Receiver {
   asset: { code: string; scale: number };
   remaining: bigint | null; // what it can still take, if it asks for an amount
@@ -28,20 +29,23 @@ type Priced = Pick<QuoteRecord, 'receiver' | 'debitAmount' | 'receiveAmount' | '
   expiresBy?: string;
 };
 
-export async function createQuote(input: CreateQuote): Promise<Quote> {
+export async function createQuote(node: Node, input: CreateQuote): Promise<Quote> {
   if (input.debitAmount && input.receiveAmount) {
     throw new DomainError('invalid', 'invalid_request', 'Give debitAmount or receiveAmount, not both', [
       { field: 'receiveAmount', message: 'cannot be given together with debitAmount' },
     ]);
   }
-  const intentId = localIntentId(input.receiver);
+  const intentId = localIntentId(node, input.receiver);
   // A local receiver is read together with the sender: one round trip, not two.
-  const [sender, intent] = await Promise.all([findWalletRecordByUrl(input.walletAddress), intentId === undefined ? undefined : findIntent(intentId)]);
+  const [sender, intent] = await Promise.all([
+    findWalletRecordByUrl(node, input.walletAddress),
+    intentId === undefined ? undefined : findIntent(node, intentId),
+  ]);
   if (!sender) throw unprocessable('wallet_address_not_found', `No wallet address ${input.walletAddress}`);
-  const { expiresBy, ...priced } = intentId === undefined ? await priceRemote(input, sender) : await priceLocal(input, sender, intentId, intent);
+  const { expiresBy, ...priced } = intentId === undefined ? await priceRemote(node, input, sender) : await priceLocal(node, input, sender, intentId, intent);
 
   const now = Date.now();
-  const lifetime = now + config.QUOTE_LIFETIME_SECS * 1000;
+  const lifetime = now + node.quoteLifetimeSecs * 1000;
   const record: QuoteRecord = {
     id: randomUUID(),
     walletAddress: sender.address,
@@ -51,7 +55,7 @@ export async function createQuote(input: CreateQuote): Promise<Quote> {
     walletAddressId: sender.id,
     sourceAssetId: sender.assetId,
   };
-  await commit([{ Put: { TableName: config.MAIN_TABLE, Item: { ...quoteKey(record.id), ...record } } }]);
+  await commit(node, [putQuote(node, record)]);
   return quoteView(record);
 }
 
@@ -78,13 +82,13 @@ function checkAmounts(debit: bigint, receive: bigint, src: { scale: number }, re
   toLedger(receive, receiver.asset.scale, 'receiveAmount.value');
 }
 
-async function priceLocal(input: CreateQuote, sender: Sender, intentId: string, intent: IntentRecord | undefined): Promise<Priced> {
+async function priceLocal(node: Node, input: CreateQuote, sender: Sender, intentId: string, intent: IntentRecord | undefined): Promise<Priced> {
   if (!intent) throw unprocessable('receiver_not_found', `No payment intent ${intentId}`);
-  const intentState = intentView(intent).state;
+  const intentState = intentView(node, intent).state;
   if (intentState !== 'pending' && intentState !== 'processing') {
     throw unprocessable('receiver_not_open', `Payment intent ${intentId} is ${intentState}; it cannot receive payments`);
   }
-  const rate = await resolveRate({ sourceAssetCode: sender.assetCode, destinationAssetCode: intent.assetCode });
+  const rate = await resolveRate(node, { sourceAssetCode: sender.assetCode, destinationAssetCode: intent.assetCode });
   const src = { code: sender.assetCode, scale: sender.assetScale };
   const receiver: Receiver = {
     asset: { code: intent.assetCode, scale: intent.assetScale },
@@ -95,7 +99,7 @@ async function priceLocal(input: CreateQuote, sender: Sender, intentId: string, 
   const receive = wanted.receive ?? receiveFor(wanted.debit!, rate.rate, src.scale, receiver.asset.scale);
   checkAmounts(debit, receive, src, receiver);
   return {
-    receiver: intentUrl(intent.id),
+    receiver: intentUrl(node, intent.id),
     debitAmount: amountOf(debit, src),
     receiveAmount: amountOf(receive, receiver.asset),
     estimatedExchangeRate: rate.rate,
@@ -105,14 +109,14 @@ async function priceLocal(input: CreateQuote, sender: Sender, intentId: string, 
   };
 }
 
-async function priceRemote(input: CreateQuote, sender: Sender): Promise<Priced> {
-  const remote = await readReceiver(input.receiver);
+async function priceRemote(node: Node, input: CreateQuote, sender: Sender): Promise<Priced> {
+  const remote = await readReceiver(node, input.receiver);
   if (remote.state !== 'open') throw unprocessable('receiver_not_open', `The incoming payment at ${remote.url} is ${remote.state}; it cannot receive payments`);
   const src = { code: sender.assetCode, scale: sender.assetScale };
   const receiver: Receiver = { asset: remote.asset, remaining: remote.incoming === null ? null : remote.incoming - remote.received };
   const wanted = target(input, src, receiver);
   if (wanted.receive !== undefined) checkAmounts(1n, wanted.receive, src, receiver); // before the probe: it costs round trips
-  const probed = await probe(src, remote, await routeFor(remote, src), wanted);
+  const probed = await probe(node, src, remote, await routeFor(node, remote, src), wanted);
   checkAmounts(probed.debit, probed.receive, src, receiver);
   return {
     receiver: remote.url,

@@ -1,14 +1,13 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
-import { db } from '../db';
 import { notFound } from '../errors';
+import type { Node } from '../node';
 import type { Quote, QuoteRecord } from './schemas';
+import * as store from './store';
 
 // A quote states what the sender pays (debitAmount, in the sender's asset) to deliver
 // receiveAmount (in the receiver's asset) to an incoming payment. Creating one is in ./create.ts,
 // apart, because pricing a remote receiver carries the Interledger clients, which reading a quote
 // (and every payment route) does not need.
-export const quoteKey = (id: string) => ({ pk: `QUOTE#${id}`, sk: 'QUOTE' });
+export { QUOTE_TAKEN, takeQuote } from './store';
 
 export function quoteView(r: QuoteRecord): Quote {
   return {
@@ -23,15 +22,10 @@ export function quoteView(r: QuoteRecord): Quote {
   };
 }
 
-export async function getQuoteRecord(id: string): Promise<QuoteRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: config.MAIN_TABLE, Key: quoteKey(id), ConsistentRead: true }));
-  if (!Item) return undefined;
-  const { pk, sk, ...record } = Item;
-  return record as QuoteRecord;
-}
+export const findQuote = (node: Node, id: string) => store.findQuote(node, id);
 
-export async function getQuote(id: string): Promise<Quote> {
-  const r = await getQuoteRecord(id);
+export async function getQuote(node: Node, id: string): Promise<Quote> {
+  const r = await store.findQuote(node, id);
   if (!r) throw notFound('quote', id);
   return quoteView(r);
 }

@@ -1,8 +1,8 @@
-import { config } from '../config';
 import { DomainError } from '../errors';
 import { logger } from '../log';
 import { countRatePull } from '../metrics';
-import { findPeer } from '../peers/store';
+import type { Node } from '../node';
+import { findPeer } from '../peers';
 import { fetchRates, rateUnavailable } from './pull';
 import type { PushRate, Rate, RateQuery } from './schemas';
 import * as store from './store';
@@ -16,16 +16,16 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const scopeName = (peerId?: string) => (peerId === undefined ? 'FSP-wide' : `for peer ${peerId}`);
 
 // A peer-scoped rate must name a peer of this node.
-async function checkPeer(peerId: string | undefined) {
-  if (peerId !== undefined && !(await findPeer(peerId))) {
+async function checkPeer(node: Node, peerId: string | undefined) {
+  if (peerId !== undefined && !(await findPeer(node, peerId))) {
     throw new DomainError('unprocessable', 'unknown_peer', `No peer ${peerId}: a peer-scoped rate names a peer by its id`);
   }
 }
 
-export async function pushRate(input: PushRate): Promise<Rate> {
-  await checkPeer(input.peerId);
+export async function pushRate(node: Node, input: PushRate): Promise<Rate> {
+  await checkPeer(node, input.peerId);
   const expiresAt = iso(Date.now() + (input.rateTtlSecs ?? DEFAULT_PUSHED_TTL_SECS) * 1000);
-  await store.savePushed({ peerId: input.peerId }, input.sourceAssetCode, input.destinationAssetCode, { rate: input.rate, expiresAt });
+  await store.savePushed(node, { peerId: input.peerId }, input.sourceAssetCode, input.destinationAssetCode, { rate: input.rate, expiresAt });
   return view(input, input.rate, 'pushed', expiresAt);
 }
 
@@ -47,8 +47,8 @@ function view(q: RateQuery, rate: number, origin: Rate['origin'], expiresAt: str
 const inFlight = new Map<string, Promise<store.PulledRates>>();
 const lastSaved = new Map<string, { at: number; pulled: store.PulledRates }>();
 
-export function pull(base: string, peerId: string | undefined, since?: number): Promise<store.PulledRates> {
-  const endpoint = config.EXCHANGE_RATES_URL;
+export function pull(node: Node, base: string, peerId: string | undefined, since?: number): Promise<store.PulledRates> {
+  const endpoint = node.rates.url;
   if (!endpoint) throw new Error('pull() needs EXCHANGE_RATES_URL');
   const key = `${peerId ?? ''}#${base}`;
   const last = lastSaved.get(key);
@@ -58,14 +58,14 @@ export function pull(base: string, peerId: string | undefined, since?: number): 
     pending = (async () => {
       let rates: Record<string, number>;
       try {
-        rates = await fetchRates(endpoint, base, peerId, config.EXCHANGE_RATES_TIMEOUT_SECS);
+        rates = await fetchRates(endpoint, base, peerId, node.rates.timeoutSecs);
       } catch (e) {
         countRatePull(false);
         throw e;
       }
       countRatePull(true);
-      const pulled = { base, peerId, rates, expiresAt: iso(Date.now() + config.EXCHANGE_RATES_LIFETIME_SECS * 1000) };
-      await store.savePulled(pulled);
+      const pulled = { base, peerId, rates, expiresAt: iso(Date.now() + node.rates.lifetimeSecs * 1000) };
+      await store.savePulled(node, pulled);
       lastSaved.set(key, { at: Date.now(), pulled });
       return pulled;
     })().finally(() => inFlight.delete(key));
@@ -75,26 +75,26 @@ export function pull(base: string, peerId: string | undefined, since?: number): 
 }
 
 // The Admin API's look-up: what resolveRate answers, for a peer of this node.
-export async function lookUpRate(q: RateQuery): Promise<Rate> {
-  await checkPeer(q.peerId);
-  return resolveRate(q);
+export async function lookUpRate(node: Node, q: RateQuery): Promise<Rate> {
+  await checkPeer(node, q.peerId);
+  return resolveRate(node, q);
 }
 
-export async function resolveRate(q: RateQuery): Promise<Rate> {
+export async function resolveRate(node: Node, q: RateQuery): Promise<Rate> {
   if (q.sourceAssetCode === q.destinationAssetCode) return view(q, 1, 'identity', null);
   const now = Date.now();
   const valid = (r?: { expiresAt: string }) => r !== undefined && Date.parse(r.expiresAt) > now;
-  const { pushed, pulled } = await store.findRates({ peerId: q.peerId }, q.sourceAssetCode, q.destinationAssetCode);
+  const { pushed, pulled } = await store.findRates(node, { peerId: q.peerId }, q.sourceAssetCode, q.destinationAssetCode);
   if (pushed && valid(pushed)) return view(q, pushed.rate, 'pushed', pushed.expiresAt);
 
   const pair = `${q.sourceAssetCode}→${q.destinationAssetCode} (${scopeName(q.peerId)})`;
-  if (!config.EXCHANGE_RATES_URL) {
+  if (!node.rates.url) {
     throw rateUnavailable(`No ${pushed ? 'unexpired ' : ''}pushed rate for ${pair}, and pulling is not configured (EXCHANGE_RATES_URL is not set)`);
   }
   const cached = pulled && valid(pulled) ? pulled.rates[q.destinationAssetCode] : undefined;
   if (cached !== undefined) return view(q, cached, 'pulled', pulled!.expiresAt);
 
-  const fresh = await pull(q.sourceAssetCode, q.peerId, now);
+  const fresh = await pull(node, q.sourceAssetCode, q.peerId, now);
   const rate = fresh.rates[q.destinationAssetCode];
   if (rate === undefined) throw rateUnavailable(`The FSP's rates for base ${q.sourceAssetCode} (${scopeName(q.peerId)}) do not list ${q.destinationAssetCode}`);
   return view(q, rate, 'pulled', fresh.expiresAt);
@@ -103,11 +103,11 @@ export async function resolveRate(q: RateQuery): Promise<Rate> {
 // The scheduled refresher: re-pull every pulled base and scope whose rates expire within
 // EXCHANGE_RATES_REFRESH_BEFORE_SECS, so that lookups never wait on the FSP. Pushed rates are
 // never refreshed. One failing base does not stop the others.
-export async function refreshDueRates(): Promise<{ refreshed: number; failed: number; skipped: number }> {
-  const dueBy = Date.now() + config.EXCHANGE_RATES_REFRESH_BEFORE_SECS * 1000;
-  const entries = await store.listPulled();
+export async function refreshDueRates(node: Node): Promise<{ refreshed: number; failed: number; skipped: number }> {
+  const dueBy = Date.now() + node.rates.refreshBeforeSecs * 1000;
+  const entries = await store.listPulled(node);
   const due = entries.filter((e) => Date.parse(e.expiresAt) <= dueBy);
-  const results = await Promise.allSettled(due.map((e) => pull(e.base, e.peerId)));
+  const results = await Promise.allSettled(due.map((e) => pull(node, e.base, e.peerId)));
   let failed = 0;
   results.forEach((r, i) => {
     if (r.status === 'rejected') {

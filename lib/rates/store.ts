@@ -1,7 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
 import { db } from '../db';
-import { queryAll, shardKeys, shardOf } from '../table';
+import type { Node } from '../node';
+import { queryAll, shardKeys, shardOf } from '../store';
 
 // The rates table. A pushed rate is one item per scope and pair; a pull is one item per scope and
 // base holding every rate the FSP listed. Pulled items are also listed in a registry (spread over a
@@ -29,7 +29,6 @@ export interface RegistryEntry {
   expiresAt: string;
 }
 
-const TABLE = () => config.RATES_TABLE;
 const scopeKey = (s: Scope) => (s.peerId === undefined ? 'fsp' : `peer:${s.peerId}`);
 const pushedKey = (s: Scope, source: string, destination: string) => ({ pk: `PUSHED#${scopeKey(s)}#${source}`, sk: destination });
 const pulledKey = (s: Scope, base: string) => ({ pk: `PULLED#${scopeKey(s)}#${base}`, sk: 'RATES' });
@@ -44,26 +43,26 @@ const epoch = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
 // for a day and then forgotten.
 const REGISTRY_GRACE_SECS = 24 * 3600;
 
-export async function savePushed(s: Scope, source: string, destination: string, r: StoredRate): Promise<void> {
+export async function savePushed(node: Node, s: Scope, source: string, destination: string, r: StoredRate): Promise<void> {
   await db().send(
     new PutCommand({
-      TableName: TABLE(),
+      TableName: node.tables.rates,
       Item: { ...pushedKey(s, source, destination), ...r, peerId: s.peerId, ttl: epoch(r.expiresAt) },
     }),
   );
 }
 
 // The pushed rate for a pair and the pulled rates of its base, in one round trip.
-export async function findRates(s: Scope, source: string, destination: string): Promise<{ pushed?: StoredRate; pulled?: PulledRates }> {
+export async function findRates(node: Node, s: Scope, source: string, destination: string): Promise<{ pushed?: StoredRate; pulled?: PulledRates }> {
   const pushed = pushedKey(s, source, destination);
   const pulled = pulledKey(s, source);
-  const res = await db().send(new BatchGetCommand({ RequestItems: { [TABLE()]: { Keys: [pushed, pulled], ConsistentRead: true } } }));
-  const items = res.Responses?.[TABLE()] ?? [];
+  const res = await db().send(new BatchGetCommand({ RequestItems: { [node.tables.rates]: { Keys: [pushed, pulled], ConsistentRead: true } } }));
+  const items = res.Responses?.[node.tables.rates] ?? [];
   // Unprocessed keys only happen under throttling; read them one more time rather than fail.
-  const unprocessed = res.UnprocessedKeys?.[TABLE()]?.Keys ?? [];
+  const unprocessed = res.UnprocessedKeys?.[node.tables.rates]?.Keys ?? [];
   if (unprocessed.length) {
-    const retry = await db().send(new BatchGetCommand({ RequestItems: { [TABLE()]: { Keys: unprocessed, ConsistentRead: true } } }));
-    items.push(...(retry.Responses?.[TABLE()] ?? []));
+    const retry = await db().send(new BatchGetCommand({ RequestItems: { [node.tables.rates]: { Keys: unprocessed, ConsistentRead: true } } }));
+    items.push(...(retry.Responses?.[node.tables.rates] ?? []));
   }
   const p = items.find((i) => i.pk === pushed.pk && i.sk === pushed.sk);
   const q = items.find((i) => i.pk === pulled.pk);
@@ -73,7 +72,7 @@ export async function findRates(s: Scope, source: string, destination: string): 
   };
 }
 
-export async function savePulled(p: PulledRates): Promise<void> {
+export async function savePulled(node: Node, p: PulledRates): Promise<void> {
   const s = { peerId: p.peerId };
   const ttl = epoch(p.expiresAt);
   let requests: Record<string, any>[] = [
@@ -83,16 +82,16 @@ export async function savePulled(p: PulledRates): Promise<void> {
   ];
   for (let attempt = 0; requests.length; attempt++) {
     if (attempt === 5) throw new Error('DynamoDB left rate writes unprocessed five times');
-    const res = await db().send(new BatchWriteCommand({ RequestItems: { [TABLE()]: requests } }));
-    requests = res.UnprocessedItems?.[TABLE()] ?? [];
+    const res = await db().send(new BatchWriteCommand({ RequestItems: { [node.tables.rates]: requests } }));
+    requests = res.UnprocessedItems?.[node.tables.rates] ?? [];
     if (requests.length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
   }
 }
 
-export async function listPulled(): Promise<RegistryEntry[]> {
+export async function listPulled(node: Node): Promise<RegistryEntry[]> {
   const shards = await Promise.all(
     shardKeys(REGISTRY, REGISTRY_SHARDS).map((pk) =>
-      queryAll({ TableName: TABLE(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
+      queryAll({ TableName: node.tables.rates, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
     ),
   );
   const items = shards.flat();

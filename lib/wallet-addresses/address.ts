@@ -15,22 +15,23 @@ export function isUnderBase(address: string, base: string): boolean {
   return address.toLowerCase().startsWith(`${canonicalBase(base)}/`);
 }
 
-export function canonicalAddress(input: string, base: string): string {
+// `field`: the request's field that holds it, which a refusal names.
+export function canonicalAddress(input: string, base: string, field = 'address'): string {
   let url: URL;
   try {
     url = new URL(input);
   } catch {
-    throw invalidField('address', 'must be an absolute URL');
+    throw invalidField(field, 'must be an absolute URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidField('address', 'must be an http or https URL');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidField(field, 'must be an http or https URL');
   if (url.username || url.password || input.includes('?') || input.includes('#')) {
-    throw invalidField('address', 'must not contain credentials, a query or a fragment');
+    throw invalidField(field, 'must not contain credentials, a query or a fragment');
   }
   const address = url.href.toLowerCase().replace(/\/+$/, '');
   const root = canonicalBase(base);
-  if (!address.startsWith(`${root}/`)) throw invalidField('address', `must be under WALLET_ADDRESS_URL (${root}/...)`);
+  if (!address.startsWith(`${root}/`)) throw invalidField(field, `must be under WALLET_ADDRESS_URL (${root}/...)`);
   const segments = address.slice(root.length + 1).split('/');
-  if (!segments.every((s) => SEGMENT.test(s))) throw invalidField('address', 'path segments may hold only letters, digits, ".", "_", "~" and "-"');
+  if (!segments.every((s) => SEGMENT.test(s))) throw invalidField(field, 'path segments may hold only letters, digits, ".", "_", "~" and "-"');
   return address;
 }
 

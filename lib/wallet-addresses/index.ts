@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
-import { config } from '../config';
 import { DomainError, notFound } from '../errors';
-import { resourceServerUrl } from '../resources';
+import type { Node } from '../node';
 import { commit } from '../tx';
-import { canonicalBase, canonicalOrUndefined, newAddress } from './address';
-import type { CreateWalletAddress, Ed25519Jwk, WalletAddress, WalletAddressKey } from './schemas';
+import { canonicalAddress, canonicalBase, canonicalOrUndefined, newAddress } from './address';
+import { type CreateWalletAddress, type Ed25519Jwk, MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey } from './schemas';
 import * as store from './store';
 
 const baseChanged = (recorded: string, current: string) =>
@@ -21,18 +20,18 @@ const baseChanged = (recorded: string, current: string) =>
 const BASE_CHECK_SECS = 60;
 let baseCheckedAt = -Infinity;
 
-async function checkBase(base: string): Promise<void> {
+async function checkBase(node: Node, base: string): Promise<void> {
   if (Date.now() - baseCheckedAt < BASE_CHECK_SECS * 1000) return;
-  const recorded = (await store.recordedBase()) ?? (await store.recordBase(base));
+  const recorded = (await store.recordedBase(node)) ?? (await store.recordBase(node, base));
   if (recorded !== base) throw baseChanged(recorded, base);
   baseCheckedAt = Date.now();
 }
 
-export async function createWalletAddress(input: CreateWalletAddress): Promise<WalletAddress> {
-  const base = canonicalBase(config.WALLET_ADDRESS_URL);
-  await checkBase(base);
+export async function createWalletAddress(node: Node, input: CreateWalletAddress): Promise<WalletAddress> {
+  const base = canonicalBase(node.urls.walletAddresses);
+  await checkBase(node, base);
   const address = newAddress(input.address, base);
-  const asset = await findAssetByCode(input.assetCode);
+  const asset = await findAssetByCode(node, input.assetCode);
   if (!asset) {
     throw new DomainError('unprocessable', 'unknown_asset', `No asset with code ${input.assetCode}; create it with POST /assets first`);
   }
@@ -44,30 +43,32 @@ export async function createWalletAddress(input: CreateWalletAddress): Promise<W
     publicName: input.publicName ?? null,
     createdAt: new Date().toISOString(),
   };
-  if ((await commit(store.insertWalletAddress({ ...wallet, assetId: asset.id }))).length) {
+  if ((await commit(node, store.insertWalletAddress(node, { ...wallet, assetId: asset.id }))).includes('wallet_address_exists')) {
     throw new DomainError('conflict', 'wallet_address_exists', `The wallet address ${address} already exists`);
   }
   return wallet;
 }
 
-export async function getWalletAddress(id: string): Promise<WalletAddress> {
-  const wallet = await store.findWalletAddress(id);
+export async function getWalletAddress(node: Node, id: string): Promise<WalletAddress> {
+  const wallet = await store.findWalletAddress(node, id);
   if (!wallet) throw notFound('wallet address', id);
   return wallet;
 }
 
 // Look-up by URL in any letter case. Returns undefined for a URL that cannot be a wallet address.
-export async function findWalletAddressByUrl(url: string): Promise<WalletAddress | undefined> {
-  const address = canonicalOrUndefined(url, config.WALLET_ADDRESS_URL);
+export async function findWalletAddressByUrl(node: Node, url: string): Promise<WalletAddress | undefined> {
+  const address = canonicalOrUndefined(url, node.urls.walletAddresses);
   if (!address) return undefined;
-  const record = await store.findWalletAddressByUrl(address);
+  const record = await store.findWalletAddressByUrl(node, address);
   if (!record) return undefined;
   const { assetId, ...view } = record;
   return view;
 }
 
-export async function getWalletAddressByUrl(url: string): Promise<WalletAddress> {
-  const wallet = await findWalletAddressByUrl(url);
+export const listWalletAddresses = (node: Node, q: { limit: number; cursor?: string }) => store.listWalletAddresses(node, q.limit, q.cursor);
+
+export async function getWalletAddressByUrl(node: Node, url: string): Promise<WalletAddress> {
+  const wallet = await findWalletAddressByUrl(node, url);
   if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${url}`);
   return wallet;
 }
@@ -78,12 +79,13 @@ const CACHE_MAX = 10_000;
 const recordCache = new Map<string, store.WalletRecord>();
 
 // Only payment accounts: the service's own address (lib/open-payments/identity.ts) takes no payments.
-export async function findWalletRecordByUrl(url: string): Promise<store.WalletRecord | undefined> {
-  const address = canonicalOrUndefined(url, config.WALLET_ADDRESS_URL);
+export type WalletRecord = store.WalletRecord;
+export async function findWalletRecordByUrl(node: Node, url: string): Promise<WalletRecord | undefined> {
+  const address = canonicalOrUndefined(url, node.urls.walletAddresses);
   if (!address) return undefined;
   const cached = recordCache.get(address);
   if (cached) return cached;
-  const found = await store.findWalletAddressByUrl(address);
+  const found = await store.findWalletAddressByUrl(node, address);
   const record = found?.assetId ? found : undefined;
   if (record) {
     if (recordCache.size >= CACHE_MAX) recordCache.delete(recordCache.keys().next().value!);
@@ -92,49 +94,73 @@ export async function findWalletRecordByUrl(url: string): Promise<store.WalletRe
   return record;
 }
 
-export async function renameWalletAddress(id: string, publicName: string): Promise<WalletAddress> {
-  const wallet = await getWalletAddress(id);
-  await store.updatePublicName(wallet, publicName);
+// For a list filtered by wallet address: the id of the one at `url`, or null when there is none;
+// a URL that cannot be a wallet address is refused (400, naming `field`).
+export async function walletAddressIdOf(node: Node, url: string, field: string): Promise<string | null> {
+  canonicalAddress(url, node.urls.walletAddresses, field);
+  return (await findWalletRecordByUrl(node, url))?.id ?? null;
+}
+
+export async function renameWalletAddress(node: Node, id: string, publicName: string): Promise<WalletAddress> {
+  const wallet = await getWalletAddress(node, id);
+  await commit(node, store.renaming(node, wallet, publicName));
   return { ...wallet, publicName };
 }
 
-export async function addKey(id: string, jwk: Ed25519Jwk): Promise<WalletAddressKey> {
-  const wallet = await getWalletAddress(id);
+export async function addKey(node: Node, id: string, jwk: Ed25519Jwk): Promise<WalletAddressKey> {
+  const wallet = await getWalletAddress(node, id);
   const key: WalletAddressKey = { walletAddressId: wallet.id, kid: jwk.kid, jwk, createdAt: new Date().toISOString(), revokedAt: null };
-  await store.insertKey(wallet.address, key);
+  const refusals = await commit(node, store.insertKey(node, wallet.address, key));
+  if (refusals.includes('key_exists')) throw new DomainError('conflict', 'key_exists', `This wallet address already has a key with kid ${key.kid}`);
+  if (refusals.includes('too_many_keys')) {
+    throw new DomainError(
+      'conflict',
+      'too_many_keys',
+      `This wallet address already has ${MAX_ACTIVE_KEYS} unrevoked keys, the most it can publish; revoke one first`,
+    );
+  }
   return key;
 }
 
-export async function listKeys(id: string): Promise<WalletAddressKey[]> {
-  const wallet = await getWalletAddress(id);
-  return (await store.findWithKeys(wallet.address)).keys;
+export async function listKeys(node: Node, id: string): Promise<WalletAddressKey[]> {
+  const wallet = await getWalletAddress(node, id);
+  return (await store.findWithKeys(node, wallet.address)).keys;
 }
 
-export async function revokeKey(id: string, kid: string): Promise<WalletAddressKey> {
-  const wallet = await getWalletAddress(id);
-  const key = await store.revokeKey(wallet.address, kid, new Date().toISOString());
+export async function revokeKey(node: Node, id: string, kid: string): Promise<WalletAddressKey> {
+  const wallet = await getWalletAddress(node, id);
+  // Refused: unknown, or revoked before (then unchanged); the read tells which.
+  await commit(node, store.revoking(node, wallet.address, kid, new Date().toISOString()));
+  const key = await store.findKey(node, wallet.address, kid);
   if (!key) throw new DomainError('not_found', 'key_not_found', `Wallet address ${id} has no key with kid ${kid}`);
   return key;
 }
 
+// The service's own address (its Open Payments client identity, lib/open-payments/identity.ts):
+// published like a wallet address, with its one key.
+export async function publishServiceIdentity(node: Node, address: string, publicName: string, jwk: Ed25519Jwk): Promise<void> {
+  const key: WalletAddressKey = { walletAddressId: '', kid: jwk.kid, jwk, createdAt: new Date().toISOString(), revokedAt: null };
+  await commit(node, store.putServiceIdentity(node, address, publicName, key));
+}
+
 // The public view and active keys, for the Open Payments resource server.
-export async function publishedWalletAddress(url: string) {
-  const wallet = await findWalletAddressByUrl(url);
+export async function publishedWalletAddress(node: Node, url: string) {
+  const wallet = await findWalletAddressByUrl(node, url);
   if (!wallet) return undefined;
   return {
     id: wallet.address,
     ...(wallet.publicName && { publicName: wallet.publicName }),
     assetCode: wallet.assetCode,
     assetScale: wallet.assetScale,
-    authServer: config.AUTH_SERVER_URL,
-    resourceServer: resourceServerUrl(),
+    authServer: node.urls.authServer,
+    resourceServer: node.urls.resourceServer,
   };
 }
 
-export async function publishedKeys(url: string) {
-  const address = canonicalOrUndefined(url, config.WALLET_ADDRESS_URL);
+export async function publishedKeys(node: Node, url: string) {
+  const address = canonicalOrUndefined(url, node.urls.walletAddresses);
   if (!address) return undefined;
-  const { wallet, keys } = await store.findWithKeys(address);
+  const { wallet, keys } = await store.findWithKeys(node, address);
   if (!wallet) return undefined;
   return { keys: keys.filter((k) => !k.revokedAt).map((k) => k.jwk) };
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { assetCode, printable } from '../http/schemas';
+import { pageQuery } from '../http/schemas';
+import { assetCode, printable } from '../values';
 
 // The longest wallet address URL (it is also a DynamoDB key and a resource server path).
 export const MAX_ADDRESS_LENGTH = 512;
@@ -15,7 +16,22 @@ export type CreateWalletAddress = z.infer<typeof createWalletAddressBody>;
 
 export const updateWalletAddressBody = z.strictObject({ publicName });
 
-export const findWalletAddressQuery = z.strictObject({ address: z.string().max(MAX_ADDRESS_LENGTH) });
+// A wallet address URL as a client writes it; its form is checked where it is looked up.
+export const walletAddressUrl = z.string().max(MAX_ADDRESS_LENGTH);
+
+// GET /wallet-addresses: with `address`, the one wallet address at that URL; without, a page of
+// all of them. `limit` and `cursor` page the list, so a look-up by address takes neither.
+const PAGING = ['limit', 'cursor'];
+export const walletAddressesQuery = z.preprocess(
+  (query, ctx) => {
+    const given = query as Record<string, unknown>;
+    for (const name of given?.address === undefined ? [] : PAGING.filter((p) => given[p] !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: [name], input: given[name], message: 'pages the list of wallet addresses: a look-up by address takes none' });
+    }
+    return query;
+  },
+  pageQuery.extend({ address: walletAddressUrl.optional() }),
+);
 
 export const walletAddress = z.object({
   id: z.uuid(),

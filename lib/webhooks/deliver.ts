@@ -1,9 +1,9 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
-import { config } from '../config';
 import { type DomainEvent, message, type Outgoing } from '../events';
 import { logger } from '../log';
 import { countWebhookAttempt, countWebhookParked } from '../metrics';
+import type { Node } from '../node';
 import { secret } from '../secrets';
 import { sqs } from '../sqs';
 import { commit } from '../tx';
@@ -23,10 +23,10 @@ import * as store from './store';
 // Standard Webhooks form (whsec_ + base64) is used as it is; any other (the one generated at the
 // first deploy) is the key's bytes, so its Standard Webhooks form is whsec_ + base64 of the value.
 let signer: { value: string; webhook: Webhook } | undefined;
-async function currentSigner(): Promise<Webhook | string> {
+async function currentSigner(node: Node): Promise<Webhook | string> {
   let value: string;
   try {
-    value = await secret('WEBHOOK_SECRET');
+    value = await secret(node, 'WEBHOOK_SECRET');
   } catch {
     return 'WEBHOOK_SECRET is not set';
   }
@@ -38,19 +38,19 @@ async function currentSigner(): Promise<Webhook | string> {
 }
 const payloadOf = (r: WebhookEvent) => JSON.stringify({ id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
-async function post(r: WebhookEvent): Promise<Attempt> {
+async function post(node: Node, r: WebhookEvent): Promise<Attempt> {
   const at = new Date();
   const started = performance.now();
   const done = (fields: { status?: number; error?: string }): Attempt => ({ at: at.toISOString(), ...fields, ms: Math.round(performance.now() - started) });
-  if (!config.WEBHOOK_URL) return done({ error: 'WEBHOOK_URL is not set' });
-  const webhook = await currentSigner();
+  if (!node.webhooks.url) return done({ error: 'WEBHOOK_URL is not set' });
+  const webhook = await currentSigner(node);
   if (typeof webhook === 'string') return done({ error: webhook });
   const body = payloadOf(r);
   try {
-    const res = await fetch(config.WEBHOOK_URL, {
+    const res = await fetch(node.webhooks.url, {
       method: 'POST',
       redirect: 'manual',
-      signal: AbortSignal.timeout(config.WEBHOOK_TIMEOUT_SECS * 1000),
+      signal: AbortSignal.timeout(node.webhooks.timeoutSecs * 1000),
       headers: {
         'content-type': 'application/json',
         'webhook-id': r.id,
@@ -64,25 +64,25 @@ async function post(r: WebhookEvent): Promise<Attempt> {
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };
     const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError';
-    return done({ error: timedOut ? `no answer within ${config.WEBHOOK_TIMEOUT_SECS} s` : (err.cause?.code ?? err.message) });
+    return done({ error: timedOut ? `no answer within ${node.webhooks.timeoutSecs} s` : (err.cause?.code ?? err.message) });
   }
 }
 
-const parked = (r: Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 'data'>) =>
-  message(store.partition(r.id), config.WEBHOOK_PARKING_QUEUE_URL, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
+const parked = (node: Node, r: Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 'data'>) =>
+  message(store.partition(r.id), node.queues.webhookParking, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
 // The first attempt (EventBridge's message) checks that the event has no record yet, posts, and
 // writes the record with its outcome in one conditional put; later attempts (our retry messages)
 // update the record.
-export async function handleWebhookMessage(body: unknown): Promise<void> {
+export async function handleWebhookMessage(node: Node, body: unknown): Promise<void> {
   const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
   let record: WebhookEvent & { failures: number };
   let attempt = 0;
   if (msg.detail?.id) {
-    if (await store.findRecord(msg.detail.id)) return; // this event was already attempted: a duplicate
+    if (await store.findRecord(node, msg.detail.id)) return; // this event was already attempted: a duplicate
     record = { ...msg.detail, status: 'pending', attempts: [], failures: 0 };
   } else if (typeof msg.webhookEvent === 'string' && Number.isInteger(msg.attempt)) {
-    const stored = await store.findRecord(msg.webhookEvent);
+    const stored = await store.findRecord(node, msg.webhookEvent);
     if (stored?.status !== 'pending' || stored.attempts.length !== msg.attempt) return; // done, or a duplicate
     record = stored;
     attempt = msg.attempt!;
@@ -92,7 +92,7 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
   if (msg.notBefore && Date.parse(msg.notBefore) > Date.now()) {
     await sqs().send(
       new SendMessageCommand({
-        QueueUrl: config.WEBHOOK_QUEUE_URL,
+        QueueUrl: node.queues.webhooks,
         MessageBody: JSON.stringify(msg),
         DelaySeconds: hopDelay(Date.parse(msg.notBefore), Date.now()),
       }),
@@ -100,11 +100,11 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
     return;
   }
 
-  const result = await post(record);
+  const result = await post(node, record);
   const delivered = result.status !== undefined && result.status >= 200 && result.status < 300;
   countWebhookAttempt(delivered);
   const failures = delivered ? record.failures : record.failures + 1;
-  const delay = retryDelay(config.WEBHOOK_RETRY_SCHEDULE_SECS, failures);
+  const delay = retryDelay(node.webhooks.retryScheduleSecs, failures);
   let status: WebhookEvent['status'] = 'pending';
   const outgoing: Outgoing[] = [];
   let nextAttemptAt: string | undefined;
@@ -113,16 +113,16 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
     status = 'failed'; // the receiver asked for no more
   else if (delay === undefined) {
     status = 'failed';
-    outgoing.push(parked(record));
+    outgoing.push(parked(node, record));
   } else {
     nextAttemptAt = new Date(Date.now() + delay * 1000).toISOString();
-    outgoing.push(retryMessage({ webhookEvent: record.id, attempt: attempt + 1, notBefore: nextAttemptAt }, Math.min(delay, 900)));
+    outgoing.push(retryMessage(node, { webhookEvent: record.id, attempt: attempt + 1, notBefore: nextAttemptAt }, Math.min(delay, 900)));
   }
   const write =
     attempt === 0
-      ? store.firstRecord(msg.detail!, result, status, failures, nextAttemptAt)
-      : store.recordAttempt(record.id, attempt, result, status, failures, nextAttemptAt);
-  const conflicts = await commit([write], outgoing);
+      ? store.firstRecord(node, msg.detail!, result, status, failures, nextAttemptAt)
+      : store.recordAttempt(node, record.id, attempt, result, status, failures, nextAttemptAt);
+  const conflicts = await commit(node, [write], outgoing);
   if (conflicts.length) return; // a duplicate message recorded this attempt first
   if (status === 'failed' && outgoing.length) countWebhookParked();
   const log = { id: record.id, type: record.type, attempt: attempt + 1, status: result.status, error: result.error, ms: result.ms, outcome: status };
@@ -133,16 +133,16 @@ export async function handleWebhookMessage(body: unknown): Promise<void> {
 // The last receive of a webhook message failed (not the FSP: the service itself, e.g. DynamoDB):
 // record the event as failed and park its payload, so that it can be redelivered, instead of
 // leaving it pending.
-export async function giveUpWebhook(body: unknown, error: Error): Promise<void> {
+export async function giveUpWebhook(node: Node, body: unknown, error: Error): Promise<void> {
   const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
   const id = msg.detail?.id ?? msg.webhookEvent;
   if (!id) return;
-  const stored = await store.findRecord(id);
+  const stored = await store.findRecord(node, id);
   const failedAttempt = { at: new Date().toISOString(), error: `delivery gave up: ${error.message}`, ms: 0 };
-  const park = parked((stored ?? msg.detail)!);
-  let conflicts: number[] | undefined;
-  if (!stored && msg.detail) conflicts = await commit([store.firstRecord(msg.detail, failedAttempt, 'failed', 1)], [park]);
+  const park = parked(node, (stored ?? msg.detail)!);
+  let conflicts: string[] | undefined;
+  if (!stored && msg.detail) conflicts = await commit(node, [store.firstRecord(node, msg.detail, failedAttempt, 'failed', 1)], [park]);
   else if (stored?.status === 'pending')
-    conflicts = await commit([store.recordAttempt(id, stored.attempts.length, failedAttempt, 'failed', stored.failures + 1)], [park]);
+    conflicts = await commit(node, [store.recordAttempt(node, id, stored.attempts.length, failedAttempt, 'failed', stored.failures + 1)], [park]);
   if (conflicts?.length === 0) countWebhookParked();
 }

@@ -1,6 +1,6 @@
-import { config } from '../config';
 import { DomainError } from '../errors';
 import { message } from '../events';
+import type { Node } from '../node';
 import { conflictState } from '../resources';
 import { commit } from '../tx';
 import { REDELIVER_OVERDUE_SECS, redeliverableFrom } from './schedule';
@@ -23,29 +23,30 @@ export function webhookView(r: WebhookEvent): WebhookEvent {
 }
 
 // A follow-up attempt of an event, on the webhook queue after `delaySeconds`.
-export const retryMessage = (m: RetryMessage, delaySeconds: number) => message(store.partition(m.webhookEvent), config.WEBHOOK_QUEUE_URL, m, delaySeconds);
+export const retryMessage = (node: Node, m: RetryMessage, delaySeconds: number) =>
+  message(store.partition(m.webhookEvent), node.queues.webhooks, m, delaySeconds);
 
-export async function getWebhookEvent(id: string): Promise<WebhookEvent> {
-  const r = await store.findRecord(id);
+export async function getWebhookEvent(node: Node, id: string): Promise<WebhookEvent> {
+  const r = await store.findRecord(node, id);
   if (!r) throw new DomainError('not_found', 'webhook_event_not_found', `No webhook event ${id}`);
   return webhookView(r);
 }
 
-export async function listWebhookEvents(q: ListQuery) {
-  const page = await store.listRecords(q);
+export async function listWebhookEvents(node: Node, q: ListQuery) {
+  const page = await store.listRecords(node, q);
   return { items: page.items.map(webhookView), nextCursor: page.nextCursor };
 }
 
 // Sends an event again, with the same id, on a fresh retry schedule: a delivered or failed one, or a
 // pending one whose next attempt is overdue by REDELIVER_OVERDUE_SECS (lost, e.g. with a local run's
 // queues before they were kept on disk): by then no live attempt can race the redelivery.
-export async function redeliverWebhookEvent(id: string): Promise<WebhookEvent> {
-  const r = await store.findRecord(id);
+export async function redeliverWebhookEvent(node: Node, id: string): Promise<WebhookEvent> {
+  const r = await store.findRecord(node, id);
   if (!r) throw new DomainError('not_found', 'webhook_event_not_found', `No webhook event ${id}`);
   const now = new Date();
   let skipped: Attempt | undefined;
   if (r.status === 'pending') {
-    const from = redeliverableFrom(r, config.WEBHOOK_RETRY_SCHEDULE_SECS);
+    const from = redeliverableFrom(r, node.webhooks.retryScheduleSecs);
     if (now.getTime() < from) {
       const due = r.nextAttemptAt ? `its next attempt is due at ${r.nextAttemptAt}` : 'an attempt is scheduled';
       throw new DomainError('conflict', 'invalid_state', `Webhook event ${id} is pending (${due}); it can be redelivered from ${new Date(from).toISOString()}`);
@@ -57,7 +58,11 @@ export async function redeliverWebhookEvent(id: string): Promise<WebhookEvent> {
     };
   }
   const attempt = r.attempts.length + (skipped ? 1 : 0);
-  const conflicts = await commit([store.reopen(r, now.toISOString(), skipped)], [retryMessage({ webhookEvent: id, attempt, notBefore: now.toISOString() }, 0)]);
+  const conflicts = await commit(
+    node,
+    [store.reopen(node, r, now.toISOString(), skipped)],
+    [retryMessage(node, { webhookEvent: id, attempt, notBefore: now.toISOString() }, 0)],
+  );
   if (conflicts.length) throw conflictState('Webhook event', id, 'changing', 'redelivered now');
   return webhookView({ ...r, status: 'pending', attempts: skipped ? [...r.attempts, skipped] : r.attempts, nextAttemptAt: now.toISOString() });
 }

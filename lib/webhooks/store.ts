@@ -1,8 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
 import { db } from '../db';
 import type { DomainEvent } from '../events';
-import { queryNewestFirst, shardKeys, shardOf, type TransactItem } from '../table';
+import type { Node } from '../node';
+import { queryNewestFirst, shardKeys, shardOf } from '../store';
+import type { Write } from '../tx';
 import { type Attempt, type WebhookEvent, webhookStatuses } from './schemas';
 
 // Delivery records: one per event id, listed by status, newest first, through the ByStatus index,
@@ -10,7 +11,6 @@ import { type Attempt, type WebhookEvent, webhookStatuses } from './schemas';
 const RETENTION_SECS = 30 * 24 * 3600;
 const STATUS_SHARDS = 16;
 const statusShard = (id: string, status: string) => `${status}#${shardOf(id, STATUS_SHARDS)}`;
-const TABLE = () => config.WEBHOOK_EVENTS_TABLE;
 // The outbox items of a webhook event (its retry and dead-letter messages) go in the main table,
 // whose stream the outbox relay reads, under this partition.
 export const partition = (id: string) => `WEBHOOK#${id}`;
@@ -34,7 +34,7 @@ const toRecord = (i: Record<string, any>): WebhookRecord => ({
 
 // A new record, written with its first attempt (and, while pending, when the next is due); it fails
 // if the event already has one (the message was a duplicate).
-export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecord['status'], failures: number, nextAttemptAt?: string): TransactItem {
+export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: WebhookRecord['status'], failures: number, nextAttemptAt?: string): Write {
   const record: WebhookRecord = {
     id: event.id,
     type: event.type,
@@ -49,7 +49,7 @@ export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecor
   // The event's data as JSON text: it can hold FSP metadata that DynamoDB attributes cannot.
   return {
     Put: {
-      TableName: TABLE(),
+      TableName: node.tables.webhookEvents,
       Item: {
         ...record,
         data: JSON.stringify(record.data),
@@ -62,17 +62,25 @@ export function firstRecord(event: DomainEvent, a: Attempt, status: WebhookRecor
   };
 }
 
-export async function findRecord(id: string): Promise<WebhookRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: TABLE(), Key: { id }, ConsistentRead: true }));
+export async function findRecord(node: Node, id: string): Promise<WebhookRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.webhookEvents, Key: { id }, ConsistentRead: true }));
   return Item && toRecord(Item);
 }
 
 // Appends attempt number `made` (0-based) and sets the status (and, while pending, when the next
 // attempt is due), on condition that nobody else recorded that attempt first.
-export function recordAttempt(id: string, made: number, a: Attempt, status: WebhookRecord['status'], failures: number, nextAttemptAt?: string): TransactItem {
+export function recordAttempt(
+  node: Node,
+  id: string,
+  made: number,
+  a: Attempt,
+  status: WebhookRecord['status'],
+  failures: number,
+  nextAttemptAt?: string,
+): Write {
   return {
     Update: {
-      TableName: TABLE(),
+      TableName: node.tables.webhookEvents,
       Key: { id },
       UpdateExpression: `SET attempts = list_append(attempts, :a), #status = :status, statusShard = :shard, failures = :failures${nextAttemptAt ? ', nextAttemptAt = :next' : ' REMOVE nextAttemptAt'}`,
       ConditionExpression: 'size(attempts) = :made AND #status = :pending',
@@ -94,10 +102,10 @@ export function recordAttempt(id: string, made: number, a: Attempt, status: Webh
 // it is as `r` was read. A pending one (its next attempt overdue) also gets `skipped` as an attempt,
 // so that the new run's message is for the next attempt number and the overdue one, were it ever
 // to come, finds its attempt taken and does nothing.
-export function reopen(r: WebhookRecord, at: string, skipped?: Attempt): TransactItem {
+export function reopen(node: Node, r: WebhookRecord, at: string, skipped?: Attempt): Write {
   return {
     Update: {
-      TableName: TABLE(),
+      TableName: node.tables.webhookEvents,
       Key: { id: r.id },
       UpdateExpression: `SET #status = :pending, statusShard = :shard, failures = :zero, nextAttemptAt = :at${skipped ? ', attempts = list_append(attempts, :skipped)' : ''}`,
       ConditionExpression: `#status = :was AND size(attempts) = :made AND ${r.nextAttemptAt ? 'nextAttemptAt = :due' : 'attribute_not_exists(nextAttemptAt)'}`,
@@ -118,11 +126,11 @@ export function reopen(r: WebhookRecord, at: string, skipped?: Attempt): Transac
 
 // Newest first, of one status or all, optionally of one event type or one resource (the id in the
 // event's data, kept as `resourceId`).
-export async function listRecords(q: { status?: string; type?: string; resourceId?: string; limit: number; cursor?: string }) {
+export async function listRecords(node: Node, q: { status?: string; type?: string; resourceId?: string; limit: number; cursor?: string }) {
   const statuses = q.status ? [q.status] : webhookStatuses;
   const conditions = [...(q.type ? ['#type = :type'] : []), ...(q.resourceId ? ['resourceId = :resourceId'] : [])];
   const page = await queryNewestFirst({
-    table: TABLE(),
+    table: node.tables.webhookEvents,
     index: 'ByStatus',
     partitionKey: 'statusShard',
     sortKey: 'statusSort',

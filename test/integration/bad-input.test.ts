@@ -128,9 +128,38 @@ describe('hostile input', () => {
     for (const limit of ['0x10', '1e1', '+5', ' 5', '5.0', '0', '101', '-1', '']) {
       problemAt(await s.admin('GET', `/assets?limit=${encodeURIComponent(limit)}`), 'query.limit');
       problemAt(await s.admin('GET', `/webhook-events?status=pending&limit=${encodeURIComponent(limit)}`), 'query.limit');
+      for (const list of ['/wallet-addresses', '/payments', '/payment-intents'])
+        problemAt(await s.admin('GET', `${list}?limit=${encodeURIComponent(limit)}`), 'query.limit');
     }
     expect((await s.admin('GET', '/assets?limit=7')).status).toBe(200);
     expect((await s.admin('GET', '/assets?limit=100')).status).toBe(200);
+  });
+
+  it('filters lists only by a wallet address URL and a known state, and pages them only with a cursor a list returned', async () => {
+    const walletAddresses = [
+      '',
+      'not a url',
+      'javascript:alert(1)',
+      'http://evil.example/hostile',
+      `${s.openPaymentsUrl}/%00`,
+      `${wallet.address}?x=1`,
+      'x'.repeat(600),
+    ];
+    const cursors = ['%%%', 'not-a-cursor', Buffer.from(JSON.stringify({ after: 'x' })).toString('base64url'), 'A'.repeat(300)];
+    for (const list of ['/payments', '/payment-intents']) {
+      for (const walletAddress of walletAddresses)
+        problemAt(await s.admin('GET', `${list}?walletAddress=${encodeURIComponent(walletAddress)}`), 'query.walletAddress');
+      for (const state of ['nope', 'PENDING', 'Completed', '', 'sending ', '__proto__'])
+        problemAt(await s.admin('GET', `${list}?state=${encodeURIComponent(state)}`), 'query.state');
+      for (const cursor of cursors) {
+        problemAt(await s.admin('GET', `${list}?walletAddress=${encodeURIComponent(wallet.address)}&cursor=${encodeURIComponent(cursor)}`), 'query.cursor');
+      }
+      problemAt(await s.admin('GET', `${list}?status=pending`), 'query.status');
+    }
+    for (const cursor of cursors) problemAt(await s.admin('GET', `/wallet-addresses?cursor=${encodeURIComponent(cursor)}`), 'query.cursor');
+    // A look-up by address is not a list: it takes neither a limit nor a cursor.
+    problemAt(await s.admin('GET', `/wallet-addresses?address=${encodeURIComponent(wallet.address)}&limit=5`), 'query.limit');
+    expect((await s.admin('GET', `/wallet-addresses?address=${encodeURIComponent(wallet.address)}`)).body.id).toBe(wallet.id);
   });
 
   it('refuses names and key ids with control or bidi-override characters, or nothing visible, and keeps the old name', async () => {

@@ -192,6 +192,9 @@ function mutate(op: (typeof operations)[number], rnd: () => number, n: number): 
         `?cursor=${pick(HOSTILE_CURSORS)}`,
         '?status=nope',
         '?address=%00',
+        '?walletAddress=%00',
+        '?walletAddress=http%3A%2F%2Fevil.example%2Fx&state=completed',
+        '?state=nope',
         '?x=1&x=2',
         '?sourceAssetCode=&destinationAssetCode=',
         `?limit=${'9'.repeat(30)}`,
@@ -251,7 +254,15 @@ const HOSTILE_CURSORS = [
 describe('hostile cursors on every list route', () => {
   const lists = operations.filter((op) => op.method === 'get' && op.query && 'cursor' in op.query.shape);
   it('covers every list route', () =>
-    expect(lists.map((op) => op.path).sort()).toEqual(['/assets', '/peers', '/peers/{id}/reconciliation', '/webhook-events']));
+    expect(lists.map((op) => op.path).sort()).toEqual([
+      '/assets',
+      '/payment-intents',
+      '/payments',
+      '/peers',
+      '/peers/{id}/reconciliation',
+      '/wallet-addresses',
+      '/webhook-events',
+    ]));
   for (const op of lists) {
     it(`GET ${op.path}: 400 invalid_cursor for each, before any query`, async () => {
       const list = op.path.replace('{id}', ids.peer);
@@ -308,8 +319,8 @@ describe(`fuzzing the ILP connector (seed ${SEED}, ${PACKETS} packets)`, () => {
     const peer = await ok(s.admin('POST', '/peers', peerBody('test.fuzz-packets', 'fuzz-packets-token-0001')));
     await ok(s.admin('POST', `/peers/${peer.id}/liquidity`, { amount: '100000' }), 200);
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
-    const { readIncomingPayment } = await import('../../lib/open-payments/client'); // (reads the stack's settings)
-    const ilpAddress = (await readIncomingPayment(intent.url)).methods.find((m) => m.type === 'ilp')!.ilpAddress;
+    const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/config')]); // (reads the stack's settings)
+    const ilpAddress = (await readIncomingPayment(node, intent.url)).methods.find((m) => m.type === 'ilp')!.ilpAddress;
     const baseline = await snapshot(s.dynamo);
     const valid = () =>
       rnd() < 0.15

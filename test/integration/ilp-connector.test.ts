@@ -34,8 +34,8 @@ function link(token = TOKEN) {
 }
 
 async function credentials(intentUrl: string) {
-  const { readIncomingPayment } = await import('../../lib/open-payments/client');
-  const read = await readIncomingPayment(intentUrl);
+  const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/config')]);
+  const read = await readIncomingPayment(node, intentUrl);
   const ilp = read.methods.find((m) => m.type === 'ilp')!;
   return { destinationAddress: ilp.ilpAddress, sharedSecret: Buffer.from(ilp.sharedSecret, 'base64url') };
 }

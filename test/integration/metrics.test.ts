@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE_MS, minuteOf, seriesKey } from '../../infra/local/metrics';
-import { dynamo } from '../../lib/db';
+import { db } from '../../lib/db';
 import { METRICS } from '../../lib/metrics';
 import { startRatesServer } from '../rates-server';
 import type { TestStack } from '../stack';
@@ -164,7 +164,7 @@ describe('ledger conflicts', () => {
       }
       return next(args);
     };
-    dynamo().middlewareStack.add(conflict as never, { step: 'initialize', name: 'injectConflict' });
+    db().middlewareStack.add(conflict as never, { step: 'initialize', name: 'injectConflict' });
     try {
       await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
       const body = JSON.stringify({ paymentId: payment.id, intentId: intent.id });
@@ -174,7 +174,7 @@ describe('ledger conflicts', () => {
       expect(total(METRICS.ledgerConflictsRetried)).toBe(conflicts + 1);
       expect(total(METRICS.payments, { outcome: 'completed' })).toBe(completed + 1);
     } finally {
-      dynamo().middlewareStack.remove('injectConflict');
+      db().middlewareStack.remove('injectConflict');
       s.streams.start();
     }
     expect((await paymentIn(s, payment.id, ['completed'])).state).toBe('completed');

@@ -377,8 +377,8 @@ describe("the service's own client identity", () => {
       { url: s.openPaymentsUrl, accessToken: access_token.value },
       { walletAddress: wallet.bob.address, incomingAmount: amount('100') },
     );
-    const { readIncomingPayment } = await import('../../lib/open-payments/client');
-    const read = await readIncomingPayment(created.id);
+    const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/config')]);
+    const read = await readIncomingPayment(node, created.id);
     expect(read).toMatchObject({ id: created.id, incomingAmount: amount('100') });
     expect(read.methods[0].type).toBe('ilp');
     const published = await (await fetch(`${s.openPaymentsUrl}/.well-known/pay`)).json();

@@ -74,6 +74,29 @@ describe('AWS calls per request', () => {
     expect(delta('DynamoDB.TransactWriteItems')).toBe(1);
   });
 
+  it('a page of payments or payment intents: a query per partition of the states asked for, and the records of all in one read', async () => {
+    const alice = `walletAddress=${encodeURIComponent(w.alice)}`;
+    const bob = `walletAddress=${encodeURIComponent(w.bob)}`;
+    await ok(s.admin('GET', `/payments?${alice}`), 200); // a container reads a wallet address once
+    await ok(s.admin('GET', `/payment-intents?${bob}`), 200);
+    expect(await callsOf('paymentsList', () => ok(s.admin('GET', '/payments'), 200))).toEqual({ 'DynamoDB.Query': 20, 'DynamoDB.BatchGetItem': 1 });
+    expect(await callsOf('paymentsList', () => ok(s.admin('GET', '/payments?state=completed'), 200))).toEqual({
+      'DynamoDB.Query': 4,
+      'DynamoDB.BatchGetItem': 1,
+    });
+    expect(await callsOf('paymentsList', () => ok(s.admin('GET', `/payments?${alice}`), 200))).toEqual({ 'DynamoDB.Query': 5 });
+    expect(await callsOf('paymentsList', () => ok(s.admin('GET', `/payments?${alice}&state=completed`), 200))).toEqual({ 'DynamoDB.Query': 1 });
+    expect(await callsOf('paymentIntentsList', () => ok(s.admin('GET', '/payment-intents'), 200))).toEqual({
+      'DynamoDB.Query': 16,
+      'DynamoDB.BatchGetItem': 1,
+    });
+    expect(await callsOf('paymentIntentsList', () => ok(s.admin('GET', '/payment-intents?state=pending'), 200))).toEqual({
+      'DynamoDB.Query': 4,
+      'DynamoDB.BatchGetItem': 1,
+    });
+    expect(await callsOf('paymentIntentsList', () => ok(s.admin('GET', `/payment-intents?${bob}&state=completed`), 200))).toEqual({ 'DynamoDB.Query': 1 });
+  });
+
   it('a webhook delivered at the first attempt costs one read and one single-item write', async () => {
     const settled = async () => {
       const a = s.stats().webhooksDeliver?.invocations;

@@ -2,4 +2,4 @@ import { getAssetWithLiquidity } from '../../../lib/assets';
 import { adminRoute, ok } from '../../../lib/http/admin';
 import { idParams } from '../../../lib/http/schemas';
 
-export const handler = adminRoute({ params: idParams }, async ({ params }) => ok(await getAssetWithLiquidity(params.id)));
+export const handler = adminRoute({ params: idParams }, async ({ params, node }) => ok(await getAssetWithLiquidity(node, params.id)));

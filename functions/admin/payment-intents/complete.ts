@@ -2,4 +2,6 @@ import { adminRoute, ok } from '../../../lib/http/admin';
 import { idParams } from '../../../lib/http/schemas';
 import { completeIntent, intentView } from '../../../lib/payment-intents';
 
-export const handler = adminRoute({ params: idParams, transactional: true }, async ({ params }) => ok(intentView(await completeIntent(params.id))));
+export const handler = adminRoute({ params: idParams, transactional: true }, async ({ params, node }) =>
+  ok(intentView(node, await completeIntent(node, params.id))),
+);

@@ -2,4 +2,4 @@ import { adminRoute, created } from '../../../lib/http/admin';
 import { createPayment } from '../../../lib/payments';
 import { createPaymentBody } from '../../../lib/payments/schemas';
 
-export const handler = adminRoute({ body: createPaymentBody, transactional: true }, async ({ body }) => created(await createPayment(body)));
+export const handler = adminRoute({ body: createPaymentBody, transactional: true }, async ({ body, node }) => created(await createPayment(node, body)));

@@ -2,4 +2,4 @@ import { adminRoute, ok } from '../../../lib/http/admin';
 import { idParams } from '../../../lib/http/schemas';
 import { getPayment } from '../../../lib/payments';
 
-export const handler = adminRoute({ params: idParams }, async ({ params }) => ok(await getPayment(params.id)));
+export const handler = adminRoute({ params: idParams }, async ({ params, node }) => ok(await getPayment(node, params.id)));

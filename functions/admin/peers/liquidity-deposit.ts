@@ -3,6 +3,6 @@ import { adminRoute, ok } from '../../../lib/http/admin';
 import { idParams } from '../../../lib/http/schemas';
 import { movePeerLiquidity } from '../../../lib/peers';
 
-export const handler = adminRoute({ params: idParams, body: liquidityBody, transactional: true }, async ({ params, body, event }) =>
-  ok(await movePeerLiquidity(params.id, body.amount, 'deposit', event.headers['idempotency-key'])),
+export const handler = adminRoute({ params: idParams, body: liquidityBody, transactional: true }, async ({ params, body, event, node }) =>
+  ok(await movePeerLiquidity(node, params.id, body.amount, 'deposit', event.headers['idempotency-key'])),
 );

@@ -2,4 +2,4 @@ import { adminRoute, created } from '../../../lib/http/admin';
 import { createQuote } from '../../../lib/quotes/create';
 import { createQuoteBody } from '../../../lib/quotes/schemas';
 
-export const handler = adminRoute({ body: createQuoteBody, transactional: true }, async ({ body }) => created(await createQuote(body)));
+export const handler = adminRoute({ body: createQuoteBody, transactional: true }, async ({ body, node }) => created(await createQuote(node, body)));

@@ -2,4 +2,6 @@ import { accepted, adminRoute } from '../../../lib/http/admin';
 import { redeliverWebhookEvent } from '../../../lib/webhooks';
 import { eventIdParams } from '../../../lib/webhooks/schemas';
 
-export const handler = adminRoute({ params: eventIdParams, transactional: true }, async ({ params }) => accepted(await redeliverWebhookEvent(params.id)));
+export const handler = adminRoute({ params: eventIdParams, transactional: true }, async ({ params, node }) =>
+  accepted(await redeliverWebhookEvent(node, params.id)),
+);

@@ -1,18 +1,8 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
 import { DomainError } from './errors';
 
 // Helpers shared by the DynamoDB adapters of every domain.
-
-// One write of a transaction; domains hand these to lib/tx commit() to write together.
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
-// Indexes of the items of a cancelled transaction whose condition failed.
-export function failedConditions(e: unknown): number[] | undefined {
-  if (!(e instanceof TransactionCanceledException)) return undefined;
-  return (e.CancellationReasons ?? []).flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
-}
 
 // A collection that a list index serves is spread over several partitions of that index, so that
 // no partition takes every write; the shard comes from a hash of the item's id, so it never moves.
@@ -23,6 +13,9 @@ export function shardOf(id: string, shards: number): number {
 }
 
 export const shardKeys = (name: string, shards: number) => Array.from({ length: shards }, (_, k) => `${name}#${k}`);
+
+// The main table's index of collections, each listed newest first (listSk: "<createdAt>#<id>").
+export const LISTS = { index: 'Lists', partitionKey: 'listPk', sortKey: 'listSk' } as const;
 
 export interface Page<T> {
   items: T[];
@@ -117,4 +110,36 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
     ExclusiveStartKey = res.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
+}
+
+// The items at `keys` (at most 100: a page of a list), in the order of the keys, leaving out those
+// that do not exist. Keys that BatchGetItem leaves unprocessed (under throttling) are asked again,
+// after a pause that doubles each time.
+const GET_ALL_ATTEMPTS = 6;
+export async function getAll(table: string, keys: Record<string, string>[]): Promise<Record<string, any>[]> {
+  const id = (k: Record<string, unknown>) =>
+    Object.keys(keys[0])
+      .map((name) => k[name])
+      .join('\u0000');
+  const found = new Map<string, Record<string, any>>();
+  let pending = keys;
+  for (let attempt = 0; pending.length; attempt++) {
+    if (attempt === GET_ALL_ATTEMPTS) throw new Error(`${pending.length} items of ${table} stayed unread after ${attempt} attempts`);
+    if (attempt) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+    const res = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
+    for (const item of res.Responses?.[table] ?? []) found.set(id(item), item);
+    pending = (res.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, string>[];
+  }
+  return keys.flatMap((k) => found.get(id(k)) ?? []);
+}
+
+// A page of a collection listed by small listing items that sit beside its records (so that a
+// record's frequent changes do not rewrite the list's partitions), with the records themselves:
+// the listing items' query, then one BatchGetItem.
+export async function pageOfListed(
+  opts: Parameters<typeof queryNewestFirst>[0] & { recordKey: (listing: Record<string, any>) => Record<string, string> },
+): Promise<Page<Record<string, any>>> {
+  const { recordKey, ...query } = opts;
+  const page = await queryNewestFirst(query);
+  return { items: await getAll(opts.table, page.items.map(recordKey)), nextCursor: page.nextCursor };
 }

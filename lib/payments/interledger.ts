@@ -1,19 +1,21 @@
 import { type PaymentProgress, type Quote as PayQuote, pay } from '@interledger/pay';
 import { amountOf, toLedger } from '../amounts';
 import { noteLiquidityTaken } from '../assets';
-import { config } from '../config';
 import { DomainError } from '../errors';
 import { message } from '../events';
 import { type PacketOut, PeerPlugin, type SendingHooks } from '../ilp/plugin';
-import { connect, payQuote, readReceiver } from '../ilp/quote';
+import { connect, payQuote } from '../ilp/quote';
 import type { RemoteReceiver } from '../ilp/receiver';
-import { account, type Leg, transferItems } from '../ledger';
+import { account, insufficient, type Leg, TOO_LARGE, transferItems } from '../ledger';
 import { logger } from '../log';
+import type { Node } from '../node';
+import { readReceiver } from '../open-payments/client';
+import { findPeer } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
-import { findPeer } from '../peers/store';
 import { resolveRate } from '../rates';
 import { commit } from '../tx';
 import { finishPayment } from '.';
+import type { PaymentMethod, SendOutcome } from './method';
 import type { PaymentRecord } from './schemas';
 import * as store from './store';
 
@@ -35,7 +37,6 @@ import * as store from './store';
 // Ends: `completed` when the receiver has the amount (or is completed), `failed` with a reason
 // when it cannot be sent (funds left in the payment's account to withdraw), or a retry (thrown)
 // when the peer is unreachable or an outcome is unknown; a long payment continues in a new message.
-export type RemoteOutcome = 'completed' | 'failed' | 'skipped' | 'continued';
 
 const LEASE_MS = 60_000; // longer than the worker may run (serverless.yml timeout)
 // Both from the attempt's start, within the worker's 50 s (serverless.yml): no paying packet
@@ -50,50 +51,58 @@ class Crashed extends Error {}
 
 const sourceAsset = (p: PaymentRecord) => ({ code: p.debitAmount.assetCode, scale: p.debitAmount.assetScale });
 
-export async function sendRemote(p: PaymentRecord, holder: string): Promise<RemoteOutcome> {
-  if (!(await store.takeLease(p.id, holder, Date.now() + LEASE_MS))) {
-    if ((await store.findPayment(p.id))?.state !== 'sending') return 'skipped';
+async function sendRemote(node: Node, p: PaymentRecord, holder: string): Promise<SendOutcome> {
+  if (!(await store.takeLease(node, p.id, holder, Date.now() + LEASE_MS))) {
+    if ((await store.findPayment(node, p.id))?.state !== 'sending') return 'skipped';
     throw new Error(`Payment ${p.id} is being sent by another attempt until its lease ends`);
   }
   try {
-    return await attempt(p, holder, Date.now());
+    return await attempt(node, p, holder, Date.now());
   } catch (e) {
     // A refusal that no retry changes (no such receiver, no rate for the peer): fail now, with it.
-    if (e instanceof DomainError && e.kind === 'unprocessable') return finish(p, 'failed', totalsOf(await store.listPackets(p.id)), e.code);
-    if (!(e instanceof Crashed)) await commit([store.releaseLease(p.id, holder)]).catch(() => undefined);
+    if (e instanceof DomainError && e.kind === 'unprocessable') return finish(node, p, 'failed', totalsOf(await store.listPackets(node, p.id)), e.code);
+    if (!(e instanceof Crashed)) await commit(node, [store.releaseLease(node, p.id, holder)]).catch(() => undefined);
     throw e;
   }
 }
 
-async function attempt(p: PaymentRecord, holder: string, startedAt: number): Promise<RemoteOutcome> {
-  const before = totalsOf(await resolveLeftovers(p));
+async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: number): Promise<SendOutcome> {
+  const before = totalsOf(await resolveLeftovers(node, p));
   const receive = BigInt(p.receiveAmount.value);
-  if (before.delivered >= receive) return finish(p, 'completed', before);
+  if (before.delivered >= receive) return finish(node, p, 'completed', before);
 
-  const receiver = await readReceiver(p.receiver);
+  const receiver = await readReceiver(node, p.receiver);
   if (receiver.state !== 'open') {
     // Packets that got no answer may be what completed it (the receiver bears those).
-    if (receiver.state === 'completed' && before.unanswered) return finish(p, 'completed', before);
-    return finish(p, 'failed', before, `receiver_${receiver.state}`);
+    if (receiver.state === 'completed' && before.unanswered) return finish(node, p, 'completed', before);
+    return finish(node, p, 'failed', before, `receiver_${receiver.state}`);
   }
   let toDeliver = receive - before.delivered;
   if (receiver.incoming !== null) toDeliver = min(toDeliver, receiver.incoming - receiver.received);
-  if (toDeliver <= 0n) return finish(p, 'completed', before);
+  if (toDeliver <= 0n) return finish(node, p, 'completed', before);
   const budget = BigInt(p.debitAmount.value) - before.sent;
-  if (budget <= 0n) return finish(p, 'failed', before, 'funds_exhausted');
-  const peer = await findPeer(p.ilp!.peerId);
-  if (!peer) return finish(p, 'failed', before, 'peer_not_found');
+  if (budget <= 0n) return finish(node, p, 'failed', before, 'funds_exhausted');
+  const peer = await findPeer(node, p.ilp!.peerId);
+  if (!peer) return finish(node, p, 'failed', before, 'peer_not_found');
 
   const src = sourceAsset(p);
-  const { rate } = await resolveRate({ sourceAssetCode: src.code, destinationAssetCode: peer.assetCode, peerId: peer.id }); // 1 for the same asset
-  const plugin = new PeerPlugin({ peer, source: src, rate, sharedSecret: receiver.sharedSecret, hooks: hooksFor(p, peer), deadline: startedAt + ATTEMPT_MS });
+  const { rate } = await resolveRate(node, { sourceAssetCode: src.code, destinationAssetCode: peer.assetCode, peerId: peer.id }); // 1 for the same asset
+  const plugin = new PeerPlugin({
+    node,
+    peer,
+    source: src,
+    rate,
+    sharedSecret: receiver.sharedSecret,
+    hooks: hooksFor(node, p, peer),
+    deadline: startedAt + ATTEMPT_MS,
+  });
   const result = await payWithin(plugin, receiver, payQuote(p.ilp!, budget, toDeliver), startedAt + OVERSTAY_MS);
   if (plugin.failure?.kind === 'crashed') throw new Crashed(plugin.failure.reason);
 
-  const packets = await store.listPackets(p.id);
+  const packets = await store.listPackets(node, p.id);
   const after = totalsOf(packets);
   if (packets.some((k) => k.state === 'pending')) throw new Error(`Payment ${p.id}: a packet's fate is not known yet; the next attempt settles it`);
-  if (!result.error && !plugin.failure) return finish(p, 'completed', after);
+  if (!result.error && !plugin.failure) return finish(node, p, 'completed', after);
   const why = plugin.failure
     ? `${plugin.failure.kind}: ${plugin.failure.reason}`
     : `${result.error}${plugin.lastReject ? ` (last reject ${plugin.lastReject.code} ${plugin.lastReject.message})` : ''}`;
@@ -111,29 +120,31 @@ async function attempt(p: PaymentRecord, holder: string, startedAt: number): Pro
     case 'stopped': // out of time with packets still to send: go on in a fresh message
     case 'full': // the receiver took less than a packet: go on with what it still asks for
       if (after.sent === before.sent) throw new Error(`Payment ${p.id}: ${plugin.failure.reason}`);
-      await commit([store.releaseLease(p.id, holder)], [message(store.partition(p.id), config.PAYMENTS_QUEUE_URL, { paymentId: p.id })]);
+      await commit(node, [store.releaseLease(node, p.id, holder)], [message(store.partition(p.id), node.queues.payments, { paymentId: p.id })]);
       return 'continued';
     case 'refused':
-      return finish(p, 'failed', after, 'peer_refused');
+      return finish(node, p, 'failed', after, 'peer_refused');
     case 'exhausted':
-      return finish(p, 'failed', after, 'funds_exhausted');
+      return finish(node, p, 'failed', after, 'funds_exhausted');
     case 'liquidity':
-      return finish(p, 'failed', after, 'insufficient_liquidity');
+      return finish(node, p, 'failed', after, 'insufficient_liquidity');
+    case 'too_large':
+      return finish(node, p, 'failed', after, 'balance_too_large');
   }
   switch (result.error) {
     case 'exhausted':
-      return finish(p, 'failed', after, 'funds_exhausted');
+      return finish(node, p, 'failed', after, 'funds_exhausted');
     case 'ClosedByReceiver': {
       // Completed or expired by something else before this payment delivered its amount.
-      const { state } = await readReceiver(p.receiver);
-      return finish(p, 'failed', after, state === 'open' ? 'receiver_closed' : `receiver_${state}`);
+      const { state } = await readReceiver(node, p.receiver);
+      return finish(node, p, 'failed', after, state === 'open' ? 'receiver_closed' : `receiver_${state}`);
     }
     case 'InsufficientExchangeRate':
-      return finish(p, 'failed', after, 'rate_below_minimum');
+      return finish(node, p, 'failed', after, 'rate_below_minimum');
     case 'IdleTimeout':
-      return finish(p, 'failed', after, plugin.lastReject?.code === 'T04' ? 'insufficient_liquidity' : 'idle_timeout');
+      return finish(node, p, 'failed', after, plugin.lastReject?.code === 'T04' ? 'insufficient_liquidity' : 'idle_timeout');
     default:
-      return finish(p, 'failed', after, plugin.lastReject ? `rejected_${plugin.lastReject.code}` : 'send_failed');
+      return finish(node, p, 'failed', after, plugin.lastReject ? `rejected_${plugin.lastReject.code}` : 'send_failed');
   }
 }
 
@@ -194,7 +205,7 @@ function legs(
 
 const transferId = (p: PaymentRecord, packetId: string, phase: string) => `ilp-out:${p.id}:${packetId}:${phase}`;
 
-function hooksFor(p: PaymentRecord, peer: PeerRecord): SendingHooks {
+function hooksFor(node: Node, p: PaymentRecord, peer: PeerRecord): SendingHooks {
   const src = sourceAsset(p);
   return {
     async reserve(packet: PacketOut) {
@@ -210,15 +221,19 @@ function hooksFor(p: PaymentRecord, peer: PeerRecord): SendingHooks {
         expiresAt: packet.expiresAt.toISOString(),
         createdAt: new Date().toISOString(),
       };
-      const transfer = transferItems(transferId(p, packet.id, 'reserve'), legs(p, record, 'reserve'));
-      const failed = await commit([...transfer.items, store.putPacket(p.id, record)], [], 'ilp-reserve');
-      if (!failed.length) {
-        if (p.sourceAssetId !== peer.assetId) await noteLiquidityTaken(peer.assetId, BigInt(record.peerUnits));
+      const refusals = await commit(
+        node,
+        [...transferItems(node, transferId(p, packet.id, 'reserve'), legs(p, record, 'reserve')), store.putPacket(node, p.id, record)],
+        [],
+        'ilp-reserve',
+      );
+      if (!refusals.length) {
+        if (p.sourceAssetId !== peer.assetId) await noteLiquidityTaken(node, peer.assetId, BigInt(record.peerUnits));
         return undefined;
       }
-      const reasons = failed.map((i) => transfer.failures[i] ?? 'packet_exists');
-      if (reasons.includes(`insufficient:${account.payment(p.id)}`)) return 'exhausted';
-      if (reasons.includes(`insufficient:${account.liquidity(peer.assetId)}`)) return 'liquidity';
+      if (refusals.includes(insufficient(account.payment(p.id)))) return 'exhausted';
+      if (refusals.includes(insufficient(account.liquidity(peer.assetId)))) return 'liquidity';
+      if (refusals.includes(TOO_LARGE)) return 'too_large';
       throw new Error(`Payment ${p.id}: packet ${packet.id} was reserved before`);
     },
     async settle(packet: PacketOut, delivered: bigint | undefined) {
@@ -229,11 +244,12 @@ function hooksFor(p: PaymentRecord, peer: PeerRecord): SendingHooks {
         peerUnits: toLedger(packet.peerAmount, peer.assetScale).toString(),
       };
       const phase = delivered === undefined ? 'return' : 'post';
-      const transfer = transferItems(transferId(p, packet.id, phase), legs(p, k, phase));
-      const failed = await commit(
+      const refusals = await commit(
+        node,
         [
-          ...transfer.items,
+          ...transferItems(node, transferId(p, packet.id, phase), legs(p, k, phase)),
           store.settlePacket(
+            node,
             p.id,
             { id: packet.id, peerId: peer.id, expiresAt: packet.expiresAt.toISOString() },
             phase === 'return' ? 'rejected' : 'fulfilled',
@@ -243,24 +259,25 @@ function hooksFor(p: PaymentRecord, peer: PeerRecord): SendingHooks {
         [],
         'ilp-settle',
       );
-      if (failed.length) throw new Error(`Payment ${p.id}: packet ${packet.id} was settled before`);
+      if (refusals.includes(TOO_LARGE)) throw new Error(`Payment ${p.id}: settling packet ${packet.id} would take a balance past 38 digits`);
+      if (refusals.length) throw new Error(`Payment ${p.id}: packet ${packet.id} was settled before`);
     },
   };
 }
 
 // Packets an earlier attempt left pending: once they expired (waiting for that if need be; they
 // live at most seconds), booked as not paid, their money returned. Answers every packet of the payment.
-async function resolveLeftovers(p: PaymentRecord): Promise<store.PacketRecord[]> {
-  const packets = await store.listPackets(p.id);
+async function resolveLeftovers(node: Node, p: PaymentRecord): Promise<store.PacketRecord[]> {
+  const packets = await store.listPackets(node, p.id);
   const pending = packets.filter((k) => k.state === 'pending');
   if (!pending.length) return packets;
   const settledBy = Math.max(...pending.map((k) => Date.parse(k.expiresAt))) + HOLD_GRACE_MS;
   if (settledBy > Date.now()) await new Promise((r) => setTimeout(r, settledBy - Date.now()));
   const peers = new Map<string, PeerRecord | undefined>();
   for (const k of pending) {
-    if (!peers.has(k.peerId)) peers.set(k.peerId, await findPeer(k.peerId));
+    if (!peers.has(k.peerId)) peers.set(k.peerId, await findPeer(node, k.peerId));
     const peer = peers.get(k.peerId);
-    const transfer = transferItems(transferId(p, k.id, 'return'), legs(p, k, 'return'));
+
     const listed = {
       sourceAssetCode: p.debitAmount.assetCode,
       sourceAssetScale: p.debitAmount.assetScale,
@@ -268,14 +285,19 @@ async function resolveLeftovers(p: PaymentRecord): Promise<store.PacketRecord[]>
       peerAssetScale: peer?.assetScale ?? 0,
     };
     // Settled by its reply meanwhile (a late attempt's): that reply stands.
-    await commit([...transfer.items, store.settlePacket(p.id, k, 'unanswered', undefined, listed)], [], 'ilp-unanswered');
+    await commit(
+      node,
+      [...transferItems(node, transferId(p, k.id, 'return'), legs(p, k, 'return')), store.settlePacket(node, p.id, k, 'unanswered', undefined, listed)],
+      [],
+      'ilp-unanswered',
+    );
   }
   logger.warn('Packets got no answer before they expired: booked as not paid; reconcile them with the peer', {
     paymentId: p.id,
     peerId: pending[0].peerId,
     packets: pending.map((k) => k.id),
   });
-  return store.listPackets(p.id);
+  return store.listPackets(node, p.id);
 }
 
 function totalsOf(packets: store.PacketRecord[]) {
@@ -294,12 +316,14 @@ function totalsOf(packets: store.PacketRecord[]) {
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 
-const finish = (p: PaymentRecord, state: 'completed' | 'failed', totals: { sent: bigint }, reason?: string) =>
-  finishPayment(p, state, { sentAmount: amountOf(totals.sent, sourceAsset(p)), reason });
+const finish = (node: Node, p: PaymentRecord, state: 'completed' | 'failed', totals: { sent: bigint }, reason?: string) =>
+  finishPayment(node, p, state, { sentAmount: amountOf(totals.sent, sourceAsset(p)), reason });
 
 // The payment's last message failed: settle what an attempt left and fail it, unless another
 // attempt holds it (that one decides).
-export async function giveUpRemote(p: PaymentRecord, holder: string): Promise<void> {
-  if (!(await store.takeLease(p.id, holder, Date.now() + LEASE_MS))) return;
-  await finish(p, 'failed', totalsOf(await resolveLeftovers(p)), 'delivery_failed');
+async function giveUpRemote(node: Node, p: PaymentRecord, holder: string): Promise<void> {
+  if (!(await store.takeLease(node, p.id, holder, Date.now() + LEASE_MS))) return;
+  await finish(node, p, 'failed', totalsOf(await resolveLeftovers(node, p)), 'delivery_failed');
 }
+
+export const interledger: PaymentMethod = { send: sendRemote, giveUp: giveUpRemote };

@@ -1,0 +1,82 @@
+import { toLedger } from '../amounts';
+import { noteLiquidityTaken } from '../assets';
+import { event } from '../events';
+import { account, insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferItems } from '../ledger';
+import { countPayment } from '../metrics';
+import type { Node } from '../node';
+import { creditIntent, findIntent } from '../payment-intents';
+import type { IntentRecord } from '../payment-intents/schemas';
+import { finishPayment, paymentView } from '.';
+import type { PaymentMethod, SendOutcome } from './method';
+import type { PaymentRecord } from './schemas';
+import * as store from './store';
+
+// The local payment method: to a payment intent of this node. One DynamoDB transaction moves the
+// money (through both assets' liquidity accounts when the currencies differ), credits the intent
+// (payment-intents creditIntent), completes the payment and records the events. The transfer id
+// `deliver:<payment>` and the state conditions make a second delivery of the same message a no-op.
+// Permanent failures (intent closed, not enough destination liquidity) fail the payment and leave
+// its funds in its account to withdraw; anything else is thrown, so the message is retried.
+const ATTEMPTS = 5;
+
+function legsFor(p: PaymentRecord, intentId: string, destinationAssetId: string, debit: bigint, receive: bigint): Leg[] {
+  if (p.sourceAssetId === destinationAssetId) return [{ debit: account.payment(p.id), credit: account.intent(intentId), amount: receive }];
+  return [
+    { debit: account.payment(p.id), credit: account.liquidity(p.sourceAssetId), amount: debit },
+    { debit: account.liquidity(destinationAssetId), credit: account.intent(intentId), amount: receive },
+  ];
+}
+
+const fail = (node: Node, p: PaymentRecord, reason: string) => finishPayment(node, p, 'failed', { reason });
+
+// `intent`: the payment's intent, when the worker read it with the payment (the queue message
+// names it, so that both are read at once).
+export async function sendLocal(node: Node, p: PaymentRecord, intent: IntentRecord | undefined): Promise<SendOutcome> {
+  const intentId = p.intentId!;
+  const destinationAssetId = p.destinationAssetId!;
+  const debit = toLedger(BigInt(p.debitAmount.value), p.debitAmount.assetScale);
+  const receiveValue = BigInt(p.receiveAmount.value);
+  const receive = toLedger(receiveValue, p.receiveAmount.assetScale);
+  const now = new Date().toISOString();
+  const completed = { ...p, state: 'completed' as const, sentAmount: p.debitAmount };
+  // The credit is conditional on the intent as read, so racing payments decide one after the
+  // other; one that would overpay it fails instead (two quotes can each cover what remains).
+  const result = await creditIntent(node, intent ?? (await findIntent(node, intentId)), {
+    amount: receiveValue,
+    writes: () => [
+      ...transferItems(node, `deliver:${p.id}`, legsFor(p, intentId, destinationAssetId, debit, receive)),
+      ...store.transition(node, p, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
+    ],
+    outgoing: [event(store.partition(p.id), 'payment.completed', paymentView(completed))],
+    attempts: ATTEMPTS,
+    name: 'payment-worker',
+  });
+  switch (result.kind) {
+    case 'credited':
+      countPayment('completed');
+      if (p.sourceAssetId !== destinationAssetId) await noteLiquidityTaken(node, destinationAssetId, receive);
+      return 'completed';
+    case 'not_found':
+      return fail(node, p, 'payment_intent_not_found');
+    case 'closed':
+      return fail(node, p, `payment_intent_${result.state}`);
+    case 'exceeds':
+      return fail(node, p, 'amount_exceeds_remaining');
+    case 'refused': {
+      const r = result.refusals;
+      if (r.includes(TRANSFER_EXISTS) || r.includes(store.PAYMENT_MOVED)) return 'skipped'; // a duplicate got there first
+      if (r.includes(insufficient(account.liquidity(destinationAssetId)))) return fail(node, p, 'insufficient_liquidity');
+      if (r.includes(TOO_LARGE)) return fail(node, p, 'balance_too_large');
+      throw new Error(`Payment ${p.id}: its account holds less than its debit amount`);
+    }
+    default:
+      throw new Error(`Payment ${p.id}: the payment intent kept changing; retrying later`);
+  }
+}
+
+export const local: PaymentMethod = {
+  send: (node, p) => sendLocal(node, p, undefined),
+  giveUp: async (node, p) => {
+    await fail(node, p, 'delivery_failed');
+  },
+};

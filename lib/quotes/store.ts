@@ -1,0 +1,30 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db';
+import type { Node } from '../node';
+import type { Write } from '../tx';
+import type { QuoteRecord } from './schemas';
+
+// A quote is one item under its id. It pays for one payment: taking it records the payment's id.
+const quoteKey = (id: string) => ({ pk: `QUOTE#${id}`, sk: 'QUOTE' });
+
+export const putQuote = (node: Node, r: QuoteRecord): Write => ({ Put: { TableName: node.tables.main, Item: { ...quoteKey(r.id), ...r } } });
+
+export async function findQuote(node: Node, id: string): Promise<QuoteRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: quoteKey(id), ConsistentRead: true }));
+  if (!Item) return undefined;
+  const { pk, sk, ...record } = Item;
+  return record as QuoteRecord;
+}
+
+// Takes the quote for a payment: only once, and only before it expires ('quote_taken' otherwise).
+export const QUOTE_TAKEN = 'quote_taken';
+export const takeQuote = (node: Node, quoteId: string, paymentId: string, now: string): Write => ({
+  refusal: QUOTE_TAKEN,
+  Update: {
+    TableName: node.tables.main,
+    Key: quoteKey(quoteId),
+    UpdateExpression: 'SET paymentId = :id',
+    ConditionExpression: 'attribute_not_exists(paymentId) AND expiresAt > :now',
+    ExpressionAttributeValues: { ':id': paymentId, ':now': now },
+  },
+});

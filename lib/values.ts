@@ -1,0 +1,48 @@
+import * as z from 'zod';
+
+// The values every domain's schemas share: asset codes, amounts, text people read, the FSP's
+// metadata. (Request shapes, such as page queries, are lib/http's.)
+export const assetCode = z.string().regex(/^[A-Z0-9]{3,12}$/, 'must be 3 to 12 upper-case letters or digits');
+
+// An amount's value: a non-negative integer in the asset's smallest unit, as a string.
+export const amountValue = z.string().regex(/^(0|[1-9]\d{0,37})$/, 'must be a non-negative integer string');
+
+// Text that people read (names, key ids): no control characters, no bidirectional overrides or
+// isolates (which can make a name read as another), and at least one visible character.
+export const printable = (schema: z.ZodString) =>
+  schema
+    .regex(/^[^\p{Cc}\u202A-\u202E\u2066-\u2069]*$/u, 'must be printable text: no control or bidirectional override characters')
+    .regex(/[^\s\p{Cf}]/u, 'must contain a visible character');
+
+// Free-form data the FSP attaches to payment intents and payments: a JSON object of at most
+// 4096 bytes (UTF-8) and 64 levels, checked without recursion, so that no nesting can exhaust
+// the stack. "__proto__" is refused as a key: JavaScript objects would drop it silently.
+export const METADATA_MAX_BYTES = 4096;
+export const METADATA_MAX_DEPTH = 64;
+
+function metadataProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined; // the record's own error
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length) {
+    const [node, depth] = pending.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > METADATA_MAX_DEPTH) return `must nest at most ${METADATA_MAX_DEPTH} levels deep`;
+    for (const [key, child] of Object.entries(node)) {
+      if (key === '__proto__') return 'must not use "__proto__" as a key';
+      pending.push([child, depth + 1]);
+    }
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(value));
+  return bytes > METADATA_MAX_BYTES ? `must be at most ${METADATA_MAX_BYTES} bytes of JSON (UTF-8), not ${bytes}` : undefined;
+}
+
+export const metadata = z
+  .preprocess(
+    (value, ctx) => {
+      const problem = metadataProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+      return value;
+    },
+    z.record(z.string(), z.unknown()),
+  )
+  .optional();

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { conditionFor, insufficient, MAX_BALANCE, netChanges, TOO_LARGE } from '../../lib/ledger/rules';
+import { afterCredit, isOpen, stateOf, storedAs } from '../../lib/payment-intents/credit';
+import { type IntentRecord, intentStates } from '../../lib/payment-intents/schemas';
+import { actionsFrom, mayWithdraw, TRANSITIONS } from '../../lib/payments/states';
+import { bestRoute, tokenChanges } from '../../lib/peers/rules';
+
+// The domain rules that are pure: what the stores write as conditions, and what the services
+// decide, tested without the emulator.
+
+describe('the payment state machine', () => {
+  it('funds or cancels from funding, completes or fails from sending, and ends there', () => {
+    expect(actionsFrom('funding').sort()).toEqual(['cancel', 'fund']);
+    expect(actionsFrom('sending').sort()).toEqual(['complete', 'fail']);
+    for (const end of ['completed', 'failed', 'cancelled'] as const) expect(actionsFrom(end)).toEqual([]);
+    expect(TRANSITIONS.fund).toEqual({ from: 'funding', to: 'sending' });
+  });
+
+  it('lets an account be withdrawn only once nothing is left to send from it', () => {
+    expect(mayWithdraw('funding')).toBe(false);
+    expect(mayWithdraw('sending')).toBe(false);
+    expect(['completed', 'failed', 'cancelled'].every((s) => mayWithdraw(s as never))).toBe(true);
+  });
+});
+
+describe('the payment intent state machine', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const intent = (over: Partial<IntentRecord> = {}): IntentRecord =>
+    ({ state: 'pending', received: '0', incomingValue: '300', expiresAt: '2026-01-02T00:00:00Z', ...over }) as IntentRecord;
+
+  it('is open while pending or processing and before its expiry; past it, it reads as expired', () => {
+    expect(isOpen(intent(), now)).toBe(true);
+    expect(isOpen(intent({ state: 'processing' }), now)).toBe(true);
+    expect(isOpen(intent({ state: 'completed' }), now)).toBe(false);
+    expect(isOpen(intent({ expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe(false);
+    expect(stateOf(intent({ state: 'processing', expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe('expired');
+    expect(stateOf(intent({ state: 'completed', expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe('completed');
+  });
+
+  it('finds by stored state and expiry exactly the intents that read as a state, for lists by state', () => {
+    // Every record that can be stored: an expired one only past its expiry (the expirer records no other).
+    const records = intentStates.flatMap((state) =>
+      ['2025-12-31T00:00:00Z', '2026-01-02T00:00:00Z']
+        .map((expiresAt) => intent({ state, expiresAt }))
+        .filter((r) => r.state !== 'expired' || Date.parse(r.expiresAt) <= now),
+    );
+    for (const state of intentStates) {
+      const { states, pastExpiry } = storedAs(state);
+      const found = records.filter((r) => states.includes(r.state) && (pastExpiry === undefined || pastExpiry === Date.parse(r.expiresAt) <= now));
+      expect(found, state).toEqual(records.filter((r) => stateOf(r, now) === state));
+    }
+  });
+
+  it('moves to processing with a credit, and completes at its incoming amount', () => {
+    expect(afterCredit(intent(), 100n, 'T')).toMatchObject({ state: 'processing', received: '100' });
+    expect(afterCredit(intent({ received: '100' }), 200n, 'T')).toMatchObject({ state: 'completed', received: '300', completedAt: 'T' });
+    expect(afterCredit(intent({ incomingValue: null }), 10n ** 30n, 'T')).toMatchObject({ state: 'processing' });
+  });
+});
+
+describe('the ledger rules', () => {
+  it('nets legs per account and leaves out accounts that net to zero', () => {
+    const net = netChanges('t', [
+      { debit: 'payment:p', credit: 'liquidity:a', amount: 5n },
+      { debit: 'liquidity:a', credit: 'intent:i', amount: 5n },
+    ]);
+    expect([...net]).toEqual([
+      ['payment:p', -5n],
+      ['intent:i', 5n],
+    ]);
+  });
+
+  it('refuses a leg that moves nothing, and a change past 38 digits', () => {
+    expect(() => netChanges('t', [{ debit: 'a', credit: 'b', amount: 0n }])).toThrow(/positive/);
+    expect(() =>
+      netChanges('t', [
+        { debit: 'settlement:x#1', credit: 'liquidity:a', amount: MAX_BALANCE },
+        { debit: 'settlement:x#2', credit: 'liquidity:a', amount: 1n },
+      ]),
+    ).toThrow(/38 digits/);
+  });
+
+  it('asks a debit to be covered, except of a settlement account; every balance stays within 38 digits', () => {
+    expect(conditionFor('liquidity:a', -5n)).toEqual({ atLeast: 5n, refusal: insufficient('liquidity:a') });
+    expect(conditionFor('settlement:a#3', -5n)).toEqual({ atLeast: -MAX_BALANCE + 5n, refusal: TOO_LARGE });
+    expect(conditionFor('intent:i', 5n)).toEqual({ atMost: MAX_BALANCE - 5n, refusal: TOO_LARGE });
+  });
+});
+
+describe('peer routing', () => {
+  const peer = (staticIlpAddress: string, assetCode: string, createdAt: string) => ({ staticIlpAddress, assetCode, createdAt });
+  const a = peer('test.b', 'USD', '2026-01-02T00:00:00Z');
+  const b = peer('test.b.sub', 'USD', '2026-01-02T00:00:00Z');
+  const c = peer('test.b', 'EUR', '2026-01-01T00:00:00Z');
+
+  it('takes the longest prefix on segment boundaries, then the asset asked for, then the oldest', () => {
+    expect(bestRoute([a, b, c], 'test.b.sub.x', 'EUR')).toBe(b);
+    expect(bestRoute([a, c], 'test.b.x', 'USD')).toBe(a);
+    expect(bestRoute([a, c], 'test.b.x', 'GBP')).toBe(c);
+    expect(bestRoute([a, b, c], 'test.bb.x')).toBeUndefined();
+    expect(bestRoute([a], 'test.b')).toBe(a);
+  });
+});
+
+describe('peer tokens', () => {
+  it('claims the tokens an update adds and releases those it drops, leaving the kept ones alone', () => {
+    expect(tokenChanges(['a', 'b'], ['b', 'c'])).toEqual({ added: ['c'], dropped: ['a'] });
+    expect(tokenChanges(['a'], ['a'])).toEqual({ added: [], dropped: [] });
+  });
+});
