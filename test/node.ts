@@ -114,7 +114,17 @@ export async function startNodeProcess(settings: Record<string, string>): Promis
 
 // A node as a user runs it: `npm start` (or `npm run start:node-b`) as a process of its own.
 export const NPM_NODE_SECRET = 'start-test-secret-123456';
-const PORTS = ['ADMIN_PORT', 'OPEN_PAYMENTS_PORT', 'AUTH_SERVER_PORT', 'CONNECTOR_PORT', 'DYNAMODB_PORT', 'SQS_PORT', 'EVENTBRIDGE_PORT', 'FSP_PORT'] as const;
+const PORTS = [
+  'CONSOLE_PORT',
+  'ADMIN_PORT',
+  'OPEN_PAYMENTS_PORT',
+  'AUTH_SERVER_PORT',
+  'CONNECTOR_PORT',
+  'DYNAMODB_PORT',
+  'SQS_PORT',
+  'EVENTBRIDGE_PORT',
+  'FSP_PORT',
+] as const;
 export type Ports = Record<(typeof PORTS)[number], number>;
 export const freePorts = async () => Object.fromEntries(await Promise.all(PORTS.map(async (n) => [n, await freePort()]))) as Ports;
 
@@ -128,7 +138,7 @@ export async function startNpmNode(
   const ports = opts.ports ?? (await freePorts());
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'start-test-'));
   const env = {
-    ...process.env,
+    ...cleanEnv, // not the settings an in-process stack of the test file put in process.env
     ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
     ADMIN_API_SECRET: NPM_NODE_SECRET,
     LOCAL_DATA_DIR: dataDir,
@@ -190,6 +200,7 @@ export async function startNpmNode(
     kill,
     ...adminClient(adminUrl, NPM_NODE_SECRET),
     adminUrl,
+    console: `http://localhost:${ports.CONSOLE_PORT}`,
     wallets: `http://localhost:${ports.OPEN_PAYMENTS_PORT}`,
     connector: `http://localhost:${ports.CONNECTOR_PORT}/ilp`,
   };

@@ -6,14 +6,24 @@ export const LOCAL_ADMIN_API_SECRET = 'local-only-admin-secret-do-not-deploy';
 // The signing proxy of the API collection (bruno/): port 80, as the specification says, so that its
 // URLs are plain http://localhost/<path>.
 export const DEFAULT_PROXY_PORT = 80;
-export const DEFAULT_PORTS = { admin: 3001, openPayments: 3002, fsp: 3003, connector: 3004, authServer: 3006, dynamodb: 8000, sqs: 9324, eventbridge: 4010 };
+export const DEFAULT_PORTS = {
+  console: 3000,
+  admin: 3001,
+  openPayments: 3002,
+  fsp: 3003,
+  connector: 3004,
+  authServer: 3006,
+  dynamodb: 8000,
+  sqs: 9324,
+  eventbridge: 4010,
+};
 
 // The two nodes a laptop runs side by side (`npm start`, `npm run start:node-b`): each with its
 // own ports, emulators, data folder (under .local/) and ILP address.
 export const NODES = {
   a: { ports: DEFAULT_PORTS, ilpAddress: 'test.node-a', dataDir: '.local' },
   b: {
-    ports: { admin: 4001, openPayments: 4002, fsp: 4003, connector: 4004, authServer: 4006, dynamodb: 8001, sqs: 9325, eventbridge: 4011 },
+    ports: { console: 4000, admin: 4001, openPayments: 4002, fsp: 4003, connector: 4004, authServer: 4006, dynamodb: 8001, sqs: 9325, eventbridge: 4011 },
     ilpAddress: 'test.node-b',
     dataDir: '.local/node-b',
   },
@@ -25,6 +35,7 @@ export const envPort = (name: string, fallback: number) => Number(process.env[na
 
 // The setting that moves each local port.
 export const PORT_SETTINGS: Record<keyof typeof DEFAULT_PORTS, string> = {
+  console: 'CONSOLE_PORT',
   admin: 'ADMIN_PORT',
   openPayments: 'OPEN_PAYMENTS_PORT',
   fsp: 'FSP_PORT',
@@ -43,7 +54,7 @@ export const nodePorts = (defaults: typeof DEFAULT_PORTS) =>
 
 // The ports of a stack's REST APIs but the Admin API's, and of its emulators.
 export const stackPorts = (defaults: typeof DEFAULT_PORTS) => {
-  const { admin: _, fsp: __, ...ports } = nodePorts(defaults);
+  const { admin: _, fsp: __, console: ___, ...ports } = nodePorts(defaults);
   return ports;
 };
 
@@ -61,7 +72,7 @@ export function nodeFromArgs(args: string[]): NodeName {
 }
 export const LOCAL_WEBHOOK_SECRET = `whsec_${Buffer.from('local-only-webhook-secret-32-byte').toString('base64')}`;
 
-// Where a node keeps its data (tables, queues, stream checkpoints) and its secrets: LOCAL_DATA_DIR, or the
+// Where a node keeps its data (tables, queues, stream checkpoints, metrics) and its secrets: LOCAL_DATA_DIR, or the
 // node's folder under .local/ (git-ignored).
 export const dataDirOf = (root: string, node: NodeName) => resolve(root, process.env.LOCAL_DATA_DIR || NODES[node].dataDir);
 
@@ -75,4 +86,5 @@ export function wipeData(dataDir: string): void {
   rmSync(join(dataDir, 'dynamodb'), { recursive: true, force: true });
   rmSync(join(dataDir, 'sqs'), { recursive: true, force: true });
   rmSync(join(dataDir, 'stream-checkpoints.json'), { force: true });
+  rmSync(join(dataDir, 'metrics.json'), { force: true });
 }

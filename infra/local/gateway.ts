@@ -107,10 +107,22 @@ function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, 
 type GatewayResponseType = 'MISSING_AUTHENTICATION_TOKEN' | 'REQUEST_TOO_LARGE' | 'INTEGRATION_FAILURE';
 const problemBody = (type: GatewayResponseType) => gatewayResponses.problemBody(type) as { status: number } & Record<string, unknown>;
 
-export async function startGateway(opts: { port: number; routes: Route[]; runtime: LambdaRuntime; binary?: boolean }) {
+// `observe` hears each answer's status and how long the gateway took (API Gateway's Latency).
+export async function startGateway(opts: {
+  port: number;
+  routes: Route[];
+  runtime: LambdaRuntime;
+  binary?: boolean;
+  observe?: (status: number, ms: number) => void;
+}) {
   const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
 
   const server: Server = createServer(async (req, res) => {
+    const { observe } = opts;
+    if (observe) {
+      const began = performance.now();
+      res.once('finish', () => observe(res.statusCode, performance.now() - began));
+    }
     const send = (status: number, headers: Record<string, unknown>, body: string | Buffer) => {
       res.writeHead(status, headers as Record<string, string>);
       res.end(body);

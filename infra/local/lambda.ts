@@ -3,13 +3,16 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { countAwsCalls } from '../../lib/aws';
+import { collectingEmf, type MetricStore } from './metrics';
 import { type FunctionDef, ROOT } from './serverless-config';
 
 // Runs Lambda handlers in this process, as one warm container per function would: each module is
 // loaded once, on first use, and gets a Lambda-shaped context. It counts the AWS calls of every
 // invocation, per function (for the bench), and tells listeners which calls an invocation made
 // when it ends: the event source mappings then read at once what it wrote or sent, rather than at
-// their next poll.
+// their next poll. Given a metric store, it records what Lambda reports to CloudWatch (AWS/Lambda:
+// invocations, errors, duration; a stream mapping adds the iterator age), and takes the EMF lines
+// a function prints into the store instead of printing them (./metrics.ts). Nothing throttles here.
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const TIMEOUT_MS = 29_000;
 
@@ -18,10 +21,21 @@ export interface FunctionStats {
   calls: Record<string, number>; // "DynamoDB.GetItem" -> how many, over all invocations
 }
 
-export function lambdaRuntime() {
+export function lambdaRuntime(opts: { metrics?: MetricStore } = {}) {
+  const { metrics } = opts;
+  const metricKeys = new Map<string, Record<'invocations' | 'errors' | 'duration' | 'iteratorAge', string>>();
+  const keysOf = (name: string) => {
+    let keys = metricKeys.get(name);
+    if (!keys) {
+      const key = (metric: string) => metrics!.key('AWS/Lambda', metric, { FunctionName: name });
+      keys = { invocations: key('Invocations'), errors: key('Errors'), duration: key('Duration'), iteratorAge: key('IteratorAge') };
+      metricKeys.set(name, keys);
+    }
+    return keys;
+  };
   const loaded = new Map<string, Promise<Handler>>();
   const stats = new Map<string, FunctionStats>();
-  const listeners = new Set<(calls: ReadonlyMap<string, number>) => void>();
+  const listeners = new Set<(calls: ReadonlyMap<string, number>, startedAt: number) => void>();
 
   function load(fn: FunctionDef): Promise<Handler> {
     let handler = loaded.get(fn.name);
@@ -56,23 +70,38 @@ export function lambdaRuntime() {
       succeed: () => undefined,
     } as Context;
     const calls = new Map<string, number>();
+    const began = performance.now();
+    const startedAt = Date.now();
+    const run = () => countAwsCalls(calls, () => handler(event, context));
+    let failed = true;
     try {
-      return await countAwsCalls(calls, () => handler(event, context));
+      const result = await (metrics ? collectingEmf(metrics, run) : run());
+      failed = false;
+      return result;
     } finally {
+      if (metrics) {
+        const keys = keysOf(fn.name);
+        metrics.record(keys.invocations, 1, startedAt);
+        metrics.record(keys.errors, failed ? 1 : 0, startedAt);
+        metrics.record(keys.duration, performance.now() - began, startedAt);
+      }
       const s = stats.get(fn.name) ?? { invocations: 0, calls: {} };
       s.invocations++;
       for (const [name, n] of calls) s.calls[name] = (s.calls[name] ?? 0) + n;
       stats.set(fn.name, s);
-      for (const listener of listeners) listener(calls);
+      for (const listener of listeners) listener(calls, startedAt);
     }
   }
 
   return {
     invoke,
     load,
+    // How far behind its stream a function's mapping was when it handed it a batch (ms).
+    iteratorAge: (name: string, ms: number) => metrics?.record(keysOf(name).iteratorAge, ms),
     stats: () => structuredClone(Object.fromEntries(stats)),
     resetStats: () => stats.clear(),
-    onInvoked(listener: (calls: ReadonlyMap<string, number>) => void) {
+    // At the end of every invocation: the AWS calls it made, and when it started (epoch ms).
+    onInvoked(listener: (calls: ReadonlyMap<string, number>, startedAt: number) => void) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },

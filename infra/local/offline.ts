@@ -28,6 +28,8 @@ const lambdaPort = envPort('LAMBDA_PORT', config.custom['serverless-offline'].la
 const dataDir = mkdtempSync(join(tmpdir(), 'payment-service-offline-'));
 const stack = await startStack({
   envFile: join(dataDir, STACK_ENV_FILE),
+  // No console here, and serverless-offline's functions would print their metrics: none collected.
+  metrics: false,
   ports: {
     // The stack's own Admin gateway, which serverless-offline replaces here: any free port, unused.
     admin: 0,

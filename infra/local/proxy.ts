@@ -4,7 +4,7 @@
 // no client needs signing code. Answers, problem+json errors included, pass through untouched.
 
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, request, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
 import { DomainError, type ErrorKind } from '../../lib/errors';
@@ -37,7 +37,7 @@ export interface ProxyOptions {
   port: number;
   secret: string;
   nodeA: string; // Node A's Admin API base URL
-  nodeB: () => string; // Node B's, looked up per request: it may start, stop or move meanwhile
+  nodeB?: () => string; // Node B's, looked up per request: it may start, stop or move meanwhile
   log?: (line: string) => void;
 }
 
@@ -54,13 +54,13 @@ function forwardable(raw: string[], drop: string[]): string[] {
   return raw.flatMap((v, i) => (i % 2 === 0 && !out.has(v.toLowerCase()) ? [v, raw[i + 1]] : []));
 }
 
-function sendProblem(res: ServerResponse, kind: ErrorKind, code: string, detail: string) {
+export function sendProblem(res: ServerResponse, kind: ErrorKind, code: string, detail: string) {
   const r = problemResponse(new DomainError(kind, code, detail));
   res.writeHead(r.statusCode, r.headers as Record<string, string>);
   res.end(r.body);
 }
 
-const fromLoopback = (req: IncomingMessage) => {
+export const fromLoopback = (req: IncomingMessage) => {
   const origin = req.headers.origin;
   if (!LOOPBACK.test(req.headers.host ?? '')) return false;
   if (origin === undefined) return true;
@@ -71,16 +71,10 @@ const fromLoopback = (req: IncomingMessage) => {
   }
 };
 
-export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
+// The proxy's requests, signed and forwarded; also the console's (./console.ts), without Node B.
+export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListener {
   const log = opts.log ?? (() => undefined);
   const signer = adminSigner(opts.secret);
-  // A failure of the proxy itself (a client gone mid-body, a bad Node B URL) is a 502 of its own.
-  const server = createServer((req, res) => {
-    forward(req, res).catch((e: Error) => {
-      if (res.headersSent) return void res.destroy();
-      sendProblem(res, 'upstream', 'proxy_failed', `The signing proxy could not forward the request: ${e.message}`);
-    });
-  });
   async function forward(req: IncomingMessage, res: ServerResponse) {
     const target = req.url ?? '/';
     if (!fromLoopback(req)) {
@@ -90,9 +84,9 @@ export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
     if (!target.startsWith('/')) {
       return sendProblem(res, 'invalid', 'invalid_request', `Send requests to http://localhost/<path>, not ${target}`);
     }
-    const toB = target === NODE_B_PREFIX || target.startsWith(`${NODE_B_PREFIX}/`) || target.startsWith(`${NODE_B_PREFIX}?`);
+    const toB = !!opts.nodeB && (target === NODE_B_PREFIX || target.startsWith(`${NODE_B_PREFIX}/`) || target.startsWith(`${NODE_B_PREFIX}?`));
     const node = toB ? 'Node B' : 'Node A';
-    const base = new URL(toB ? opts.nodeB() : opts.nodeA);
+    const base = new URL(toB ? opts.nodeB!() : opts.nodeA);
     const rest = toB ? target.slice(NODE_B_PREFIX.length) : target;
     const path = base.pathname.replace(/\/$/, '') + (rest.startsWith('/') ? rest : `/${rest}`);
 
@@ -133,7 +127,17 @@ export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
     });
     upstream.end(body);
   }
-  const { port, stop } = await listen(server, opts.port);
+  // A failure of the proxy itself (a client gone mid-body, a bad Node B URL) is a 502 of its own.
+  return (req, res) => {
+    forward(req, res).catch((e: Error) => {
+      if (res.headersSent) return void res.destroy();
+      sendProblem(res, 'upstream', 'proxy_failed', `The signing proxy could not forward the request: ${e.message}`);
+    });
+  };
+}
+
+export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
+  const { port, stop } = await listen(createServer(signingHandler(opts)), opts.port);
   return { url: port === 80 ? 'http://localhost' : `http://localhost:${port}`, port, stop };
 }
 

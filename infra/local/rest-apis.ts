@@ -16,7 +16,8 @@ export interface RestApi {
 }
 
 // serverless.yml's function `authServer` is the CloudFormation resource AuthServerLambdaFunction.
-const logicalIdOf = (fn: FunctionDef) => `${fn.name[0].toUpperCase()}${fn.name.slice(1).replace(/-/g, 'Dash').replace(/_/g, 'Underscore')}LambdaFunction`;
+export const logicalIdOf = (fn: FunctionDef) =>
+  `${fn.name[0].toUpperCase()}${fn.name.slice(1).replace(/-/g, 'Dash').replace(/_/g, 'Underscore')}LambdaFunction`;
 
 export function restApis(service: ServiceDef): Map<string, RestApi> {
   const resources = service.resources;

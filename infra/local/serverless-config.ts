@@ -14,10 +14,14 @@ export interface FunctionDef {
   name: string;
   handler: string; // "functions/admin/assets/create.handler"
   events: Array<Record<string, any>>;
+  destinations?: { onFailure?: { arn?: unknown } };
 }
 
 export interface ServiceDef {
   service: string;
+  stage: string;
+  apiName: string; // the name of the serverless-managed REST API (the Admin API)
+  custom: Record<string, any>;
   environment: Record<string, unknown>;
   functions: FunctionDef[];
   resources: Record<string, { Type: string; Properties?: Record<string, any> }>;
@@ -75,11 +79,15 @@ export function loadService(stage = 'local'): ServiceDef {
   const doc = resolve(raw, { stage, service: raw.service, params: raw.params ?? {} }) as any;
   return {
     service: doc.service,
+    stage,
+    apiName: doc.provider.apiName,
+    custom: doc.custom ?? {},
     environment: doc.provider.environment ?? {},
     functions: Object.entries(doc.functions as Record<string, any>).map(([name, f]) => ({
       name,
       handler: f.handler,
       events: f.events ?? [],
+      destinations: f.destinations,
     })),
     resources: doc.resources.Resources,
   };

@@ -248,6 +248,12 @@ export async function startSqsServer(port: number, dataDir?: string) {
         ApproximateNumberOfMessagesDelayed: String(q.messages.filter((m) => m.visibleAt > now && !m.receipt).length),
       };
       const names = AttributeNames as string[];
+      // Not an attribute on AWS but CloudWatch's metric, asked for by name: the local run's metrics
+      // sample it. The age, in seconds, of the oldest message that is not waiting out its delay.
+      if (names.includes('ApproximateAgeOfOldestMessage')) {
+        const oldest = q.messages.reduce((t, m) => (m.visibleAt <= now || m.receipt ? Math.min(t, m.sentAt) : t), now);
+        all.ApproximateAgeOfOldestMessage = String(Math.floor((now - oldest) / 1000));
+      }
       return { Attributes: names.includes('All') ? all : Object.fromEntries(names.filter((n) => n in all).map((n) => [n, all[n]])) };
     },
     SendMessage: ({ QueueUrl, MessageBody, DelaySeconds }) => {

@@ -4,17 +4,19 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { apiObserver, type LocalCloudWatch, localCloudWatch, localDimensions, queueSampler } from './cloudwatch';
 import { LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
 import { type Emulator, freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs } from './emulators';
 import { startEventBridge } from './eventbridge';
 import { startGateway } from './gateway';
 import { type LambdaRuntime, lambdaRuntime } from './lambda';
+import { startCollector } from './metrics';
 import { provision, type Refs, resolveIntrinsics } from './provision';
 import { restApis } from './rest-apis';
 import { scheduledEvent, startSchedules } from './schedules';
 import { eventRoutes, loadService } from './serverless-config';
 import { startSqsPollers } from './sqs-poller';
-import { type Checkpoints, startStreamPollers } from './stream-poller';
+import { type Checkpoints, startStreamPollers, streamMappings, unreadWrites } from './stream-poller';
 
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
 // functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
@@ -40,6 +42,10 @@ export interface StackOptions {
   // Write `env` here (mode 0600: it holds the secrets) while the stack runs, for `serverless
   // offline` (infra/serverless/offline.cjs, which reads <data folder>/stack-env.json).
   envFile?: string;
+  // Collect the metrics CloudWatch would have, and the functions' own (./metrics.ts), kept in the
+  // data folder; default: LOCAL_METRICS, on unless it is `false`. Off, the functions' metrics are
+  // off too (unless POWERTOOLS_METRICS_DISABLED says otherwise, when they are printed).
+  metrics?: boolean;
 }
 
 export interface Stack {
@@ -64,6 +70,9 @@ export interface Stack {
   // AWS calls per function so far, and when an event was put on the bus (the bench reads them).
   stats(): ReturnType<LambdaRuntime['stats']>;
   publishedAt(eventId: string): number | undefined; // epoch ms, fractional
+  // The template's dashboard and alarms on the collected metrics, and a sample of the queues taken
+  // at once (they are sampled every 15 s); undefined when collection is off.
+  metrics?: LocalCloudWatch & { sample(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -105,7 +114,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     delete process.env.AWS_PROFILE;
     delete process.env.AWS_SESSION_TOKEN;
 
-    const runtime = lambdaRuntime();
+    const collect = opts.metrics ?? process.env.LOCAL_METRICS !== 'false';
+    const collector = collect ? startCollector({ dataDir: opts.dataDir }) : undefined;
+    if (collector) stops.push(collector.stop);
+    const runtime = lambdaRuntime({ metrics: collector?.store });
     const ports: Partial<Record<Port, number>> = {};
     for (const name of ['admin', 'openPayments', 'authServer', 'connector'] as const) ports[name] = await portOr(opts.ports?.[name]);
     const openPaymentsUrl = `http://localhost:${ports.openPayments}`;
@@ -121,8 +133,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       SECRETS_PREFIX: '',
       // Nodes on this machine talk to each other (and clients publish their keys) on localhost.
       ALLOW_PRIVATE_FETCH: process.env.ALLOW_PRIVATE_FETCH || 'true',
-      // Metrics are CloudWatch's (EMF log lines): here they would only crowd the log.
-      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+      // The functions' metrics (EMF lines) go to the collector as on Lambda to CloudWatch; without
+      // it, they would only crowd the log.
+      POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED || String(!collect),
       STREAM_SECRET: process.env.STREAM_SECRET || made(),
       OPEN_PAYMENTS_CLIENT_SECRET: process.env.OPEN_PAYMENTS_CLIENT_SECRET || made(),
       ...opts.settings,
@@ -139,7 +152,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET'] as const) env[name] = settings[name];
     Object.assign(process.env, env);
 
-    const admin = await startGateway({ port: ports.admin!, routes: eventRoutes(service.functions), runtime });
+    const names = localDimensions(service, refs);
+    const observe = (apiName: string) => collector && apiObserver(collector.store, names.api(apiName));
+    const admin = await startGateway({ port: ports.admin!, routes: eventRoutes(service.functions), runtime, observe: observe(service.apiName) });
     stops.push(admin.stop);
     const apis: Stack['apis'] = {};
     for (const [api, { routes, binary }] of restApis(service)) {
@@ -148,7 +163,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       let stop: (() => Promise<void>) | undefined;
       apis[port] = {
         start: async () => {
-          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary })).stop;
+          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary, observe: observe(service.resources[api].Properties!.Name) })).stop;
         },
         stop: async () => {
           await stop?.();
@@ -161,10 +176,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(startSqsPollers(service.functions, refs, sqs, runtime));
     const streamsClient = new DynamoDBStreamsClient({ ...aws, endpoint: endpoints.dynamodb });
     const checkpoints = keptCheckpoints(opts.dataDir);
+    const unread = unreadWrites(runtime);
+    for (const m of streamMappings(service.functions, refs)) unread.watch(m.fn.name);
     let stopStreams: (() => Promise<void>) | undefined;
     const streams = {
       start: () => {
-        stopStreams ??= startStreamPollers(service.functions, refs, { streams: streamsClient, sqs }, runtime, checkpoints);
+        stopStreams ??= startStreamPollers(service.functions, refs, { streams: streamsClient, sqs }, runtime, checkpoints, unread);
       },
       stop: async () => {
         await stopStreams?.();
@@ -181,6 +198,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       const stopSchedules = startSchedules(service.functions, runtime);
       stops.push(async () => stopSchedules());
     }
+    const sample = collector?.sample(queueSampler(service, refs, sqs, collector.store));
     const byName = new Map(service.functions.map((f) => [f.name, f]));
     const { envFile } = opts;
     if (envFile) {
@@ -208,6 +226,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       apis,
       stats: runtime.stats,
       publishedAt: events.putAt,
+      metrics: collector && { ...localCloudWatch(service, refs, collector.store), sample: sample! },
       stop: async () => {
         for (const stop of stops.reverse()) await stop();
         for (const e of owned) await e.stop();

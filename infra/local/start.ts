@@ -2,6 +2,7 @@ import './quiet';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { startConsole } from './console';
 import { dataDirOf, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, nodePorts, PORT_SETTINGS, STACK_ENV_FILE, wipeData } from './defaults';
 import { startFsp } from './fsp';
 import { StartError } from './listen';
@@ -33,7 +34,7 @@ mkdirSync(dataDir, { recursive: true });
 writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
 for (const [name, value] of Object.entries(kept)) process.env[name] ||= value;
 const allPorts = nodePorts(DEFAULT_PORTS);
-const { fsp: fspPort, ...ports } = allPorts;
+const { fsp: fspPort, console: consolePort, ...ports } = allPorts;
 const adminPort = ports.admin;
 
 // A port that cannot be had ends the start with one line that names its setting, not a stack
@@ -81,6 +82,18 @@ const stack = await startStack({
 }).catch(startFailed);
 
 // Node A runs the signing proxy of the API collection; Node B tells it where its Admin API is.
+// The console, whose port the user may have to change: what started before it stops first.
+const backOffice = await startConsole({
+  port: consolePort,
+  node: nodeName.toUpperCase(),
+  adminUrl: stack.adminUrl,
+  secret: adminSecret,
+  metrics: stack.metrics,
+}).catch(async (e) => {
+  await stack.stop();
+  await fsp?.stop();
+  return startFailed(e);
+});
 const proxy =
   nodeName === 'a' ? await startLocalProxy({ adminUrl: stack.adminUrl, secret: adminSecret, log: console.log }) : announceNodeB(dataDir, stack.adminUrl);
 
@@ -92,6 +105,7 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping`);
+  await backOffice.stop();
   await proxy.stop();
   await stack.stop();
   await fsp?.stop();
@@ -103,6 +117,7 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`
 Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
+  Console                       ${backOffice.url}   (dashboard and alarms${stack.metrics ? '' : '; metrics off: LOCAL_METRICS=false'})
   Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
   Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
   Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})

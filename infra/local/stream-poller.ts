@@ -25,6 +25,8 @@ import type { FunctionDef } from './serverless-config';
 // on-failure record (the shard and its range of sequence numbers), and the shard goes on.
 // Reading resumes where it stopped (the checkpoints outlive a stop), and a read follows every
 // invocation that wrote to DynamoDB, so a committed outbox item is sent within milliseconds.
+// Its iterator age goes to the runtime's metrics: from the writes it has not read yet (./unread),
+// as DynamoDB Local dates stream records to the minute only.
 const IDLE_POLL_MS = 100;
 const READ_LIMIT = 1000;
 const WRITES = /^DynamoDB\.(TransactWriteItems|PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/;
@@ -146,7 +148,38 @@ function failureRecord(mapping: Mapping, shardId: string, batch: LambdaRecord[],
   };
 }
 
-export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClient, sqs: SQSClient, runtime: LambdaRuntime, checkpoints: Checkpoints) {
+// The invocations that wrote to DynamoDB which a stream mapping may not have read yet: kept by the
+// stack, so that they outlive a stop of the mappings (an outage's writes wait all the same). A
+// read that started after a write ended and took all there was has read it; the mapping's
+// iterator age is then how long ago the oldest write left began (its record is no older).
+export type UnreadWrites = ReturnType<typeof unreadWrites>;
+
+export function unreadWrites(runtime: LambdaRuntime) {
+  const byMapping = new Map<string, Array<{ start: number; end: number }>>();
+  const of = (name: string) => byMapping.get(name) ?? byMapping.set(name, []).get(name)!;
+  runtime.onInvoked((calls, startedAt) => {
+    if (![...calls.keys()].some((name) => WRITES.test(name))) return;
+    for (const writes of byMapping.values()) writes.push({ start: startedAt, end: Date.now() });
+  });
+  return {
+    watch: (name: string) => void of(name),
+    caughtUp: (name: string, readStart: number) =>
+      byMapping.set(
+        name,
+        of(name).filter((w) => w.end >= readStart),
+      ),
+    oldest: (name: string) => of(name).reduce<number | undefined>((t, w) => Math.min(t ?? w.start, w.start), undefined),
+  };
+}
+
+export function startStreamPoller(
+  mapping: Mapping,
+  client: DynamoDBStreamsClient,
+  sqs: SQSClient,
+  runtime: LambdaRuntime,
+  checkpoints: Checkpoints,
+  unread: UnreadWrites,
+) {
   let running = true;
   let generation = 0; // bumped by every invocation that wrote
   let wake: (() => void) | undefined;
@@ -218,6 +251,9 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
       const state = retrying.get(shardId);
       const resumed = state?.from === wanted[i].dynamodb.SequenceNumber ? state : undefined;
       const batch = wanted.slice(i, i + (resumed?.limit ?? mapping.batchSize));
+      // A backlog from before this process started is dated by its records, to the minute.
+      const oldest = unread.oldest(mapping.fn.name) ?? batch[0].dynamodb.ApproximateCreationDateTime! * 1000;
+      runtime.iteratorAge(mapping.fn.name, Date.now() - oldest);
       const expired = expiredHead(
         batch.map((r) => r.dynamodb.ApproximateCreationDateTime ?? Date.now() / 1000),
         mapping.maxAgeSecs,
@@ -289,11 +325,13 @@ export function startStreamPoller(mapping: Mapping, client: DynamoDBStreamsClien
     let failures = 0;
     while (running) {
       const seen = generation;
+      const readStart = Date.now();
       let more = false;
       try {
         if (!shards.length) await describe();
         for (const shard of readable()) more = (await readShard(shard)) || more;
         failures = 0;
+        if (!more) unread.caughtUp(mapping.fn.name, readStart);
       } catch (err) {
         if (!running) return;
         // DynamoDB Local sometimes answers a new stream's first read (from TRIM_HORIZON, nothing read
@@ -322,8 +360,9 @@ export function startStreamPollers(
   clients: { streams: DynamoDBStreamsClient; sqs: SQSClient },
   runtime: LambdaRuntime,
   checkpoints: Checkpoints,
+  unread: UnreadWrites,
 ) {
-  const stops = streamMappings(functions, refs).map((m) => startStreamPoller(m, clients.streams, clients.sqs, runtime, checkpoints));
+  const stops = streamMappings(functions, refs).map((m) => startStreamPoller(m, clients.streams, clients.sqs, runtime, checkpoints, unread));
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
   };

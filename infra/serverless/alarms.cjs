@@ -12,38 +12,40 @@
 // - each function fed by a DynamoDB stream (the outbox relay): its iterator age over
 //   custom.alarms.iteratorAgeSecs (the relay is stalled or behind, and every event waits);
 // - each table: any read or write throttled.
-// Every alarm notifies AlarmTopic (infra/resources.yml), or the topic custom.alarms.topicArn names. The dashboard adds the service's own
-// metrics (lib/metrics.ts: Powertools EMF in POWERTOOLS_METRICS_NAMESPACE) to the AWS ones.
-const PERIOD = 300;
+// Every alarm notifies AlarmTopic (infra/resources.yml), or the topic custom.alarms.topicArn names. The dashboard is
+// ./dashboard.cjs's, which the local console draws too; the local run evaluates these alarms (infra/local/alarms.ts).
+const { PERIOD, WIDGETS, watched, expand } = require('./dashboard.cjs');
 
 class Alarms {
   constructor(serverless, options) {
     this.hooks = {
       'after:aws:package:finalize:mergeCustomProviderResources': () => {
-        const resources = serverless.service.provider.compiledCloudFormationTemplate.Resources;
-        const settings = serverless.service.custom?.alarms ?? {};
-        const stage = options.stage ?? serverless.service.provider.stage;
-        // The namespace the functions write their metrics to.
-        const namespace = serverless.service.provider.environment.POWERTOOLS_METRICS_NAMESPACE;
-        build(resources, {
-          stage,
-          namespace,
-          parkingQueues: settings.parkingQueues ?? [],
-          oldestMessageSecs: Number(settings.oldestMessageSecs ?? 600),
-          iteratorAgeSecs: Number(settings.iteratorAgeSecs ?? 60),
-          apiP99Ms: Number(settings.apiP99Ms ?? 2000),
-          topic: settings.topicArn ? settings.topicArn : { Ref: 'AlarmTopic' },
-        });
+        const { custom, provider } = serverless.service;
+        build(provider.compiledCloudFormationTemplate.Resources, settingsOf(custom, options.stage ?? provider.stage, provider.environment));
       },
     };
   }
 }
 
+// build's settings from serverless.yml's custom.alarms, its stage and provider.environment (the
+// namespace the functions write their metrics to).
+function settingsOf(custom, stage, environment) {
+  const settings = custom?.alarms ?? {};
+  return {
+    stage,
+    namespace: environment.POWERTOOLS_METRICS_NAMESPACE,
+    parkingQueues: settings.parkingQueues ?? [],
+    oldestMessageSecs: Number(settings.oldestMessageSecs ?? 600),
+    iteratorAgeSecs: Number(settings.iteratorAgeSecs ?? 60),
+    apiP99Ms: Number(settings.apiP99Ms ?? 2000),
+    topic: settings.topicArn ? settings.topicArn : { Ref: 'AlarmTopic' },
+  };
+}
+
 function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, iteratorAgeSecs, apiP99Ms, topic }) {
   const ids = (type) => Object.keys(resources).filter((id) => resources[id].Type === type);
-  const functions = ids('AWS::Lambda::Function');
-  const queues = ids('AWS::SQS::Queue');
-  const apis = ids('AWS::ApiGateway::RestApi').map((id) => ({ id, name: resources[id].Properties.Name }));
+  const sets = watched(resources);
+  const { functions, queues, workQueues: working, apis, streamConsumers } = sets;
   const arnOf = (v) => (v?.['Fn::GetAtt']?.[1] === 'Arn' ? v['Fn::GetAtt'][0] : undefined);
   const deadLetter = new Set([
     ...queues.map((id) => arnOf(resources[id].Properties.RedrivePolicy?.deadLetterTargetArn)),
@@ -52,12 +54,7 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, 
     ...ids('AWS::Lambda::EventSourceMapping').map((id) => arnOf(resources[id].Properties.DestinationConfig?.OnFailure?.Destination)),
   ]);
   const holding = queues.filter((id) => deadLetter.has(id) || parkingQueues.includes(id));
-  const working = queues.filter((id) => resources[id].Properties.RedrivePolicy);
   const tables = ids('AWS::DynamoDB::Table');
-  const streamConsumers = ids('AWS::Lambda::EventSourceMapping')
-    .map((id) => resources[id].Properties)
-    .filter((m) => m.EventSourceArn?.['Fn::GetAtt']?.[1] === 'StreamArn')
-    .map((m) => m.FunctionName['Fn::GetAtt'][0]);
 
   const alarm = (id, description, metric) => {
     resources[id] = {
@@ -145,46 +142,20 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, 
   }
 
   // The dashboard's body is one Fn::Sub: ${LogicalId} and ${LogicalId.QueueName} name resources.
-  const metric = (namespace, name, dims, extra) => [namespace, name, ...dims.flatMap((d) => [d.Name, d.Value]), ...(extra ? [extra] : [])];
-  const api = (name, stat) =>
-    apis.map((a) =>
-      metric(
-        'AWS/ApiGateway',
-        name,
-        [
-          { Name: 'ApiName', Value: a.name },
-          { Name: 'Stage', Value: stage },
-        ],
-        { label: `${a.id} ${name}`, stat },
-      ),
-    );
-  const fnMetric = (name, stat) => functions.map((fn) => metric('AWS/Lambda', name, [{ Name: 'FunctionName', Value: `\${${fn}}` }], { label: fn, stat }));
-  const queueMetric = (list, name) =>
-    list.map((q) => metric('AWS/SQS', name, [{ Name: 'QueueName', Value: `\${${q}.QueueName}` }], { label: q, stat: 'Maximum' }));
-  const own = (title, metricNames) => ({
-    title,
+  const cloudWatch = (m, i) => {
     // Any dimensions (payments carry their outcome and reason).
-    metrics: metricNames.map((m, i) => [{ expression: `SEARCH('Namespace="${namespace}" MetricName="${m}"', 'Sum', ${PERIOD})`, id: `e${i}` }]),
-  });
-  const widgets = [
-    { title: 'API requests', metrics: api('Count', 'Sum') },
-    { title: 'API 4xx and 5xx answers', metrics: [...api('4XXError', 'Sum'), ...api('5XXError', 'Sum')] },
-    { title: 'API latency (p99, ms)', metrics: api('Latency', 'p99') },
-    own('Payments by outcome', ['Payments']),
-    own('Webhook attempts, failures and parked events', ['WebhookAttempts', 'WebhookAttemptsFailed', 'WebhookEventsParked']),
-    own('Rate pulls and failures', ['RatePulls', 'RatePullsFailed']),
-    own('Ledger conflicts retried', ['LedgerConflictsRetried']),
-    { title: 'Messages waiting', metrics: queueMetric(queues, 'ApproximateNumberOfMessagesVisible') },
-    { title: 'Oldest message (s)', metrics: queueMetric(working, 'ApproximateAgeOfOldestMessage') },
-    { title: 'Function errors', metrics: fnMetric('Errors', 'Sum') },
-    { title: 'Function throttles', metrics: fnMetric('Throttles', 'Sum') },
-    { title: 'Function duration (p99, ms)', metrics: fnMetric('Duration', 'p99') },
-  ].map(({ title, metrics }) => ({
+    if (m.own) return [{ expression: `SEARCH('Namespace="${namespace}" MetricName="${m.own}"', 'Sum', ${PERIOD})`, id: `e${i}` }];
+    const { namespace: ns, name, stat, resource } = m;
+    if (ns === 'AWS/ApiGateway') return [ns, name, 'ApiName', resource.name, 'Stage', stage, { label: `${resource.id} ${name}`, stat }];
+    if (ns === 'AWS/SQS') return [ns, name, 'QueueName', `\${${resource}.QueueName}`, { label: resource, stat }];
+    return [ns, name, 'FunctionName', `\${${resource}}`, { label: resource, stat }];
+  };
+  const widgets = WIDGETS.map((w) => ({
     type: 'metric',
     width: 12,
     height: 6,
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's substitution, not JavaScript's
-    properties: { title, metrics, region: '${AWS::Region}', period: PERIOD, view: 'timeSeries', stacked: false },
+    properties: { title: w.title, metrics: expand(w, sets).map(cloudWatch), region: '${AWS::Region}', period: PERIOD, view: 'timeSeries', stacked: false },
   }));
   resources.Dashboard = {
     Type: 'AWS::CloudWatch::Dashboard',
@@ -194,3 +165,4 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, 
 
 module.exports = Alarms;
 module.exports.build = build;
+module.exports.settingsOf = settingsOf;

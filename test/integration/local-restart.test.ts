@@ -9,7 +9,7 @@ import { adminClient } from '../stack';
 import { startWebhookReceiver, TEST_WEBHOOK_SECRET } from '../webhook-receiver';
 import { ok, waitFor } from '../world';
 
-// The local run keeps its data (npm start): after a restart the tables are there, and the outbox
+// The local run keeps its data (npm start): after a restart the tables and metrics are there, and the outbox
 // relay goes on from where it stopped, so what was committed but not sent is sent then, and what
 // was sent is not sent again.
 const SECRET = 'restart-test-secret-0123456789';
@@ -62,6 +62,9 @@ describe('a local restart', () => {
 
     node = await start();
     expect((await ok(node.admin('GET', `/payment-intents/${waiting.id}`), 200)).id).toBe(waiting.id);
+    // The metrics too: the first run's series are in the data folder.
+    const created = node.stack.metrics!.store.find('AWS/Lambda', 'Invocations').find((x) => x.dimensions.FunctionName === 'paymentIntentsCreate');
+    expect([...created!.minutes.values()].reduce((n, m) => n + m.sum, 0)).toBeGreaterThanOrEqual(2);
     await waitFor('the waiting event', async () => deliveriesOf(waiting.id)[0]);
     await new Promise((r) => setTimeout(r, 500)); // room for a duplicate to show, if there were one
     expect(deliveriesOf(waiting.id)).toHaveLength(1);

@@ -1,5 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MINUTE_MS, minuteOf, seriesKey } from '../../infra/local/metrics';
 import { db } from '../../lib/db';
 import { METRICS } from '../../lib/metrics';
 import { startRatesServer } from '../rates-server';
@@ -7,32 +8,21 @@ import type { TestStack } from '../stack';
 import type { WebhookReceiver } from '../webhook-receiver';
 import { createFlow, ok, paymentIn, startPaymentsStack, type World, waitFor } from '../world';
 
-// The metrics the functions publish, read from what they print: the stack runs them in this
-// process, so their EMF lines (Powertools Metrics writes them to stdout) are captured here.
+// The metrics the functions publish, as the local run collects them: the functions print their
+// EMF documents (Powertools Metrics) as on Lambda, and the runtime takes them into its store
+// instead of printing them, as CloudWatch takes them out of the function's log.
 vi.hoisted(() => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'false'; // before lib/metrics is loaded
 });
 
-interface Emf {
-  _aws: { CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit: string }> }> };
-  [key: string]: unknown;
-}
-const docs: Emf[] = [];
+const since = minuteOf(Date.now());
+const printed: string[] = [];
 
-// The sum of a metric over every document published so far whose dimension sets include one of
-// exactly `dimensions` (with `service`), at those values.
+// The sum of a metric in the PaymentService namespace at exactly `dimensions` (and `service`), so far.
 function total(name: string, dimensions: Record<string, string> = {}): number {
-  let sum = 0;
-  const keys = ['service', ...Object.keys(dimensions)].sort().join();
-  for (const doc of docs) {
-    const [directive] = doc._aws.CloudWatchMetrics;
-    if (!directive.Metrics.some((m) => m.Name === name)) continue;
-    if (!directive.Dimensions.some((set) => [...set].sort().join() === keys)) continue;
-    if (Object.entries(dimensions).some(([k, v]) => doc[k] !== v)) continue;
-    const value = doc[name] as number | number[];
-    sum += Array.isArray(value) ? value.reduce((a, b) => a + b, 0) : value;
-  }
-  return sum;
+  const { store } = s.metrics!;
+  store.flush();
+  return store.statistic(seriesKey('PaymentService', name, { service: 'payment-service', ...dimensions }), 'Sum', since, Date.now() + MINUTE_MS) ?? 0;
 }
 
 // Waits until `name` (at `dimensions`) has grown by `by` since `before`.
@@ -48,10 +38,8 @@ let stop: () => Promise<void>;
 beforeAll(async () => {
   const write = process.stdout.write.bind(process.stdout);
   vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: never[]) => {
-    const text = String(chunk);
-    if (!text.startsWith('{"_aws"')) return write(chunk, ...rest);
-    for (const line of text.split('\n')) if (line) docs.push(JSON.parse(line));
-    return true;
+    printed.push(String(chunk));
+    return write(chunk, ...rest);
   }) as typeof process.stdout.write);
   rates = await startRatesServer();
   ({ s, w, events, stop } = await startPaymentsStack({
@@ -74,13 +62,11 @@ describe('payments by outcome', () => {
     await paymentIn(s, payment.id, ['completed']);
     await grown(METRICS.payments, before, 1, { outcome: 'completed' });
     expect(total(METRICS.payments, { outcome: 'completed' })).toBe(before + 1);
-    const doc = docs.filter((d) => d.outcome === 'completed').at(-1)!;
-    expect(doc._aws.CloudWatchMetrics[0]).toMatchObject({
-      Namespace: 'PaymentService',
-      Dimensions: [['service', 'outcome']],
-      Metrics: [{ Name: 'Payments', Unit: 'Count' }],
+    // Under its outcome alone (a completed payment has no reason).
+    expect(s.metrics!.store.find('PaymentService', METRICS.payments).map((x) => x.dimensions)).toContainEqual({
+      service: 'payment-service',
+      outcome: 'completed',
     });
-    expect(doc).toMatchObject({ service: 'payment-service', Payments: 1 });
   });
 
   it('a failed payment counts as failed, and under its reason', async () => {
@@ -193,4 +179,10 @@ describe('ledger conflicts', () => {
     }
     expect((await paymentIn(s, payment.id, ['completed'])).state).toBe('completed');
   });
+});
+
+// Last: after every test above has had its metrics published.
+it('no EMF document reaches stdout: the runtime took every one', () => {
+  expect(total(METRICS.payments, { outcome: 'completed' })).toBeGreaterThan(0);
+  expect(printed.filter((line) => line.includes('"_aws"'))).toEqual([]);
 });

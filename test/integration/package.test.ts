@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localCloudWatch } from '../../infra/local/cloudwatch';
+import { MetricStore } from '../../infra/local/metrics';
 import { restApis } from '../../infra/local/rest-apis';
 import { loadService, ROOT } from '../../infra/local/serverless-config';
 import { unzip } from '../../infra/local/zip';
@@ -14,6 +16,7 @@ import { hashDeployments } from '../../infra/serverless/api-deployments.cjs';
 import { PAYMENTS_MAX_RECEIVES, WEBHOOK_MAX_RECEIVES } from '../../lib/limits';
 import { METRICS } from '../../lib/metrics';
 import { type Bundle, grantedAccess, neededAccess, scanBundle } from '../bundle-access';
+import { provisionedRefs } from '../refs';
 
 // `serverless package` offline, with dummy credentials, and a look at what it would deploy.
 const out = mkdtempSync(join(tmpdir(), 'sls-package-'));
@@ -601,6 +604,18 @@ describe('operations', () => {
       expect(a.Properties.TreatMissingData, id).toBe('notBreaching');
     }
     expect(template.Resources.AlarmEmail.Properties).toMatchObject({ TopicArn: { Ref: 'AlarmTopic' }, Protocol: 'email' });
+  });
+
+  it('has the very alarms and dashboard that the local run evaluates and draws from serverless.yml', () => {
+    const service = loadService('ci');
+    const local = localCloudWatch(service, provisionedRefs(service), new MetricStore());
+    const alarms = local.alarms();
+    const deployed = ofType('AWS::CloudWatch::Alarm').map(([id, a]) => [id, a.Properties.AlarmDescription, a.Properties.Threshold]);
+    expect(alarms.map((a) => [a.id, a.description, a.threshold]).sort(byJson)).toEqual(deployed.sort(byJson));
+    expect(alarms.filter((a) => a.state !== 'OK')).toEqual([]); // each one's metric named locally
+    const [[, dashboard]] = ofType('AWS::CloudWatch::Dashboard');
+    const { widgets } = JSON.parse(dashboard.Properties.DashboardBody['Fn::Sub']);
+    expect(local.widgets.map((w) => [w.title, w.metrics.length])).toEqual(widgets.map((w: any) => [w.properties.title, w.properties.metrics.length]));
   });
 
   it("has one dashboard with the APIs, queues, functions and the service's own metrics", () => {

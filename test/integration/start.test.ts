@@ -1,16 +1,16 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { NODES, STACK_ENV_FILE } from '../../infra/local/defaults';
+import { STACK_ENV_FILE } from '../../infra/local/defaults';
 import { dynamoDbLocalPids } from '../../infra/local/emulators';
 import { startProxy } from '../../infra/local/proxy';
 import { ROOT } from '../../infra/local/serverless-config';
 import { bru, COLLECTION, failures, loadRequests } from '../bruno';
 import { freePorts, NPM_NODE_SECRET as SECRET, startNpmNode as startNode } from '../node';
+import { paste, readmeBlocks } from '../readme';
 import { ok, waitFor } from '../world';
 
 // `npm start` (and `npm run start:node-b`) as a user runs them: ready banner, a working Admin API,
@@ -18,46 +18,11 @@ import { ok, waitFor } from '../world';
 
 type StartNode = typeof startNode;
 
-type Node = Awaited<ReturnType<typeof startNode>>;
-
-// The README's shell blocks of a section ("## <heading>"), as written.
-function readmeBlocks(heading: string): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf(`\n## ${heading}\n`)).split(/\n## /)[1];
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
-}
-
-// A README block pasted whole into bash, against nodes on free ports: the only change is the
-// ports (each default one the README names, and the port `a` and `b` send to). Returns what it
-// printed and every answer `a`/`b` printed, in order ("<status> <text>" and a JSON body).
-async function paste(script: string, nodes: { a: Node; b?: Node }) {
-  let text = script
-    .replace('a() { npm run -s admin --', `a() { ADMIN_PORT=${nodes.a.ports.ADMIN_PORT} npm run -s admin --`)
-    .replace('b() { npm run -s admin --', `b() { ADMIN_PORT=${nodes.b?.ports.ADMIN_PORT} npm run -s admin --`);
-  for (const name of ['a', 'b'] as const) {
-    const node = nodes[name];
-    if (!node) continue;
-    const { admin, openPayments, fsp, connector, authServer } = NODES[name].ports;
-    const ours = {
-      admin: node.ports.ADMIN_PORT,
-      openPayments: node.ports.OPEN_PAYMENTS_PORT,
-      fsp: node.ports.FSP_PORT,
-      connector: node.ports.CONNECTOR_PORT,
-      authServer: node.ports.AUTH_SERVER_PORT,
-    };
-    for (const [key, port] of Object.entries({ admin, openPayments, fsp, connector, authServer })) {
-      text = text.replaceAll(`localhost:${port}`, `localhost:${ours[key as keyof typeof ours]}`);
-    }
-  }
-  const run = await promisify(execFile)('bash', ['-c', text], { cwd: ROOT, env: { ...process.env, ADMIN_API_SECRET: SECRET } }).catch((e) => e);
-  const answers = [...run.stdout.matchAll(/(\d{3}) [A-Z][^\n]*\n(\{\n[\s\S]*?\n\})\n/g)].map((m) => ({ status: Number(m[1]), body: JSON.parse(m[2]) }));
-  return { stdout: run.stdout as string, stderr: run.stderr as string, answers };
-}
-
 async function startAndStop(signal: NodeJS.Signals) {
   const node = await startNode('start');
   expect(node.output()).toContain(node.adminUrl);
   expect(node.output()).toContain(`ILP connector                 ${node.connector}   (ILP address test.node-a;`);
+  expect(node.output()).toContain(`Console                       ${node.console}   (dashboard and alarms)`);
   const openapi = await fetch(`${node.adminUrl}/openapi.json`);
   expect(openapi.status).toBe(200);
   expect(dynamoDbLocalPids(node.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
@@ -79,7 +44,7 @@ describe('npm start', () => {
 
   // A second node on taken ports ended in a raw EADDRINUSE stack trace that named no setting.
   it('names the setting of a taken port in one line, without a stack trace, and leaves nothing running', async () => {
-    for (const taken of ['FSP_PORT', 'ADMIN_PORT', 'CONNECTOR_PORT'] as const) {
+    for (const taken of ['FSP_PORT', 'ADMIN_PORT', 'CONNECTOR_PORT', 'CONSOLE_PORT'] as const) {
       const ports = await freePorts();
       const holder = createServer();
       await new Promise<void>((ok) => holder.listen(ports[taken], '127.0.0.1', () => ok()));

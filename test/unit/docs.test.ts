@@ -5,7 +5,9 @@ import { ROOT } from '../../infra/local/serverless-config';
 
 // The documents link only to files that exist; the README starts short and every page of docs/
 // is linked from it; no page but the CHANGELOG tells the project's history.
-const DOCS = readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`);
+const DOCS = readdirSync(join(ROOT, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
 
 describe('the documents', () => {
   it('the README is short, links every page of docs/, and docs/ speaks of no issue or past version', () => {

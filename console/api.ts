@@ -1,0 +1,31 @@
+import type { LocalAlarm, LocalDashboard } from '../infra/local/cloudwatch';
+
+// The console's two doors to the service (infra/local/console.ts): the Admin API, which the
+// runtime signs for the page, and the local metrics. A refusal comes back as its problem detail.
+export class Problem extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: { title?: string; detail?: string; code?: string },
+  ) {
+    super(body.detail ?? body.title ?? `HTTP ${status}`);
+  }
+}
+
+async function json<T>(res: Response): Promise<T> {
+  const text = await res.text();
+  const body = text ? JSON.parse(text) : undefined;
+  if (!res.ok) throw new Problem(res.status, body ?? {});
+  return body as T;
+}
+
+// One Admin API request, e.g. admin('GET', '/assets?limit=20') or admin('POST', '/payments/<id>/fund').
+export const admin = <T>(method: string, path: string, body?: unknown): Promise<T> =>
+  fetch(`/admin${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  }).then((res) => json<T>(res));
+
+export type Dashboard = LocalDashboard & { alarms: LocalAlarm[] };
+
+export const dashboard = (minutes: number): Promise<Dashboard> => fetch(`/local/dashboard?minutes=${minutes}`).then((res) => json<Dashboard>(res));

@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import type { LocalCloudWatch } from './cloudwatch';
+import { listen } from './listen';
+import { fromLoopback, sendProblem, signingHandler } from './proxy';
+import { ROOT } from './serverless-config';
+
+// The back-office console that `npm start` serves (its page in console/, bundled here by esbuild
+// when the node starts). The page reaches the service through two doors only: /admin/<path>, the
+// Admin API, each request signed with the node's secret as the signing proxy signs it; and
+// /local/dashboard, the template's dashboard and alarms on the metrics the local run collects.
+// Like the proxy, it takes requests only from this machine, and no web page of another site.
+export const ADMIN_PREFIX = '/admin';
+const SOURCE = join(ROOT, 'console');
+// Nothing but this origin: the page loads and fetches nothing from anywhere else.
+const CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export interface ConsoleOptions {
+  port: number;
+  node: string; // "A", "B": the page says which node it shows
+  adminUrl: string;
+  secret: string;
+  metrics?: LocalCloudWatch; // undefined: collection is off (LOCAL_METRICS=false)
+}
+
+// The page's script and style sheet, minified: Preact, uPlot and the console's own code.
+export async function bundleConsole(): Promise<{ js: string; css: string }> {
+  const { outputFiles } = await build({
+    entryPoints: [join(SOURCE, 'main.tsx')],
+    bundle: true,
+    minify: true,
+    write: false,
+    format: 'esm',
+    target: 'es2022',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    outdir: 'out',
+    logLevel: 'silent',
+  });
+  const text = (ext: string) => outputFiles.find((f) => f.path.endsWith(ext))?.text ?? '';
+  return { js: text('.js'), css: text('.css') };
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string) {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' });
+  res.end(body);
+}
+
+export async function startConsole(opts: ConsoleOptions) {
+  const bundle = bundleConsole();
+  bundle.catch(() => undefined); // a failed build is answered per request, below
+  const page = readFileSync(join(SOURCE, 'index.html'), 'utf8').replaceAll('{{node}}', opts.node);
+  const admin = signingHandler({ nodeA: opts.adminUrl, secret: opts.secret });
+  const server = createServer(async (req, res) => {
+    if (!fromLoopback(req)) return sendProblem(res, 'forbidden', 'console_refused', 'The console takes only requests to localhost from this machine');
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === ADMIN_PREFIX || url.pathname.startsWith(`${ADMIN_PREFIX}/`)) {
+      req.url = req.url!.slice(ADMIN_PREFIX.length) || '/';
+      return admin(req, res);
+    }
+    if (req.method !== 'GET') return sendProblem(res, 'method_not_allowed', 'method_not_allowed', `${req.method} is not served at ${url.pathname}; GET is`);
+    switch (url.pathname) {
+      case '/':
+        return send(res, 200, 'text/html; charset=utf-8', page);
+      case '/console.js':
+      case '/console.css': {
+        const built = await bundle.catch((e: Error) => e);
+        if (built instanceof Error) return sendProblem(res, 'unavailable', 'console_build_failed', built.message);
+        const js = url.pathname.endsWith('.js');
+        return send(res, 200, js ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8', js ? built.js : built.css);
+      }
+      case '/local/dashboard': {
+        if (!opts.metrics) return sendProblem(res, 'not_found', 'metrics_off', 'This node collects no metrics (LOCAL_METRICS=false)');
+        const minutes = Math.min(24 * 60, Math.max(5, Number(url.searchParams.get('minutes')) || 60));
+        const body = { ...opts.metrics.dashboard(minutes), alarms: opts.metrics.alarms() };
+        return send(res, 200, 'application/json', JSON.stringify(body));
+      }
+    }
+    sendProblem(res, 'not_found', 'not_found', `The console has nothing at ${url.pathname}`);
+  });
+  const { port, stop } = await listen(server, opts.port);
+  return { url: `http://localhost:${port}`, port, stop };
+}

@@ -1,0 +1,118 @@
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { startConsole } from '../../infra/local/console';
+import { ROOT } from '../../infra/local/serverless-config';
+import { startNpmNode } from '../node';
+import { paste, readmeBlocks } from '../readme';
+import { startTestStack } from '../stack';
+
+// The back-office console (infra/local/console.ts, console/): its two doors to the service, and
+// in a browser (Debian's Chromium, driven by playwright-core; .ci/run installs it), the dashboard
+// after the README's walkthrough, which it also photographs for the docs.
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOT = join(ROOT, 'docs/img/dashboard.png');
+const { WIDGETS } = createRequire(import.meta.url)('../../infra/serverless/dashboard.cjs');
+
+describe('the console server', () => {
+  it('serves its page and a modest bundle, signs Admin API requests for it, gives the dashboard, and refuses other sites', async () => {
+    const s = await startTestStack();
+    const server = await startConsole({ port: 0, node: 'A', adminUrl: s.adminUrl, secret: s.env.ADMIN_API_SECRET, metrics: s.metrics });
+    const get = (path: string, headers: Record<string, string> = {}) => fetch(server.url + path, { headers });
+    try {
+      const page = await get('/');
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<body data-node="A">');
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+      const [js, css] = await Promise.all([get('/console.js'), get('/console.css')]);
+      expect([js.status, css.status]).toEqual([200, 200]);
+      // Preact, uPlot and the console's own code, minified.
+      expect((await js.text()).length).toBeLessThan(120 * 1024);
+      expect((await css.text()).length).toBeLessThan(16 * 1024);
+
+      // The Admin API, signed by the console: no signature from the page.
+      const created = await fetch(`${server.url}/admin/assets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"code":"USD","scale":2}',
+      });
+      expect(created.status).toBe(201);
+      expect((await (await get('/admin/assets')).json()).items.map((a: { code: string }) => a.code)).toEqual(['USD']);
+      const refused = await fetch(`${server.url}/admin/assets`, {
+        method: 'POST',
+        headers: { origin: 'http://evil.example' },
+        body: '{"code":"EUR","scale":2}',
+      });
+      expect(refused.status).toBe(403);
+      expect((await get('/local/dashboard', { origin: 'http://evil.example' })).status).toBe(403);
+
+      const dashboard = await (await get('/local/dashboard?minutes=10')).json();
+      expect(dashboard.minutes).toBe(10);
+      expect(dashboard.widgets.map((w: { title: string }) => w.title)).toEqual(WIDGETS.map((w: { title: string }) => w.title));
+      const requests = dashboard.widgets.find((w: { title: string }) => w.title === 'API requests').series;
+      expect(requests.map((x: { label: string }) => x.label)).toEqual(['ApiGatewayRestApi Count']);
+      expect(dashboard.alarms.length).toBeGreaterThan(100);
+    } finally {
+      await server.stop();
+      await s.stop();
+    }
+  });
+});
+
+describe('the console in a browser', () => {
+  it('after "Walk through a payment", shows the payment on the dashboard, every alarm OK, and reaches the Admin API', async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`No ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
+    // The functions' own metrics on, as under a user's npm start (the tests turn them off).
+    const a = await startNpmNode('start', { env: { POWERTOOLS_METRICS_DISABLED: '' } });
+    const browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'chromium-')), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      viewport: { width: 1280, height: 900 },
+    });
+    try {
+      const [block] = readmeBlocks('Walk through a payment');
+      const { answers, stdout, stderr } = await paste(block, { a });
+      const payment = answers.at(-2)?.body;
+      expect(payment?.state, stdout + stderr).toBe('completed');
+
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+      page.on('request', (r) => r.url().startsWith(`${a.console}/`) || problems.push(`a request away from the console: ${r.url()}`));
+      await page.goto(a.console);
+      await page.getByRole('status').filter({ hasText: 'Admin API 0.1.0' }).waitFor();
+      const completed = page.locator('section[aria-label="Payments by outcome"] tr[data-series="Payments outcome=completed"] td.value');
+      await completed.waitFor();
+      expect(await completed.textContent()).toBe('1');
+      expect(await page.locator('section[aria-label="Alarms"] h2').textContent()).toMatch(/\d+ OK 0 in ALARM/);
+      expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Dashboard');
+      // The page's own door to the Admin API, which the console signs.
+      const seen = await page.evaluate(async (id) => (await fetch(`/admin/payments/${id}`)).json(), payment.id);
+      expect(seen).toMatchObject({ id: payment.id, state: 'completed' });
+
+      // The walkthrough took a minute or two: the last quarter of an hour shows it best.
+      await page.getByRole('button', { name: '15 min' }).click();
+      await page.locator('.dashboard[data-minutes="15"]').waitFor();
+      mkdirSync(join(ROOT, 'docs/img'), { recursive: true });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      expect(problems).toEqual([]);
+      expect(a.output()).not.toContain('"_aws"'); // the functions' metrics went to the runtime, not to the log
+    } finally {
+      await browser.close();
+      await a.stop();
+    }
+  }, 120_000);
+});
