@@ -69,7 +69,13 @@ export function templateOf(service: ServiceDef): Resources {
     resources[id] = { Type: 'AWS::Lambda::Function', Properties: {} };
     fn.events.forEach((e, i) => {
       if (e.stream) {
-        const Properties = { EventSourceArn: e.stream.arn, FunctionName: { 'Fn::GetAtt': [id, 'Arn'] } };
+        // Its on-failure queue counts as a dead-letter queue (the relay's parked records).
+        const onFailure = e.stream.destinations?.onFailure;
+        const Properties = {
+          EventSourceArn: e.stream.arn,
+          FunctionName: { 'Fn::GetAtt': [id, 'Arn'] },
+          ...(onFailure && { DestinationConfig: { OnFailure: { Destination: typeof onFailure === 'string' ? onFailure : onFailure.arn } } }),
+        };
         resources[`${id}EventSourceMapping${i}`] = { Type: 'AWS::Lambda::EventSourceMapping', Properties };
       }
     });
