@@ -274,6 +274,7 @@ describe('inspection', () => {
     expect(await pages(`${resource}&status=failed`)).toEqual([]);
     expect(await pages('type=payment_intent.created&status=failed')).not.toContain(created);
 
+    expect((await s.admin('GET', `/webhook-events/${created}%23resource`)).status).toBe(404); // a lookup item is no event
     const bad = await s.admin('GET', `/webhook-events?${resource}&cursor=bm9wZQ`);
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('invalid_cursor');
