@@ -20,7 +20,8 @@ afterAll(() => {
 describe('provisioning a kept table', () => {
   it('adds the indexes the template has and the table lacks', async () => {
     const prefix = `prov${randomUUID().slice(0, 8)}`;
-    const table = loadService().resources.WebhookEventsTable;
+    const service = loadService();
+    const table = service.resources.WebhookEventsTable;
     type Index = { IndexName: string; KeySchema: { AttributeName: string }[] };
     const indexes: Index[] = table.Properties!.GlobalSecondaryIndexes;
     // The table as it was: without the index, nor its key's attribute.
@@ -28,9 +29,7 @@ describe('provisioning a kept table', () => {
       const keys = new Set([...table.Properties!.KeySchema, ...kept.flatMap((i) => i.KeySchema)].map((k) => k.AttributeName));
       const AttributeDefinitions = table.Properties!.AttributeDefinitions.filter((a: { AttributeName: string }) => keys.has(a.AttributeName));
       return {
-        service: 'provision-test',
-        environment: {},
-        functions: [],
+        ...service,
         resources: { WebhookEventsTable: { ...table, Properties: { ...table.Properties, AttributeDefinitions, GlobalSecondaryIndexes: kept } } },
       };
     };
