@@ -46,6 +46,9 @@ function decodeCursor(cursor: string | undefined): string | undefined {
   return after;
 }
 
+// A read returns at most 1 MB anyway: some thousands of index entries.
+const MAX_READ = 10_000;
+
 // One page of a collection spread over `partitions` of an index, newest first (sort keys begin
 // with the creation time and end with the id, so they are unique and ordered). Each partition is
 // asked for one more item than the page holds, so the last page is known to be the last: it has
@@ -75,6 +78,9 @@ export async function queryNewestFirst(opts: {
   const newest = async (partition: string) => {
     const items: Record<string, any>[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
+    // A page's worth first; where a filter leaves too few, each next read is twice as long, so that
+    // a selective filter over a long partition takes a few requests, not one per page read.
+    let Limit = opts.limit + (opts.range ? 2 : 1);
     do {
       const res = await db().send(
         new QueryCommand({
@@ -85,10 +91,11 @@ export async function queryNewestFirst(opts: {
           ExpressionAttributeNames: { '#pk': opts.partitionKey, ...(key && { '#sk': opts.sortKey }), ...opts.filter?.names },
           ExpressionAttributeValues: { ':pk': partition, ...key?.values, ...opts.filter?.values },
           ScanIndexForward: false,
-          Limit: opts.limit + (opts.range ? 2 : 1),
+          Limit,
           ExclusiveStartKey,
         }),
       );
+      Limit = Math.min(Limit * 2, MAX_READ);
       items.push(...(res.Items ?? []).filter((i) => i[opts.sortKey] !== after));
       ExclusiveStartKey = opts.filter ? res.LastEvaluatedKey : undefined;
     } while (ExclusiveStartKey && items.length <= opts.limit);

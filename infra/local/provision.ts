@@ -1,4 +1,11 @@
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { EventBridgeEmulator } from './eventbridge';
 import type { ServiceDef } from './serverless-config';
@@ -72,6 +79,15 @@ export async function provision(
   return refs;
 }
 
+async function activeIndex(dynamo: DynamoDBClient, TableName: string, name: string): Promise<void> {
+  for (let tries = 0; tries < 300; tries++) {
+    const { Table } = await dynamo.send(new DescribeTableCommand({ TableName }));
+    if (Table!.GlobalSecondaryIndexes?.find((i) => i.IndexName === name)?.IndexStatus === 'ACTIVE') return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`Index ${name} of ${TableName} is not active after 30 s`);
+}
+
 async function create(
   id: string,
   type: string,
@@ -83,11 +99,22 @@ async function create(
   switch (type) {
     case 'AWS::DynamoDB::Table': {
       const TableName = `${prefix}${id}`;
-      // A table kept from an earlier run (npm start keeps its data) is used as it is.
+      // A table kept from an earlier run (npm start keeps its data) is used as it is, with the
+      // indexes added since, as a CloudFormation update adds them (one at a time).
       const kept = await dynamo
         .send(new DescribeTableCommand({ TableName }))
         .catch((e) => (e instanceof ResourceNotFoundException ? undefined : Promise.reject(e)));
-      if (kept) return { ref: TableName, arn: kept.Table!.TableArn!, streamArn: kept.Table!.LatestStreamArn };
+      if (kept) {
+        const has = new Set((kept.Table!.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+        for (const index of props.GlobalSecondaryIndexes ?? []) {
+          if (has.has(index.IndexName)) continue;
+          await dynamo.send(
+            new UpdateTableCommand({ TableName, AttributeDefinitions: props.AttributeDefinitions, GlobalSecondaryIndexUpdates: [{ Create: index }] }),
+          );
+          await activeIndex(dynamo, TableName, index.IndexName);
+        }
+        return { ref: TableName, arn: kept.Table!.TableArn!, streamArn: kept.Table!.LatestStreamArn };
+      }
       const out = await dynamo.send(
         new CreateTableCommand({
           TableName,

@@ -72,8 +72,8 @@ const parked = (node: Node, r: Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 
   message(store.partition(r.id), node.queues.webhookParking, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
 // The first attempt (EventBridge's message) checks that the event has no record yet, posts, and
-// writes the record with its outcome in one conditional put; later attempts (our retry messages)
-// update the record.
+// writes the record with its outcome in one conditional put (with its lookup item, in one
+// transaction); later attempts (our retry messages) update the record.
 export async function handleWebhookMessage(node: Node, body: unknown): Promise<void> {
   const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
   let record: WebhookEvent & { failures: number };
@@ -118,11 +118,11 @@ export async function handleWebhookMessage(node: Node, body: unknown): Promise<v
     nextAttemptAt = new Date(Date.now() + delay * 1000).toISOString();
     outgoing.push(retryMessage(node, { webhookEvent: record.id, attempt: attempt + 1, notBefore: nextAttemptAt }, Math.min(delay, 900)));
   }
-  const write =
+  const writes =
     attempt === 0
       ? store.firstRecord(node, msg.detail!, result, status, failures, nextAttemptAt)
-      : store.recordAttempt(node, record.id, attempt, result, status, failures, nextAttemptAt);
-  const conflicts = await commit(node, [write], outgoing);
+      : store.recordAttempt(node, record, attempt, result, status, failures, nextAttemptAt);
+  const conflicts = await commit(node, writes, outgoing);
   if (conflicts.length) return; // a duplicate message recorded this attempt first
   if (status === 'failed' && outgoing.length) countWebhookParked();
   const log = { id: record.id, type: record.type, attempt: attempt + 1, status: result.status, error: result.error, ms: result.ms, outcome: status };
@@ -141,8 +141,8 @@ export async function giveUpWebhook(node: Node, body: unknown, error: Error): Pr
   const failedAttempt = { at: new Date().toISOString(), error: `delivery gave up: ${error.message}`, ms: 0 };
   const park = parked(node, (stored ?? msg.detail)!);
   let conflicts: string[] | undefined;
-  if (!stored && msg.detail) conflicts = await commit(node, [store.firstRecord(node, msg.detail, failedAttempt, 'failed', 1)], [park]);
+  if (!stored && msg.detail) conflicts = await commit(node, store.firstRecord(node, msg.detail, failedAttempt, 'failed', 1), [park]);
   else if (stored?.status === 'pending')
-    conflicts = await commit(node, [store.recordAttempt(node, id, stored.attempts.length, failedAttempt, 'failed', stored.failures + 1)], [park]);
+    conflicts = await commit(node, store.recordAttempt(node, stored, stored.attempts.length, failedAttempt, 'failed', stored.failures + 1), [park]);
   if (conflicts?.length === 0) countWebhookParked();
 }

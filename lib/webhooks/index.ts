@@ -58,11 +58,9 @@ export async function redeliverWebhookEvent(node: Node, id: string): Promise<Web
     };
   }
   const attempt = r.attempts.length + (skipped ? 1 : 0);
-  const conflicts = await commit(
-    node,
-    [store.reopen(node, r, now.toISOString(), skipped)],
-    [retryMessage(node, { webhookEvent: id, attempt, notBefore: now.toISOString() }, 0)],
-  );
+  const conflicts = await commit(node, store.reopen(node, r, now.toISOString(), skipped), [
+    retryMessage(node, { webhookEvent: id, attempt, notBefore: now.toISOString() }, 0),
+  ]);
   if (conflicts.length) throw conflictState('Webhook event', id, 'changing', 'redelivered now');
   return webhookView({ ...r, status: 'pending', attempts: skipped ? [...r.attempts, skipped] : r.attempts, nextAttemptAt: now.toISOString() });
 }

@@ -2,18 +2,37 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { DomainEvent } from '../events';
 import type { Node } from '../node';
-import { queryNewestFirst, shardKeys, shardOf } from '../store';
+import { pageOfListed, queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { type Attempt, type WebhookEvent, webhookStatuses } from './schemas';
 
 // Delivery records: one per event id, listed by status, newest first, through the ByStatus index,
 // where each status is spread over STATUS_SHARDS partitions (every attempt moves its record).
 const RETENTION_SECS = 30 * 24 * 3600;
+const ttlOf = (createdAt: string) => Math.floor(Date.parse(createdAt) / 1000) + RETENTION_SECS;
 const STATUS_SHARDS = 16;
 const statusShard = (id: string, status: string) => `${status}#${shardOf(id, STATUS_SHARDS)}`;
 // The outbox items of a webhook event (its retry and dead-letter messages) go in the main table,
 // whose stream the outbox relay reads, under this partition.
 export const partition = (id: string) => `WEBHOOK#${id}`;
+
+// A record is also found by its event's type, and by the resource its event is about (the id in its
+// data), through one partition of the ByLookup index each (lookupPk), newest first (statusSort):
+// the record itself is under `type:<type>`; a small lookup item beside it (key `<id>#resource`)
+// is under `resource:<resourceId>`. The index holds keys, `status` and `type` only, so that the
+// attempts which rewrite a record do not rewrite it: only a record's creation and its changes of
+// status do, and those also rewrite the lookup item, whose status a look-up filters on.
+// Hot partitions: one index partition takes 1,000 writes a second (each entry is under 1 KB). A
+// type's partition takes one or two per event (its creation, and its last change of status if it
+// came later), and each event of a type comes from one request or packet that makes at most one:
+// with the default throttles (API_THROTTLE_RATE 200 a second for the Admin API and for the resource
+// server), a few hundred a second, within that budget; throttles raised to near 1,000 would call for
+// sharding the type's partitions.
+const LOOKUP_SUFFIX = '#resource';
+const byType = (type: string) => `type:${type}`;
+const byResource = (resourceId: string) => `resource:${resourceId}`;
+const resourceOf = (data: unknown) => (typeof (data as { id?: unknown })?.id === 'string' ? (data as { id: string }).id : undefined);
+const sortKeyOf = (r: Pick<WebhookEvent, 'id' | 'createdAt'>) => `${r.createdAt}#${r.id}`;
 
 export interface WebhookRecord extends WebhookEvent {
   failures: number; // failed attempts in the current run (reset by a redelivery)
@@ -32,9 +51,18 @@ const toRecord = (i: Record<string, any>): WebhookRecord => ({
   ttl: i.ttl,
 });
 
-// A new record, written with its first attempt (and, while pending, when the next is due); it fails
-// if the event already has one (the message was a duplicate).
-export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: WebhookRecord['status'], failures: number, nextAttemptAt?: string): Write {
+// The lookup item of an event about a resource, with the event's status (none for another event).
+type Looked = Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 'data'>;
+function lookupItem(node: Node, r: Looked, status: WebhookRecord['status']): Write[] {
+  const resourceId = resourceOf(r.data);
+  if (resourceId === undefined) return [];
+  const Item = { id: `${r.id}${LOOKUP_SUFFIX}`, lookupPk: byResource(resourceId), statusSort: sortKeyOf(r), status, type: r.type, ttl: ttlOf(r.createdAt) };
+  return [{ Put: { TableName: node.tables.webhookEvents, Item } }];
+}
+
+// A new record, written with its first attempt (and, while pending, when the next is due), and its
+// lookup item; it fails if the event already has one (the message was a duplicate).
+export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: WebhookRecord['status'], failures: number, nextAttemptAt?: string): Write[] {
   const record: WebhookRecord = {
     id: event.id,
     type: event.type,
@@ -44,106 +72,128 @@ export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: 
     attempts: [a],
     ...(nextAttemptAt && { nextAttemptAt }),
     failures,
-    ttl: Math.floor(Date.parse(event.createdAt) / 1000) + RETENTION_SECS,
+    ttl: ttlOf(event.createdAt),
   };
   // The event's data as JSON text: it can hold FSP metadata that DynamoDB attributes cannot.
-  return {
-    Put: {
-      TableName: node.tables.webhookEvents,
-      Item: {
-        ...record,
-        data: JSON.stringify(record.data),
-        ...(typeof (record.data as { id?: unknown })?.id === 'string' && { resourceId: (record.data as { id: string }).id }),
-        statusShard: statusShard(event.id, status),
-        statusSort: `${event.createdAt}#${event.id}`,
+  return [
+    {
+      Put: {
+        TableName: node.tables.webhookEvents,
+        Item: {
+          ...record,
+          data: JSON.stringify(record.data),
+          statusShard: statusShard(event.id, status),
+          statusSort: sortKeyOf(event),
+          lookupPk: byType(event.type),
+        },
+        ConditionExpression: 'attribute_not_exists(id)',
       },
-      ConditionExpression: 'attribute_not_exists(id)',
     },
-  };
+    ...lookupItem(node, record, status),
+  ];
 }
 
 export async function findRecord(node: Node, id: string): Promise<WebhookRecord | undefined> {
+  if (id.endsWith(LOOKUP_SUFFIX)) return undefined; // a lookup item's key, no event's
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.webhookEvents, Key: { id }, ConsistentRead: true }));
   return Item && toRecord(Item);
 }
 
-// Appends attempt number `made` (0-based) and sets the status (and, while pending, when the next
-// attempt is due), on condition that nobody else recorded that attempt first.
+// Appends attempt number `made` (0-based) to `r` and sets the status (and, while pending, when the
+// next attempt is due), on condition that nobody else recorded that attempt first. A change of
+// status also rewrites the lookup item, and sets the record's lookup key (which a record written
+// before there were look-ups lacks).
 export function recordAttempt(
   node: Node,
-  id: string,
+  r: Looked,
   made: number,
   a: Attempt,
   status: WebhookRecord['status'],
   failures: number,
   nextAttemptAt?: string,
-): Write {
-  return {
-    Update: {
-      TableName: node.tables.webhookEvents,
-      Key: { id },
-      UpdateExpression: `SET attempts = list_append(attempts, :a), #status = :status, statusShard = :shard, failures = :failures${nextAttemptAt ? ', nextAttemptAt = :next' : ' REMOVE nextAttemptAt'}`,
-      ConditionExpression: 'size(attempts) = :made AND #status = :pending',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':a': [a],
-        ':status': status,
-        ':shard': statusShard(id, status),
-        ':failures': failures,
-        ':made': made,
-        ':pending': 'pending',
-        ...(nextAttemptAt && { ':next': nextAttemptAt }),
+): Write[] {
+  const moved = status !== 'pending';
+  return [
+    {
+      Update: {
+        TableName: node.tables.webhookEvents,
+        Key: { id: r.id },
+        UpdateExpression: `SET attempts = list_append(attempts, :a), #status = :status, statusShard = :shard, failures = :failures${moved ? ', lookupPk = :lookup' : ''}${nextAttemptAt ? ', nextAttemptAt = :next' : ' REMOVE nextAttemptAt'}`,
+        ConditionExpression: 'size(attempts) = :made AND #status = :pending',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':a': [a],
+          ':status': status,
+          ':shard': statusShard(r.id, status),
+          ':failures': failures,
+          ':made': made,
+          ':pending': 'pending',
+          ...(moved && { ':lookup': byType(r.type) }),
+          ...(nextAttemptAt && { ':next': nextAttemptAt }),
+        },
       },
     },
-  };
+    ...(moved ? lookupItem(node, r, status) : []),
+  ];
 }
 
 // Puts an event back to pending for a new run of attempts, the first due `at`, on condition that
 // it is as `r` was read. A pending one (its next attempt overdue) also gets `skipped` as an attempt,
 // so that the new run's message is for the next attempt number and the overdue one, were it ever
-// to come, finds its attempt taken and does nothing.
-export function reopen(node: Node, r: WebhookRecord, at: string, skipped?: Attempt): Write {
-  return {
-    Update: {
-      TableName: node.tables.webhookEvents,
-      Key: { id: r.id },
-      UpdateExpression: `SET #status = :pending, statusShard = :shard, failures = :zero, nextAttemptAt = :at${skipped ? ', attempts = list_append(attempts, :skipped)' : ''}`,
-      ConditionExpression: `#status = :was AND size(attempts) = :made AND ${r.nextAttemptAt ? 'nextAttemptAt = :due' : 'attribute_not_exists(nextAttemptAt)'}`,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':pending': 'pending',
-        ':shard': statusShard(r.id, 'pending'),
-        ':zero': 0,
-        ':at': at,
-        ':was': r.status,
-        ':made': r.attempts.length,
-        ...(r.nextAttemptAt && { ':due': r.nextAttemptAt }),
-        ...(skipped && { ':skipped': [skipped] }),
+// to come, finds its attempt taken and does nothing. Its lookups are kept as recordAttempt keeps them.
+export function reopen(node: Node, r: WebhookRecord, at: string, skipped?: Attempt): Write[] {
+  return [
+    {
+      Update: {
+        TableName: node.tables.webhookEvents,
+        Key: { id: r.id },
+        UpdateExpression: `SET #status = :pending, statusShard = :shard, failures = :zero, nextAttemptAt = :at, lookupPk = :lookup${skipped ? ', attempts = list_append(attempts, :skipped)' : ''}`,
+        ConditionExpression: `#status = :was AND size(attempts) = :made AND ${r.nextAttemptAt ? 'nextAttemptAt = :due' : 'attribute_not_exists(nextAttemptAt)'}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':shard': statusShard(r.id, 'pending'),
+          ':zero': 0,
+          ':at': at,
+          ':lookup': byType(r.type),
+          ':was': r.status,
+          ':made': r.attempts.length,
+          ...(r.nextAttemptAt && { ':due': r.nextAttemptAt }),
+          ...(skipped && { ':skipped': [skipped] }),
+        },
       },
     },
-  };
+    ...(r.status === 'pending' ? [] : lookupItem(node, r, 'pending')),
+  ];
 }
 
 // Newest first, of one status or all, optionally of one event type or one resource (the id in the
-// event's data, kept as `resourceId`).
+// event's data): those from their ByLookup partition (one query, filtered by status, and by type
+// for a resource), then the page's records (one BatchGetItem); the others from the ByStatus index.
 export async function listRecords(node: Node, q: { status?: string; type?: string; resourceId?: string; limit: number; cursor?: string }) {
-  const statuses = q.status ? [q.status] : webhookStatuses;
-  const conditions = [...(q.type ? ['#type = :type'] : []), ...(q.resourceId ? ['resourceId = :resourceId'] : [])];
-  const page = await queryNewestFirst({
-    table: node.tables.webhookEvents,
-    index: 'ByStatus',
-    partitionKey: 'statusShard',
-    sortKey: 'statusSort',
-    partitions: statuses.flatMap((status) => shardKeys(status, STATUS_SHARDS)),
-    limit: q.limit,
-    cursor: q.cursor,
+  const query = { table: node.tables.webhookEvents, sortKey: 'statusSort', limit: q.limit, cursor: q.cursor };
+  const lookupPk = q.resourceId !== undefined ? byResource(q.resourceId) : q.type !== undefined ? byType(q.type) : undefined;
+  if (lookupPk === undefined) {
+    const partitions = (q.status ? [q.status] : webhookStatuses).flatMap((status) => shardKeys(status, STATUS_SHARDS));
+    const page = await queryNewestFirst({ ...query, index: 'ByStatus', partitionKey: 'statusShard', partitions });
+    return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
+  }
+  const type = q.resourceId !== undefined ? q.type : undefined; // a type partition holds that type only
+  const conditions = [...(q.status ? ['#status = :status'] : []), ...(type ? ['#type = :type'] : [])];
+  const page = await pageOfListed({
+    ...query,
+    index: 'ByLookup',
+    partitionKey: 'lookupPk',
+    partitions: [lookupPk],
     ...(conditions.length && {
       filter: {
         expression: conditions.join(' AND '),
-        names: q.type ? { '#type': 'type' } : {},
-        values: { ...(q.type && { ':type': q.type }), ...(q.resourceId && { ':resourceId': q.resourceId }) },
+        names: { ...(q.status && { '#status': 'status' }), ...(type && { '#type': 'type' }) },
+        values: { ...(q.status && { ':status': q.status }), ...(type && { ':type': type }) },
       },
     }),
+    // The entry's sort key ends with its event's id (an ISO time has no '#').
+    recordKey: ({ statusSort }) => ({ id: statusSort.slice(statusSort.indexOf('#') + 1) }),
   });
   return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
 }

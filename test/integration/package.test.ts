@@ -83,6 +83,31 @@ describe('the CloudFormation template', () => {
     }
   });
 
+  it('adds one index to the webhook events table, ByLookup, keys, status and type only, and leaves ByStatus as it was', () => {
+    // CloudFormation adds one global secondary index per update of a table: a stack deployed with
+    // ByStatus alone takes this one in one deploy.
+    const props = template.Resources.WebhookEventsTable.Properties;
+    expect(props.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: 'ByStatus',
+        KeySchema: [
+          { AttributeName: 'statusShard', KeyType: 'HASH' },
+          { AttributeName: 'statusSort', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: 'ByLookup',
+        KeySchema: [
+          { AttributeName: 'lookupPk', KeyType: 'HASH' },
+          { AttributeName: 'statusSort', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'type'] },
+      },
+    ]);
+    expect(props.AttributeDefinitions.map((a: { AttributeName: string }) => a.AttributeName)).toEqual(['id', 'statusShard', 'statusSort', 'lookupPk']);
+  });
+
   it('refuses to package or deploy without a stage, or without a required setting, naming it', async () => {
     const sls = (args: string[], env: NodeJS.ProcessEnv) =>
       promisify(execFile)(join(ROOT, 'node_modules/.bin/serverless'), ['package', '--package', join(out, 'refused'), ...args], { cwd: ROOT, env });

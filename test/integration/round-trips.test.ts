@@ -97,7 +97,26 @@ describe('AWS calls per request', () => {
     expect(await callsOf('paymentIntentsList', () => ok(s.admin('GET', `/payment-intents?${bob}&state=completed`), 200))).toEqual({ 'DynamoDB.Query': 1 });
   });
 
-  it('a webhook delivered at the first attempt costs one read and one single-item write', async () => {
+  it('webhook events of one type or one resource: one query of one index partition, and their records in one read', async () => {
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { lookup: true } }));
+    await events.waitForEvent('payment_intent.created', (d) => d.id === intent.id);
+    const page = async (query: string) => {
+      let body: any;
+      const calls = await callsOf('webhookEventsList', async () => (body = await ok(s.admin('GET', `/webhook-events?${query}`), 200)));
+      expect(body.items.length, query).toBeGreaterThan(0);
+      return calls;
+    };
+    const lookup = { 'DynamoDB.Query': 1, 'DynamoDB.BatchGetItem': 1 };
+    await waitFor('the event to be recorded', async () =>
+      (await ok(s.admin('GET', `/webhook-events?resourceId=${intent.id}`), 200)).items.length ? true : undefined,
+    );
+    expect(await page('type=payment_intent.created')).toEqual(lookup);
+    expect(await page(`resourceId=${intent.id}`)).toEqual(lookup);
+    expect(await page(`resourceId=${intent.id}&type=payment_intent.created&status=delivered`)).toEqual(lookup);
+    expect(await page('status=delivered')).toEqual({ 'DynamoDB.Query': 16 }); // one status: its shards of ByStatus
+  });
+
+  it('a webhook delivered at the first attempt costs one read and one write: the record and, for an event about a resource, its lookup item', async () => {
     const settled = async () => {
       const a = s.stats().webhooksDeliver?.invocations;
       await new Promise((r) => setTimeout(r, 300));
@@ -113,7 +132,7 @@ describe('AWS calls per request', () => {
     const deliveries = after.invocations - before.invocations;
     expect(deliveries).toBeGreaterThanOrEqual(1);
     expect(delta('DynamoDB.GetItem')).toBe(deliveries);
-    expect(delta('DynamoDB.PutItem')).toBe(deliveries);
-    expect(delta('DynamoDB.TransactWriteItems')).toBe(0);
+    expect(delta('DynamoDB.TransactWriteItems')).toBe(deliveries); // every event of a payment intent is about it
+    expect(delta('DynamoDB.PutItem')).toBe(0);
   });
 });

@@ -219,4 +219,64 @@ describe('inspection', () => {
     expect(completed.map((e) => e.data.id)).toContain(intent.id);
     expect(await all(`&type=payment_intent.created&resourceId=${intent.id}&status=delivered`)).toHaveLength(1);
   });
+
+  it('finds the events of one type or one resource, with a status or not, newest first, page by page to the end', async () => {
+    const tag = Math.random();
+    hooks.respondWith(() => 204);
+    const other = await freshEvent(); // a creation delivered, before the one below
+    await waitFor('the other creation to be recorded', async () => ((await record(other)).status === 'delivered' ? true : undefined));
+    // The intent's creation is refused (410: failed at once), its completion delivered.
+    hooks.respondWith((d) => (d.event.type === 'payment_intent.created' && d.event.data.metadata?.tag === tag ? 410 : 204));
+    const intent = await ok(
+      s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 }, metadata: { tag } }),
+    );
+    await ok(s.admin('POST', `/payment-intents/${intent.id}/complete`), 200);
+    const created = await waitFor('the created event to fail', async () => {
+      const e = hooks.deliveries.find((d) => d.event.type === 'payment_intent.created' && d.event.data.id === intent.id)?.event;
+      return e && (await record(e.id)).status === 'failed' ? e.id : undefined;
+    });
+    const completed = (await hooks.waitForEvent('payment_intent.completed', (d) => d.id === intent.id)).id;
+    await waitFor('the completed event to be recorded', async () => ((await record(completed)).status === 'delivered' ? true : undefined));
+    const pages = async (query: string) => {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: any = await ok(s.admin('GET', `/webhook-events?limit=1&${query}${cursor ? `&cursor=${cursor}` : ''}`), 200);
+        expect(page.items.length).toBeLessThanOrEqual(1);
+        ids.push(...page.items.map((e: { id: string }) => e.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      return ids;
+    };
+    const resource = `resourceId=${intent.id}`;
+    expect(await pages(resource)).toEqual([completed, created]);
+    expect(await pages(`${resource}&status=failed`)).toEqual([created]);
+    expect(await pages(`${resource}&status=delivered`)).toEqual([completed]);
+    expect(await pages(`${resource}&type=payment_intent.created`)).toEqual([created]);
+    expect(await pages(`${resource}&type=payment_intent.created&status=delivered`)).toEqual([]);
+
+    // By type: the failed creations are few among all, and found through the type's partition.
+    const failedCreations = await pages('type=payment_intent.created&status=failed');
+    expect(failedCreations).toContain(created);
+    expect(failedCreations).not.toContain(other);
+    for (const id of failedCreations) expect(await record(id)).toMatchObject({ type: 'payment_intent.created', status: 'failed' });
+    const creations = await pages('type=payment_intent.created');
+    expect(creations.indexOf(created)).toBeLessThan(creations.indexOf(other));
+    expect(creations.indexOf(other)).toBeGreaterThan(0);
+    const times = await Promise.all(creations.map(async (id) => (await record(id)).createdAt));
+    expect(times).toEqual([...times].sort().reverse());
+
+    // A redelivery moves the event in both look-ups.
+    hooks.respondWith(() => 204);
+    expect((await s.admin('POST', `/webhook-events/${created}/redeliver`)).status).toBe(202);
+    await waitFor('the redelivery', async () => ((await record(created)).status === 'delivered' ? true : undefined));
+    expect(await pages(`${resource}&status=delivered`)).toEqual([completed, created]);
+    expect(await pages(`${resource}&status=failed`)).toEqual([]);
+    expect(await pages('type=payment_intent.created&status=failed')).not.toContain(created);
+
+    expect((await s.admin('GET', `/webhook-events/${created}%23resource`)).status).toBe(404); // a lookup item is no event
+    const bad = await s.admin('GET', `/webhook-events?${resource}&cursor=bm9wZQ`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('invalid_cursor');
+  });
 });
