@@ -1,5 +1,5 @@
 import type { ComponentType } from 'preact';
-import { AssetsPage, IntentsPage, PaymentsPage, PeersPage, RatesPage, WalletAddressesPage, WebhookEventsPage } from './back-office';
+import { AssetsPage, IntentsPage, LedgerPage, PaymentsPage, PeersPage, RatesPage, WalletAddressesPage, WebhookEventsPage } from './back-office';
 import { DashboardPage } from './dashboard';
 
 // Every page of the console, in the order the navigation lists them under their group. #/<path>
@@ -25,4 +25,5 @@ export const PAGES: Page[] = [
   { path: 'peers', title: 'Peers', group: 'Back office', component: PeersPage },
   { path: 'webhook-events', title: 'Webhook events', group: 'Back office', component: WebhookEventsPage },
   { path: 'rates', title: 'Rates', group: 'Back office', component: RatesPage },
+  { path: 'ledger', title: 'Ledger check', group: 'Back office', component: LedgerPage },
 ];
