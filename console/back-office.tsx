@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Amount, admin, Problem } from './api';
-import { type Action, ListPage, money, time, units } from './list';
+import { type Action, Alert, ListPage, money, time, units } from './list';
 
 // The back-office pages: each reads one Admin API list route (docs/api.md) and offers the
 // actions its records allow, each confirmed in the page first.
@@ -316,11 +316,7 @@ export function RatesPage() {
           Peer id (optional) <input value={query.peerId} onInput={(e) => setQuery({ ...query, peerId: e.currentTarget.value.trim() })} />
         </label>
         <button type="submit">Look up</button>
-        {error && (
-          <span class="error" role="alert">
-            {error}
-          </span>
-        )}
+        <Alert text={error} />
       </form>
       {rate && (
         <table class="records" aria-label="Rate">
@@ -388,11 +384,7 @@ export function LedgerPage() {
             {check.balanced ? 'Balanced' : 'Not balanced'} · {check.accounts} accounts · {time(check.checkedAt)}
           </span>
         )}
-        {error && (
-          <span class="error" role="alert">
-            {error}
-          </span>
-        )}
+        <Alert text={error} />
       </div>
       {check && (
         <table class="records" aria-label="Ledger check">

@@ -23,6 +23,14 @@ export function toUnits(text: string, scale: number): string | undefined {
   return value || undefined;
 }
 
+// What went wrong, where the page says it.
+export const Alert = ({ text }: { text?: string }) =>
+  text ? (
+    <span class="error" role="alert">
+      {text}
+    </span>
+  ) : null;
+
 export const time = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'medium' });
 
 // An action a row offers. `amountOf` asks for an amount at that asset's scale; `movesMoney` sends a
@@ -110,11 +118,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
         <button type="button" onClick={() => setVersion(version + 1)}>
           Reload
         </button>
-        {error && (
-          <span class="error" role="alert">
-            {error}
-          </span>
-        )}
+        <Alert text={error} />
       </div>
       {page && (
         <table class="records" aria-label={props.label}>
