@@ -19,12 +19,27 @@ async function json<T>(res: Response): Promise<T> {
 }
 
 // One Admin API request, e.g. admin('GET', '/assets?limit=20') or admin('POST', '/payments/<id>/fund').
-export const admin = <T>(method: string, path: string, body?: unknown): Promise<T> =>
+// An idempotencyKey is sent as the Idempotency-Key header, which the console signs too.
+export const admin = <T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> =>
   fetch(`/admin${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: {
+      ...(body !== undefined && { 'content-type': 'application/json' }),
+      ...(idempotencyKey && { 'idempotency-key': idempotencyKey }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   }).then((res) => json<T>(res));
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface Amount {
+  value: string;
+  assetCode: string;
+  assetScale: number;
+}
 
 export type Dashboard = LocalDashboard & { alarms: LocalAlarm[] };
 

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { LocalAlarm } from '../infra/local/cloudwatch';
 import { type Dashboard, dashboard } from './api';
 import { Chart } from './chart';
+import { Alert } from './list';
 
 // The dashboard that the template deploys to CloudWatch (infra/serverless/dashboard.cjs), drawn
 // from the metrics the local run collects, one value a minute, and the template's alarms as they
@@ -60,11 +61,7 @@ export function DashboardPage() {
             {r.label}
           </button>
         ))}
-        {error && (
-          <span class="error" role="alert">
-            {error}
-          </span>
-        )}
+        <Alert text={error} />
       </div>
       {data && (
         <>

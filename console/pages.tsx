@@ -1,4 +1,5 @@
 import type { ComponentType } from 'preact';
+import { AssetsPage, IntentsPage, LedgerPage, PaymentsPage, PeersPage, RatesPage, WalletAddressesPage, WebhookEventsPage } from './back-office';
 import { DashboardPage } from './dashboard';
 
 // Every page of the console, in the order the navigation lists them under their group. #/<path>
@@ -15,4 +16,14 @@ export interface Page {
   component: ComponentType<PageProps>;
 }
 
-export const PAGES: Page[] = [{ path: 'dashboard', title: 'Dashboard', group: 'Monitor', component: DashboardPage }];
+export const PAGES: Page[] = [
+  { path: 'dashboard', title: 'Dashboard', group: 'Monitor', component: DashboardPage },
+  { path: 'payments', title: 'Payments', group: 'Back office', component: PaymentsPage },
+  { path: 'payment-intents', title: 'Payment intents', group: 'Back office', component: IntentsPage },
+  { path: 'wallet-addresses', title: 'Wallet addresses', group: 'Back office', component: WalletAddressesPage },
+  { path: 'assets', title: 'Assets', group: 'Back office', component: AssetsPage },
+  { path: 'peers', title: 'Peers', group: 'Back office', component: PeersPage },
+  { path: 'webhook-events', title: 'Webhook events', group: 'Back office', component: WebhookEventsPage },
+  { path: 'rates', title: 'Rates', group: 'Back office', component: RatesPage },
+  { path: 'ledger', title: 'Ledger check', group: 'Back office', component: LedgerPage },
+];

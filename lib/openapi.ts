@@ -6,6 +6,7 @@ import { amount } from './amounts';
 import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './assets/schemas';
 import { type Problem, problem } from './http/problem';
 import { idParams, MAX_BODY_BYTES, page, pageLimit, pageQuery } from './http/schemas';
+import { ledgerCheck } from './ledger-check/schemas';
 import { createIntentBody, listIntentsQuery, paymentIntent } from './payment-intents/schemas';
 import { createPaymentBody, listPaymentsQuery, payment } from './payments/schemas';
 import { createPeerBody, peer, peerWithLiquidity, reconciliation, reconciliationQuery, unansweredPacket, updatePeerBody } from './peers/schemas';
@@ -103,6 +104,17 @@ export const operations: Operation[] = [
     query: pageQuery,
     status: 200,
     response: assetPage,
+  },
+  {
+    id: 'checkLedger',
+    tag: 'Assets',
+    method: 'get',
+    path: '/ledger/check',
+    summary: "Check that every asset's accounts sum to zero",
+    description:
+      'Sums the balances of each asset (its liquidity, settlement, intents, payments, peers and holds) server-side. A back-office check: it scans the main table, so its cost grows with the table.',
+    status: 200,
+    response: ledgerCheck,
   },
   {
     id: 'getAsset',
@@ -588,6 +600,7 @@ const responseSchemas = {
   Asset: asset,
   AssetWithLiquidity: assetWithLiquidity,
   AssetPage: assetPage,
+  LedgerCheck: ledgerCheck,
   WalletAddress: walletAddress,
   WalletAddressPage: walletAddressPage,
   WalletAddressOrPage: walletAddressOrPage,

@@ -119,11 +119,16 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
   return items;
 }
 
-// The items at `keys` (at most 100: a page of a list), in the order of the keys, leaving out those
-// that do not exist. Keys that BatchGetItem leaves unprocessed (under throttling) are asked again,
-// after a pause that doubles each time.
+// The items at `keys`, in the order of the keys, leaving out those that do not exist: one
+// BatchGetItem per 100 keys (its limit; a page of a list is one). Keys that BatchGetItem leaves
+// unprocessed (under throttling) are asked again, after a pause that doubles each time.
 const GET_ALL_ATTEMPTS = 6;
+const BATCH_GET_MAX = 100;
 export async function getAll(table: string, keys: Record<string, string>[]): Promise<Record<string, any>[]> {
+  if (keys.length > BATCH_GET_MAX) {
+    const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_MAX) }, (_, i) => keys.slice(i * BATCH_GET_MAX, (i + 1) * BATCH_GET_MAX));
+    return (await Promise.all(chunks.map((chunk) => getAll(table, chunk)))).flat();
+  }
   const id = (k: Record<string, unknown>) =>
     Object.keys(keys[0])
       .map((name) => k[name])

@@ -29,7 +29,29 @@ export const account = {
 };
 
 export { insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS } from './rules';
-export { balances, emptyAccountCheck, transferExists, transferItems } from './store';
+export { balances, emptyAccountCheck, nonZeroBalances, transferExists, transferItems } from './store';
+
+// Whose an account is, read from its id (the inverse of `account`): its asset's own accounts
+// name the asset; an intent's, a payment's and a peer's name their record, which names the asset.
+export type AccountOwner = { assetId: string } | { intent: string } | { payment: string } | { peer: string };
+export function ownerOf(accountId: string): AccountOwner | undefined {
+  const [kind, rest] = [accountId.slice(0, accountId.indexOf(':')), accountId.slice(accountId.indexOf(':') + 1)];
+  switch (kind) {
+    case 'liquidity':
+      return { assetId: rest };
+    case 'settlement':
+      return { assetId: rest.split('#')[0] };
+    case 'hold':
+      return { assetId: rest.split(':')[1] };
+    case 'intent':
+      return { intent: rest };
+    case 'payment':
+      return { payment: rest };
+    case 'peer':
+      return { peer: rest };
+  }
+  return undefined;
+}
 
 // The one mapping of a refused transfer's 38-digit rule to the client's error.
 export function refuseTooLarge(refusals: Refusals): void {

@@ -14,6 +14,7 @@ import type { CreateIntent, IntentRecord, ListIntentsQuery, PaymentIntent } from
 import * as store from './store';
 
 export const findIntent = (node: Node, id: string) => store.findIntent(node, id);
+export const findIntents = (node: Node, ids: string[]) => store.findIntents(node, ids);
 export { cursorOf, type IntentPage } from './store';
 export const pageIntentsByWallet = (node: Node, walletAddressId: string, opts: Parameters<typeof store.pageByWallet>[2]) =>
   store.pageByWallet(node, walletAddressId, opts);

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { LISTS, type Page, pageOfListed, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import { getAll, LISTS, type Page, pageOfListed, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { storedAs } from './credit';
 import { type IntentRecord, type IntentState, intentStates } from './schemas';
@@ -86,6 +86,9 @@ export function closeOrCredit(node: Node, r: IntentRecord, changes: { state: Int
 
 const toRecord = ({ pk, sk, openPk, openExpiresAt, listPk, listSk, metadata, ...record }: Record<string, any>) =>
   ({ ...record, metadata: JSON.parse(metadata) }) as IntentRecord;
+
+// The records of these intents (those that exist).
+export const findIntents = async (node: Node, ids: string[]): Promise<IntentRecord[]> => (await getAll(node.tables.main, ids.map(intentKey))).map(toRecord);
 
 export async function findIntent(node: Node, id: string): Promise<IntentRecord | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: intentKey(id), ConsistentRead: true }));

@@ -37,6 +37,7 @@ export function paymentView(r: PaymentRecord): Payment {
 }
 
 export const findPayment = (node: Node, id: string) => store.findPayment(node, id);
+export const findPayments = (node: Node, ids: string[]) => store.findPayments(node, ids);
 
 export async function getPaymentRecord(node: Node, id: string): Promise<PaymentRecord> {
   const r = await store.findPayment(node, id);

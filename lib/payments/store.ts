@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { LISTS, type Page, pageOfListed, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import { getAll, LISTS, type Page, pageOfListed, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { type PaymentRecord, type PaymentState, paymentStates } from './schemas';
 
@@ -69,6 +69,9 @@ export function transition(node: Node, r: PaymentRecord, from: PaymentState, to:
 
 const toRecord = ({ pk, sk, metadata, leaseHolder, leaseUntil, listPk, listSk, ...record }: Record<string, any>) =>
   ({ ...record, metadata: JSON.parse(metadata) }) as PaymentRecord;
+
+// The records of these payments (those that exist).
+export const findPayments = async (node: Node, ids: string[]): Promise<PaymentRecord[]> => (await getAll(node.tables.main, ids.map(paymentKey))).map(toRecord);
 
 export async function findPayment(node: Node, id: string): Promise<PaymentRecord | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: paymentKey(id), ConsistentRead: true }));

@@ -406,12 +406,14 @@ describe('the CloudFormation template', () => {
     );
     expect(needs.openPaymentsIncomingPayments).toContain('execute-api:Invoke AuthServerApi POST /introspect');
     expect(needs.openApi).toEqual([]);
-    // The Admin API's GET routes only read (the rate lookup caches what it pulled).
+    // The Admin API's GET routes only read (the rate lookup caches what it pulled), and only the
+    // back-office ledger check scans.
     for (const fn of service.functions.filter((f) => f.events.some((e) => e.http?.method === 'GET')))
       for (const n of needs[fn.name])
         expect(
           /^(dynamodb:(GetItem|BatchGetItem|Query)|secretsmanager:GetSecretValue) /.test(n) ||
-            (fn.name === 'ratesResolve' && n === 'dynamodb:BatchWriteItem RatesTable'),
+            (fn.name === 'ratesResolve' && n === 'dynamodb:BatchWriteItem RatesTable') ||
+            (fn.name === 'ledgerCheck' && n === 'dynamodb:Scan MainTable'),
           `${fn.name}: ${n}`,
         ).toBe(true);
     const holders = (need: string) =>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { account, ownerOf } from '../../lib/ledger';
 import { conditionFor, insufficient, MAX_BALANCE, netChanges, TOO_LARGE } from '../../lib/ledger/rules';
 import { afterCredit, isOpen, stateOf, storedAs } from '../../lib/payment-intents/credit';
 import { type IntentRecord, intentStates } from '../../lib/payment-intents/schemas';
@@ -84,6 +85,19 @@ describe('the ledger rules', () => {
     expect(conditionFor('liquidity:a', -5n)).toEqual({ atLeast: 5n, refusal: insufficient('liquidity:a') });
     expect(conditionFor('settlement:a#3', -5n)).toEqual({ atLeast: -MAX_BALANCE + 5n, refusal: TOO_LARGE });
     expect(conditionFor('intent:i', 5n)).toEqual({ atMost: MAX_BALANCE - 5n, refusal: TOO_LARGE });
+  });
+});
+
+describe("an account's owner, for the ledger check", () => {
+  it('reads the asset or the record from every kind of account id', () => {
+    const [a, b, id] = ['7d7c6a4e-0f4b-4a57-9c2e-1d4a1b7f0001', '7d7c6a4e-0f4b-4a57-9c2e-1d4a1b7f0002', '7d7c6a4e-0f4b-4a57-9c2e-1d4a1b7f0003'];
+    expect(ownerOf(account.liquidity(a))).toEqual({ assetId: a });
+    expect(ownerOf(account.settlementShard(a))).toEqual({ assetId: a });
+    expect(ownerOf(account.hold(id, b))).toEqual({ assetId: b });
+    expect(ownerOf(account.intent(id))).toEqual({ intent: id });
+    expect(ownerOf(account.payment(id))).toEqual({ payment: id });
+    expect(ownerOf(account.peer(id))).toEqual({ peer: id });
+    expect(ownerOf('stray')).toBeUndefined();
   });
 });
 

@@ -1,0 +1,429 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Amount, admin, Problem } from './api';
+import { type Action, Alert, ListPage, money, time, units } from './list';
+
+// The back-office pages: each reads one Admin API list route (docs/api.md) and offers the
+// actions its records allow, each confirmed in the page first.
+
+interface Asset {
+  id: string;
+  code: string;
+  scale: number;
+  liquidityThreshold?: string;
+  createdAt: string;
+  liquidity?: Amount;
+}
+interface WalletAddress {
+  id: string;
+  address: string;
+  assetCode: string;
+  assetScale: number;
+  publicName?: string;
+  createdAt: string;
+}
+interface Intent {
+  id: string;
+  walletAddress: string;
+  incomingAmount: Amount | null;
+  receivedAmount: Amount;
+  state: string;
+  expiresAt: string;
+  createdAt: string;
+}
+interface Payment {
+  id: string;
+  walletAddress: string;
+  receiver: string;
+  debitAmount: Amount;
+  receiveAmount: Amount;
+  sentAmount: Amount;
+  state: string;
+  failureReason?: string;
+  createdAt: string;
+}
+interface Peer {
+  id: string;
+  name?: string;
+  staticIlpAddress: string;
+  assetCode: string;
+  assetScale: number;
+  maxPacketAmount?: string;
+  liquidityThreshold: string | null;
+  createdAt: string;
+  liquidity?: Amount;
+}
+interface WebhookEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  status: string;
+  attempts: { at: string; status?: number; error?: string; ms: number }[];
+  nextAttemptAt?: string;
+}
+
+// The ledger keeps every balance at this scale (lib/ledger/rules.ts).
+const LEDGER_SCALE = 20;
+const post = (path: string, key?: string, body?: unknown) => admin('POST', path, body, key);
+const created = { label: 'Created', cell: (r: { createdAt: string }) => time(r.createdAt) };
+const state = { label: 'State', cell: (r: { state: string }) => <span class={`state ${r.state}`}>{r.state}</span> };
+// Each record of a page read again by id, for what the list leaves out (liquidity).
+const withDetails =
+  <T extends { id: string }>(route: string) =>
+  (items: T[]) =>
+    Promise.all(items.map((i) => admin<T>('GET', `${route}/${i.id}`)));
+
+// Deposit and withdraw, for an asset's or a peer's liquidity.
+const liquidityActions = (route: string, id: string, name: string, code: string, scale: number): Action[] => [
+  {
+    label: 'Deposit',
+    what: `Deposit liquidity to ${name}: the amount leaves the asset's settlement account.`,
+    movesMoney: true,
+    amountOf: { code, scale },
+    run: (key, amount) => post(`${route}/${id}/liquidity`, key, { amount }),
+  },
+  {
+    label: 'Withdraw',
+    what: `Withdraw liquidity from ${name} to the asset's settlement account.`,
+    movesMoney: true,
+    amountOf: { code, scale },
+    run: (key, amount) => post(`${route}/${id}/liquidity-withdrawals`, key, { amount }),
+  },
+];
+
+export const AssetsPage = () => (
+  <ListPage<Asset>
+    route="/assets"
+    label="Assets"
+    complete={withDetails('/assets')}
+    columns={[
+      { label: 'Code', cell: (a) => <strong>{a.code}</strong> },
+      { label: 'Scale', cell: (a) => a.scale, numeric: true },
+      { label: 'Liquidity', cell: (a) => money(a.liquidity), numeric: true },
+      { label: 'Low below', cell: (a) => (a.liquidityThreshold ? units(a.liquidityThreshold, a.scale) : '–'), numeric: true },
+      created,
+      { label: 'Id', cell: (a) => <code>{a.id}</code> },
+    ]}
+    actions={(a) => liquidityActions('/assets', a.id, a.code, a.code, a.scale)}
+  />
+);
+
+export const WalletAddressesPage = () => (
+  <ListPage<WalletAddress>
+    route="/wallet-addresses"
+    label="Wallet addresses"
+    columns={[
+      { label: 'Address', cell: (w) => <code>{w.address}</code> },
+      { label: 'Name', cell: (w) => w.publicName ?? '–' },
+      { label: 'Asset', cell: (w) => `${w.assetCode} (${w.assetScale})` },
+      created,
+    ]}
+    more={(w) => <Keys id={w.id} />}
+  />
+);
+
+// A wallet address's keys, read when asked for.
+function Keys({ id }: { id: string }) {
+  const [keys, setKeys] = useState<{ kid: string; revokedAt: string | null }[] | string>();
+  if (keys === undefined)
+    return (
+      <button
+        type="button"
+        onClick={() =>
+          admin<{ items: { kid: string; revokedAt: string | null }[] }>('GET', `/wallet-addresses/${id}/keys`).then(
+            (k) => setKeys(k.items),
+            (e: Error) => setKeys(e.message),
+          )
+        }
+      >
+        Keys
+      </button>
+    );
+  if (typeof keys === 'string') return <span class="error">{keys}</span>;
+  if (!keys.length) return <span class="muted">no keys</span>;
+  return (
+    <ul class="keys">
+      {keys.map((k) => (
+        <li key={k.kid}>
+          <code>{k.kid}</code> {k.revokedAt ? <span class="muted">revoked {time(k.revokedAt)}</span> : <span class="state completed">active</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export const IntentsPage = () => (
+  <ListPage<Intent>
+    route="/payment-intents"
+    label="Payment intents"
+    filters={[
+      { name: 'walletAddress', label: 'Wallet address' },
+      { name: 'state', label: 'State', options: ['pending', 'processing', 'completed', 'expired'] },
+    ]}
+    columns={[
+      state,
+      { label: 'Received', cell: (i) => money(i.receivedAmount), numeric: true },
+      { label: 'Of', cell: (i) => money(i.incomingAmount), numeric: true },
+      { label: 'Wallet address', cell: (i) => <code>{i.walletAddress}</code> },
+      { label: 'Expires', cell: (i) => time(i.expiresAt) },
+      created,
+    ]}
+    actions={(i) => [
+      ...(i.state === 'pending' || i.state === 'processing'
+        ? [{ label: 'Complete', what: 'Complete this intent: it takes no more payments.', run: () => post(`/payment-intents/${i.id}/complete`) }]
+        : []),
+      {
+        label: 'Withdraw',
+        what: `Withdraw what this intent received (${money(i.receivedAmount)}) to the FSP.`,
+        movesMoney: true,
+        run: (key) => post(`/payment-intents/${i.id}/withdraw`, key),
+      },
+    ]}
+  />
+);
+
+export const PaymentsPage = () => (
+  <ListPage<Payment>
+    route="/payments"
+    label="Payments"
+    filters={[
+      { name: 'walletAddress', label: 'Wallet address' },
+      { name: 'state', label: 'State', options: ['funding', 'sending', 'completed', 'failed', 'cancelled'] },
+    ]}
+    columns={[
+      state,
+      { label: 'Reason', cell: (p) => p.failureReason ?? '' },
+      { label: 'Debit', cell: (p) => money(p.debitAmount), numeric: true },
+      { label: 'Sent', cell: (p) => money(p.sentAmount), numeric: true },
+      { label: 'Receive', cell: (p) => money(p.receiveAmount), numeric: true },
+      { label: 'From', cell: (p) => <code>{p.walletAddress}</code> },
+      created,
+    ]}
+    actions={(p) =>
+      p.state === 'funding'
+        ? [
+            {
+              label: 'Fund',
+              what: `Fund this payment with ${money(p.debitAmount)} and send it.`,
+              movesMoney: true,
+              run: (key) => post(`/payments/${p.id}/fund`, key),
+            },
+            { label: 'Cancel', what: 'Cancel this payment before it is funded.', run: () => post(`/payments/${p.id}/cancel`) },
+          ]
+        : p.state === 'sending'
+          ? []
+          : [
+              {
+                label: 'Withdraw',
+                what: 'Withdraw what this payment still holds to the FSP.',
+                movesMoney: true,
+                run: (key) => post(`/payments/${p.id}/withdraw`, key),
+              },
+            ]
+    }
+  />
+);
+
+export const PeersPage = () => (
+  <ListPage<Peer>
+    route="/peers"
+    label="Peers"
+    complete={withDetails('/peers')}
+    columns={[
+      { label: 'Name', cell: (p) => p.name ?? '–' },
+      { label: 'ILP address', cell: (p) => <code>{p.staticIlpAddress}</code> },
+      { label: 'Liquidity', cell: (p) => money(p.liquidity), numeric: true },
+      { label: 'Low below', cell: (p) => (p.liquidityThreshold ? units(p.liquidityThreshold, p.assetScale) : '–'), numeric: true },
+      { label: 'Max packet', cell: (p) => (p.maxPacketAmount ? units(p.maxPacketAmount, p.assetScale) : '–'), numeric: true },
+      created,
+    ]}
+    actions={(p) => liquidityActions('/peers', p.id, p.name ?? p.staticIlpAddress, p.assetCode, p.assetScale)}
+  />
+);
+
+export const WebhookEventsPage = () => (
+  <ListPage<WebhookEvent>
+    route="/webhook-events"
+    label="Webhook events"
+    filters={[
+      { name: 'status', label: 'Status', options: ['pending', 'delivered', 'failed'] },
+      { name: 'type', label: 'Type' },
+      { name: 'resourceId', label: 'Resource id' },
+    ]}
+    columns={[
+      { label: 'Status', cell: (e) => <span class={`state ${e.status}`}>{e.status}</span> },
+      { label: 'Type', cell: (e) => e.type },
+      { label: 'Attempts', cell: (e) => <Attempts event={e} />, numeric: true },
+      created,
+      { label: 'Id', cell: (e) => <code>{e.id}</code> },
+    ]}
+    actions={(e) =>
+      e.status === 'pending'
+        ? []
+        : [{ label: 'Redeliver', what: `Send ${e.type} again, with the same id, as one more attempt.`, run: () => post(`/webhook-events/${e.id}/redeliver`) }]
+    }
+  />
+);
+
+function Attempts({ event }: { event: WebhookEvent }) {
+  return (
+    <details class="attempts">
+      <summary data-count={event.attempts.length}>{event.attempts.length}</summary>
+      <ol>
+        {event.attempts.map((a) => (
+          <li key={a.at}>
+            {time(a.at)} · {a.status ?? a.error} · {a.ms} ms
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
+
+// There is no list of rates: the Admin API answers the rate in effect for one pair (and peer).
+export function RatesPage() {
+  const [query, setQuery] = useState({ sourceAssetCode: '', destinationAssetCode: '', peerId: '' });
+  const [rate, setRate] = useState<{ rate: number; origin: string; expiresAt: string | null; peerId?: string }>();
+  const [error, setError] = useState<string>();
+  const look = (e: Event) => {
+    e.preventDefault();
+    const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v.trim()));
+    admin<typeof rate>('GET', `/rates?${q}`).then(
+      (r) => {
+        setRate(r);
+        setError(undefined);
+      },
+      (e: Error) => {
+        setRate(undefined);
+        setError(e instanceof Problem ? (e.body.detail ?? e.message) : e.message);
+      },
+    );
+  };
+  const field = (name: keyof typeof query, label: string) => (
+    <label>
+      {label} <input value={query[name]} onInput={(e) => setQuery({ ...query, [name]: e.currentTarget.value.toUpperCase().trim() })} />
+    </label>
+  );
+  return (
+    <div class="list">
+      <p class="note">
+        The Admin API has no list of rates: it answers the rate in effect for one pair, pushed (<code>POST /rates</code>), pulled from the FSP or the identity,
+        with its expiry. Look one up here.
+      </p>
+      <form class="toolbar" onSubmit={look}>
+        {field('sourceAssetCode', 'From')}
+        {field('destinationAssetCode', 'To')}
+        <label>
+          Peer id (optional) <input value={query.peerId} onInput={(e) => setQuery({ ...query, peerId: e.currentTarget.value.trim() })} />
+        </label>
+        <button type="submit">Look up</button>
+        <Alert text={error} />
+      </form>
+      {rate && (
+        <table class="records" aria-label="Rate">
+          <thead>
+            <tr>
+              <th>Pair</th>
+              <th class="numeric">Rate</th>
+              <th>Origin</th>
+              <th>Expires</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <td>
+                {query.sourceAssetCode} → {query.destinationAssetCode}
+                {rate.peerId && <span class="muted"> via peer {rate.peerId}</span>}
+              </td>
+              <td class="numeric">{rate.rate}</td>
+              <td>{rate.origin}</td>
+              <td>{rate.expiresAt ? time(rate.expiresAt) : 'never'}</td>
+            </tr>
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+interface LedgerCheck {
+  balanced: boolean;
+  checkedAt: string;
+  accounts: number;
+  assets: { assetId: string; assetCode: string; assetScale: number; accounts: number; sum: string; balanced: boolean }[];
+  unattributed: { account: string; balance: string }[];
+}
+
+// GET /ledger/check: the Admin API sums each asset's accounts server-side (the console cannot: no
+// route gives settlement balances), green when every sum is zero.
+export function LedgerPage() {
+  const [check, setCheck] = useState<LedgerCheck>();
+  const [error, setError] = useState<string>();
+  const run = () =>
+    admin<LedgerCheck>('GET', '/ledger/check').then(
+      (c) => {
+        setCheck(c);
+        setError(undefined);
+      },
+      (e: Error) => setError(e.message),
+    );
+  useEffect(() => {
+    run();
+  }, []);
+  return (
+    <div class="list">
+      <p class="note">
+        Double entry: each asset's accounts (its liquidity and settlement, the intents', payments', peers' and holds') sum to zero. The Admin API sums them on
+        the server by reading every account, so check on a quiet ledger: a payment moving meanwhile can show as a difference.
+      </p>
+      <div class="toolbar">
+        <button type="button" onClick={run}>
+          Check again
+        </button>
+        {check && (
+          <span class={`ledger ${check.balanced ? 'ok' : 'alarm'}`} role="status">
+            {check.balanced ? 'Balanced' : 'Not balanced'} · {check.accounts} accounts · {time(check.checkedAt)}
+          </span>
+        )}
+        <Alert text={error} />
+      </div>
+      {check && (
+        <table class="records" aria-label="Ledger check">
+          <thead>
+            <tr>
+              <th>Asset</th>
+              <th class="numeric">Accounts</th>
+              <th class="numeric">Sum</th>
+              <th>Check</th>
+            </tr>
+          </thead>
+          <tbody>
+            {check.assets.map((a) => (
+              <tr key={a.assetId} data-asset={a.assetCode}>
+                <td>
+                  <strong>{a.assetCode}</strong>
+                </td>
+                <td class="numeric">{a.accounts}</td>
+                <td class="numeric">{units(a.sum, LEDGER_SCALE)}</td>
+                <td>
+                  <span class={`badge ${a.balanced ? 'ok' : 'alarm'}`}>{a.balanced ? 'zero' : 'not zero'}</span>
+                </td>
+              </tr>
+            ))}
+            {check.unattributed.map((u) => (
+              <tr key={u.account}>
+                <td>
+                  <code>{u.account}</code> <span class="muted">no record</span>
+                </td>
+                <td class="numeric">1</td>
+                <td class="numeric">{units(u.balance, LEDGER_SCALE)}</td>
+                <td>
+                  <span class="badge alarm">unattributed</span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,237 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { type Amount, admin, type Page, Problem } from './api';
+
+// What the back-office pages share: one Admin API list read page by page (newest first, as the
+// routes answer), its filters, and actions that ask for confirmation before they run.
+
+// "9200" at scale 2 is "92.00": the amount as a person reads it, with its code.
+export function units(value: string, scale: number): string {
+  if (!scale) return value;
+  const negative = value.startsWith('-');
+  const digits = (negative ? value.slice(1) : value).padStart(scale + 1, '0');
+  return `${negative ? '-' : ''}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+}
+export const money = (a: Amount | null | undefined) => (a ? `${units(a.value, a.assetScale)} ${a.assetCode}` : '–');
+
+// "92.5" at scale 2 is "9250", the integer string the Admin API takes; undefined when it is not
+// a positive amount that the scale can hold.
+export function toUnits(text: string, scale: number): string | undefined {
+  const m = /^(\d+)(?:\.(\d*))?$/.exec(text.trim());
+  if (!m || (m[2] ?? '').length > scale) return undefined;
+  const value = (m[1] + (m[2] ?? '').padEnd(scale, '0')).replace(/^0+/, '');
+  return value || undefined;
+}
+
+// What went wrong, where the page says it.
+export const Alert = ({ text }: { text?: string }) =>
+  text ? (
+    <span class="error" role="alert">
+      {text}
+    </span>
+  ) : null;
+
+export const time = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'medium' });
+
+// An action a row offers. `amountOf` asks for an amount at that asset's scale; `movesMoney` sends a
+// fresh Idempotency-Key with each confirmed run, so a resend cannot move the money twice.
+export interface Action {
+  label: string;
+  what: string;
+  movesMoney?: boolean;
+  amountOf?: { code: string; scale: number };
+  run: (key: string | undefined, amount: string | undefined) => Promise<unknown>;
+}
+
+export interface Filter {
+  name: string;
+  label: string;
+  options?: readonly string[]; // a choice; without, free text
+}
+
+export interface Column<T> {
+  label: string;
+  cell: (item: T) => ComponentChildren;
+  numeric?: boolean;
+}
+
+export interface ListProps<T> {
+  route: string;
+  label: string; // what the table holds, for its name: "Payments"
+  columns: Column<T>[];
+  filters?: Filter[];
+  // What each page's items need beyond the list route (an asset's liquidity, say), read per page.
+  complete?: (items: T[]) => Promise<T[]>;
+  actions?: (item: T) => Action[];
+  more?: (item: T) => ComponentChildren; // a cell of details opened on demand
+}
+
+export function ListPage<T extends { id: string }>(props: ListProps<T>) {
+  const [filters, setFilters] = useState<Record<string, string>>({});
+  const [cursors, setCursors] = useState<string[]>([]); // the cursors of the pages before this one, and this one's
+  const [page, setPage] = useState<Page<T>>();
+  const [error, setError] = useState<string>();
+  const [asking, setAsking] = useState<Action>();
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    let live = true;
+    const query = new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), limit: '20' });
+    if (cursors.length) query.set('cursor', cursors.at(-1)!);
+    admin<Page<T>>('GET', `${props.route}?${query}`)
+      .then(async (p) => ({ ...p, items: props.complete ? await props.complete(p.items) : p.items }))
+      .then(
+        (p) => {
+          if (!live) return;
+          setPage(p);
+          setError(undefined);
+        },
+        (e: Error) => live && setError(e.message),
+      );
+    return () => {
+      live = false;
+    };
+  }, [filters, cursors, version]);
+  const filter = (name: string, value: string) => {
+    setFilters({ ...filters, [name]: value });
+    setCursors([]);
+  };
+  return (
+    <div class="list">
+      <div class="toolbar">
+        {props.filters?.map((f) =>
+          f.options ? (
+            <label key={f.name}>
+              {f.label}{' '}
+              <select value={filters[f.name] ?? ''} onChange={(e) => filter(f.name, e.currentTarget.value)}>
+                <option value="">any</option>
+                {f.options.map((o) => (
+                  <option key={o}>{o}</option>
+                ))}
+              </select>
+            </label>
+          ) : (
+            <label key={f.name}>
+              {f.label} <input type="search" value={filters[f.name] ?? ''} onChange={(e) => filter(f.name, e.currentTarget.value.trim())} />
+            </label>
+          ),
+        )}
+        <button type="button" onClick={() => setVersion(version + 1)}>
+          Reload
+        </button>
+        <Alert text={error} />
+      </div>
+      {page && (
+        <table class="records" aria-label={props.label}>
+          <thead>
+            <tr>
+              {props.columns.map((c) => (
+                <th key={c.label} class={c.numeric ? 'numeric' : undefined}>
+                  {c.label}
+                </th>
+              ))}
+              {props.more && <th />}
+              {props.actions && <th>Actions</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {page.items.map((item) => (
+              <tr key={item.id} data-id={item.id}>
+                {props.columns.map((c) => (
+                  <td key={c.label} class={c.numeric ? 'numeric' : undefined}>
+                    {c.cell(item)}
+                  </td>
+                ))}
+                {props.more && <td>{props.more(item)}</td>}
+                {props.actions && (
+                  <td class="actions">
+                    {props.actions(item).map((a) => (
+                      <button type="button" key={a.label} onClick={() => setAsking(a)}>
+                        {a.label}
+                      </button>
+                    ))}
+                  </td>
+                )}
+              </tr>
+            ))}
+            {!page.items.length && (
+              <tr>
+                <td class="empty" colSpan={props.columns.length + 2}>
+                  Nothing here
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      )}
+      <div class="pager">
+        {cursors.length > 0 && (
+          <button type="button" onClick={() => setCursors([])}>
+            First page
+          </button>
+        )}
+        <span>Page {cursors.length + 1}</span>
+        {page?.nextCursor && (
+          <button type="button" onClick={() => setCursors([...cursors, page.nextCursor!])}>
+            Next page
+          </button>
+        )}
+      </div>
+      {asking && (
+        <Confirm
+          action={asking}
+          done={(changed) => {
+            setAsking(undefined);
+            if (changed) setVersion(version + 1);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+// The confirmation an action asks for, in the page: it runs only on "Confirm", and a refusal
+// shows the problem's detail here, leaving the dialog open.
+function Confirm({ action, done }: { action: Action; done: (changed: boolean) => void }) {
+  const [amount, setAmount] = useState('');
+  const [refused, setRefused] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const value = action.amountOf ? toUnits(amount, action.amountOf.scale) : undefined;
+  const confirm = async () => {
+    setBusy(true);
+    try {
+      await action.run(action.movesMoney ? crypto.randomUUID() : undefined, value);
+      done(true);
+    } catch (e) {
+      setRefused(e instanceof Problem ? (e.body.detail ?? e.message) : (e as Error).message);
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="backdrop">
+      <div role="dialog" aria-modal="true" aria-label={action.label} class="dialog">
+        <h2>{action.label}</h2>
+        <p>{action.what}</p>
+        {action.amountOf && (
+          <label>
+            Amount{' '}
+            <input inputMode="decimal" value={amount} onInput={(e) => setAmount(e.currentTarget.value)} placeholder={units('0', action.amountOf.scale)} />{' '}
+            {action.amountOf.code}
+          </label>
+        )}
+        {refused && (
+          <p class="error" role="alert">
+            {refused}
+          </p>
+        )}
+        <div class="buttons">
+          <button type="button" onClick={() => done(false)}>
+            Cancel
+          </button>
+          <button type="button" class="primary" disabled={busy || (action.amountOf !== undefined && value === undefined)} onClick={confirm}>
+            Confirm
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
