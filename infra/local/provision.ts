@@ -79,13 +79,15 @@ export async function provision(
   return refs;
 }
 
+// DynamoDB Local backfills a new index from the table's items: minutes for a large kept data folder.
+const INDEX_WAIT_MS = 300_000;
 async function activeIndex(dynamo: DynamoDBClient, TableName: string, name: string): Promise<void> {
-  for (let tries = 0; tries < 300; tries++) {
+  for (let tries = 0; tries < INDEX_WAIT_MS / 100; tries++) {
     const { Table } = await dynamo.send(new DescribeTableCommand({ TableName }));
     if (Table!.GlobalSecondaryIndexes?.find((i) => i.IndexName === name)?.IndexStatus === 'ACTIVE') return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`Index ${name} of ${TableName} is not active after 30 s`);
+  throw new Error(`Index ${name} of ${TableName} is not active after ${INDEX_WAIT_MS / 1000} s`);
 }
 
 async function create(

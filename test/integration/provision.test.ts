@@ -50,5 +50,5 @@ describe('provisioning a kept table', () => {
       new QueryCommand({ TableName, IndexName: 'ByLookup', KeyConditionExpression: 'lookupPk = :pk', ExpressionAttributeValues: { ':pk': { S: 'type:a.b' } } }),
     );
     expect(Items).toEqual([{ id: { S: 'e1' }, lookupPk: { S: 'type:a.b' }, statusSort: { S: 't#e1' }, status: { S: 'delivered' } }]);
-  });
+  }, 120_000); // the emulator, shared with every other test file, builds the index when it gets to it
 });
