@@ -67,6 +67,9 @@ export async function queryNewestFirst(opts: {
   range?: { from: string; to: string };
 }): Promise<Page<Record<string, any>>> {
   const after = decodeCursor(opts.cursor);
+  // A cursor from before the range (an earlier, wider window, or one that slid on) has nothing
+  // older within it; BETWEEN would refuse a bound below its lower one.
+  if (opts.range && after !== undefined && after < opts.range.from) return { items: [], nextCursor: null };
   // One condition on the sort key: below the cursor, within the range. BETWEEN takes its upper
   // bound too, which is the cursor's own item (read, then dropped) or a bare time no key equals.
   const upper = opts.range && after !== undefined && after < opts.range.to ? after : opts.range?.to;

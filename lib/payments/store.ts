@@ -197,10 +197,10 @@ export async function unansweredTotal(node: Node, peerId: string, window: { from
     IndexName: 'Lists',
     KeyConditionExpression: 'listPk = :pk AND listSk BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':pk': unansweredOf(peerId), ':from': window.from, ':to': window.to },
-    ProjectionExpression: 'peerUnits, expiresAt',
+    // A key is "<expiry>#…", so none equals the bare time `to`: BETWEEN keeps to [from, to).
+    ProjectionExpression: 'peerUnits',
   });
-  const within = items.filter((i) => i.expiresAt < window.to);
-  return { count: within.length, peerUnits: within.reduce((t, i) => t + BigInt(i.peerUnits), 0n) };
+  return { count: items.length, peerUnits: items.reduce((t, i) => t + BigInt(i.peerUnits), 0n) };
 }
 
 export async function listPackets(node: Node, paymentId: string): Promise<PacketRecord[]> {

@@ -162,6 +162,13 @@ describe('reconciliation', () => {
     await bad('limit=0', 'query.limit');
     await bad('other=1', 'query.other');
   });
+
+  it('answers an empty last page for a cursor from before the window (an earlier one, or one that slid on)', async () => {
+    const p = await ok(s.admin('POST', '/peers', body()));
+    const before = Buffer.from(JSON.stringify({ after: `2020-01-01T00:00:00.000Z#${p.id}` })).toString('base64url');
+    const res = await ok(s.admin('GET', `/peers/${p.id}/reconciliation?from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&cursor=${before}`), 200);
+    expect(res).toMatchObject({ items: [], nextCursor: null, total: { count: 0 } });
+  });
 });
 
 describe('concurrent changes', () => {
