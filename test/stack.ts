@@ -20,7 +20,7 @@ export function adminClient(adminUrl: string, secret: string): Pick<TestStack, '
     admin: (method, path, body, headers) => client.request(method, path, { body, headers }),
     send: client.send,
     sign: (method, path, body = '', t, idempotencyKey) => client.sign({ method, pathWithQuery: path, body, idempotencyKey }, t),
-    freshSign: (method, path, body = '', idempotencyKey) => client.fresh({ method, pathWithQuery: path, body, idempotencyKey }),
+    freshSign: async (method, path, body = '', idempotencyKey) => client.sign({ method, pathWithQuery: path, body, idempotencyKey }),
   };
 }
 

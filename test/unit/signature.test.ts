@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { adminSigner } from '../../infra/local/admin-client';
 import { computeSignature, signatureHeader, verifySignature } from '../../lib/http/signature';
 
 const secret = 'unit-test-secret-123456';
@@ -88,5 +89,18 @@ describe('request signatures', () => {
       const r = verifySignature(h, secret, req, 1000);
       expect(r.ok, String(h)).toBe(false);
     }
+  });
+});
+
+describe('the Admin client signer', () => {
+  it('gives equal requests signed at once signatures of their own, each verifying, their t strictly increasing', () => {
+    const secret = 'a-secret-of-at-least-16';
+    const req = { method: 'POST', pathWithQuery: '/assets', body: '{"code":"USD","scale":2}' };
+    const one = adminSigner(secret);
+    const signed = Array.from({ length: 1000 }, () => one.sign(req));
+    expect(new Set(signed).size).toBe(1000);
+    const ts = signed.map((h) => BigInt(/^t=(\d+)\.(\d{6}),/.exec(h)!.slice(1).join('')));
+    expect(ts.every((t, i) => i === 0 || t > ts[i - 1])).toBe(true);
+    for (const h of signed.slice(0, 3)) expect(verifySignature(h, secret, req, Date.now() / 1000).ok).toBe(true);
   });
 });
