@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { DomainError, invalidField, MethodNotAllowed } from '../../lib/errors';
 import type { LocalCloudWatch } from './cloudwatch';
 import { listen } from './listen';
 import { fromLoopback, sendProblem, signingHandler } from './proxy';
@@ -53,33 +54,40 @@ export async function startConsole(opts: ConsoleOptions) {
   bundle.catch(() => undefined); // a failed build is answered per request, below
   const page = readFileSync(join(SOURCE, 'index.html'), 'utf8').replaceAll('{{node}}', opts.node);
   const admin = signingHandler({ nodeA: opts.adminUrl, secret: opts.secret });
-  const server = createServer(async (req, res) => {
-    if (!fromLoopback(req)) return sendProblem(res, 'forbidden', 'console_refused', 'The console takes only requests to localhost from this machine');
+  // One request's failure (a request-target URL cannot parse) is its own 4xx/5xx: an unhandled
+  // rejection here would end the whole npm start it shares a process with.
+  const server = createServer((req, res) => {
+    serve(req, res).catch((e: unknown) => (res.headersSent ? res.destroy() : sendProblem(res, e)));
+  });
+  async function serve(req: IncomingMessage, res: ServerResponse) {
+    if (!fromLoopback(req))
+      return sendProblem(res, new DomainError('forbidden', 'console_refused', 'The console takes only requests to localhost from this machine'));
+    if (!URL.canParse(req.url ?? '/', 'http://localhost')) return sendProblem(res, invalidField('url', 'is not a request target this console serves'));
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === ADMIN_PREFIX || url.pathname.startsWith(`${ADMIN_PREFIX}/`)) {
       req.url = req.url!.slice(ADMIN_PREFIX.length) || '/';
       return admin(req, res);
     }
-    if (req.method !== 'GET') return sendProblem(res, 'method_not_allowed', 'method_not_allowed', `${req.method} is not served at ${url.pathname}; GET is`);
+    if (req.method !== 'GET') return sendProblem(res, new MethodNotAllowed(`${req.method} is not served at ${url.pathname}; GET is`, ['GET']));
     switch (url.pathname) {
       case '/':
         return send(res, 200, 'text/html; charset=utf-8', page);
       case '/console.js':
       case '/console.css': {
         const built = await bundle.catch((e: Error) => e);
-        if (built instanceof Error) return sendProblem(res, 'unavailable', 'console_build_failed', built.message);
+        if (built instanceof Error) return sendProblem(res, new DomainError('unavailable', 'console_build_failed', built.message));
         const js = url.pathname.endsWith('.js');
         return send(res, 200, js ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8', js ? built.js : built.css);
       }
       case '/local/dashboard': {
-        if (!opts.metrics) return sendProblem(res, 'not_found', 'metrics_off', 'This node collects no metrics (LOCAL_METRICS=false)');
+        if (!opts.metrics) return sendProblem(res, new DomainError('not_found', 'metrics_off', 'This node collects no metrics (LOCAL_METRICS=false)'));
         const minutes = Math.min(24 * 60, Math.max(5, Number(url.searchParams.get('minutes')) || 60));
         const body = { ...opts.metrics.dashboard(minutes), alarms: opts.metrics.alarms() };
         return send(res, 200, 'application/json', JSON.stringify(body));
       }
     }
-    sendProblem(res, 'not_found', 'not_found', `The console has nothing at ${url.pathname}`);
-  });
+    sendProblem(res, new DomainError('not_found', 'not_found', `The console has nothing at ${url.pathname}`));
+  }
   const { port, stop } = await listen(server, opts.port);
   return { url: `http://localhost:${port}`, port, stop };
 }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { adminClient } from './admin-client';
 import { listen } from './listen';
@@ -49,12 +49,17 @@ export async function startFsp(opts: FspOptions) {
     log(`[fsp] funded payment ${paymentId} -> ${res.status}`);
   }
 
-  const server = createServer(async (req, res) => {
+  // A request that fails (a target that is no URL, a client gone mid-body) is answered or dropped
+  // on its own: an unhandled rejection would end the npm start this shares a process with.
+  const server = createServer((req, res) => {
+    serve(req, res).catch((e: Error) => (res.headersSent ? res.destroy() : reply(res, 400, { error: e.message })));
+  });
+  const reply = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  async function serve(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const reply = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
     if (req.method === 'POST' && url.pathname === '/webhooks') {
       const raw = await readBody(req);
       let event: { id: string; type: string; data: { id?: string; metadata?: { autoFund?: unknown } | null } };
@@ -64,34 +69,34 @@ export async function startFsp(opts: FspOptions) {
         const id = String(req.headers['webhook-id'] ?? '(no id)');
         log(`[fsp] REJECTED webhook ${id}: ${(e as Error).message}`);
         keep({ id, verified: false, error: (e as Error).message });
-        return reply(401, { error: 'signature verification failed' });
+        return reply(res, 401, { error: 'signature verification failed' });
       }
       // De-duplicate on the event id: delivery is at least once.
-      if (received.some((r) => r.verified && r.id === event.id)) return reply(200, { duplicate: true });
+      if (received.some((r) => r.verified && r.id === event.id)) return reply(res, 200, { duplicate: true });
       keep({ id: event.id, type: event.type, verified: true, data: event.data });
       log(`[fsp] webhook ${event.type} ${event.data?.id ?? ''}`);
-      reply(204, {});
+      reply(res, 204, {});
       // A payment whose metadata says "autoFund": false is left to the user to fund or cancel.
       const funds = opts.autoFund && event.data?.metadata?.autoFund !== false;
       if (event.type === 'payment.created' && funds && event.data?.id) void fund(event.data.id).catch((e) => log(`[fsp] funding failed: ${e.message}`));
       return;
     }
-    if (req.method === 'GET' && url.pathname === '/webhooks') return reply(200, received);
-    if (req.method !== 'GET' || url.pathname !== '/rates') return reply(404, { error: 'not found' });
+    if (req.method === 'GET' && url.pathname === '/webhooks') return reply(res, 200, received);
+    if (req.method !== 'GET' || url.pathname !== '/rates') return reply(res, 404, { error: 'not found' });
     const base = url.searchParams.get('base');
     const peerId = url.searchParams.get('peerId');
-    if (!base) return reply(400, { error: 'base is required' });
+    if (!base) return reply(res, 400, { error: 'base is required' });
     let file: RatesFile;
     try {
       file = JSON.parse(await readFile(opts.ratesFile, 'utf8'));
     } catch (e) {
-      return reply(500, { error: `cannot read ${opts.ratesFile}: ${(e as Error).message}` });
+      return reply(res, 500, { error: `cannot read ${opts.ratesFile}: ${(e as Error).message}` });
     }
     const rates = (peerId ? file.peerRates?.[peerId] : file.rates)?.[base];
     log(`[fsp] rates for ${base}${peerId ? ` (peer ${peerId})` : ''} -> ${rates ? 200 : 404}`);
-    if (!rates) return reply(404, { error: `no rates for base ${base}${peerId ? ` and peer ${peerId}` : ''}` });
-    reply(200, { base, rates });
-  });
+    if (!rates) return reply(res, 404, { error: `no rates for base ${base}${peerId ? ` and peer ${peerId}` : ''}` });
+    reply(res, 200, { base, rates });
+  }
   const { port, stop } = await listen(server, opts.port);
   return { url: `http://localhost:${port}`, stop };
 }

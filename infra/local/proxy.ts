@@ -7,7 +7,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, request, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
-import { DomainError, type ErrorKind } from '../../lib/errors';
+import { DomainError } from '../../lib/errors';
 import { problemResponse } from '../../lib/http/problem';
 import { adminSigner } from './admin-client';
 import { DEFAULT_PROXY_PORT, LOCAL_ADMIN_API_SECRET, NODES } from './defaults';
@@ -54,8 +54,9 @@ function forwardable(raw: string[], drop: string[]): string[] {
   return raw.flatMap((v, i) => (i % 2 === 0 && !out.has(v.toLowerCase()) ? [v, raw[i + 1]] : []));
 }
 
-export function sendProblem(res: ServerResponse, kind: ErrorKind, code: string, detail: string) {
-  const r = problemResponse(new DomainError(kind, code, detail));
+// Anything thrown, as lib/http answers it: a DomainError as its problem, anything else a 500.
+export function sendProblem(res: ServerResponse, thrown: unknown) {
+  const r = problemResponse(thrown);
   res.writeHead(r.statusCode, r.headers as Record<string, string>);
   res.end(r.body);
 }
@@ -79,10 +80,10 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
     const target = req.url ?? '/';
     if (!fromLoopback(req)) {
       const detail = 'The signing proxy takes only requests to localhost from this machine, not from web pages of other sites';
-      return sendProblem(res, 'forbidden', 'proxy_refused', detail);
+      return sendProblem(res, new DomainError('forbidden', 'proxy_refused', detail));
     }
     if (!target.startsWith('/')) {
-      return sendProblem(res, 'invalid', 'invalid_request', `Send requests to http://localhost/<path>, not ${target}`);
+      return sendProblem(res, new DomainError('invalid', 'invalid_request', `Send requests to http://localhost/<path>, not ${target}`));
     }
     const toB = !!opts.nodeB && (target === NODE_B_PREFIX || target.startsWith(`${NODE_B_PREFIX}/`) || target.startsWith(`${NODE_B_PREFIX}?`));
     const node = toB ? 'Node B' : 'Node A';
@@ -94,7 +95,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
     let size = 0;
     for await (const chunk of req) {
       size += chunk.length;
-      if (size > MAX_BODY) return sendProblem(res, 'too_large', 'payload_too_large', `The body is over ${MAX_BODY} bytes`);
+      if (size > MAX_BODY) return sendProblem(res, new DomainError('too_large', 'payload_too_large', `The body is over ${MAX_BODY} bytes`));
       chunks.push(chunk);
     }
     const body = Buffer.concat(chunks);
@@ -119,7 +120,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
       log(`[proxy] ${method} ${target} -> ${node} unreachable (${e.code ?? e.message})`);
       const start = toB ? '. Start it with `npm run start:node-b` (in another terminal)' : '';
       const detail = `${node} is not running: nothing answers at ${base.origin} (${e.code ?? e.message})${start}`;
-      sendProblem(res, 'upstream', 'node_not_running', detail);
+      sendProblem(res, new DomainError('upstream', 'node_not_running', detail));
     });
     // A client that leaves before the answer ends also ends the request it started.
     res.on('close', () => {
@@ -131,7 +132,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
   return (req, res) => {
     forward(req, res).catch((e: Error) => {
       if (res.headersSent) return void res.destroy();
-      sendProblem(res, 'upstream', 'proxy_failed', `The signing proxy could not forward the request: ${e.message}`);
+      sendProblem(res, new DomainError('upstream', 'proxy_failed', `The signing proxy could not forward the request: ${e.message}`));
     });
   };
 }
