@@ -52,7 +52,14 @@ if (!method || !path?.startsWith('/') || field === '') {
 }
 const base = process.env.ADMIN_API_URL ?? `http://localhost:${process.env.ADMIN_PORT ?? node.ports.admin}`;
 const secret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
-const res = await adminClient(base, secret).request(method.toUpperCase(), path, { body, headers });
+const res = await adminClient(base, secret)
+  .request(method.toUpperCase(), path, { body, headers })
+  .catch((e: Error & { cause?: { code?: string } }) => {
+    // Nothing answered (or a header could not be signed): one line, not a stack trace.
+    const why = e.cause?.code ?? e.message;
+    console.error(`error: ${why === 'ECONNREFUSED' ? `nothing answers at ${base}: is npm start running? (--node b, ADMIN_API_URL)` : why}`);
+    process.exit(1);
+  });
 process.exitCode = res.status < 400 ? 0 : 1;
 // A body that is not JSON comes back as its text, which has no fields.
 const answer = typeof res.body === 'string' ? undefined : res.body;
