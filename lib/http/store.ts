@@ -7,7 +7,7 @@ import { SIGNATURE_TOLERANCE_SECS } from './signature';
 
 // The Admin API's own items: the signatures used. A non-GET signature is accepted once: the first
 // use records it, conditionally, until it could no longer pass the timestamp check anyway. The
-// record rides along in the request's transaction (lib/tx withRider), or is written on its own.
+// record rides along in the request's transaction (lib/tx rideAlong), or is written on its own.
 export function usedSignature(node: Node, mac: string, t: number): TransactItem {
   return {
     Put: {

@@ -3,7 +3,7 @@ import { logger } from '../log';
 import type { Node } from '../node';
 import { findIntent } from '../payment-intents';
 import { interledger } from './interledger';
-import { local, sendLocal } from './local';
+import { local } from './local';
 import type { PaymentMethod, SendOutcome } from './method';
 import type { PaymentMessage, PaymentRecord } from './schemas';
 import * as store from './store';
@@ -16,16 +16,15 @@ const methodOf = (p: PaymentRecord): PaymentMethod => (p.ilp ? interledger : loc
 async function deliverPayment(node: Node, message: PaymentMessage, attempt: string): Promise<SendOutcome> {
   const [p, intent] = await Promise.all([store.findPayment(node, message.paymentId), message.intentId ? findIntent(node, message.intentId) : undefined]);
   if (p?.state !== 'sending') return 'skipped'; // done already, or never funded
-  if (message.intentId) return p.intentId === message.intentId ? sendLocal(node, p, intent) : 'skipped';
-  if (!p.ilp && !p.intentId) return 'skipped';
-  return methodOf(p).send(node, p, attempt); // a message written before it carried the intent, or a remote payment
+  if (message.intentId && p.intentId !== message.intentId) return 'skipped';
+  return methodOf(p).send(node, p, attempt, message.intentId ? { intent } : undefined);
 }
 
 const isPaymentMessage = (body: unknown): body is PaymentMessage =>
   typeof (body as PaymentMessage)?.paymentId === 'string' && ['string', 'undefined'].includes(typeof (body as PaymentMessage)?.intentId);
 
 // One message of the payments queue (see lib/queue.ts for retries). Its id names the attempt
-// that sends a remote payment (lib/payments/remote.ts).
+// that sends a remote payment (lib/payments/interledger.ts).
 export async function handlePaymentMessage(node: Node, body: unknown, record: SQSRecord): Promise<void> {
   if (!isPaymentMessage(body)) return logger.error('Dropping a payments message of unknown shape', { body });
   const outcome = await deliverPayment(node, body, record.messageId);

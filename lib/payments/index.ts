@@ -169,7 +169,7 @@ export async function withdrawPayment(node: Node, id: string) {
 }
 
 // For reconciliation with a peer: the packets this node's payments sent it that got no answer
-// before they expired, booked as not paid (lib/payments/remote.ts), by expiry in [from, to). The
+// before they expired, booked as not paid (lib/payments/interledger.ts), by expiry in [from, to). The
 // peer compares them with what it credited from this node: a packet it credited is a fulfillment
 // lost in flight, which Interledger has the receiver bear. The total covers the whole window.
 const DAY_MS = 24 * 3600 * 1000;

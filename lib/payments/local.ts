@@ -29,9 +29,7 @@ function legsFor(p: PaymentRecord, intentId: string, destinationAssetId: string,
 
 const fail = (node: Node, p: PaymentRecord, reason: string) => finishPayment(node, p, 'failed', { reason });
 
-// `intent`: the payment's intent, when the worker read it with the payment (the queue message
-// names it, so that both are read at once).
-export async function sendLocal(node: Node, p: PaymentRecord, intent: IntentRecord | undefined): Promise<SendOutcome> {
+async function sendLocal(node: Node, p: PaymentRecord, read?: { intent: IntentRecord | undefined }): Promise<SendOutcome> {
   const intentId = p.intentId!;
   const destinationAssetId = p.destinationAssetId!;
   const debit = toLedger(BigInt(p.debitAmount.value), p.debitAmount.assetScale);
@@ -41,7 +39,7 @@ export async function sendLocal(node: Node, p: PaymentRecord, intent: IntentReco
   const completed = { ...p, state: 'completed' as const, sentAmount: p.debitAmount };
   // The credit is conditional on the intent as read, so racing payments decide one after the
   // other; one that would overpay it fails instead (two quotes can each cover what remains).
-  const result = await creditIntent(node, intent ?? (await findIntent(node, intentId)), {
+  const result = await creditIntent(node, read ? read.intent : await findIntent(node, intentId), {
     amount: receiveValue,
     writes: () => [
       ...transferItems(node, `deliver:${p.id}`, legsFor(p, intentId, destinationAssetId, debit, receive)),
@@ -75,7 +73,7 @@ export async function sendLocal(node: Node, p: PaymentRecord, intent: IntentReco
 }
 
 export const local: PaymentMethod = {
-  send: (node, p) => sendLocal(node, p, undefined),
+  send: (node, p, _attempt, read) => sendLocal(node, p, read),
   giveUp: async (node, p) => {
     await fail(node, p, 'delivery_failed');
   },

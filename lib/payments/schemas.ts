@@ -42,7 +42,7 @@ export interface PaymentRecord {
   receiver: string;
   sourceAssetId: string;
   // A payment to this node's intent names it; one to another node's incoming payment goes over
-  // Interledger with what its quote's probe found (lib/payments/remote.ts).
+  // Interledger with what its quote's probe found (lib/payments/interledger.ts).
   intentId?: string;
   destinationAssetId?: string;
   ilp?: IlpQuoteDetails;

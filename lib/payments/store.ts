@@ -99,7 +99,7 @@ export async function listPayments(
 // leaves: `pending` while its money is reserved, then `fulfilled` or `rejected` with the reply, or
 // `unanswered` when no reply came before it expired: as Interledger says, the sender owes a packet
 // only when its fulfillment arrives in time, so it is booked as rejected (its money returned to
-// the payment) and listed under its peer for reconciliation (lib/payments/remote.ts). `unresolved`
+// the payment) and listed under its peer for reconciliation (lib/payments/interledger.ts). `unresolved`
 // is what such a packet was before (booked as sent); records in that state keep their meaning.
 type PacketState = 'pending' | 'fulfilled' | 'rejected' | 'unanswered' | 'unresolved';
 export interface PacketRecord {
