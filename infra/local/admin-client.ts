@@ -22,7 +22,10 @@ export interface AdminRequest {
 export function adminSigner(secret: string) {
   let last = 0; // microseconds since the epoch
   const next = () => {
-    last = Math.max(Math.floor((performance.timeOrigin + performance.now()) * 1000), last + 1);
+    const now = Date.now() * 1000;
+    // One more than the last within the same moment; the clock itself once it has moved on, or back
+    // (a test that set it, a clock step): a signature never runs ahead of the clock by more than a second.
+    last = now > last || last - now > 1_000_000 ? now : last + 1;
     return `${Math.floor(last / 1e6)}.${String(last % 1e6).padStart(6, '0')}`;
   };
   const sign = (req: SignedRequest, t: number | string = next()) => signatureHeader(secret, req, t);
