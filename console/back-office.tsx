@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Amount, admin, Problem } from './api';
+import { type Amount, admin } from './api';
 import { type Action, Alert, ListPage, money, time, units } from './list';
 
 // The back-office pages: each reads one Admin API list route (docs/api.md) and offers the
@@ -282,7 +282,14 @@ function Attempts({ event }: { event: WebhookEvent }) {
 // There is no list of rates: the Admin API answers the rate in effect for one pair (and peer).
 export function RatesPage() {
   const [query, setQuery] = useState({ sourceAssetCode: '', destinationAssetCode: '', peerId: '' });
-  const [rate, setRate] = useState<{ rate: number; origin: string; expiresAt: string | null; peerId?: string }>();
+  const [rate, setRate] = useState<{
+    sourceAssetCode: string;
+    destinationAssetCode: string;
+    rate: number;
+    origin: string;
+    expiresAt: string | null;
+    peerId?: string;
+  }>();
   const [error, setError] = useState<string>();
   const look = (e: Event) => {
     e.preventDefault();
@@ -294,7 +301,7 @@ export function RatesPage() {
       },
       (e: Error) => {
         setRate(undefined);
-        setError(e instanceof Problem ? (e.body.detail ?? e.message) : e.message);
+        setError(e.message); // a Problem's message is its detail
       },
     );
   };
@@ -331,7 +338,7 @@ export function RatesPage() {
           <tbody>
             <tr>
               <td>
-                {query.sourceAssetCode} → {query.destinationAssetCode}
+                {rate.sourceAssetCode} → {rate.destinationAssetCode}
                 {rate.peerId && <span class="muted"> via peer {rate.peerId}</span>}
               </td>
               <td class="numeric">{rate.rate}</td>

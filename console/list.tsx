@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { type Amount, admin, type Page, Problem } from './api';
+import { type Amount, admin, type Page } from './api';
 
 // What the back-office pages share: one Admin API list read page by page (newest first, as the
 // routes answer), its filters, and actions that ask for confirmation before they run.
@@ -33,8 +33,9 @@ export const Alert = ({ text }: { text?: string }) =>
 
 export const time = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'medium' });
 
-// An action a row offers. `amountOf` asks for an amount at that asset's scale; `movesMoney` sends a
-// fresh Idempotency-Key with each confirmed run, so a resend cannot move the money twice.
+// An action a row offers. `amountOf` asks for an amount at that asset's scale; `movesMoney` sends an
+// Idempotency-Key, one per dialog: confirming again after an answer that never came (a dropped
+// connection, a 502) replays that answer rather than moving the money twice.
 export interface Action {
   label: string;
   what: string;
@@ -115,7 +116,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
             </label>
           ),
         )}
-        <button type="button" onClick={() => setVersion(version + 1)}>
+        <button type="button" onClick={() => setVersion((v) => v + 1)}>
           Reload
         </button>
         <Alert text={error} />
@@ -181,7 +182,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
           action={asking}
           done={(changed) => {
             setAsking(undefined);
-            if (changed) setVersion(version + 1);
+            if (changed) setVersion((v) => v + 1);
           }}
         />
       )}
@@ -195,14 +196,15 @@ function Confirm({ action, done }: { action: Action; done: (changed: boolean) =>
   const [amount, setAmount] = useState('');
   const [refused, setRefused] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const [key] = useState(() => crypto.randomUUID());
   const value = action.amountOf ? toUnits(amount, action.amountOf.scale) : undefined;
   const confirm = async () => {
     setBusy(true);
     try {
-      await action.run(action.movesMoney ? crypto.randomUUID() : undefined, value);
+      await action.run(action.movesMoney ? key : undefined, value);
       done(true);
     } catch (e) {
-      setRefused(e instanceof Problem ? (e.body.detail ?? e.message) : (e as Error).message);
+      setRefused((e as Error).message); // a Problem's message is its detail
       setBusy(false);
     }
   };
@@ -224,7 +226,7 @@ function Confirm({ action, done }: { action: Action; done: (changed: boolean) =>
           </p>
         )}
         <div class="buttons">
-          <button type="button" onClick={() => done(false)}>
+          <button type="button" disabled={busy} onClick={() => done(false)}>
             Cancel
           </button>
           <button type="button" class="primary" disabled={busy || (action.amountOf !== undefined && value === undefined)} onClick={confirm}>
