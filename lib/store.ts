@@ -139,7 +139,8 @@ export async function getAll(table: string, keys: Record<string, string>[]): Pro
   const found = new Map<string, Record<string, any>>();
   let pending = keys;
   for (let attempt = 0; pending.length; attempt++) {
-    if (attempt === GET_ALL_ATTEMPTS) throw new Error(`${pending.length} items of ${table} stayed unread after ${attempt} attempts`);
+    if (attempt === GET_ALL_ATTEMPTS)
+      throw new DomainError('unavailable', 'read_throttled', `${pending.length} items stayed unread after ${attempt} attempts (throttled); retry shortly`);
     if (attempt) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
     const res = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
     for (const item of res.Responses?.[table] ?? []) found.set(id(item), item);

@@ -5,7 +5,7 @@ import { DomainError } from '../errors';
 import { logger } from '../log';
 import { observed } from '../tracing';
 import { type SignedRequest, targetUris } from './message-signatures';
-import { fieldErrors, type ProblemApi, problemResponse } from './problem';
+import { fieldErrors, type ProblemApi, problemResponse, validationError } from './problem';
 import { lowerCaseHeaders, requestBody } from './request';
 
 // The one request stack of the Open Payments APIs (the resource server's incoming payments and the
@@ -61,10 +61,7 @@ export function parseJson<T>(req: OpRequest, schema: ZodType<T>): T {
     throw new DomainError('invalid', 'invalid_request', `The body is not valid JSON: ${(e as Error).message}`);
   }
   const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const errors = fieldErrors(parsed.error);
-    throw new DomainError('invalid', 'invalid_request', errors.map((e) => `${e.field} ${e.message}`).join('; '));
-  }
+  if (!parsed.success) throw validationError(fieldErrors(parsed.error));
   return parsed.data;
 }
 

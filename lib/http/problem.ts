@@ -24,6 +24,7 @@ const STATUS: Record<ErrorKind, number> = {
 const TITLE: Record<number, string> = {
   400: 'Invalid request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not found',
   409: 'Conflict',
   405: 'Method not allowed',
@@ -32,7 +33,9 @@ const TITLE: Record<number, string> = {
   422: 'Unprocessable request',
   429: 'Too many requests',
   500: 'Internal error',
+  501: 'Not implemented',
   502: 'Bad gateway',
+  503: 'Service unavailable',
   504: 'Gateway timeout',
 };
 
