@@ -50,7 +50,8 @@ export const accepted = (body: unknown): Reply => ({ status: 202, body });
 export const noContent = (): Reply => ({ status: 204, body: undefined });
 
 // Header names in lower case (a REST API passes them as the client wrote them).
-type AdminEvent = APIGatewayProxyEvent & { headers: Record<string, string | undefined>; input?: RouteInput<unknown, unknown, unknown> };
+// `raw`: the body's bytes, decoded once (the signature covers them, the JSON parse reads them).
+type AdminEvent = APIGatewayProxyEvent & { headers: Record<string, string | undefined>; raw?: Buffer; input?: RouteInput<unknown, unknown, unknown> };
 type AdminRequest = Request<AdminEvent, APIGatewayProxyResult, Error, Context>;
 
 const invalid = (code: string, detail: string) => new DomainError('invalid', code, detail);
@@ -75,6 +76,7 @@ const normalize = (): MiddlewareObj<AdminEvent> => ({
     const sent = lowerCaseHeaders(event.multiValueHeaders);
     const twice = SINGLE_HEADERS.filter((h) => (sent[h]?.length ?? 0) > 1);
     if (twice.length) throw invalid('invalid_request', `Each of these headers may be given once: ${twice.join(', ')}`);
+    event.raw = requestBody(event); // 413 above the limit
   },
 });
 
@@ -86,7 +88,7 @@ async function adminSecret(): Promise<string> {
 
 const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
   before: async ({ event }) => {
-    const body = requestBody(event);
+    const body = event.raw!;
     const method = event.httpMethod;
     const result = verifySignature(
       event.headers.signature,
@@ -112,7 +114,7 @@ function parse<T>(schema: ZodType<T>, value: unknown, prefix: string): T {
 // charset is 415, bytes that are not UTF-8 or text with an unpaired surrogate (which no UTF-8
 // can carry, and would be stored and published as it is) are 400.
 function parseJsonBody(event: AdminEvent): unknown {
-  const raw = requestBody(event);
+  const raw = event.raw!;
   if (/^[ \t\r\n]*$/.test(raw.toString('latin1'))) return undefined; // no body, or JSON's white space only
   const [type, ...params] = (event.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
   if (type !== 'application/json') throw unsupportedMedia('A request body must be sent with Content-Type: application/json');
