@@ -18,7 +18,9 @@ const RETENTION_MINUTES = 24 * 60;
 const BINS_PER_DOUBLING = 16;
 const ZERO_BIN = -1e6; // a sample of 0 (or less), as log2 has no bin for it
 const FLUSH_MS = 1000;
-const SAVE_MS = MINUTE_MS;
+// A save serializes the whole store (about 100 ms for a day of series), on the loop that runs the
+// functions: every ten minutes and at the stop, so a crash loses at most ten minutes of series.
+const SAVE_MS = 10 * MINUTE_MS;
 const FILE = 'metrics.json';
 
 interface Minute {
@@ -240,11 +242,25 @@ export interface Collector {
   stop(): Promise<void>;
 }
 
+// The series kept in `file`; a file this version cannot read (cut short, or of another version)
+// gets a one-line warning, and the node starts with no series (the next save replaces the file)
+// rather than not at all.
+function loaded(file: string): MetricStore | undefined {
+  try {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Saved;
+    if (saved.version !== 1) throw new Error(`version ${saved.version}`);
+    return MetricStore.fromJSON(saved);
+  } catch (e) {
+    console.warn(`Local metrics: ${file} could not be read (${(e as Error).message}); starting without the kept series`);
+    return undefined;
+  }
+}
+
 // The store's timers: folding samples in every second, sampling, and with a data folder, saving
-// the series each minute that changed them, and at the stop.
+// the series that changed every SAVE_MS, and at the stop.
 export function startCollector(opts: { dataDir?: string }): Collector {
   const file = opts.dataDir && join(opts.dataDir, FILE);
-  const store = file && existsSync(file) ? MetricStore.fromJSON(JSON.parse(readFileSync(file, 'utf8'))) : new MetricStore();
+  const store = (file && existsSync(file) && loaded(file)) || new MetricStore();
   const save = () => {
     store.flush();
     if (!file || !store.dirty) return;
