@@ -176,8 +176,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(startSqsPollers(service.functions, refs, sqs, runtime));
     const streamsClient = new DynamoDBStreamsClient({ ...aws, endpoint: endpoints.dynamodb });
     const checkpoints = keptCheckpoints(opts.dataDir);
-    const unread = unreadWrites(runtime);
-    for (const m of streamMappings(service.functions, refs)) unread.watch(m.fn.name);
+    // What the relay has yet to read, for its iterator age: only where metrics are collected.
+    const unread = collector && unreadWrites(runtime);
+    if (unread) for (const m of streamMappings(service.functions, refs)) unread.watch(m.fn.name);
     let stopStreams: (() => Promise<void>) | undefined;
     const streams = {
       start: () => {

@@ -25,7 +25,7 @@ import type { FunctionDef } from './serverless-config';
 // on-failure record (the shard and its range of sequence numbers), and the shard goes on.
 // Reading resumes where it stopped (the checkpoints outlive a stop), and a read follows every
 // invocation that wrote to DynamoDB, so a committed outbox item is sent within milliseconds.
-// Its iterator age goes to the runtime's metrics: from the writes it has not read yet (./unread),
+// Its iterator age goes to the runtime's metrics: from the writes it has not read yet (unreadWrites, below),
 // as DynamoDB Local dates stream records to the minute only.
 const IDLE_POLL_MS = 100;
 const READ_LIMIT = 1000;
@@ -178,7 +178,7 @@ export function startStreamPoller(
   sqs: SQSClient,
   runtime: LambdaRuntime,
   checkpoints: Checkpoints,
-  unread: UnreadWrites,
+  unread?: UnreadWrites, // with metrics collected: for the iterator age
 ) {
   let running = true;
   let generation = 0; // bumped by every invocation that wrote
@@ -251,9 +251,11 @@ export function startStreamPoller(
       const state = retrying.get(shardId);
       const resumed = state?.from === wanted[i].dynamodb.SequenceNumber ? state : undefined;
       const batch = wanted.slice(i, i + (resumed?.limit ?? mapping.batchSize));
-      // A backlog from before this process started is dated by its records, to the minute.
-      const oldest = unread.oldest(mapping.fn.name) ?? batch[0].dynamodb.ApproximateCreationDateTime! * 1000;
-      runtime.iteratorAge(mapping.fn.name, Date.now() - oldest);
+      if (unread) {
+        // A backlog from before this process started is dated by its records, to the minute.
+        const oldest = unread.oldest(mapping.fn.name) ?? batch[0].dynamodb.ApproximateCreationDateTime! * 1000;
+        runtime.iteratorAge(mapping.fn.name, Date.now() - oldest);
+      }
       const expired = expiredHead(
         batch.map((r) => r.dynamodb.ApproximateCreationDateTime ?? Date.now() / 1000),
         mapping.maxAgeSecs,
@@ -331,7 +333,7 @@ export function startStreamPoller(
         if (!shards.length) await describe();
         for (const shard of readable()) more = (await readShard(shard)) || more;
         failures = 0;
-        if (!more) unread.caughtUp(mapping.fn.name, readStart);
+        if (!more) unread?.caughtUp(mapping.fn.name, readStart);
       } catch (err) {
         if (!running) return;
         // DynamoDB Local sometimes answers a new stream's first read (from TRIM_HORIZON, nothing read
@@ -360,7 +362,7 @@ export function startStreamPollers(
   clients: { streams: DynamoDBStreamsClient; sqs: SQSClient },
   runtime: LambdaRuntime,
   checkpoints: Checkpoints,
-  unread: UnreadWrites,
+  unread?: UnreadWrites, // with metrics collected: for the iterator age
 ) {
   const stops = streamMappings(functions, refs).map((m) => startStreamPoller(m, clients.streams, clients.sqs, runtime, checkpoints, unread));
   return async () => {
