@@ -57,6 +57,9 @@ export async function createPeer(node: Node, input: CreatePeer): Promise<Peer> {
   return store.viewOf(record);
 }
 
+// Every peer (routing keeps its own copy for a few seconds; the ledger check reads them all).
+export const allPeers = (node: Node) => store.allPeers(node);
+
 // The peer, if there is one with this id (for payments that name it).
 export const findPeer = (node: Node, id: string) => store.findPeer(node, id);
 
