@@ -30,7 +30,7 @@ const { WIDGETS, watched, expand } = require('../serverless/dashboard.cjs') as {
   expand(widget: { title: string }, sets: Record<string, unknown[]>): DashboardMetric[];
 };
 
-export type AlarmState = 'OK' | 'ALARM' | 'INSUFFICIENT_DATA';
+type AlarmState = 'OK' | 'ALARM' | 'INSUFFICIENT_DATA';
 
 export interface LocalAlarm {
   id: string;
@@ -50,7 +50,7 @@ export interface LocalMetric {
   label?: string;
 }
 
-export interface LocalWidget {
+interface LocalWidget {
   title: string;
   metrics: LocalMetric[];
 }

@@ -13,12 +13,12 @@ import { ROOT } from './serverless-config';
 // Admin API, each request signed with the node's secret as the signing proxy signs it; and
 // /local/dashboard, the template's dashboard and alarms on the metrics the local run collects.
 // Like the proxy, it takes requests only from this machine, and no web page of another site.
-export const ADMIN_PREFIX = '/admin';
+const ADMIN_PREFIX = '/admin';
 const SOURCE = join(ROOT, 'console');
 // Nothing but this origin: the page loads and fetches nothing from anywhere else.
 const CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export interface ConsoleOptions {
+interface ConsoleOptions {
   port: number;
   node: string; // "A", "B": the page says which node it shows
   adminUrl: string;
@@ -27,7 +27,7 @@ export interface ConsoleOptions {
 }
 
 // The page's script and style sheet, minified: Preact, uPlot and the console's own code.
-export async function bundleConsole(): Promise<{ js: string; css: string }> {
+async function bundleConsole(): Promise<{ js: string; css: string }> {
   const { outputFiles } = await build({
     entryPoints: [join(SOURCE, 'main.tsx')],
     bundle: true,

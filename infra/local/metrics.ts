@@ -180,7 +180,7 @@ export class MetricStore {
   }
 }
 
-export function statisticOf(minutes: Minute[], stat: Statistic): number | undefined {
+function statisticOf(minutes: Minute[], stat: Statistic): number | undefined {
   if (!minutes.length) return undefined;
   const count = minutes.reduce((n, m) => n + m.count, 0);
   const sum = minutes.reduce((n, m) => n + m.sum, 0);
@@ -234,7 +234,7 @@ export function collectingEmf<T>(store: MetricStore, fn: () => T): T {
   return invocationStore.run(store, fn);
 }
 
-export interface Collector {
+interface Collector {
   store: MetricStore;
   // Runs `fn` now and every `ms` (the queue sampler), never two runs at once; gives a function that
   // takes a sample at once (when the last one ended), for a test.

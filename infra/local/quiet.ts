@@ -11,7 +11,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const note = nodeVersionNote(process.version);
 if (note) console.warn(note);
 
-export function nodeVersionNote(version: string): string | undefined {
+function nodeVersionNote(version: string): string | undefined {
   if (Number(version.slice(1).split('.')[0]) >= 22) return undefined;
   return `note: Node ${version} runs this service, but AWS SDK releases after January 2027 need Node >= 22 (as Lambda runs): install Node 22 to keep updating`;
 }

@@ -82,7 +82,7 @@ export interface RetryPolicy {
 
 // A shard's batch that failed and is to be tried again: from which record, after how many retries,
 // and at most how many records (halved by bisecting).
-export interface RetryState {
+interface RetryState {
   from: string;
   retries: number;
   limit?: number;
@@ -152,7 +152,7 @@ function failureRecord(mapping: Mapping, shardId: string, batch: LambdaRecord[],
 // stack, so that they outlive a stop of the mappings (an outage's writes wait all the same). A
 // read that started after a write ended and took all there was has read it; the mapping's
 // iterator age is then how long ago the oldest write left began (its record is no older).
-export type UnreadWrites = ReturnType<typeof unreadWrites>;
+type UnreadWrites = ReturnType<typeof unreadWrites>;
 
 export function unreadWrites(runtime: LambdaRuntime) {
   const byMapping = new Map<string, Array<{ start: number; end: number }>>();

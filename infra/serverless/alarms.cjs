@@ -13,7 +13,7 @@
 //   custom.alarms.iteratorAgeSecs (the relay is stalled or behind, and every event waits);
 // - each table: any read or write throttled.
 // Every alarm notifies AlarmTopic (infra/resources.yml), or the topic custom.alarms.topicArn names. The dashboard is
-// ./dashboard.cjs's, which the local console draws too; the local run evaluates these alarms (infra/local/alarms.ts).
+// ./dashboard.cjs's, which the local console draws too; the local run evaluates these alarms (infra/local/cloudwatch.ts).
 const { PERIOD, WIDGETS, watched, expand } = require('./dashboard.cjs');
 
 class Alarms {

@@ -1,7 +1,7 @@
 'use strict';
 
 // The service's one dashboard, as data: alarms.cjs writes it into the template as CloudWatch's
-// dashboard, and the local run's console (infra/local/dashboard.ts) draws it from the metrics it
+// dashboard, and the local run's console (infra/local/cloudwatch.ts) draws it from the metrics it
 // collects. A widget added here appears in both.
 //
 // Each widget lists metrics. An AWS metric names the resources it is drawn for (`of`: every

@@ -18,7 +18,7 @@ export const TRANSFER_EXISTS = 'transfer_exists';
 export const insufficient = (accountId: string) => `insufficient:${accountId}`;
 export const TOO_LARGE = 'too_large';
 
-export const mayGoNegative = (accountId: string) => accountId.startsWith('settlement:');
+const mayGoNegative = (accountId: string) => accountId.startsWith('settlement:');
 
 // The change of each account's balance: DynamoDB allows one operation per item in a transaction,
 // so the legs are netted per account (accounts that net to zero are left out).

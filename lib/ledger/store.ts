@@ -7,7 +7,7 @@ import { conditionFor, type Leg, netChanges, TOO_LARGE, TRANSFER_EXISTS } from '
 // Where the ledger lives in the main table: each account is one item with a `balance` (its id is
 // its key without the prefix); each transfer one record, whose id makes it idempotent.
 const ACCOUNT_PREFIX = 'ACCT#';
-export const accountKey = (id: string) => ({ pk: `${ACCOUNT_PREFIX}${id}`, sk: 'ACCT' });
+const accountKey = (id: string) => ({ pk: `${ACCOUNT_PREFIX}${id}`, sk: 'ACCT' });
 export const accountIdOf = (pk: string) => pk.slice(ACCOUNT_PREFIX.length);
 const transferKey = (id: string) => ({ pk: `XFER#${id}`, sk: 'XFER' });
 

@@ -15,7 +15,7 @@ import * as store from './store';
 
 export const findIntent = (node: Node, id: string) => store.findIntent(node, id);
 export const findIntents = (node: Node, ids: string[]) => store.findIntents(node, ids);
-export { cursorOf, type IntentPage } from './store';
+export { cursorOf } from './store';
 export const pageIntentsByWallet = (node: Node, walletAddressId: string, opts: Parameters<typeof store.pageByWallet>[2]) =>
   store.pageByWallet(node, walletAddressId, opts);
 
@@ -145,7 +145,7 @@ export async function expireDueIntents(node: Node): Promise<number> {
 // payment_intent.completed when it completes. An intent that changed meanwhile (another payment
 // credited it, or it closed) is read again and decided afresh, up to `attempts` times.
 export type CreditOutcome =
-  | { kind: 'credited'; credit: bigint; intent: IntentRecord }
+  | { kind: 'credited'; credit: bigint }
   | { kind: 'not_found' }
   | { kind: 'closed'; state: 'completed' | 'expired' }
   | { kind: 'exceeds'; incoming: bigint; received: bigint } // would pass incomingAmount
@@ -156,7 +156,7 @@ export type CreditOutcome =
 export interface Crediting {
   amount: bigint; // in the intent's asset, at its scale
   oneUnitLess?: bigint; // see creditFor
-  writes: (credit: bigint, intent: IntentRecord) => Write[];
+  writes: (credit: bigint) => Write[];
   outgoing?: Outgoing[];
   deadline?: Date; // no credit after it (a packet's expiry)
   attempts: number;
@@ -177,8 +177,8 @@ export async function creditIntent(node: Node, read: IntentRecord | undefined, c
     const changes = { state: after.state, received: after.received, ...(after.completedAt && { completedAt: after.completedAt }) };
     const outgoing = [...(c.outgoing ?? [])];
     if (after.state === 'completed') outgoing.push(event(store.partition(intent.id), 'payment_intent.completed', intentView(node, after)));
-    const refusals = await commit(node, [...c.writes(credit, intent), ...store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
-    if (!refusals.length) return { kind: 'credited', credit, intent: after };
+    const refusals = await commit(node, [...c.writes(credit), ...store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
+    if (!refusals.length) return { kind: 'credited', credit };
     if (refusals.some((r) => r !== store.INTENT_CHANGED)) return { kind: 'refused', refusals };
     // Decide again on the intent as it is now, after a short random pause so that competing
     // credits spread out.
