@@ -82,11 +82,7 @@ async function startNode(ilpAddress: string) {
       worker.postMessage(message);
     });
   const client = adminClient(info.adminUrl, secret);
-  const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await client.request(method, path, { body });
-    if (res.status >= 300) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const admin = (method: string, path: string, body?: unknown) => client.ok(method, path, { body });
   const stop = async () => {
     worker.postMessage('stop');
     await new Promise((ok) => worker.once('exit', ok));

@@ -56,5 +56,11 @@ export function adminClient(baseUrl: string, secret: string) {
     sent.set('signature', signer.sign({ method, pathWithQuery: path, idempotencyKey, body: raw }));
     return send(method, path, { body: raw || undefined, headers: sent });
   };
-  return { request, send, ...signer };
+  // The body of an answer that succeeded; any other answer throws, naming the request and the problem.
+  const ok = async (method: string, path: string, init: AdminRequest = {}) => {
+    const res = await request(method, path, init);
+    if (res.status >= 300) throw new Error(`${method} ${path} -> ${res.status} ${res.body?.detail ?? JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  return { request, ok, send, ...signer };
 }

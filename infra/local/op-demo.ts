@@ -20,7 +20,8 @@ async function walletAddress(name: string) {
   const address = `${resourceServer}/${name}`;
   const created = await admin.request('POST', '/wallet-addresses', { body: { address, assetCode: 'USD', publicName: name } });
   if (created.status === 201) return created.body;
-  return (await admin.request('GET', `/wallet-addresses?address=${encodeURIComponent(address)}`)).body;
+  if (created.status !== 409) throw new Error(`POST /wallet-addresses -> ${created.status} ${created.body?.detail ?? ''}`);
+  return admin.ok('GET', `/wallet-addresses?address=${encodeURIComponent(address)}`);
 }
 
 try {
@@ -29,7 +30,7 @@ try {
 
   const { privateKey } = generateKeyPairSync('ed25519');
   const keyId = `demo-key-${Date.now()}`;
-  await admin.request('POST', `/wallet-addresses/${app.id}/keys`, { body: generateJwk({ privateKey, keyId }) });
+  await admin.ok('POST', `/wallet-addresses/${app.id}/keys`, { body: generateJwk({ privateKey, keyId }) });
   step(`1. The client's key is registered on its wallet address (Admin API), and published at ${app.address}/jwks.json`, { keyId });
 
   const client = await createAuthenticatedClient({ walletAddressUrl: app.address, privateKey, keyId, validateResponses: true });
