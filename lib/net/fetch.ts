@@ -108,7 +108,23 @@ const CREDENTIALS = ['authorization', 'cookie', 'signature', 'signature-input'];
 export async function boundedFetch(input: string | URL | Request, init: RequestInit | undefined, limits: FetchLimits): Promise<Response> {
   const all = { maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, maxRedirects: MAX_REDIRECTS, ...limits };
   const request = new Request(input, init);
-  const signal = AbortSignal.any([request.signal, AbortSignal.timeout(all.timeoutMs)]);
+  // A timer of our own, not AbortSignal.any over AbortSignal.timeout: Node 20 holds a composite's
+  // sources weakly, so a timeout signal nothing else holds can be collected and never fire (CI saw
+  // a trickling server hold this fetch for 30 s).
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), all.timeoutMs);
+  const cancel = () => deadline.abort(request.signal.reason);
+  if (request.signal.aborted) cancel();
+  else request.signal.addEventListener('abort', cancel, { once: true });
+  try {
+    return await follow(request, all, deadline.signal);
+  } finally {
+    clearTimeout(timer);
+    request.signal.removeEventListener('abort', cancel);
+  }
+}
+
+async function follow(request: Request, all: Required<FetchLimits>, signal: AbortSignal): Promise<Response> {
   const timedOut = () => new OutboundFetchError('timeout', `No complete answer from ${new URL(request.url).origin} within ${all.timeoutMs} ms`);
   const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
   const headers = new Headers(request.headers);

@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient } from '@interledger/open-payments';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +20,8 @@ const HUGE = 150 * MB;
 // loopback. Far below HUGE: the reader stopped at the cap, it did not read the body.
 const BUFFERED = 16 * MB;
 const allowPrivate = { allowPrivate: true };
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
 
 const servers: HostileServer[] = [];
 const serve = async (...args: Parameters<typeof startHostileServer>) => {
@@ -84,7 +88,14 @@ describe('the bounded fetch, against real servers', () => {
       const timer = setInterval(() => res.write(' '), 50);
       res.on('close', () => clearInterval(timer));
     });
-    expect(await refusal(boundedFetch(slow.url, undefined, { ...allowPrivate, timeoutMs: 500 }))).toBe('timeout');
+    // Collecting garbage while it waits: a deadline held only weakly (AbortSignal.timeout under
+    // AbortSignal.any, as this fetch once had) was collected and never came.
+    const collecting = setInterval(collectGarbage, 20);
+    try {
+      expect(await refusal(boundedFetch(slow.url, undefined, { ...allowPrivate, timeoutMs: 500 }))).toBe('timeout');
+    } finally {
+      clearInterval(collecting);
+    }
   });
 
   it('follows a few redirects, checking each hop, and refuses more', async () => {
