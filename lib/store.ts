@@ -127,10 +127,15 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
 // unprocessed (under throttling) are asked again, after a pause that doubles each time.
 const GET_ALL_ATTEMPTS = 6;
 const BATCH_GET_MAX = 100;
-export async function getAll(table: string, keys: Record<string, string>[]): Promise<Record<string, any>[]> {
+// (A projection must name the key's attributes.)
+export async function getAll(
+  table: string,
+  keys: Record<string, string>[],
+  read: { ConsistentRead?: boolean; ProjectionExpression?: string } = {},
+): Promise<Record<string, any>[]> {
   if (keys.length > BATCH_GET_MAX) {
     const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_MAX) }, (_, i) => keys.slice(i * BATCH_GET_MAX, (i + 1) * BATCH_GET_MAX));
-    return (await Promise.all(chunks.map((chunk) => getAll(table, chunk)))).flat();
+    return (await Promise.all(chunks.map((chunk) => getAll(table, chunk, read)))).flat();
   }
   const id = (k: Record<string, unknown>) =>
     Object.keys(keys[0])
@@ -142,7 +147,7 @@ export async function getAll(table: string, keys: Record<string, string>[]): Pro
     if (attempt === GET_ALL_ATTEMPTS)
       throw new DomainError('unavailable', 'read_throttled', `${pending.length} items stayed unread after ${attempt} attempts (throttled); retry shortly`);
     if (attempt) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
-    const res = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending } } }));
+    const res = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ...read } } }));
     for (const item of res.Responses?.[table] ?? []) found.set(id(item), item);
     pending = (res.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, string>[];
   }

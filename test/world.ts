@@ -2,6 +2,7 @@ import { QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { expect } from 'vitest';
 import type { StackOptions } from '../infra/local/stack';
+import { accountOfItem } from '../lib/ledger/rules';
 import { accountIdOf } from '../lib/ledger/store';
 import { startTestStack, type TestStack } from './stack';
 import { waitFor } from './wait';
@@ -97,12 +98,12 @@ export async function queueDepth(s: TestStack, logicalId: string) {
   return Number(Attributes!.ApproximateNumberOfMessages) + Number(Attributes!.ApproximateNumberOfMessagesNotVisible);
 }
 
-// Every account balance in the ledger, read exactly; double entry means they sum to zero. An
-// asset's settlement account is the sum of its shards (ledgerItems has them one by one).
+// Every account balance in the ledger, read exactly; double entry means they sum to zero. A split
+// account (settlement, liquidity, a peer's) is the sum of its items (ledgerItems has them one by one).
 export async function ledger(s: Pick<TestStack, 'dynamo' | 'env'>): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   for (const [id, balance] of await ledgerItems(s)) {
-    const account = id.replace(/^(settlement:[^#]+)#\d+$/, '$1');
+    const account = accountOfItem(id);
     out.set(account, (out.get(account) ?? 0n) + balance);
   }
   return out;

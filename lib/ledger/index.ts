@@ -1,24 +1,19 @@
-import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { balanceTooLarge, DomainError } from '../errors';
 import type { Node } from '../node';
 import { commit, type Refusals } from '../tx';
-import { TOO_LARGE, TRANSFER_EXISTS } from './rules';
+import { insufficient, TOO_LARGE, TRANSFER_EXISTS } from './rules';
 import { balances, transferItems } from './store';
 
 // A double-entry ledger at the fixed scale of 20 (bigint units): accounts and transfers (./store.ts),
 // under the rules of ./rules.ts. A transfer's writes go in the caller's transaction, together with
-// whatever state change the transfer belongs to.
-//
-// Every funding and withdrawal of an asset moves money through its settlement account, so that
-// account is split over SETTLEMENT_SHARDS items, one picked at random for each transfer: no item
-// takes every write. Its balance is the sum of its shards; as it may go negative, no condition
-// spans them.
-const SETTLEMENT_SHARDS = 16;
-
+// whatever state change the transfer belongs to. The accounts every transfer of an asset or a peer
+// touches (settlement, liquidity, a peer's credit line) are split over shards (./rules.ts): the
+// ids below name the account, and the ledger picks its items.
 export const account = {
+  // Money outside the ledger: what the FSP pays in and out. It may go negative.
+  settlement: (assetId: string) => `settlement:${assetId}`,
   liquidity: (assetId: string) => `liquidity:${assetId}`,
-  // One shard of the asset's settlement account, picked at random for one transfer.
-  settlementShard: (assetId: string) => `settlement:${assetId}#${randomInt(SETTLEMENT_SHARDS)}`,
   intent: (intentId: string) => `intent:${intentId}`,
   payment: (paymentId: string) => `payment:${paymentId}`,
   // The credit line extended to a peer: what it may still send this node (never negative).
@@ -40,7 +35,7 @@ export function ownerOf(accountId: string): AccountOwner | undefined {
     case 'liquidity':
       return { assetId: rest };
     case 'settlement':
-      return { assetId: rest.split('#')[0] };
+      return { assetId: rest };
     case 'hold':
       return { assetId: rest.split(':')[1] };
     case 'intent':
@@ -53,6 +48,15 @@ export function ownerOf(accountId: string): AccountOwner | undefined {
   return undefined;
 }
 
+// Runs `run` with debits of split accounts on shards picked blind (no read: the common case), and
+// once more with the shards read first when `cameShort` says a blind pick was refused (the shard
+// held too little, though others may hold enough).
+export async function blindThenRead<T>(run: (read: boolean) => Promise<T>, cameShort: (outcome: T) => boolean): Promise<T> {
+  const blind = await run(false);
+  return cameShort(blind) ? run(true) : blind;
+}
+export const isInsufficient = (refusal: string) => refusal.startsWith(insufficient(''));
+
 // The one mapping of a refused transfer's 38-digit rule to the client's error.
 export function refuseTooLarge(refusals: Refusals): void {
   if (refusals.includes(TOO_LARGE)) throw balanceTooLarge();
@@ -60,12 +64,13 @@ export function refuseTooLarge(refusals: Refusals): void {
 
 export const balanceOf = async (node: Node, id: string): Promise<bigint> => (await balances(node, [id])).get(id) ?? 0n;
 
-// Moves everything an account holds to a settlement account (the FSP pays it out) and returns
-// how much that was; zero moves nothing. A concurrent change of the balance is a 409 to retry.
-export async function settleAll(node: Node, id: string, settlement: string): Promise<bigint> {
+// Moves everything an account holds to its asset's settlement account (the FSP pays it out) and
+// returns how much that was; zero moves nothing. A concurrent change of the balance is a 409 to
+// retry.
+export async function settleAll(node: Node, id: string, assetId: string): Promise<bigint> {
   const units = await balanceOf(node, id);
   if (units === 0n) return 0n;
-  const refusals = await commit(node, transferItems(node, randomUUID(), [{ debit: id, credit: settlement, amount: units }]));
+  const refusals = await commit(node, await transferItems(node, randomUUID(), [{ debit: id, credit: account.settlement(assetId), amount: units }]));
   refuseTooLarge(refusals);
   if (refusals.length) throw new DomainError('conflict', 'concurrent_withdrawal', 'The balance changed during the withdrawal; retry');
   return units;
@@ -74,7 +79,11 @@ export async function settleAll(node: Node, id: string, settlement: string): Pro
 // Moves `units` between an account and its asset's settlement account: a deposit credits the
 // account, a withdrawal takes from it (and may find too little). With an Idempotency-Key the
 // transfer's id comes from it, so a retry after an unclear failure finds the transfer made and
-// does not move the money again.
+// does not move the money again. A withdrawal from a split account takes from the shards it read;
+// another debit that took from them meanwhile refuses it, so it reads again while the account as a
+// whole still covers it: a withdrawal of everything there is succeeds.
+const WITHDRAWAL_ATTEMPTS = 4;
+
 export async function moveFunds(
   node: Node,
   id: string,
@@ -83,10 +92,15 @@ export async function moveFunds(
   direction: 'deposit' | 'withdrawal',
   idempotencyKey?: string,
 ): Promise<'moved' | 'insufficient'> {
-  const [from, to] = direction === 'deposit' ? [account.settlementShard(assetId), id] : [id, account.settlementShard(assetId)];
+  const [from, to] = direction === 'deposit' ? [account.settlement(assetId), id] : [id, account.settlement(assetId)];
   const transferId = idempotencyKey ? `liquidity:${createHash('sha256').update(`${id}|${direction}|${units}|${idempotencyKey}`).digest('hex')}` : randomUUID();
-  const refusals = await commit(node, transferItems(node, transferId, [{ debit: from, credit: to, amount: units }]));
-  if (!refusals.length || refusals.includes(TRANSFER_EXISTS)) return 'moved'; // made before: success
-  refuseTooLarge(refusals);
-  return 'insufficient';
+  for (let attempt = 1; ; attempt++) {
+    const refusals = await commit(
+      node,
+      await transferItems(node, transferId, [{ debit: from, credit: to, amount: units }], { read: true, spread: direction === 'deposit' }),
+    );
+    if (!refusals.length || refusals.includes(TRANSFER_EXISTS)) return 'moved'; // made before: success
+    refuseTooLarge(refusals);
+    if (attempt === WITHDRAWAL_ATTEMPTS || (await balanceOf(node, from)) < units) return 'insufficient';
+  }
 }

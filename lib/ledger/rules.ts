@@ -20,6 +20,46 @@ export const TOO_LARGE = 'too_large';
 
 const mayGoNegative = (accountId: string) => accountId.startsWith('settlement:');
 
+// Accounts that every transfer of an asset or a peer touches are split over SHARDS items, so that
+// no one item takes every write (DynamoDB serves an item from one partition): the asset's
+// settlement account and its liquidity, and a peer's credit line. The account's balance is the sum
+// of its items. A credit goes to one shard picked at random; so does a settlement account's debit
+// (it may go negative); any other debit takes from shards that hold it (debitFrom), each shard on
+// condition that it covers its part, so none goes negative. The account's own item, which held
+// the balance before accounts were split, still counts and is still debited; it is never credited.
+export const SHARDS = 16;
+export const isSharded = (accountId: string) => /^(settlement|liquidity|peer):/.test(accountId);
+export const shardOf = (accountId: string, k: number) => `${accountId}#${k}`;
+export const itemsOf = (accountId: string): string[] =>
+  isSharded(accountId) ? [accountId, ...Array.from({ length: SHARDS }, (_, k) => shardOf(accountId, k))] : [accountId];
+// The account an item belongs to (the inverse of shardOf).
+export const accountOfItem = (itemId: string) => itemId.replace(/^((?:settlement|liquidity|peer):[^#]+)#\d+$/, '$1');
+export const needsBalances = (accountId: string, delta: bigint) => isSharded(accountId) && delta < 0n && !mayGoNegative(accountId);
+
+// `amount` in `parts` nearly equal parts (the first ones one unit more), each shard's index with
+// its part; parts of nothing are left out.
+export function spreadOver(amount: bigint, parts: number): [number, bigint][] {
+  const n = BigInt(parts);
+  return Array.from({ length: parts }, (_, k) => [k, amount / n + (BigInt(k) < amount % n ? 1n : 0n)] as [number, bigint]).filter(([, part]) => part > 0n);
+}
+
+// Which items a debit of `amount` takes from, given each item's balance: one item that covers it
+// alone, picked at random among those that do (so that concurrent debits spread over the shards);
+// else the largest first until covered. Undefined when all of them together fall short.
+export function debitFrom(balances: Map<string, bigint>, amount: bigint, random = Math.random): Map<string, bigint> | undefined {
+  const covering = [...balances].filter(([, b]) => b >= amount);
+  if (covering.length) return new Map([[covering[Math.floor(random() * covering.length)][0], amount]]);
+  const taken = new Map<string, bigint>();
+  let left = amount;
+  for (const [id, balance] of [...balances].sort((x, y) => (y[1] > x[1] ? 1 : y[1] < x[1] ? -1 : 0))) {
+    if (left === 0n || balance <= 0n) break;
+    const part = balance < left ? balance : left;
+    taken.set(id, part);
+    left -= part;
+  }
+  return left === 0n ? taken : undefined;
+}
+
 // The change of each account's balance: DynamoDB allows one operation per item in a transaction,
 // so the legs are netted per account (accounts that net to zero are left out).
 export function netChanges(transferId: string, legs: Leg[]): Map<string, bigint> {

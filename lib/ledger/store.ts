@@ -1,8 +1,24 @@
-import { BatchGetCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { randomInt } from 'node:crypto';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
+import { getAll } from '../store';
 import type { Write } from '../tx';
-import { conditionFor, type Leg, netChanges, TOO_LARGE, TRANSFER_EXISTS } from './rules';
+import {
+  accountOfItem,
+  conditionFor,
+  debitFrom,
+  isSharded,
+  itemsOf,
+  type Leg,
+  needsBalances,
+  netChanges,
+  SHARDS,
+  shardOf,
+  spreadOver,
+  TOO_LARGE,
+  TRANSFER_EXISTS,
+} from './rules';
 
 // Where the ledger lives in the main table: each account is one item with a `balance` (its id is
 // its key without the prefix); each transfer one record, whose id makes it idempotent.
@@ -11,23 +27,35 @@ const accountKey = (id: string) => ({ pk: `${ACCOUNT_PREFIX}${id}`, sk: 'ACCT' }
 export const accountIdOf = (pk: string) => pk.slice(ACCOUNT_PREFIX.length);
 const transferKey = (id: string) => ({ pk: `XFER#${id}`, sk: 'XFER' });
 
-// A condition, for a transaction, that an account holds nothing (or was never written).
-export function emptyAccountCheck(node: Node, id: string, refusal: string): Write {
-  return {
+// Conditions, for a transaction, that an account holds nothing (each of its items holds nothing
+// or was never written).
+export function emptyAccountCheck(node: Node, id: string, refusal: string): Write[] {
+  return itemsOf(id).map((item) => ({
     refusal,
     ConditionCheck: {
       TableName: node.tables.main,
-      Key: accountKey(id),
+      Key: accountKey(item),
       ConditionExpression: 'attribute_not_exists(pk) OR balance = :zero',
       ExpressionAttributeValues: { ':zero': 0n },
     },
-  };
+  }));
 }
 
-// The transfer record and one update per account it touches, each conditional on the ledger's
-// rules (./rules.ts) and naming its refusal. An account never written comes into being at its
-// first credit.
-export function transferItems(node: Node, transferId: string, legs: Leg[]): Write[] {
+// The transfer record and one update per account item it touches, each conditional on the
+// ledger's rules (./rules.ts) and naming its refusal (the account's, whichever shard it hit). An
+// item never written comes into being at its first credit. A debit of a split account goes to one
+// shard picked blind, as a credit does (a packet's amount is far less than a shard holds), unless
+// `read`: then the shards are read first, to take from those that hold it (a withdrawal; or a
+// second try after a blind pick came up short, see blindThenRead). `spread`: a credit to a split
+// account is divided over all its shards (a deposit), so that the debits that follow find every
+// shard holding.
+export async function transferItems(node: Node, transferId: string, legs: Leg[], opts: { read?: boolean; spread?: boolean } = {}): Promise<Write[]> {
+  const net = netChanges(transferId, legs);
+  const planned = ([id, delta]: [string, bigint]) => opts.read === true && needsBalances(id, delta);
+  const held = await itemBalances(
+    node,
+    [...net].filter(planned).flatMap(([id]) => itemsOf(id)),
+  );
   const writes: Write[] = [
     {
       refusal: TRANSFER_EXISTS,
@@ -43,25 +71,39 @@ export function transferItems(node: Node, transferId: string, legs: Leg[]): Writ
       },
     },
   ];
-  for (const [id, delta] of netChanges(transferId, legs)) {
-    const c = conditionFor(id, delta);
-    const covered = 'atLeast' in c && c.refusal !== TOO_LARGE; // a debit the balance must cover
-    writes.push({
-      refusal: c.refusal,
-      Update: {
-        TableName: node.tables.main,
-        Key: accountKey(id),
-        UpdateExpression: 'SET balance = if_not_exists(balance, :zero) + :delta',
-        ConditionExpression: covered
-          ? 'balance >= :bound'
-          : 'atMost' in c
-            ? 'attribute_not_exists(balance) OR balance <= :bound'
-            : 'attribute_not_exists(balance) OR balance >= :bound',
-        ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ':bound': 'atMost' in c ? c.atMost : c.atLeast },
-      },
-    });
+  for (const [id, delta] of net) {
+    if (!planned([id, delta])) {
+      if (!isSharded(id)) writes.push(balanceChange(node, id, id, delta));
+      else if (opts.spread && delta > 0n) for (const [k, part] of spreadOver(delta, SHARDS)) writes.push(balanceChange(node, id, shardOf(id, k), part));
+      else writes.push(balanceChange(node, id, shardOf(id, randomInt(SHARDS)), delta));
+      continue;
+    }
+    const balances = new Map(itemsOf(id).map((item) => [item, held.get(item) ?? 0n]));
+    // Too little in all: the whole debit on the fullest item, refused unless a credit came meanwhile.
+    const parts = debitFrom(balances, -delta) ?? new Map([[[...balances].reduce((x, y) => (y[1] > x[1] ? y : x))[0], -delta]]);
+    for (const [item, part] of parts) writes.push(balanceChange(node, id, item, -part));
   }
   return writes;
+}
+
+// One item's change of balance, on the condition the account's rules set.
+function balanceChange(node: Node, accountId: string, itemId: string, delta: bigint): Write {
+  const c = conditionFor(accountId, delta);
+  const covered = 'atLeast' in c && c.refusal !== TOO_LARGE; // a debit the balance must cover
+  return {
+    refusal: c.refusal,
+    Update: {
+      TableName: node.tables.main,
+      Key: accountKey(itemId),
+      UpdateExpression: 'SET balance = if_not_exists(balance, :zero) + :delta',
+      ConditionExpression: covered
+        ? 'balance >= :bound'
+        : 'atMost' in c
+          ? 'attribute_not_exists(balance) OR balance <= :bound'
+          : 'attribute_not_exists(balance) OR balance >= :bound',
+      ExpressionAttributeValues: { ':delta': delta, ':zero': 0n, ':bound': 'atMost' in c ? c.atMost : c.atLeast },
+    },
+  };
 }
 
 // Whether a transfer was made (for an idempotent retry that arrives after the state moved on).
@@ -70,20 +112,23 @@ export async function transferExists(node: Node, transferId: string): Promise<bo
   return res.Item !== undefined;
 }
 
-export async function balances(node: Node, ids: string[]): Promise<Map<string, bigint>> {
+// Each item's balance (items never written are left out), read exactly: the client reads whole
+// numbers past 2^53 as bigints (lib/db.ts).
+async function itemBalances(node: Node, ids: string[]): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   if (!ids.length) return out;
-  const res = await db().send(
-    new BatchGetCommand({
-      RequestItems: { [node.tables.main]: { Keys: ids.map(accountKey), ConsistentRead: true, ProjectionExpression: 'pk, balance' } },
-    }),
-  );
-  // Exact: the client reads whole numbers past 2^53 as bigints (lib/db.ts).
-  for (const item of res.Responses?.[node.tables.main] ?? []) out.set(accountIdOf(item.pk), BigInt(item.balance));
+  const items = await getAll(node.tables.main, ids.map(accountKey), { ConsistentRead: true, ProjectionExpression: 'pk, sk, balance' });
+  for (const item of items) out.set(accountIdOf(item.pk as string), BigInt(item.balance as bigint));
   return out;
 }
 
-// Every account whose balance is not zero, by one Scan of the main table: it reads every item
+// Each account's balance: the sum of its items.
+export async function balances(node: Node, ids: string[]): Promise<Map<string, bigint>> {
+  const held = await itemBalances(node, ids.flatMap(itemsOf));
+  return new Map(ids.map((id) => [id, itemsOf(id).reduce((sum, item) => sum + (held.get(item) ?? 0n), 0n)]));
+}
+
+// Every account whose balance is not zero (its items summed), by one Scan of the main table: it reads every item
 // (paying for all of them, 1 MB a page), so it serves the back-office ledger check only, never a
 // request's path. Zero balances are left out: they add nothing to a sum.
 export async function nonZeroBalances(node: Node): Promise<Map<string, bigint>> {
@@ -100,8 +145,12 @@ export async function nonZeroBalances(node: Node): Promise<Map<string, bigint>> 
         ExclusiveStartKey,
       }),
     );
-    for (const item of res.Items ?? []) out.set(accountIdOf(item.pk), BigInt(item.balance));
+    for (const item of res.Items ?? []) {
+      const id = accountOfItem(accountIdOf(item.pk));
+      out.set(id, (out.get(id) ?? 0n) + BigInt(item.balance));
+    }
     ExclusiveStartKey = res.LastEvaluatedKey;
   } while (ExclusiveStartKey);
+  for (const [id, balance] of out) if (balance === 0n) out.delete(id);
   return out;
 }

@@ -117,7 +117,7 @@ export async function completeIntent(node: Node, id: string): Promise<IntentReco
 // it out to the recipient's account.
 export async function withdrawIntent(node: Node, id: string) {
   const r = await getIntentRecord(node, id);
-  const units = await settleAll(node, account.intent(id), account.settlementShard(r.assetId));
+  const units = await settleAll(node, account.intent(id), r.assetId);
   return { ...intentView(node, r), withdrawnAmount: amountOf(fromLedger(units, r.assetScale), asset(r)) };
 }
 
@@ -156,7 +156,7 @@ export type CreditOutcome =
 export interface Crediting {
   amount: bigint; // in the intent's asset, at its scale
   oneUnitLess?: bigint; // see creditFor
-  writes: (credit: bigint) => Write[];
+  writes: (credit: bigint) => Promise<Write[]>;
   outgoing?: Outgoing[];
   deadline?: Date; // no credit after it (a packet's expiry)
   attempts: number;
@@ -177,7 +177,7 @@ export async function creditIntent(node: Node, read: IntentRecord | undefined, c
     const changes = { state: after.state, received: after.received, ...(after.completedAt && { completedAt: after.completedAt }) };
     const outgoing = [...(c.outgoing ?? [])];
     if (after.state === 'completed') outgoing.push(event(store.partition(intent.id), 'payment_intent.completed', intentView(node, after)));
-    const refusals = await commit(node, [...c.writes(credit), ...store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
+    const refusals = await commit(node, [...(await c.writes(credit)), ...store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
     if (!refusals.length) return { kind: 'credited', credit };
     if (refusals.some((r) => r !== store.INTENT_CHANGED)) return { kind: 'refused', refusals };
     // Decide again on the intent as it is now, after a short random pause so that competing

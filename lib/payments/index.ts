@@ -100,14 +100,14 @@ async function move(
   id: string,
   action: PaymentAction,
   done: string,
-  build: (r: PaymentRecord, next: PaymentRecord) => { writes?: Write[]; outgoing: Outgoing[] },
+  build: (r: PaymentRecord, next: PaymentRecord) => { writes?: Write[] | Promise<Write[]>; outgoing: Outgoing[] },
 ) {
   const { from, to } = TRANSITIONS[action];
   const r = await getPaymentRecord(node, id);
   if (r.state !== from) throw conflictState('Payment', id, r.state, done);
   const next: PaymentRecord = { ...r, state: to };
   const { writes = [], outgoing } = build(r, next);
-  const refusals = await commit(node, [...store.transition(node, r, from, to), ...writes], outgoing);
+  const refusals = await commit(node, [...store.transition(node, r, from, to), ...(await writes)], outgoing);
   refuseTooLarge(refusals);
   if (refusals.length) throw conflictState('Payment', id, (await getPaymentRecord(node, id)).state, done);
   return paymentView(next);
@@ -121,7 +121,7 @@ export const fundPayment = (node: Node, id: string) =>
     }
     const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
     return {
-      writes: transferItems(node, `fund:${r.id}`, [{ debit: account.settlementShard(r.sourceAssetId), credit: account.payment(r.id), amount: units }]),
+      writes: transferItems(node, `fund:${r.id}`, [{ debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units }]),
       outgoing: [
         event(store.partition(r.id), 'payment.funded', paymentView(next)),
         // The intent's id rides along, so that the worker reads the payment and the intent at once.
@@ -163,7 +163,7 @@ export async function finishPayment(
 export async function withdrawPayment(node: Node, id: string) {
   const r = await getPaymentRecord(node, id);
   if (!mayWithdraw(r.state)) throw conflictState('Payment', id, r.state, 'withdrawn from');
-  const units = await settleAll(node, account.payment(id), account.settlementShard(r.sourceAssetId));
+  const units = await settleAll(node, account.payment(id), r.sourceAssetId);
   const asset = { code: r.debitAmount.assetCode, scale: r.debitAmount.assetScale };
   return { ...paymentView(r), withdrawnAmount: amountOf(fromLedger(units, asset.scale), asset) };
 }

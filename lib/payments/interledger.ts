@@ -6,7 +6,7 @@ import { message } from '../events';
 import { type PacketOut, PeerPlugin, type SendingHooks } from '../ilp/plugin';
 import { connect, payQuote } from '../ilp/quote';
 import type { RemoteReceiver } from '../ilp/receiver';
-import { account, insufficient, type Leg, TOO_LARGE, transferItems } from '../ledger';
+import { account, balanceOf, insufficient, type Leg, TOO_LARGE, transferItems } from '../ledger';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { readReceiver } from '../open-payments/client';
@@ -205,6 +205,8 @@ function legs(
 
 const transferId = (p: PaymentRecord, packetId: string, phase: string) => `ilp-out:${p.id}:${packetId}:${phase}`;
 
+const RESERVE_ATTEMPTS = 4;
+
 function hooksFor(node: Node, p: PaymentRecord, peer: PeerRecord): SendingHooks {
   const src = sourceAsset(p);
   return {
@@ -221,20 +223,31 @@ function hooksFor(node: Node, p: PaymentRecord, peer: PeerRecord): SendingHooks 
         expiresAt: packet.expiresAt.toISOString(),
         createdAt: new Date().toISOString(),
       };
-      const refusals = await commit(
-        node,
-        [...transferItems(node, transferId(p, packet.id, 'reserve'), legs(p, record, 'reserve')), store.putPacket(node, p.id, record)],
-        [],
-        'ilp-reserve',
-      );
-      if (!refusals.length) {
-        if (p.sourceAssetId !== peer.assetId) await noteLiquidityTaken(node, peer.assetId, BigInt(record.peerUnits));
-        return undefined;
+      const liquidity = account.liquidity(peer.assetId);
+      for (let attempt = 1; ; attempt++) {
+        const refusals = await commit(
+          node,
+          [
+            ...(await transferItems(node, transferId(p, packet.id, 'reserve'), legs(p, record, 'reserve'), { read: attempt > 1 })),
+            store.putPacket(node, p.id, record),
+          ],
+          [],
+          'ilp-reserve',
+        );
+        if (!refusals.length) {
+          if (p.sourceAssetId !== peer.assetId) await noteLiquidityTaken(node, peer.assetId, BigInt(record.peerUnits));
+          return undefined;
+        }
+        if (refusals.includes(insufficient(account.payment(p.id)))) return 'exhausted';
+        if (refusals.includes(insufficient(liquidity))) {
+          // The shard picked blind, or those read, held too little meanwhile: read (again) while the
+          // asset as a whole covers it.
+          if (attempt === 1 || (attempt < RESERVE_ATTEMPTS && (await balanceOf(node, liquidity)) >= BigInt(record.peerUnits))) continue;
+          return 'liquidity';
+        }
+        if (refusals.includes(TOO_LARGE)) return 'too_large';
+        throw new Error(`Payment ${p.id}: packet ${packet.id} was reserved before`);
       }
-      if (refusals.includes(insufficient(account.payment(p.id)))) return 'exhausted';
-      if (refusals.includes(insufficient(account.liquidity(peer.assetId)))) return 'liquidity';
-      if (refusals.includes(TOO_LARGE)) return 'too_large';
-      throw new Error(`Payment ${p.id}: packet ${packet.id} was reserved before`);
     },
     async settle(packet: PacketOut, delivered: bigint | undefined) {
       const k = {
@@ -247,7 +260,7 @@ function hooksFor(node: Node, p: PaymentRecord, peer: PeerRecord): SendingHooks 
       const refusals = await commit(
         node,
         [
-          ...transferItems(node, transferId(p, packet.id, phase), legs(p, k, phase)),
+          ...(await transferItems(node, transferId(p, packet.id, phase), legs(p, k, phase))),
           store.settlePacket(
             node,
             p.id,
@@ -287,7 +300,7 @@ async function resolveLeftovers(node: Node, p: PaymentRecord): Promise<store.Pac
     // Settled by its reply meanwhile (a late attempt's): that reply stands.
     await commit(
       node,
-      [...transferItems(node, transferId(p, k.id, 'return'), legs(p, k, 'return')), store.settlePacket(node, p.id, k, 'unanswered', undefined, listed)],
+      [...(await transferItems(node, transferId(p, k.id, 'return'), legs(p, k, 'return'))), store.settlePacket(node, p.id, k, 'unanswered', undefined, listed)],
       [],
       'ilp-unanswered',
     );

@@ -1,7 +1,7 @@
 import { toLedger } from '../amounts';
 import { noteLiquidityTaken } from '../assets';
 import { event } from '../events';
-import { account, insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferItems } from '../ledger';
+import { account, balanceOf, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferItems } from '../ledger';
 import { countPayment } from '../metrics';
 import type { Node } from '../node';
 import { creditIntent, findIntent } from '../payment-intents';
@@ -39,16 +39,21 @@ async function sendLocal(node: Node, p: PaymentRecord, read?: { intent: IntentRe
   const completed = { ...p, state: 'completed' as const, sentAmount: p.debitAmount };
   // The credit is conditional on the intent as read, so racing payments decide one after the
   // other; one that would overpay it fails instead (two quotes can each cover what remains).
-  const result = await creditIntent(node, read ? read.intent : await findIntent(node, intentId), {
-    amount: receiveValue,
-    writes: () => [
-      ...transferItems(node, `deliver:${p.id}`, legsFor(p, intentId, destinationAssetId, debit, receive)),
-      ...store.transition(node, p, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
-    ],
-    outgoing: [event(store.partition(p.id), 'payment.completed', paymentView(completed))],
-    attempts: ATTEMPTS,
-    name: 'payment-worker',
-  });
+  const intent = read ? read.intent : await findIntent(node, intentId);
+  const result = await blindThenRead(
+    (readShards) =>
+      creditIntent(node, intent, {
+        amount: receiveValue,
+        writes: async () => [
+          ...(await transferItems(node, `deliver:${p.id}`, legsFor(p, intentId, destinationAssetId, debit, receive), { read: readShards })),
+          ...store.transition(node, p, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
+        ],
+        outgoing: [event(store.partition(p.id), 'payment.completed', paymentView(completed))],
+        attempts: ATTEMPTS,
+        name: 'payment-worker',
+      }),
+    (r) => r.kind === 'refused' && r.refusals.some(isInsufficient),
+  );
   switch (result.kind) {
     case 'credited':
       countPayment('completed');
@@ -63,7 +68,12 @@ async function sendLocal(node: Node, p: PaymentRecord, read?: { intent: IntentRe
     case 'refused': {
       const r = result.refusals;
       if (r.includes(TRANSFER_EXISTS) || r.includes(store.PAYMENT_MOVED)) return 'skipped'; // a duplicate got there first
-      if (r.includes(insufficient(account.liquidity(destinationAssetId)))) return fail(node, p, 'insufficient_liquidity');
+      if (r.includes(insufficient(account.liquidity(destinationAssetId)))) {
+        // The shards it read were taken meanwhile while the asset as a whole still holds enough:
+        // a retry reads them again.
+        if ((await balanceOf(node, account.liquidity(destinationAssetId))) >= receive) throw new Error(`Payment ${p.id}: liquidity moved meanwhile; retrying`);
+        return fail(node, p, 'insufficient_liquidity');
+      }
       if (r.includes(TOO_LARGE)) return fail(node, p, 'balance_too_large');
       throw new Error(`Payment ${p.id}: its account holds less than its debit amount`);
     }

@@ -103,7 +103,7 @@ export async function updatePeer(node: Node, id: string, input: UpdatePeer): Pro
 // A peer can go only once its liquidity is withdrawn (the check commits with the deletion).
 export async function deletePeer(node: Node, id: string): Promise<void> {
   const p = await getPeerRecord(node, id);
-  const refusals = await commit(node, [...store.removePeer(node, p), emptyAccountCheck(node, account.peer(id), 'peer_has_liquidity')]);
+  const refusals = await commit(node, [...store.removePeer(node, p), ...emptyAccountCheck(node, account.peer(id), 'peer_has_liquidity')]);
   if (refusals.includes('peer_has_liquidity')) {
     throw new DomainError('conflict', 'peer_has_liquidity', `Peer ${id} still holds liquidity; withdraw it with POST /peers/${id}/liquidity-withdrawals first`);
   }

@@ -1,5 +1,7 @@
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../stack';
+import { ledger, ledgerItems, sum } from '../world';
 
 let s: TestStack;
 beforeAll(async () => {
@@ -34,6 +36,34 @@ describe('assets', () => {
     expect(statuses.filter((x) => x === 409)).toHaveLength(11);
     const listed = await s.admin('GET', '/assets?limit=100');
     expect(listed.body.items.filter((a: { code: string }) => a.code === 'RACE1')).toHaveLength(1);
+  });
+
+  it('spreads liquidity over shards, shows one balance, and counts and takes what an unsplit account held', async () => {
+    const asset = (await s.admin('POST', '/assets', { code: 'SHRD', scale: 2 })).body;
+    // What a node from before accounts were split holds: the whole balance in the account's own
+    // item, against a shard of the settlement account (as its deposit booked it).
+    const old = 12_34n * 10n ** 18n; // 12.34 at the ledger's scale of 20
+    for (const [id, balance] of [
+      [`liquidity:${asset.id}`, old],
+      [`settlement:${asset.id}#3`, -old],
+    ] as const)
+      await s.dynamo.send(
+        new PutItemCommand({ TableName: s.env.MAIN_TABLE, Item: { pk: { S: `ACCT#${id}` }, sk: { S: 'ACCT' }, balance: { N: String(balance) } } }),
+      );
+    expect((await s.admin('GET', `/assets/${asset.id}`)).body.liquidity.value).toBe('1234');
+
+    expect((await s.admin('POST', `/assets/${asset.id}/liquidity`, { amount: '100000' })).body.liquidity.value).toBe('101234');
+    const shards = [...(await ledgerItems(s))].filter(([id, balance]) => id.startsWith(`liquidity:${asset.id}#`) && balance > 0n);
+    expect(shards).toHaveLength(16); // the deposit, over every shard
+
+    // More than any one item holds, then all that is left: from several items, the old one too.
+    expect((await s.admin('POST', `/assets/${asset.id}/liquidity-withdrawals`, { amount: '50000' })).body.liquidity.value).toBe('51234');
+    const refused = await s.admin('POST', `/assets/${asset.id}/liquidity-withdrawals`, { amount: '51235' });
+    expect(refused.body).toMatchObject({ status: 422, code: 'insufficient_liquidity' });
+    expect((await s.admin('POST', `/assets/${asset.id}/liquidity-withdrawals`, { amount: '51234' })).body.liquidity.value).toBe('0');
+    const left = [...(await ledgerItems(s))].filter(([id]) => id.startsWith(`liquidity:${asset.id}`));
+    expect(left.every(([, balance]) => balance === 0n)).toBe(true);
+    expect(sum(await ledger(s))).toBe(0n);
   });
 
   it('validates code and scale, naming the field', async () => {

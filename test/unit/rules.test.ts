@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { account, ownerOf } from '../../lib/ledger';
-import { conditionFor, insufficient, MAX_BALANCE, netChanges, TOO_LARGE } from '../../lib/ledger/rules';
+import {
+  accountOfItem,
+  conditionFor,
+  debitFrom,
+  insufficient,
+  itemsOf,
+  MAX_BALANCE,
+  needsBalances,
+  netChanges,
+  SHARDS,
+  spreadOver,
+  TOO_LARGE,
+} from '../../lib/ledger/rules';
 import { afterCredit, isOpen, stateOf, storedAs } from '../../lib/payment-intents/credit';
 import { type IntentRecord, intentStates } from '../../lib/payment-intents/schemas';
 import { actionsFrom, mayWithdraw, TRANSITIONS } from '../../lib/payments/states';
@@ -75,16 +87,75 @@ describe('the ledger rules', () => {
     expect(() => netChanges('t', [{ debit: 'a', credit: 'b', amount: 0n }])).toThrow(/positive/);
     expect(() =>
       netChanges('t', [
-        { debit: 'settlement:x#1', credit: 'liquidity:a', amount: MAX_BALANCE },
-        { debit: 'settlement:x#2', credit: 'liquidity:a', amount: 1n },
+        { debit: 'settlement:x', credit: 'liquidity:a', amount: MAX_BALANCE },
+        { debit: 'settlement:y', credit: 'liquidity:a', amount: 1n },
       ]),
     ).toThrow(/38 digits/);
   });
 
   it('asks a debit to be covered, except of a settlement account; every balance stays within 38 digits', () => {
     expect(conditionFor('liquidity:a', -5n)).toEqual({ atLeast: 5n, refusal: insufficient('liquidity:a') });
-    expect(conditionFor('settlement:a#3', -5n)).toEqual({ atLeast: -MAX_BALANCE + 5n, refusal: TOO_LARGE });
+    expect(conditionFor('settlement:a', -5n)).toEqual({ atLeast: -MAX_BALANCE + 5n, refusal: TOO_LARGE });
     expect(conditionFor('intent:i', 5n)).toEqual({ atMost: MAX_BALANCE - 5n, refusal: TOO_LARGE });
+  });
+});
+
+describe('split accounts', () => {
+  it('are the settlement, liquidity and peer accounts, each its own old item and SHARDS shards, summed back by accountOfItem', () => {
+    for (const id of ['settlement:a', 'liquidity:a', 'peer:p']) {
+      const items = itemsOf(id);
+      expect(items).toHaveLength(SHARDS + 1);
+      expect(new Set(items.map(accountOfItem))).toEqual(new Set([id]));
+    }
+    for (const id of ['intent:i', 'payment:p', 'hold:p:a']) expect(itemsOf(id)).toEqual([id]);
+    expect(needsBalances('liquidity:a', -1n)).toBe(true);
+    expect(needsBalances('liquidity:a', 1n)).toBe(false); // a credit goes anywhere
+    expect(needsBalances('settlement:a', -1n)).toBe(false); // it may go negative
+  });
+
+  it('take a debit from one shard that covers it, picked at random among those that do', () => {
+    const balances = new Map([
+      ['s0', 5n],
+      ['s1', 50n],
+      ['s2', 60n],
+    ]);
+    expect(debitFrom(balances, 10n, () => 0)).toEqual(new Map([['s1', 10n]]));
+    expect(debitFrom(balances, 10n, () => 0.99)).toEqual(new Map([['s2', 10n]]));
+  });
+
+  it('take a debit no shard covers alone from the fullest first, and refuse one they cannot cover together', () => {
+    const balances = new Map([
+      ['s0', 5n],
+      ['s1', 50n],
+      ['s2', 0n],
+      ['s3', 60n],
+    ]);
+    expect(debitFrom(balances, 115n)).toEqual(
+      new Map([
+        ['s3', 60n],
+        ['s1', 50n],
+        ['s0', 5n],
+      ]),
+    );
+    expect(debitFrom(balances, 100n)).toEqual(
+      new Map([
+        ['s3', 60n],
+        ['s1', 40n],
+      ]),
+    );
+    expect(debitFrom(balances, 116n)).toBeUndefined();
+  });
+
+  it('spread a deposit over every shard, exactly', () => {
+    const parts = spreadOver(1001n, SHARDS);
+    expect(parts).toHaveLength(SHARDS);
+    expect(parts.reduce((sum, [, part]) => sum + part, 0n)).toBe(1001n);
+    expect(new Set(parts.map(([, part]) => part))).toEqual(new Set([62n, 63n]));
+    expect(spreadOver(3n, SHARDS)).toEqual([
+      [0, 1n],
+      [1, 1n],
+      [2, 1n],
+    ]);
   });
 });
 
@@ -92,7 +163,7 @@ describe("an account's owner, for the ledger check", () => {
   it('reads the asset or the record from every kind of account id', () => {
     const [a, b, id] = ['7d7c6a4e-0f4b-4a57-9c2e-1d4a1b7f0001', '7d7c6a4e-0f4b-4a57-9c2e-1d4a1b7f0002', '7d7c6a4e-0f4b-4a57-9c2e-1d4a1b7f0003'];
     expect(ownerOf(account.liquidity(a))).toEqual({ assetId: a });
-    expect(ownerOf(account.settlementShard(a))).toEqual({ assetId: a });
+    expect(ownerOf(account.settlement(a))).toEqual({ assetId: a });
     expect(ownerOf(account.hold(id, b))).toEqual({ assetId: b });
     expect(ownerOf(account.intent(id))).toEqual({ intent: id });
     expect(ownerOf(account.payment(id))).toEqual({ payment: id });
