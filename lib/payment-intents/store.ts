@@ -8,11 +8,13 @@ import { type IntentRecord, type IntentState, intentStates } from './schemas';
 
 // Payment intents. While an intent is open it carries `openPk` and `openExpiresAt`, the keys of the
 // sparse index OpenIntents, which the expirer queries (all its shards); closing an intent removes
-// them. Each intent is listed twice in the Lists index, newest first: its record under its wallet
-// address (which Open Payments lists), and a listing item beside it among all intents, in
-// partitions of its state (so that a list of one state reads only that state), spread over
-// LIST_SHARDS partitions per state. Only a change of state rewrites the listing item, never a
-// credit, so that many packets to one intent do not all write one list's partition.
+// them. Each intent is listed twice in the Lists index, newest first, by small listing items beside
+// its record: under its wallet address (which Open Payments lists; the item carries what lists
+// filter on: state, expiry, client), and among all intents, in partitions of its state (so that a
+// list of one state reads only that state), spread over LIST_SHARDS partitions per state. Only a
+// change of state rewrites a listing item, never a credit, so that many packets to intents of one
+// wallet address do not all write one list's partition. (Records written before carry the wallet
+// listing's keys themselves, until their next change of state moves them to a listing item.)
 const RECORD = 'INTENT';
 export const intentKey = (id: string) => ({ pk: `INTENT#${id}`, sk: RECORD });
 // The intent's partition, which holds its outbox items too.
@@ -21,19 +23,35 @@ const OPEN = 'OPEN';
 const OPEN_SHARDS = 16;
 const byWallet = (walletAddressId: string) => `INTENTS#${walletAddressId}`;
 const listingKey = (id: string) => ({ pk: partition(id), sk: 'LISTED' });
+const walletListingKey = (id: string) => ({ pk: partition(id), sk: 'LISTED_BY_WALLET' });
 const ALL = (state: IntentState) => `INTENTS#${state}`;
 const LIST_SHARDS = 4;
 
-// The listing item carries the expiry, which lists by state filter on (an open intent past it
-// reads as expired).
-const listingItem = (node: Node, r: IntentRecord, state: IntentState): Write => ({
-  Put: {
-    TableName: node.tables.main,
-    Item: { ...listingKey(r.id), listPk: `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`, listSk: `${r.createdAt}#${r.id}`, expiresAt: r.expiresAt },
+// The listing items carry the expiry, which lists by state filter on (an open intent past it
+// reads as expired); the wallet's, the state and client too.
+const listingItems = (node: Node, r: IntentRecord, state: IntentState): Write[] => [
+  {
+    Put: {
+      TableName: node.tables.main,
+      Item: { ...listingKey(r.id), listPk: `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`, listSk: `${r.createdAt}#${r.id}`, expiresAt: r.expiresAt },
+    },
   },
-});
+  {
+    Put: {
+      TableName: node.tables.main,
+      Item: {
+        ...walletListingKey(r.id),
+        listPk: byWallet(r.walletAddressId),
+        listSk: `${r.createdAt}#${r.id}`,
+        state,
+        expiresAt: r.expiresAt,
+        ...(r.client && { client: r.client }),
+      },
+    },
+  },
+];
 
-// The items that create an intent: its record and its listing.
+// The items that create an intent: its record and its listings.
 export const insertIntent = (node: Node, r: IntentRecord): Write[] => [
   {
     Put: {
@@ -44,13 +62,11 @@ export const insertIntent = (node: Node, r: IntentRecord): Write[] => [
         metadata: JSON.stringify(r.metadata),
         openPk: `${OPEN}#${shardOf(r.id, OPEN_SHARDS)}`,
         openExpiresAt: `${r.expiresAt}#${r.id}`,
-        listPk: byWallet(r.walletAddressId),
-        listSk: `${r.createdAt}#${r.id}`,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   },
-  listingItem(node, r, r.state),
+  ...listingItems(node, r, r.state),
 ];
 
 // Moves an open intent to `state`, on condition that it is still open and unchanged since `r`
@@ -67,7 +83,7 @@ export function closeOrCredit(node: Node, r: IntentRecord, changes: { state: Int
       Key: intentKey(r.id),
       UpdateExpression:
         `SET #state = :state, received = :received${changes.completedAt ? ', completedAt = :completedAt' : ''}` +
-        (changes.state === 'processing' ? '' : ' REMOVE openPk, openExpiresAt'),
+        (changes.state === r.state ? '' : ` REMOVE listPk, listSk${changes.state === 'processing' ? '' : ', openPk, openExpiresAt'}`),
       ConditionExpression: `#state IN (:pending, :processing) AND received = :was AND expiresAt ${expiring ? '<=' : '>'} :now`,
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: {
@@ -81,7 +97,7 @@ export function closeOrCredit(node: Node, r: IntentRecord, changes: { state: Int
       },
     },
   };
-  return changes.state === r.state ? [update] : [update, listingItem(node, r, changes.state)];
+  return changes.state === r.state ? [update] : [update, ...listingItems(node, r, changes.state)];
 }
 
 const toRecord = ({ pk, sk, openPk, openExpiresAt, listPk, listSk, metadata, ...record }: Record<string, any>) =>
@@ -121,7 +137,18 @@ export async function listIntents(
     partitions: walletAddressId === null ? [] : [byWallet(walletAddressId)],
     ...(state && { filter: inState(state, now) }),
   });
-  return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
+  return { items: await recordsOf(node, page.items), nextCursor: page.nextCursor };
+}
+
+// The records a wallet's list holds, in its order: its listing items' records, read in one
+// BatchGetItem, and the records that still carry the listing's keys themselves.
+async function recordsOf(node: Node, listed: Record<string, any>[]): Promise<IntentRecord[]> {
+  const unread = listed.filter((i) => i.sk !== RECORD).map((i) => intentKey(i.pk.slice('INTENT#'.length)));
+  const read = new Map((await getAll(node.tables.main, unread)).map((i) => [i.pk as string, i]));
+  return listed.flatMap((i) => {
+    const record = i.sk === RECORD ? i : read.get(i.pk);
+    return record ? [toRecord(record)] : [];
+  });
 }
 
 const expiryCondition = (pastExpiry: boolean) => `expiresAt ${pastExpiry ? '<=' : '>'} :now`;
@@ -166,7 +193,7 @@ async function queryWallet(
   walletAddressId: string,
   opts: { older: boolean; from?: string; limit: number; client?: string },
 ): Promise<IntentRecord[]> {
-  const found: IntentRecord[] = [];
+  const found: Record<string, any>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const res = await db().send(
@@ -185,10 +212,10 @@ async function queryWallet(
         ExclusiveStartKey,
       }),
     );
-    found.push(...(res.Items ?? []).map(toRecord));
+    found.push(...(res.Items ?? []));
     ExclusiveStartKey = res.LastEvaluatedKey;
   } while (ExclusiveStartKey && found.length < opts.limit);
-  return found.slice(0, opts.limit);
+  return recordsOf(node, found.slice(0, opts.limit));
 }
 
 export async function pageByWallet(
