@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { deserializeIlpPrepare, type IlpReply, isFulfill, serializeIlpReply } from 'ilp-packet';
+import { deserializeIlpPrepare, type IlpPrepare, type IlpReply, isFulfill, serializeIlpReply } from 'ilp-packet';
 import { receiveFor } from '../amounts';
 import { crashPoint } from '../faults';
 import type { Node } from '../node';
@@ -20,6 +20,11 @@ import { receiveRoom, streamAmount } from './stream';
 // between retrying later and failing. A packet whose fate is unknown (no answer) stops it too, and
 // is left reserved: it may have been paid.
 const MAX_HOLD_MS = 10_000;
+// Paying packets of one payment in flight at once. pay would send up to 20, but each one's ledger
+// writes go one by one here (inTurn), and the receiver credits one intent one packet at a time:
+// more only wait, and a packet that waits past its expiry is lost work on both nodes. A packet's
+// expiry is set once it has its turn, so waiting does not shorten it.
+const IN_FLIGHT = 4;
 
 export interface PacketOut {
   id: string; // the execution condition, hex: unique per packet
@@ -56,6 +61,8 @@ export class PeerPlugin {
   failure?: Failure;
   lastReject?: { code: string; message: string }; // the last reject from the way on
   private serial: Promise<unknown> = Promise.resolve();
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly opts: PluginOptions) {}
 
@@ -64,6 +71,20 @@ export class PeerPlugin {
     const run = this.serial.then(work, work);
     this.serial = run.catch(() => undefined);
     return run;
+  }
+
+  private async takeSlot(): Promise<void> {
+    if (this.inFlight < IN_FLIGHT) {
+      this.inFlight++;
+      return;
+    }
+    await new Promise<void>((go) => this.waiting.push(go)); // the slot passes straight on
+  }
+
+  private releaseSlot() {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.inFlight--;
   }
 
   private fail(kind: FailureKind, reason: string, code = 'F02'): Buffer {
@@ -87,9 +108,24 @@ export class PeerPlugin {
     if (peer.maxPacketAmount !== null && peerAmount > BigInt(peer.maxPacketAmount))
       return serializeIlpReply(amountTooLarge(this.opts.node, peerAmount, BigInt(peer.maxPacketAmount)));
     if (this.failure) return this.fail(this.failure.kind, this.failure.reason);
-    const expiresAt = new Date(Math.min(prepare.expiresAt.getTime() - 1000, Date.now() + MAX_HOLD_MS));
-    const outgoing = { ...prepare, amount: peerAmount.toString(), expiresAt };
-    if (!hooks || source === 0n) return this.forward(outgoing);
+    const leaving = () => ({
+      ...prepare,
+      amount: peerAmount.toString(),
+      expiresAt: new Date(Math.min(prepare.expiresAt.getTime() - 1000, Date.now() + MAX_HOLD_MS)),
+    });
+    if (!hooks || source === 0n) return this.forward(leaving());
+    await this.takeSlot();
+    try {
+      return await this.sendPaying(prepare, source, peerAmount, leaving(), hooks);
+    } finally {
+      this.releaseSlot();
+    }
+  }
+
+  private async sendPaying(prepare: IlpPrepare, source: bigint, peerAmount: bigint, outgoing: IlpPrepare, hooks: SendingHooks): Promise<Buffer> {
+    const { peer } = this.opts;
+    const { expiresAt } = outgoing;
+    if (this.failure) return this.fail(this.failure.kind, this.failure.reason);
 
     if (this.opts.deadline !== undefined && Date.now() > this.opts.deadline) return this.fail('stopped', 'This attempt ran out of time; the next one goes on');
     const packet: PacketOut = {
@@ -138,7 +174,7 @@ export class PeerPlugin {
   }
 
   // A packet that moves nothing here (a probe, or a connection close).
-  private async forward(outgoing: ReturnType<typeof deserializeIlpPrepare>): Promise<Buffer> {
+  private async forward(outgoing: IlpPrepare): Promise<Buffer> {
     const delivery = await sendToPeer(this.opts.peer, outgoing);
     if (delivery.kind === 'reply') {
       if (!isFulfill(delivery.reply)) this.lastReject = { code: delivery.reply.code, message: delivery.reply.message };

@@ -1,7 +1,7 @@
 import { type IlpPrepare, type IlpReply, isIlpReply } from 'ilp-packet';
 import { receiveFor, toLedger } from '../amounts';
 import { noteLiquidityTaken as noteAssetLiquidityTaken } from '../assets';
-import { account, insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferExists, transferItems } from '../ledger';
+import { account, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferExists, transferItems } from '../ledger';
 import type { Node } from '../node';
 import { creditIntent, findIntent } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
@@ -22,7 +22,7 @@ import { receiveMaxReject, streamServer } from './stream';
 // unknown declines the packet for good (the sender stops at once). No packet takes an intent past
 // its incomingAmount (creditFor): one that would is F99 with a StreamMaxMoney frame, except the
 // smallest that reaches it across a conversion, whose rounding the node keeps.
-const ATTEMPTS = 8;
+const ATTEMPTS = 40;
 
 export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
   const server = await streamServer(node);
@@ -50,14 +50,18 @@ export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpP
   if (isIlpReply(money)) return money;
 
   const transferId = `ilp:${peer.id}:${prepare.executionCondition.toString('hex')}`;
-  const result = await creditIntent(node, intent, {
-    amount: received,
-    oneUnitLess,
-    writes: (credit) => transferItems(node, transferId, receiveLegs(peer, intent, paid, toLedger(credit, intent.assetScale))),
-    deadline: prepare.expiresAt, // a packet that expired meanwhile is not credited: its sender no longer owes it
-    attempts: ATTEMPTS,
-    name: 'ilp-receive',
-  });
+  const result = await blindThenRead(
+    (read) =>
+      creditIntent(node, intent, {
+        amount: received,
+        oneUnitLess,
+        writes: (credit) => transferItems(node, transferId, receiveLegs(peer, intent, paid, toLedger(credit, intent.assetScale)), { read }),
+        deadline: prepare.expiresAt, // a packet that expired meanwhile is not credited: its sender no longer owes it
+        attempts: ATTEMPTS,
+        name: 'ilp-receive',
+      }),
+    (r) => r.kind === 'refused' && r.refusals.some(isInsufficient),
+  );
   switch (result.kind) {
     case 'credited': {
       const credited = toLedger(result.credit, intent.assetScale);
@@ -84,7 +88,7 @@ export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpP
       const r = result.refusals;
       if (r.includes(TRANSFER_EXISTS)) return money.accept(); // credited when it came before
       if (r.includes(insufficient(account.peer(peer.id)))) return reject(node, 'T04', `Peer ${peer.id} has too little liquidity left for this packet`);
-      if (r.some((x) => x.startsWith(insufficient('')))) return reject(node, 'T04', `Too little ${intent.assetCode} liquidity to deliver this packet`);
+      if (r.some(isInsufficient)) return reject(node, 'T04', `Too little ${intent.assetCode} liquidity to deliver this packet`);
       if (r.includes(TOO_LARGE)) return reject(node, 'F99', 'Crediting this packet would take a balance past 38 digits');
       throw new Error(`Packet ${transferId}: refused for ${r.join(', ')}`);
     }
