@@ -76,12 +76,22 @@ export function netChanges(transferId: string, legs: Leg[]): Map<string, bigint>
   return net;
 }
 
-// The condition a balance must meet before `delta` is added, and the refusal when it does not:
-// a covered debit (balance >= -delta), or no passing 38 digits (balance <= MAX - delta for a
-// credit, balance >= -MAX - delta for a settlement account's debit).
+// The condition an item's balance must meet before `delta` is added, and the refusal when it does
+// not: a covered debit (balance >= -delta), or no passing the item's limit (balance <= limit -
+// delta for a credit, balance >= -limit - delta for a settlement account's debit). An account's
+// items share its 38 digits (limitOf), so that its balance, their sum, cannot pass them either.
 export type BalanceCondition = { atLeast: bigint; refusal: string } | { atMost: bigint; refusal: string };
 
-export function conditionFor(accountId: string, delta: bigint): BalanceCondition {
+export function conditionFor(accountId: string, delta: bigint, limit = MAX_BALANCE): BalanceCondition {
   if (delta < 0n && !mayGoNegative(accountId)) return { atLeast: -delta, refusal: insufficient(accountId) };
-  return delta > 0n ? { atMost: MAX_BALANCE - delta, refusal: TOO_LARGE } : { atLeast: -MAX_BALANCE - delta, refusal: TOO_LARGE };
+  return delta > 0n ? { atMost: limit - delta, refusal: TOO_LARGE } : { atLeast: -limit - delta, refusal: TOO_LARGE };
+}
+
+// The most an item may hold: a shard its part of MAX_BALANCE as a deposit spreads it (spreadOver),
+// so that the shards together hold no more than MAX_BALANCE; any other item all of it. (An
+// account's own item, which only an older version credited, is not counted against its shards.)
+const SHARD_LIMITS = spreadOver(MAX_BALANCE, SHARDS).map(([, limit]) => limit);
+export function limitOf(itemId: string): bigint {
+  const shard = /^(?:settlement|liquidity|peer):[^#]+#(\d+)$/.exec(itemId);
+  return shard ? SHARD_LIMITS[Number(shard[1])] : MAX_BALANCE;
 }

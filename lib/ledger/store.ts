@@ -11,6 +11,7 @@ import {
   isSharded,
   itemsOf,
   type Leg,
+  limitOf,
   needsBalances,
   netChanges,
   SHARDS,
@@ -88,7 +89,7 @@ export async function transferItems(node: Node, transferId: string, legs: Leg[],
 
 // One item's change of balance, on the condition the account's rules set.
 function balanceChange(node: Node, accountId: string, itemId: string, delta: bigint): Write {
-  const c = conditionFor(accountId, delta);
+  const c = conditionFor(accountId, delta, limitOf(itemId));
   const covered = 'atLeast' in c && c.refusal !== TOO_LARGE; // a debit the balance must cover
   return {
     refusal: c.refusal,

@@ -6,6 +6,7 @@ import {
   debitFrom,
   insufficient,
   itemsOf,
+  limitOf,
   MAX_BALANCE,
   needsBalances,
   netChanges,
@@ -144,6 +145,14 @@ describe('split accounts', () => {
       ]),
     );
     expect(debitFrom(balances, 116n)).toBeUndefined();
+  });
+
+  it('share 38 digits between their shards, so that their sum cannot pass them', () => {
+    const limits = Array.from({ length: SHARDS }, (_, k) => limitOf(`liquidity:a#${k}`));
+    expect(limits.reduce((a, b) => a + b, 0n)).toBe(MAX_BALANCE);
+    expect(limitOf('liquidity:a')).toBe(MAX_BALANCE); // an older version's item
+    expect(limitOf('intent:i')).toBe(MAX_BALANCE);
+    expect(conditionFor('liquidity:a', 5n, limits[0])).toEqual({ atMost: limits[0] - 5n, refusal: TOO_LARGE });
   });
 
   it('spread a deposit over every shard, exactly', () => {
