@@ -92,8 +92,9 @@ export class TraceStore {
       .map((id) => ({ id, documents: this.traces.get(id)!.documents }));
   }
 
-  // The traces most recently added to, first.
-  recent(limit = 50): TraceSummary[] {
+  // What the traces most recently added to are, first; with an annotation, of those that have it.
+  recent(limit = 50, annotation?: { key: string; value: string }): TraceSummary[] {
+    if (annotation) return this.annotated(annotation.key, annotation.value, limit).map((t) => summaryOf(t.id, t.documents));
     this.fold();
     return [...this.traces]
       .slice(-limit)

@@ -69,10 +69,11 @@ describe('spans', () => {
 });
 
 describe('the local trace store', () => {
+  const traceId = (trace: number) => `1-6a000000-${`${trace}`.padStart(24, '0')}`;
   const doc = (trace: number, fields: Partial<TraceDocument> = {}): TraceDocument => ({
     id: `${trace}`.padStart(16, '0'),
     name: 'fn',
-    trace_id: `1-6a000000-${`${trace}`.padStart(24, '0')}`,
+    trace_id: traceId(trace),
     start_time: trace,
     end_time: trace + 0.01,
     ...fields,
@@ -83,10 +84,12 @@ describe('the local trace store', () => {
     for (let t = 0; t < 1005; t++)
       store.sink(doc(t, { subsegments: [{ id: 'a'.repeat(16), name: 'x', start_time: t, annotations: { paymentId: `p${t % 10}` } }] }));
     store.sink(doc(0)); // trace 0 again: now the most recent
-    expect(store.recent(3).map((s) => s.id)).toEqual([doc(0).trace_id, doc(1004).trace_id, doc(1003).trace_id]);
-    expect(store.trace(doc(1).trace_id)).toBeUndefined(); // forgotten, with its annotations
+    expect(store.recent(3).map((s) => s.id)).toEqual([traceId(0), traceId(1004), traceId(1003)]);
+    expect(store.trace(traceId(1))).toBeUndefined(); // forgotten, with its annotations
     // Most recently added to first, at most 20: 1001, 991, … (1 is forgotten).
-    expect(store.annotated('paymentId', 'p1').map((t) => t.id)).toEqual(Array.from({ length: 20 }, (_, i) => doc(1001 - 10 * i).trace_id));
+    const p1 = Array.from({ length: 20 }, (_, i) => traceId(1001 - 10 * i));
+    expect(store.annotated('paymentId', 'p1').map((t) => t.id)).toEqual(p1);
+    expect(store.recent(20, { key: 'paymentId', value: 'p1' }).map((s) => [s.id, s.name, s.documents])).toEqual(p1.map((id) => [id, 'fn', 1]));
   });
 
   it('orders spans as a waterfall: each followed by those under it, by start, through parent ids across documents', () => {
