@@ -27,7 +27,8 @@ const MAX_PUT_EVENTS_BYTES = 250_000; // under PutEvents' 256 KB a request
 interface Entry {
   sequenceNumber: string;
   out: Outbound;
-  hop?: Span; // its item's sending, in the item's trace
+  trace?: string; // the trace header its item was written with
+  hop?: Span; // its item's sending, in that trace
 }
 
 function parse(record: DynamoDBRecord): Entry[] | undefined {
@@ -41,13 +42,16 @@ function parse(record: DynamoDBRecord): Entry[] | undefined {
     return undefined;
   }
   if (!Array.isArray(out)) return undefined;
-  const hop = startSegmentFor(record.dynamodb?.NewImage?.trace?.S);
-  return out.map((o) => ({ sequenceNumber, out: o, hop }));
+  const trace = record.dynamodb?.NewImage?.trace?.S;
+  const hop = startSegmentFor(trace);
+  return out.map((o) => ({ sequenceNumber, out: o, trace, hop }));
 }
 
 // The call that sends a chunk, as a subsegment of each of its entries' hops (the one call serves
-// several traces), ended with its entry's outcome; each entry goes on with its own's trace header.
+// several traces), ended with its entry's outcome. Each entry goes on with the header of its own
+// (or, where nothing records, its item's: the trace still goes on).
 const sendsOf = (chunk: Entry[], service: string, operation: string) => chunk.map((e) => e.hop?.child(service, { namespace: 'aws', aws: { operation } }));
+const headerOf = (e: Entry, send: Span | undefined) => send?.header ?? e.trace;
 
 // Splits into requests of at most ten entries and, for events, at most MAX_PUT_EVENTS_BYTES.
 function chunks<T>(items: T[], size: (t: T) => number = () => 0, maxBytes = Infinity): T[][] {
@@ -79,7 +83,7 @@ async function putEvents(busName: string, entries: Entry[], failed: Set<string>)
       const sends = sendsOf(chunk, 'EventBridge', 'PutEvents');
       try {
         crashPoint('outbox-relay:send'); // as if the bus refused them
-        const res = await bus().send(new PutEventsCommand({ Entries: chunk.map((e, i) => toEntry(e, sends[i]?.header)) }));
+        const res = await bus().send(new PutEventsCommand({ Entries: chunk.map((e, i) => toEntry(e, headerOf(e, sends[i]))) }));
         for (const [i, r] of (res.Entries ?? []).entries()) if (r.ErrorCode) failed.add(chunk[i].sequenceNumber);
         for (const [i, send] of sends.entries()) send?.end(res.Entries?.[i]?.ErrorCode ? new Error(res.Entries[i].ErrorMessage) : undefined);
       } catch (error) {
@@ -108,7 +112,7 @@ async function sendMessages(entries: Entry[], failed: Set<string>) {
               QueueUrl: queueUrl,
               Entries: chunk.map((e, i) => {
                 const m = e.out as Extract<Outbound, { kind: 'message' }>;
-                return { Id: String(i), MessageBody: m.body, DelaySeconds: m.delaySeconds, ...withTraceHeader(sends[i]?.header) };
+                return { Id: String(i), MessageBody: m.body, DelaySeconds: m.delaySeconds, ...withTraceHeader(headerOf(e, sends[i])) };
               }),
             }),
           );

@@ -1,9 +1,11 @@
 import { createSocket } from 'node:dgram';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSRecord } from 'aws-lambda';
+import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spansOf, spansUnder, type Trace, type TraceSpan } from '../../infra/local/traces';
 import { db } from '../../lib/db';
+import { relayOutbox } from '../../lib/events/relay';
 import { queueConsumer } from '../../lib/queue';
 import type { TraceDocument } from '../../lib/tracing';
 import type { TestStack } from '../stack';
@@ -70,6 +72,21 @@ describe('a payment as one trace', () => {
     expect(posts.map((p) => [p.http!.request!.method, p.http!.request!.url, p.http!.response!.status])).toEqual(Array(3).fill(['POST', events.url, 204]));
     const sent = events.deliveries.find((d) => d.event.id === completed.id)!;
     expect(sent.headers['x-amzn-trace-id']).toMatch(new RegExp(`^Root=${funding.id};Parent=[0-9a-f]{16};Sampled=1$`));
+  });
+});
+
+describe('the outbox relay', () => {
+  it("passes an item's trace on where nothing records (a re-drive run by hand, outside any function)", async () => {
+    const header = 'Root=1-6a000002-0123456789abcdef01234567;Parent=5555666677778888;Sampled=1';
+    const body = JSON.stringify({ id: 'parked-by-hand' });
+    const item = { out: { S: JSON.stringify([{ kind: 'message', id: 'm1', queueUrl: s.env.WEBHOOK_PARKING_QUEUE_URL, body }]) }, trace: { S: header } };
+    const { node } = await import('../../lib/config'); // the stack's, its settings read once set
+    const answer = await relayOutbox(node, [{ eventID: '1', dynamodb: { SequenceNumber: '1', NewImage: item } } as unknown as DynamoDBRecord]);
+    expect(answer).toEqual({ batchItemFailures: [] });
+    const { Messages = [] } = await s.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: s.env.WEBHOOK_PARKING_QUEUE_URL, MessageSystemAttributeNames: ['All'], MaxNumberOfMessages: 10 }),
+    );
+    expect(Messages.filter((m) => m.Body === body).map((m) => m.Attributes?.AWSTraceHeader)).toEqual([header]);
   });
 });
 
