@@ -1,8 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
 import { spansOf, type Trace, type TraceSpan, type TraceSummary } from '../infra/local/traces';
 import { trace, traces } from './api';
-import { Alert, time } from './list';
+import { Alert, time, useLoaded } from './list';
 import type { PageProps } from './pages';
 
 // The traces the local run records (X-Ray segment documents, lib/tracing.ts): #/traces lists the
@@ -17,28 +16,6 @@ export function TracesPage({ args }: PageProps) {
 
 const ms = (n: number) => `${n.toLocaleString('en', { maximumFractionDigits: n < 10 ? 1 : 0 })} ms`;
 const when = (epochSecs: number) => time(new Date(epochSecs * 1000).toISOString());
-
-// Loads `load` when the page opens and on Reload; what went wrong is shown.
-function useLoaded<T>(load: () => Promise<T>, key: string) {
-  const [value, setValue] = useState<T>();
-  const [error, setError] = useState<string>();
-  const [version, setVersion] = useState(0);
-  useEffect(() => {
-    let live = true;
-    load().then(
-      (v) => {
-        if (!live) return;
-        setValue(v);
-        setError(undefined);
-      },
-      (e: Error) => live && setError(e.message),
-    );
-    return () => {
-      live = false;
-    };
-  }, [key, version]);
-  return { value, error, reload: () => setVersion((v) => v + 1) };
-}
 
 function Toolbar({ reload, error, children }: { reload: () => void; error?: string; children?: ComponentChildren }) {
   return (
