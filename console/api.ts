@@ -1,7 +1,9 @@
 import type { LocalAlarm, LocalDashboard } from '../infra/local/cloudwatch';
+import type { Trace, TraceSummary } from '../infra/local/traces';
 
-// The console's two doors to the service (infra/local/console.ts): the Admin API, which the
-// runtime signs for the page, and the local metrics. A refusal comes back as its problem detail.
+// The console's doors to the service (infra/local/console.ts): the Admin API, which the runtime
+// signs for the page, the local metrics and the local traces. A refusal comes back as its problem
+// detail.
 export class Problem extends Error {
   constructor(
     readonly status: number,
@@ -44,3 +46,8 @@ export interface Amount {
 export type Dashboard = LocalDashboard & { alarms: LocalAlarm[] };
 
 export const dashboard = (minutes: number): Promise<Dashboard> => fetch(`/local/dashboard?minutes=${minutes}`).then((res) => json<Dashboard>(res));
+
+// The recent traces (a payment's, with its id), most recent first; and one trace's documents.
+export const traces = (paymentId?: string): Promise<{ items: TraceSummary[] }> =>
+  fetch(`/local/traces${paymentId ? `?paymentId=${encodeURIComponent(paymentId)}` : ''}`).then((res) => json(res));
+export const trace = (id: string): Promise<Trace> => fetch(`/local/traces/${encodeURIComponent(id)}`).then((res) => json<Trace>(res));

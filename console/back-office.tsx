@@ -197,6 +197,7 @@ export const PaymentsPage = () => (
       { label: 'Receive', cell: (p) => money(p.receiveAmount), numeric: true },
       { label: 'From', cell: (p) => <code>{p.walletAddress}</code> },
       created,
+      { label: 'Trace', cell: (p) => <a href={`#/traces/payment/${p.id}`}>Trace</a> },
     ]}
     actions={(p) =>
       p.state === 'funding'

@@ -67,31 +67,44 @@ export interface ListProps<T> {
   more?: (item: T) => ComponentChildren; // a cell of details opened on demand
 }
 
-export function ListPage<T extends { id: string }>(props: ListProps<T>) {
-  const [filters, setFilters] = useState<Record<string, string>>({});
-  const [cursors, setCursors] = useState<string[]>([]); // the cursors of the pages before this one, and this one's
-  const [page, setPage] = useState<Page<T>>();
+// Loads `load` when the page opens, when `key` (what it loads) changes, and on reload(); the last
+// value stays shown meanwhile, and what went wrong is said.
+export function useLoaded<T>(load: () => Promise<T>, key: string) {
+  const [value, setValue] = useState<T>();
   const [error, setError] = useState<string>();
-  const [asking, setAsking] = useState<Action>();
   const [version, setVersion] = useState(0);
   useEffect(() => {
     let live = true;
-    const query = new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), limit: '20' });
-    if (cursors.length) query.set('cursor', cursors.at(-1)!);
-    admin<Page<T>>('GET', `${props.route}?${query}`)
-      .then(async (p) => ({ ...p, items: props.complete ? await props.complete(p.items) : p.items }))
-      .then(
-        (p) => {
-          if (!live) return;
-          setPage(p);
-          setError(undefined);
-        },
-        (e: Error) => live && setError(e.message),
-      );
+    load().then(
+      (v) => {
+        if (!live) return;
+        setValue(v);
+        setError(undefined);
+      },
+      (e: Error) => live && setError(e.message),
+    );
     return () => {
       live = false;
     };
-  }, [filters, cursors, version]);
+  }, [key, version]);
+  return { value, error, reload: () => setVersion((v) => v + 1) };
+}
+
+export function ListPage<T extends { id: string }>(props: ListProps<T>) {
+  const [filters, setFilters] = useState<Record<string, string>>({});
+  const [cursors, setCursors] = useState<string[]>([]); // the cursors of the pages before this one, and this one's
+  const [asking, setAsking] = useState<Action>();
+  const query = new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), limit: '20' });
+  if (cursors.length) query.set('cursor', cursors.at(-1)!);
+  const path = `${props.route}?${query}`;
+  const {
+    value: page,
+    error,
+    reload,
+  } = useLoaded(async () => {
+    const p = await admin<Page<T>>('GET', path);
+    return { ...p, items: props.complete ? await props.complete(p.items) : p.items };
+  }, path);
   const filter = (name: string, value: string) => {
     setFilters({ ...filters, [name]: value });
     setCursors([]);
@@ -116,7 +129,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
             </label>
           ),
         )}
-        <button type="button" onClick={() => setVersion((v) => v + 1)}>
+        <button type="button" onClick={reload}>
           Reload
         </button>
         <Alert text={error} />
@@ -182,7 +195,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
           action={asking}
           done={(changed) => {
             setAsking(undefined);
-            if (changed) setVersion((v) => v + 1);
+            if (changed) reload();
           }}
         />
       )}

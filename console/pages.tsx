@@ -1,6 +1,7 @@
 import type { ComponentType } from 'preact';
 import { AssetsPage, IntentsPage, LedgerPage, PaymentsPage, PeersPage, RatesPage, WalletAddressesPage, WebhookEventsPage } from './back-office';
 import { DashboardPage } from './dashboard';
+import { TracesPage } from './traces';
 
 // Every page of the console, in the order the navigation lists them under their group. #/<path>
 // shows a page, and #/<path>/<more>/… gives it `args` (["<more>", …]: an id, say). A list page is
@@ -18,6 +19,7 @@ export interface Page {
 
 export const PAGES: Page[] = [
   { path: 'dashboard', title: 'Dashboard', group: 'Monitor', component: DashboardPage },
+  { path: 'traces', title: 'Traces', group: 'Monitor', component: TracesPage },
   { path: 'payments', title: 'Payments', group: 'Back office', component: PaymentsPage },
   { path: 'payment-intents', title: 'Payment intents', group: 'Back office', component: IntentsPage },
   { path: 'wallet-addresses', title: 'Wallet addresses', group: 'Back office', component: WalletAddressesPage },

@@ -1,11 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { tracer } from './tracing';
+import { currentSpan, type Span, type TraceDocument } from './tracing';
 
 // What every AWS SDK client of the service shares. Each client is created lazily by the module
 // that uses it (lib/db.ts, lib/sqs.ts, the outbox relay), so a function bundles only the clients
 // it calls; endpoints come from the SDK's own AWS_ENDPOINT_URL_* variables, which the local stack
 // sets to the emulators. Every client counts its calls, so that the local runtime and the bench
-// can say how many AWS calls one invocation made, and is traced (X-Ray subsegments, lib/tracing.ts).
+// can say how many AWS calls one invocation made, and traces each as a subsegment with its
+// duration (lib/tracing.ts), when something is being traced.
 type Counts = Map<string, number>;
 const counting = new AsyncLocalStorage<Counts>();
 
@@ -13,19 +14,46 @@ interface Instrumentable {
   middlewareStack: { add(middleware: unknown, options: { step: 'initialize'; name: string }): void };
 }
 
+interface CallInput {
+  TableName?: string;
+  QueueUrl?: string;
+}
+interface CallOutput {
+  output?: { $metadata?: { requestId?: string; attempts?: number } };
+}
+
 export function counted<C extends Instrumentable>(client: C, service: string): C {
   client.middlewareStack.add(
-    (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => (args: unknown) => {
+    (next: (args: { input: CallInput }) => Promise<CallOutput>, context: { commandName?: string }) => (args: { input: CallInput }) => {
+      const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
       const counts = counting.getStore();
-      if (counts) {
-        const name = `${service}.${(context.commandName ?? 'Unknown').replace(/Command$/, '')}`;
-        counts.set(name, (counts.get(name) ?? 0) + 1);
-      }
-      return next(args);
+      if (counts) counts.set(`${service}.${operation}`, (counts.get(`${service}.${operation}`) ?? 0) + 1);
+      const parent = currentSpan();
+      return parent ? tracedCall(parent.child(service, { namespace: 'aws', aws: awsFields(operation, args.input) }), next(args)) : next(args);
     },
-    { step: 'initialize', name: 'countAwsCalls' },
+    { step: 'initialize', name: 'countAndTraceAwsCalls' },
   );
-  return tracer.captureAWSv3Client(client);
+  return client;
+}
+
+const awsFields = (operation: string, input: CallInput): TraceDocument['aws'] => ({
+  operation,
+  ...(input.TableName && { table_name: input.TableName }),
+  ...(input.QueueUrl && { queue_url: input.QueueUrl }),
+});
+
+async function tracedCall(span: Span, call: Promise<CallOutput>): Promise<CallOutput> {
+  try {
+    const result = await call;
+    const meta = result.output?.$metadata;
+    if (meta?.requestId) span.doc.aws!.request_id = meta.requestId;
+    if (meta?.attempts && meta.attempts > 1) span.doc.aws!.retries = meta.attempts - 1;
+    span.end();
+    return result;
+  } catch (e) {
+    span.end(e);
+    throw e;
+  }
 }
 
 // Runs `fn`, adding up in `calls` the AWS calls it makes, by "Service.Operation" (even if it throws).

@@ -3,7 +3,7 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from './log';
 import { sqs } from './sqs';
-import { observed } from './tracing';
+import { continueTrace, observed } from './tracing';
 
 // Runs a batch of SQS messages through `work`, all messages at once, and reports the ones that
 // failed (partial batch response, by Powertools' batch processor). A failed message is hidden for
@@ -11,6 +11,7 @@ import { observed } from './tracing';
 // maxReceiveCount, passed as maxReceives) a failure calls `giveUp`, which puts the work in a final
 // state, so that nothing waits forever on a message in the dead-letter queue; only if that fails
 // too does the message go there. `work` returns normally for messages that must not be retried.
+// Each message's work is traced in the trace it was sent in (its AWSTraceHeader).
 export const retryDelaySecs = (receiveCount: number) => Math.min(900, 2 ** Math.max(0, receiveCount - 1));
 
 export interface BatchOptions {
@@ -57,7 +58,8 @@ async function handleRecord(queueUrl: string, record: SQSRecord, work: Work, opt
 // same messages either way, but a throw would count as the function failing (its Errors alarm)
 // and make Lambda scale the queue's polling down, for failures each message's back-off paces.
 export function processBatch(queueUrl: string, records: SQSRecord[], work: Work, options: BatchOptions): Promise<SQSBatchResponse> {
-  return processPartialResponse({ Records: records }, (record: SQSRecord) => handleRecord(queueUrl, record, work, options), new BatchProcessor(EventType.SQS), {
+  const handle = (record: SQSRecord) => continueTrace(record.attributes?.AWSTraceHeader, () => handleRecord(queueUrl, record, work, options));
+  return processPartialResponse({ Records: records }, handle, new BatchProcessor(EventType.SQS), {
     throwOnFullBatchFailure: false,
   });
 }

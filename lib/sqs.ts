@@ -6,3 +6,7 @@ import { counted } from './aws';
 let client: SQSClient | undefined;
 
 export const sqs = () => (client ??= counted(new SQSClient({ useQueueUrlAsEndpoint: false }), 'SQS'));
+
+// A message's trace header (lib/tracing.ts) as SQS carries it: the AWSTraceHeader system attribute.
+export const withTraceHeader = (header: string | undefined) =>
+  header ? { MessageSystemAttributes: { AWSTraceHeader: { DataType: 'String', StringValue: header } } } : {};

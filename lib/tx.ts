@@ -15,6 +15,7 @@ import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing
 import { crashPoint } from './faults';
 import { countLedgerConflict } from './metrics';
 import type { Node } from './node';
+import { currentTraceHeader } from './tracing';
 
 // The one unit of work: a state change's writes and its outgoing events and messages (as outbox
 // items, which the outbox relay sends from the table's stream) commit together, or nothing does.
@@ -105,17 +106,21 @@ async function writeAlone(write: Write, name: string): Promise<Refusals> {
 }
 
 // The outbox: one item per partition that the change sends from, holding all it sends (so a change
-// costs its transaction one item more, not one per event), kept OUTBOX_RETENTION_SECS.
+// costs its transaction one item more, not one per event), kept OUTBOX_RETENTION_SECS. It carries
+// the trace header of the work that wrote it, across the stream to the relay, so that what it
+// sends stays in that trace.
 
 function outboxItems(node: Node, outgoing: Outgoing[]): TransactItem[] {
+  if (!outgoing.length) return [];
   const ttl = Math.floor(Date.now() / 1000) + OUTBOX_RETENTION_SECS;
+  const trace = currentTraceHeader();
   const byPartition = new Map<string, Outbound[]>();
   for (const { partition, ...out } of outgoing) byPartition.set(partition, [...(byPartition.get(partition) ?? []), out]);
   return [...byPartition].map(([partition, out]) => ({
     Put: {
       TableName: node.tables.main,
       // As JSON text: event data holds FSP metadata, which DynamoDB attributes cannot always hold.
-      Item: { pk: partition, sk: `${OUTBOX_SORT_PREFIX}${out[0].kind === 'event' ? out[0].event.id : out[0].id}`, out: JSON.stringify(out), ttl },
+      Item: { pk: partition, sk: `${OUTBOX_SORT_PREFIX}${out[0].kind === 'event' ? out[0].event.id : out[0].id}`, out: JSON.stringify(out), ttl, trace },
     },
   }));
 }

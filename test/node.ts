@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import { inject } from 'vitest';
 import { dynamoDbLocalPids, freePort } from '../infra/local/emulators';
 import { ROOT } from '../infra/local/serverless-config';
+import type { Trace } from '../infra/local/traces';
 import { adminClient, type TestStack } from './stack';
 
 // A second node of our own beside the test file's stack, as the two-node walkthrough has: in a
@@ -18,6 +19,7 @@ export interface OtherNode extends Pick<TestStack, 'admin' | 'send' | 'sign' | '
   connectorUrl: string;
   env: Record<string, string>;
   api(name: string, action: 'stop' | 'start'): Promise<void>;
+  trace(id: string): Promise<Trace | undefined>; // what this node recorded of a trace
   stop(): Promise<void>;
 }
 
@@ -47,6 +49,11 @@ export async function startOtherNode(settings: Record<string, string>): Promise<
       worker.postMessage({ api: name, action });
       await once(worker, 'message');
     },
+    trace: async (id) => {
+      worker.postMessage({ trace: id });
+      const [answer] = await once(worker, 'message');
+      return answer.trace;
+    },
     stop: async () => {
       worker.postMessage('stop');
       await once(worker, 'exit');
@@ -57,7 +64,7 @@ export async function startOtherNode(settings: Record<string, string>): Promise<
 // Another node as a process of its own (test/node-process.ts), which `crash` kills with SIGKILL
 // and `restart` starts again on the same tables, queues, ports and secrets, as a node that
 // crashed and came back would be.
-export interface NodeProcess extends Omit<OtherNode, 'api'> {
+export interface NodeProcess extends Omit<OtherNode, 'api' | 'trace'> {
   crash(): Promise<void>;
   restart(): Promise<void>;
 }

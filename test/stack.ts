@@ -24,7 +24,7 @@ export function adminClient(adminUrl: string, secret: string): Pick<TestStack, '
   };
 }
 
-export async function startTestStack(settings: Record<string, string> = {}, options: Pick<StackOptions, 'envFile'> = {}): Promise<TestStack> {
+export async function startTestStack(settings: Record<string, string> = {}, options: Pick<StackOptions, 'envFile' | 'traces'> = {}): Promise<TestStack> {
   const stack = await startStack({
     ...options,
     emulators: inject('emulators'),

@@ -3,17 +3,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { DomainError, invalidField, MethodNotAllowed } from '../../lib/errors';
+import { PAYMENT_ANNOTATION } from '../../lib/payments';
 import type { LocalCloudWatch } from './cloudwatch';
 import { listen } from './listen';
 import { fromLoopback, sendProblem, signingHandler } from './proxy';
 import { ROOT } from './serverless-config';
+import type { TraceStore } from './traces';
 
 // The back-office console that `npm start` serves (its page in console/, bundled here by esbuild
-// when the node starts). The page reaches the service through two doors only: /admin/<path>, the
-// Admin API, each request signed with the node's secret as the signing proxy signs it; and
-// /local/dashboard, the template's dashboard and alarms on the metrics the local run collects.
+// when the node starts). The page reaches the service through three doors only: /admin/<path>, the
+// Admin API, each request signed with the node's secret as the signing proxy signs it;
+// /local/dashboard, the template's dashboard and alarms on the metrics the local run collects; and
+// /local/traces, the traces it records (the recent ones, a payment's by its id, one by its id).
 // Like the proxy, it takes requests only from this machine, and no web page of another site.
 const ADMIN_PREFIX = '/admin';
+const TRACES = '/local/traces';
 const SOURCE = join(ROOT, 'console');
 // Nothing but this origin: the page loads and fetches nothing from anywhere else.
 const CSP = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -24,6 +28,7 @@ interface ConsoleOptions {
   adminUrl: string;
   secret: string;
   metrics?: LocalCloudWatch; // undefined: collection is off (LOCAL_METRICS=false)
+  traces?: TraceStore; // undefined: tracing is off (LOCAL_TRACES=false)
 }
 
 // The page's script and style sheet, minified: Preact, uPlot and the console's own code.
@@ -69,6 +74,7 @@ export async function startConsole(opts: ConsoleOptions) {
       return admin(req, res);
     }
     if (req.method !== 'GET') return sendProblem(res, new MethodNotAllowed(`${req.method} is not served at ${url.pathname}; GET is`, ['GET']));
+    if (url.pathname === TRACES || url.pathname.startsWith(`${TRACES}/`)) return serveTraces(res, url);
     switch (url.pathname) {
       case '/':
         return send(res, 200, 'text/html; charset=utf-8', page);
@@ -87,6 +93,19 @@ export async function startConsole(opts: ConsoleOptions) {
       }
     }
     sendProblem(res, new DomainError('not_found', 'not_found', `The console has nothing at ${url.pathname}`));
+  }
+  // /local/traces[?paymentId=…]: what the recent traces are (a payment's); /local/traces/<id>: one.
+  function serveTraces(res: ServerResponse, url: URL) {
+    if (!opts.traces) return sendProblem(res, new DomainError('not_found', 'traces_off', 'This node records no traces (LOCAL_TRACES=false)'));
+    const id = url.pathname.slice(TRACES.length + 1);
+    if (!id) {
+      const paymentId = url.searchParams.get('paymentId');
+      const items = opts.traces.recent(50, paymentId ? { key: PAYMENT_ANNOTATION, value: paymentId } : undefined);
+      return send(res, 200, 'application/json', JSON.stringify({ items }));
+    }
+    const trace = opts.traces.trace(id);
+    if (!trace) return sendProblem(res, new DomainError('not_found', 'trace_not_found', `No trace ${id} is kept here (only the last ones are)`));
+    send(res, 200, 'application/json', JSON.stringify(trace));
   }
   const { port, stop } = await listen(server, opts.port);
   return { url: `http://localhost:${port}`, port, stop };

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { withTraceHeader } from '../../lib/sqs';
 import { matches } from './event-pattern';
 import { listen } from './listen';
 
 // A small EventBridge emulator: PutEvents over the AWS JSON 1.1 wire protocol, rules matched by
-// event pattern, SQS targets. No standalone EventBridge server ships on npm, so the local run uses
-// this; the rules come from infra/resources.yml like everything else.
+// event pattern, SQS targets. An entry's TraceHeader reaches the target queue as the message's
+// AWSTraceHeader, not in the event, as EventBridge passes it. No standalone EventBridge server
+// ships on npm, so the local run uses this; the rules come from infra/resources.yml like
+// everything else.
 export interface Rule {
   name: string;
   bus: string;
@@ -21,6 +24,7 @@ interface Entry {
   EventBusName?: string;
   Resources?: string[];
   Time?: string | number;
+  TraceHeader?: string;
 }
 
 export async function startEventBridge(opts: { port: number; sqs: SQSClient; region: string; account: string }) {
@@ -64,7 +68,8 @@ export async function startEventBridge(opts: { port: number; sqs: SQSClient; reg
     const body = JSON.stringify(event);
     const targets = rules.filter((rule) => rule.bus === bus && matches(rule.pattern, event)).flatMap((rule) => rule.targetQueueUrls);
     try {
-      await Promise.all(targets.map((QueueUrl) => opts.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }))));
+      const trace = withTraceHeader(entry.TraceHeader);
+      await Promise.all(targets.map((QueueUrl) => opts.sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body, ...trace }))));
     } catch (e) {
       return { ErrorCode: 'InternalException', ErrorMessage: `not delivered to its targets: ${(e as Error).message}` };
     }

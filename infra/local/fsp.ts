@@ -10,7 +10,8 @@ import { listen } from './listen';
 // keeps what arrived with the result (GET /webhooks: `verified`, and `error` when it failed), and,
 // like a real FSP, funds each payment it is told about
 // (payment.created) through the signed Admin API, unless autoFund is off (or the payment's
-// metadata says "autoFund": false).
+// metadata says "autoFund": false). Its funding request carries the webhook's X-Amzn-Trace-Id, as
+// a traced FSP's would, so that the payment's trace goes on through the funding and the worker.
 interface RatesFile {
   rates?: Record<string, Record<string, number>>;
   peerRates?: Record<string, Record<string, Record<string, number>>>;
@@ -43,9 +44,10 @@ export async function startFsp(opts: FspOptions) {
   };
 
   const admin = adminClient(opts.adminUrl, opts.adminSecret);
-  async function fund(paymentId: string) {
+  async function fund(paymentId: string, traceHeader: string | undefined) {
     // One key per payment: a retry of this funding (or a second webhook for it) cannot fund twice.
-    const res = await admin.request('POST', `/payments/${paymentId}/fund`, { headers: { 'idempotency-key': `fsp-fund-${paymentId}` } });
+    const headers = { 'idempotency-key': `fsp-fund-${paymentId}`, ...(traceHeader && { 'x-amzn-trace-id': traceHeader }) };
+    const res = await admin.request('POST', `/payments/${paymentId}/fund`, { headers });
     log(`[fsp] funded payment ${paymentId} -> ${res.status}`);
   }
 
@@ -78,7 +80,9 @@ export async function startFsp(opts: FspOptions) {
       reply(res, 204, {});
       // A payment whose metadata says "autoFund": false is left to the user to fund or cancel.
       const funds = opts.autoFund && event.data?.metadata?.autoFund !== false;
-      if (event.type === 'payment.created' && funds && event.data?.id) void fund(event.data.id).catch((e) => log(`[fsp] funding failed: ${e.message}`));
+      const trace = req.headers['x-amzn-trace-id'];
+      if (event.type === 'payment.created' && funds && event.data?.id)
+        void fund(event.data.id, Array.isArray(trace) ? trace[0] : trace).catch((e) => log(`[fsp] funding failed: ${e.message}`));
       return;
     }
     if (req.method === 'GET' && url.pathname === '/webhooks') return reply(res, 200, received);

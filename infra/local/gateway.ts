@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { MethodNotAllowed } from '../../lib/errors';
 import { problemResponse } from '../../lib/http/problem';
+import { Span, type TraceSink } from '../../lib/tracing';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import gatewayResponses from '../serverless/gateway-responses.cjs';
 import type { LambdaRuntime } from './lambda';
@@ -11,7 +12,10 @@ import type { Route } from './rest-apis';
 // A local API Gateway: routes requests to functions as a REST API does (Lambda proxy events,
 // payload 1.0), with API Gateway's path templates and precedence. Routes that need IAM
 // authorization (AWS_IAM) are refused without a SigV4 Authorization header, as API Gateway does;
-// IAM itself does not exist locally, so the signature is not checked.
+// IAM itself does not exist locally, so the signature is not checked. Given a trace sink, each
+// request is a segment, as a stage with X-Ray tracing records it: in the trace its X-Amzn-Trace-Id
+// header names (a traced caller: a peer's worker, the local FSP), or in a new one; the function
+// it invokes continues that trace.
 const MAX_PAYLOAD = 10 * 1024 * 1024;
 
 interface Compiled {
@@ -107,13 +111,24 @@ function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, 
 type GatewayResponseType = 'MISSING_AUTHENTICATION_TOKEN' | 'REQUEST_TOO_LARGE' | 'INTEGRATION_FAILURE';
 const problemBody = (type: GatewayResponseType) => gatewayResponses.problemBody(type) as { status: number } & Record<string, unknown>;
 
-// `observe` hears each answer's status and how long the gateway took (API Gateway's Latency).
+function requestSegment(req: IncomingMessage, trace: { name: string; sink: TraceSink }): Span | undefined {
+  const header = req.headers['x-amzn-trace-id'];
+  const url = `http://${req.headers.host ?? 'localhost'}${(req.url ?? '/').split('?')[0]}`;
+  return Span.segment(trace.name, Array.isArray(header) ? header[0] : header, trace.sink, {
+    origin: 'AWS::ApiGateway::Stage',
+    http: { request: { method: req.method ?? 'GET', url } },
+  });
+}
+
+// `observe` hears each answer's status and how long the gateway took (API Gateway's Latency);
+// `trace` names the API in its segments and takes them.
 export async function startGateway(opts: {
   port: number;
   routes: Route[];
   runtime: LambdaRuntime;
   binary?: boolean;
   observe?: (status: number, ms: number) => void;
+  trace?: { name: string; sink: TraceSink };
 }) {
   const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
 
@@ -123,6 +138,12 @@ export async function startGateway(opts: {
       const began = performance.now();
       res.once('finish', () => observe(res.statusCode, performance.now() - began));
     }
+    const segment = opts.trace && requestSegment(req, opts.trace);
+    if (segment)
+      res.once('close', () => {
+        segment.respond(res.statusCode);
+        segment.end();
+      });
     const send = (status: number, headers: Record<string, unknown>, body: string | Buffer) => {
       res.writeHead(status, headers as Record<string, string>);
       res.end(body);
@@ -163,7 +184,8 @@ export async function startGateway(opts: {
       if (route.iam && !/^AWS4-HMAC-SHA256 Credential=/.test(req.headers.authorization ?? '')) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       const body = await readBody(req);
       if (body === 'too_large') return sendGateway('REQUEST_TOO_LARGE');
-      const result = (await opts.runtime.invoke(route.fn, toEvent(route, req, rawPath, url, found.params, body, opts.binary ?? false))) as {
+      const event = toEvent(route, req, rawPath, url, found.params, body, opts.binary ?? false);
+      const result = (await opts.runtime.invoke(route.fn, event, segment?.header)) as {
         statusCode?: number;
         headers?: Record<string, unknown>;
         body?: string;

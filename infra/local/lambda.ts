@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { countAwsCalls } from '../../lib/aws';
+import { runInSpan, Span, type TraceSink } from '../../lib/tracing';
 import { collectingEmf, type MetricStore } from './metrics';
 import { type FunctionDef, ROOT } from './serverless-config';
 
@@ -12,7 +13,10 @@ import { type FunctionDef, ROOT } from './serverless-config';
 // when it ends: the event source mappings then read at once what it wrote or sent, rather than at
 // their next poll. Given a metric store, it records what Lambda reports to CloudWatch (AWS/Lambda:
 // invocations, errors, duration; a stream mapping adds the iterator age), and takes the EMF lines
-// a function prints into the store instead of printing them (./metrics.ts). Nothing throttles here.
+// a function prints into the store instead of printing them (./metrics.ts). Given a trace sink, it
+// opens each invocation's segment, as Lambda's active tracing does, in the trace its event came
+// with (a gateway's request, the one SQS message it hands a function) or in a new one, and the
+// function's work is traced in it (lib/tracing.ts). Nothing throttles here.
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const TIMEOUT_MS = 29_000;
 
@@ -21,8 +25,8 @@ export interface FunctionStats {
   calls: Record<string, number>; // "DynamoDB.GetItem" -> how many, over all invocations
 }
 
-export function lambdaRuntime(opts: { metrics?: MetricStore } = {}) {
-  const { metrics } = opts;
+export function lambdaRuntime(opts: { metrics?: MetricStore; traces?: TraceSink } = {}) {
+  const { metrics, traces } = opts;
   const metricKeys = new Map<string, Record<'invocations' | 'errors' | 'duration' | 'iteratorAge', string>>();
   const keysOf = (name: string) => {
     let keys = metricKeys.get(name);
@@ -52,7 +56,9 @@ export function lambdaRuntime(opts: { metrics?: MetricStore } = {}) {
     return handler;
   }
 
-  async function invoke(fn: FunctionDef, event: unknown): Promise<unknown> {
+  // `traceHeader`: the trace the event came with (X-Amzn-Trace-Id's form), if any.
+  async function invoke(fn: FunctionDef, event: unknown, traceHeader?: string): Promise<unknown> {
+    const cold = !loaded.has(fn.name);
     const handler = await load(fn);
     const deadline = Date.now() + TIMEOUT_MS;
     const context = {
@@ -72,7 +78,9 @@ export function lambdaRuntime(opts: { metrics?: MetricStore } = {}) {
     const calls = new Map<string, number>();
     const began = performance.now();
     const startedAt = Date.now();
-    const run = () => countAwsCalls(calls, () => handler(event, context));
+    const segment = traces && Span.segment(fn.name, traceHeader, traces, { origin: 'AWS::Lambda::Function', aws: { request_id: context.awsRequestId } });
+    segment?.annotate('ColdStart', cold);
+    const run = () => countAwsCalls(calls, () => runInSpan(segment, () => handler(event, context)));
     let failed = true;
     try {
       const result = await (metrics ? collectingEmf(metrics, run) : run());

@@ -64,7 +64,10 @@ export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSCl
       }));
       let failedIds = new Set<string>();
       try {
-        const result = (await runtime.invoke(fn, { Records: records })) as SQSBatchResponse | undefined;
+        // One message, so the invocation continues its trace (Lambda links a batch's traces instead).
+        const result = (await runtime.invoke(fn, { Records: records }, records.length === 1 ? records[0].attributes.AWSTraceHeader : undefined)) as
+          | SQSBatchResponse
+          | undefined;
         if (partial && result?.batchItemFailures) failedIds = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
       } catch (err) {
         console.error(`${fn.name} failed; the batch will be retried:`, err);

@@ -6,7 +6,8 @@ import { listen } from './listen';
 
 // A small SQS emulator: the AWS JSON 1.0 protocol that SDK v3 speaks, for the operations the
 // service and its local run use (queues, send, long-polled receive, delete, visibility, attributes,
-// message delays, and redrive to a dead-letter queue after maxReceiveCount receives). A waiting
+// message delays, the X-Ray trace header (the AWSTraceHeader system attribute), and redrive to a
+// dead-letter queue after maxReceiveCount receives). A waiting
 // receive is answered the moment a message becomes visible. (local-aws-sqs, used before, checks
 // for messages every 10 ms, which put about 5 ms on every hop of a payment or a webhook.)
 // Given a data folder, it keeps its queues and messages there (./journal.ts): every send, receive,
@@ -27,6 +28,7 @@ interface Message {
   receives: number;
   firstReceivedAt?: number;
   receipt?: string;
+  traceHeader?: string; // the AWSTraceHeader it was sent with
 }
 
 interface Waiter {
@@ -119,7 +121,17 @@ export async function startSqsServer(port: number, dataDir?: string) {
   const redrive = (q: Queue) =>
     q.attributes.RedrivePolicy ? (JSON.parse(q.attributes.RedrivePolicy) as { deadLetterTargetArn: string; maxReceiveCount: number }) : undefined;
 
-  function enqueue(q: Queue, body: unknown, delaySeconds: unknown): Message {
+  // The one system attribute a sender may set: AWSTraceHeader, a string.
+  function traceHeaderOf(attributes: Record<string, { DataType?: string; StringValue?: string }> | undefined): string | undefined {
+    for (const name of Object.keys(attributes ?? {}))
+      if (name !== 'AWSTraceHeader') throw new SqsError('InvalidParameterValue', `The message system attribute ${name} is not one a sender sets`);
+    const header = attributes?.AWSTraceHeader;
+    if (header && (header.DataType !== 'String' || typeof header.StringValue !== 'string'))
+      throw new SqsError('InvalidParameterValue', 'AWSTraceHeader is a String attribute with a StringValue');
+    return header?.StringValue;
+  }
+
+  function enqueue(q: Queue, body: unknown, delaySeconds: unknown, systemAttributes?: Record<string, { DataType?: string; StringValue?: string }>): Message {
     if (typeof body !== 'string' || body.length === 0) throw new SqsError('MissingParameter', 'The request must contain the parameter MessageBody.');
     if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new SqsError('InvalidParameterValue', 'The message body is larger than the queue allows');
     const now = Date.now();
@@ -131,6 +143,8 @@ export async function startSqsServer(port: number, dataDir?: string) {
       visibleAt: now + seconds(q, 'DelaySeconds', delaySeconds, 900) * 1000,
       receives: 0,
     };
+    const traceHeader = traceHeaderOf(systemAttributes);
+    if (traceHeader) m.traceHeader = traceHeader;
     write({ q: q.name, m });
     q.messages.push(m);
     serve(q);
@@ -190,6 +204,7 @@ export async function startSqsServer(port: number, dataDir?: string) {
       SentTimestamp: String(m.sentAt),
       ApproximateFirstReceiveTimestamp: String(m.firstReceivedAt),
       SenderId: ACCOUNT,
+      ...(m.traceHeader && { AWSTraceHeader: m.traceHeader }),
     },
   });
 
@@ -256,8 +271,8 @@ export async function startSqsServer(port: number, dataDir?: string) {
       }
       return { Attributes: names.includes('All') ? all : Object.fromEntries(names.filter((n) => n in all).map((n) => [n, all[n]])) };
     },
-    SendMessage: ({ QueueUrl, MessageBody, DelaySeconds }) => {
-      const m = enqueue(byUrl(QueueUrl), MessageBody, DelaySeconds);
+    SendMessage: ({ QueueUrl, MessageBody, DelaySeconds, MessageSystemAttributes }) => {
+      const m = enqueue(byUrl(QueueUrl), MessageBody, DelaySeconds, MessageSystemAttributes);
       return { MessageId: m.id, MD5OfMessageBody: m.md5 };
     },
     SendMessageBatch: ({ QueueUrl, Entries = [] }) => {
@@ -267,7 +282,7 @@ export async function startSqsServer(port: number, dataDir?: string) {
       const Failed = [];
       for (const e of Entries) {
         try {
-          const m = enqueue(q, e.MessageBody, e.DelaySeconds);
+          const m = enqueue(q, e.MessageBody, e.DelaySeconds, e.MessageSystemAttributes);
           Successful.push({ Id: e.Id, MessageId: m.id, MD5OfMessageBody: m.md5 });
         } catch (err) {
           Failed.push({ Id: e.Id, SenderFault: true, Code: (err as SqsError).type, Message: (err as Error).message });

@@ -17,6 +17,7 @@ import { scheduledEvent, startSchedules } from './schedules';
 import { eventRoutes, loadService } from './serverless-config';
 import { startSqsPollers } from './sqs-poller';
 import { type Checkpoints, startStreamPollers, streamMappings, unreadWrites } from './stream-poller';
+import { startTraceStore, type TraceStore } from './traces';
 
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
 // functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
@@ -46,6 +47,10 @@ export interface StackOptions {
   // data folder; default: LOCAL_METRICS, on unless it is `false`. Off, the functions' metrics are
   // off too (unless POWERTOOLS_METRICS_DISABLED says otherwise, when they are printed).
   metrics?: boolean;
+  // Record traces (X-Ray segment documents: each request, invocation and AWS call) and keep the
+  // last ones in memory (./traces.ts); default: LOCAL_TRACES, on unless it is `false`. Off, nothing
+  // is recorded, and tracing costs the request path nothing.
+  traces?: boolean;
 }
 
 export interface Stack {
@@ -73,6 +78,8 @@ export interface Stack {
   // The template's dashboard and alarms on the collected metrics, and a sample of the queues taken
   // at once (they are sampled every 15 s); undefined when collection is off.
   metrics?: LocalCloudWatch & { sample(): Promise<void> };
+  // The traces recorded so far; undefined when tracing is off.
+  traces?: TraceStore;
   stop(): Promise<void>;
 }
 
@@ -117,7 +124,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const collect = opts.metrics ?? process.env.LOCAL_METRICS !== 'false';
     const collector = collect ? startCollector({ dataDir: opts.dataDir }) : undefined;
     if (collector) stops.push(collector.stop);
-    const runtime = lambdaRuntime({ metrics: collector?.store });
+    const tracing = (opts.traces ?? process.env.LOCAL_TRACES !== 'false') ? startTraceStore() : undefined;
+    if (tracing) stops.push(tracing.stop);
+    const runtime = lambdaRuntime({ metrics: collector?.store, traces: tracing?.store.sink });
     const ports: Partial<Record<Port, number>> = {};
     for (const name of ['admin', 'openPayments', 'authServer', 'connector'] as const) ports[name] = await portOr(opts.ports?.[name]);
     const openPaymentsUrl = `http://localhost:${ports.openPayments}`;
@@ -154,7 +163,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const names = localDimensions(service, refs);
     const observe = (apiName: string) => collector && apiObserver(collector.store, names.api(apiName));
-    const admin = await startGateway({ port: ports.admin!, routes: eventRoutes(service.functions), runtime, observe: observe(service.apiName) });
+    const trace = (apiName: string) => tracing && { name: apiName, sink: tracing.store.sink };
+    const admin = await startGateway({
+      port: ports.admin!,
+      routes: eventRoutes(service.functions),
+      runtime,
+      observe: observe(service.apiName),
+      trace: trace(service.apiName),
+    });
     stops.push(admin.stop);
     const apis: Stack['apis'] = {};
     for (const [api, { routes, binary }] of restApis(service)) {
@@ -163,7 +179,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       let stop: (() => Promise<void>) | undefined;
       apis[port] = {
         start: async () => {
-          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary, observe: observe(service.resources[api].Properties!.Name) })).stop;
+          const apiName = service.resources[api].Properties!.Name;
+          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary, observe: observe(apiName), trace: trace(apiName) })).stop;
         },
         stop: async () => {
           await stop?.();
@@ -228,6 +245,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       stats: runtime.stats,
       publishedAt: events.putAt,
       metrics: collector && { ...localCloudWatch(service, refs, collector.store), sample: sample! },
+      traces: tracing?.store,
       stop: async () => {
         for (const stop of stops.reverse()) await stop();
         for (const e of owned) await e.stop();

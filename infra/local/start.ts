@@ -89,6 +89,7 @@ const backOffice = await startConsole({
   adminUrl: stack.adminUrl,
   secret: adminSecret,
   metrics: stack.metrics,
+  traces: stack.traces,
 }).catch(async (e) => {
   await stack.stop();
   await fsp?.stop();
@@ -114,10 +115,14 @@ async function shutdown(signal: string) {
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
+// What the console shows, and what it does not, and why.
+const consoleHas = (s: typeof stack) =>
+  [s.metrics ? 'dashboard and alarms' : 'metrics off: LOCAL_METRICS=false', s.traces ? 'traces' : 'traces off: LOCAL_TRACES=false'].join('; ');
+
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`
 Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
-  Console                       ${backOffice.url}   (dashboard and alarms${stack.metrics ? '' : '; metrics off: LOCAL_METRICS=false'})
+  Console                       ${backOffice.url}   (${consoleHas(stack)})
   Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
   Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
   Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})

@@ -5,7 +5,8 @@ import { counted } from '../aws';
 import { crashPoint } from '../faults';
 import { logger } from '../log';
 import type { Node } from '../node';
-import { sqs } from '../sqs';
+import { sqs, withTraceHeader } from '../sqs';
+import { type Span, startSegmentFor } from '../tracing';
 import { EVENT_SOURCE, type Outbound } from '.';
 
 // The outbox relay: the main table's stream, filtered to new outbox items, brings each committed
@@ -14,6 +15,9 @@ import { EVENT_SOURCE, type Outbound } from '.';
 // and everything after it on its shard, back again: so all is sent at least once, some twice.
 // A record still failing after the mapping's retries (or too old) is parked on RelayFailuresQueue,
 // and `npm run relay:redrive` sends it through this same code later (infra/relay-redrive.ts).
+// Each item's sending is a segment in the trace the item was written in (its `trace`), and its
+// events and messages go on with that segment's trace header, so that their consumers continue
+// the trace: the relay's own invocation serves items of many traces.
 let eventBridge: EventBridgeClient | undefined;
 const bus = () => (eventBridge ??= counted(new EventBridgeClient({}), 'EventBridge'));
 
@@ -23,19 +27,31 @@ const MAX_PUT_EVENTS_BYTES = 250_000; // under PutEvents' 256 KB a request
 interface Entry {
   sequenceNumber: string;
   out: Outbound;
+  trace?: string; // the trace header its item was written with
+  hop?: Span; // its item's sending, in that trace
 }
 
 function parse(record: DynamoDBRecord): Entry[] | undefined {
   const sequenceNumber = record.dynamodb?.SequenceNumber;
   const text = record.dynamodb?.NewImage?.out?.S;
   if (!sequenceNumber || !text) return undefined;
+  let out: Outbound[];
   try {
-    const out = JSON.parse(text) as Outbound[];
-    return Array.isArray(out) ? out.map((o) => ({ sequenceNumber, out: o })) : undefined;
+    out = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (!Array.isArray(out)) return undefined;
+  const trace = record.dynamodb?.NewImage?.trace?.S;
+  const hop = startSegmentFor(trace);
+  return out.map((o) => ({ sequenceNumber, out: o, trace, hop }));
 }
+
+// The call that sends a chunk, as a subsegment of each of its entries' hops (the one call serves
+// several traces), ended with its entry's outcome. Each entry goes on with the header of its own
+// (or, where nothing records, its item's: the trace still goes on).
+const sendsOf = (chunk: Entry[], service: string, operation: string) => chunk.map((e) => e.hop?.child(service, { namespace: 'aws', aws: { operation } }));
+const headerOf = (e: Entry, send: Span | undefined) => send?.header ?? e.trace;
 
 // Splits into requests of at most ten entries and, for events, at most MAX_PUT_EVENTS_BYTES.
 function chunks<T>(items: T[], size: (t: T) => number = () => 0, maxBytes = Infinity): T[][] {
@@ -57,20 +73,23 @@ function chunks<T>(items: T[], size: (t: T) => number = () => 0, maxBytes = Infi
 }
 
 async function putEvents(busName: string, entries: Entry[], failed: Set<string>) {
-  const toEntry = (e: Entry): PutEventsRequestEntry => {
+  const toEntry = (e: Entry, traceHeader?: string): PutEventsRequestEntry => {
     const event = (e.out as Extract<Outbound, { kind: 'event' }>).event;
-    return { EventBusName: busName, Source: EVENT_SOURCE, DetailType: event.type, Detail: JSON.stringify(event) };
+    return { EventBusName: busName, Source: EVENT_SOURCE, DetailType: event.type, Detail: JSON.stringify(event), TraceHeader: traceHeader };
   };
   const size = (e: Entry) => Buffer.byteLength(toEntry(e).Detail!) + 100;
   await Promise.all(
     chunks(entries, size, MAX_PUT_EVENTS_BYTES).map(async (chunk) => {
+      const sends = sendsOf(chunk, 'EventBridge', 'PutEvents');
       try {
         crashPoint('outbox-relay:send'); // as if the bus refused them
-        const res = await bus().send(new PutEventsCommand({ Entries: chunk.map(toEntry) }));
+        const res = await bus().send(new PutEventsCommand({ Entries: chunk.map((e, i) => toEntry(e, headerOf(e, sends[i]))) }));
         for (const [i, r] of (res.Entries ?? []).entries()) if (r.ErrorCode) failed.add(chunk[i].sequenceNumber);
+        for (const [i, send] of sends.entries()) send?.end(res.Entries?.[i]?.ErrorCode ? new Error(res.Entries[i].ErrorMessage) : undefined);
       } catch (error) {
         logger.warn('PutEvents failed; the stream will hand these back', { count: chunk.length, error: (error as Error).message });
         for (const e of chunk) failed.add(e.sequenceNumber);
+        for (const send of sends) send?.end(error);
       }
     }),
   );
@@ -85,6 +104,7 @@ async function sendMessages(entries: Entry[], failed: Set<string>) {
   await Promise.all(
     [...byQueue].flatMap(([queueUrl, queued]) =>
       chunks(queued).map(async (chunk) => {
+        const sends = sendsOf(chunk, 'SQS', 'SendMessageBatch');
         try {
           crashPoint('outbox-relay:send'); // as if the queue refused them
           const res = await sqs().send(
@@ -92,14 +112,17 @@ async function sendMessages(entries: Entry[], failed: Set<string>) {
               QueueUrl: queueUrl,
               Entries: chunk.map((e, i) => {
                 const m = e.out as Extract<Outbound, { kind: 'message' }>;
-                return { Id: String(i), MessageBody: m.body, DelaySeconds: m.delaySeconds };
+                return { Id: String(i), MessageBody: m.body, DelaySeconds: m.delaySeconds, ...withTraceHeader(headerOf(e, sends[i])) };
               }),
             }),
           );
-          for (const f of res.Failed ?? []) failed.add(chunk[Number(f.Id)].sequenceNumber);
+          const refused = new Map((res.Failed ?? []).map((f) => [Number(f.Id), f]));
+          for (const i of refused.keys()) failed.add(chunk[i].sequenceNumber);
+          for (const [i, send] of sends.entries()) send?.end(refused.has(i) ? new Error(refused.get(i)!.Message) : undefined);
         } catch (error) {
           logger.warn('SendMessageBatch failed; the stream will hand these back', { queueUrl, count: chunk.length, error: (error as Error).message });
           for (const e of chunk) failed.add(e.sequenceNumber);
+          for (const send of sends) send?.end(error);
         }
       }),
     ),
@@ -126,6 +149,7 @@ export async function relayOutbox(node: Node, records: DynamoDBRecord[]): Promis
       failed,
     ),
   ]);
+  for (const e of entries) e.hop?.end(failed.has(e.sequenceNumber) ? new Error('Not sent; the stream hands it back') : undefined);
   crashPoint('outbox-relay:after-send');
   if (failed.size) logger.warn('Outbox records not sent; retried from the first', { failed: failed.size, of: entries.length });
   return { batchItemFailures: [...failed].map((itemIdentifier) => ({ itemIdentifier })) };

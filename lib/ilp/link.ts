@@ -1,5 +1,6 @@
 import { deserializeIlpReply, type IlpPrepare, type IlpReply, serializeIlpPrepare } from 'ilp-packet';
 import type { PeerRecord } from '../peers/schemas';
+import { tracedFetch } from '../tracing';
 
 // ILP over HTTP (Interledger RFC 35) to a peer's connector: the Prepare POSTed with this node's
 // outgoing token, the Fulfill or Reject in the 200 answer. What cannot be a reply says whether the
@@ -14,7 +15,7 @@ export async function sendToPeer(peer: PeerRecord, prepare: IlpPrepare): Promise
   const wait = prepare.expiresAt.getTime() - Date.now();
   let res: Response;
   try {
-    res = await fetch(peer.http.outgoing.endpoint, {
+    res = await tracedFetch(peer.http.outgoing.endpoint, {
       method: 'POST',
       headers: { authorization: `Bearer ${peer.outgoingAuthToken}`, 'content-type': 'application/octet-stream', accept: 'application/octet-stream' },
       body: new Uint8Array(serializeIlpPrepare(prepare)),

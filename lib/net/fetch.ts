@@ -3,6 +3,7 @@ import { type LookupAddress, lookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { tracedFetch } from '../tracing';
 import { blockedRange, isIpLiteral } from './addresses';
 
 // The one way this service fetches a URL that someone outside chose: a client's key set (its
@@ -104,8 +105,11 @@ const NO_BODY = new Set([101, 204, 205, 304]);
 // Credentials a redirect to another origin must not carry (as fetch drops Authorization).
 const CREDENTIALS = ['authorization', 'cookie', 'signature', 'signature-input'];
 
-// fetch's signature, bounded. Rejects with an OutboundFetchError for what it refuses.
-export async function boundedFetch(input: string | URL | Request, init: RequestInit | undefined, limits: FetchLimits): Promise<Response> {
+// fetch's signature, bounded (and traced: lib/tracing.ts). Rejects with an OutboundFetchError for what it refuses.
+export const boundedFetch = (input: string | URL | Request, init: RequestInit | undefined, limits: FetchLimits): Promise<Response> =>
+  tracedFetch(input, init, (request, again) => fetchWithin(request, again, limits));
+
+async function fetchWithin(input: string | URL | Request, init: RequestInit | undefined, limits: FetchLimits): Promise<Response> {
   const all = { maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, maxRedirects: MAX_REDIRECTS, ...limits };
   const request = new Request(input, init);
   // A timer of our own, not AbortSignal.any over AbortSignal.timeout: Node 20 holds a composite's

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { DomainError } from '../errors';
 import { logger } from '../log';
 import type { Node } from '../node';
+import { tracedFetch } from '../tracing';
 
 // The resource server asks the authorization server what a token grants: POST
 // <AUTH_SERVER_URL>/introspect, an IAM-authorized route, so the request is signed with this
@@ -58,7 +59,7 @@ export async function introspectToken(node: Node, token: string, access: Asked[]
   const { host, ...headers } = signed.headers;
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    res = await tracedFetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (error) {
     logger.error('Token introspection failed', { error: (error as Error).message });
     throw new DomainError('unavailable', 'authorization_server_unavailable', 'The authorization server could not be asked about the token; retry shortly');

@@ -2,6 +2,8 @@ import type { SQSRecord } from 'aws-lambda';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { findIntent } from '../payment-intents';
+import { annotate } from '../tracing';
+import { PAYMENT_ANNOTATION } from '.';
 import { interledger } from './interledger';
 import { local } from './local';
 import type { PaymentMethod, SendOutcome } from './method';
@@ -14,6 +16,7 @@ const methodOf = (p: PaymentRecord): PaymentMethod => (p.ilp ? interledger : loc
 
 // A local payment's message names its intent, so that the payment and the intent are read at once.
 async function deliverPayment(node: Node, message: PaymentMessage, attempt: string): Promise<SendOutcome> {
+  annotate(PAYMENT_ANNOTATION, message.paymentId);
   const [p, intent] = await Promise.all([store.findPayment(node, message.paymentId), message.intentId ? findIntent(node, message.intentId) : undefined]);
   if (p?.state !== 'sending') return 'skipped'; // done already, or never funded
   if (message.intentId && p.intentId !== message.intentId) return 'skipped';

@@ -11,6 +11,7 @@ import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery 
 import { findQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
 import { conflictState } from '../resources';
 import type { Page } from '../store';
+import { annotate } from '../tracing';
 import { commit, type Write } from '../tx';
 import { walletAddressIdOf } from '../wallet-addresses';
 import { canonicalOrUndefined } from '../wallet-addresses/address';
@@ -19,7 +20,10 @@ import { mayWithdraw, type PaymentAction, TRANSITIONS } from './states';
 import * as store from './store';
 
 // Outgoing payments on a sender's wallet address (their state machine: ./states.ts). Funding moves the debit amount from the sender asset's settlement account into the payment's
-// account and queues the payment for the worker (lib/payments/deliver.ts).
+// account and queues the payment for the worker (lib/payments/deliver.ts). Whatever acts on a
+// payment annotates its trace with the payment's id, by which its traces are found (lib/tracing.ts).
+export const PAYMENT_ANNOTATION = 'paymentId';
+
 export function paymentView(r: PaymentRecord): Payment {
   return {
     id: r.id,
@@ -83,6 +87,7 @@ export async function createPayment(node: Node, input: CreatePayment): Promise<P
     metadata: input.metadata ?? null,
   };
   const view = paymentView(record);
+  annotate(PAYMENT_ANNOTATION, record.id);
   const refusals = await commit(
     node,
     [...store.insertPayment(node, record), takeQuote(node, quote.id, record.id, now)],
@@ -103,6 +108,7 @@ async function move(
   build: (r: PaymentRecord, next: PaymentRecord) => { writes?: Write[] | Promise<Write[]>; outgoing: Outgoing[] },
 ) {
   const { from, to } = TRANSITIONS[action];
+  annotate(PAYMENT_ANNOTATION, id);
   const r = await getPaymentRecord(node, id);
   if (r.state !== from) throw conflictState('Payment', id, r.state, done);
   const next: PaymentRecord = { ...r, state: to };
@@ -161,6 +167,7 @@ export async function finishPayment(
 // Settles what a payment's account still holds (all of it after a failure) back to the sender
 // asset's settlement account. Not while the payment is being sent.
 export async function withdrawPayment(node: Node, id: string) {
+  annotate(PAYMENT_ANNOTATION, id);
   const r = await getPaymentRecord(node, id);
   if (!mayWithdraw(r.state)) throw conflictState('Payment', id, r.state, 'withdrawn from');
   const units = await settleAll(node, account.payment(id), r.sourceAssetId);

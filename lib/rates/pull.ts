@@ -1,4 +1,5 @@
 import { DomainError } from '../errors';
+import { tracedFetch } from '../tracing';
 import { ratesDocument } from './schemas';
 
 // One GET of the FSP's rates endpoint (the pull model), validated. Every way it can fail becomes
@@ -14,7 +15,7 @@ export async function fetchRates(endpoint: string, base: string, peerId: string 
   const who = `The FSP's rates endpoint (${url.origin}${url.pathname})`;
   let text: string;
   try {
-    const res = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutSecs * 1000), redirect: 'error' });
+    const res = await tracedFetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutSecs * 1000), redirect: 'error' });
     if (!res.ok) {
       await res.body?.cancel();
       throw rateUnavailable(`${who} answered HTTP ${res.status} for base ${base}`);

@@ -5,7 +5,8 @@ import { logger } from '../log';
 import { countWebhookAttempt, countWebhookParked } from '../metrics';
 import type { Node } from '../node';
 import { secret } from '../secrets';
-import { sqs } from '../sqs';
+import { sqs, withTraceHeader } from '../sqs';
+import { currentTraceHeader, tracedFetch } from '../tracing';
 import { commit } from '../tx';
 import { retryMessage } from '.';
 import { hopDelay, retryDelay } from './schedule';
@@ -47,7 +48,7 @@ async function post(node: Node, r: WebhookEvent): Promise<Attempt> {
   if (typeof webhook === 'string') return done({ error: webhook });
   const body = payloadOf(r);
   try {
-    const res = await fetch(node.webhooks.url, {
+    const res = await tracedFetch(node.webhooks.url, {
       method: 'POST',
       redirect: 'manual',
       signal: AbortSignal.timeout(node.webhooks.timeoutSecs * 1000),
@@ -88,13 +89,14 @@ export async function handleWebhookMessage(node: Node, body: unknown): Promise<v
     attempt = msg.attempt!;
   } else return logger.error('Dropping a webhook message of unknown shape', { body });
 
-  // Waits past SQS's 15-minute delay limit are chained, one hop at a time.
+  // Waits past SQS's 15-minute delay limit are chained, one hop at a time, in the same trace.
   if (msg.notBefore && Date.parse(msg.notBefore) > Date.now()) {
     await sqs().send(
       new SendMessageCommand({
         QueueUrl: node.queues.webhooks,
         MessageBody: JSON.stringify(msg),
         DelaySeconds: hopDelay(Date.parse(msg.notBefore), Date.now()),
+        ...withTraceHeader(currentTraceHeader()),
       }),
     );
     return;

@@ -11,17 +11,19 @@ import { paste, readmeBlocks } from '../readme';
 import { startTestStack } from '../stack';
 
 // The back-office console (infra/local/console.ts, console/): its two doors to the service, and
-// in a browser (Debian's Chromium, driven by playwright-core; .ci/run installs it), the dashboard
-// after the README's walkthrough, which it also photographs for the docs.
+// in a browser (Debian's Chromium, driven by playwright-core; .ci/run installs it), the dashboard,
+// the payments list and the payment's trace after the README's walkthrough, which it also
+// photographs for the docs.
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = join(ROOT, 'docs/img/dashboard.png');
 const PAYMENTS_SCREENSHOT = join(ROOT, 'docs/img/payments.png');
+const TRACE_SCREENSHOT = join(ROOT, 'docs/img/trace.png');
 const { WIDGETS } = createRequire(import.meta.url)('../../infra/serverless/dashboard.cjs');
 
 describe('the console server', () => {
   it('serves its page and a modest bundle, signs Admin API requests for it, gives the dashboard, and refuses other sites', async () => {
     const s = await startTestStack();
-    const server = await startConsole({ port: 0, node: 'A', adminUrl: s.adminUrl, secret: s.env.ADMIN_API_SECRET, metrics: s.metrics });
+    const server = await startConsole({ port: 0, node: 'A', adminUrl: s.adminUrl, secret: s.env.ADMIN_API_SECRET, metrics: s.metrics, traces: s.traces });
     const get = (path: string, headers: Record<string, string> = {}) => fetch(server.url + path, { headers });
     try {
       const page = await get('/');
@@ -56,6 +58,19 @@ describe('the console server', () => {
       const requests = dashboard.widgets.find((w: { title: string }) => w.title === 'API requests').series;
       expect(requests.map((x: { label: string }) => x.label)).toEqual(['ApiGatewayRestApi Count']);
       expect(dashboard.alarms.length).toBeGreaterThan(100);
+
+      // The traces the node recorded, most recent first: the asset's listing, and its creation.
+      const recent = (await (await get('/local/traces')).json()).items;
+      expect(recent.slice(0, 2)).toMatchObject([
+        { id: expect.stringMatching(/^1-[0-9a-f]{8}-[0-9a-f]{24}$/), name: 'payment-service-local-admin', failed: false },
+        { name: 'payment-service-local-admin', failed: false },
+      ]);
+      const functionsOf = async (id: string) => (await (await get(`/local/traces/${id}`)).json()).documents.map((d: { name: string }) => d.name).sort();
+      expect(await functionsOf(recent[0].id)).toEqual(['assetsList', 'payment-service-local-admin']);
+      expect(await functionsOf(recent[1].id)).toEqual(['assetsCreate', 'payment-service-local-admin']);
+      expect((await (await get('/local/traces?paymentId=nothing-of-that-id')).json()).items).toEqual([]);
+      expect((await get('/local/traces/1-00000000-000000000000000000000000')).status).toBe(404);
+      expect((await get('/local/traces', { origin: 'http://evil.example' })).status).toBe(403);
     } finally {
       await server.stop();
       await s.stop();
@@ -64,7 +79,7 @@ describe('the console server', () => {
 });
 
 describe('the console in a browser', () => {
-  it('after "Walk through a payment", shows the payment on the dashboard and in the payments list, redelivers its webhook, and finds the ledger balanced', async () => {
+  it('after "Walk through a payment", shows the payment on the dashboard, in the payments list and in its trace, redelivers its webhook, and finds the ledger balanced', async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`No ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
     // The functions' own metrics on, as under a user's npm start (the tests turn them off).
     const a = await startNpmNode('start', { env: { POWERTOOLS_METRICS_DISABLED: '' } });
@@ -117,6 +132,19 @@ describe('the console in a browser', () => {
       expect(await row.locator('.state').textContent()).toBe('completed');
       expect(await row.textContent()).toContain('100.00 USD');
       await page.screenshot({ path: PAYMENTS_SCREENSHOT, fullPage: true });
+
+      // Its trace: one, from its creation through the webhook, the FSP's funding (which carried the
+      // trace on) and the outbox to the worker, whose span holds its DynamoDB calls.
+      await row.getByRole('link', { name: 'Trace' }).click();
+      const trace = page.locator('section[aria-label="Trace"]');
+      const worker = trace.locator('tr[data-origin="AWS::Lambda::Function"][data-name="paymentsWorker"]');
+      await worker.waitFor();
+      expect(await trace.count()).toBe(1);
+      expect(await trace.locator('tbody tr').first().textContent()).toContain('POST /payments');
+      expect(await trace.locator('tr[data-name="paymentsFund"]').count()).toBe(1);
+      const calls = trace.locator(`tr[data-parent="${await worker.getAttribute('data-id')}"][data-namespace="aws"] td.span-name`);
+      expect((await calls.allTextContents()).sort()).toEqual(['DynamoDB GetItem', 'DynamoDB GetItem', 'DynamoDB TransactWriteItems']);
+      await page.screenshot({ path: TRACE_SCREENSHOT, fullPage: true });
 
       // A refused action shows the problem's detail in its confirmation, and changes nothing.
       await page.getByRole('link', { name: 'Assets' }).click();

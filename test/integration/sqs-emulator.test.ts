@@ -109,6 +109,30 @@ describe('the SQS emulator', () => {
     expect((await receive(dlq.url)).map((m) => m.Body)).toEqual(['poison']);
   });
 
+  it('carries the X-Ray trace header a sender sets (the AWSTraceHeader system attribute) to the receiver', async () => {
+    const q = await queue();
+    const header = 'Root=1-6a000000-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1';
+    const traced = { MessageSystemAttributes: { AWSTraceHeader: { DataType: 'String', StringValue: header } } };
+    await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'one', ...traced }));
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: q.url,
+        Entries: [
+          { Id: '0', MessageBody: 'two', ...traced },
+          { Id: '1', MessageBody: 'untraced' },
+        ],
+      }),
+    );
+    const messages = await receive(q.url);
+    expect(messages.map((m) => [m.Body, m.Attributes?.AWSTraceHeader])).toEqual([
+      ['one', header],
+      ['two', header],
+      ['untraced', undefined],
+    ]);
+    const wrong = { MessageSystemAttributes: { AWSTraceHeader: { DataType: 'Number', StringValue: '1' } } };
+    await expect(sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'x', ...wrong }))).rejects.toThrow(/AWSTraceHeader/);
+  });
+
   it('answers an unknown queue or a bad parameter with the error the SDK names', async () => {
     await expect(sqs.send(new SendMessageCommand({ QueueUrl: `${server.endpoint}/000000000000/nope`, MessageBody: 'x' }))).rejects.toThrow(/does not exist/);
     const q = await queue();

@@ -22,7 +22,7 @@ async function startAndStop(signal: NodeJS.Signals) {
   const node = await startNode('start');
   expect(node.output()).toContain(node.adminUrl);
   expect(node.output()).toContain(`ILP connector                 ${node.connector}   (ILP address test.node-a;`);
-  expect(node.output()).toContain(`Console                       ${node.console}   (dashboard and alarms)`);
+  expect(node.output()).toContain(`Console                       ${node.console}   (dashboard and alarms; traces)`);
   const openapi = await fetch(`${node.adminUrl}/openapi.json`);
   expect(openapi.status).toBe(200);
   expect(dynamoDbLocalPids(node.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spansOf, spansUnder } from '../../infra/local/traces';
 import { type OtherNode, startOtherNode } from '../node';
 import { startTestStack, type TestStack } from '../stack';
 import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../world';
@@ -99,6 +100,29 @@ describe('paying across two nodes', () => {
       receivedAmount: { value: '900', assetCode: 'EUR' },
     });
     await expectBalancedLedgers();
+  });
+
+  it("is one trace across both nodes: A's worker sends each packet with its trace header, and B's connector takes it, and credits the intent, in that trace", async () => {
+    const { payment } = await payAcross(bob, '700');
+    await paymentIn(a, payment.id, ['completed']);
+    const funding = await waitFor("A's funding trace, to the worker's end", async () =>
+      a.traces!.annotated('paymentId', payment.id).find((t) => t.documents.some((d) => d.name === 'paymentsWorker')),
+    );
+    const packets = spansOf(funding.documents).filter((d) => d.namespace === 'remote' && d.http?.request?.url === b.connectorUrl);
+    expect(packets.length).toBeGreaterThan(0);
+    expect(packets.map((p) => p.http?.response?.status)).toEqual(packets.map(() => 200));
+    const onB = await waitFor("B's part of the trace", async () => {
+      const t = await b.trace(funding.id);
+      return t?.documents.some((d) => d.name === 'ilpConnector') ? t : undefined;
+    });
+    const spans = spansOf(onB.documents);
+    // B's connector API took each packet under the request of A's that carried it.
+    const requests = spans.filter((d) => d.origin === 'AWS::ApiGateway::Stage' && d.http?.request?.url.endsWith('/ilp'));
+    expect(requests.map((r) => r.parent).sort()).toEqual(packets.map((p) => p.id).sort());
+    // Its connector function received the STREAM money: the intent's credit, one transaction.
+    const connector = spans.findIndex((d) => d.name === 'ilpConnector');
+    expect(spans[connector].parent).toBe(requests[0].id);
+    expect(spansUnder(spans, connector).map((d) => d.aws?.operation)).toContain('TransactWriteItems');
   });
 
   it('splits a payment into packets no larger than the peer takes, delivering the exact total', async () => {

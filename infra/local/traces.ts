@@ -1,0 +1,159 @@
+import type { TraceDocument, TraceSink } from '../../lib/tracing';
+
+// The local run's X-Ray: the segment documents that the gateways, the runtime and the functions
+// record (lib/tracing.ts), kept in memory while the stack runs, for the console's trace pages.
+// Recording a document only appends it to a list; a timer folds the list in every second, off the
+// request path (a read folds it first). Bounded: the MAX_TRACES traces most recently added to, and
+// at most MAX_DOCUMENTS documents in one. Annotations are indexed, as X-Ray indexes them, so that
+// a payment's traces are found by its id (`annotation.paymentId` in X-Ray's filter expressions).
+const MAX_TRACES = 1000;
+const MAX_DOCUMENTS = 500;
+const FOLD_MS = 1000;
+
+export interface Trace {
+  id: string;
+  documents: TraceDocument[];
+}
+
+export interface TraceSummary {
+  id: string;
+  name: string; // the first segment's: where the trace began
+  start: number; // epoch seconds
+  ms: number; // from its first start to its last end
+  documents: number;
+  failed: boolean;
+}
+
+interface Kept {
+  documents: TraceDocument[];
+  keys: Set<string>; // its annotations, as "<key>=<value>"
+}
+
+const annotationKey = (key: string, value: unknown) => `${key}=${value}`;
+
+export class TraceStore {
+  private pending: TraceDocument[] = [];
+  private readonly traces = new Map<string, Kept>(); // least recently added to first
+  private readonly index = new Map<string, Set<string>>(); // annotation key -> trace ids
+
+  readonly sink: TraceSink = (doc) => {
+    this.pending.push(doc);
+  };
+
+  fold(): void {
+    const docs = this.pending;
+    this.pending = [];
+    for (const doc of docs) this.add(doc);
+  }
+
+  private add(doc: TraceDocument): void {
+    const id = doc.trace_id;
+    if (!id) return;
+    const kept = this.traces.get(id) ?? { documents: [], keys: new Set<string>() };
+    this.traces.delete(id); // re-added last: the most recently added to
+    this.traces.set(id, kept);
+    if (kept.documents.length >= MAX_DOCUMENTS) return;
+    kept.documents.push(doc);
+    const walk = (d: TraceDocument) => {
+      for (const [k, v] of Object.entries(d.annotations ?? {})) {
+        const key = annotationKey(k, v);
+        kept.keys.add(key);
+        if (!this.index.has(key)) this.index.set(key, new Set());
+        this.index.get(key)!.add(id);
+      }
+      for (const sub of d.subsegments ?? []) walk(sub);
+    };
+    walk(doc);
+    while (this.traces.size > MAX_TRACES) this.forget(this.traces.keys().next().value!);
+  }
+
+  private forget(id: string): void {
+    for (const key of this.traces.get(id)?.keys ?? []) {
+      const ids = this.index.get(key)!;
+      ids.delete(id);
+      if (!ids.size) this.index.delete(key);
+    }
+    this.traces.delete(id);
+  }
+
+  trace(id: string): Trace | undefined {
+    this.fold();
+    const kept = this.traces.get(id);
+    return kept && { id, documents: kept.documents };
+  }
+
+  // The traces with this annotation, most recently added to first.
+  annotated(key: string, value: string, limit = 20): Trace[] {
+    this.fold();
+    const ids = [...(this.index.get(annotationKey(key, value)) ?? [])];
+    return ids
+      .reverse()
+      .slice(0, limit)
+      .map((id) => ({ id, documents: this.traces.get(id)!.documents }));
+  }
+
+  // What the traces most recently added to are, first; with an annotation, of those that have it.
+  recent(limit = 50, annotation?: { key: string; value: string }): TraceSummary[] {
+    if (annotation) return this.annotated(annotation.key, annotation.value, limit).map((t) => summaryOf(t.id, t.documents));
+    this.fold();
+    return [...this.traces]
+      .slice(-limit)
+      .reverse()
+      .map(([id, { documents }]) => summaryOf(id, documents));
+  }
+}
+
+function summaryOf(id: string, documents: TraceDocument[]): TraceSummary {
+  const spans = spansOf(documents);
+  const start = Math.min(...spans.map((d) => d.start_time));
+  const end = Math.max(...spans.map((d) => d.end_time ?? d.start_time));
+  return { id, name: spans[0].name, start, ms: (end - start) * 1000, documents: documents.length, failed: spans.some((d) => d.fault || d.error) };
+}
+
+// One span of a trace: a document, or a subsegment within one, without its own subsegments; with
+// the span it hangs under (its parent's id, or the document that holds it) and how deep.
+export type TraceSpan = Omit<TraceDocument, 'subsegments'> & { parent?: string; depth: number };
+
+// A trace's spans as a waterfall reads them: each followed by those under it, each level in order
+// of start. A span whose parent the trace lacks (a caller that records nothing, another node) is
+// a root.
+export function spansOf(documents: TraceDocument[]): TraceSpan[] {
+  const all: Array<Omit<TraceSpan, 'depth'>> = [];
+  const walk = (d: TraceDocument, parent: string | undefined) => {
+    const { subsegments, ...span } = d;
+    all.push({ ...span, parent });
+    for (const sub of subsegments ?? []) walk(sub, d.id);
+  };
+  for (const d of documents) walk(d, d.parent_id);
+  const ids = new Set(all.map((s) => s.id));
+  const under = new Map<string | undefined, typeof all>();
+  for (const s of all) {
+    const key = s.parent && ids.has(s.parent) ? s.parent : undefined;
+    const siblings = under.get(key);
+    if (siblings) siblings.push(s);
+    else under.set(key, [s]);
+  }
+  const out: TraceSpan[] = [];
+  const visit = (parent: string | undefined, depth: number) => {
+    for (const s of (under.get(parent) ?? []).sort((a, b) => a.start_time - b.start_time)) {
+      out.push({ ...s, depth });
+      visit(s.id, depth + 1);
+    }
+  };
+  visit(undefined, 0);
+  return out;
+}
+
+// The spans beneath the one at `index` of spansOf's answer (which lists them right after it).
+export function spansUnder(spans: TraceSpan[], index: number): TraceSpan[] {
+  const end = spans.findIndex((s, i) => i > index && s.depth <= spans[index].depth);
+  return spans.slice(index + 1, end < 0 ? undefined : end);
+}
+
+// The store and its timer, for one running stack.
+export function startTraceStore() {
+  const store = new TraceStore();
+  const timer = setInterval(() => store.fold(), FOLD_MS);
+  timer.unref();
+  return { store, stop: async () => clearInterval(timer) };
+}
