@@ -62,6 +62,7 @@ export class PeerPlugin {
   lastReject?: { code: string; message: string }; // the last reject from the way on
   private serial: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
+  private stopped?: string;
   private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly opts: PluginOptions) {}
@@ -71,6 +72,14 @@ export class PeerPlugin {
     const run = this.serial.then(work, work);
     this.serial = run.catch(() => undefined);
     return run;
+  }
+
+  // Stops this attempt's sending: no packet is reserved from now on (each one still waiting is
+  // refused, leaving `failure` as it is), and once the ledger writes under way are done, every
+  // reservation is on record.
+  async stop(reason: string): Promise<void> {
+    this.stopped = reason;
+    await this.serial;
   }
 
   private async takeSlot(): Promise<void> {
@@ -136,7 +145,8 @@ export class PeerPlugin {
       expiresAt,
     };
     try {
-      const refused = await this.inTurn(() => hooks.reserve(packet));
+      const refused = await this.inTurn(() => (this.stopped !== undefined ? Promise.resolve('stopped' as const) : hooks.reserve(packet)));
+      if (refused === 'stopped') return serializeIlpReply(reject(this.opts.node, 'F02', this.stopped!));
       if (refused === 'exhausted') return this.fail(refused, "The payment's funds do not cover this packet");
       if (refused === 'liquidity') return this.fail(refused, `Too little ${peer.assetCode} liquidity to send this packet to peer ${peer.id}`);
       if (refused === 'too_large') return this.fail(refused, 'Sending this packet would take a balance past the 38 digits the ledger holds');

@@ -152,10 +152,12 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
 // the delivery still short; that is an end here ('exhausted'), as is an attempt that overstays.
 function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote, until: number): Promise<{ error?: string }> {
   return new Promise((resolve) => {
-    const overstay = setTimeout(() => resolve({ error: 'stalled' }), Math.max(0, until - Date.now()));
+    // Ending before pay does: pay may still be sending, so the plugin stops reserving first, and
+    // every packet it reserved is on record before the attempt reads them.
+    const early = (error: string) => void plugin.stop(`The attempt ended (${error}) while pay was still sending`).then(() => resolve({ error }));
+    const overstay = setTimeout(() => early('stalled'), Math.max(0, until - Date.now()));
     const progressHandler = (at: PaymentProgress) => {
-      if (at.sourceAmountInFlight === 0n && at.amountSent >= quote.maxSourceAmount && at.amountDelivered < quote.minDeliveryAmount)
-        resolve({ error: 'exhausted' });
+      if (at.sourceAmountInFlight === 0n && at.amountSent >= quote.maxSourceAmount && at.amountDelivered < quote.minDeliveryAmount) early('exhausted');
     };
     connect(plugin, receiver)
       .then((destination) => pay({ plugin, destination, quote, progressHandler }))
