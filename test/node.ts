@@ -13,7 +13,7 @@ import { adminClient, type TestStack } from './stack';
 
 // A second node of our own beside the test file's stack, as the two-node walkthrough has: in a
 // worker thread (its own settings and module graph), on the suite's emulators under its own prefix.
-export interface OtherNode extends Pick<TestStack, 'admin' | 'send' | 'sign' | 'freshSign'> {
+export interface OtherNode extends Pick<TestStack, 'admin' | 'send' | 'sign'> {
   adminUrl: string;
   openPaymentsUrl: string;
   connectorUrl: string;

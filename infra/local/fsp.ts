@@ -51,16 +51,17 @@ export async function startFsp(opts: FspOptions) {
     log(`[fsp] funded payment ${paymentId} -> ${res.status}`);
   }
 
-  // A request that fails (a target that is no URL, a client gone mid-body) is answered or dropped
-  // on its own: an unhandled rejection would end the npm start this shares a process with.
+  // A request that fails (a client gone mid-body, a fault here) is answered or dropped on its own:
+  // an unhandled rejection would end the npm start this shares a process with.
   const server = createServer((req, res) => {
-    serve(req, res).catch((e: Error) => (res.headersSent ? res.destroy() : reply(res, 400, { error: e.message })));
+    serve(req, res).catch((e: Error) => (res.headersSent ? res.destroy() : reply(res, 500, { error: e.message })));
   });
   const reply = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
   async function serve(req: IncomingMessage, res: ServerResponse) {
+    if (!URL.canParse(req.url ?? '/', 'http://localhost')) return reply(res, 400, { error: 'the request target is not a path this server serves' });
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'POST' && url.pathname === '/webhooks') {
       const raw = await readBody(req);

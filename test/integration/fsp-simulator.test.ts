@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,5 +80,18 @@ describe('local FSP simulator', () => {
       (await fetch(`${fsp.url}/webhooks`, { method: 'POST', headers: { ...headers, 'webhook-id': 'evt2', 'webhook-signature': signed }, body: `${body} ` }))
         .status,
     ).toBe(401);
+  });
+
+  it('answers a request target that is no URL with 400, and goes on serving', async () => {
+    const status = await new Promise<number | undefined>((done, fail) =>
+      request(fsp.url, { path: '//[' }, (res) => {
+        res.resume();
+        done(res.statusCode);
+      })
+        .on('error', fail)
+        .end(),
+    );
+    expect(status).toBe(400);
+    expect((await fetch(`${fsp.url}/rates?base=USD`)).status).toBe(200);
   });
 });

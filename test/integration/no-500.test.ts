@@ -57,7 +57,7 @@ describe('no input reaches a 500', () => {
           for (const body of op.method === 'get' ? [''] : bodies()) {
             const res = await s.send(op.method.toUpperCase(), path + q, {
               body: body || undefined,
-              headers: { ...(body && { 'content-type': 'application/json' }), signature: await s.freshSign(op.method.toUpperCase(), path + q, body) },
+              headers: { ...(body && { 'content-type': 'application/json' }), signature: s.sign(op.method.toUpperCase(), path + q, body) },
             });
             statuses.add(res.status);
             expect(res.status, `${op.method} ${path}${q} ${body.slice(0, 80)} -> ${JSON.stringify(res.body).slice(0, 200)}`).toBeLessThan(500);

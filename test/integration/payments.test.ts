@@ -174,7 +174,7 @@ describe('quotes and payments refused', () => {
   it('racing fundings of one payment fund it once', async () => {
     const { payment, intent } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
     // Two signatures, as two clients would make them (the same path and body, another t).
-    const sigs = [await s.freshSign('POST', `/payments/${payment.id}/fund`), await s.freshSign('POST', `/payments/${payment.id}/fund`)];
+    const sigs = [s.sign('POST', `/payments/${payment.id}/fund`), s.sign('POST', `/payments/${payment.id}/fund`)];
     const results = await Promise.all(sigs.map((signature) => s.send('POST', `/payments/${payment.id}/fund`, { headers: { signature } })));
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     await paymentIn(s, payment.id, ['completed']);
