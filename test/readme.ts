@@ -23,21 +23,20 @@ export async function paste(script: string, nodes: { a: Node; b?: Node }) {
   let text = script
     .replace('a() { npm run -s admin --', `a() { ADMIN_PORT=${nodes.a.ports.ADMIN_PORT} npm run -s admin --`)
     .replace('b() { npm run -s admin --', `b() { ADMIN_PORT=${nodes.b?.ports.ADMIN_PORT} npm run -s admin --`);
+  // One pass over the text, each whole port once: a free port may begin with a default one
+  // (40021 with 4002), which replacing one port after another would corrupt.
+  const ports = new Map<string, number>();
   for (const name of ['a', 'b'] as const) {
     const node = nodes[name];
     if (!node) continue;
     const { admin, openPayments, fsp, connector, authServer } = NODES[name].ports;
-    const ours = {
-      admin: node.ports.ADMIN_PORT,
-      openPayments: node.ports.OPEN_PAYMENTS_PORT,
-      fsp: node.ports.FSP_PORT,
-      connector: node.ports.CONNECTOR_PORT,
-      authServer: node.ports.AUTH_SERVER_PORT,
-    };
-    for (const [key, port] of Object.entries({ admin, openPayments, fsp, connector, authServer })) {
-      text = text.replaceAll(`localhost:${port}`, `localhost:${ours[key as keyof typeof ours]}`);
-    }
+    ports.set(String(admin), node.ports.ADMIN_PORT);
+    ports.set(String(openPayments), node.ports.OPEN_PAYMENTS_PORT);
+    ports.set(String(fsp), node.ports.FSP_PORT);
+    ports.set(String(connector), node.ports.CONNECTOR_PORT);
+    ports.set(String(authServer), node.ports.AUTH_SERVER_PORT);
   }
+  text = text.replace(/localhost:(\d+)/g, (whole, port: string) => (ports.has(port) ? `localhost:${ports.get(port)}` : whole));
   const run = await promisify(execFile)('bash', ['-c', text], { cwd: ROOT, env: { ...process.env, ADMIN_API_SECRET: SECRET } }).catch((e) => e);
   const answers = [...run.stdout.matchAll(/(\d{3}) [A-Z][^\n]*\n(\{\n[\s\S]*?\n\})\n/g)].map((m) => ({ status: Number(m[1]), body: JSON.parse(m[2]) }));
   return { stdout: run.stdout as string, stderr: run.stderr as string, answers };
