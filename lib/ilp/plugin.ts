@@ -25,6 +25,9 @@ const MAX_HOLD_MS = 10_000;
 // more only wait, and a packet that waits past its expiry is lost work on both nodes. A packet's
 // expiry is set once it has its turn, so waiting does not shorten it.
 const IN_FLIGHT = 4;
+// The least time to expiry a paying packet must still have when its money is reserved: enough for
+// a round trip, so that it is not sent only to come back unknown.
+const MIN_HOLD_MS = 1_000;
 
 export interface PacketOut {
   id: string; // the execution condition, hex: unique per packet
@@ -137,6 +140,10 @@ export class PeerPlugin {
     if (this.failure) return this.fail(this.failure.kind, this.failure.reason);
 
     if (this.opts.deadline !== undefined && Date.now() > this.opts.deadline) return this.fail('stopped', 'This attempt ran out of time; the next one goes on');
+    // pay stops waiting for a packet at its expiry and may end the payment: one that waited that
+    // long for its turn must not move money the attempt no longer counts.
+    const tooLate = () => expiresAt.getTime() - Date.now() < MIN_HOLD_MS;
+    if (tooLate()) return serializeIlpReply(reject(this.opts.node, 'R00', 'The packet expired while it waited its turn'));
     const packet: PacketOut = {
       id: prepare.executionCondition.toString('hex'),
       source,
@@ -145,8 +152,11 @@ export class PeerPlugin {
       expiresAt,
     };
     try {
-      const refused = await this.inTurn(() => (this.stopped !== undefined ? Promise.resolve('stopped' as const) : hooks.reserve(packet)));
+      const refused = await this.inTurn(() =>
+        this.stopped !== undefined ? Promise.resolve('stopped' as const) : tooLate() ? Promise.resolve('late' as const) : hooks.reserve(packet),
+      );
       if (refused === 'stopped') return serializeIlpReply(reject(this.opts.node, 'F02', this.stopped!));
+      if (refused === 'late') return serializeIlpReply(reject(this.opts.node, 'R00', 'The packet expired while it waited its turn'));
       if (refused === 'exhausted') return this.fail(refused, "The payment's funds do not cover this packet");
       if (refused === 'liquidity') return this.fail(refused, `Too little ${peer.assetCode} liquidity to send this packet to peer ${peer.id}`);
       if (refused === 'too_large') return this.fail(refused, 'Sending this packet would take a balance past the 38 digits the ledger holds');

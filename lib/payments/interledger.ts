@@ -150,20 +150,21 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
 
 // pay, for at most what the quote allows. pay waits forever when its source budget is spent with
 // the delivery still short; that is an end here ('exhausted'), as is an attempt that overstays.
+// However it ends, the plugin stops reserving first, and every packet it reserved is on record
+// before the attempt reads them: pay may end with packets still in the plugin (those it stopped
+// waiting for at their expiry), or still be sending when the attempt ends before it.
 function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote, until: number): Promise<{ error?: string }> {
   return new Promise((resolve) => {
-    // Ending before pay does: pay may still be sending, so the plugin stops reserving first, and
-    // every packet it reserved is on record before the attempt reads them.
-    const early = (error: string) => void plugin.stop(`The attempt ended (${error}) while pay was still sending`).then(() => resolve({ error }));
-    const overstay = setTimeout(() => early('stalled'), Math.max(0, until - Date.now()));
+    const end = (error?: string) => void plugin.stop(`The attempt ended${error ? ` (${error})` : ''}`).then(() => resolve(error ? { error } : {}));
+    const overstay = setTimeout(() => end('stalled'), Math.max(0, until - Date.now()));
     const progressHandler = (at: PaymentProgress) => {
-      if (at.sourceAmountInFlight === 0n && at.amountSent >= quote.maxSourceAmount && at.amountDelivered < quote.minDeliveryAmount) early('exhausted');
+      if (at.sourceAmountInFlight === 0n && at.amountSent >= quote.maxSourceAmount && at.amountDelivered < quote.minDeliveryAmount) end('exhausted');
     };
     connect(plugin, receiver)
       .then((destination) => pay({ plugin, destination, quote, progressHandler }))
       .then(
-        (r) => resolve(r.error ? { error: r.error } : {}),
-        (e) => resolve({ error: String(e) }),
+        (r) => end(r.error),
+        (e) => end(String(e)),
       )
       .finally(() => clearTimeout(overstay));
   });
