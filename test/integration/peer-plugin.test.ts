@@ -61,13 +61,13 @@ const prepare = (expiresInMs: number) =>
   });
 
 describe('the sending plugin', () => {
-  it('does not reserve a packet that expired while it waited its turn (pay no longer counts it)', async () => {
+  it('does not reserve a packet that waited its turn until too little of its expiry was left, and refuses it as temporary (pay sends it again)', async () => {
     const { plugin, reserved, settled } = pluginWithBook();
     // Five at once: four fill the window and take HOLD_MS each; the fifth gets its turn with less
     // time left than a round trip needs.
     const packets = Array.from({ length: 5 }, () => prepare(2_500));
     const replies = (await Promise.all(packets.map((p) => plugin.sendData(p)))).map((b) => deserializeIlpReply(b) as IlpReject);
-    expect(replies.map((r) => r.code)).toEqual(['T04', 'T04', 'T04', 'T04', 'R00']);
+    expect(replies.map((r) => r.code)).toEqual(['T04', 'T04', 'T04', 'T04', 'T00']);
     expect(reserved).toHaveLength(4);
     expect([...settled].sort()).toEqual([...reserved].sort()); // every reservation settled
     expect(plugin.failure).toBeUndefined();
