@@ -123,7 +123,7 @@ describe('capacity: many senders through one peer', () => {
       }));
     console.table([...report('A', ratesA), ...report('B', ratesB)]);
 
-    expect(done.map((p) => p.reason ?? p.state)).toEqual(flows.map(() => 'completed'));
+    expect(done.map((p) => p.failureReason ?? p.state)).toEqual(flows.map(() => 'completed'));
     expect(packets).toBe(SENDERS * PACKETS_EACH);
     for (const rates of [ratesA, ratesB])
       for (const [key, w] of rates.writes) {
