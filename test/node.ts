@@ -29,12 +29,12 @@ const cleanEnv = { ...process.env };
 // Workers do not inherit tsx's loader on Node 20, so the worker registers it before loading.
 const workerUrl = new URL('./node-worker.ts', import.meta.url).href;
 
-export async function startOtherNode(settings: Record<string, string>): Promise<OtherNode> {
+export async function startOtherNode(settings: Record<string, string>, emulators = inject('emulators')): Promise<OtherNode> {
   const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}); })`, {
     eval: true,
     env: cleanEnv,
     workerData: {
-      emulators: inject('emulators'),
+      emulators,
       prefix: `n${randomBytes(4).toString('hex')}-`,
       settings: { ADMIN_API_SECRET: 'other-node-secret-0123456789', EXCHANGE_RATES_URL: '', ...settings },
     },

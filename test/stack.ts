@@ -23,10 +23,14 @@ export function adminClient(adminUrl: string, secret: string): Pick<TestStack, '
   };
 }
 
-export async function startTestStack(settings: Record<string, string> = {}, options: Pick<StackOptions, 'envFile' | 'traces'> = {}): Promise<TestStack> {
+// `emulators`: other than the suite's (a test that measures, on emulators of its own).
+export async function startTestStack(
+  settings: Record<string, string> = {},
+  options: Pick<StackOptions, 'envFile' | 'traces' | 'emulators'> = {},
+): Promise<TestStack> {
   const stack = await startStack({
-    ...options,
     emulators: inject('emulators'),
+    ...options,
     prefix: `t${randomBytes(4).toString('hex')}-`,
     settings: { ADMIN_API_SECRET: 'test-secret-0123456789abcdef', ...settings },
   });

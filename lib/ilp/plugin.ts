@@ -65,6 +65,9 @@ export class PeerPlugin {
   lastReject?: { code: string; message: string }; // the last reject from the way on
   private serial: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
+  // Packets pay handed over whose answer has not gone back yet: pay stops waiting for one at its
+  // expiry, so it can end while this is not 0 (it ended because this node was slow, not the way).
+  sending = 0;
   private stopped?: string;
   private readonly waiting: (() => void)[] = [];
 
@@ -110,6 +113,15 @@ export class PeerPlugin {
   }
 
   async sendData(data: Buffer): Promise<Buffer> {
+    this.sending++;
+    try {
+      return await this.answer(data);
+    } finally {
+      this.sending--;
+    }
+  }
+
+  private async answer(data: Buffer): Promise<Buffer> {
     const { peer, hooks } = this.opts;
     const prepare = deserializeIlpPrepare(data);
     const source = BigInt(prepare.amount);

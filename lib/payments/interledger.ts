@@ -114,14 +114,17 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
     why,
   });
 
+  // Out of time, or too slow for pay, with packets still to send (`stalled`); or the receiver took
+  // less than a packet (`full`): go on in a fresh message, with what the receiver still asks for.
+  const goOn = plugin.failure?.kind === 'stopped' || plugin.failure?.kind === 'full' || (!plugin.failure && result.error === 'stalled');
+  if (goOn) {
+    if (after.sent === before.sent) throw new Error(`Payment ${p.id}: ${why}`);
+    await commit(node, [store.releaseLease(node, p.id, holder)], [message(store.partition(p.id), node.queues.payments, { paymentId: p.id })]);
+    return 'continued';
+  }
   switch (plugin.failure?.kind) {
     case 'unreachable':
       throw new Error(`Payment ${p.id}: ${plugin.failure.reason}; retrying later`);
-    case 'stopped': // out of time with packets still to send: go on in a fresh message
-    case 'full': // the receiver took less than a packet: go on with what it still asks for
-      if (after.sent === before.sent) throw new Error(`Payment ${p.id}: ${plugin.failure.reason}`);
-      await commit(node, [store.releaseLease(node, p.id, holder)], [message(store.partition(p.id), node.queues.payments, { paymentId: p.id })]);
-      return 'continued';
     case 'refused':
       return finish(node, p, 'failed', after, 'peer_refused');
     case 'exhausted':
@@ -163,7 +166,8 @@ function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote
     connect(plugin, receiver)
       .then((destination) => pay({ plugin, destination, quote, progressHandler }))
       .then(
-        (r) => end(r.error),
+        // pay gave up on a packet this node was still sending (at its expiry): this node was slow.
+        (r) => end(r.error && plugin.sending > 0 ? 'stalled' : r.error),
         (e) => end(String(e)),
       )
       .finally(() => clearTimeout(overstay));

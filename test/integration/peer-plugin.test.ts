@@ -66,7 +66,10 @@ describe('the sending plugin', () => {
     // Five at once: four fill the window and take HOLD_MS each; the fifth gets its turn with less
     // time left than a round trip needs.
     const packets = Array.from({ length: 5 }, () => prepare(2_500));
-    const replies = (await Promise.all(packets.map((p) => plugin.sendData(p)))).map((b) => deserializeIlpReply(b) as IlpReject);
+    const sending = packets.map((p) => plugin.sendData(p));
+    expect(plugin.sending).toBe(5); // what pay may stop waiting for: the attempt reads it when pay ends
+    const replies = (await Promise.all(sending)).map((b) => deserializeIlpReply(b) as IlpReject);
+    expect(plugin.sending).toBe(0);
     expect(replies.map((r) => r.code)).toEqual(['T04', 'T04', 'T04', 'T04', 'T00']);
     expect(reserved).toHaveLength(4);
     expect([...settled].sort()).toEqual([...reserved].sort()); // every reservation settled
