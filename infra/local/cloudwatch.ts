@@ -122,34 +122,60 @@ export function localCloudWatch(service: ServiceDef, refs: Refs, store: MetricSt
   alarmsPlugin.build(resources, alarmsPlugin.settingsOf(service.custom, service.stage, service.environment));
   const sets = watched(resources);
 
+  // One metric of an alarm: its series here (undefined when a dimension does not resolve locally).
+  const seriesOfAlarm = (m: { Namespace: string; MetricName: string; Dimensions?: Array<{ Name: string; Value: Reference }> }) => {
+    const resolved = (m.Dimensions ?? []).map((d) => [d.Name, names.resolve(d.Value)] as const);
+    const dimensions = resolved.every(([, v]) => v !== undefined) ? Object.fromEntries(resolved) : undefined;
+    return {
+      metric: `${m.Namespace} ${m.MetricName} ${resolved.map(([, v]) => v).join(' ')}`.trim(),
+      key: dimensions && seriesKey(m.Namespace, m.MetricName, dimensions as Dimensions),
+    };
+  };
+  // An alarm watches one metric's statistic, or (metric math) the SUM of several; any other
+  // expression is one the local run does not evaluate.
   const alarmDefs = Object.entries(resources)
     .filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm')
     .map(([id, { Properties: p }]) => {
-      const resolved = (p!.Dimensions ?? []).map((d: { Name: string; Value: Reference }) => [d.Name, names.resolve(d.Value)]);
-      const dimensions = resolved.every(([, v]: [string, string | undefined]) => v !== undefined) ? Object.fromEntries(resolved) : undefined;
-      return {
+      const common = {
         id,
         description: String(p!.AlarmDescription),
-        metric: `${p!.Namespace} ${p!.MetricName} ${resolved.map(([, v]: [string, string]) => v).join(' ')}`.trim(),
-        key: dimensions && seriesKey(p!.Namespace, p!.MetricName, dimensions),
-        stat: (p!.Statistic ?? p!.ExtendedStatistic) as Statistic,
-        periodMs: Number(p!.Period) * 1000,
         periods: Number(p!.EvaluationPeriods ?? 1),
         threshold: Number(p!.Threshold),
         breaches: COMPARE[p!.ComparisonOperator],
       };
+      if (!p!.Metrics) {
+        const { metric, key } = seriesOfAlarm(p as never);
+        const stat = (p!.Statistic ?? p!.ExtendedStatistic) as Statistic;
+        return { ...common, metric, periodMs: Number(p!.Period) * 1000, parts: key ? [{ key, stat }] : undefined };
+      }
+      const queries: Array<{ Id: string; Expression?: string; MetricStat?: { Metric: never; Period: number; Stat: Statistic } }> = p!.Metrics;
+      const summed = /^SUM\(\[([\w,\s]+)\]\)$/.exec(queries.find((q) => q.Expression)?.Expression ?? '')?.[1].split(',').map((x) => x.trim());
+      const stats = (summed ?? []).map((ref) => queries.find((q) => q.Id === ref)?.MetricStat);
+      const series = stats.map((m) => m && { ...seriesOfAlarm(m.Metric), stat: m.Stat });
+      const known = summed !== undefined && series.every((x) => x?.key !== undefined);
+      return {
+        ...common,
+        metric: `SUM of ${series.map((x) => x?.metric).join(', ')}`,
+        periodMs: Number(stats[0]?.Period) * 1000,
+        parts: known ? series.map((x) => ({ key: x!.key!, stat: x!.stat })) : undefined,
+      };
     });
 
   // Each alarm over its last evaluation periods, the current minute the last of them; a missing
-  // datapoint does not breach (the template's TreatMissingData). INSUFFICIENT_DATA: a metric the
-  // local run cannot name (a dimension it does not resolve), or a comparison it does not know.
+  // datapoint does not breach (the template's TreatMissingData), and a sum misses only when all its
+  // metrics do. INSUFFICIENT_DATA: a metric the local run cannot name (a dimension it does not
+  // resolve), or an expression or comparison it does not know.
   const alarms = (now = Date.now()): LocalAlarm[] => {
     store.flush();
-    return alarmDefs.map(({ key, breaches, periodMs, periods, stat, ...a }) => {
+    return alarmDefs.map(({ parts, breaches, periodMs, periods, ...a }) => {
       const base = { id: a.id, description: a.description, metric: a.metric, threshold: a.threshold };
-      if (!key || !breaches) return { ...base, state: 'INSUFFICIENT_DATA' };
+      if (!parts || !breaches) return { ...base, state: 'INSUFFICIENT_DATA' };
       const end = minuteOf(now) + MINUTE_MS;
-      const values = Array.from({ length: periods }, (_, i) => store.statistic(key, stat, end - (i + 1) * periodMs, end - i * periodMs));
+      const valueIn = (from: number, to: number) => {
+        const values = parts.map((m) => store.statistic(m.key, m.stat, from, to)).filter((v) => v !== undefined);
+        return values.length ? values.reduce((x, y) => x + y, 0) : undefined;
+      };
+      const values = Array.from({ length: periods }, (_, i) => valueIn(end - (i + 1) * periodMs, end - i * periodMs));
       const state = values.every((v) => v !== undefined && breaches(v, a.threshold)) ? 'ALARM' : 'OK';
       return { ...base, state, value: values[0] };
     });

@@ -2,7 +2,9 @@
 
 // Alarms and one dashboard, made from the packaged template itself, so that every function, queue
 // and API has them without a list to keep in step with serverless.yml:
-// - each function: any error, any throttle, over 5 minutes;
+// - each function: any error over 5 minutes; any throttle, summed over groups of ten functions
+//   (metric math: an alarm takes at most ten metrics), so that a function costs the stack one
+//   alarm, not two (CloudFormation's 500 resources);
 // - each dead-letter queue (one that a queue's RedrivePolicy, a rule's target, a function's failed
 //   async invocations or a stream mapping's failed records send to) and each
 //   queue named in custom.alarms.parkingQueues: any message in it (it waits for a person);
@@ -15,6 +17,8 @@
 // Every alarm notifies AlarmTopic (infra/resources.yml), or the topic custom.alarms.topicArn names. The dashboard is
 // ./dashboard.cjs's, which the local console draws too; the local run evaluates these alarms (infra/local/cloudwatch.ts).
 const { PERIOD, WIDGETS, watched, expand } = require('./dashboard.cjs');
+
+const MAX_ALARM_METRICS = 10; // in one metric math alarm (a hard limit of CloudWatch's)
 
 class Alarms {
   constructor(serverless, options) {
@@ -63,7 +67,7 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, 
         AlarmDescription: description,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         EvaluationPeriods: 1,
-        Period: PERIOD,
+        ...(!metric.Metrics && { Period: PERIOD }), // a metric math alarm gives each metric's period
         TreatMissingData: 'notBreaching',
         AlarmActions: [topic],
         OKActions: [topic],
@@ -71,16 +75,30 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, 
       },
     };
   };
+  const ofFunction = (fn) => [{ Name: 'FunctionName', Value: { Ref: fn } }];
   for (const fn of functions) {
-    const dims = [{ Name: 'FunctionName', Value: { Ref: fn } }];
     alarm(`${fn}ErrorsAlarm`, `${fn} failed (an error or a timeout)`, {
       Namespace: 'AWS/Lambda',
       MetricName: 'Errors',
-      Dimensions: dims,
+      Dimensions: ofFunction(fn),
       Statistic: 'Sum',
       Threshold: 1,
     });
-    alarm(`${fn}ThrottlesAlarm`, `${fn} was throttled`, { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: dims, Statistic: 'Sum', Threshold: 1 });
+  }
+  const sorted = [...functions].sort();
+  for (let g = 0; g * MAX_ALARM_METRICS < sorted.length; g++) {
+    const group = sorted.slice(g * MAX_ALARM_METRICS, (g + 1) * MAX_ALARM_METRICS);
+    alarm(`FunctionThrottles${g + 1}Alarm`, `One of ${group.join(', ')} was throttled (the dashboard's Function throttles says which)`, {
+      Metrics: [
+        ...group.map((fn, i) => ({
+          Id: `m${i}`,
+          MetricStat: { Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles', Dimensions: ofFunction(fn) }, Period: PERIOD, Stat: 'Sum' },
+          ReturnData: false,
+        })),
+        { Id: 'throttles', Expression: `SUM([${group.map((_, i) => `m${i}`).join(',')}])`, ReturnData: true },
+      ],
+      Threshold: 1,
+    });
   }
   for (const q of holding) {
     alarm(`${q}DepthAlarm`, `Messages wait in ${q} for a person to look at them`, {

@@ -115,7 +115,7 @@ describe("the template's alarms, evaluated locally", () => {
 
   it('are every alarm the template deploys, OK without data (missing data does not breach)', () => {
     const all = Object.values(alarms(new MetricStore()));
-    expect(all.length).toBeGreaterThan(100);
+    expect(all.length).toBeGreaterThan(75);
     expect(all.filter((a) => a.state !== 'OK')).toEqual([]);
   });
 
@@ -142,5 +142,23 @@ describe("the template's alarms, evaluated locally", () => {
 
     const over = alarms(storeWith([['AWS/Lambda', 'Errors', worker, 1, NOW - 6 * MINUTE_MS]]));
     expect(over.PaymentsWorkerLambdaFunctionErrorsAlarm.state).toBe('OK');
+  });
+
+  it("sum a group of functions' throttles (metric math), as CloudWatch does: one throttle of any of them breaches", () => {
+    const all = alarms(storeWith([]));
+    const groups = Object.values(all).filter((a) => a.id.startsWith('FunctionThrottles'));
+    expect(groups.length).toBeGreaterThan(1);
+    expect(groups.every((a) => a.state === 'OK')).toBe(true);
+    const worker = groups.find((a) => a.metric.includes('AWS/Lambda Throttles paymentsWorker'))!;
+    expect(worker.metric).toMatch(/^SUM of AWS\/Lambda Throttles \w+(, AWS\/Lambda Throttles \w+)+$/);
+
+    const throttled = alarms(
+      storeWith([
+        ['AWS/Lambda', 'Throttles', { FunctionName: 'paymentsWorker' }, 1],
+        ['AWS/Lambda', 'Throttles', { FunctionName: 'paymentsWorker' }, 2, NOW - MINUTE_MS],
+      ]),
+    );
+    expect(throttled[worker.id]).toMatchObject({ state: 'ALARM', value: 3, threshold: 1 });
+    expect(Object.values(throttled).filter((a) => a.state === 'ALARM').map((a) => a.id)).toEqual([worker.id]);
   });
 });
