@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
+import { parseRepeatingInterval } from '../open-payments/interval';
 import { ed25519Jwk } from '../wallet-addresses/schemas';
 
 // GNAP grant requests as Open Payments profiles them (the authorization server's OpenAPI document
@@ -26,7 +27,16 @@ const outgoingPaymentAccess = z.object({
   actions: actions(['create', 'read', 'read-all', 'list', 'list-all'] as const),
   identifier: url,
   limits: z
-    .object({ receiver: url.optional(), interval: z.string().max(200).optional(), debitAmount: amount.optional(), receiveAmount: amount.optional() })
+    .object({
+      receiver: url.optional(),
+      interval: z
+        .string()
+        .max(200)
+        .refine((s) => parseRepeatingInterval(s) !== undefined, 'must be an ISO 8601 repeating interval, as R/2026-01-01T00:00:00Z/P1M')
+        .optional(),
+      debitAmount: amount.optional(),
+      receiveAmount: amount.optional(),
+    })
     .refine((l) => !(l.debitAmount && l.receiveAmount), 'give debitAmount or receiveAmount, not both')
     .optional(),
 });
