@@ -1,15 +1,18 @@
-import { cancelGrant, continueGrant, interactionNotOffered, requestGrant, revokeAccessToken, rotateToken } from '../../lib/auth-server';
+import { cancelGrant, continueGrant, discovery, interactionNotOffered, requestGrant, revokeAccessToken, rotateToken } from '../../lib/auth-server';
 import { grantRequest } from '../../lib/auth-server/schemas';
 import { node } from '../../lib/config';
 import { json, openPaymentsApi, parseJson } from '../../lib/http/open-payments';
 
-// The Open Payments authorization server's public API (GNAP): grants, continuation, token
-// management (lib/auth-server). Every request is signed by the client; see docs/open-payments.md.
+// The Open Payments authorization server's public API (GNAP): discovery, grants, continuation,
+// token management (lib/auth-server). Every request but discovery is signed by the client; see
+// docs/open-payments.md.
 const noContent = { status: 204 };
 
 export const handler = openPaymentsApi(
   () => node.urls.authServer,
   [
+    { method: 'GET', path: '/', handler: async () => json(200, discovery(node)) },
+    { method: 'GET', path: '/discovery', handler: async () => json(200, discovery(node)) },
     { method: 'POST', path: '/', handler: async (req) => json(200, await requestGrant(node, parseJson(req, grantRequest), req.signed)) },
     { method: 'POST', path: '/continue/{id}', handler: async (req) => json(200, await continueGrant(node, req.params.id, req.token, req.signed)) },
     {

@@ -176,6 +176,12 @@ export async function introspect(node: Node, req: IntrospectionRequest): Promise
 }
 
 // Where an end user would give consent to an outgoing-payment grant: not offered yet.
+// GNAP discovery (RFC 9635 section 9; Rafiki serves it at /discovery): where grants are asked for,
+// and how a client proves its key. No interaction mode is listed while none is offered.
+export function discovery(node: Node) {
+  return { grant_request_endpoint: node.urls.authServer, key_proofs_supported: ['httpsig'] };
+}
+
 export async function interactionNotOffered(): Promise<never> {
   throw new DomainError(
     'not_implemented',

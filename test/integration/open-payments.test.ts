@@ -49,8 +49,8 @@ const amount = (value: string) => ({ value, assetCode: 'USD', assetScale: 2 });
 // What a client's error told: its HTTP status and the Open Payments error code.
 const failure = (p: Promise<unknown>) =>
   p.then(
-    () => ({ status: 0, code: 'none' }),
-    (e) => ({ status: e.status, code: e.code }),
+    () => ({ status: 0, code: 'none', description: '' }),
+    (e) => ({ status: e.status, code: e.code, description: String(e.description) }),
   );
 
 let alice: Client;
@@ -360,6 +360,33 @@ describe('what is refused', () => {
       code: 'request_denied',
     });
     await alice.api.grant.cancel({ url: pending.continue.uri, accessToken: pending.continue.access_token.value });
+  });
+
+  it('GNAP discovery, unsigned, at /discovery and at the grant endpoint: where to ask, how to prove a key, no interaction mode while none is offered', async () => {
+    for (const url of [`${s.authServerUrl}/discovery`, s.authServerUrl]) {
+      const res = await fetch(url);
+      expect(res.status, url).toBe(200);
+      expect(res.headers.get('access-control-allow-origin'), url).toBe('*');
+      expect(await res.json(), url).toEqual({ grant_request_endpoint: s.authServerUrl, key_proofs_supported: ['httpsig'] });
+    }
+  });
+
+  it('an outgoing-payment grant whose interval is no repeating interval is refused, naming it', async () => {
+    for (const interval of ['P1M', '2026-01-01T00:00:00Z/P1M', 'R/2026-01-01T00:00:00Z/P0D', 'R/not-a-date/P1D']) {
+      const refused = await failure(
+        alice.api.grant.request(
+          { url: s.authServerUrl },
+          {
+            access_token: {
+              access: [{ type: 'outgoing-payment', actions: ['create'], identifier: alice.walletAddress, limits: { debitAmount: amount('500'), interval } }],
+            },
+            interact: { start: ['redirect'] },
+          },
+        ),
+      );
+      expect(refused, interval).toMatchObject({ status: 400, code: 'invalid_request' });
+      expect(refused.description, interval).toContain('interval');
+    }
   });
 
   it('wallet address names that would shadow the resource server', async () => {
