@@ -57,7 +57,7 @@ describe('the console server', () => {
       expect(dashboard.widgets.map((w: { title: string }) => w.title)).toEqual(WIDGETS.map((w: { title: string }) => w.title));
       const requests = dashboard.widgets.find((w: { title: string }) => w.title === 'API requests').series;
       expect(requests.map((x: { label: string }) => x.label)).toEqual(['ApiGatewayRestApi Count']);
-      expect(dashboard.alarms.length).toBeGreaterThan(100);
+      expect(dashboard.alarms.length).toBeGreaterThan(75);
 
       // The traces the node recorded, most recent first: the asset's listing, and its creation.
       const recent = (await (await get('/local/traces')).json()).items;
