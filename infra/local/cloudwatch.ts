@@ -149,7 +149,10 @@ export function localCloudWatch(service: ServiceDef, refs: Refs, store: MetricSt
         return { ...common, metric, periodMs: Number(p!.Period) * 1000, parts: key ? [{ key, stat }] : undefined };
       }
       const queries: Array<{ Id: string; Expression?: string; MetricStat?: { Metric: never; Period: number; Stat: Statistic } }> = p!.Metrics;
-      const summed = /^SUM\(\[([\w,\s]+)\]\)$/.exec(queries.find((q) => q.Expression)?.Expression ?? '')?.[1].split(',').map((x) => x.trim());
+      const summed = /^SUM\(\[([\w,\s]+)\]\)$/
+        .exec(queries.find((q) => q.Expression)?.Expression ?? '')?.[1]
+        .split(',')
+        .map((x) => x.trim());
       const stats = (summed ?? []).map((ref) => queries.find((q) => q.Id === ref)?.MetricStat);
       const series = stats.map((m) => m && { ...seriesOfAlarm(m.Metric), stat: m.Stat });
       const known = summed !== undefined && series.every((x) => x?.key !== undefined);

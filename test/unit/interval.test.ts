@@ -45,10 +45,7 @@ describe('a repeating interval', () => {
   });
 
   it('steps by the length of the first interval when two dates give it', () => {
-    expect(periodOf('R/2026-01-01T00:00:00Z/2026-01-01T06:00:00Z', '2026-01-02T13:00:00Z')).toEqual([
-      '2026-01-02T12:00:00.000Z',
-      '2026-01-02T18:00:00.000Z',
-    ]);
+    expect(periodOf('R/2026-01-01T00:00:00Z/2026-01-01T06:00:00Z', '2026-01-02T13:00:00Z')).toEqual(['2026-01-02T12:00:00.000Z', '2026-01-02T18:00:00.000Z']);
   });
 
   it('reads an offset in the dates as the instant it names', () => {
@@ -56,7 +53,17 @@ describe('a repeating interval', () => {
   });
 
   it('names nothing when it is not one', () => {
-    for (const text of ['', 'P1M', '2026-01-01T00:00:00Z/P1M', 'X/2026-01-01T00:00:00Z/P1M', 'R1.5/2026-01-01T00:00:00Z/P1M', 'R/2026-01-01T00:00:00Z/P0D', 'R/not-a-date/P1D', 'R/2026-01-01T00:00:00Z/P1M/x', 'R/P1D/P1D'])
+    for (const text of [
+      '',
+      'P1M',
+      '2026-01-01T00:00:00Z/P1M',
+      'X/2026-01-01T00:00:00Z/P1M',
+      'R1.5/2026-01-01T00:00:00Z/P1M',
+      'R/2026-01-01T00:00:00Z/P0D',
+      'R/not-a-date/P1D',
+      'R/2026-01-01T00:00:00Z/P1M/x',
+      'R/P1D/P1D',
+    ])
       expect(parseRepeatingInterval(text), text).toBeUndefined();
   });
 

@@ -159,6 +159,10 @@ describe("the template's alarms, evaluated locally", () => {
       ]),
     );
     expect(throttled[worker.id]).toMatchObject({ state: 'ALARM', value: 3, threshold: 1 });
-    expect(Object.values(throttled).filter((a) => a.state === 'ALARM').map((a) => a.id)).toEqual([worker.id]);
+    expect(
+      Object.values(throttled)
+        .filter((a) => a.state === 'ALARM')
+        .map((a) => a.id),
+    ).toEqual([worker.id]);
   });
 });
