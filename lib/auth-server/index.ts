@@ -7,6 +7,7 @@ import type { Node } from '../node';
 import { clientKey } from '../open-payments/client-keys';
 import { intentUrl } from '../resources';
 import { commit } from '../tx';
+import { sameAddress } from '../wallet-addresses/address';
 import { grantPolicy } from './policy';
 import type { AccessItem, ClientIdentity, GrantRequest, Introspection, IntrospectionRequest } from './schemas';
 import * as store from './store';
@@ -160,10 +161,11 @@ export async function revokeAccessToken(node: Node, managementId: string, value:
 }
 
 // Whether a grant item covers a requested one: same type; every action, where read-all covers
-// read and list-all covers list; and the same identifier where both name one.
+// read and list-all covers list; and the same identifier where both name one (however spelled:
+// the specification's own examples end a wallet address with a slash).
 function covers(granted: AccessItem, asked: NonNullable<IntrospectionRequest['access']>[number]): boolean {
   if (granted.type !== asked.type) return false;
-  if (granted.identifier && asked.identifier && granted.identifier !== asked.identifier) return false;
+  if (granted.identifier && asked.identifier && !sameAddress(granted.identifier, asked.identifier)) return false;
   const actions: string[] = granted.actions;
   return asked.actions.every((a) => actions.includes(a) || (a === 'read' && actions.includes('read-all')) || (a === 'list' && actions.includes('list-all')));
 }

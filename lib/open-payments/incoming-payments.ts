@@ -9,6 +9,7 @@ import { completeIntent, createIntent, cursorOf, findIntent, intentView, pageInt
 import { createIntentBody, type IntentRecord } from '../payment-intents/schemas';
 import { intentUrl } from '../resources';
 import { findWalletRecordByUrl } from '../wallet-addresses';
+import { sameAddress } from '../wallet-addresses/address';
 import { clientKey } from './client-keys';
 import { type Asked, introspectToken, type TokenInfo } from './introspection';
 
@@ -102,7 +103,7 @@ export async function getIncomingPayment(node: Node, req: OpRequest): Promise<Op
   const read = (identifier: string) => ({ type: 'incoming-payment' as const, actions: ['read'], identifier });
   const caller = await authorize(node, req, [read(intent.walletAddress), read(url)]);
   if (intent.client === caller.client || reachesAll(caller, 'read')) return json(200, await viewWithMethods(node, intent));
-  if (!caller.access.some((a) => a.identifier === url)) throw notTheClients(node, req.params.id);
+  if (!caller.access.some((a) => a.identifier !== undefined && sameAddress(a.identifier, url))) throw notTheClients(node, req.params.id);
   const { metadata, ...toPay } = await viewWithMethods(node, intent);
   return json(200, toPay);
 }

@@ -5,11 +5,15 @@ import { invalidField } from '../errors';
 // also not collide with the resource server's own paths, nor take the service's own address.
 const SEGMENT = /^[a-z0-9._~-]+$/;
 const NEW_SEGMENT = /^[a-z0-9][a-z0-9._~-]*$/;
-export const RESERVED_SEGMENTS = ['incoming-payments', 'outgoing-payments', 'quotes', '.well-known', 'jwks.json'];
+export const RESERVED_SEGMENTS = ['incoming-payments', 'outgoing-payments', 'outgoing-payment-grant', 'quotes', '.well-known', 'jwks.json'];
 
 export function canonicalBase(base: string): string {
   return base.toLowerCase().replace(/\/+$/, '');
 }
+
+// Whether two URLs name the same wallet address, or the same resource under one, as a grant's
+// `identifier` and a request may spell it: `https://x/Alice/` is `https://x/alice`.
+export const sameAddress = (a: string, b: string) => canonicalBase(a) === canonicalBase(b);
 
 export function isUnderBase(address: string, base: string): boolean {
   return address.toLowerCase().startsWith(`${canonicalBase(base)}/`);

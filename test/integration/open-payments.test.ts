@@ -362,6 +362,27 @@ describe('what is refused', () => {
     await alice.api.grant.cancel({ url: pending.continue.uri, accessToken: pending.continue.access_token.value });
   });
 
+  it("takes a grant's identifier however it is spelled: with a trailing slash, in another case", async () => {
+    for (const identifier of [`${wallet.bob.address}/`, wallet.bob.address.toUpperCase().replace('HTTP://', 'http://')]) {
+      const { access_token } = await grantFor(alice, identifier);
+      const token = access_token.value;
+      const created = await alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: token }, { walletAddress: wallet.bob.address });
+      expect(await alice.api.incomingPayment.get({ url: created.id, accessToken: token }), identifier).toMatchObject({ id: created.id });
+      const listed = await alice.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: `${wallet.bob.address}/`, accessToken: token });
+      expect(
+        listed.result.map((p) => p.id),
+        identifier,
+      ).toContain(created.id);
+    }
+    // Another wallet address is still another.
+    const { access_token } = await grantFor(alice, `${wallet.carol.address}/`);
+    expect(
+      await failure(alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.bob.address })),
+    ).toMatchObject({
+      status: 403,
+    });
+  });
+
   it('GNAP discovery, unsigned, at /discovery and at the grant endpoint: where to ask, how to prove a key, no interaction mode while none is offered', async () => {
     for (const url of [`${s.authServerUrl}/discovery`, s.authServerUrl]) {
       const res = await fetch(url);
@@ -390,7 +411,7 @@ describe('what is refused', () => {
   });
 
   it('wallet address names that would shadow the resource server', async () => {
-    for (const name of ['incoming-payments', 'quotes', 'outgoing-payments', 'team/jwks.json']) {
+    for (const name of ['incoming-payments', 'quotes', 'outgoing-payments', 'outgoing-payment-grant', 'team/jwks.json']) {
       const res = await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/${name}`, assetCode: 'USD' });
       expect(res.status, name).toBe(400);
     }
