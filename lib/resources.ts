@@ -23,3 +23,4 @@ export function localIntentId(node: Node, receiver: string): string | undefined 
 
 export const conflictState = (what: string, id: string, state: string, action: string) =>
   new DomainError('conflict', 'invalid_state', `${what} ${id} is ${state}; it cannot be ${action}`);
+export const quoteUrl = (node: Node, id: string) => `${node.urls.resourceServer}/quotes/${id}`;

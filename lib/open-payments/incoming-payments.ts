@@ -1,7 +1,5 @@
-import type { JWK } from '@interledger/http-signature-utils';
 import * as z from 'zod';
-import { AccessRefused, DomainError } from '../errors';
-import { verifySignature } from '../http/message-signatures';
+import { DomainError } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import { streamCredentials } from '../ilp/stream';
 import type { Node } from '../node';
@@ -10,8 +8,7 @@ import { createIntentBody, type IntentRecord } from '../payment-intents/schemas'
 import { intentUrl } from '../resources';
 import { findWalletRecordByUrl } from '../wallet-addresses';
 import { sameAddress } from '../wallet-addresses/address';
-import { clientKey } from './client-keys';
-import { type Asked, introspectToken, type TokenInfo } from './introspection';
+import { authorize, forbidden, reachesAll } from './access';
 
 // Open Payments incoming payments, on the resource server. An incoming payment is a payment
 // intent: one record, which the Admin API reaches at /payment-intents/{id} and Open Payments at its
@@ -22,9 +19,6 @@ import { type Asked, introspectToken, type TokenInfo } from './introspection';
 // and `list-all` (only with the wallet owner's consent) all of the wallet address's; a `read` whose
 // identifier is an incoming payment's URL, that one payment. The STREAM credentials (`methods`) are shown only to a client with access,
 // and only while the payment can receive.
-const asServer = (node: Node) => `GNAP as_uri=${node.urls.authServer}`;
-const unauthorized = (node: Node, detail: string) => new AccessRefused('unauthorized', 'unauthorized', detail, asServer(node));
-const forbidden = (node: Node, detail: string) => new AccessRefused('forbidden', 'forbidden', detail, asServer(node));
 const notFound = (id: string) => new DomainError('not_found', 'not_found', `No incoming payment ${id}`);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -34,33 +28,6 @@ async function existing(node: Node, id: string): Promise<IntentRecord> {
   return intent;
 }
 
-// Who called (the client a token was granted to, as stored on what it creates), and the access
-// items of its token that cover the call.
-interface Caller {
-  client: string;
-  access: TokenAccess[];
-}
-type TokenAccess = Extract<TokenInfo, { active: true }>['access'][number];
-
-async function authorize(node: Node, req: OpRequest, asked: Asked[]): Promise<Caller> {
-  if (!req.token) throw unauthorized(node, 'This call needs an Open Payments access token: Authorization: GNAP <token>');
-  const info = await introspectToken(node, req.token, asked);
-  if (!info.active) throw unauthorized(node, 'The access token is not active: unknown, expired or revoked');
-  if (!info.access.length) throw forbidden(node, `The access token does not grant ${asked[0].actions[0]} on ${asked[0].type}s of ${asked[0].identifier}`);
-  const client = info.client;
-  const verified = await verifySignature(req.signed, async (keyId) =>
-    'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as unknown as JWK) : undefined) : clientKey(node, client.walletAddress, keyId),
-  );
-  if (!verified.ok) throw new DomainError('unauthorized', 'invalid_signature', verified.reason);
-  return {
-    client: 'jwk' in client ? `jwk:${String(client.jwk.x)}` : client.walletAddress.toLowerCase().replace(/\/+$/, ''),
-    access: info.access,
-  };
-}
-
-// Whether the caller's token reaches beyond what its client created (read-all, list-all: only with
-// the wallet owner's consent).
-const reachesAll = (caller: Caller, action: 'read' | 'list') => caller.access.some((a) => a.actions.includes(`${action}-all`));
 const notTheClients = (node: Node, id: string) =>
   forbidden(node, `Incoming payment ${id} was not created by this client, and the access token reaches only those it did`);
 

@@ -10,8 +10,7 @@ import { resolveRate } from '../rates';
 import { intentUrl, localIntentId } from '../resources';
 import { commit } from '../tx';
 import { findWalletRecordByUrl, type WalletRecord } from '../wallet-addresses';
-import { quoteView } from '.';
-import type { CreateQuote, Quote, QuoteRecord } from './schemas';
+import type { CreateQuote, QuoteRecord } from './schemas';
 import { putQuote } from './store';
 
 // Pricing a quote to an incoming payment: a payment intent of this node, at the FSP-wide rate from
@@ -29,7 +28,8 @@ type Priced = Pick<QuoteRecord, 'receiver' | 'debitAmount' | 'receiveAmount' | '
   expiresBy?: string;
 };
 
-export async function createQuote(node: Node, input: CreateQuote): Promise<Quote> {
+// `client`: the Open Payments client asking (lib/resource-server), kept on the quote.
+export async function createQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
   if (input.debitAmount && input.receiveAmount) {
     throw new DomainError('invalid', 'invalid_request', 'Give debitAmount or receiveAmount, not both', [
       { field: 'receiveAmount', message: 'cannot be given together with debitAmount' },
@@ -54,9 +54,10 @@ export async function createQuote(node: Node, input: CreateQuote): Promise<Quote
     createdAt: new Date(now).toISOString(),
     walletAddressId: sender.id,
     sourceAssetId: sender.assetId,
+    ...(client && { client }),
   };
   await commit(node, [putQuote(node, record)]);
-  return quoteView(record);
+  return record;
 }
 
 // The amount the sender names, in the right asset; or, with none, the receiver's remaining amount.

@@ -30,4 +30,5 @@ export interface QuoteRecord extends Quote {
   destinationAssetId?: string;
   ilp?: IlpQuoteDetails;
   paymentId?: string;
+  client?: string; // the Open Payments client that asked for it (none: the FSP, on the Admin API)
 }

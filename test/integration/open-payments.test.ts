@@ -362,6 +362,41 @@ describe('what is refused', () => {
     await alice.api.grant.cancel({ url: pending.continue.uri, accessToken: pending.continue.access_token.value });
   });
 
+  it('prices a quote for an app with a quote grant, which only that app reads; the Admin API sees the same quote; a receiver must be a URL', async () => {
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: wallet.bob.address, incomingAmount: amount('2500') }));
+    // A quote grant names no wallet address (the specification's quote access has no identifier):
+    // a quote moves nothing; the outgoing payment that spends one is what a grant scopes.
+    const grant = await issued(alice, { access_token: { access: [{ type: 'quote', actions: ['create', 'read'] }] } });
+    const token = grant.access_token.value;
+    const quote = await alice.api.quote.create(
+      { url: s.openPaymentsUrl, accessToken: token },
+      { walletAddress: wallet.alice.address, receiver: intent.url, method: 'ilp' },
+    );
+    expect(quote).toMatchObject({
+      walletAddress: wallet.alice.address,
+      receiver: intent.url,
+      method: 'ilp',
+      debitAmount: amount('2500'),
+      receiveAmount: amount('2500'),
+    });
+    expect(quote.id).toMatch(new RegExp(`^${s.openPaymentsUrl}/quotes/[0-9a-f-]{36}$`));
+    expect(await alice.api.quote.get({ url: quote.id, accessToken: token })).toEqual(quote);
+    const id = quote.id.split('/').pop();
+    expect(await ok(s.admin('GET', `/quotes/${id}`), 200)).toMatchObject({ id, debitAmount: amount('2500') });
+
+    // Another app, with a quote grant of its own, does not read it.
+    const carol = await newClient('carol', 'carol-quote-key');
+    const other = await issued(carol, { access_token: { access: [{ type: 'quote', actions: ['create', 'read'] }] } });
+    expect(await failure(carol.api.quote.get({ url: quote.id, accessToken: other.access_token.value }))).toMatchObject({ status: 403 });
+    // A receiver that is no incoming payment's URL (the Admin API takes a bare id; Open Payments does not).
+    expect(
+      await failure(
+        alice.api.quote.create({ url: s.openPaymentsUrl, accessToken: token }, { walletAddress: wallet.alice.address, receiver: intent.id, method: 'ilp' }),
+      ),
+    ).toMatchObject({ status: 400 });
+    expect(await failure(alice.api.quote.get({ url: `${s.openPaymentsUrl}/quotes/nope`, accessToken: token }))).toMatchObject({ status: 404 });
+  });
+
   it("takes a grant's identifier however it is spelled: with a trailing slash, in another case", async () => {
     for (const identifier of [`${wallet.bob.address}/`, wallet.bob.address.toUpperCase().replace('HTTP://', 'http://')]) {
       const { access_token } = await grantFor(alice, identifier);

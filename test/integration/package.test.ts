@@ -367,6 +367,8 @@ describe('the CloudFormation template', () => {
     ).toEqual([
       'ANY /incoming-payments -> openPaymentsIncomingPayments',
       'ANY /incoming-payments/{proxy+} -> openPaymentsIncomingPayments',
+      'ANY /quotes -> openPaymentsQuotes',
+      'ANY /quotes/{proxy+} -> openPaymentsQuotes',
       'ANY /{proxy+} -> openPaymentsWalletAddress',
     ]);
     expect(apis.get('ConnectorApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`)).toEqual(['POST /ilp -> ilpConnector']);
@@ -424,7 +426,7 @@ describe('the CloudFormation template', () => {
       Object.keys(needs)
         .filter((fn) => needs[fn].includes(need))
         .sort();
-    expect(holders('secretsmanager:GetSecretValue secret:OPEN_PAYMENTS_CLIENT_SECRET')).toEqual(['paymentsWorker', 'quotesCreate']);
+    expect(holders('secretsmanager:GetSecretValue secret:OPEN_PAYMENTS_CLIENT_SECRET')).toEqual(['openPaymentsQuotes', 'paymentsWorker', 'quotesCreate']);
     expect(holders('secretsmanager:GetSecretValue secret:WEBHOOK_SECRET')).toEqual(['webhooksDeliver']);
     expect(holders('dynamodb:UpdateItem WebhookEventsTable')).toEqual(['webhookEventsRedeliver', 'webhooksDeliver']);
     expect(holders('dynamodb:PutItem RatesTable')).toEqual(['ratesPush']);
@@ -720,7 +722,7 @@ describe('the bundles', () => {
     for (const fn of loadService('ci').functions.map((f) => f.name)) expect(carries(fn), fn).toEqual(needs[fn] ?? { sqs: false, eventBridge: false });
   });
 
-  it('stay under 460 KB each (660 KB for the Open Payments servers and the connector, 940 KB for the STREAM senders), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
+  it('stay under 460 KB each (660 KB for the Open Payments servers and the connector, 940 KB for the STREAM senders and quoters), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
     // Every function carries its own tracing (lib/tracing.ts, a few KB: no X-Ray SDK, whose
     // cls-hooked tracked every async resource) and Metrics (13 KB). The Admin routes carry the
     // Secrets Manager client (the Admin API secret is read from it, not from the environment). The
@@ -732,6 +734,7 @@ describe('the bundles', () => {
       openPaymentsIncomingPayments: 660,
       ilpConnector: 660,
       quotesCreate: 940,
+      openPaymentsQuotes: 940,
       paymentsWorker: 940,
     };
     for (const fn of loadService('ci').functions.map((f) => f.name)) {

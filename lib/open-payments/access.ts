@@ -1,0 +1,41 @@
+import type { JWK } from '@interledger/http-signature-utils';
+import { AccessRefused, DomainError } from '../errors';
+import { verifySignature } from '../http/message-signatures';
+import type { OpRequest } from '../http/open-payments';
+import type { Node } from '../node';
+import { clientKey } from './client-keys';
+import { type Asked, introspectToken, type TokenInfo } from './introspection';
+
+// Access to the resource server's routes: every call but a public read carries a GNAP access
+// token, which the authorization server is asked about (the right type, action and wallet
+// address), and is signed with the key of the client the token was granted to.
+const asServer = (node: Node) => `GNAP as_uri=${node.urls.authServer}`;
+const unauthorized = (node: Node, detail: string) => new AccessRefused('unauthorized', 'unauthorized', detail, asServer(node));
+export const forbidden = (node: Node, detail: string) => new AccessRefused('forbidden', 'forbidden', detail, asServer(node));
+// Who called (the client a token was granted to, as stored on what it creates), and the access
+// items of its token that cover the call.
+export interface Caller {
+  client: string;
+  access: TokenAccess[];
+}
+type TokenAccess = Extract<TokenInfo, { active: true }>['access'][number];
+
+export async function authorize(node: Node, req: OpRequest, asked: Asked[]): Promise<Caller> {
+  if (!req.token) throw unauthorized(node, 'This call needs an Open Payments access token: Authorization: GNAP <token>');
+  const info = await introspectToken(node, req.token, asked);
+  if (!info.active) throw unauthorized(node, 'The access token is not active: unknown, expired or revoked');
+  if (!info.access.length) throw forbidden(node, `The access token does not grant ${asked[0].actions[0]} on ${asked[0].type}s of ${asked[0].identifier}`);
+  const client = info.client;
+  const verified = await verifySignature(req.signed, async (keyId) =>
+    'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as unknown as JWK) : undefined) : clientKey(node, client.walletAddress, keyId),
+  );
+  if (!verified.ok) throw new DomainError('unauthorized', 'invalid_signature', verified.reason);
+  return {
+    client: 'jwk' in client ? `jwk:${String(client.jwk.x)}` : client.walletAddress.toLowerCase().replace(/\/+$/, ''),
+    access: info.access,
+  };
+}
+
+// Whether the caller's token reaches beyond what its client created (read-all, list-all: only with
+// the wallet owner's consent).
+export const reachesAll = (caller: Caller, action: 'read' | 'list') => caller.access.some((a) => a.actions.includes(`${action}-all`));
