@@ -1,12 +1,15 @@
 import { DomainError } from './errors';
 import type { Node } from './node';
 
-// Things the payment resources share: the public URL of a payment intent (Open Payments' incoming
-// payment, on the node's resource server), which quotes accept as `receiver` beside the bare id,
-// and state conflicts.
+// Things the payment resources share: their public URLs on the node's resource server (a payment
+// intent is Open Payments' incoming payment, which quotes accept as `receiver` beside the bare
+// id), what an id looks like, and state conflicts.
 export const intentUrl = (node: Node, id: string) => `${node.urls.resourceServer}/incoming-payments/${id}`;
+export const quoteUrl = (node: Node, id: string) => `${node.urls.resourceServer}/quotes/${id}`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// Whether a path's {id} can name a resource at all: one that cannot is not looked up (404).
+export const isResourceId = (id: string) => UUID.test(id);
 
 // A quote's receiver: a payment intent of this node (its id, or its URL), or an incoming payment
 // on another node (any other http(s) URL), for which this answers undefined.
@@ -23,4 +26,3 @@ export function localIntentId(node: Node, receiver: string): string | undefined 
 
 export const conflictState = (what: string, id: string, state: string, action: string) =>
   new DomainError('conflict', 'invalid_state', `${what} ${id} is ${state}; it cannot be ${action}`);
-export const quoteUrl = (node: Node, id: string) => `${node.urls.resourceServer}/quotes/${id}`;

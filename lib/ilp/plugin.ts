@@ -153,11 +153,10 @@ export class PeerPlugin {
 
     if (this.opts.deadline !== undefined && Date.now() > this.opts.deadline) return this.fail('stopped', 'This attempt ran out of time; the next one goes on');
     // pay stops waiting for a packet at its expiry (and ends the payment, as for any R00): one that
-    // waited that long for its turn must not move money the attempt may no longer count. It is
-    // refused as temporary before then, which pay sends again.
+    // waited that long for its turn (for a slot, then at the ledger: checked in that turn, the last
+    // wait before money moves) must not move money the attempt may no longer count. It is refused
+    // as temporary before then, which pay sends again.
     const tooLate = () => expiresAt.getTime() - Date.now() < MIN_HOLD_MS;
-    const late = () => serializeIlpReply(reject(this.opts.node, 'T00', 'The packet waited too long for its turn at the sender; send it again'));
-    if (tooLate()) return late();
     const packet: PacketOut = {
       id: prepare.executionCondition.toString('hex'),
       source,
@@ -170,7 +169,7 @@ export class PeerPlugin {
         this.stopped !== undefined ? Promise.resolve('stopped' as const) : tooLate() ? Promise.resolve('late' as const) : hooks.reserve(packet),
       );
       if (refused === 'stopped') return serializeIlpReply(reject(this.opts.node, 'F02', this.stopped!));
-      if (refused === 'late') return late();
+      if (refused === 'late') return serializeIlpReply(reject(this.opts.node, 'T00', 'The packet waited too long for its turn at the sender; send it again'));
       if (refused === 'exhausted') return this.fail(refused, "The payment's funds do not cover this packet");
       if (refused === 'liquidity') return this.fail(refused, `Too little ${peer.assetCode} liquidity to send this packet to peer ${peer.id}`);
       if (refused === 'too_large') return this.fail(refused, 'Sending this packet would take a balance past the 38 digits the ledger holds');

@@ -3,6 +3,7 @@ import { AccessRefused, DomainError } from '../errors';
 import { verifySignature } from '../http/message-signatures';
 import type { OpRequest } from '../http/open-payments';
 import type { Node } from '../node';
+import { canonicalBase } from '../wallet-addresses/address';
 import { clientKey } from './client-keys';
 import { type Asked, introspectToken, type TokenInfo } from './introspection';
 
@@ -31,7 +32,7 @@ export async function authorize(node: Node, req: OpRequest, asked: Asked[]): Pro
   );
   if (!verified.ok) throw new DomainError('unauthorized', 'invalid_signature', verified.reason);
   return {
-    client: 'jwk' in client ? `jwk:${String(client.jwk.x)}` : client.walletAddress.toLowerCase().replace(/\/+$/, ''),
+    client: 'jwk' in client ? `jwk:${String(client.jwk.x)}` : canonicalBase(client.walletAddress),
     access: info.access,
   };
 }

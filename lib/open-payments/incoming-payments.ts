@@ -5,7 +5,7 @@ import { streamCredentials } from '../ilp/stream';
 import type { Node } from '../node';
 import { completeIntent, createIntent, cursorOf, findIntent, intentView, pageIntentsByWallet } from '../payment-intents';
 import { createIntentBody, type IntentRecord } from '../payment-intents/schemas';
-import { intentUrl } from '../resources';
+import { intentUrl, isResourceId } from '../resources';
 import { findWalletRecordByUrl } from '../wallet-addresses';
 import { sameAddress } from '../wallet-addresses/address';
 import { authorize, forbidden, reachesAll } from './access';
@@ -20,10 +20,9 @@ import { authorize, forbidden, reachesAll } from './access';
 // identifier is an incoming payment's URL, that one payment. The STREAM credentials (`methods`) are shown only to a client with access,
 // and only while the payment can receive.
 const notFound = (id: string) => new DomainError('not_found', 'not_found', `No incoming payment ${id}`);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 async function existing(node: Node, id: string): Promise<IntentRecord> {
-  const intent = UUID.test(id) ? await findIntent(node, id) : undefined;
+  const intent = isResourceId(id) ? await findIntent(node, id) : undefined;
   if (!intent) throw notFound(id);
   return intent;
 }

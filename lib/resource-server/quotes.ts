@@ -7,7 +7,7 @@ import { authorize, forbidden, reachesAll } from '../open-payments/access';
 import { findQuote } from '../quotes';
 import { createQuote } from '../quotes/create';
 import type { QuoteRecord } from '../quotes/schemas';
-import { quoteUrl } from '../resources';
+import { isResourceId, quoteUrl } from '../resources';
 
 // Open Payments quotes, on the resource server: the same quotes as the Admin API's (same pricing,
 // same record), asked for by an app with a `quote` grant for the sending wallet address, and kept
@@ -23,7 +23,6 @@ const createBody = z.strictObject({
   debitAmount: amount.optional(),
   receiveAmount: amount.optional(),
 });
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 // The quote as Open Payments shows it (its schema allows nothing more).
 const view = (node: Node, r: QuoteRecord) => ({
@@ -44,7 +43,7 @@ export async function createOpQuote(node: Node, req: OpRequest): Promise<OpReply
 }
 
 export async function getOpQuote(node: Node, req: OpRequest): Promise<OpReply> {
-  const quote = UUID.test(req.params.id) ? await findQuote(node, req.params.id) : undefined;
+  const quote = isResourceId(req.params.id) ? await findQuote(node, req.params.id) : undefined;
   if (!quote) throw new DomainError('not_found', 'not_found', `No quote ${req.params.id}`);
   const caller = await authorize(node, req, [{ type: 'quote', actions: ['read'], identifier: quote.walletAddress }]);
   if (quote.client !== caller.client && !reachesAll(caller, 'read'))
