@@ -6,6 +6,7 @@ import type { Node } from './node';
 // id), what an id looks like, and state conflicts.
 export const intentUrl = (node: Node, id: string) => `${node.urls.resourceServer}/incoming-payments/${id}`;
 export const quoteUrl = (node: Node, id: string) => `${node.urls.resourceServer}/quotes/${id}`;
+export const outgoingPaymentUrl = (node: Node, id: string) => `${node.urls.resourceServer}/outgoing-payments/${id}`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Whether a path's {id} can name a resource at all: one that cannot is not looked up (404).

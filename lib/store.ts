@@ -164,3 +164,56 @@ export async function pageOfListed(
   const page = await queryNewestFirst(query);
   return { items: await getAll(opts.table, page.items.map(recordKey)), nextCursor: page.nextCursor };
 }
+
+// A page of a collection listed in `partitions` of the Lists index, for Open Payments' cursor
+// pagination, newest first: `size` items older than the sort key `from` (or the newest), or newer
+// than it; and whether more lie past each end. With `client`, only the items that client created.
+export interface TwoWayPage {
+  items: Record<string, any>[];
+  hasNextPage: boolean; // older ones follow
+  hasPreviousPage: boolean; // newer ones precede
+}
+
+export async function pageTwoWays(opts: {
+  table: string;
+  partitions: string[];
+  size: number;
+  direction: 'older' | 'newer';
+  from?: string;
+  client?: string;
+}): Promise<TwoWayPage> {
+  const older = opts.direction === 'older';
+  const read = async (partition: string, towardsOlder: boolean, limit: number) => {
+    const found: Record<string, any>[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const res = await db().send(
+        new QueryCommand({
+          TableName: opts.table,
+          IndexName: LISTS.index,
+          KeyConditionExpression: `listPk = :pk${opts.from ? ` AND listSk ${towardsOlder ? '<' : '>'} :from` : ''}`,
+          ...(opts.client && { FilterExpression: 'client = :client' }),
+          ExpressionAttributeValues: { ':pk': partition, ...(opts.from && { ':from': opts.from }), ...(opts.client && { ':client': opts.client }) },
+          ScanIndexForward: !towardsOlder,
+          Limit: limit,
+          ExclusiveStartKey,
+        }),
+      );
+      found.push(...(res.Items ?? []));
+      ExclusiveStartKey = res.LastEvaluatedKey;
+    } while (ExclusiveStartKey && found.length < limit);
+    return found.slice(0, limit);
+  };
+  // Each partition's nearest items in the direction read, merged nearest first.
+  const nearest = async (towardsOlder: boolean, limit: number) =>
+    (await Promise.all(opts.partitions.map((p) => read(p, towardsOlder, limit))))
+      .flat()
+      .sort((a, b) => (a.listSk < b.listSk === towardsOlder ? 1 : -1))
+      .slice(0, limit);
+  const [found, beyondCursor] = await Promise.all([nearest(older, opts.size + 1), opts.from ? nearest(!older, 1) : Promise.resolve([])]);
+  const more = found.length > opts.size;
+  const page = found.slice(0, opts.size);
+  return older
+    ? { items: page, hasNextPage: more, hasPreviousPage: beyondCursor.length > 0 }
+    : { items: page.reverse(), hasNextPage: beyondCursor.length > 0, hasPreviousPage: more };
+}

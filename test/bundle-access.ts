@@ -161,7 +161,7 @@ export function scanBundle(bundle: Bundle): Found[] {
 }
 
 const ours = (module: string) => /^(lib|functions)\//.test(module);
-const IDEMPOTENCY_LAYER = /^node_modules\/@aws-lambda-powertools\/idempotency\//;
+const IDEMPOTENCY_LAYER = /(^|\/)node_modules\/@aws-lambda-powertools\/idempotency\//; // (a worktree may link node_modules from elsewhere)
 const REPLAY_GUARD = 'lib/http/store.ts'; // the Admin API's used signatures
 const OUTBOX = 'lib/tx.ts'; // where commit writes the outbox item
 const ITEM_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };

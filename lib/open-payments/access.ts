@@ -17,6 +17,7 @@ export const forbidden = (node: Node, detail: string) => new AccessRefused('forb
 // items of its token that cover the call.
 export interface Caller {
   client: string;
+  grantId: string;
   access: TokenAccess[];
 }
 type TokenAccess = Extract<TokenInfo, { active: true }>['access'][number];
@@ -33,6 +34,7 @@ export async function authorize(node: Node, req: OpRequest, asked: Asked[]): Pro
   if (!verified.ok) throw new DomainError('unauthorized', 'invalid_signature', verified.reason);
   return {
     client: 'jwk' in client ? `jwk:${String(client.jwk.x)}` : canonicalBase(client.walletAddress),
+    grantId: info.grant,
     access: info.access,
   };
 }

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { DomainError } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import { streamCredentials } from '../ilp/stream';
@@ -9,6 +8,7 @@ import { intentUrl, isResourceId } from '../resources';
 import { findWalletRecordByUrl } from '../wallet-addresses';
 import { sameAddress } from '../wallet-addresses/address';
 import { authorize, forbidden, reachesAll } from './access';
+import { listQueryOf, pageAnswer } from './pagination';
 
 // Open Payments incoming payments, on the resource server. An incoming payment is a payment
 // intent: one record, which the Admin API reaches at /payment-intents/{id} and Open Payments at its
@@ -82,51 +82,15 @@ export async function completeIncomingPayment(node: Node, req: OpRequest): Promi
   return json(200, view(node, await completeIntent(node, intent.id)));
 }
 
-const pageSize = z
-  .string()
-  .regex(/^[1-9]\d{0,2}$/, 'must be a whole number from 1 to 100')
-  .transform(Number)
-  .refine((n) => n <= 100, 'must be at most 100');
-const listQuery = z
-  .strictObject({
-    'wallet-address': z.string().min(1).max(512),
-    first: pageSize.optional(),
-    last: pageSize.optional(),
-    cursor: z
-      .string()
-      .max(512)
-      .transform((c) => Buffer.from(c, 'base64url').toString('utf8'))
-      .refine((c) => /^\d{4}-\d\d-\d\dT[\d:.]+Z#[0-9a-f-]{36}$/.test(c), 'is not a cursor this list returned')
-      .optional(),
-  })
-  .refine((q) => !(q.first && q.last), { message: 'first and last cannot be given together', path: ['last'] })
-  .refine((q) => !q.last || q.cursor, { message: 'last needs a cursor', path: ['last'] });
-
-const cursor = (r: IntentRecord) => Buffer.from(cursorOf(r)).toString('base64url');
-
-// A wallet address's incoming payments, newest first: `first` (default 20) after `cursor`, or
-// `last` before it.
+// A wallet address's incoming payments, newest first (./pagination.ts).
 export async function listIncomingPayments(node: Node, req: OpRequest): Promise<OpReply> {
-  const parsed = listQuery.safeParse(req.query);
-  if (!parsed.success)
-    throw new DomainError('invalid', 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; '));
-  const q = parsed.data;
-  const caller = await authorize(node, req, [{ type: 'incoming-payment', actions: ['list'], identifier: q['wallet-address'] }]);
-  const wallet = await findWalletRecordByUrl(node, q['wallet-address']);
-  if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${q['wallet-address']}`);
-  const page = await pageIntentsByWallet(node, wallet.id, {
-    size: q.last ?? q.first ?? 20,
-    direction: q.last ? 'newer' : 'older',
-    cursor: q.cursor,
-    client: reachesAll(caller, 'list') ? undefined : caller.client,
-  });
-  const [first, last] = [page.records[0], page.records.at(-1)];
-  return json(200, {
-    pagination: {
-      ...(first && { startCursor: cursor(first), endCursor: cursor(last!) }),
-      hasNextPage: page.hasNextPage,
-      hasPreviousPage: page.hasPreviousPage,
-    },
-    result: page.records.map((r) => view(node, r)),
-  });
+  const q = listQueryOf(req);
+  const caller = await authorize(node, req, [{ type: 'incoming-payment', actions: ['list'], identifier: q.walletAddress }]);
+  const wallet = await findWalletRecordByUrl(node, q.walletAddress);
+  if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${q.walletAddress}`);
+  const page = await pageIntentsByWallet(node, wallet.id, { ...q, client: reachesAll(caller, 'list') ? undefined : caller.client });
+  return json(
+    200,
+    pageAnswer(page, cursorOf, (r) => view(node, r)),
+  );
 }

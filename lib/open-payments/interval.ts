@@ -76,3 +76,14 @@ function fixedPeriod({ base, repetitions, step, backwards }: RepeatingInterval, 
   if (k + 1 > repetitions) return undefined;
   return { start: new Date(start + k * ms), end: new Date(start + (k + 1) * ms) };
 }
+
+// Which period of an outgoing-payment grant `at` falls in, for counting what it spends: its whole
+// life ('TOTAL') without an interval, or the interval that holds `at` (named by its start); none
+// before the first interval or after the last.
+export type GrantPeriod = { key: string; end?: Date };
+export function grantPeriodAt(interval: string | undefined, at: Date): GrantPeriod | undefined {
+  if (!interval) return { key: 'TOTAL' };
+  const spec = parseRepeatingInterval(interval);
+  const p = spec && currentPeriod(spec, at);
+  return p && { key: p.start.toISOString(), end: p.end };
+}

@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { getAll, LISTS, type Page, pageOfListed, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import { getAll, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { storedAs } from './credit';
 import { type IntentRecord, type IntentState, intentStates } from './schemas';
@@ -188,52 +188,14 @@ export interface IntentPage {
   hasPreviousPage: boolean; // newer ones precede
 }
 
-async function queryWallet(
-  node: Node,
-  walletAddressId: string,
-  opts: { older: boolean; from?: string; limit: number; client?: string },
-): Promise<IntentRecord[]> {
-  const found: Record<string, any>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const res = await db().send(
-      new QueryCommand({
-        TableName: node.tables.main,
-        IndexName: 'Lists',
-        KeyConditionExpression: `listPk = :pk${opts.from ? ` AND listSk ${opts.older ? '<' : '>'} :from` : ''}`,
-        ...(opts.client && { FilterExpression: 'client = :client' }),
-        ExpressionAttributeValues: {
-          ':pk': byWallet(walletAddressId),
-          ...(opts.from && { ':from': opts.from }),
-          ...(opts.client && { ':client': opts.client }),
-        },
-        ScanIndexForward: !opts.older,
-        Limit: opts.limit,
-        ExclusiveStartKey,
-      }),
-    );
-    found.push(...(res.Items ?? []));
-    ExclusiveStartKey = res.LastEvaluatedKey;
-  } while (ExclusiveStartKey && found.length < opts.limit);
-  return recordsOf(node, found.slice(0, opts.limit));
-}
-
 export async function pageByWallet(
   node: Node,
   walletAddressId: string,
   opts: { size: number; direction: 'older' | 'newer'; cursor?: string; client?: string },
 ): Promise<IntentPage> {
-  const older = opts.direction === 'older';
-  const [found, beyondCursor] = await Promise.all([
-    queryWallet(node, walletAddressId, { older, from: opts.cursor, limit: opts.size + 1, client: opts.client }),
-    opts.cursor ? queryWallet(node, walletAddressId, { older: !older, from: opts.cursor, limit: 1, client: opts.client }) : Promise.resolve([]),
-  ]);
-  const more = found.length > opts.size;
-  const page = found.slice(0, opts.size);
-  const records = older ? page : page.reverse();
-  return older
-    ? { records, hasNextPage: more, hasPreviousPage: beyondCursor.length > 0 }
-    : { records, hasNextPage: beyondCursor.length > 0, hasPreviousPage: more };
+  const { cursor, ...rest } = opts;
+  const { items, ...ends } = await pageTwoWays({ table: node.tables.main, partitions: [byWallet(walletAddressId)], ...rest, from: cursor });
+  return { records: await recordsOf(node, items), ...ends };
 }
 
 export const cursorOf = (r: IntentRecord) => `${r.createdAt}#${r.id}`;

@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { amountOf, fromLedger, toLedger } from '../amounts';
+import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
 import { DomainError, invalidField, notFound } from '../errors';
 import { event, message, type Outgoing } from '../events';
 import { account, refuseTooLarge, settleAll, transferItems } from '../ledger';
 import { logger } from '../log';
 import { countPayment } from '../metrics';
 import type { Node } from '../node';
+import type { GrantPeriod } from '../open-payments/interval';
+import { fitsBeside, type GrantLimits, REFUSALS, refusalOf } from '../open-payments/limits';
 import { getPeerRecord } from '../peers';
 import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery } from '../peers/schemas';
-import { findQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
+import { findQuote, putQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
+import type { QuoteRecord } from '../quotes/schemas';
 import { conflictState } from '../resources';
 import type { Page } from '../store';
 import { annotate } from '../tracing';
@@ -37,11 +40,15 @@ export function paymentView(r: PaymentRecord): Payment {
     ...(r.failureReason && { failureReason: r.failureReason }),
     createdAt: r.createdAt,
     metadata: r.metadata,
+    ...(r.grantId && { grantId: r.grantId, client: r.client }),
   };
 }
 
 export const findPayment = (node: Node, id: string) => store.findPayment(node, id);
 export const findPayments = (node: Node, ids: string[]) => store.findPayments(node, ids);
+export { cursorOf as paymentCursorOf, type SpentItem } from './store';
+export const pagePaymentsByWallet = (node: Node, walletAddressId: string, opts: Parameters<typeof store.pageByWallet>[2]) =>
+  store.pageByWallet(node, walletAddressId, opts);
 
 export async function getPaymentRecord(node: Node, id: string): Promise<PaymentRecord> {
   const r = await store.findPayment(node, id);
@@ -57,18 +64,50 @@ export async function listPayments(node: Node, q: ListPaymentsQuery): Promise<Pa
   return { items: page.items.map(paymentView), nextCursor: page.nextCursor };
 }
 
-export async function createPayment(node: Node, input: CreatePayment): Promise<Payment> {
-  const quote = await findQuote(node, input.quoteId);
+// Who creates a payment over Open Payments: the client, its grant, the limits of the access item
+// that lets it (lib/open-payments/limits.ts), and the period of the grant it is charged in (now).
+export interface GrantedBy {
+  client: string;
+  grantId: string;
+  limits?: GrantLimits;
+  period: GrantPeriod;
+}
+
+export interface CreatedPayment {
+  record: PaymentRecord;
+  spent?: store.SpentItem; // what its grant has spent in its period, this payment included
+}
+
+// How often a creation reads its grant's spent amounts again when a racing one changed them.
+const SPEND_ATTEMPTS = 5;
+const insufficientGrant = (detail: string) => new DomainError('forbidden', 'insufficient_grant', detail);
+
+// `by`: the app's grant, whose limits it must fit (checked and charged in the payment's
+// transaction). `priced`: a quote priced for this payment alone, stored with it (an Open Payments
+// payment asked for by incoming payment and debit amount), rather than one to take.
+export async function createPaymentRecord(node: Node, input: CreatePayment, by?: GrantedBy, priced?: QuoteRecord): Promise<CreatedPayment> {
+  const quote = priced ?? (await findQuote(node, input.quoteId));
   if (!quote) throw new DomainError('unprocessable', 'quote_not_found', `No quote ${input.quoteId}`);
   if (quote.walletAddress !== canonicalOrUndefined(input.walletAddress, node.urls.walletAddresses)) {
     throw new DomainError('unprocessable', 'quote_wallet_mismatch', `Quote ${quote.id} was made for ${quote.walletAddress}, not ${input.walletAddress}`);
   }
+  if (by && quote.client !== by.client) throw new DomainError('forbidden', 'forbidden', `Quote ${quote.id} was not created by this client`);
   const quoteUsed = () => new DomainError('conflict', 'quote_used', `Quote ${quote.id} was already used`);
   const quoteExpired = () => new DomainError('unprocessable', 'quote_expired', `Quote ${quote.id} expired at ${quote.expiresAt}; create a new quote`);
   if (quote.paymentId) throw quoteUsed();
   const now = new Date().toISOString();
   if (quote.expiresAt <= now) throw quoteExpired();
 
+  const amounts = { receiver: quote.receiver, debit: quote.debitAmount, receive: quote.receiveAmount };
+  const refused = by && refusalOf(by.limits, amounts);
+  if (refused) throw insufficientGrant(REFUSALS[refused]);
+  const asset = (a: Amount) => ({ code: a.assetCode, scale: a.assetScale });
+  const charge: store.SpentItem = {
+    debit: BigInt(quote.debitAmount.value),
+    receive: BigInt(quote.receiveAmount.value),
+    debitAsset: asset(quote.debitAmount),
+    receiveAsset: asset(quote.receiveAmount),
+  };
   const record: PaymentRecord = {
     id: randomUUID(),
     walletAddress: quote.walletAddress,
@@ -85,18 +124,53 @@ export async function createPayment(node: Node, input: CreatePayment): Promise<P
     state: 'funding',
     createdAt: now,
     metadata: input.metadata ?? null,
+    ...(by && {
+      grantId: by.grantId,
+      client: by.client,
+      charge: { period: by.period.key, debit: quote.debitAmount.value, receive: quote.receiveAmount.value },
+    }),
   };
   const view = paymentView(record);
   annotate(PAYMENT_ANNOTATION, record.id);
-  const refusals = await commit(
-    node,
-    [...store.insertPayment(node, record), takeQuote(node, quote.id, record.id, now)],
-    [event(store.partition(record.id), 'payment.created', view)],
-  );
-  if (refusals.includes(QUOTE_TAKEN)) throw (await findQuote(node, quote.id))?.paymentId ? quoteUsed() : quoteExpired();
-  if (refusals.length) throw new Error(`Payment ${record.id} could not be created: ${refusals.join(', ')}`);
-  return view;
+  const quoteWrite = priced ? putQuote(node, { ...priced, paymentId: record.id }) : takeQuote(node, quote.id, record.id, now);
+  for (let attempt = 1; ; attempt++) {
+    const seen = by && (await store.findSpent(node, by.grantId, by.period.key));
+    if (by && !fitsBeside(by.limits, seen ?? NOTHING_SPENT, amounts))
+      throw insufficientGrant(`This payment and what the grant has spent${by.period.end ? ' in this interval' : ''} come to more than it allows`);
+    const after = added(seen, charge);
+    const spending = by ? [store.spend(node, by.grantId, by.period.key, seen, charge, after, by.period.end)] : [];
+    const refusals = await commit(
+      node,
+      [...store.insertPayment(node, record), quoteWrite, ...spending],
+      [event(store.partition(record.id), 'payment.created', view)],
+    );
+    if (!refusals.length) return { record, ...(by && { spent: after }) };
+    if (refusals.includes(QUOTE_TAKEN)) throw (await findQuote(node, quote.id))?.paymentId ? quoteUsed() : quoteExpired();
+    if (!refusals.includes(store.GRANT_SPENT_CHANGED)) throw new Error(`Payment ${record.id} could not be created: ${refusals.join(', ')}`);
+    if (attempt === SPEND_ATTEMPTS)
+      throw new DomainError('unavailable', 'grant_busy', 'Other payments under this grant kept changing what it has spent; retry shortly');
+    await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+  }
 }
+const NOTHING_SPENT = { debit: 0n, receive: 0n };
+const added = (seen: store.SpentItem | undefined, charge: store.SpentItem): store.SpentItem =>
+  seen
+    ? {
+        ...seen,
+        debit: seen.debit + charge.debit,
+        receive: seen.receive + charge.receive,
+        // Receive amounts in different assets do not add up.
+        ...((seen.mixedReceive || seen.receiveAsset.code !== charge.receiveAsset.code || seen.receiveAsset.scale !== charge.receiveAsset.scale) && {
+          mixedReceive: true,
+        }),
+      }
+    : charge;
+
+// A payment the FSP creates on the Admin API.
+export const createPayment = async (node: Node, input: CreatePayment): Promise<Payment> => paymentView((await createPaymentRecord(node, input)).record);
+
+// What an app's grant has spent in the period it is in now, if anything.
+export const findGrantSpent = (node: Node, grantId: string, period: string) => store.findSpent(node, grantId, period);
 
 // An Admin action on the payment as read; answers the payment as it is after. `build` gives the
 // writes besides the transition (a transfer) and the events.
@@ -138,10 +212,22 @@ export const fundPayment = (node: Node, id: string) =>
 
 export async function cancelPayment(node: Node, id: string) {
   const cancelled = await move(node, id, 'cancel', 'cancelled', (r, next) => ({
+    writes: givingBack(node, r, 0n, 0n),
     outgoing: [event(store.partition(r.id), 'payment.cancelled', paymentView(next))],
   }));
   countPayment('cancelled');
   return cancelled;
+}
+
+// When an Open Payments payment ends, its grant gets back what it charged and did not leave: all
+// of it when cancelled; the rest of the debit amount, and of the receive amount, when less was
+// sent or delivered. Money that did leave stays spent, as the user agreed to it (Rafiki gives all
+// back on failure). In the transaction of the payment's last transition, so once.
+function givingBack(node: Node, p: PaymentRecord, sent: bigint, delivered: bigint): Write[] {
+  if (!p.grantId || !p.charge) return [];
+  const positive = (n: bigint) => (n > 0n ? n : 0n);
+  const back = { debit: positive(BigInt(p.charge.debit) - sent), receive: positive(BigInt(p.charge.receive) - delivered) };
+  return back.debit || back.receive ? [store.giveBack(node, p.grantId, p.charge.period, back)] : [];
 }
 
 // Ends a payment that is being sent: completed, or failed with a reason; `sentAmount` when what
@@ -150,15 +236,16 @@ export async function finishPayment(
   node: Node,
   p: PaymentRecord,
   state: 'completed' | 'failed',
-  opts: { reason?: string; sentAmount?: PaymentRecord['sentAmount'] } = {},
+  opts: { reason?: string; sentAmount?: PaymentRecord['sentAmount']; delivered?: bigint } = {},
 ) {
   const next: PaymentRecord = { ...p, state, ...(opts.sentAmount && { sentAmount: opts.sentAmount }), ...(opts.reason && { failureReason: opts.reason }) };
   const set = {
     ...(opts.sentAmount && { sentAmount: opts.sentAmount }),
     ...(state === 'completed' ? { completedAt: new Date().toISOString() } : { failureReason: opts.reason }),
   };
-  if ((await commit(node, store.transition(node, p, 'sending', state, set), [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length)
-    return 'skipped';
+  const sent = BigInt(opts.sentAmount?.value ?? p.sentAmount.value);
+  const writes = [...store.transition(node, p, 'sending', state, set), ...givingBack(node, p, sent, opts.delivered ?? 0n)];
+  if ((await commit(node, writes, [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length) return 'skipped';
   if (state === 'failed') logger.warn('Payment failed', { paymentId: p.id, reason: opts.reason, sent: opts.sentAmount?.value });
   countPayment(state, opts.reason);
   return state;

@@ -336,8 +336,8 @@ function totalsOf(packets: store.PacketRecord[]) {
 
 const min = (a: bigint, b: bigint) => (a < b ? a : b);
 
-const finish = (node: Node, p: PaymentRecord, state: 'completed' | 'failed', totals: { sent: bigint }, reason?: string) =>
-  finishPayment(node, p, state, { sentAmount: amountOf(totals.sent, sourceAsset(p)), reason });
+const finish = (node: Node, p: PaymentRecord, state: 'completed' | 'failed', totals: { sent: bigint; delivered: bigint }, reason?: string) =>
+  finishPayment(node, p, state, { sentAmount: amountOf(totals.sent, sourceAsset(p)), delivered: totals.delivered, reason });
 
 // The payment's last message failed: settle what an attempt left and fail it, unless another
 // attempt holds it (that one decides).

@@ -27,6 +27,10 @@ export const payment = z.object({
   failureReason: z.string().optional(),
   createdAt: z.iso.datetime(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
+  // An outgoing payment an app created over Open Payments: the grant it was created under, and the
+  // client it was granted to.
+  grantId: z.string().optional(),
+  client: z.string().optional(),
 });
 export type Payment = z.infer<typeof payment>;
 
@@ -54,6 +58,11 @@ export interface PaymentRecord {
   failureReason?: string;
   createdAt: string;
   metadata: Record<string, unknown> | null;
+  grantId?: string;
+  client?: string;
+  // What it charged against its grant's limits, and where (lib/open-payments/limits.ts): given
+  // back, less what left, when it ends.
+  charge?: { period: string; debit: string; receive: string };
 }
 
 // What the payments queue carries: a funded payment to send, and the intent it pays if local.

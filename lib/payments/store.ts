@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { getAll, LISTS, type Page, pageOfListed, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import { getAll, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { type PaymentRecord, type PaymentState, paymentStates } from './schemas';
 
@@ -244,3 +244,85 @@ export const releaseLease = (node: Node, paymentId: string, holder: string): Wri
     ExpressionAttributeValues: { ':holder': holder },
   },
 });
+
+// What an Open Payments grant's outgoing payments have charged against its limits: one item per
+// grant and period (`TOTAL`, or the start of one interval of its `interval`), in the units of the
+// debit and receive amounts. A payment's creation adds its charge on the condition that the item
+// is still what was read, so two racing creations cannot both fit beside one reading
+// ('grant_spent_changed'); its end gives back what did not leave. The assets are those of the
+// first payment; `mixedReceive` marks payments to receivers in different assets, whose receive
+// amounts do not add up.
+export interface Spent {
+  debit: bigint;
+  receive: bigint;
+}
+export interface SpentItem extends Spent {
+  debitAsset: { code: string; scale: number };
+  receiveAsset: { code: string; scale: number };
+  mixedReceive?: boolean;
+}
+const spentKey = (grantId: string, period: string) => ({ pk: `OPGRANT#${grantId}`, sk: `SPENT#${period}` });
+// An interval's item is kept a while after its interval, for a payment that ends later.
+const SPENT_RETENTION_SECS = 30 * 24 * 3600;
+
+export async function findSpent(node: Node, grantId: string, period: string): Promise<SpentItem | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: spentKey(grantId, period), ConsistentRead: true }));
+  if (!Item) return undefined;
+  const { debit, receive, debitAsset, receiveAsset, mixedReceive } = Item;
+  return { debit: BigInt(debit), receive: BigInt(receive), debitAsset, receiveAsset, ...(mixedReceive && { mixedReceive: true }) };
+}
+
+export const GRANT_SPENT_CHANGED = 'grant_spent_changed';
+// `after`: the item with the charge added.
+export function spend(node: Node, grantId: string, period: string, seen: SpentItem | undefined, charge: SpentItem, after: SpentItem, periodEnd?: Date): Write {
+  const ttl = periodEnd && Math.floor(periodEnd.getTime() / 1000) + SPENT_RETENTION_SECS;
+  const mixed = after.mixedReceive && !seen?.mixedReceive;
+  const sets = [
+    'debitAsset = if_not_exists(debitAsset, :debitAsset)',
+    'receiveAsset = if_not_exists(receiveAsset, :receiveAsset)',
+    ...(ttl ? ['#ttl = :ttl'] : []),
+    ...(mixed ? ['mixedReceive = :true'] : []),
+  ];
+  return {
+    refusal: GRANT_SPENT_CHANGED,
+    Update: {
+      TableName: node.tables.main,
+      Key: spentKey(grantId, period),
+      UpdateExpression: `ADD debit :debit, receive :receive SET ${sets.join(', ')}`,
+      ConditionExpression: seen ? 'debit = :seenDebit AND receive = :seenReceive' : 'attribute_not_exists(pk)',
+      ...(ttl && { ExpressionAttributeNames: { '#ttl': 'ttl' } }),
+      ExpressionAttributeValues: {
+        ':debit': charge.debit,
+        ':receive': charge.receive,
+        ':debitAsset': charge.debitAsset,
+        ':receiveAsset': charge.receiveAsset,
+        ...(seen && { ':seenDebit': seen.debit, ':seenReceive': seen.receive }),
+        ...(ttl && { ':ttl': ttl }),
+        ...(mixed && { ':true': true }),
+      },
+    },
+  };
+}
+
+export const giveBack = (node: Node, grantId: string, period: string, back: Spent): Write => ({
+  Update: {
+    TableName: node.tables.main,
+    Key: spentKey(grantId, period),
+    UpdateExpression: 'ADD debit :debit, receive :receive',
+    ExpressionAttributeValues: { ':debit': -back.debit, ':receive': -back.receive },
+  },
+});
+
+// A page of a wallet address's payments for Open Payments' cursor pagination (lib/store.ts
+// pageTwoWays): its records sit in one partition per state, which are read together.
+export async function pageByWallet(
+  node: Node,
+  walletAddressId: string,
+  opts: { size: number; direction: 'older' | 'newer'; cursor?: string; client?: string },
+): Promise<{ records: PaymentRecord[]; hasNextPage: boolean; hasPreviousPage: boolean }> {
+  const { cursor, ...rest } = opts;
+  const partitions = paymentStates.map((s) => byWallet(walletAddressId, s));
+  const { items, ...ends } = await pageTwoWays({ table: node.tables.main, partitions, ...rest, from: cursor });
+  return { records: items.map(toRecord), ...ends };
+}
+export const cursorOf = (r: PaymentRecord) => sortKeyOf(r);

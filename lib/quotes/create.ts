@@ -30,6 +30,13 @@ type Priced = Pick<QuoteRecord, 'receiver' | 'debitAmount' | 'receiveAmount' | '
 
 // `client`: the Open Payments client asking (lib/resource-server), kept on the quote.
 export async function createQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
+  const record = await priceQuote(node, input, client);
+  await commit(node, [putQuote(node, record)]);
+  return record;
+}
+
+// The quote, priced but not stored (a payment that prices its own stores it with itself).
+export async function priceQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
   if (input.debitAmount && input.receiveAmount) {
     throw new DomainError('invalid', 'invalid_request', 'Give debitAmount or receiveAmount, not both', [
       { field: 'receiveAmount', message: 'cannot be given together with debitAmount' },
@@ -56,7 +63,6 @@ export async function createQuote(node: Node, input: CreateQuote, client?: strin
     sourceAssetId: sender.assetId,
     ...(client && { client }),
   };
-  await commit(node, [putQuote(node, record)]);
   return record;
 }
 

@@ -7,7 +7,7 @@ import * as store from './store';
 // receiveAmount (in the receiver's asset) to an incoming payment. Creating one is in ./create.ts,
 // apart, because pricing a remote receiver carries the Interledger clients, which reading a quote
 // (and every payment route) does not need.
-export { QUOTE_TAKEN, takeQuote } from './store';
+export { putQuote, QUOTE_TAKEN, takeQuote } from './store';
 
 export function quoteView(r: QuoteRecord): Quote {
   return {

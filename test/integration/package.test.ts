@@ -367,6 +367,9 @@ describe('the CloudFormation template', () => {
     ).toEqual([
       'ANY /incoming-payments -> openPaymentsIncomingPayments',
       'ANY /incoming-payments/{proxy+} -> openPaymentsIncomingPayments',
+      'ANY /outgoing-payment-grant -> openPaymentsOutgoingPayments',
+      'ANY /outgoing-payments -> openPaymentsOutgoingPayments',
+      'ANY /outgoing-payments/{proxy+} -> openPaymentsOutgoingPayments',
       'ANY /quotes -> openPaymentsQuotes',
       'ANY /quotes/{proxy+} -> openPaymentsQuotes',
       'ANY /{proxy+} -> openPaymentsWalletAddress',
@@ -426,7 +429,12 @@ describe('the CloudFormation template', () => {
       Object.keys(needs)
         .filter((fn) => needs[fn].includes(need))
         .sort();
-    expect(holders('secretsmanager:GetSecretValue secret:OPEN_PAYMENTS_CLIENT_SECRET')).toEqual(['openPaymentsQuotes', 'paymentsWorker', 'quotesCreate']);
+    expect(holders('secretsmanager:GetSecretValue secret:OPEN_PAYMENTS_CLIENT_SECRET')).toEqual([
+      'openPaymentsOutgoingPayments',
+      'openPaymentsQuotes',
+      'paymentsWorker',
+      'quotesCreate',
+    ]);
     expect(holders('secretsmanager:GetSecretValue secret:WEBHOOK_SECRET')).toEqual(['webhooksDeliver']);
     expect(holders('dynamodb:UpdateItem WebhookEventsTable')).toEqual(['webhookEventsRedeliver', 'webhooksDeliver']);
     expect(holders('dynamodb:PutItem RatesTable')).toEqual(['ratesPush']);
@@ -722,7 +730,7 @@ describe('the bundles', () => {
     for (const fn of loadService('ci').functions.map((f) => f.name)) expect(carries(fn), fn).toEqual(needs[fn] ?? { sqs: false, eventBridge: false });
   });
 
-  it('stay under 460 KB each (660 KB for the Open Payments servers and the connector, 940 KB for the STREAM senders and quoters), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
+  it('stay under 460 KB each (660 KB for the Open Payments servers and the connector, 940 KB for the STREAM senders, quoters and app payments), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
     // Every function carries its own tracing (lib/tracing.ts, a few KB: no X-Ray SDK, whose
     // cls-hooked tracked every async resource) and Metrics (13 KB). The Admin routes carry the
     // Secrets Manager client (the Admin API secret is read from it, not from the environment). The
@@ -735,6 +743,7 @@ describe('the bundles', () => {
       ilpConnector: 660,
       quotesCreate: 940,
       openPaymentsQuotes: 940,
+      openPaymentsOutgoingPayments: 940,
       paymentsWorker: 940,
     };
     for (const fn of loadService('ci').functions.map((f) => f.name)) {

@@ -1,38 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { chargeKey, fitsBeside, type PaymentCharge } from '../../lib/open-payments/limits';
+import { grantPeriodAt } from '../../lib/open-payments/interval';
+import { fitsBeside, type PaymentCharge, refusalOf } from '../../lib/open-payments/limits';
 
-// What one outgoing payment charges against its grant's limits (lib/open-payments/limits.ts).
+// Whether one outgoing payment fits its grant's limits (lib/open-payments/limits.ts), and the
+// period it is charged in (lib/open-payments/interval.ts).
 const usd = (value: string) => ({ value, assetCode: 'USD', assetScale: 2 });
 const eur = (value: string) => ({ value, assetCode: 'EUR', assetScale: 2 });
 const payment: PaymentCharge = { receiver: 'https://b.example/incoming-payments/1', debit: usd('1000'), receive: eur('920') };
 const NOW = new Date('2026-11-24T12:00:00Z');
 
 describe("a grant's limits", () => {
-  it('count a grant without limits, or without an interval, in its total', () => {
-    expect(chargeKey(undefined, payment, NOW)).toEqual({ key: 'TOTAL' });
-    expect(chargeKey({ debitAmount: usd('5000') }, payment, NOW)).toEqual({ key: 'TOTAL' });
+  it('count a grant without an interval in its total', () => {
+    expect(grantPeriodAt(undefined, NOW)).toEqual({ key: 'TOTAL' });
+    expect(refusalOf(undefined, payment)).toBeUndefined();
+    expect(refusalOf({ debitAmount: usd('5000') }, payment)).toBeUndefined();
   });
 
-  it('count a grant with an interval in the period that holds the payment', () => {
-    expect(chargeKey({ debitAmount: usd('5000'), interval: 'R/2026-01-01T00:00:00Z/P1M' }, payment, NOW)).toEqual({
-      key: '2026-11-01T00:00:00.000Z',
-      intervalEnd: new Date('2026-12-01T00:00:00Z'),
-    });
-    expect(chargeKey({ debitAmount: usd('5000'), interval: 'R2/2026-01-01T00:00:00Z/P1M' }, payment, NOW)).toEqual({ refused: 'no_interval' });
+  it('count a grant with an interval in the period that holds the payment, and none outside its periods', () => {
+    expect(grantPeriodAt('R/2026-01-01T00:00:00Z/P1M', NOW)).toEqual({ key: '2026-11-01T00:00:00.000Z', end: new Date('2026-12-01T00:00:00Z') });
+    expect(grantPeriodAt('R2/2026-01-01T00:00:00Z/P1M', NOW)).toBeUndefined();
   });
 
   it('tie a grant to its receiver, compared without case or a trailing slash', () => {
-    expect(chargeKey({ receiver: 'HTTPS://B.example/incoming-payments/1/' }, payment, NOW)).toEqual({ key: 'TOTAL' });
-    expect(chargeKey({ receiver: 'https://b.example/incoming-payments/2' }, payment, NOW)).toEqual({ refused: 'receiver' });
+    expect(refusalOf({ receiver: 'HTTPS://B.example/incoming-payments/1/' }, payment)).toBeUndefined();
+    expect(refusalOf({ receiver: 'https://b.example/incoming-payments/2' }, payment)).toBe('receiver');
   });
 
   it("refuse amounts in another asset than the payment's, and a payment more than a limit on its own", () => {
-    expect(chargeKey({ debitAmount: eur('5000') }, payment, NOW)).toEqual({ refused: 'debit_asset' });
-    expect(chargeKey({ receiveAmount: usd('5000') }, payment, NOW)).toEqual({ refused: 'receive_asset' });
-    expect(chargeKey({ debitAmount: { ...usd('5000'), assetScale: 3 } }, payment, NOW)).toEqual({ refused: 'debit_asset' });
-    expect(chargeKey({ debitAmount: usd('999') }, payment, NOW)).toEqual({ refused: 'exceeds' });
-    expect(chargeKey({ receiveAmount: eur('919') }, payment, NOW)).toEqual({ refused: 'exceeds' });
-    expect(chargeKey({ debitAmount: usd('1000') }, payment, NOW)).toEqual({ key: 'TOTAL' }); // exactly the limit
+    expect(refusalOf({ debitAmount: eur('5000') }, payment)).toBe('debit_asset');
+    expect(refusalOf({ receiveAmount: usd('5000') }, payment)).toBe('receive_asset');
+    expect(refusalOf({ debitAmount: { ...usd('5000'), assetScale: 3 } }, payment)).toBe('debit_asset');
+    expect(refusalOf({ debitAmount: usd('999') }, payment)).toBe('exceeds');
+    expect(refusalOf({ receiveAmount: eur('919') }, payment)).toBe('exceeds');
+    expect(refusalOf({ debitAmount: usd('1000') }, payment)).toBeUndefined(); // exactly the limit
   });
 
   it('let a payment in beside what was spent only while the sum stays within each limit', () => {
