@@ -39,6 +39,13 @@ const schema = z.object({
   AUTH_TABLE: z.string().min(1),
   // How long an Open Payments access token lives.
   ACCESS_TOKEN_EXPIRY_SECS: seconds(600),
+  // The FSP's consent page (Rafiki's Identity Provider interface: docs/open-payments.md), where an
+  // interactive grant's start URL sends the user; unset: interaction is not offered (501).
+  IDP_CONSENT_URL: optionalUrl,
+  // How long a user has to consent and come back to the app, and then the app to continue.
+  INTERACTION_EXPIRY_SECS: seconds(600),
+  // GNAP's `wait`: how long a client waits between two polls of a pending grant.
+  GNAP_WAIT_SECS: seconds(5),
   // Where secrets live in Secrets Manager (lib/secrets.ts); empty: they come from the environment.
   SECRETS_PREFIX: z.string().default(''),
   // Local development only: let outbound fetches of URLs that clients and other nodes choose

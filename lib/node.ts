@@ -10,6 +10,7 @@ export interface Node {
     walletAddresses: string; // WALLET_ADDRESS_URL: every wallet address lives under it
     resourceServer: string; // its origin: the Open Payments resource server
     authServer: string;
+    consent?: string; // IDP_CONSENT_URL: the FSP's consent page; none: interaction is not offered
   };
   tables: { main: string; rates: string; auth: string; webhookEvents: string; idempotency: string };
   queues: { payments: string; webhooks: string; webhookParking: string };
@@ -19,6 +20,8 @@ export interface Node {
   quoteLifetimeSecs: number;
   slippage: number;
   accessTokenExpirySecs: number;
+  interactionExpirySecs: number;
+  gnapWaitSecs: number;
   // Local only: outbound fetches of client-chosen URLs may reach loopback and private addresses.
   allowPrivateFetch: boolean;
   rates: { url?: string; lifetimeSecs: number; timeoutSecs: number; refreshBeforeSecs: number };
@@ -28,7 +31,12 @@ export interface Node {
 export function nodeOf(c: Config): Node {
   return {
     ilpAddress: c.ILP_ADDRESS,
-    urls: { walletAddresses: c.WALLET_ADDRESS_URL, resourceServer: new URL(c.WALLET_ADDRESS_URL).origin, authServer: c.AUTH_SERVER_URL },
+    urls: {
+      walletAddresses: c.WALLET_ADDRESS_URL,
+      resourceServer: new URL(c.WALLET_ADDRESS_URL).origin,
+      authServer: c.AUTH_SERVER_URL,
+      consent: c.IDP_CONSENT_URL,
+    },
     tables: { main: c.MAIN_TABLE, rates: c.RATES_TABLE, auth: c.AUTH_TABLE, webhookEvents: c.WEBHOOK_EVENTS_TABLE, idempotency: c.IDEMPOTENCY_TABLE },
     queues: { payments: c.PAYMENTS_QUEUE_URL, webhooks: c.WEBHOOK_QUEUE_URL, webhookParking: c.WEBHOOK_PARKING_QUEUE_URL },
     eventBus: c.EVENT_BUS_NAME,
@@ -36,6 +44,8 @@ export function nodeOf(c: Config): Node {
     quoteLifetimeSecs: c.QUOTE_LIFETIME_SECS,
     slippage: c.SLIPPAGE,
     accessTokenExpirySecs: c.ACCESS_TOKEN_EXPIRY_SECS,
+    interactionExpirySecs: c.INTERACTION_EXPIRY_SECS,
+    gnapWaitSecs: c.GNAP_WAIT_SECS,
     allowPrivateFetch: c.ALLOW_PRIVATE_FETCH,
     rates: {
       url: c.EXCHANGE_RATES_URL,

@@ -9,7 +9,8 @@ import type { Node } from './node';
 // Parameters, cached for five minutes (so a changed value is used within five minutes); no value
 // is in the template or a function's environment, and each function's role reads only its own. Locally SECRETS_PREFIX is empty and the same code reads the
 // environment variable of the same name, which the local stack sets.
-export type SecretName = 'ADMIN_API_SECRET' | 'WEBHOOK_SECRET' | 'STREAM_SECRET' | 'OPEN_PAYMENTS_CLIENT_SECRET';
+// IDP_SECRET: what the FSP's consent page (the identity provider) sends as x-idp-secret.
+export type SecretName = 'ADMIN_API_SECRET' | 'WEBHOOK_SECRET' | 'STREAM_SECRET' | 'OPEN_PAYMENTS_CLIENT_SECRET' | 'IDP_SECRET';
 const MAX_AGE_SECS = 300;
 
 let provider: SecretsProvider | undefined;

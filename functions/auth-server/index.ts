@@ -1,11 +1,11 @@
-import { cancelGrant, continueGrant, discovery, interactionNotOffered, requestGrant, revokeAccessToken, rotateToken } from '../../lib/auth-server';
-import { grantRequest } from '../../lib/auth-server/schemas';
+import { cancelGrant, continueGrant, discovery, requestGrant, revokeAccessToken, rotateToken } from '../../lib/auth-server';
+import { continueRequest, grantRequest } from '../../lib/auth-server/schemas';
 import { node } from '../../lib/config';
 import { json, openPaymentsApi, parseJson } from '../../lib/http/open-payments';
 
 // The Open Payments authorization server's public API (GNAP): discovery, grants, continuation,
 // token management (lib/auth-server). Every request but discovery is signed by the client; see
-// docs/open-payments.md.
+// docs/open-payments.md. The interaction (/interact/…, /grant/…) is another function's (./interaction.ts).
 const noContent = { status: 204 };
 
 export const handler = openPaymentsApi(
@@ -14,7 +14,11 @@ export const handler = openPaymentsApi(
     { method: 'GET', path: '/', handler: async () => json(200, discovery(node)) },
     { method: 'GET', path: '/discovery', handler: async () => json(200, discovery(node)) },
     { method: 'POST', path: '/', handler: async (req) => json(200, await requestGrant(node, parseJson(req, grantRequest), req.signed)) },
-    { method: 'POST', path: '/continue/{id}', handler: async (req) => json(200, await continueGrant(node, req.params.id, req.token, req.signed)) },
+    {
+      method: 'POST',
+      path: '/continue/{id}',
+      handler: async (req) => json(200, await continueGrant(node, req.params.id, req.token, req.signed, parseJson(req, continueRequest))),
+    },
     {
       method: 'DELETE',
       path: '/continue/{id}',
@@ -32,6 +36,5 @@ export const handler = openPaymentsApi(
         return noContent;
       },
     },
-    { method: 'GET', path: '/interact/{id}/{nonce}', handler: interactionNotOffered },
   ],
 );

@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path';
 
 // Local-only defaults. Never used on AWS, where serverless.yml takes settings from the environment.
 export const LOCAL_ADMIN_API_SECRET = 'local-only-admin-secret-do-not-deploy';
+// What the local consent page (the FSP simulator) sends the authorization server as x-idp-secret.
+export const LOCAL_IDP_SECRET = 'local-only-idp-secret-do-not-deploy';
 // The signing proxy of the API collection (bruno/): port 80, as the specification says, so that its
 // URLs are plain http://localhost/<path>.
 export const DEFAULT_PROXY_PORT = 80;

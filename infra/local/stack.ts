@@ -5,7 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { apiObserver, type LocalCloudWatch, localCloudWatch, localDimensions, queueSampler } from './cloudwatch';
-import { LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
+import { LOCAL_ADMIN_API_SECRET, LOCAL_IDP_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
 import { type Emulator, freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs } from './emulators';
 import { startEventBridge } from './eventbridge';
 import { startGateway } from './gateway';
@@ -147,6 +147,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED || String(!collect),
       STREAM_SECRET: process.env.STREAM_SECRET || made(),
       OPEN_PAYMENTS_CLIENT_SECRET: process.env.OPEN_PAYMENTS_CLIENT_SECRET || made(),
+      IDP_SECRET: process.env.IDP_SECRET || LOCAL_IDP_SECRET,
       ...opts.settings,
     };
     Object.assign(process.env, settings);
@@ -158,7 +159,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       ...Object.fromEntries(Object.entries(resolveIntrinsics(service.environment, refs) as Record<string, unknown>).map(([k, v]) => [k, String(v ?? '')])),
     };
     // The secrets too: Secrets Manager's part on AWS, the environment's here (SECRETS_PREFIX empty).
-    for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET'] as const) env[name] = settings[name];
+    for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET', 'IDP_SECRET'] as const)
+      env[name] = settings[name];
     Object.assign(process.env, env);
 
     const names = localDimensions(service, refs);

@@ -4,25 +4,27 @@ import { DomainError } from '../errors';
 import { type SignedRequest, verifySignature } from '../http/message-signatures';
 import { logger } from '../log';
 import type { Node } from '../node';
-import { clientKey } from '../open-payments/client-keys';
+import { clientDisplayName, clientKey } from '../open-payments/client-keys';
 import { intentUrl } from '../resources';
 import { commit } from '../tx';
 import { sameAddress } from '../wallet-addresses/address';
+import { continueRule, withQuery } from './interaction-rules';
 import { grantPolicy } from './policy';
-import type { AccessItem, ClientIdentity, GrantRequest, Introspection, IntrospectionRequest } from './schemas';
+import type { AccessItem, ClientIdentity, ContinueRequest, GrantRequest, Introspection, IntrospectionRequest } from './schemas';
 import * as store from './store';
 
 // The Open Payments authorization server (GNAP, RFC 9635, as Open Payments profiles it). A client
 // names itself by its wallet address (its keys at <wallet address>/jwks.json) or gives its key,
 // and signs every request with it (RFC 9421). Grants that act only on what the client creates are
 // issued at once; what reaches further needs the wallet owner's consent (./policy.ts). Grants for
-// outgoing payments are answered with the interaction and continuation parts GNAP requires, stay
-// pending, and cannot be approved yet (the interaction URL and continuing say so); read-all and
-// list-all are refused until interaction exists.
+// outgoing payments are answered with the interaction and continuation parts GNAP requires and stay
+// pending while the user consents on the FSP's page (./interaction.ts, IDP_CONSENT_URL; without
+// it, interaction is not offered and they cannot be approved); the client then continues the grant
+// with the interact_ref its finish URI received (or, without a finish URI, by polling) and gets the
+// token. read-all and list-all are refused.
 // Access tokens expire after ACCESS_TOKEN_EXPIRY_SECS and are managed at their `manage` URL
 // (rotate, revoke); the grant is revoked at its continuation URL. The resource server asks about
 // a token by introspection.
-const WAIT_SECS = 5;
 const newToken = () => randomBytes(32).toString('base64url');
 const url = (node: Node, path: string) => `${node.urls.authServer}${path}`;
 
@@ -84,10 +86,29 @@ export async function requestGrant(node: Node, body: GrantRequest, request: Sign
       throw new DomainError('invalid', 'invalid_client', 'A client that gives its key instead of a wallet address can only ask for non-interactive grants');
     if (!body.interact)
       throw invalidRequest('An outgoing-payment grant needs the end user\'s consent: the request must include interact (start: ["redirect"])');
+    const clientName = await clientDisplayName(node, client.walletAddress);
+    if (!clientName)
+      throw new DomainError('invalid', 'invalid_client', "The client's wallet address must publish a publicName, which the consent page shows the user");
     const nonce = newToken();
-    await commit(node, [store.putGrant(node, { ...grant, state: 'pending', ...(body.interact.finish && { finish: body.interact.finish }) })]);
+    const now = Date.now();
+    const finish = body.interact.finish && { uri: body.interact.finish.uri, nonce: body.interact.finish.nonce };
+    await commit(node, [
+      store.putGrant(node, {
+        ...grant,
+        state: 'pending',
+        ixStep: 'created',
+        ixNonceHash: store.hashOf(nonce),
+        ixExpiresAt: now + node.interactionExpirySecs * 1000,
+        lastContinuedAt: now,
+        clientName,
+        clientUri: client.walletAddress,
+        ...(finish && { finish }),
+      }),
+    ]);
     logger.info('Grant pending interaction', { grantId: grant.id, client });
-    return { interact: { redirect: url(node, `/interact/${grant.id}/${nonce}`), finish: nonce }, continue: { ...continuation, wait: WAIT_SECS } };
+    // The query is Rafiki's (its IdP interface names it); the consent page is given the stored values.
+    const redirect = withQuery(url(node, `/interact/${grant.id}/${nonce}`), { clientName, clientUri: client.walletAddress });
+    return { interact: { redirect, finish: nonce }, continue: { ...continuation, wait: node.gnapWaitSecs } };
   }
 
   const token = tokenRecord(node, grant.id, access, client);
@@ -105,21 +126,57 @@ async function continuable(node: Node, id: string, continueToken: string | undef
   return grant;
 }
 
-export async function continueGrant(node: Node, id: string, continueToken: string | undefined, request: SignedRequest) {
+const requestDenied = (detail: string) => new DomainError('unauthorized', 'request_denied', detail);
+
+// Continuing a grant (GNAP section 5): with the interact_ref the client's finish URI received, the
+// access token, once; without one, a poll: still pending (come back after `wait`), or, for a grant
+// without a finish URI that the user accepted, the token.
+export async function continueGrant(node: Node, id: string, continueToken: string | undefined, request: SignedRequest, body: ContinueRequest) {
   const grant = await continuable(node, id, continueToken);
   await authenticate(node, grant.client, request);
-  if (grant.state === 'pending') {
-    throw new DomainError(
-      'unauthorized',
-      'request_denied',
-      "This grant needs the end user's consent, which this authorization server cannot obtain yet (interaction is not offered); cancel it with DELETE on its continuation URL",
+  if (grant.state === 'pending' && !node.urls.consent)
+    throw requestDenied(
+      "This grant needs the end user's consent, which this authorization server cannot obtain (interaction is not offered: IDP_CONSENT_URL is unset); cancel it with DELETE on its continuation URL",
     );
+  const now = Date.now();
+  const ref = body?.interact_ref;
+  const matches = ref !== undefined && grant.ixRefHash !== undefined && store.sameHash(store.hashOf(ref), grant.ixRefHash);
+  const continuation = { access_token: { value: continueToken! }, uri: url(node, `/continue/${id}`) }; // checked by continuable
+  switch (continueRule(grant, ref === undefined ? { ref: false } : { ref: true, matches }, now, node.gnapWaitSecs)) {
+    case 'not_interactive':
+      throw invalidRequest('This grant was issued without interaction and has nothing to continue; rotate its access token at its manage URL');
+    case 'wrong_ref':
+      throw new DomainError('not_found', 'invalid_continuation', 'This interact_ref is not the one given for this grant');
+    case 'present_ref':
+      throw invalidRequest("The end user has finished: continue with the interact_ref the grant's finish URI received");
+    case 'too_fast':
+      throw new DomainError('invalid', 'too_fast', `Continue no sooner than ${node.gnapWaitSecs} s after the last request`);
+    case 'denied':
+      throw requestDenied(deniedDetail(grant, now));
+    case 'poll': {
+      const refused = await commit(node, [store.pollGrant(node, id, node.gnapWaitSecs * 1000, now)]);
+      if (refused.length) throw new DomainError('invalid', 'too_fast', `Continue no sooner than ${node.gnapWaitSecs} s after the last request`);
+      return { continue: { ...continuation, wait: node.gnapWaitSecs } };
+    }
+    case 'issue': {
+      const token = tokenRecord(node, grant.id, grant.access, grant.client);
+      const refused = await commit(node, [
+        store.approveInteractive(node, id, ref === undefined ? undefined : store.hashOf(ref), token.record.hash, now),
+        store.putToken(node, token.record),
+      ]);
+      if (refused.length) throw requestDenied('The grant changed meanwhile: its token was issued already, or it was revoked');
+      logger.info('Grant issued after consent', { grantId: id, client: grant.client });
+      return { access_token: tokenView(node, token.value, token.record), continue: continuation };
+    }
   }
-  throw new DomainError(
-    'invalid',
-    'invalid_request',
-    'This grant was issued without interaction and has nothing to continue; rotate its access token at its manage URL',
-  );
+}
+
+function deniedDetail(g: store.GrantRecord, now: number): string {
+  if (g.state === 'rejected') return 'The end user rejected this grant';
+  if (g.state === 'approved') return "This grant's access token was issued already; an interact_ref is good once";
+  if (g.state === 'revoked') return 'This grant was revoked';
+  if ((g.ixExpiresAt ?? 0) <= now || (g.continueBy ?? 0) <= now) return 'The interaction expired; request a new grant';
+  return 'The end user has not consented to this grant (yet): send them to interact.redirect, then continue with the interact_ref';
 }
 
 export async function cancelGrant(node: Node, id: string, continueToken: string | undefined, request: SignedRequest): Promise<void> {
@@ -177,17 +234,14 @@ export async function introspect(node: Node, req: IntrospectionRequest): Promise
   return { active: true, grant: token.grantId, access, client: token.client };
 }
 
-// Where an end user would give consent to an outgoing-payment grant: not offered yet.
 // GNAP discovery (RFC 9635 section 9; Rafiki serves it at /discovery): where grants are asked for,
-// and how a client proves its key. No interaction mode is listed while none is offered.
+// and how a client proves its key; with IDP_CONSENT_URL, how the user interacts (redirect, and
+// back by redirect: RFC 9635's member name and Rafiki's both).
 export function discovery(node: Node) {
-  return { grant_request_endpoint: node.urls.authServer, key_proofs_supported: ['httpsig'] };
-}
-
-export async function interactionNotOffered(): Promise<never> {
-  throw new DomainError(
-    'not_implemented',
-    'interaction_not_offered',
-    'This authorization server cannot ask the end user for consent yet, so outgoing-payment grants cannot be approved',
-  );
+  const modes = node.urls.consent && {
+    interaction_start_modes_supported: ['redirect'],
+    interaction_finish_methods_supported: ['redirect'],
+    interaction_finish_modes_supported: ['redirect'],
+  };
+  return { grant_request_endpoint: node.urls.authServer, ...modes, key_proofs_supported: ['httpsig'] };
 }

@@ -52,12 +52,17 @@ export const grantRequest = z.object({
   interact: z
     .object({
       start: z.array(z.literal('redirect')).min(1),
-      finish: z.object({ method: z.literal('redirect'), uri: url, nonce: z.string().min(1).max(200) }).optional(),
+      // Open Payments hashes with SHA-256 only (GNAP's default).
+      finish: z.object({ method: z.literal('redirect'), uri: url, nonce: z.string().min(1).max(200), hash_method: z.literal('sha-256').optional() }).optional(),
     })
     .optional(),
   subject: z.unknown().optional(),
 });
 export type GrantRequest = z.infer<typeof grantRequest>;
+
+// A continuation (GNAP section 5.1): the interact_ref the finish URI received, or nothing (a poll).
+export const continueRequest = z.object({ interact_ref: z.string().min(1).max(200).optional() }).optional();
+export type ContinueRequest = z.infer<typeof continueRequest>;
 
 // Who a grant was issued to: a wallet address, or a key (directed identity).
 export type ClientIdentity = { walletAddress: string } | { jwk: z.infer<typeof ed25519Jwk> };

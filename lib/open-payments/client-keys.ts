@@ -52,3 +52,25 @@ export async function clientKey(node: Node, walletAddress: string, keyId: string
   if (!key && entry!.failure) throw new DomainError('unauthorized', 'invalid_client', `The client's key set could not be read: ${entry!.failure}`);
   return key;
 }
+
+// What a client's wallet address publishes to show the user (its `publicName`), for the consent
+// page of an interactive grant; kept as briefly as its keys. Undefined when it publishes none or
+// cannot be read.
+const displays = new Map<string, { name?: string; at: number }>();
+
+export async function clientDisplayName(node: Node, walletAddress: string): Promise<string | undefined> {
+  const now = Date.now();
+  const kept = displays.get(walletAddress);
+  if (kept && now - kept.at <= CACHE_SECS * 1000) return kept.name;
+  let name: string | undefined;
+  try {
+    const res = await boundedFetch(walletAddress, { headers: { accept: 'application/json' } }, { allowPrivate: node.allowPrivateFetch });
+    const body = res.ok ? ((await res.json()) as { publicName?: unknown }) : undefined;
+    if (typeof body?.publicName === 'string' && body.publicName.trim()) name = body.publicName.trim().slice(0, 200);
+  } catch (error) {
+    logger.warn('Could not fetch a client wallet address', { walletAddress, error: (error as Error).message });
+  }
+  if (displays.size >= MAX_ENTRIES) displays.delete(displays.keys().next().value!);
+  displays.set(walletAddress, { name, at: now });
+  return name;
+}

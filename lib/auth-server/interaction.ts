@@ -1,0 +1,162 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DomainError } from '../errors';
+import { logger } from '../log';
+import type { Node } from '../node';
+import { secret } from '../secrets';
+import { commit } from '../tx';
+import { decideRule, finishRule, idpState, interactionHash, startRule, withQuery } from './interaction-rules';
+import * as store from './store';
+
+// The interaction of an interactive grant, through Rafiki's Identity Provider interface
+// (packages/auth/src/openapi/specs/id-provider.yaml in interledger/rafiki), so that an FSP's
+// consent page built for Rafiki works unchanged:
+// - front channel, the user's browser: GET /interact/{id}/{nonce} sends it to the consent page
+//   (IDP_CONSENT_URL) with a session cookie; GET /interact/{id}/{nonce}/finish sends it back to
+//   the client's finish URI, with `hash` and `interact_ref`, or `result=grant_rejected`;
+// - back channel, the consent page (x-idp-secret): GET /grant/{id}/{nonce} (what is asked),
+//   POST /grant/{id}/{nonce}/{accept|reject} (the user's choice).
+// The interaction's id is the grant's; the nonce is the server's, 256 random bits, kept hashed. A
+// wrong nonce is an unknown interaction. See docs/open-payments.md, "Interactive grants".
+const SESSION_COOKIE = 'gnap_session';
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const NONCE = /^[A-Za-z0-9_-]{1,128}$/;
+
+// A front-channel answer: the browser is sent on (with the session cookie from the start), or,
+// for a client without a finish URI, the interaction simply ends (202; the client polls).
+export type FrontChannel = { status: 302; location: string; cookie?: string } | { status: 202 };
+
+const random = () => randomBytes(32).toString('base64url');
+const unknown = (kind: 'invalid' | 'not_found') => new DomainError(kind, 'unknown_interaction', 'No interaction with this id and nonce');
+const invalid = (kind: 'invalid' | 'unauthorized' | 'forbidden', detail: string) => new DomainError(kind, 'invalid_interaction', detail);
+
+async function interactionAt(node: Node, id: string, nonce: string): Promise<store.GrantRecord | undefined> {
+  if (!ID.test(id) || !NONCE.test(nonce)) return undefined;
+  const g = await store.findGrant(node, id);
+  if (!g?.ixStep || !g.ixNonceHash || !store.sameHash(store.hashOf(nonce), g.ixNonceHash)) return undefined;
+  return g;
+}
+
+// The consent page proves itself with the IdP secret (compared as digests: equal lengths, constant time).
+async function checkIdpSecret(node: Node, given: string | undefined, code: string): Promise<void> {
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  const expected = await secret(node, 'IDP_SECRET');
+  if (!given || !timingSafeEqual(digest(given), digest(expected))) throw new DomainError('unauthorized', code, 'Missing or wrong x-idp-secret');
+}
+
+// The client's finish URI with `params`, if it gave one.
+const back = (g: store.GrantRecord, params: Record<string, string>): FrontChannel | undefined =>
+  g.finish && { status: 302, location: withQuery(g.finish.uri, params) };
+const backOr = (g: store.GrantRecord, params: Record<string, string>, error: DomainError): FrontChannel => {
+  const reply = back(g, params);
+  if (!reply) throw error;
+  return reply;
+};
+
+// Scoped to this interaction's URLs: cookies ignore ports, and two nodes on localhost share them.
+function sessionCookie(node: Node, id: string, value: string, ttlMs: number): string {
+  const base = new URL(node.urls.authServer);
+  const path = `${base.pathname.replace(/\/+$/, '')}/interact/${id}`;
+  const secure = base.protocol === 'https:' ? '; Secure' : '';
+  return `${SESSION_COOKIE}=${value}; Path=${path}; Max-Age=${Math.max(1, Math.ceil(ttlMs / 1000))}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+const sessionOf = (cookieHeader: string | undefined) =>
+  cookieHeader
+    ?.split(';')
+    .map((c) => c.trim())
+    .find((c) => c.startsWith(`${SESSION_COOKIE}=`))
+    ?.slice(SESSION_COOKIE.length + 1);
+
+export async function startInteraction(node: Node, id: string, nonce: string): Promise<FrontChannel> {
+  const consent = node.urls.consent;
+  if (!consent)
+    throw new DomainError(
+      'not_implemented',
+      'interaction_not_offered',
+      'This authorization server has no consent page (IDP_CONSENT_URL is unset), so outgoing-payment grants cannot be approved',
+    );
+  const g = await interactionAt(node, id, nonce);
+  const now = Date.now();
+  const rule = g ? startRule(g, now) : 'unknown';
+  if (!g || rule === 'unknown') throw unknown('invalid');
+  if (rule === 'start') {
+    const session = random();
+    const refused = await commit(node, [store.startInteraction(node, id, store.hashOf(session), now)]);
+    if (!refused.length) {
+      const location = withQuery(consent, { interactId: id, nonce, clientName: g.clientName ?? '', clientUri: g.clientUri ?? '' });
+      return { status: 302, location, cookie: sessionCookie(node, id, session, g.ixExpiresAt! - now) };
+    }
+  }
+  const message = (g.ixExpiresAt ?? 0) <= now ? 'interaction expired' : 'invalid interaction';
+  return backOr(g, { result: 'invalid_interaction', message }, invalid('forbidden', `This interaction cannot start: ${message}`));
+}
+
+// What the consent page shows: the access asked for, the state, and (beyond Rafiki's answer) the
+// client as its wallet address published it, so that the page need not trust its own query.
+export async function grantForIdp(node: Node, id: string, nonce: string, idpSecret: string | undefined) {
+  await checkIdpSecret(node, idpSecret, 'invalid_request');
+  const g = await interactionAt(node, id, nonce);
+  if (!g || g.state === 'revoked') throw unknown('not_found');
+  return { grantId: g.id, access: g.access, state: idpState(g), client: { name: g.clientName, uri: g.clientUri } };
+}
+
+export async function decideInteraction(node: Node, id: string, nonce: string, choice: string, idpSecret: string | undefined): Promise<void> {
+  await checkIdpSecret(node, idpSecret, 'invalid_interaction');
+  if (choice !== 'accept' && choice !== 'reject') throw new DomainError('invalid', 'invalid_request', 'The choice is accept or reject');
+  const g = await interactionAt(node, id, nonce);
+  if (!g) throw unknown('not_found');
+  const now = Date.now();
+  switch (decideRule(g, now)) {
+    case 'unknown':
+      throw unknown('not_found');
+    case 'user_denied':
+      throw new DomainError('unauthorized', 'user_denied', 'This grant was rejected or revoked');
+    case 'not_started':
+      throw invalid('invalid', "The user's browser has not come through this interaction's start URL");
+    case 'expired':
+      throw invalid('invalid', 'The interaction expired');
+    case 'decided':
+      throw invalid('invalid', 'This interaction was decided already');
+  }
+  const refused = await commit(node, [store.decideInteraction(node, id, choice === 'accept' ? 'accepted' : 'rejected', now)]);
+  if (refused.length) throw invalid('invalid', 'This interaction was decided meanwhile');
+  logger.info('Interaction decided', { grantId: id, choice, client: g.clientUri });
+}
+
+export async function finishInteraction(node: Node, id: string, nonce: string, cookieHeader: string | undefined): Promise<FrontChannel> {
+  const g = await interactionAt(node, id, nonce);
+  if (!g) throw unknown('not_found');
+  const session = sessionOf(cookieHeader);
+  const sessionHash = session ? store.hashOf(session) : '';
+  const sameSession = !!session && !!g.ixSessionHash && store.sameHash(sessionHash, g.ixSessionHash);
+  const now = Date.now();
+  const replay = () =>
+    backOr(g, { result: 'invalid_interaction', message: 'invalid interaction' }, invalid('unauthorized', 'This interaction was finished already'));
+  switch (finishRule(g, now, sameSession)) {
+    case 'unknown':
+      throw unknown('not_found');
+    case 'bad_session':
+      throw new DomainError('unauthorized', 'invalid_request', 'This browser did not start this interaction (no session cookie, or another one)');
+    case 'revoked':
+      return backOr(g, { result: 'unknown_interaction', message: 'unknown interaction' }, unknown('not_found'));
+    case 'replay':
+      return replay();
+    case 'expired':
+      return backOr(g, { result: 'invalid_interaction', message: 'interaction expired' }, invalid('unauthorized', 'The interaction expired'));
+    case 'pending':
+      return backOr(g, { result: 'grant_invalid' }, invalid('unauthorized', 'The user has not decided yet'));
+    case 'rejected': {
+      if ((await commit(node, [store.finishInteraction(node, id, { accepted: false, sessionHash }, now)])).length) return replay();
+      logger.info('Interaction finished: rejected', { grantId: id });
+      return back(g, { result: 'grant_rejected' }) ?? { status: 202 };
+    }
+    case 'accepted': {
+      const ref = random();
+      const finished = { accepted: true, sessionHash, refHash: store.hashOf(ref), continueBy: now + node.interactionExpirySecs * 1000 };
+      if ((await commit(node, [store.finishInteraction(node, id, finished, now)])).length) return replay();
+      logger.info('Interaction finished: accepted', { grantId: id });
+      if (!g.finish) return { status: 202 };
+      return back(g, { hash: interactionHash(g.finish.nonce, nonce, ref, node.urls.authServer), interact_ref: ref })!;
+    }
+  }
+}
