@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { adminClient } from './admin-client';
+import { consentPages } from './consent';
 import { listen } from './listen';
 
 // The local FSP simulator that `npm start` runs. It serves the pull model's rates endpoint
@@ -12,6 +13,9 @@ import { listen } from './listen';
 // (payment.created) through the signed Admin API, unless autoFund is off (or the payment's
 // metadata says "autoFund": false). Its funding request carries the webhook's X-Amzn-Trace-Id, as
 // a traced FSP's would, so that the payment's trace goes on through the funding and the worker.
+// Given the authorization server and the IdP secret, it also serves the consent page of
+// interactive Open Payments grants (GET and POST /consent, ./consent.ts) and keeps the choices
+// made there (GET /consent/decisions).
 interface RatesFile {
   rates?: Record<string, Record<string, number>>;
   peerRates?: Record<string, Record<string, Record<string, number>>>;
@@ -25,6 +29,9 @@ export interface FspOptions {
   adminSecret: string;
   autoFund: boolean;
   log?: (line: string) => void;
+  // The consent page: the authorization server's URL and the secret it takes as x-idp-secret.
+  authServerUrl?: string;
+  idpSecret?: string;
 }
 
 const readBody = async (req: IncomingMessage) => {
@@ -44,6 +51,7 @@ export async function startFsp(opts: FspOptions) {
   };
 
   const admin = adminClient(opts.adminUrl, opts.adminSecret);
+  const consent = opts.authServerUrl && opts.idpSecret ? consentPages({ authServerUrl: opts.authServerUrl, idpSecret: opts.idpSecret, log }) : undefined;
   async function fund(paymentId: string, traceHeader: string | undefined) {
     // One key per payment: a retry of this funding (or a second webhook for it) cannot fund twice.
     const headers = { 'idempotency-key': `fsp-fund-${paymentId}`, ...(traceHeader && { 'x-amzn-trace-id': traceHeader }) };
@@ -63,6 +71,7 @@ export async function startFsp(opts: FspOptions) {
   async function serve(req: IncomingMessage, res: ServerResponse) {
     if (!URL.canParse(req.url ?? '/', 'http://localhost')) return reply(res, 400, { error: 'the request target is not a path this server serves' });
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (consent && (await consent.serve(req, res, url))) return;
     if (req.method === 'POST' && url.pathname === '/webhooks') {
       const raw = await readBody(req);
       let event: { id: string; type: string; data: { id?: string; metadata?: { autoFund?: unknown } | null } };
@@ -103,5 +112,5 @@ export async function startFsp(opts: FspOptions) {
     reply(res, 200, { base, rates });
   }
   const { port, stop } = await listen(server, opts.port);
-  return { url: `http://localhost:${port}`, stop };
+  return { url: `http://localhost:${port}`, stop, consentDecisions: consent?.decisions ?? [] };
 }

@@ -3,7 +3,18 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { startConsole } from './console';
-import { dataDirOf, LOCAL_ADMIN_API_SECRET, LOCAL_WEBHOOK_SECRET, NODES, nodeFromArgs, nodePorts, PORT_SETTINGS, STACK_ENV_FILE, wipeData } from './defaults';
+import {
+  dataDirOf,
+  LOCAL_ADMIN_API_SECRET,
+  LOCAL_IDP_SECRET,
+  LOCAL_WEBHOOK_SECRET,
+  NODES,
+  nodeFromArgs,
+  nodePorts,
+  PORT_SETTINGS,
+  STACK_ENV_FILE,
+  wipeData,
+} from './defaults';
 import { startFsp } from './fsp';
 import { StartError } from './listen';
 import { announceNodeB, startLocalProxy } from './proxy';
@@ -54,9 +65,12 @@ function startFailed(e: unknown): never {
 const adminSecret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
 const webhookSecret = process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET;
 
-// The local FSP simulator serves rates and receives webhooks, unless both point elsewhere.
+const idpSecret = process.env.IDP_SECRET || LOCAL_IDP_SECRET;
+
+// The local FSP simulator serves rates, receives webhooks and asks for consent to interactive
+// Open Payments grants, unless all three point elsewhere.
 const ratesFile = process.env.FSP_RATES_FILE ?? join(ROOT, 'infra/local/fsp-rates.json');
-const needFsp = !process.env.EXCHANGE_RATES_URL || !process.env.WEBHOOK_URL;
+const needFsp = !process.env.EXCHANGE_RATES_URL || !process.env.WEBHOOK_URL || !process.env.IDP_CONSENT_URL;
 const fsp = needFsp
   ? await startFsp({
       port: fspPort,
@@ -66,18 +80,21 @@ const fsp = needFsp
       adminSecret,
       autoFund: process.env.FSP_AUTO_FUND !== 'false',
       log: console.log,
+      authServerUrl: (process.env.AUTH_SERVER_URL || `http://localhost:${ports.authServer}`).replace(/\/+$/, ''),
+      idpSecret,
     }).catch(startFailed)
   : undefined;
 if (fsp) {
   process.env.EXCHANGE_RATES_URL ||= `${fsp.url}/rates`;
   process.env.WEBHOOK_URL ||= `${fsp.url}/webhooks`;
+  process.env.IDP_CONSENT_URL ||= `${fsp.url}/consent`;
 }
 
 const stack = await startStack({
   schedules: true,
   dataDir,
   envFile: join(dataDir, STACK_ENV_FILE), // for `serverless offline` (docs/local-run.md, "serverless-offline")
-  settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret },
+  settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret, IDP_SECRET: idpSecret },
   ports,
 }).catch(startFailed);
 
@@ -132,6 +149,7 @@ Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
   Data          ${shown(dataDir)}/ (kept across restarts${fresh ? '; wiped at this start' : ''}; npm run reset${nodeName === 'b' ? ' -- --node b' : ''} wipes it)
   Rates (pull)  ${stack.env.EXCHANGE_RATES_URL}
   Webhooks to   ${stack.env.WEBHOOK_URL}${fsp ? `   (local FSP simulator: rates from ${ratesFile}; funds payments: ${process.env.FSP_AUTO_FUND !== 'false'})` : ''}
+  Consent page  ${stack.env.IDP_CONSENT_URL || '(none: interactive grants are not offered)'}   (interactive Open Payments grants)
 
 Sign and send Admin requests with:
   npm run admin --${nodeName === 'b' ? ' --node b' : ''} POST /assets '{"code":"USD","scale":2}'

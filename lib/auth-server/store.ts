@@ -128,7 +128,11 @@ const step = (node: Node, id: string, set: string, condition: string, values: Re
     Key: grantKey(id),
     UpdateExpression: `SET ${set}${remove ? ` REMOVE ${remove}` : ''}`,
     ConditionExpression: `attribute_exists(pk) AND ${condition}`,
-    ExpressionAttributeNames: { '#state': 'state', ...(set.includes('#ttl') && { '#ttl': 'ttl' }) },
+    ExpressionAttributeNames: {
+      '#state': 'state',
+      ...(set.includes('#ttl') && { '#ttl': 'ttl' }),
+      ...(condition.includes('#finish') && { '#finish': 'finish' }),
+    },
     ExpressionAttributeValues: values,
   },
   refusal: INTERACTION_CHANGED,
@@ -182,7 +186,7 @@ export function finishInteraction(
 // The access token issued for a consented grant: for its interact_ref (`refHash`), or, for a grant
 // without a finish URI, on a poll. The reference is used up.
 export function approveInteractive(node: Node, id: string, refHash: string | undefined, tokenHash: string, now: number): Write {
-  const byRef = refHash ? 'ixRefHash = :ref' : 'attribute_not_exists(finish)';
+  const byRef = refHash ? 'ixRefHash = :ref' : 'attribute_not_exists(#finish)';
   return step(
     node,
     id,

@@ -340,7 +340,8 @@ describe('what is refused', () => {
     expect(await use(renewed.access_token.value)).toMatchObject({ status: 0 });
   });
 
-  it('an outgoing-payment grant waits for an interaction that is not offered yet, and says so', async () => {
+  // (This stack has no consent page, IDP_CONSENT_URL: op-interaction.test.ts has one.)
+  it('without a consent page, an outgoing-payment grant waits for an interaction that is not offered, and says so', async () => {
     const pending = await alice.api.grant.request(
       { url: s.authServerUrl },
       {
@@ -352,7 +353,8 @@ describe('what is refused', () => {
     );
     if (!isPendingGrant(pending)) throw new Error('expected a pending grant');
     expect(pending.interact.redirect).toMatch(new RegExp(`^${s.authServerUrl}/interact/`));
-    expect((await fetch(pending.interact.redirect)).status).toBe(501);
+    const start = await fetch(pending.interact.redirect);
+    expect([start.status, (await start.json()).code]).toEqual([501, 'interaction_not_offered']);
     expect(
       await failure(alice.api.grant.continue({ url: pending.continue.uri, accessToken: pending.continue.access_token.value }, { interact_ref: 'x' })),
     ).toMatchObject({
@@ -418,7 +420,7 @@ describe('what is refused', () => {
     });
   });
 
-  it('GNAP discovery, unsigned, at /discovery and at the grant endpoint: where to ask, how to prove a key, no interaction mode while none is offered', async () => {
+  it('GNAP discovery, unsigned, at /discovery and at the grant endpoint: where to ask, how to prove a key, no interaction mode without a consent page', async () => {
     for (const url of [`${s.authServerUrl}/discovery`, s.authServerUrl]) {
       const res = await fetch(url);
       expect(res.status, url).toBe(200);
