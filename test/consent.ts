@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { LOCAL_IDP_SECRET } from '../infra/local/defaults';
+import { type Choice, finishHash } from '../infra/local/idp';
 
 // The user's consent to an interactive Open Payments grant, as tests give it: in a real browser
 // (Debian's Chromium, driven by playwright-core) on the FSP simulator's consent page, or, for the
@@ -11,7 +10,6 @@ import { LOCAL_IDP_SECRET } from '../infra/local/defaults';
 // server's IdP interface. Both start at the grant's `interact.redirect` and end where the
 // authorization server sends the browser back: the client's finish URI with its query.
 export const CHROMIUM = '/usr/bin/chromium';
-export type Choice = 'accept' | 'reject';
 
 export interface BrowserConsent {
   finish: URL; // the finish URI as the browser was sent to it (hash, interact_ref, or result)
@@ -75,43 +73,11 @@ export async function consentInBrowser(
   }
 }
 
-// The authorization server of an interaction URL (<AS>/interact/<id>/<nonce>?…), its id and nonce.
-export function interactionOf(redirectUrl: string): { authServer: string; id: string; nonce: string } {
-  const m = /^(.*)\/interact\/([^/?]+)\/([^/?]+)(?:\?.*)?$/.exec(redirectUrl);
-  if (!m) throw new Error(`Not an interaction URL: ${redirectUrl}`);
-  return { authServer: m[1], id: m[2], nonce: m[3] };
-}
-
-export interface IdpConsent {
-  start: Response; // the start URL's answer (302 to the consent page)
-  decision: Response; // POST /grant/{id}/{nonce}/{choice} (202)
-  finishResponse: Response; // GET …/finish with the start's cookie (302 to the finish URI, or 202)
-  finish?: URL; // where that sent the browser
-  cookie: string; // the session cookie the start set ("gnap_session=…")
-}
-
-// As the consent page does it, with no browser: the start URL (keeping its cookie), the IdP's
-// choice with x-idp-secret (default: the local one), then the finish URL with the cookie.
-export async function consentViaIdp(redirectUrl: string, choice: Choice, opts: { idpSecret?: string } = {}): Promise<IdpConsent> {
-  const { authServer, id, nonce } = interactionOf(redirectUrl);
-  const start = await fetch(redirectUrl, { redirect: 'manual' });
-  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0];
-  const decision = await fetch(`${authServer}/grant/${id}/${nonce}/${choice}`, {
-    method: 'POST',
-    headers: { 'x-idp-secret': opts.idpSecret ?? LOCAL_IDP_SECRET },
-  });
-  const finishResponse = await fetch(`${authServer}/interact/${id}/${nonce}/finish`, { redirect: 'manual', headers: cookie ? { cookie } : {} });
-  const location = finishResponse.headers.get('location');
-  return { start, decision, finishResponse, cookie, ...(location && { finish: new URL(location) }) };
-}
-
-// The hash a client checks on its finish URI: SHA-256, standard base64, over its nonce, the
-// server's nonce (the grant's `interact.finish`), the interact_ref and the authorization server
-// as wallet addresses publish it.
-export const expectedHash = (clientNonce: string, serverNonce: string, interactRef: string, authServer: string) =>
-  createHash('sha256').update(`${clientNonce}\n${serverNonce}\n${interactRef}\n${authServer}`).digest('base64');
+// Consent as the consent page gives it, without a browser, and the hash an app checks: shared
+// with `npm run op-app-demo` (infra/local/idp.ts).
+export { type Choice, consentViaIdp, interactionOf } from '../infra/local/idp';
 
 export function hashVerifies(finish: URL, clientNonce: string, serverNonce: string, authServer: string): boolean {
   const ref = finish.searchParams.get('interact_ref');
-  return !!ref && finish.searchParams.get('hash') === expectedHash(clientNonce, serverNonce, ref, authServer);
+  return !!ref && finish.searchParams.get('hash') === finishHash(clientNonce, serverNonce, ref, authServer);
 }
