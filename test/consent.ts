@@ -1,15 +1,11 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { type Choice, finishHash } from '../infra/local/idp';
+import { launchChromium } from './browser';
 
 // The user's consent to an interactive Open Payments grant, as tests give it: in a real browser
 // (Debian's Chromium, driven by playwright-core) on the FSP simulator's consent page, or, for the
 // many cases that need no browser, as the consent page itself does it, through the authorization
 // server's IdP interface. Both start at the grant's `interact.redirect` and end where the
 // authorization server sends the browser back: the client's finish URI with its query.
-export const CHROMIUM = '/usr/bin/chromium';
 
 export interface BrowserConsent {
   finish: URL; // the finish URI as the browser was sent to it (hash, interact_ref, or result)
@@ -23,22 +19,7 @@ export async function consentInBrowser(
   choice: Choice,
   opts: { finishUri: string; screenshot?: string; timeoutMs?: number },
 ): Promise<BrowserConsent> {
-  if (!existsSync(CHROMIUM)) throw new Error(`No ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
-  const profile = mkdtempSync(join(tmpdir(), 'chromium-consent-'));
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    viewport: { width: 900, height: 1000 },
-  });
+  const browser = await launchChromium({ width: 900, height: 1000 });
   try {
     let finished: (url: URL) => void = () => undefined;
     const reached = new Promise<URL>((ok) => {
@@ -69,7 +50,6 @@ export async function consentInBrowser(
     return { finish, consentText };
   } finally {
     await browser.close();
-    rmSync(profile, { recursive: true, force: true });
   }
 }
 

@@ -5,10 +5,9 @@ import type { Node } from '../node';
 import { completeIntent, createIntent, cursorOf, findIntent, intentView, pageIntentsByWallet } from '../payment-intents';
 import { createIntentBody, type IntentRecord } from '../payment-intents/schemas';
 import { intentUrl, isResourceId } from '../resources';
-import { findWalletRecordByUrl } from '../wallet-addresses';
 import { sameAddress } from '../wallet-addresses/address';
 import { authorize, forbidden, reachesAll } from './access';
-import { listQueryOf, pageAnswer } from './pagination';
+import { listRoute } from './pagination';
 
 // Open Payments incoming payments, on the resource server. An incoming payment is a payment
 // intent: one record, which the Admin API reaches at /payment-intents/{id} and Open Payments at its
@@ -83,14 +82,9 @@ export async function completeIncomingPayment(node: Node, req: OpRequest): Promi
 }
 
 // A wallet address's incoming payments, newest first (./pagination.ts).
-export async function listIncomingPayments(node: Node, req: OpRequest): Promise<OpReply> {
-  const q = listQueryOf(req);
-  const caller = await authorize(node, req, [{ type: 'incoming-payment', actions: ['list'], identifier: q.walletAddress }]);
-  const wallet = await findWalletRecordByUrl(node, q.walletAddress);
-  if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${q.walletAddress}`);
-  const page = await pageIntentsByWallet(node, wallet.id, { ...q, client: reachesAll(caller, 'list') ? undefined : caller.client });
-  return json(
-    200,
-    pageAnswer(page, cursorOf, (r) => view(node, r)),
-  );
-}
+export const listIncomingPayments = (node: Node, req: OpRequest): Promise<OpReply> =>
+  listRoute(node, req, 'incoming-payment', {
+    page: (walletAddressId, opts) => pageIntentsByWallet(node, walletAddressId, opts),
+    sortKeyOf: cursorOf,
+    view: (r) => view(node, r),
+  });

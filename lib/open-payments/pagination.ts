@@ -1,6 +1,9 @@
 import * as z from 'zod';
 import { DomainError } from '../errors';
-import type { OpRequest } from '../http/open-payments';
+import { json, type OpReply, type OpRequest } from '../http/open-payments';
+import type { Node } from '../node';
+import { findWalletRecordByUrl } from '../wallet-addresses';
+import { authorize, reachesAll } from './access';
 
 // Open Payments' cursor pagination of a wallet address's resources, newest first: `first`
 // (default 20) after `cursor`, or `last` before it. A cursor is the base64url of the listing's
@@ -26,7 +29,7 @@ const listQuery = z
   .refine((q) => !q.last || q.cursor, { message: 'last needs a cursor', path: ['last'] });
 
 // The query of a list route: its wallet address, and the page asked for.
-export function listQueryOf(req: OpRequest) {
+function listQueryOf(req: OpRequest) {
   const parsed = listQuery.safeParse(req.query);
   if (!parsed.success)
     throw new DomainError('invalid', 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; '));
@@ -35,7 +38,7 @@ export function listQueryOf(req: OpRequest) {
 }
 
 // The answer: the page's items as shown, with its cursors (none on an empty page) and ends.
-export function pageAnswer<T>(page: { records: T[]; hasNextPage: boolean; hasPreviousPage: boolean }, sortKeyOf: (r: T) => string, view: (r: T) => unknown) {
+function pageAnswer<T>(page: { records: T[]; hasNextPage: boolean; hasPreviousPage: boolean }, sortKeyOf: (r: T) => string, view: (r: T) => unknown) {
   const cursor = (r: T) => Buffer.from(sortKeyOf(r)).toString('base64url');
   const [first, last] = [page.records[0], page.records.at(-1)];
   return {
@@ -46,4 +49,23 @@ export function pageAnswer<T>(page: { records: T[]; hasNextPage: boolean; hasPre
     },
     result: page.records.map(view),
   };
+}
+
+type TwoWayPage<T> = { records: T[]; hasNextPage: boolean; hasPreviousPage: boolean };
+type PageOpts = { size: number; direction: 'older' | 'newer'; cursor?: string; client?: string };
+
+// A list route of a wallet address's resources of `type`: with `list`, those the client created;
+// with `list-all` (consented), all of them.
+export async function listRoute<T>(
+  node: Node,
+  req: OpRequest,
+  type: 'incoming-payment' | 'outgoing-payment',
+  resources: { page: (walletAddressId: string, opts: PageOpts) => Promise<TwoWayPage<T>>; sortKeyOf: (r: T) => string; view: (r: T) => unknown },
+): Promise<OpReply> {
+  const { walletAddress, ...q } = listQueryOf(req);
+  const caller = await authorize(node, req, [{ type, actions: ['list'], identifier: walletAddress }]);
+  const wallet = await findWalletRecordByUrl(node, walletAddress);
+  if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${walletAddress}`);
+  const page = await resources.page(wallet.id, { ...q, client: reachesAll(caller, 'list') ? undefined : caller.client });
+  return json(200, pageAnswer(page, resources.sortKeyOf, resources.view));
 }

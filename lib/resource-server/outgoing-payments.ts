@@ -7,13 +7,12 @@ import type { Node } from '../node';
 import { authorize, type Caller, forbidden, reachesAll } from '../open-payments/access';
 import { grantPeriodAt } from '../open-payments/interval';
 import { type GrantLimits, REFUSALS } from '../open-payments/limits';
-import { listQueryOf, pageAnswer } from '../open-payments/pagination';
+import { listRoute } from '../open-payments/pagination';
 import { createPaymentRecord, findGrantSpent, findPayment, type GrantedBy, pagePaymentsByWallet, paymentCursorOf, type SpentItem } from '../payments';
 import type { PaymentRecord } from '../payments/schemas';
 import { priceQuote } from '../quotes/create';
 import { isResourceId, outgoingPaymentUrl, quoteUrl } from '../resources';
 import { metadata } from '../values';
-import { findWalletRecordByUrl } from '../wallet-addresses';
 
 // Open Payments outgoing payments, on the resource server: an app with an `outgoing-payment`
 // grant for the sending wallet address (which only the wallet owner's consent gives) creates a
@@ -102,17 +101,12 @@ export async function getOutgoingPayment(node: Node, req: OpRequest): Promise<Op
 }
 
 // A wallet address's outgoing payments, newest first (lib/open-payments/pagination.ts).
-export async function listOutgoingPayments(node: Node, req: OpRequest): Promise<OpReply> {
-  const q = listQueryOf(req);
-  const caller = await authorize(node, req, [{ type: 'outgoing-payment', actions: ['list'], identifier: q.walletAddress }]);
-  const wallet = await findWalletRecordByUrl(node, q.walletAddress);
-  if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${q.walletAddress}`);
-  const page = await pagePaymentsByWallet(node, wallet.id, { ...q, client: reachesAll(caller, 'list') ? undefined : caller.client });
-  return json(
-    200,
-    pageAnswer(page, paymentCursorOf, (r) => view(node, r)),
-  );
-}
+export const listOutgoingPayments = (node: Node, req: OpRequest): Promise<OpReply> =>
+  listRoute(node, req, 'outgoing-payment', {
+    page: (walletAddressId, opts) => pagePaymentsByWallet(node, walletAddressId, opts),
+    sortKeyOf: paymentCursorOf,
+    view: (r) => view(node, r),
+  });
 
 // What the token's grant has spent in its current period (Open Payments 1.3's
 // /outgoing-payment-grant); nulls when nothing, or when its interval has no period now.

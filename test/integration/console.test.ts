@@ -1,11 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
 import { ROOT } from '../../infra/local/serverless-config';
+import { launchChromium } from '../browser';
 import { startNpmNode } from '../node';
 import { paste, readmeBlocks } from '../readme';
 import { startTestStack } from '../stack';
@@ -14,7 +13,6 @@ import { startTestStack } from '../stack';
 // in a browser (Debian's Chromium, driven by playwright-core; .ci/run installs it), the dashboard,
 // the payments list and the payment's trace after the README's walkthrough, which it also
 // photographs for the docs.
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = join(ROOT, 'docs/img/dashboard.png');
 const PAYMENTS_SCREENSHOT = join(ROOT, 'docs/img/payments.png');
 const TRACE_SCREENSHOT = join(ROOT, 'docs/img/trace.png');
@@ -80,23 +78,9 @@ describe('the console server', () => {
 
 describe('the console in a browser', () => {
   it('after "Walk through a payment", shows the payment on the dashboard, in the payments list and in its trace, redelivers its webhook, and finds the ledger balanced', async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
     // The functions' own metrics on, as under a user's npm start (the tests turn them off).
     const a = await startNpmNode('start', { env: { POWERTOOLS_METRICS_DISABLED: '' } });
-    const browser = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'chromium-')), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-      viewport: { width: 1280, height: 900 },
-    });
+    const browser = await launchChromium({ width: 1280, height: 900 });
     try {
       const [block] = readmeBlocks('Walk through a payment');
       const { answers, stdout, stderr } = await paste(block, { a });
