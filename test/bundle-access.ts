@@ -95,7 +95,8 @@ function moduleLocator({ code, map }: Bundle): (at: number) => string {
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    return found < 0 ? '' : map.sources[segments[found][1]].replace(/^(\.\.\/)+/, '');
+    // (node_modules as the repository's, also where it is a link to another checkout's: a worktree)
+    return found < 0 ? '' : map.sources[segments[found][1]].replace(/^(\.\.\/)+/, '').replace(/^(?:[^/]+\/)*?node_modules\//, 'node_modules/');
   };
 }
 

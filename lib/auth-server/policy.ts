@@ -6,13 +6,13 @@ import type { AccessItem } from './schemas';
 // create incoming payments, and read, list or complete the ones it created (the resource server
 // scopes `read`, `list` and `complete` to the client). Anything that reaches other people's
 // resources (`read-all`, `list-all`) needs the owner's consent, an interactive grant, which this
-// server does not offer yet. One more thing is issued at once: `read` of one incoming payment,
+// server asks for outgoing payments only. One more thing is issued at once: `read` of one incoming payment,
 // named by its URL as the identifier. Whoever is to pay an incoming payment is given its URL, and
 // its node must read it (amounts, STREAM credentials) to pay it; holding the URL is the capability,
 // and the payment's metadata stays hidden from such a reader.
 export type GrantDecision = { outcome: 'issue' } | { outcome: 'interact' } | { outcome: 'refuse'; detail: string };
 
-const CONSENT = "the wallet owner's consent (an interactive grant), which this authorization server cannot obtain yet";
+const CONSENT = "the wallet owner's consent (an interactive grant), which this authorization server asks for outgoing payments only";
 
 // `paymentUrlPrefix`: this resource server's incoming payment URLs start with it.
 export function grantPolicy(access: AccessItem[], paymentUrlPrefix: string): GrantDecision {
