@@ -183,6 +183,19 @@ describe('an app that pays from a user’s wallet', () => {
     expect((await pay('1000')).grantSpentDebitAmount).toEqual(usd('1000'));
   });
 
+  it('shows a payment that could not be sent as failed, and gives its amount back to the grant', async () => {
+    const token = await consented(app, [outgoing(wallet.alice.address, { debitAmount: usd('1000') })]);
+    const access = { url: s.openPaymentsUrl, accessToken: token.value };
+    const intent = await incomingOn('shop', '700');
+    const payment = await app.outgoingPayment.create(access, { walletAddress: wallet.alice.address, incomingPayment: intent.url, debitAmount: usd('700') });
+    // The shop closes the incoming payment before the FSP funds the payment: delivery fails.
+    await ok(s.admin('POST', `/payment-intents/${intent.id}/complete`), 200);
+    await ok(s.admin('POST', `/payments/${payment.id.split('/').pop()}/fund`), 200);
+    await paymentIn(s, payment.id.split('/').pop()!, ['failed']);
+    expect(await app.outgoingPayment.get({ url: payment.id, accessToken: token.value })).toMatchObject({ failed: true, sentAmount: usd('0') });
+    expect(await app.outgoingPayment.getGrantSpentAmounts(access)).toMatchObject({ spentDebitAmount: usd('0') });
+  });
+
   it('lets exactly one of two racing payments through a limit that holds one', async () => {
     const token = await consented(app, [outgoing(wallet.alice.address, { debitAmount: usd('1000') })]);
     const access = { url: s.openPaymentsUrl, accessToken: token.value };
