@@ -1,17 +1,16 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 
 // Headless Chromium from Debian's `chromium` package (installed by .ci/run; no browser download),
 // driven by playwright-core, for the tests that look at pages as a person does. A fresh profile
-// each time, under the system's temporary folder, removed when the browser closes.
+// each time, under the system's temporary folder (Chromium still writes to it as it closes).
 export const CHROMIUM = '/usr/bin/chromium';
 
-export async function launchChromium(viewport: { width: number; height: number }): Promise<BrowserContext> {
+export function launchChromium(viewport: { width: number; height: number }): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM)) throw new Error(`No ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
-  const profile = mkdtempSync(join(tmpdir(), 'chromium-'));
-  const browser = await chromium.launchPersistentContext(profile, {
+  return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'chromium-')), {
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -25,6 +24,4 @@ export async function launchChromium(viewport: { width: number; height: number }
     ],
     viewport,
   });
-  browser.on('close', () => rmSync(profile, { recursive: true, force: true }));
-  return browser;
 }
