@@ -88,7 +88,11 @@ export async function requestGrant(node: Node, body: GrantRequest, request: Sign
       throw invalidRequest('An outgoing-payment grant needs the end user\'s consent: the request must include interact (start: ["redirect"])');
     const clientName = await clientDisplayName(node, client.walletAddress);
     if (!clientName)
-      throw new DomainError('invalid', 'invalid_client', "The client's wallet address must publish a publicName, which the consent page shows the user");
+      throw new DomainError(
+        'invalid',
+        'invalid_client',
+        "The client's wallet address could not be read, or publishes no publicName: the consent page shows the user who asks",
+      );
     const nonce = newToken();
     const now = Date.now();
     const finish = body.interact.finish && { uri: body.interact.finish.uri, nonce: body.interact.finish.nonce };
@@ -127,6 +131,7 @@ async function continuable(node: Node, id: string, continueToken: string | undef
 }
 
 const requestDenied = (detail: string) => new DomainError('unauthorized', 'request_denied', detail);
+const tooFast = (node: Node) => new DomainError('invalid', 'too_fast', `Continue no sooner than ${node.gnapWaitSecs} s after the last request`);
 
 // Continuing a grant (GNAP section 5): with the interact_ref the client's finish URI received, the
 // access token, once; without one, a poll: still pending (come back after `wait`), or, for a grant
@@ -150,12 +155,12 @@ export async function continueGrant(node: Node, id: string, continueToken: strin
     case 'present_ref':
       throw invalidRequest("The end user has finished: continue with the interact_ref the grant's finish URI received");
     case 'too_fast':
-      throw new DomainError('invalid', 'too_fast', `Continue no sooner than ${node.gnapWaitSecs} s after the last request`);
+      throw tooFast(node);
     case 'denied':
       throw requestDenied(deniedDetail(grant, now));
     case 'poll': {
       const refused = await commit(node, [store.pollGrant(node, id, node.gnapWaitSecs * 1000, now)]);
-      if (refused.length) throw new DomainError('invalid', 'too_fast', `Continue no sooner than ${node.gnapWaitSecs} s after the last request`);
+      if (refused.length) throw tooFast(node); // another poll got there first
       return { continue: { ...continuation, wait: node.gnapWaitSecs } };
     }
     case 'issue': {

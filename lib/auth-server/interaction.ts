@@ -1,7 +1,8 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { DomainError } from '../errors';
 import { logger } from '../log';
 import type { Node } from '../node';
+import { isResourceId } from '../resources';
 import { secret } from '../secrets';
 import { commit } from '../tx';
 import { decideRule, finishRule, idpState, interactionHash, startRule, withQuery } from './interaction-rules';
@@ -18,7 +19,6 @@ import * as store from './store';
 // The interaction's id is the grant's; the nonce is the server's, 256 random bits, kept hashed. A
 // wrong nonce is an unknown interaction. See docs/open-payments.md, "Interactive grants".
 const SESSION_COOKIE = 'gnap_session';
-const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NONCE = /^[A-Za-z0-9_-]{1,128}$/;
 
 // A front-channel answer: the browser is sent on (with the session cookie from the start), or,
@@ -30,7 +30,7 @@ const unknown = (kind: 'invalid' | 'not_found') => new DomainError(kind, 'unknow
 const invalid = (kind: 'invalid' | 'unauthorized' | 'forbidden', detail: string) => new DomainError(kind, 'invalid_interaction', detail);
 
 async function interactionAt(node: Node, id: string, nonce: string): Promise<store.GrantRecord | undefined> {
-  if (!ID.test(id) || !NONCE.test(nonce)) return undefined;
+  if (!isResourceId(id) || !NONCE.test(nonce)) return undefined;
   const g = await store.findGrant(node, id);
   if (!g?.ixStep || !g.ixNonceHash || !store.sameHash(store.hashOf(nonce), g.ixNonceHash)) return undefined;
   return g;
@@ -38,9 +38,8 @@ async function interactionAt(node: Node, id: string, nonce: string): Promise<sto
 
 // The consent page proves itself with the IdP secret (compared as digests: equal lengths, constant time).
 async function checkIdpSecret(node: Node, given: string | undefined, code: string): Promise<void> {
-  const digest = (s: string) => createHash('sha256').update(s).digest();
   const expected = await secret(node, 'IDP_SECRET');
-  if (!given || !timingSafeEqual(digest(given), digest(expected))) throw new DomainError('unauthorized', code, 'Missing or wrong x-idp-secret');
+  if (!given || !store.sameHash(store.hashOf(given), store.hashOf(expected))) throw new DomainError('unauthorized', code, 'Missing or wrong x-idp-secret');
 }
 
 // The client's finish URI with `params`, if it gave one.

@@ -21,6 +21,13 @@ interface Entry {
 }
 const cache = new Map<string, Entry>();
 
+// Keeps `value` under `key`, the oldest entry making room past MAX_ENTRIES.
+function keep<T>(map: Map<string, T>, key: string, value: T): T {
+  if (map.size >= MAX_ENTRIES && !map.has(key)) map.delete(map.keys().next().value!);
+  map.set(key, value);
+  return value;
+}
+
 const isEd25519Jwk = (k: any): k is JWK =>
   k && typeof k.kid === 'string' && k.kty === 'OKP' && k.crv === 'Ed25519' && k.alg === 'EdDSA' && typeof k.x === 'string' && /^[A-Za-z0-9_-]+$/.test(k.x);
 
@@ -43,9 +50,7 @@ export async function clientKey(node: Node, walletAddress: string, keyId: string
   const stale = !entry || now - entry.at > CACHE_SECS * 1000;
   const unknown = entry && !entry.keys.some((k) => k.kid === keyId) && now - entry.at > REFETCH_UNKNOWN_MS;
   if (stale || unknown) {
-    entry = { ...(await fetchKeys(node, walletAddress)), at: now };
-    if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-    cache.set(walletAddress, entry);
+    entry = keep(cache, walletAddress, { ...(await fetchKeys(node, walletAddress)), at: now });
   }
   const key = entry!.keys.find((k) => k.kid === keyId);
   // The client cannot be verified: say why (GNAP's invalid_client).
@@ -70,7 +75,5 @@ export async function clientDisplayName(node: Node, walletAddress: string): Prom
   } catch (error) {
     logger.warn('Could not fetch a client wallet address', { walletAddress, error: (error as Error).message });
   }
-  if (displays.size >= MAX_ENTRIES) displays.delete(displays.keys().next().value!);
-  displays.set(walletAddress, { name, at: now });
-  return name;
+  return keep(displays, walletAddress, { name, at: now }).name;
 }

@@ -127,7 +127,7 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
     ...(by && {
       grantId: by.grantId,
       client: by.client,
-      charge: { period: by.period.key, debit: quote.debitAmount.value, receive: quote.receiveAmount.value },
+      grantPeriod: by.period.key,
     }),
   };
   const view = paymentView(record);
@@ -224,10 +224,10 @@ export async function cancelPayment(node: Node, id: string) {
 // sent or delivered. Money that did leave stays spent, as the user agreed to it (Rafiki gives all
 // back on failure). In the transaction of the payment's last transition, so once.
 function givingBack(node: Node, p: PaymentRecord, sent: bigint, delivered: bigint): Write[] {
-  if (!p.grantId || !p.charge) return [];
+  if (!p.grantId || !p.grantPeriod) return [];
   const positive = (n: bigint) => (n > 0n ? n : 0n);
-  const back = { debit: positive(BigInt(p.charge.debit) - sent), receive: positive(BigInt(p.charge.receive) - delivered) };
-  return back.debit || back.receive ? [store.giveBack(node, p.grantId, p.charge.period, back)] : [];
+  const back = { debit: positive(BigInt(p.debitAmount.value) - sent), receive: positive(BigInt(p.receiveAmount.value) - delivered) };
+  return back.debit || back.receive ? [store.giveBack(node, p.grantId, p.grantPeriod, back)] : [];
 }
 
 // Ends a payment that is being sent: completed, or failed with a reason; `sentAmount` when what

@@ -60,9 +60,9 @@ export interface PaymentRecord {
   metadata: Record<string, unknown> | null;
   grantId?: string;
   client?: string;
-  // What it charged against its grant's limits, and where (lib/open-payments/limits.ts): given
-  // back, less what left, when it ends.
-  charge?: { period: string; debit: string; receive: string };
+  // The period of its grant it was charged in (lib/open-payments/interval.ts): its debit and
+  // receive amounts, given back there, less what left, when it ends.
+  grantPeriod?: string;
 }
 
 // What the payments queue carries: a funded payment to send, and the intent it pays if local.
