@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
+import { money, units } from './amounts';
 import { type Amount, admin } from './api';
-import { type Action, Alert, ListPage, money, time, units } from './list';
+import { type Action, Alert, ListPage, time } from './list';
 
 // The back-office pages: each reads one Admin API list route (docs/api.md) and offers the
 // actions its records allow, each confirmed in the page first.

@@ -1,18 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { type Amount, admin, type Page } from './api';
+import { units } from './amounts';
+import { admin, type Page } from './api';
 
 // What the back-office pages share: one Admin API list read page by page (newest first, as the
 // routes answer), its filters, and actions that ask for confirmation before they run.
-
-// "9200" at scale 2 is "92.00": the amount as a person reads it, with its code.
-export function units(value: string, scale: number): string {
-  if (!scale) return value;
-  const negative = value.startsWith('-');
-  const digits = (negative ? value.slice(1) : value).padStart(scale + 1, '0');
-  return `${negative ? '-' : ''}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-}
-export const money = (a: Amount | null | undefined) => (a ? `${units(a.value, a.assetScale)} ${a.assetCode}` : '–');
 
 // "92.5" at scale 2 is "9250", the integer string the Admin API takes; undefined when it is not
 // a positive amount that the scale can hold.

@@ -1,5 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { money } from '../../console/amounts';
+import type { Amount } from '../../console/api';
+import { readBody } from './listen';
 
 // The local FSP simulator's consent page (infra/local/fsp.ts serves it at /consent): what an FSP's
 // identity provider does for an interactive Open Payments grant, through the authorization
@@ -23,11 +26,6 @@ export interface Decision {
   status: number; // the authorization server's answer (202: taken)
 }
 
-interface Amount {
-  value: string;
-  assetCode: string;
-  assetScale: number;
-}
 interface AccessItem {
   type: string;
   actions: string[];
@@ -43,15 +41,6 @@ interface IdpGrant {
 
 const MAX_FORM = 4096;
 const esc = (v: unknown) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-// 2500 at scale 2 -> "25.00".
-export function formatAmount(a: Amount): string {
-  const digits = /^\d+$/.test(a.value) ? a.value : '0';
-  const scale = Number.isInteger(a.assetScale) && a.assetScale > 0 ? Math.min(a.assetScale, 255) : 0;
-  if (!scale) return `${digits} ${a.assetCode}`;
-  const padded = digits.padStart(scale + 1, '0');
-  return `${padded.slice(0, -scale)}.${padded.slice(-scale)} ${a.assetCode}`;
-}
 
 const UNITS: Array<[string, string]> = [
   ['Y', 'year'],
@@ -129,8 +118,8 @@ function limitsOf(item: AccessItem): string {
   const l = item.limits;
   if (!l) return '<dt>Limits</dt><dd>none: any amount</dd>';
   const rows: string[] = [];
-  if (l.debitAmount) rows.push(`<dt>At most</dt><dd class="amount">${esc(formatAmount(l.debitAmount))}</dd>`);
-  if (l.receiveAmount) rows.push(`<dt>Delivering at most</dt><dd class="amount">${esc(formatAmount(l.receiveAmount))}</dd>`);
+  if (l.debitAmount) rows.push(`<dt>At most</dt><dd class="amount">${esc(money(l.debitAmount))}</dd>`);
+  if (l.receiveAmount) rows.push(`<dt>Delivering at most</dt><dd class="amount">${esc(money(l.receiveAmount))}</dd>`);
   if (l.interval) {
     const words = intervalInWords(l.interval);
     rows.push(`<dt>Per period</dt><dd>${words ? `${esc(words)}<br>` : ''}<span class="raw">${esc(l.interval)}</span></dd>`);
@@ -139,11 +128,14 @@ function limitsOf(item: AccessItem): string {
   return rows.join('');
 }
 
+// The wallet addresses a grant's access items name, each once.
+const walletsOf = (access: AccessItem[]) => [...new Set(access.flatMap((a) => (a.identifier ? [a.identifier] : [])))];
+
 function consentPage(g: IdpGrant, id: string, nonce: string, csrf: string, fallback: { name: string; uri: string }): string {
   // The authorization server's word on the client first: the query string is anyone's to edit.
   const name = g.client?.name || fallback.name || 'An app';
   const uri = g.client?.uri || fallback.uri;
-  const wallets = [...new Set(g.access.map((a) => a.identifier).filter(Boolean))] as string[];
+  const wallets = walletsOf(g.access);
   const items = g.access
     .map(
       (a) => `<div class="item"><h2>${esc(TYPES[a.type] ?? a.type)}</h2><dl>
@@ -180,14 +172,8 @@ const html = (res: ServerResponse, status: number, body: string) => {
 };
 
 const readForm = async (req: IncomingMessage): Promise<URLSearchParams | undefined> => {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += c.length;
-    if (size > MAX_FORM) return undefined;
-    chunks.push(c);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+  const body = await readBody(req, MAX_FORM);
+  return body === 'too_large' ? undefined : new URLSearchParams(body.toString('utf8'));
 };
 
 const valid = (s: string | null): s is string => !!s && s.length <= 200;
@@ -228,7 +214,7 @@ export function consentPages(opts: ConsentOptions) {
     const grant = looked.ok ? ((await looked.json()) as IdpGrant) : undefined;
     const answer = await idp(`${grantPath(id, nonce)}/${choice}`, 'POST');
     const client = grant?.client?.name ?? '(unknown client)';
-    const walletAddresses = grant ? ([...new Set(grant.access.map((a) => a.identifier).filter(Boolean))] as string[]) : [];
+    const walletAddresses = grant ? walletsOf(grant.access) : [];
     decisions.push({ at: new Date().toISOString(), grantId: id, choice, client, walletAddresses, status: answer.status });
     if (decisions.length > 200) decisions.shift();
     if (answer.status !== 202) {

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { Webhook } from 'standardwebhooks';
 import { adminClient } from './admin-client';
 import { consentPages } from './consent';
-import { listen } from './listen';
+import { listen, readBody } from './listen';
 
 // The local FSP simulator that `npm start` runs. It serves the pull model's rates endpoint
 // (GET /rates?base=USD[&peerId=P]) from an editable JSON file, read afresh on every request, and
@@ -16,6 +16,9 @@ import { listen } from './listen';
 // Given the authorization server and the IdP secret, it also serves the consent page of
 // interactive Open Payments grants (GET and POST /consent, ./consent.ts) and keeps the choices
 // made there (GET /consent/decisions).
+// Far above any event the service sends (EventBridge carries at most 256 KB).
+const MAX_WEBHOOK_BYTES = 1024 * 1024;
+
 interface RatesFile {
   rates?: Record<string, Record<string, number>>;
   peerRates?: Record<string, Record<string, Record<string, number>>>;
@@ -33,12 +36,6 @@ export interface FspOptions {
   authServerUrl?: string;
   idpSecret?: string;
 }
-
-const readBody = async (req: IncomingMessage) => {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c);
-  return Buffer.concat(chunks).toString('utf8');
-};
 
 export async function startFsp(opts: FspOptions) {
   const log = opts.log ?? (() => undefined);
@@ -73,7 +70,9 @@ export async function startFsp(opts: FspOptions) {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (consent && (await consent.serve(req, res, url))) return;
     if (req.method === 'POST' && url.pathname === '/webhooks') {
-      const raw = await readBody(req);
+      const body = await readBody(req, MAX_WEBHOOK_BYTES);
+      if (body === 'too_large') return reply(res, 413, { error: `a webhook is at most ${MAX_WEBHOOK_BYTES} bytes` });
+      const raw = body.toString('utf8');
       let event: { id: string; type: string; data: { id?: string; metadata?: { autoFund?: unknown } | null } };
       try {
         event = verifier.verify(raw, req.headers as Record<string, string>) as typeof event;

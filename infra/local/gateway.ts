@@ -6,7 +6,7 @@ import { Span, type TraceSink } from '../../lib/tracing';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import gatewayResponses from '../serverless/gateway-responses.cjs';
 import type { LambdaRuntime } from './lambda';
-import { listen } from './listen';
+import { listen, readBody } from './listen';
 import type { Route } from './rest-apis';
 
 // A local API Gateway: routes requests to functions as a REST API does (Lambda proxy events,
@@ -45,17 +45,6 @@ function match(route: Compiled, parts: string[]): Record<string, string> | undef
     else if (seg !== parts[i]) return undefined;
   }
   return parts.length === route.segments.length ? params : undefined;
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += chunk.length;
-    if (size > MAX_PAYLOAD) return 'too_large';
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 function decode(s: string): string {
@@ -182,7 +171,7 @@ export async function startGateway(opts: {
       }
       const { route } = found.compiled;
       if (route.iam && !/^AWS4-HMAC-SHA256 Credential=/.test(req.headers.authorization ?? '')) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
-      const body = await readBody(req);
+      const body = await readBody(req, MAX_PAYLOAD);
       if (body === 'too_large') return sendGateway('REQUEST_TOO_LARGE');
       const event = toEvent(route, req, rawPath, url, found.params, body, opts.binary ?? false);
       const result = (await opts.runtime.invoke(route.fn, event, segment?.header)) as {

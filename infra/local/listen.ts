@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 
 // A start that cannot go on for a reason the user can mend (a port held by another program): its
 // message says what to change, and `npm start` prints it without a stack trace.
@@ -19,4 +19,17 @@ export async function listen(server: Server, port: number): Promise<{ port: numb
         server.close(() => ok());
       }),
   };
+}
+
+// A request's body, read whole unless it grows past `maxBytes` (then 'too_large', and the rest is
+// not read): the local servers' one body reader.
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | 'too_large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > maxBytes) return 'too_large';
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }

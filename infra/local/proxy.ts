@@ -11,7 +11,7 @@ import { DomainError } from '../../lib/errors';
 import { problemResponse } from '../../lib/http/problem';
 import { adminSigner } from './admin-client';
 import { DEFAULT_PROXY_PORT, LOCAL_ADMIN_API_SECRET, NODES } from './defaults';
-import { listen } from './listen';
+import { listen, readBody } from './listen';
 import { ROOT } from './serverless-config';
 
 export const NODE_B_PREFIX = '/node-b';
@@ -91,14 +91,8 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
     const rest = toB ? target.slice(NODE_B_PREFIX.length) : target;
     const path = base.pathname.replace(/\/$/, '') + (rest.startsWith('/') ? rest : `/${rest}`);
 
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += chunk.length;
-      if (size > MAX_BODY) return sendProblem(res, new DomainError('too_large', 'payload_too_large', `The body is over ${MAX_BODY} bytes`));
-      chunks.push(chunk);
-    }
-    const body = Buffer.concat(chunks);
+    const body = await readBody(req, MAX_BODY);
+    if (body === 'too_large') return sendProblem(res, new DomainError('too_large', 'payload_too_large', `The body is over ${MAX_BODY} bytes`));
     const method = req.method ?? 'GET';
     // A repeated Idempotency-Key is forwarded as sent, and the service refuses it (400).
     const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
