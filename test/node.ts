@@ -212,3 +212,29 @@ export async function startNpmNode(
     connector: `http://localhost:${ports.CONNECTOR_PORT}/ilp`,
   };
 }
+
+// Node A (test.node-a) and Node B (test.node-b) each the other's USD peer, over their connectors,
+// with the tokens each sends the other: the two-node walkthrough's peering. `onA`: more fields of
+// A's peer (B). Liquidity is the caller's to give.
+type PeeredNode = Pick<TestStack, 'admin'> & { connectorUrl: string };
+export const A_TO_B = 'node-a-to-node-b-token-0123456789';
+export const B_TO_A = 'node-b-to-node-a-token-0123456789';
+export async function peerBothWays(
+  a: PeeredNode,
+  b: PeeredNode,
+  onA: Record<string, unknown> = {},
+): Promise<{ peerOfA: { id: string }; peerOfB: { id: string } }> {
+  const peer = async (node: PeeredNode, body: Record<string, unknown>) => {
+    const res = await node.admin('POST', '/peers', { assetCode: 'USD', ...body });
+    if (res.status !== 201) throw new Error(`POST /peers -> ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body as { id: string };
+  };
+  const http = (takes: string, sends: string, to: PeeredNode) => ({
+    incoming: { authTokens: [takes] },
+    outgoing: { authToken: sends, endpoint: to.connectorUrl },
+  });
+  return {
+    peerOfA: await peer(a, { name: 'Node B', staticIlpAddress: 'test.node-b', http: http(B_TO_A, A_TO_B, b), ...onA }),
+    peerOfB: await peer(b, { name: 'Node A', staticIlpAddress: 'test.node-a', http: http(A_TO_B, B_TO_A, a) }),
+  };
+}

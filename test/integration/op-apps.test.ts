@@ -8,7 +8,7 @@ import { freePort } from '../../infra/local/emulators';
 import { startFsp } from '../../infra/local/fsp';
 import { finishHash } from '../../infra/local/idp';
 import { consentInBrowser } from '../consent';
-import { type OtherNode, startOtherNode } from '../node';
+import { type OtherNode, peerBothWays, startOtherNode } from '../node';
 import { startTestStack, type TestStack } from '../stack';
 import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
 import { ok, waitFor } from '../world';
@@ -20,8 +20,6 @@ import { ok, waitFor } from '../world';
 // over Interledger.
 const ROOT = join(import.meta.dirname, '../..');
 const ADMIN_SECRET = 'op-apps-admin-secret-0123456789';
-const A_TO_B = 'node-a-to-node-b-token-0123456789';
-const B_TO_A = 'node-b-to-node-a-token-0123456789';
 let a: TestStack;
 let b: OtherNode;
 let fsp: Awaited<ReturnType<typeof startFsp>>;
@@ -53,22 +51,7 @@ beforeAll(async () => {
     log: (line) => fspLog.push(line),
   });
   for (const node of [a, b]) await ok(node.admin('POST', '/assets', { code: 'USD', scale: 2 }));
-  const peerOfA = await ok(
-    a.admin('POST', '/peers', {
-      name: 'Node B',
-      staticIlpAddress: 'test.node-b',
-      assetCode: 'USD',
-      http: { incoming: { authTokens: [B_TO_A] }, outgoing: { authToken: A_TO_B, endpoint: b.connectorUrl } },
-    }),
-  );
-  const peerOfB = await ok(
-    b.admin('POST', '/peers', {
-      name: 'Node A',
-      staticIlpAddress: 'test.node-a',
-      assetCode: 'USD',
-      http: { incoming: { authTokens: [A_TO_B] }, outgoing: { authToken: B_TO_A, endpoint: a.connectorUrl } },
-    }),
-  );
+  const { peerOfA, peerOfB } = await peerBothWays(a, b);
   await ok(a.admin('POST', `/peers/${peerOfA.id}/liquidity`, { amount: '1000000' }), 200);
   await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
 }, 120_000);

@@ -1,6 +1,6 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NodeProcess, startNodeProcess } from '../node';
+import { type NodeProcess, peerBothWays, startNodeProcess } from '../node';
 import { startTestStack, type TestStack } from '../stack';
 import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../world';
 
@@ -15,8 +15,6 @@ let alice: string;
 let bob: string;
 let peerOfA: { id: string }; // A's peer: B
 let peerOfB: { id: string }; // B's peer: A
-const A_TO_B = 'crash-node-a-to-node-b-token-0123456789';
-const B_TO_A = 'crash-node-b-to-node-a-token-0123456789';
 const PAYMENTS = 20;
 
 beforeAll(async () => {
@@ -24,21 +22,7 @@ beforeAll(async () => {
   for (const node of [a, b]) await ok(node.admin('POST', '/assets', { code: 'USD', scale: 2 }));
   alice = (await ok(a.admin('POST', '/wallet-addresses', { address: `${a.openPaymentsUrl}/alice`, assetCode: 'USD' }))).address;
   bob = (await ok(b.admin('POST', '/wallet-addresses', { address: `${b.openPaymentsUrl}/bob`, assetCode: 'USD' }))).address;
-  peerOfA = await ok(
-    a.admin('POST', '/peers', {
-      staticIlpAddress: 'test.node-b',
-      assetCode: 'USD',
-      http: { incoming: { authTokens: [B_TO_A] }, outgoing: { authToken: A_TO_B, endpoint: b.connectorUrl } },
-      maxPacketAmount: '9', // tiny packets: many in flight when B dies
-    }),
-  );
-  peerOfB = await ok(
-    b.admin('POST', '/peers', {
-      staticIlpAddress: 'test.node-a',
-      assetCode: 'USD',
-      http: { incoming: { authTokens: [A_TO_B] }, outgoing: { authToken: B_TO_A, endpoint: a.connectorUrl } },
-    }),
-  );
+  ({ peerOfA, peerOfB } = await peerBothWays(a, b, { maxPacketAmount: '9' /* tiny packets: many in flight when B dies */ }));
   await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
 }, 120_000);
 afterAll(async () => {

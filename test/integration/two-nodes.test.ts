@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spansOf, spansUnder } from '../../infra/local/traces';
-import { type OtherNode, startOtherNode } from '../node';
+import { A_TO_B, type OtherNode, peerBothWays, startOtherNode } from '../node';
 import { startTestStack, type TestStack } from '../stack';
 import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../world';
 
@@ -13,8 +13,6 @@ let bob: string; // on B, USD
 let carlos: string; // on B, EUR
 let peerOfA: { id: string }; // A's peer: B
 let peerOfB: { id: string }; // B's peer: A
-const A_TO_B = 'node-a-to-node-b-token-0123456789';
-const B_TO_A = 'node-b-to-node-a-token-0123456789';
 
 beforeAll(async () => {
   [a, b] = await Promise.all([startTestStack({ EXCHANGE_RATES_URL: '', ILP_ADDRESS: 'test.node-a' }), startOtherNode({ ILP_ADDRESS: 'test.node-b' })]);
@@ -26,22 +24,7 @@ beforeAll(async () => {
   alice = await wallet(a, 'alice', 'USD');
   bob = await wallet(b, 'bob', 'USD');
   carlos = await wallet(b, 'carlos', 'EUR');
-  peerOfA = await ok(
-    a.admin('POST', '/peers', {
-      name: 'Node B',
-      staticIlpAddress: 'test.node-b',
-      assetCode: 'USD',
-      http: { incoming: { authTokens: [B_TO_A] }, outgoing: { authToken: A_TO_B, endpoint: b.connectorUrl } },
-    }),
-  );
-  peerOfB = await ok(
-    b.admin('POST', '/peers', {
-      name: 'Node A',
-      staticIlpAddress: 'test.node-a',
-      assetCode: 'USD',
-      http: { incoming: { authTokens: [A_TO_B] }, outgoing: { authToken: B_TO_A, endpoint: a.connectorUrl } },
-    }),
-  );
+  ({ peerOfA, peerOfB } = await peerBothWays(a, b));
   await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
   // Payments through the peer convert at its rate, on both nodes.
   await ok(a.admin('POST', '/rates', { peerId: peerOfA.id, sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 }));
