@@ -11,7 +11,23 @@ import { startSqsServer } from './sqs';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 export const LOCAL_REGION = 'us-east-1';
 
+// A port to listen on later, for a server whose URL must be known before it starts. Taken from
+// below the kernels' ephemeral ranges (Linux 32768-60999, macOS 49152-65535): a port the kernel
+// picked (port 0) is one it also gives outgoing connections, and in the time between the pick and
+// the listen, a connection of this process or another could take it (EADDRINUSE).
+const PICK_FROM = 20_000;
+const PICK_TO = 32_767;
+const canListen = (port: number) =>
+  new Promise<boolean>((ok) => {
+    const srv = createServer();
+    srv.once('error', () => ok(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => ok(true)));
+  });
 export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = PICK_FROM + Math.floor(Math.random() * (PICK_TO - PICK_FROM + 1));
+    if (await canListen(port)) return port;
+  }
   return new Promise((ok, fail) => {
     const srv = createServer();
     srv.on('error', fail);
