@@ -1,21 +1,19 @@
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
-import { ROOT } from '../../infra/local/serverless-config';
 import { launchChromium } from '../browser';
 import { startNpmNode } from '../node';
 import { paste, readmeBlocks } from '../readme';
+import { screenshotPath } from '../screenshots';
 import { startTestStack } from '../stack';
 
 // The back-office console (infra/local/console.ts, console/): its two doors to the service, and
 // in a browser (Debian's Chromium, driven by playwright-core; .ci/run installs it), the dashboard,
 // the payments list and the payment's trace after the README's walkthrough, which it also
-// photographs for the docs.
-const SCREENSHOT = join(ROOT, 'docs/img/dashboard.png');
-const PAYMENTS_SCREENSHOT = join(ROOT, 'docs/img/payments.png');
-const TRACE_SCREENSHOT = join(ROOT, 'docs/img/trace.png');
+// photographs (for the docs with `npm run docs:images`).
+const SCREENSHOT = screenshotPath('dashboard.png');
+const PAYMENTS_SCREENSHOT = screenshotPath('payments.png');
+const TRACE_SCREENSHOT = screenshotPath('trace.png');
 const { WIDGETS } = createRequire(import.meta.url)('../../infra/serverless/dashboard.cjs');
 
 describe('the console server', () => {
@@ -106,7 +104,6 @@ describe('the console in a browser', () => {
       // The walkthrough took a minute or two: the last quarter of an hour shows it best.
       await page.getByRole('button', { name: '15 min' }).click();
       await page.locator('.dashboard[data-minutes="15"]').waitFor();
-      mkdirSync(join(ROOT, 'docs/img'), { recursive: true });
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
       // The back office: the payment in the payments list, completed.

@@ -13,6 +13,7 @@ import { freePort } from '../../infra/local/emulators';
 import { startFsp } from '../../infra/local/fsp';
 import { ROOT } from '../../infra/local/serverless-config';
 import { consentInBrowser, consentViaIdp, hashVerifies, interactionOf } from '../consent';
+import { screenshotPath } from '../screenshots';
 import { startTestStack, type TestStack } from '../stack';
 import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
 import { ok } from '../world';
@@ -115,7 +116,7 @@ describe('an interactive outgoing-payment grant, consented in a browser', () => 
 
     const { finish, consentText } = await consentInBrowser(grant.interact.redirect, 'accept', {
       finishUri: FINISH,
-      screenshot: join(ROOT, 'docs/img/consent.png'),
+      screenshot: screenshotPath('consent.png'),
     });
     expect(consentText).toContain('Corner Shop wants to make payments from your account');
     expect(consentText).toContain(shop.walletAddress);
