@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createHeaders, generateJwk } from '@interledger/http-signature-utils';
+import { createHeaders, createSignatureHeaders, generateJwk } from '@interledger/http-signature-utils';
 import {
   type AuthenticatedClient,
   createAuthenticatedClient,
@@ -275,6 +275,58 @@ describe('what is refused', () => {
     const tampered = await signedFetch(`${s.authServerUrl}/`, grantBody(), alice.privateKey, alice.keyId, (b) => b.replace('"read"', '"list"'));
     expect(tampered.status).toBe(401);
     expect((await signedFetch(`${s.authServerUrl}/`, grantBody(), alice.privateKey, alice.keyId)).status).toBe(200); // the same, untouched
+  });
+
+  // Issue 28: signed over @method and @target-uri only, the body was taken (201): anyone holding
+  // such a request could send any body under its signature.
+  it('a request with a body whose signature does not cover its content-digest', async () => {
+    const { access_token } = await grantFor(alice, wallet.bob.address);
+    const url = `${s.openPaymentsUrl}/incoming-payments`;
+    const authorization = `GNAP ${access_token.value}`;
+    const signed = await createSignatureHeaders({
+      request: { method: 'POST', url, headers: { authorization } },
+      privateKey: alice.privateKey,
+      keyId: alice.keyId,
+    });
+    expect(signed['Signature-Input']).not.toContain('content-digest');
+    const body = JSON.stringify({ walletAddress: wallet.bob.address, metadata: { unsigned: true } });
+    const res = await fetch(url, { method: 'POST', headers: { ...signed, authorization, 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ code: 'invalid_signature', detail: expect.stringContaining('content-digest') });
+    const unsignedGrant = await createSignatureHeaders({
+      request: { method: 'POST', url: `${s.authServerUrl}/`, headers: {} },
+      privateKey: alice.privateKey,
+      keyId: alice.keyId,
+    });
+    const grant = await fetch(`${s.authServerUrl}/`, {
+      method: 'POST',
+      headers: { ...unsignedGrant, 'content-type': 'application/json' },
+      body: JSON.stringify(grantBody()),
+    });
+    expect([grant.status, (await grant.json()).code]).toEqual([401, 'invalid_client']);
+  });
+
+  // Issue 28: a lone surrogate in metadata was stored and flowed out through the Admin API and webhooks.
+  it('a lone UTF-16 surrogate anywhere in a body, on the resource server and the authorization server: 400, nothing created', async () => {
+    const { access_token } = await grantFor(alice, wallet.carol.address);
+    const created = (metadata: Record<string, unknown>) =>
+      failure(alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.carol.address, metadata }));
+    for (const metadata of [{ note: 'a\ud800b' }, { '\udc00': 'key' }, { deep: [{ x: ['\udfff'] }] }])
+      expect(await created(metadata), JSON.stringify(metadata)).toMatchObject({
+        status: 400,
+        code: 'invalid_request',
+        description: expect.stringContaining('surrogate'),
+      });
+    const listed = await alice.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.carol.address, accessToken: access_token.value });
+    expect(listed.result.filter((p) => p.metadata)).toEqual([]);
+    expect(await created({ note: '\ud83d\ude00 paired is text' })).toMatchObject({ status: 0 });
+    const grant = await failure(
+      alice.api.grant.request({ url: s.authServerUrl }, {
+        ...incomingAccess(wallet.bob.address, ['read']),
+        interact: { start: ['redirect'], finish: { method: 'redirect', uri: 'https://app.example/back', nonce: '\ud800' } },
+      } as never),
+    );
+    expect(grant).toMatchObject({ status: 400, code: 'invalid_request', description: expect.stringContaining('surrogate') });
   });
 
   it('a key the client revoked, once its key set is read again', async () => {
