@@ -148,8 +148,7 @@ describe('an interactive outgoing-payment grant, consented in a browser', () => 
     expect(await failure(cont(grant, interactRef, shop))).toMatchObject({ status: 401, code: 'request_denied' });
     const { id, nonce } = interactionOf(grant.interact.redirect);
     const again = await fetch(grant.interact.redirect, { redirect: 'manual' });
-    expect(again.status).toBe(302);
-    expect(new URL(again.headers.get('location')!).searchParams.get('result')).toBe('invalid_interaction');
+    expect([again.status, again.headers.get('location')]).toEqual([403, null]);
     expect(await problem(await fetch(`${s.authServerUrl}/interact/${id}/${nonce}/finish`, { redirect: 'manual' }))).toEqual({
       status: 401,
       type: 'application/problem+json',
@@ -286,6 +285,25 @@ describe('the IdP interface', () => {
     expect(await (await idp(`/grant/${id}/${nonce}`)).json()).toMatchObject({ state: 'PENDING' }); // unchanged
   });
 
+  // Issue 28: once decided, the start URL went on redirecting (to the app's finish URI) for good.
+  it('answers the start URL until the decision, then says it was decided and sends the browser nowhere', async () => {
+    const grant = await pending();
+    const { id, nonce } = interactionOf(grant.interact.redirect);
+    expect((await fetch(grant.interact.redirect, { redirect: 'manual' })).status).toBe(302); // a previewer, then the user
+    const started = await fetch(grant.interact.redirect, { redirect: 'manual' });
+    expect(started.status).toBe(302);
+    expect((await idp(`/grant/${id}/${nonce}/accept`, 'POST')).status).toBe(202);
+    const decided = await fetch(grant.interact.redirect, { redirect: 'manual' });
+    expect([decided.status, decided.headers.get('location'), decided.headers.get('content-type')]).toEqual([403, null, 'application/problem+json']);
+    expect(await decided.json()).toMatchObject({ code: 'invalid_interaction', detail: expect.stringContaining('decided already') });
+    // The user still finishes in the browser that started, and the start URL stays spent.
+    const cookie = started.headers.get('set-cookie')!.split(';')[0];
+    const finished = await fetch(`${s.authServerUrl}/interact/${id}/${nonce}/finish`, { redirect: 'manual', headers: { cookie } });
+    expect(new URL(finished.headers.get('location')!).searchParams.get('interact_ref')).toBeTruthy();
+    const after = await fetch(grant.interact.redirect, { redirect: 'manual' });
+    expect([after.status, after.headers.get('location')]).toEqual([403, null]);
+  });
+
   it('finishes only in the browser that started last, and only once', async () => {
     const grant = await pending();
     const { id, nonce } = interactionOf(grant.interact.redirect);
@@ -319,6 +337,15 @@ describe('what a grant request must be to interact', () => {
     });
     const nameless = await newApp('nameless-app');
     expect(await failure(pending({ client: nameless }))).toMatchObject({ status: 400, code: 'invalid_client' });
+  });
+
+  // Issue 28: a finish URI with user info was taken; the browser would be sent to it with those credentials.
+  it('a finish URI with user info is refused: 400, nothing pending', async () => {
+    for (const uri of ['https://user:pw@app.example/return', 'https://user@app.example/return', 'http://:pw@app.example/return']) {
+      const interact = { start: ['redirect'], finish: { method: 'redirect', uri, nonce: 'n' } };
+      const refused = await failure(app.api.grant.request({ url: s.authServerUrl }, { ...outgoingAccess(), interact } as never));
+      expect(refused, uri).toMatchObject({ status: 400, code: 'invalid_request', description: expect.stringContaining('user info') });
+    }
   });
 
   it('GNAP discovery lists the interaction modes once a consent page is set', async () => {
