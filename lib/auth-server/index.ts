@@ -15,13 +15,14 @@ import * as store from './store';
 
 // The Open Payments authorization server (GNAP, RFC 9635, as Open Payments profiles it). A client
 // names itself by its wallet address (its keys at <wallet address>/jwks.json) or gives its key,
-// and signs every request with it (RFC 9421). Grants that act only on what the client creates are
-// issued at once; what reaches further needs the wallet owner's consent (./policy.ts). Grants for
-// outgoing payments are answered with the interaction and continuation parts GNAP requires and stay
+// and signs every request with it (RFC 9421). Each access item is judged by one rule (./policy.ts):
+// what acts only on what the client creates, and what a payer reads, is issued at once; what
+// reaches further (outgoing payments, list-all) needs the consent of one wallet address's owner.
+// Such a grant is answered with the interaction and continuation parts GNAP requires and stays
 // pending while the user consents on the FSP's page (./interaction.ts, IDP_CONSENT_URL; without
-// it, interaction is not offered and they cannot be approved); the client then continues the grant
+// it, interaction is not offered and it cannot be approved); the client then continues the grant
 // with the interact_ref its finish URI received (or, without a finish URI, by polling) and gets the
-// token. read-all and list-all are refused.
+// token.
 // Access tokens expire after ACCESS_TOKEN_EXPIRY_SECS and are managed at their `manage` URL
 // (rotate, revoke); the grant is revoked at its continuation URL. The resource server asks about
 // a token by introspection.
@@ -79,13 +80,13 @@ export async function requestGrant(node: Node, body: GrantRequest, request: Sign
   };
   const continuation = { access_token: { value: continueToken }, uri: url(node, `/continue/${grant.id}`) };
 
-  const decision = grantPolicy(access, intentUrl(node, ''));
+  const decision = grantPolicy(access, { payments: intentUrl(node, ''), walletAddresses: node.urls.walletAddresses });
   if (decision.outcome === 'refuse') throw invalidRequest(decision.detail);
   if (decision.outcome === 'interact') {
     if ('jwk' in client)
       throw new DomainError('invalid', 'invalid_client', 'A client that gives its key instead of a wallet address can only ask for non-interactive grants');
     if (!body.interact)
-      throw invalidRequest('An outgoing-payment grant needs the end user\'s consent: the request must include interact (start: ["redirect"])');
+      throw invalidRequest(`This grant needs the consent of ${decision.walletAddress}'s owner: the request must include interact (start: ["redirect"])`);
     const clientName = await clientDisplayName(node, client.walletAddress);
     if (!clientName)
       throw new DomainError(

@@ -4,7 +4,7 @@ import { DomainError } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import { fieldErrors, validationError } from '../http/problem';
 import type { Node } from '../node';
-import { authorize, type Caller, forbidden, reachesAll } from '../open-payments/access';
+import { authorize, type Caller, forbidden, reachesAll, shownTo } from '../open-payments/access';
 import { grantPeriodAt } from '../open-payments/interval';
 import { type GrantLimits, REFUSALS } from '../open-payments/limits';
 import { listRoute } from '../open-payments/pagination';
@@ -20,7 +20,7 @@ import { metadata } from '../values';
 // announced by `payment.created` for the FSP to fund or cancel, and sent locally or over
 // Interledger. Each payment must fit its grant's limits, charged in its creation's transaction
 // (lib/payments). `read` and `list` reach only the payments the client created; `read-all` and
-// `list-all` all of the wallet address's.
+// `list-all` all of the wallet address's, another client's (or the FSP's) without its metadata.
 const incomingPaymentUrl = z
   .string()
   .max(512)
@@ -97,7 +97,7 @@ export async function getOutgoingPayment(node: Node, req: OpRequest): Promise<Op
   const caller = await authorize(node, req, [{ type: 'outgoing-payment', actions: ['read'], identifier: payment.walletAddress }]);
   if (payment.client !== caller.client && !reachesAll(caller, 'read'))
     throw forbidden(node, `Outgoing payment ${req.params.id} was not created by this client, and the access token reaches only those it did`);
-  return json(200, view(node, payment));
+  return json(200, shownTo(caller, payment.client, view(node, payment)));
 }
 
 // A wallet address's outgoing payments, newest first (lib/open-payments/pagination.ts).
@@ -105,7 +105,7 @@ export const listOutgoingPayments = (node: Node, req: OpRequest): Promise<OpRepl
   listRoute(node, req, 'outgoing-payment', {
     page: (walletAddressId, opts) => pagePaymentsByWallet(node, walletAddressId, opts),
     sortKeyOf: paymentCursorOf,
-    view: (r) => view(node, r),
+    view: (r, caller) => shownTo(caller, r.client, view(node, r)),
   });
 
 // What the token's grant has spent in its current period (Open Payments 1.3's

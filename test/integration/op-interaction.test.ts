@@ -204,6 +204,102 @@ describe('the consent page', () => {
   });
 });
 
+// Issue 28: consent for one outgoing payment widened the grant past what the user saw (read-all and
+// list-all over everyone, unjudged). Every item is judged by its own rule, the user consents for one
+// wallet address, the page lists every item, and no token shows another client's metadata.
+describe('what a consented grant holds', () => {
+  it('the consent page lists every item it approves: type, actions, wallet address, limits', async () => {
+    const access = [
+      {
+        type: 'outgoing-payment',
+        actions: ['create', 'read'],
+        identifier: alice,
+        limits: { debitAmount: amount('1500'), receiver: `${s.openPaymentsUrl}/incoming-payments/x` },
+      },
+      { type: 'incoming-payment', actions: ['create', 'list-all'], identifier: `${alice}/` },
+      { type: 'quote', actions: ['create'] },
+    ];
+    const grant = await app.api.grant.request({ url: s.authServerUrl }, {
+      access_token: { access },
+      interact: { start: ['redirect'], finish: { method: 'redirect', uri: FINISH, nonce: 'n-items' } },
+    } as never);
+    if (!isPendingGrant(grant)) throw new Error('expected a pending grant');
+    const { id, nonce } = interactionOf(grant.interact.redirect);
+    const html = await (await fetch(`${fsp.url}/consent?interactId=${id}&nonce=${nonce}`)).text();
+    const items = html.split('<div class="item">').slice(1);
+    expect(items).toHaveLength(3);
+    expect(items[0]).toContain('Payments from your account');
+    expect(items[0]).toContain('send payments, see the payments it sent');
+    expect(items[0]).toContain(alice);
+    expect(items[0]).toContain('15.00 USD');
+    expect(items[0]).toContain('/incoming-payments/x');
+    expect(items[1]).toContain('Payments to your account');
+    expect(items[1]).toContain('ask for payments into it, list all payments into this account');
+    expect(items[1]).toContain('incoming-payment: create, list-all');
+    expect(items[1]).toContain(`${alice}/`);
+    expect(items[2]).toContain('Quotes');
+    expect(items[2]).toContain('quote: create');
+    expect(items[2]).toContain('any (only what the app itself makes, or is given to pay)');
+    await app.api.grant.cancel({ url: grant.continue.uri, accessToken: grant.continue.access_token.value });
+  });
+
+  it('asks the owner of one wallet address: items naming another are refused, 400 naming the item', async () => {
+    const bob = (await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/bob-${Date.now()}`, assetCode: 'USD' }))).address;
+    const refused = await failure(
+      app.api.grant.request({ url: s.authServerUrl }, {
+        access_token: {
+          access: [
+            { type: 'outgoing-payment', actions: ['create'], identifier: alice },
+            { type: 'incoming-payment', actions: ['list-all'], identifier: bob },
+          ],
+        },
+        interact: { start: ['redirect'] },
+      } as never),
+    );
+    expect(refused).toMatchObject({ status: 400, code: 'invalid_request', description: expect.stringContaining('access_token.access[1]') });
+  });
+
+  it('a consented token shows another client’s incoming payments without their metadata, and lists only the consenting wallet address', async () => {
+    const bob = (await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/bobby-${Date.now()}`, assetCode: 'USD' }))).address;
+    const other = await newApp(`other-app-${Date.now()}`, 'Other app');
+    const made = async (walletAddress: string) => {
+      const g = await other.api.grant.request({ url: s.authServerUrl }, {
+        access_token: { access: [{ type: 'incoming-payment', actions: ['create'] }] },
+      } as never);
+      if (!isFinalizedGrantWithAccessToken(g)) throw new Error('expected a grant at once');
+      return other.api.incomingPayment.create(
+        { url: s.openPaymentsUrl, accessToken: g.access_token.value },
+        { walletAddress, metadata: { secret: 'the other app’s' } },
+      );
+    };
+    const [toBob, toAlice] = [await made(bob), await made(alice)];
+    const grant = await app.api.grant.request({ url: s.authServerUrl }, {
+      access_token: {
+        access: [
+          { type: 'outgoing-payment', actions: ['create'], identifier: alice, limits: { debitAmount: amount('1') } },
+          { type: 'incoming-payment', actions: ['read-all', 'list-all'], identifier: alice },
+          { type: 'incoming-payment', actions: ['read-all'] },
+        ],
+      },
+      interact: { start: ['redirect'], finish: { method: 'redirect', uri: FINISH, nonce: 'n-wide' } },
+    } as never);
+    if (!isPendingGrant(grant)) throw new Error('expected a pending grant');
+    const consent = await consentViaIdp(grant.interact.redirect, 'accept', { idpSecret: IDP_SECRET });
+    const approved = await cont(grant, consent.finish!.searchParams.get('interact_ref')!);
+    if (!isFinalizedGrantWithAccessToken(approved)) throw new Error('expected a token');
+    const accessToken = approved.access_token.value;
+    const read = await app.api.incomingPayment.get({ url: toBob.id, accessToken });
+    expect(read).toMatchObject({ id: toBob.id, methods: [{ type: 'ilp' }] });
+    expect(read).not.toHaveProperty('metadata');
+    const listed = await app.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: alice, accessToken });
+    const shown = listed.result.find((p) => p.id === toAlice.id);
+    expect(shown).toBeDefined();
+    expect(shown).not.toHaveProperty('metadata');
+    expect(await failure(app.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: bob, accessToken }))).toMatchObject({ status: 403 });
+    expect(await failure(app.api.incomingPayment.complete({ url: toAlice.id, accessToken }))).toMatchObject({ status: 403 });
+  });
+});
+
 describe('continuing', () => {
   it('refuses a wrong interact_ref, and another grant’s, then takes the right one', async () => {
     const [one, two] = [await pending({ nonce: 'n-one' }), await pending({ nonce: 'n-two' })];

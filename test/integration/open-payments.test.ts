@@ -190,18 +190,62 @@ describe("least privilege without the wallet owner's consent", () => {
     );
   };
 
-  it('refuses read-all, list-all and an access item with no identifier that reaches beyond the client (the reproduced grant)', async () => {
+  it("refuses what reaches every resource of a wallet address without its owner's consent: list-all, quote read-all (the reproduced grant)", async () => {
     const { ask } = await stranger();
     const refused = { status: 400, code: 'invalid_request' };
-    expect(await failure(ask([{ type: 'incoming-payment', actions: ['read-all', 'list-all', 'complete'] }]))).toMatchObject(refused);
-    expect(await failure(ask([{ type: 'incoming-payment', actions: ['read-all'], identifier: wallet.bob.address }]))).toMatchObject(refused);
-    expect(await failure(ask([{ type: 'incoming-payment', actions: ['list-all'], identifier: wallet.alice.address }]))).toMatchObject(refused);
+    expect(await failure(ask([{ type: 'incoming-payment', actions: ['read-all', 'list-all', 'complete'] }]))).toMatchObject({
+      ...refused,
+      description: expect.stringContaining('access_token.access[0] (incoming-payment read-all, list-all, complete)'),
+    });
     expect(await failure(ask([{ type: 'quote', actions: ['read-all'] }]))).toMatchObject(refused);
-    // Asking for the interaction changes nothing: it is not offered, so no consent can be given.
-    const interact = { interact: { start: ['redirect'] } };
-    expect(await failure(ask([{ type: 'incoming-payment', actions: ['list-all'], identifier: wallet.alice.address }], interact))).toMatchObject(refused);
-    // A client named by its wallet address is no different.
-    expect(await failure(grantFor(alice, wallet.bob.address, ['read', 'read-all']))).toMatchObject(refused);
+    // With the wallet address named, consent is needed: a key is no wallet owner's app to consent to.
+    expect(await failure(ask([{ type: 'incoming-payment', actions: ['list-all'], identifier: wallet.alice.address }]))).toMatchObject({
+      status: 400,
+      code: 'invalid_client',
+    });
+    // A client named by its wallet address must ask for the interaction.
+    expect(await failure(grantFor(alice, wallet.bob.address, ['read', 'list-all']))).toMatchObject({
+      ...refused,
+      description: expect.stringContaining('must include interact'),
+    });
+  });
+
+  // Issue 28: one outgoing-payment item sent the whole request to consent unjudged; after Accept, the
+  // token read Bob's incoming payment made by another client (metadata, STREAM secret), listed Bob's
+  // and Carol's, and read another app's quote. Each item is judged by its own rule now.
+  it('judges every item of a request that needs consent by its own rule: the reproduced request is 400, naming the item', async () => {
+    const dave = await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/dave-${Date.now()}`, assetCode: 'USD', publicName: 'Dave' }));
+    const refused = await failure(
+      alice.api.grant.request({ url: s.authServerUrl }, {
+        access_token: {
+          access: [
+            { type: 'outgoing-payment', actions: ['create'], identifier: dave.address, limits: { debitAmount: amount('1') } },
+            { type: 'incoming-payment', actions: ['read-all', 'list-all'] },
+            { type: 'quote', actions: ['read-all'] },
+          ],
+        },
+        interact: { start: ['redirect'], finish: { method: 'redirect', uri: 'https://app.example/back', nonce: 'n' } },
+      } as never),
+    );
+    expect(refused).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      description: expect.stringContaining('access_token.access[1] (incoming-payment read-all, list-all)'),
+    });
+  });
+
+  // Issue 28: an upper-case incoming payment URL was not seen as one, and read, complete and list were issued on it.
+  it('compares an identifier canonically: an incoming payment URL however spelled grants read of that payment only', async () => {
+    const bobs = await bobsPayment();
+    for (const identifier of [bobs.id.toUpperCase().replace('HTTP://', 'http://'), `${bobs.id}/`]) {
+      expect(await failure(grantFor(alice, identifier, ['read', 'complete', 'list'])), identifier).toMatchObject({
+        status: 400,
+        code: 'invalid_request',
+        description: expect.stringContaining('grants read of that payment only'),
+      });
+      const { access_token } = await grantFor(alice, identifier, ['read']);
+      expect(await alice.api.incomingPayment.get({ url: bobs.id, accessToken: access_token.value }), identifier).toMatchObject({ id: bobs.id });
+    }
   });
 
   it("lets a stranger create, read and complete its own incoming payments, but not read, complete or list another client's", async () => {
