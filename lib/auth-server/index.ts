@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JWK } from '@interledger/http-signature-utils';
-import { DomainError } from '../errors';
+import { DomainError, TooManyRequests } from '../errors';
 import { type SignedRequest, verifySignature } from '../http/message-signatures';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { clientDisplayName, clientKey } from '../open-payments/client-keys';
 import { intentUrl, isResourceId } from '../resources';
 import { commit } from '../tx';
-import { sameAddress } from '../wallet-addresses/address';
+import { canonicalBase, sameAddress } from '../wallet-addresses/address';
 import { continueRule, withQuery } from './interaction-rules';
 import { grantPolicy } from './policy';
 import type { AccessItem, ClientIdentity, ContinueRequest, GrantRequest, Introspection, IntrospectionRequest } from './schemas';
@@ -68,9 +68,23 @@ async function grantHolding(node: Node, value: string): Promise<(store.GrantReco
   return grant as store.GrantRecord & { token: store.GrantToken };
 }
 
+// A client may ask for GRANT_REQUESTS_PER_MINUTE grants a minute (counted once its signature is
+// checked, so that nobody can spend another client's allowance); more are 429 until the minute ends.
+async function countRequest(node: Node, client: ClientIdentity) {
+  const now = Date.now();
+  const minute = now - (now % 60_000);
+  const who = 'jwk' in client ? `jwk:${client.jwk.x}` : canonicalBase(client.walletAddress);
+  if ((await commit(node, [store.countGrantRequest(node, who, minute, node.grantRequestsPerMinute)])).length)
+    throw new TooManyRequests(
+      `This client asked for ${node.grantRequestsPerMinute} grants this minute, as many as it may; reuse a token (rotate it at its manage URL) rather than ask again`,
+      Math.ceil((minute + 60_000 - now) / 1000),
+    );
+}
+
 export async function requestGrant(node: Node, body: GrantRequest, request: SignedRequest) {
   const client = identityOf(body.client);
   await authenticate(node, client, request);
+  await countRequest(node, client);
   if (body.subject !== undefined) throw invalidRequest('Subject information is not offered by this authorization server');
   if (!body.access_token) throw invalidRequest('The request must ask for access_token');
   const access = body.access_token.access;

@@ -201,6 +201,24 @@ export function approveInteractive(node: Node, id: string, refHash: string | und
 export const pollGrant = (node: Node, id: string, waitMs: number, now: number): Write =>
   step(node, id, 'lastContinuedAt = :now', '#state = :pending AND lastContinuedAt <= :since', { ':pending': 'pending', ':now': now, ':since': now - waitMs });
 
+// Why a grant request was not counted: its client made `limit` in this minute already.
+export const GRANT_RATE_OVER = 'grant_rate_over';
+
+// One more grant request of a client in the minute that starts at `minute` (epoch ms), counted in
+// one item kept until the minute is over (its key holds the client's hash: a wallet address may be
+// longer than a key); refused when `limit` were counted already.
+export const countGrantRequest = (node: Node, client: string, minute: number, limit: number): Write => ({
+  Update: {
+    TableName: node.tables.auth,
+    Key: { pk: `GRANTRATE#${hashOf(client)}#${minute}`, sk: 'RATE' },
+    UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :one, #ttl = :ttl',
+    ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+    ExpressionAttributeNames: { '#n': 'n', '#ttl': 'ttl' },
+    ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit, ':ttl': epoch(minute) + 120 },
+  },
+  refusal: GRANT_RATE_OVER,
+});
+
 // The grant, if it is there: an item past its TTL is gone, whether or not DynamoDB deleted it yet.
 export async function findGrant(node: Node, id: string): Promise<GrantRecord | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.auth, Key: grantKey(id), ConsistentRead: true }));

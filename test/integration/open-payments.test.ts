@@ -551,6 +551,38 @@ describe('what is refused', () => {
   });
 });
 
+// Issue 28: grant requests were unthrottled (300 anonymous grants in 9 s).
+describe('the per-client limit on grant requests', () => {
+  it('takes GRANT_REQUESTS_PER_MINUTE (120 by default) from one client a minute, then 429 with Retry-After until the minute is over; other clients are not held', async () => {
+    const now = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(now - (now % 60_000) + 60_000 + 5_000); // 5 s into a minute of its own
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const jwk = generateJwk({ privateKey, keyId: 'flood' });
+    const flood = await createAuthenticatedClient({ walletAddressUrl: 'https://flood.example/me', privateKey, keyId: 'flood', validateResponses: false });
+    const ask = () => failure(flood.grant.request({ url: s.authServerUrl }, incomingAccess(wallet.bob.address, ['create']), { jwk: jwk as never }));
+    const answers: number[] = [];
+    for (let i = 0; i < 121; i += 11) answers.push(...(await Promise.all(Array.from({ length: Math.min(11, 121 - i) }, ask))).map((a) => a.status));
+    expect(answers.filter((status) => status === 0)).toHaveLength(120);
+    expect(answers.filter((status) => status === 429)).toHaveLength(1);
+    // As a problem document, with when to come back.
+    const body = JSON.stringify({ access_token: { access: [{ type: 'incoming-payment', actions: ['create'] }] }, client: { jwk } });
+    const url = `${s.authServerUrl}/`;
+    const headers = await createHeaders({
+      request: { method: 'POST', url, headers: { 'content-type': 'application/json' }, body },
+      privateKey,
+      keyId: 'flood',
+    });
+    const refused = await fetch(url, { method: 'POST', headers: { ...headers }, body });
+    expect([refused.status, refused.headers.get('content-type'), refused.headers.get('retry-after')]).toEqual([429, 'application/problem+json', '55']);
+    expect(await refused.json()).toMatchObject({ status: 429, code: 'too_many_requests', error: { code: 'too_many_requests' } });
+    // Another client is not held; the next minute, this one is served again.
+    expect(await failure(grantFor(alice, wallet.bob.address))).toMatchObject({ status: 0 });
+    vi.setSystemTime(Date.now() + 55_000);
+    expect(await ask()).toMatchObject({ status: 0 });
+  });
+});
+
 describe("the service's own client identity", () => {
   it('reads an incoming payment with a grant of its own, through the official client', async () => {
     const { access_token } = await grantFor(alice, wallet.bob.address);
