@@ -1,4 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { createHeaders, createSignatureHeaders, generateJwk } from '@interledger/http-signature-utils';
 import {
   type AuthenticatedClient,
@@ -594,6 +595,22 @@ describe("the service's own client identity", () => {
     const read = await readIncomingPayment(node, created.id);
     expect(read).toMatchObject({ id: created.id, incomingAmount: amount('100') });
     expect(read.methods[0].type).toBe('ilp');
+    // As a payer: another client's payment, without its metadata, with one read-all grant for every
+    // payment on this authorization server (as Rafiki's nodes ask), not a grant for each.
+    const another = await alice.api.incomingPayment.create(
+      { url: s.openPaymentsUrl, accessToken: access_token.value },
+      { walletAddress: wallet.bob.address, metadata: { secret: 'alice’s' } },
+    );
+    expect(await readIncomingPayment(node, another.id)).not.toHaveProperty('metadata');
+    const { Items } = await s.dynamo.send(
+      new ScanCommand({
+        TableName: s.env.AUTH_TABLE,
+        FilterExpression: 'contains(#c, :me)',
+        ExpressionAttributeNames: { '#c': 'client' },
+        ExpressionAttributeValues: { ':me': { S: '.well-known/pay' } },
+      }),
+    );
+    expect((Items ?? []).map((g) => JSON.parse(g.access.S!))).toEqual([[{ type: 'incoming-payment', actions: ['read-all'] }]]);
     const published = await (await fetch(`${s.openPaymentsUrl}/.well-known/pay`)).json();
     expect(published).toMatchObject({ id: `${s.openPaymentsUrl}/.well-known/pay`, authServer: s.authServerUrl });
     expect((await (await fetch(`${s.openPaymentsUrl}/.well-known/pay/jwks.json`)).json()).keys).toHaveLength(1);
