@@ -11,7 +11,7 @@ import { listRoute } from '../open-payments/pagination';
 import { createPaymentRecord, findGrantSpent, findPayment, type GrantedBy, pagePaymentsByWallet, paymentCursorOf, type SpentItem } from '../payments';
 import type { PaymentRecord } from '../payments/schemas';
 import { priceQuote } from '../quotes/create';
-import { isResourceId, outgoingPaymentUrl, quoteUrl } from '../resources';
+import { idIn, isResourceId, outgoingPaymentUrl, quoteUrl } from '../resources';
 import { metadata } from '../values';
 
 // Open Payments outgoing payments, on the resource server: an app with an `outgoing-payment`
@@ -24,7 +24,7 @@ import { metadata } from '../values';
 const incomingPaymentUrl = z
   .string()
   .max(512)
-  .regex(/^https?:\/\/.+\/incoming-payments\/.+$/, "must be an incoming payment's URL");
+  .regex(/^https?:\/\/.+\/incoming-payments\/.+$/i, "must be an incoming payment's URL");
 const byQuote = z.strictObject({ walletAddress: z.string().max(512), quoteId: z.string().max(512), metadata });
 const byIncomingPayment = z.strictObject({ walletAddress: z.string().max(512), incomingPayment: incomingPaymentUrl, debitAmount: amount, metadata });
 
@@ -36,10 +36,10 @@ function createBodyOf(req: OpRequest) {
   return parsed.data;
 }
 
-// A quote's id as a payment names it: the quote's URL on this resource server, or its bare id.
+// A quote's id as a payment names it: the quote's URL on this resource server (however spelled), or its bare id.
 function quoteIdOf(node: Node, quoteId: string): string {
-  const id = quoteId.startsWith(quoteUrl(node, '')) ? quoteId.slice(quoteUrl(node, '').length) : quoteId;
-  if (!isResourceId(id)) throw new DomainError('unprocessable', 'quote_not_found', `No quote ${quoteId} on this resource server`);
+  const id = isResourceId(quoteId) ? quoteId.toLowerCase() : idIn(quoteUrl(node, ''), quoteId);
+  if (!id) throw new DomainError('unprocessable', 'quote_not_found', `No quote ${quoteId} on this resource server`);
   return id;
 }
 

@@ -192,6 +192,19 @@ describe('an app that pays from a user’s wallet', () => {
     expect(await app.outgoingPayment.get({ url: mine.id, accessToken: token.value })).toMatchObject({ metadata: { note: 'the app’s own' } });
   });
 
+  // Issue 28: URLs compared canonically everywhere. An upper-case quote URL was 422 quote_not_found,
+  // an upper-case receiver 400.
+  it('takes a quote’s and an incoming payment’s URL however spelled (case, a trailing slash)', async () => {
+    const token = await consented(app, [outgoing(wallet.alice.address)]);
+    const access = { url: s.openPaymentsUrl, accessToken: token.value };
+    const shout = (url: string) => url.toUpperCase().replace('HTTP://', 'http://');
+    const intent = await incomingOn('shop', '100');
+    const quote = await quoteFor(app, `${shout(intent.url)}/`, '100');
+    expect(quote.receiver).toBe(intent.url);
+    const paid = await app.outgoingPayment.create(access, { walletAddress: wallet.alice.address, quoteId: shout(quote.id) });
+    expect(paid).toMatchObject({ quoteId: quote.id, receiver: intent.url });
+  });
+
   it('refuses a payment over the grant’s debit limit, 403, creating nothing; a cancelled payment gives its amount back', async () => {
     const token = await consented(app, [outgoing(wallet.alice.address, { debitAmount: usd('1000') })]);
     const access = { url: s.openPaymentsUrl, accessToken: token.value };
