@@ -1,4 +1,4 @@
-import { type IlpPrepare, type IlpReply, isIlpReply } from 'ilp-packet';
+import { type IlpPrepare, type IlpReply, isFulfill, isIlpReply } from 'ilp-packet';
 import { receiveFor, toLedger } from '../amounts';
 import { noteLiquidityTaken as noteAssetLiquidityTaken } from '../assets';
 import { account, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferExists, transferItems } from '../ledger';
@@ -9,7 +9,7 @@ import { noteLiquidityTaken as notePeerLiquidityTaken } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
 import { reject } from './packets';
-import { receiveMaxReject, streamServer } from './stream';
+import { receiveMaxReject, streamServer, worthNothingReject } from './stream';
 
 // A packet from a peer to one of this node's incoming payments (payment intents). The STREAM
 // receiver (stateless, keyed by STREAM_SECRET) checks the packet and says which intent it pays;
@@ -21,7 +21,8 @@ import { receiveMaxReject, streamServer } from './stream';
 // and fulfilled both times. Too little liquidity is T04; an intent that is completed, expired or
 // unknown declines the packet for good (the sender stops at once). No packet takes an intent past
 // its incomingAmount (creditFor): one that would is F99 with a StreamMaxMoney frame, except the
-// smallest that reaches it across a conversion, whose rounding the node keeps.
+// smallest that reaches it across a conversion, whose rounding the node keeps. A packet worth
+// nothing in the intent's asset is F03, never fulfilled: both nodes book every Fulfill, or neither.
 const ATTEMPTS = 40;
 
 export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
@@ -47,7 +48,9 @@ export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpP
     }
   }
   const money = server.createReply({ ...prepare, amount: received.toString() });
-  if (isIlpReply(money)) return money;
+  // The receiver fulfills a fulfillable packet that brings it 0 (STREAM's empty packets); this one
+  // brought money from the peer, which nothing here would book.
+  if (isIlpReply(money)) return isFulfill(money) ? worthNothingReject(node, prepare) : money;
 
   const transferId = `ilp:${peer.id}:${prepare.executionCondition.toString('hex')}`;
   const result = await blindThenRead(
