@@ -20,8 +20,16 @@ import { receiveRoom, streamAmount } from './stream';
 // between retrying later and failing. A packet whose fate is unknown (no answer) stops it too, and
 // is left reserved: it may have been paid.
 //
-// What pay is told of a reject (forPay): R00 (the packet ran out of time on the way; pay would end
-// the payment for it) reaches pay as T00, since the next packet may be in time.
+// What pay is told of a reject (forPay). pay 0.4.0-alpha.9, the newest on npm's registry (Rafiki
+// builds its alpha.12 from its own tree), reads a receiver's answer only from F99 and T-codes, and
+// ends the payment on any other F-code but F08 as the path's failure (ConnectorError). Receivers
+// built on @interledger/stream-receiver 0.3.3-alpha.4, Rafiki's, answer the probe's unfulfillable
+// packets F05 and packets under the sender's minimum F04, where alpha.3 answered F99. So a reject
+// whose data is a STREAM reply under the connection's secret, which only the receiver can write,
+// reaches pay as F99 whatever its code, and pay reads from it what the receiver got, as it does
+// from alpha.3's; a reject without one is the path's, and reaches pay as it came. R00 (the packet
+// ran out of time on the way; pay would end the payment for it) reaches pay as T00, since the
+// next packet may be in time.
 const MAX_HOLD_MS = 10_000;
 // Paying packets of one payment in flight at once. pay would send up to 20, but each one's ledger
 // writes go one by one here (inTurn), and the receiver credits one intent one packet at a time, so
@@ -59,7 +67,7 @@ interface PluginOptions {
   peer: PeerRecord;
   source: { code: string; scale: number };
   rate: number; // from the source asset to the peer's (1 for the same asset)
-  sharedSecret?: Buffer; // the receiver's STREAM secret, to read what each packet delivered
+  sharedSecret?: Buffer; // the receiver's STREAM secret: to read what each packet delivered, and the receiver's answers
   hooks?: SendingHooks;
   deadline?: number; // epoch ms after which no paying packet leaves
 }
@@ -211,11 +219,15 @@ export class PeerPlugin {
     return this.forPay(reply!);
   }
 
-  // See the header: R00 reaches pay as T00, anything else as it came.
-  private forPay(reply: IlpReply): Buffer {
+  // See the header: the receiver's own final answer reaches pay as F99, R00 as T00, anything else
+  // as it came.
+  private async forPay(reply: IlpReply): Promise<Buffer> {
     if (isFulfill(reply)) return serializeIlpReply(reply);
     this.lastReject = { code: reply.code, message: reply.message };
-    return serializeIlpReply(reply.code === 'R00' ? { ...reply, code: 'T00' } : reply);
+    if (reply.code === 'R00') return serializeIlpReply({ ...reply, code: 'T00' });
+    const endsPay = reply.code[0] === 'F' && reply.code !== 'F08' && reply.code !== 'F99';
+    const receivers = endsPay && this.opts.sharedSecret !== undefined && (await streamAmount(this.opts.sharedSecret, reply.data)) !== undefined;
+    return serializeIlpReply(receivers ? { ...reply, code: 'F99' } : reply);
   }
 
   // A packet that moves nothing here (a probe, or a connection close).
