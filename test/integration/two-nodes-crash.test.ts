@@ -32,17 +32,35 @@ afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
 });
 
-// Whether B credited a packet (its receive transfer's id is the packet's condition).
-const creditedOnB = async (condition: string) =>
-  (
+// Whether a node credited a packet from a peer: its receive transfer, named by the packet's
+// condition, moved money (one voided at the packet's expiry moved none).
+const credited = async (node: Pick<TestStack, 'env'>, peerId: string, condition: string) =>
+  ((
     await a.dynamo.send(
       new GetItemCommand({
-        TableName: b.env.MAIN_TABLE,
-        Key: { pk: { S: `XFER#ilp:${peerOfB.id}:${condition}` }, sk: { S: 'XFER' } },
-        ProjectionExpression: 'pk',
+        TableName: node.env.MAIN_TABLE,
+        Key: { pk: { S: `XFER#ilp:${peerId}:${condition}` }, sk: { S: 'XFER' } },
+        ProjectionExpression: 'legs',
       }),
     )
-  ).Item !== undefined;
+  ).Item?.legs?.L?.length ?? 0) > 0;
+
+// The packets a node lists for reconciliation with a peer since `from`, every page, and their total.
+async function reconciliation(node: Pick<TestStack, 'admin'>, peerId: string, from: string) {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  let total: any;
+  do {
+    const page: any = await ok(
+      node.admin('GET', `/peers/${peerId}/reconciliation?from=${encodeURIComponent(from)}&limit=25${cursor ? `&cursor=${cursor}` : ''}`),
+      200,
+    );
+    items.push(...page.items);
+    total = page.total;
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { items, total };
+}
 
 describe('a crash of the receiving node', () => {
   it('leaves no payment completed on A whose intent on B is short, and books that agree but for lost fulfillments', async () => {
@@ -87,24 +105,13 @@ describe('a crash of the receiving node', () => {
     expect(packets.filter((k) => k.state === 'pending')).toEqual([]);
     const unpaid = packets.filter((k) => k.state !== 'fulfilled' && k.state !== 'rejected');
     const lost = [];
-    for (const k of unpaid) if (await creditedOnB(k.id)) lost.push(k);
+    for (const k of unpaid) if (await credited(b, peerOfB.id, k.id)) lost.push(k);
     const lostUnits = lost.reduce((t, k) => t + k.peerUnits, 0n);
     expect(bTook - aSent).toBe(lostUnits); // B bears exactly the fulfillments lost in flight
     expect(unpaid.every((k) => k.state === 'unanswered')).toBe(true);
 
     // A lists every unanswered packet for reconciliation with B, the lost fulfillments among them.
-    const listed: any[] = [];
-    let cursor: string | null = null;
-    let total: any;
-    do {
-      const page: any = await ok(
-        a.admin('GET', `/peers/${peerOfA.id}/reconciliation?from=${encodeURIComponent(startedAt)}&limit=25${cursor ? `&cursor=${cursor}` : ''}`),
-        200,
-      );
-      listed.push(...page.items);
-      total = page.total;
-      cursor = page.nextCursor;
-    } while (cursor);
+    const { items: listed, total } = await reconciliation(a, peerOfA.id, startedAt);
     expect(listed.map((k) => k.executionCondition).sort()).toEqual(unpaid.map((k) => k.id).sort());
     expect(total).toEqual({
       count: unpaid.length,
@@ -202,28 +209,9 @@ describe('a crash of the sending node', () => {
 
       // What C sent A (its peer account's growth) and what A took from C differ by the packets C
       // lists as unanswered that A credited (a lost fulfillment: A bears it), and by nothing else.
-      const listed: any[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: any = await ok(
-          second.admin('GET', `/peers/${peerOfC.id}/reconciliation?from=${encodeURIComponent(startedAt)}&limit=25${cursor ? `&cursor=${cursor}` : ''}`),
-          200,
-        );
-        listed.push(...page.items);
-        cursor = page.nextCursor;
-      } while (cursor);
-      const creditedOnA = async (condition: string) =>
-        (
-          await a.dynamo.send(
-            new GetItemCommand({
-              TableName: a.env.MAIN_TABLE,
-              Key: { pk: { S: `XFER#ilp:${cOnA.id}:${condition}` }, sk: { S: 'XFER' } },
-              ProjectionExpression: 'legs',
-            }),
-          )
-        ).Item?.legs?.L?.length;
+      const { items: listed } = await reconciliation(second, peerOfC.id, startedAt);
       let lost = 0n;
-      for (const k of listed) if (await creditedOnA(k.executionCondition)) lost += BigInt(k.amount.value);
+      for (const k of listed) if (await credited(a, cOnA.id, k.executionCondition)) lost += BigInt(k.amount.value);
       const cSent = (await peerLiquidity(second, peerOfC.id)) - cBefore;
       const aTook = aBefore - (await peerLiquidity(a, cOnA.id));
       console.log(`sender crash: ${listed.length} packets listed unanswered, ${lost} (cents) of them credited on A; C sent ${cSent}, A took ${aTook}`);
