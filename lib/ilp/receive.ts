@@ -32,7 +32,9 @@ import { receiveMaxReject, streamServer, worthNothingReject } from './stream';
 // and fulfilled both times. Too little liquidity is T04; an intent that is completed, expired or
 // unknown declines the packet for good (the sender stops at once). No packet takes an intent past
 // its incomingAmount (creditFor): one that would is F99 with a StreamMaxMoney frame, except the
-// smallest that reaches it across a conversion, whose rounding the node keeps.
+// smallest that reaches it across a conversion, whose rounding the node keeps. A packet worth
+// nothing in the intent's asset is F03, never fulfilled: both nodes book every Fulfill, or neither.
+// And a packet is credited before its expiry or not at all (beforeExpiry).
 const ATTEMPTS = 40;
 // The least time to its expiry a packet must have when its credit starts. A credit commits in
 // less (measured on a loaded 2-core machine, 8 payments at once with 2 packets each in flight: p99
