@@ -4,7 +4,7 @@ import { receiveFor } from '../amounts';
 import { crashPoint } from '../faults';
 import type { Node } from '../node';
 import type { PeerRecord } from '../peers/schemas';
-import { type Delivery, sendToPeer } from './link';
+import { ANSWER_GRACE_MS, type Delivery, sendToPeer } from './link';
 import { amountTooLarge, reject } from './packets';
 import { receiveRoom, streamAmount } from './stream';
 
@@ -19,15 +19,27 @@ import { receiveRoom, streamAmount } from './stream';
 // the plugin answers F02 (pay's fatal code) and keeps why in `failure`, for the caller to decide
 // between retrying later and failing. A packet whose fate is unknown (no answer) stops it too, and
 // is left reserved: it may have been paid.
+//
+// What pay is told of a reject (forPay). pay 0.4.0-alpha.9, the newest on npm's registry (Rafiki
+// builds its alpha.12 from its own tree), reads a receiver's answer only from F99 and T-codes, and
+// ends the payment on any other F-code but F08 as the path's failure (ConnectorError). Receivers
+// built on @interledger/stream-receiver 0.3.3-alpha.4, Rafiki's, answer the probe's unfulfillable
+// packets F05 and packets under the sender's minimum F04, where alpha.3 answered F99. So a reject
+// whose data is a STREAM reply under the connection's secret, which only the receiver can write,
+// reaches pay as F99 whatever its code, and pay reads from it what the receiver got, as it does
+// from alpha.3's; a reject without one is the path's, and reaches pay as it came. R00 (the packet
+// ran out of time on the way; pay would end the payment for it) reaches pay as T00, since the
+// next packet may be in time.
 const MAX_HOLD_MS = 10_000;
 // Paying packets of one payment in flight at once. pay would send up to 20, but each one's ledger
-// writes go one by one here (inTurn), and the receiver credits one intent one packet at a time:
-// more only wait, and a packet that waits past its expiry is lost work on both nodes. A packet's
-// expiry is set once it has its turn, so waiting does not shorten it.
-const IN_FLIGHT = 4;
-// The least time to expiry a paying packet must still have when its money is reserved: enough for
-// a round trip, so that it is not sent only to come back unknown.
-const MIN_HOLD_MS = 1_000;
+// writes go one by one here (inTurn), and the receiver credits one intent one packet at a time, so
+// packets that arrive together retry there. Measured on a loaded 2-core machine (8 payments at
+// once, 815 packets): 4 in flight took as long as 1 or 2, while the receiver's credits took up to
+// 14 tries and 2.4 to 10 s (p99 1.2 to 9 s); 2 keep a round trip's overlap with at most 2 tries.
+const IN_FLIGHT = 2;
+// The least time to expiry a paying packet must still have when its money is reserved: the
+// receiver's margin (it credits a packet only with 1 s to go, see ./receive.ts) and a round trip.
+const MIN_HOLD_MS = 2_000;
 
 export interface PacketOut {
   id: string; // the execution condition, hex: unique per packet
@@ -55,7 +67,7 @@ interface PluginOptions {
   peer: PeerRecord;
   source: { code: string; scale: number };
   rate: number; // from the source asset to the peer's (1 for the same asset)
-  sharedSecret?: Buffer; // the receiver's STREAM secret, to read what each packet delivered
+  sharedSecret?: Buffer; // the receiver's STREAM secret: to read what each packet delivered, and the receiver's answers
   hooks?: SendingHooks;
   deadline?: number; // epoch ms after which no paying packet leaves
 }
@@ -132,10 +144,12 @@ export class PeerPlugin {
     if (peer.maxPacketAmount !== null && peerAmount > BigInt(peer.maxPacketAmount))
       return serializeIlpReply(amountTooLarge(this.opts.node, peerAmount, BigInt(peer.maxPacketAmount)));
     if (this.failure) return this.fail(this.failure.kind, this.failure.reason);
+    // pay waits for the answer until its own expiry: the packet leaves with one early enough that
+    // this node's wait for the answer (until its expiry and ANSWER_GRACE_MS) ends before.
     const leaving = () => ({
       ...prepare,
       amount: peerAmount.toString(),
-      expiresAt: new Date(Math.min(prepare.expiresAt.getTime() - 1000, Date.now() + MAX_HOLD_MS)),
+      expiresAt: new Date(Math.min(prepare.expiresAt.getTime() - ANSWER_GRACE_MS - 1000, Date.now() + MAX_HOLD_MS)),
     });
     if (!hooks || source === 0n) return this.forward(leaving());
     await this.takeSlot();
@@ -189,7 +203,6 @@ export class PeerPlugin {
       reply = reject(this.opts.node, 'F05', `Peer ${peer.id} fulfilled with a wrong preimage`);
     }
     const fulfilled = reply !== undefined && isFulfill(reply);
-    if (reply && !isFulfill(reply)) this.lastReject = { code: reply.code, message: reply.message };
     const delivered = fulfilled ? ((this.opts.sharedSecret && (await streamAmount(this.opts.sharedSecret, reply!.data))) ?? packet.minDelivery) : undefined;
     try {
       await this.inTurn(() => hooks.settle(packet, delivered));
@@ -203,16 +216,24 @@ export class PeerPlugin {
       const room = await receiveRoom(this.opts.sharedSecret, reply!.data);
       if (room !== undefined && room < packet.minDelivery) return this.fail('full', `The receiver takes only ${room} more`);
     }
-    return serializeIlpReply(reply!);
+    return this.forPay(reply!);
+  }
+
+  // See the header: the receiver's own final answer reaches pay as F99, R00 as T00, anything else
+  // as it came.
+  private async forPay(reply: IlpReply): Promise<Buffer> {
+    if (isFulfill(reply)) return serializeIlpReply(reply);
+    this.lastReject = { code: reply.code, message: reply.message };
+    if (reply.code === 'R00') return serializeIlpReply({ ...reply, code: 'T00' });
+    const endsPay = reply.code[0] === 'F' && reply.code !== 'F08' && reply.code !== 'F99';
+    const receivers = endsPay && this.opts.sharedSecret !== undefined && (await streamAmount(this.opts.sharedSecret, reply.data)) !== undefined;
+    return serializeIlpReply(receivers ? { ...reply, code: 'F99' } : reply);
   }
 
   // A packet that moves nothing here (a probe, or a connection close).
   private async forward(outgoing: IlpPrepare): Promise<Buffer> {
     const delivery = await sendToPeer(this.opts.peer, outgoing);
-    if (delivery.kind === 'reply') {
-      if (!isFulfill(delivery.reply)) this.lastReject = { code: delivery.reply.code, message: delivery.reply.message };
-      return serializeIlpReply(delivery.reply);
-    }
+    if (delivery.kind === 'reply') return this.forPay(delivery.reply);
     if (delivery.kind === 'not_sent') return this.notSent(delivery);
     return serializeIlpReply(reject(this.opts.node, 'T00', delivery.reason)); // unknown is harmless when nothing moves
   }

@@ -71,7 +71,7 @@ export async function probe(
   route: { peer: PeerRecord; rate: number },
   target: { debit?: bigint; receive?: bigint },
 ): Promise<ProbedQuote> {
-  const plugin = new PeerPlugin({ node, peer: route.peer, source, rate: route.rate });
+  const plugin = new PeerPlugin({ node, peer: route.peer, source, rate: route.rate, sharedSecret: receiver.sharedSecret });
   let quote: PayQuote;
   try {
     const prices = source.code === receiver.asset.code ? undefined : await pricesFor(node, source, receiver.asset, route);

@@ -2,7 +2,7 @@ import { StreamServer } from '@interledger/stream-receiver';
 import { hmac, ReplyBuilder } from '@interledger/stream-receiver/dist/src/utils';
 import { type IlpAddress, IlpError, type IlpPrepare, type IlpReject } from 'ilp-packet';
 import { generatePskEncryptionKey } from 'ilp-protocol-stream/dist/src/crypto';
-import { FrameType, Packet, StreamMaxMoneyFrame } from 'ilp-protocol-stream/dist/src/packet';
+import { type Frame, FrameType, Packet, StreamMaxMoneyFrame } from 'ilp-protocol-stream/dist/src/packet';
 import type { Node } from '../node';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { derivedKey } from '../secrets';
@@ -24,12 +24,12 @@ const MONEY_STREAM = 1;
 const MAX_U64 = 2n ** 64n - 1n;
 const u64 = (n: bigint) => (n < 0n ? 0n : n > MAX_U64 ? MAX_U64 : n).toString();
 
-// The reject STREAM (Interledger RFC 29) prescribes for money past what the receiver takes: F99
-// with a StreamMaxMoney frame that tells the sender the receiver's receiveMax and totalReceived,
-// encrypted under the connection's secret. @interledger/stream-receiver answers only with
-// accept/decline, so this re-derives the connection's secret from the address's token the way
-// that receiver does (its shared secret is HMAC(HMAC(server secret, label), token)).
-export async function receiveMaxReject(node: Node, prepare: IlpPrepare, received: bigint, receiveMax: bigint, totalReceived: bigint): Promise<IlpReject> {
+// A reject that carries this receiver's STREAM reply (Interledger RFC 29), encrypted under the
+// connection's secret: what the packet brought here (`received`, in the intent's asset) and
+// `frames`. @interledger/stream-receiver writes such replies only for the answers it makes
+// itself, so this re-derives the connection's secret from the address's token the way that
+// receiver does (its shared secret is HMAC(HMAC(server secret, label), token)).
+async function streamReject(node: Node, prepare: IlpPrepare, code: IlpError, received: bigint, frames: Frame[] = []): Promise<IlpReject> {
   const token = Buffer.from(prepare.destination.slice(node.ilpAddress.length + 1).split('.')[0], 'base64');
   const sharedSecret = hmac(hmac(await serverSecret(node), Buffer.from('ilp_stream_shared_secret')), token);
   const key = await generatePskEncryptionKey(sharedSecret);
@@ -39,9 +39,21 @@ export async function receiveMaxReject(node: Node, prepare: IlpPrepare, received
     .setEncryptionKey(key)
     .setSequence(request.sequence)
     .setReceivedAmount(u64(received))
-    .addFrames(new StreamMaxMoneyFrame(MONEY_STREAM, u64(receiveMax), u64(totalReceived)))
-    .buildReject(IlpError.F99_APPLICATION_ERROR);
+    .addFrames(...frames)
+    .buildReject(code);
 }
+
+// Money past what the receiver takes: F99 with a StreamMaxMoney frame that tells the sender the
+// receiver's receiveMax and totalReceived, as STREAM prescribes.
+export const receiveMaxReject = (node: Node, prepare: IlpPrepare, received: bigint, receiveMax: bigint, totalReceived: bigint) =>
+  streamReject(node, prepare, IlpError.F99_APPLICATION_ERROR, received, [new StreamMaxMoneyFrame(MONEY_STREAM, u64(receiveMax), u64(totalReceived))]);
+
+// A paying packet worth nothing in the intent's asset (1 cent at 0.9 is 0.9 of a euro cent, which
+// rounds down to 0): F03, "more precision than the destination holds", with the reply that says
+// the receiver got 0. A Fulfill would be paid on the sender's books and booked on none here. pay
+// takes F03 as final (0.4.0-alpha.9 ends on every F-code but F08 and F99; later versions go on
+// after F04 and F05 too, not after F03).
+export const worthNothingReject = (node: Node, prepare: IlpPrepare) => streamReject(node, prepare, IlpError.F03_INVALID_AMOUNT, 0n);
 
 // What a receiver's reject says it can still take on the money stream (receiveMax less
 // totalReceived), if it says so; undefined for any other reject.

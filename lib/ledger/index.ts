@@ -24,7 +24,7 @@ export const account = {
 };
 
 export { insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS } from './rules';
-export { emptyAccountCheck, nonZeroBalances, transferExists, transferItems } from './store';
+export { emptyAccountCheck, nonZeroBalances, transferExists, transferItems, voidTransfer } from './store';
 
 // Whose an account is, read from its id (the inverse of `account`): its asset's own accounts
 // name the asset; an intent's, a payment's and a peer's name their record, which names the asset.

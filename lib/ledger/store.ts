@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
 import { getAll } from '../store';
@@ -57,21 +58,7 @@ export async function transferItems(node: Node, transferId: string, legs: Leg[],
     node,
     [...net].filter(planned).flatMap(([id]) => itemsOf(id)),
   );
-  const writes: Write[] = [
-    {
-      refusal: TRANSFER_EXISTS,
-      Put: {
-        TableName: node.tables.main,
-        Item: {
-          ...transferKey(transferId),
-          transferId,
-          legs: legs.map((l) => ({ debit: l.debit, credit: l.credit, amount: l.amount.toString() })),
-          createdAt: new Date().toISOString(),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-  ];
+  const writes: Write[] = [transferRecord(node, transferId, legs)];
   for (const [id, delta] of net) {
     if (!planned([id, delta])) {
       if (!isSharded(id)) writes.push(balanceChange(node, id, id, delta));
@@ -86,6 +73,21 @@ export async function transferItems(node: Node, transferId: string, legs: Leg[],
   }
   return writes;
 }
+
+// A transfer's record, written only where none is: its id makes the transfer idempotent.
+const transferRecord = (node: Node, transferId: string, legs: Leg[]) => ({
+  refusal: TRANSFER_EXISTS,
+  Put: {
+    TableName: node.tables.main,
+    Item: {
+      ...transferKey(transferId),
+      transferId,
+      legs: legs.map((l) => ({ debit: l.debit, credit: l.credit, amount: l.amount.toString() })),
+      createdAt: new Date().toISOString(),
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
 
 // One item's change of balance, on the condition the account's rules set.
 function balanceChange(node: Node, accountId: string, itemId: string, delta: bigint): Write {
@@ -107,11 +109,32 @@ function balanceChange(node: Node, accountId: string, itemId: string, delta: big
   };
 }
 
-// Whether a transfer was made (for an idempotent retry that arrives after the state moved on).
+// Whether a transfer that moved money was made under this id (for an idempotent retry that
+// arrives after the state moved on); a voided id (voidTransfer) is not one.
 export async function transferExists(node: Node, transferId: string): Promise<boolean> {
-  const res = await db().send(new GetCommand({ TableName: node.tables.main, Key: transferKey(transferId), ProjectionExpression: 'pk', ConsistentRead: true }));
-  return res.Item !== undefined;
+  const res = await db().send(
+    new GetCommand({ TableName: node.tables.main, Key: transferKey(transferId), ProjectionExpression: 'legs', ConsistentRead: true }),
+  );
+  return ((res.Item?.legs as unknown[] | undefined)?.length ?? 0) > 0;
 }
+
+// Takes a transfer id for a transfer of nothing, unless a transfer holds it already: from then on
+// no transfer can be made under it (its record is written only where none is). So of a transfer
+// still under way and this, exactly one is on record, and the answer says which.
+export async function voidTransfer(node: Node, transferId: string): Promise<'voided' | 'made'> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db().send(new PutCommand(transferRecord(node, transferId, []).Put));
+      return 'voided';
+    } catch (e) {
+      if (e instanceof ConditionalCheckFailedException) return 'made';
+      // The transfer's own transaction holds the record this moment: ask again once it is done.
+      if (!(e instanceof TransactionConflictException) || attempt === VOID_ATTEMPTS) throw e;
+      await new Promise((r) => setTimeout(r, 5 * attempt));
+    }
+  }
+}
+const VOID_ATTEMPTS = 20;
 
 // Each item's balance (items never written are left out), read exactly: the client reads whole
 // numbers past 2^53 as bigints (lib/db.ts).

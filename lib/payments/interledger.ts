@@ -3,6 +3,7 @@ import { amountOf, toLedger } from '../amounts';
 import { noteLiquidityTaken } from '../assets';
 import { DomainError } from '../errors';
 import { message } from '../events';
+import { ANSWER_GRACE_MS } from '../ilp/link';
 import { type PacketOut, PeerPlugin, type SendingHooks } from '../ilp/plugin';
 import { connect, payQuote } from '../ilp/quote';
 import type { RemoteReceiver } from '../ilp/receiver';
@@ -40,11 +41,14 @@ import * as store from './store';
 
 const LEASE_MS = 60_000; // longer than the worker may run (serverless.yml timeout)
 // Both from the attempt's start, within the worker's 50 s (serverless.yml): no paying packet
-// leaves after ATTEMPT_MS, and the last one's answer (a packet lives at most 10 s) is awaited until
-// OVERSTAY_MS, leaving time to settle and finish.
-const ATTEMPT_MS = 30_000;
-const OVERSTAY_MS = 42_000;
-const HOLD_GRACE_MS = 1_000; // after a pending packet's expiry, before its fate is taken as final
+// leaves after ATTEMPT_MS, and the last one's answer (a packet lives at most 10 s, and its answer
+// is awaited ANSWER_GRACE_MS, 5 s, past its expiry) is awaited until OVERSTAY_MS, leaving time to
+// settle and finish.
+const ATTEMPT_MS = 25_000;
+const OVERSTAY_MS = 41_000;
+// After a pending packet's expiry, before its fate is taken as final: longer than its attempt may
+// still wait for its answer.
+const HOLD_GRACE_MS = ANSWER_GRACE_MS + 1_000;
 
 // An injected crash: leave everything as a process that died would.
 class Crashed extends Error {}
@@ -115,8 +119,11 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
   });
 
   // Out of time, or too slow for pay, with packets still to send (`stalled`); or the receiver took
-  // less than a packet (`full`): go on in a fresh message, with what the receiver still asks for.
-  const goOn = plugin.failure?.kind === 'stopped' || plugin.failure?.kind === 'full' || (!plugin.failure && result.error === 'stalled');
+  // less than a packet (`full`); or pay saw no Fulfill for 10 s (its idle timeout) while no one on
+  // the way refused a packet but for running out of time (R00): go on in a fresh message, with
+  // what the receiver still asks for.
+  const slow = result.error === 'stalled' || (result.error === 'IdleTimeout' && (plugin.lastReject === undefined || plugin.lastReject.code === 'R00'));
+  const goOn = plugin.failure?.kind === 'stopped' || plugin.failure?.kind === 'full' || (!plugin.failure && slow);
   if (goOn) {
     if (after.sent === before.sent) throw new Error(`Payment ${p.id}: ${why}`);
     await commit(node, [store.releaseLease(node, p.id, holder)], [message(store.partition(p.id), node.queues.payments, { paymentId: p.id })]);

@@ -94,8 +94,8 @@ async function rawPacket(to: Awaited<ReturnType<typeof credentials>>, amount: bi
     data,
   };
   const reply = deserializeIlpReply(await link().post(serializeIlpPrepare(prepare))) as IlpReply;
-  const frames = reply.data.length ? (await Packet.decryptAndDeserialize(key, reply.data)).frames : [];
-  return { reply, frames };
+  const stream = reply.data.length ? await Packet.decryptAndDeserialize(key, reply.data) : undefined;
+  return { reply, frames: stream?.frames ?? [], received: stream?.prepareAmount.toString() };
 }
 
 const maxMoney = (frames: Awaited<ReturnType<typeof rawPacket>>['frames']) => {
@@ -255,6 +255,26 @@ describe('ILP connector', () => {
     } finally {
       await ok(s.admin('PATCH', `/peers/${peer.id}`, { maxPacketAmount: '500' }), 200);
     }
+  });
+
+  // Issue 28 item 3: 20 of 20 such packets were fulfilled, and nothing was booked on either side.
+  it('refuses a packet worth nothing in the incoming payment’s asset (1 cent at 0.9 is 0 euro cents): F03 with the STREAM reply that it brought 0, nothing moved', async () => {
+    const target = await intent(carlosEur, '900', 'EUR');
+    const to = await credentials(target.url);
+    const [liquidity, books] = [await peerLiquidity(), await ledger(s)];
+    for (let i = 0; i < 20; i++) {
+      // The least the sender asks the receiver to get is 0, so STREAM's own check lets it through.
+      const { reply, received } = await rawPacket(to, 1n, 0n);
+      expect(isReject(reply) && (reply as IlpReject).code).toBe('F03'); // final for pay, whichever version
+      expect(received).toBe('0'); // the receiver's own answer: what the packet brought it
+    }
+    expect(await ok(s.admin('GET', `/payment-intents/${target.id}`), 200)).toMatchObject({ state: 'pending', receivedAmount: { value: '0' } });
+    expect(await peerLiquidity()).toBe(liquidity);
+    expect(await ledger(s)).toEqual(books);
+    // Two cents bring one: that one is paid, and booked.
+    expect(isFulfill((await rawPacket(to, 2n, 1n)).reply)).toBe(true);
+    expect((await ok(s.admin('GET', `/payment-intents/${target.id}`), 200)).receivedAmount.value).toBe('1');
+    expect(BigInt(liquidity) - BigInt(await peerLiquidity())).toBe(2n);
   });
 
   it('across a conversion, takes only the smallest packet that reaches the amount, crediting the amount exactly', async () => {

@@ -63,15 +63,17 @@ const prepare = (expiresInMs: number) =>
 describe('the sending plugin', () => {
   it('does not reserve a packet that waited its turn until too little of its expiry was left, and refuses it as temporary (pay sends it again)', async () => {
     const { plugin, reserved, settled } = pluginWithBook();
-    // Five at once: four fill the window and take HOLD_MS each; the fifth gets its turn with less
-    // time left than a round trip needs.
-    const packets = Array.from({ length: 5 }, () => prepare(2_500));
+    // Three at once, each leaving with 2.5 s to its expiry (pay's 8.5 s, less the 5 s this node
+    // waits past a packet's expiry for its answer and 1 s): two fill the window and take HOLD_MS
+    // each; the third gets its turn with 1.7 s left, less than the 2 s the receiver's margin and
+    // a round trip need.
+    const packets = Array.from({ length: 3 }, () => prepare(8_500));
     const sending = packets.map((p) => plugin.sendData(p));
-    expect(plugin.sending).toBe(5); // what pay may stop waiting for: the attempt reads it when pay ends
+    expect(plugin.sending).toBe(3); // what pay may stop waiting for: the attempt reads it when pay ends
     const replies = (await Promise.all(sending)).map((b) => deserializeIlpReply(b) as IlpReject);
     expect(plugin.sending).toBe(0);
-    expect(replies.map((r) => r.code)).toEqual(['T04', 'T04', 'T04', 'T04', 'T00']);
-    expect(reserved).toHaveLength(4);
+    expect(replies.map((r) => r.code)).toEqual(['T04', 'T04', 'T00']);
+    expect(reserved).toHaveLength(2);
     expect([...settled].sort()).toEqual([...reserved].sort()); // every reservation settled
     expect(plugin.failure).toBeUndefined();
   });
@@ -84,7 +86,7 @@ describe('the sending plugin', () => {
     const atStop = [...reserved];
     const replies = (await Promise.all(sending)).map((b) => deserializeIlpReply(b) as IlpReject);
     expect(reserved).toEqual(atStop);
-    expect(atStop.length).toBeLessThanOrEqual(4);
+    expect(atStop.length).toBeLessThanOrEqual(2); // the packets in flight at once
     expect(replies.filter((r) => r.code === 'F02')).toHaveLength(8 - atStop.length);
   });
 });

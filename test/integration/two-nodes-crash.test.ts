@@ -1,6 +1,6 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NodeProcess, peerBothWays, startNodeProcess } from '../node';
+import { type NodeProcess, type NpmNode, peerBothWays, startNodeProcess, startNpmNode } from '../node';
 import { startTestStack, type TestStack } from '../stack';
 import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../world';
 
@@ -8,7 +8,10 @@ import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../world'
 // fulfillment reaches it before expiry. Node A pays Node B in tiny packets; B (a process of its
 // own) is killed with SIGKILL mid-way and started again. Afterwards no payment is `completed` on A
 // while its intent on B is short, and the two nodes' books of each other agree but for the
-// packets whose fulfillment was lost in the crash, each of which A lists for reconciliation.
+// packets whose fulfillment was lost in the crash, each of which A lists for reconciliation. Then
+// the other way: a sending node (as `npm start` runs it) is killed with kill -9 mid-way and
+// started again; the books differ by exactly the packets its reconciliation listing names that
+// the receiver credited.
 let a: TestStack;
 let b: NodeProcess;
 let alice: string;
@@ -29,17 +32,35 @@ afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
 });
 
-// Whether B credited a packet (its receive transfer's id is the packet's condition).
-const creditedOnB = async (condition: string) =>
-  (
+// Whether a node credited a packet from a peer: its receive transfer, named by the packet's
+// condition, moved money (one voided at the packet's expiry moved none).
+const credited = async (node: Pick<TestStack, 'env'>, peerId: string, condition: string) =>
+  ((
     await a.dynamo.send(
       new GetItemCommand({
-        TableName: b.env.MAIN_TABLE,
-        Key: { pk: { S: `XFER#ilp:${peerOfB.id}:${condition}` }, sk: { S: 'XFER' } },
-        ProjectionExpression: 'pk',
+        TableName: node.env.MAIN_TABLE,
+        Key: { pk: { S: `XFER#ilp:${peerId}:${condition}` }, sk: { S: 'XFER' } },
+        ProjectionExpression: 'legs',
       }),
     )
-  ).Item !== undefined;
+  ).Item?.legs?.L?.length ?? 0) > 0;
+
+// The packets a node lists for reconciliation with a peer since `from`, every page, and their total.
+async function reconciliation(node: Pick<TestStack, 'admin'>, peerId: string, from: string) {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  let total: any;
+  do {
+    const page: any = await ok(
+      node.admin('GET', `/peers/${peerId}/reconciliation?from=${encodeURIComponent(from)}&limit=25${cursor ? `&cursor=${cursor}` : ''}`),
+      200,
+    );
+    items.push(...page.items);
+    total = page.total;
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { items, total };
+}
 
 describe('a crash of the receiving node', () => {
   it('leaves no payment completed on A whose intent on B is short, and books that agree but for lost fulfillments', async () => {
@@ -84,24 +105,13 @@ describe('a crash of the receiving node', () => {
     expect(packets.filter((k) => k.state === 'pending')).toEqual([]);
     const unpaid = packets.filter((k) => k.state !== 'fulfilled' && k.state !== 'rejected');
     const lost = [];
-    for (const k of unpaid) if (await creditedOnB(k.id)) lost.push(k);
+    for (const k of unpaid) if (await credited(b, peerOfB.id, k.id)) lost.push(k);
     const lostUnits = lost.reduce((t, k) => t + k.peerUnits, 0n);
     expect(bTook - aSent).toBe(lostUnits); // B bears exactly the fulfillments lost in flight
     expect(unpaid.every((k) => k.state === 'unanswered')).toBe(true);
 
     // A lists every unanswered packet for reconciliation with B, the lost fulfillments among them.
-    const listed: any[] = [];
-    let cursor: string | null = null;
-    let total: any;
-    do {
-      const page: any = await ok(
-        a.admin('GET', `/peers/${peerOfA.id}/reconciliation?from=${encodeURIComponent(startedAt)}&limit=25${cursor ? `&cursor=${cursor}` : ''}`),
-        200,
-      );
-      listed.push(...page.items);
-      total = page.total;
-      cursor = page.nextCursor;
-    } while (cursor);
+    const { items: listed, total } = await reconciliation(a, peerOfA.id, startedAt);
     expect(listed.map((k) => k.executionCondition).sort()).toEqual(unpaid.map((k) => k.id).sort());
     expect(total).toEqual({
       count: unpaid.length,
@@ -115,4 +125,101 @@ describe('a crash of the receiving node', () => {
     expect(sum(await ledger(a))).toBe(0n);
     expect(sum(bBooks)).toBe(0n);
   }, 150_000);
+});
+
+describe('a crash of the sending node', () => {
+  it('leaves books that differ by exactly the packets its reconciliation listing names that the receiver credited', async () => {
+    // C: a node as npm start runs it (its own emulators, its data kept), paying intents on A.
+    const env = { ILP_ADDRESS: 'test.node-c', FSP_AUTO_FUND: 'false', QUOTE_LIFETIME_SECS: '3600' };
+    const C_TO_A = 'node-c-to-node-a-token-0123456789';
+    const A_TO_C = 'node-a-to-node-c-token-0123456789';
+    let c: NpmNode | undefined = await startNpmNode('start', { env });
+    try {
+      const first = c;
+      await ok(first.admin('POST', '/assets', { code: 'USD', scale: 2 }));
+      const carol = (await ok(first.admin('POST', '/wallet-addresses', { address: `${first.wallets}/carol`, assetCode: 'USD' }))).address;
+      const dave = (await ok(a.admin('POST', '/wallet-addresses', { address: `${a.openPaymentsUrl}/dave`, assetCode: 'USD' }))).address;
+      const peerOfC = await ok(
+        first.admin('POST', '/peers', {
+          staticIlpAddress: 'test.node-a',
+          assetCode: 'USD',
+          maxPacketAmount: '9', // tiny packets: many in flight when C dies
+          http: { incoming: { authTokens: [A_TO_C] }, outgoing: { authToken: C_TO_A, endpoint: a.connectorUrl } },
+        }),
+      );
+      const cOnA = await ok(
+        a.admin('POST', '/peers', {
+          staticIlpAddress: 'test.node-c',
+          assetCode: 'USD',
+          http: { incoming: { authTokens: [C_TO_A] }, outgoing: { authToken: A_TO_C, endpoint: first.connector } },
+        }),
+      );
+      await ok(a.admin('POST', `/peers/${cOnA.id}/liquidity`, { amount: '1000000' }), 200);
+      const startedAt = new Date().toISOString();
+      const flows: Array<{ intent: any; payment: any }> = [];
+      for (let i = 0; i < PAYMENTS; i += 5) {
+        const batch = Array.from({ length: Math.min(5, PAYMENTS - i) }, async (_, j) => {
+          // Every other intent is open: only the sender bounds what it takes.
+          const value = String(60 + i + j);
+          const intent = await ok(
+            a.admin('POST', '/payment-intents', {
+              walletAddress: dave,
+              ...((i + j) % 2 ? {} : { incomingAmount: { value, assetCode: 'USD', assetScale: 2 } }),
+            }),
+          );
+          const quote = await ok(
+            first.admin('POST', '/quotes', {
+              walletAddress: carol,
+              receiver: intent.url,
+              ...((i + j) % 2 ? { receiveAmount: { value, assetCode: 'USD', assetScale: 2 } } : {}),
+            }),
+          );
+          return { intent, payment: await ok(first.admin('POST', '/payments', { walletAddress: carol, quoteId: quote.id })) };
+        });
+        flows.push(...(await Promise.all(batch)));
+      }
+      const peerLiquidity = async (node: Pick<TestStack, 'admin'>, id: string) => BigInt((await ok(node.admin('GET', `/peers/${id}`), 200)).liquidity.value);
+      const [cBefore, aBefore] = [await peerLiquidity(first, peerOfC.id), await peerLiquidity(a, cOnA.id)];
+      await Promise.all(flows.map((f) => ok(first.admin('POST', `/payments/${f.payment.id}/fund`), 200)));
+      // Once A has taken some packets, C dies with everything it had in flight.
+      await waitFor('packets to flow', async () => ((await peerLiquidity(a, cOnA.id)) <= aBefore - 100n ? true : undefined), 30_000);
+      await first.kill();
+      c = undefined;
+      c = await startNpmNode('start', { env, ports: first.ports, dataDir: first.dataDir });
+      const second = c;
+      const done = await Promise.all(
+        flows.map((f) =>
+          waitFor(
+            `payment ${f.payment.id} to end`,
+            async () => {
+              await new Promise((r) => setTimeout(r, 500)); // a read per payment a probe: not every 20 ms
+              const p = (await second.admin('GET', `/payments/${f.payment.id}`)).body;
+              return p.state === 'completed' || p.state === 'failed' ? p : undefined;
+            },
+            120_000,
+          ),
+        ),
+      );
+      // No payment failed for the crash, and no intent that names its amount got more.
+      expect(done.map((p) => p.failureReason ?? p.state)).toEqual(flows.map(() => 'completed'));
+      for (const f of flows) {
+        const intent = await ok(a.admin('GET', `/payment-intents/${f.intent.id}`), 200);
+        if (intent.incomingAmount) expect(intent).toMatchObject({ state: 'completed', receivedAmount: intent.incomingAmount });
+      }
+
+      // What C sent A (its peer account's growth) and what A took from C differ by the packets C
+      // lists as unanswered that A credited (a lost fulfillment: A bears it), and by nothing else.
+      const { items: listed } = await reconciliation(second, peerOfC.id, startedAt);
+      let lost = 0n;
+      for (const k of listed) if (await credited(a, cOnA.id, k.executionCondition)) lost += BigInt(k.amount.value);
+      const cSent = (await peerLiquidity(second, peerOfC.id)) - cBefore;
+      const aTook = aBefore - (await peerLiquidity(a, cOnA.id));
+      console.log(`sender crash: ${listed.length} packets listed unanswered, ${lost} (cents) of them credited on A; C sent ${cSent}, A took ${aTook}`);
+      expect(listed.length).toBeGreaterThan(0); // the crash cut packets in flight (else this test would prove nothing)
+      expect(aTook - cSent).toBe(lost);
+      expect(sum(await ledger(a))).toBe(0n);
+    } finally {
+      await c?.stop();
+    }
+  }, 300_000);
 });

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spansOf, spansUnder } from '../../infra/local/traces';
+import { expectPacketBooks } from '../books';
 import { A_TO_B, type OtherNode, peerBothWays, startOtherNode } from '../node';
 import { startTestStack, type TestStack } from '../stack';
 import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../world';
@@ -73,7 +74,8 @@ describe('paying across two nodes', () => {
     await expectBalancedLedgers();
   });
 
-  it('pays a EUR intent on B from USD on A, converting at the peer rate on B', async () => {
+  it('pays a EUR intent on B from USD on A, converting at the peer rate on B, each packet once in both books', async () => {
+    const before = { a: await ledger(a), b: await ledger({ dynamo: a.dynamo, env: b.env }) };
     const { intent, quote, payment } = await payAcross(carlos, '900', 'EUR');
     expect(quote).toMatchObject({ debitAmount: { value: '1000', assetCode: 'USD' }, receiveAmount: { value: '900', assetCode: 'EUR' } });
     expect(quote.estimatedExchangeRate).toBeCloseTo(0.9, 6);
@@ -82,6 +84,7 @@ describe('paying across two nodes', () => {
       state: 'completed',
       receivedAmount: { value: '900', assetCode: 'EUR' },
     });
+    await expectPacketBooks(a, { dynamo: a.dynamo, env: b.env }, { peerOfA, peerOfB }, [payment.id], before);
     await expectBalancedLedgers();
   });
 
@@ -122,6 +125,57 @@ describe('paying across two nodes', () => {
       await ok(b.admin('PATCH', `/peers/${peerOfB.id}`, { maxPacketAmount: null }), 200);
     }
   });
+
+  // Issue 28 item 4: under this load packets went unanswered in time, A booked them unanswered and
+  // sent their money again while B had credited them: open intents over-credited, a payment failed.
+  it('under normal load (8 concurrent payments in packets of 3) answers every packet in time, and the books agree to the unit', async () => {
+    await ok(a.admin('PATCH', `/peers/${peerOfA.id}`, { maxPacketAmount: '3' }), 200);
+    try {
+      const before = { a: await ledger(a), b: await ledger({ dynamo: a.dynamo, env: b.env }) };
+      const flows = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          // Half the intents ask for the amount; the other half are open (nothing bounds a repeat but the sender).
+          const value = String(301 + i);
+          const intent = await ok(
+            b.admin('POST', '/payment-intents', { walletAddress: bob, ...(i % 2 ? {} : { incomingAmount: { value, assetCode: 'USD', assetScale: 2 } }) }),
+          );
+          const quote = await ok(
+            a.admin('POST', '/quotes', {
+              walletAddress: alice,
+              receiver: intent.url,
+              ...(i % 2 ? { receiveAmount: { value, assetCode: 'USD', assetScale: 2 } } : {}),
+            }),
+          );
+          return { value, intent, payment: await ok(a.admin('POST', '/payments', { walletAddress: alice, quoteId: quote.id })) };
+        }),
+      );
+      const started = Date.now();
+      await Promise.all(flows.map((f) => ok(a.admin('POST', `/payments/${f.payment.id}/fund`), 200)));
+      const done = await Promise.all(flows.map((f) => paymentIn(a, f.payment.id, ['completed', 'failed'], 240_000)));
+      const packets = (await Promise.all(flows.map((f) => packetsOf(a, f.payment.id)))).flat();
+      const byState: Record<string, number> = {};
+      for (const k of packets) byState[k.state] = (byState[k.state] ?? 0) + 1;
+      console.log(`normal load: ${packets.length} packets in ${((Date.now() - started) / 1000).toFixed(1)} s`, byState);
+      expect(done.map((p) => p.failureReason ?? p.state)).toEqual(flows.map(() => 'completed'));
+      expect(packets.filter((k) => k.state !== 'fulfilled' && k.state !== 'rejected')).toEqual([]);
+      for (const [i, f] of flows.entries()) {
+        expect((await ok(b.admin('GET', `/payment-intents/${f.intent.id}`), 200)).receivedAmount.value, `intent ${i}`).toBe(f.value);
+        expect(done[i].sentAmount.value, `payment ${i}`).toBe(f.value);
+      }
+      // Each fulfilled packet once on each side's books, and nothing else: the peer accounts agree to the unit.
+      const books = await expectPacketBooks(
+        a,
+        { dynamo: a.dynamo, env: b.env },
+        { peerOfA, peerOfB },
+        flows.map((f) => f.payment.id),
+        before,
+      );
+      expect(books.sentByA).toBe(units(flows.reduce((t, f) => t + Number(f.value), 0)));
+      await expectBalancedLedgers();
+    } finally {
+      await ok(a.admin('PATCH', `/peers/${peerOfA.id}`, { maxPacketAmount: null }), 200);
+    }
+  }, 300_000);
 
   it('fails a quote at once when the peer refuses this node’s token', async () => {
     await ok(a.admin('PATCH', `/peers/${peerOfA.id}`, { http: { outgoing: { authToken: 'a-token-node-b-does-not-know', endpoint: b.connectorUrl } } }), 200);
