@@ -1,7 +1,7 @@
 'use strict';
 
 const { setting } = require('./settings.cjs');
-const { rolePath } = require('./function-roles.cjs');
+const { rolePath, serviceRole } = require('./function-roles.cjs');
 
 // Backups beyond point-in-time recovery's 35 days of restore points (BACKUPS_ENABLED): an AWS Backup
 // plan that backs up every table of the template daily, keeps each backup 35 days in a vault of the
@@ -34,19 +34,10 @@ function addBackups(resources, name, path) {
     UpdateReplacePolicy: 'Retain',
     Properties: { BackupVaultName: { 'Fn::Join': ['-', [name, stackId]] } },
   };
-  resources.BackupRole = {
-    Type: 'AWS::IAM::Role',
-    Properties: {
-      Path: path,
-      AssumeRolePolicyDocument: {
-        Version: '2012-10-17',
-        Statement: [{ Effect: 'Allow', Principal: { Service: 'backup.amazonaws.com' }, Action: 'sts:AssumeRole' }],
-      },
-      ManagedPolicyArns: ['AWSBackupServiceRolePolicyForBackup', 'AWSBackupServiceRolePolicyForRestores'].map((p) => ({
-        'Fn::Sub': `arn:\${AWS::Partition}:iam::aws:policy/service-role/${p}`,
-      })),
-    },
-  };
+  resources.BackupRole = serviceRole('backup.amazonaws.com', path, [
+    'service-role/AWSBackupServiceRolePolicyForBackup',
+    'service-role/AWSBackupServiceRolePolicyForRestores',
+  ]);
   const lifecycle = { DeleteAfterDays: DAYS };
   resources.BackupPlan = {
     Type: 'AWS::Backup::BackupPlan',

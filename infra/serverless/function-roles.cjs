@@ -35,6 +35,16 @@ class FunctionRoles {
 // The IAM path of the stage's roles.
 const rolePath = (service, stage) => `/${service}/${stage}/`;
 
+// A role of the stage that an AWS service assumes, with AWS's managed policies named.
+const serviceRole = (principal, path, managedPolicies) => ({
+  Type: 'AWS::IAM::Role',
+  Properties: {
+    Path: path,
+    AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: principal }, Action: 'sts:AssumeRole' }] },
+    ManagedPolicyArns: managedPolicies.map((policy) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:iam::aws:policy/${policy}` })),
+  },
+});
+
 // Adds the roles to `resources`; returns what is wrong with them.
 function addRoles(resources, roles, functions, secretsPrefix, path) {
   const problems = [];
@@ -64,20 +74,8 @@ function addRoles(resources, roles, functions, secretsPrefix, path) {
     const statements = Object.entries(access ?? {})
       .map(([key, actions]) => statement(key, actions))
       .filter(Boolean);
-    resources[name] = {
-      Type: 'AWS::IAM::Role',
-      Properties: {
-        Path: path,
-        AssumeRolePolicyDocument: {
-          Version: '2012-10-17',
-          Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }],
-        },
-        ManagedPolicyArns: ['service-role/AWSLambdaBasicExecutionRole', 'AWSXRayDaemonWriteAccess'].map((policy) => ({
-          'Fn::Sub': `arn:\${AWS::Partition}:iam::aws:policy/${policy}`,
-        })),
-        ...(statements.length && { Policies: [{ PolicyName: name, PolicyDocument: { Version: '2012-10-17', Statement: statements } }] }),
-      },
-    };
+    resources[name] = serviceRole('lambda.amazonaws.com', path, ['service-role/AWSLambdaBasicExecutionRole', 'AWSXRayDaemonWriteAccess']);
+    if (statements.length) resources[name].Properties.Policies = [{ PolicyName: name, PolicyDocument: { Version: '2012-10-17', Statement: statements } }];
   }
   const used = new Set(Object.values(functions));
   for (const [fn, role] of Object.entries(functions)) if (!roles[role]) problems.push(`${fn}: its role ${role} is not in custom.roles`);
@@ -87,3 +85,4 @@ function addRoles(resources, roles, functions, secretsPrefix, path) {
 
 module.exports = FunctionRoles;
 module.exports.rolePath = rolePath;
+module.exports.serviceRole = serviceRole;
