@@ -66,7 +66,7 @@ export function templateOf(service: ServiceDef): Resources {
   const resources: Resources = { ...service.resources, ApiGatewayRestApi: { Type: 'AWS::ApiGateway::RestApi', Properties: { Name: service.apiName } } };
   for (const fn of service.functions) {
     const id = logicalIdOf(fn);
-    resources[id] = { Type: 'AWS::Lambda::Function', Properties: {} };
+    resources[id] = { Type: 'AWS::Lambda::Function', Properties: { Timeout: fn.timeout } };
     fn.events.forEach((e, i) => {
       if (e.stream) {
         // Its on-failure queue counts as a dead-letter queue (the relay's parked records).

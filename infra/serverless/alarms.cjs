@@ -2,23 +2,29 @@
 
 // Alarms and one dashboard, made from the packaged template itself, so that every function, queue
 // and API has them without a list to keep in step with serverless.yml:
-// - each function: any error over 5 minutes; any throttle, summed over groups of ten functions
-//   (metric math: an alarm takes at most ten metrics), so that a function costs the stack one
-//   alarm, not two (CloudFormation's 500 resources);
+// - each function: any error over 5 minutes; a run that took 80% of its timeout or more (the next
+//   may time out); any throttle, summed over groups of ten functions (metric math: an alarm takes
+//   at most ten metrics);
 // - each dead-letter queue (one that a queue's RedrivePolicy, a rule's target, a function's failed
 //   async invocations or a stream mapping's failed records send to) and each
 //   queue named in custom.alarms.parkingQueues: any message in it (it waits for a person);
 // - each queue that has a dead-letter queue (the work queues): its oldest message older than
 //   custom.alarms.oldestMessageSecs (work is stuck or too slow);
-// - each REST API: any 5xx answer over 5 minutes, and a p99 latency over custom.alarms.apiP99Ms;
+// - each REST API: any 5xx answer over 5 minutes, custom.alarms.api4xx 4xx answers (a spike of
+//   refused requests: a client gone wrong, or an attack), and a p99 latency over custom.alarms.apiP99Ms;
 // - each function fed by a DynamoDB stream (the outbox relay): its iterator age over
 //   custom.alarms.iteratorAgeSecs (the relay is stalled or behind, and every event waits);
-// - each table: any read or write throttled.
+// - each table: any read or write throttled;
+// - what the business sees, from the service's own metrics (lib/metrics.ts): custom.alarms.paymentsFailed
+//   payments failed, custom.alarms.webhookFailures webhook attempts the FSP did not take (its
+//   events that used up their retries wait on the parking queue, which alarms at one).
 // Every alarm notifies AlarmTopic (infra/resources.yml), or the topic custom.alarms.topicArn names. The dashboard is
 // ./dashboard.cjs's, which the local console draws too; the local run evaluates these alarms (infra/local/cloudwatch.ts).
+// The deploy puts them in a stack of their own (./monitoring-stack.cjs).
 const { PERIOD, WIDGETS, watched, expand } = require('./dashboard.cjs');
 
 const MAX_ALARM_METRICS = 10; // in one metric math alarm (a hard limit of CloudWatch's)
+const NEAR_TIMEOUT = 0.8;
 
 class Alarms {
   constructor(serverless, options) {
@@ -42,11 +48,16 @@ function settingsOf(custom, stage, environment) {
     oldestMessageSecs: Number(settings.oldestMessageSecs ?? 600),
     iteratorAgeSecs: Number(settings.iteratorAgeSecs ?? 60),
     apiP99Ms: Number(settings.apiP99Ms ?? 2000),
+    api4xx: Number(settings.api4xx ?? 500),
+    paymentsFailed: Number(settings.paymentsFailed ?? 1),
+    webhookFailures: Number(settings.webhookFailures ?? 10),
+    serviceName: environment.POWERTOOLS_SERVICE_NAME,
     topic: settings.topicArn ? settings.topicArn : { Ref: 'AlarmTopic' },
   };
 }
 
-function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, iteratorAgeSecs, apiP99Ms, topic }) {
+function build(resources, s) {
+  const { stage, namespace, parkingQueues, oldestMessageSecs, iteratorAgeSecs, apiP99Ms, api4xx, topic } = s;
   const ids = (type) => Object.keys(resources).filter((id) => resources[id].Type === type);
   const sets = watched(resources);
   const { functions, queues, workQueues: working, apis, streamConsumers } = sets;
@@ -83,6 +94,14 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, 
       Dimensions: ofFunction(fn),
       Statistic: 'Sum',
       Threshold: 1,
+    });
+    const timeoutMs = resources[fn].Properties.Timeout * 1000;
+    alarm(`${fn}NearTimeoutAlarm`, `${fn} ran ${NEAR_TIMEOUT * 100}% of its ${timeoutMs / 1000} s timeout or more`, {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Duration',
+      Dimensions: ofFunction(fn),
+      Statistic: 'Maximum',
+      Threshold: NEAR_TIMEOUT * timeoutMs,
     });
   }
   const sorted = [...functions].sort();
@@ -130,6 +149,13 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, 
       Statistic: 'Sum',
       Threshold: 1,
     });
+    alarm(`${api.id}ClientErrorsAlarm`, `${api.id} answered ${api4xx} or more 4xx in 5 minutes`, {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '4XXError',
+      Dimensions: apiDims(api),
+      Statistic: 'Sum',
+      Threshold: api4xx,
+    });
     alarm(`${api.id}LatencyAlarm`, `${api.id}'s p99 latency is over ${apiP99Ms} ms`, {
       Namespace: 'AWS/ApiGateway',
       MetricName: 'Latency',
@@ -158,6 +184,22 @@ function build(resources, { stage, namespace, parkingQueues, oldestMessageSecs, 
       });
     }
   }
+
+  const own = (name, dimensions) => ({
+    Namespace: namespace,
+    MetricName: name,
+    Dimensions: Object.entries(dimensions).map(([Name, Value]) => ({ Name, Value })),
+  });
+  alarm('PaymentsFailedAlarm', `${s.paymentsFailed} or more payments failed in 5 minutes (the dashboard's Payments by outcome has their reasons)`, {
+    ...own('Payments', { service: s.serviceName, outcome: 'failed' }),
+    Statistic: 'Sum',
+    Threshold: s.paymentsFailed,
+  });
+  alarm('WebhookAttemptsFailedAlarm', `The FSP's webhook endpoint failed ${s.webhookFailures} or more attempts in 5 minutes (they are retried)`, {
+    ...own('WebhookAttemptsFailed', { service: s.serviceName }),
+    Statistic: 'Sum',
+    Threshold: s.webhookFailures,
+  });
 
   // The dashboard's body is one Fn::Sub: ${LogicalId} and ${LogicalId.QueueName} name resources.
   const cloudWatch = (m, i) => {

@@ -4,10 +4,11 @@ const { createHash } = require('node:crypto');
 
 // An AWS::ApiGateway::Deployment is a snapshot of its REST API taken when it is created; CloudFormation
 // updates a deployment whose logical id stays the same in place, which takes no new snapshot. So each
-// REST API that infra/resources.yml declares (serverless does the same for the Admin API's) gets a
-// deployment whose logical id ends in a hash of everything that API is made of: its resources,
-// methods and integrations, gateway responses, authorizers, models and validators. A change to any
-// of them is a new deployment, and the stage moves to it; an unchanged API is not redeployed.
+// REST API (the Admin API's too, which serverless names by the time of packaging, a new deployment
+// every time) gets a deployment whose logical id ends in a hash of everything that API is made of:
+// itself (its resource policy), its resources, methods and integrations, gateway responses,
+// authorizers, models and validators. A change to any of them is a new deployment, and the stage
+// moves to it; an unchanged API is not redeployed.
 const PARTS = /^AWS::ApiGateway::(RestApi|Resource|Method|GatewayResponse|Authorizer|Model|RequestValidator)$/;
 
 class ApiDeployments {
@@ -26,12 +27,12 @@ function hashDeployments(template) {
   for (const [id, deployment] of Object.entries(resources)) {
     if (deployment.Type !== 'AWS::ApiGateway::Deployment') continue;
     const api = deployment.Properties.RestApiId?.Ref;
-    if (!api || api === 'ApiGatewayRestApi') continue; // serverless names the Admin API's by its own hash
+    if (!api) continue;
     const parts = Object.entries(resources)
       .filter(([partId, r]) => PARTS.test(r.Type) && (partId === api || r.Properties?.RestApiId?.Ref === api))
       .sort(([a], [b]) => (a < b ? -1 : 1));
     const hash = createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 12);
-    const newId = `${id}${hash}`;
+    const newId = `${id.replace(/\d+$/, '')}${hash}`; // (less serverless's time)
     delete resources[id];
     resources[newId] = { ...deployment, Properties: { ...deployment.Properties, Description: `${api} ${hash}` } };
     renameRefs(template, id, newId);

@@ -1,75 +1,112 @@
 'use strict';
 
-// What would make a deploy useless or silent is refused before anything is built:
-// - the functions' settings, resolved as they will read them, go through the one schema they
-//   validate at cold start (lib/config-schema.ts), so a bad value fails the package, naming each
-//   bad variable, not every function after the deploy (values CloudFormation fills in, such as
-//   table names and queue URLs, are checked with stand-ins of their shape);
-// - on every stage but local, the alarms must reach someone: ALARM_EMAIL (subscribed to the
-//   alarm topic) or ALARM_TOPIC_ARN (a topic of yours), unless ALARMS_UNSUBSCRIBED=1 says that
-//   nobody hearing them is meant;
-// - on every stage but local, the Admin API is reachable only from ADMIN_ALLOWED_CIDRS
-//   (admin-api-access.cjs), unless ADMIN_OPEN_TO_INTERNET=1 says it is meant to be open;
-// - the reserved concurrencies and the outbox relay's retry bounds are numbers Lambda takes.
-const { allowedCidrs } = require('./admin-api-access.cjs');
+const fs = require('node:fs');
+const path = require('node:path');
+const { SETTINGS, cidrList, everywhere } = require('./settings.cjs');
+const { customDomains } = require('./edge.cjs');
 
+// What would make a deploy unsafe, useless or silent is refused before anything is built, naming
+// each bad setting at once:
+// - every setting the template reads has a check (./settings.cjs) and passes it: a number in its
+//   range, an e-mail, an ARN of the right service (and region), CIDRs that parse;
+// - the functions' settings, resolved as they will read them, go through the one schema they
+//   validate at cold start (lib/config-schema.ts) (values CloudFormation fills in, such as table
+//   names and queue URLs, are checked with stand-ins of their shape);
+// - on every stage but local, the alarms reach someone: ALARM_EMAIL or ALARM_TOPIC_ARN, unless
+//   ALARMS_UNSUBSCRIBED=1 says that nobody hearing them is meant;
+// - on every stage but local, the Admin API is reachable only from ADMIN_ALLOWED_CIDRS, and an
+//   "everywhere" CIDR (0.0.0.0/0, ::/0) there, or no list, needs ADMIN_OPEN_TO_INTERNET=1;
+// - a stream consumer's reserved concurrency takes its parallelization factor times the shards of
+//   a new on-demand table's stream (4), so that it is not throttled from its first day;
+// - custom domains are all four or none, each API on a name of its own.
 const STAND_INS = { string: 'set-by-cloudformation', url: 'https://set-by-cloudformation.example/000000000000/queue' };
 const URL_SETTINGS = /_URL$/;
+const DECLARATIONS = ['serverless.yml', 'infra/resources.yml'];
+const NEW_TABLE_SHARDS = 4;
 
 class DeployChecks {
   constructor(serverless, options) {
     this.hooks = {
-      'before:package:initialize': () => check(serverless, options.stage ?? serverless.service.provider.stage),
+      'before:package:initialize': () => {
+        const { provider } = serverless.service;
+        const problems = check(serverless, options.stage ?? provider.stage, options.region ?? provider.region);
+        if (problems.length) throw new serverless.classes.Error(`Settings that this deploy cannot run with:\n  ${problems.join('\n  ')}`);
+      },
     };
   }
 }
 
-function check(serverless, stage) {
+// The settings the declarations read (`${env:NAME…}`).
+function declaredSettings(root) {
+  const text = DECLARATIONS.map((f) => fs.readFileSync(path.join(root, f), 'utf8')).join('\n');
+  return [...new Set([...text.matchAll(/\$\{env:([A-Z0-9_]+)/g)].map((m) => m[1]))];
+}
+
+function check(serverless, stage, region) {
   const problems = [];
+  const env = process.env;
+  for (const name of declaredSettings(serverless.serviceDir)) {
+    if (!SETTINGS[name]) problems.push(`${name}: read by the template, but infra/serverless/settings.cjs has no check for it`);
+  }
+  for (const [name, { check: valid }] of Object.entries(SETTINGS)) {
+    const problem = valid && env[name] !== undefined && env[name] !== '' ? valid(env[name], { region }) : undefined;
+    if (problem) problems.push(`${name}: ${problem}`);
+  }
+  problems.push(...functionSettings(serverless.service.provider.environment ?? {}));
+
+  const local = stage === 'local';
+  if (!local && !env.ALARM_EMAIL && !env.ALARM_TOPIC_ARN && env.ALARMS_UNSUBSCRIBED !== '1') {
+    problems.push('ALARM_EMAIL or ALARM_TOPIC_ARN: set one, so that the alarms reach someone (or ALARMS_UNSUBSCRIBED=1 if nobody is meant to hear them)');
+  }
+  if (env.ALARM_EMAIL && env.ALARM_TOPIC_ARN)
+    problems.push('ALARM_EMAIL: with ALARM_TOPIC_ARN the alarms go to that topic, and the address would hear none: subscribe it there');
+
+  const open = env.ADMIN_OPEN_TO_INTERNET === '1';
+  const admin = cidrList(env.ADMIN_ALLOWED_CIDRS).cidrs;
+  if (!local && !admin.length && !open) {
+    problems.push('ADMIN_ALLOWED_CIDRS: the networks the FSP calls the Admin API from (or ADMIN_OPEN_TO_INTERNET=1 to leave it open to every address)');
+  }
+  const wide = admin.filter(everywhere).map((c) => c.cidr);
+  if (wide.length && !open)
+    problems.push(`ADMIN_ALLOWED_CIDRS: ${wide.join(', ')} is every address: the Admin API moves money (ADMIN_OPEN_TO_INTERNET=1 if that is meant)`);
+  const peers = cidrList(env.CONNECTOR_ALLOWED_CIDRS).cidrs.filter(everywhere);
+  if (peers.length) problems.push(`CONNECTOR_ALLOWED_CIDRS: ${peers[0].cidr} is every address: leave it unset for a connector open to any peer`);
+
+  for (const [name, fn] of Object.entries(serverless.service.functions ?? {})) {
+    const factor = Math.max(0, ...(fn.events ?? []).map((e) => Number(e.stream?.parallelizationFactor ?? 0)));
+    const reserved = Number(fn.reservedConcurrency);
+    if (factor && reserved && reserved < factor * NEW_TABLE_SHARDS) {
+      const written = require('yaml').parse(fs.readFileSync(path.join(serverless.serviceDir, 'serverless.yml'), 'utf8')).functions[name].reservedConcurrency;
+      const setting = /\$\{env:(\w+)/.exec(String(written))?.[1] ?? `${name}'s reservedConcurrency`;
+      problems.push(
+        `${setting}: ${reserved} is below ${factor * NEW_TABLE_SHARDS}, the parallelization factor ${factor} times a new table stream's ${NEW_TABLE_SHARDS} shards`,
+      );
+    }
+  }
+  problems.push(...customDomains(serverless.service.provider.environment ?? {}).problems);
+  return problems;
+}
+
+// The functions' schema over their environment as deployed.
+function functionSettings(environment) {
   const env = {};
-  for (const [name, value] of Object.entries(serverless.service.provider.environment ?? {})) {
+  for (const [name, value] of Object.entries(environment)) {
     env[name] = typeof value === 'string' ? value : URL_SETTINGS.test(name) ? STAND_INS.url : STAND_INS.string;
   }
   const { register } = require('tsx/cjs/api');
   const unregister = register();
   try {
     require('../../lib/config-schema.ts').readConfig(env);
+    return [];
   } catch (e) {
-    problems.push(
-      ...String(e.message)
-        .split('\n')
-        .slice(1)
-        .map((line) => line.trim()),
-    );
+    return String(e.message)
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim());
   } finally {
     unregister();
-  }
-  const { ALARM_EMAIL, ALARM_TOPIC_ARN, ALARMS_UNSUBSCRIBED } = process.env;
-  if (stage !== 'local' && !ALARM_EMAIL && !ALARM_TOPIC_ARN && ALARMS_UNSUBSCRIBED !== '1') {
-    problems.push('ALARM_EMAIL or ALARM_TOPIC_ARN: set one, so that the alarms reach someone (or ALARMS_UNSUBSCRIBED=1 if nobody is meant to hear them)');
-  }
-  const { cidrs, bad } = allowedCidrs(process.env.ADMIN_ALLOWED_CIDRS);
-  if (bad.length) problems.push(`ADMIN_ALLOWED_CIDRS: not CIDRs: ${bad.join(', ')} (e.g. 203.0.113.0/24,2001:db8::/32)`);
-  if (stage !== 'local' && !cidrs.length && process.env.ADMIN_OPEN_TO_INTERNET !== '1') {
-    problems.push('ADMIN_ALLOWED_CIDRS: the networks the FSP calls the Admin API from (or ADMIN_OPEN_TO_INTERNET=1 to leave it open to every address)');
-  }
-  for (const name of ['WORKER_RESERVED_CONCURRENCY', 'RELAY_RESERVED_CONCURRENCY']) {
-    const value = process.env[name];
-    if (value !== undefined && !/^[1-9]\d{0,4}$/.test(value)) problems.push(`${name}: must be a whole number of at least 1 (0 would stop the function)`);
-  }
-  // The relay's stream mapping: retries bounded (Lambda's own limit), and a record age it can still
-  // read and re-drive from the stream, which keeps records 24 hours.
-  for (const [name, min, max] of [
-    ['RELAY_MAX_RETRY_ATTEMPTS', 0, 10000],
-    ['RELAY_MAX_RECORD_AGE_SECS', 60, 86400],
-  ]) {
-    const value = process.env[name];
-    if (value !== undefined && !(/^\d+$/.test(value) && Number(value) >= min && Number(value) <= max))
-      problems.push(`${name}: must be a whole number from ${min} to ${max}`);
-  }
-  if (problems.length) {
-    throw new serverless.classes.Error(`Settings that this deploy cannot run with:\n  ${problems.join('\n  ')}`);
   }
 }
 
 module.exports = DeployChecks;
+module.exports.declaredSettings = declaredSettings;

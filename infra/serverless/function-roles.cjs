@@ -6,8 +6,9 @@
 // `<table>/index` (its indexes), `<table>/stream`, `secrets` (names under SECRETS_PREFIX, as the
 // roles name them by ARN pattern, so that retained secrets match too) or an IAM-authorized route,
 // `<RestApi> <METHOD> <path>`. Each becomes one AWS::IAM::Role with one statement a resource,
-// besides the logs and X-Ray that every function writes. Packaging fails on a resource, a role or
-// a function's role that does not exist, and on a role no function has.
+// besides the logs and X-Ray that every function writes. Every role is under the stage's IAM path
+// (rolePath), by which the stage's key policy names them (encryption.cjs). Packaging fails on a
+// resource, a role or a function's role that does not exist, and on a role no function has.
 const SERVICE = { 'AWS::DynamoDB::Table': 'dynamodb', 'AWS::SQS::Queue': 'sqs', 'AWS::Events::EventBus': 'events' };
 const ROUTE = /^(\w+) ([A-Z]+) (\/\S*)$/;
 
@@ -20,15 +21,32 @@ class FunctionRoles {
         const prefix = service.provider.environment?.SECRETS_PREFIX || `${service.service}/${stage}/`;
         const functions = Object.fromEntries(Object.entries(service.functions).map(([name, f]) => [name, f.role]));
         const resources = service.provider.compiledCloudFormationTemplate.Resources;
-        const problems = addRoles(resources, service.custom?.roles ?? {}, functions, prefix);
+        const problems = addRoles(resources, service.custom?.roles ?? {}, functions, prefix, rolePath(service.service, stage));
+        // A function's Role (Fn::GetAtt) already makes it wait for its role.
+        for (const r of Object.values(resources))
+          if (r.Type === 'AWS::Lambda::Function' && Array.isArray(r.DependsOn))
+            r.DependsOn = r.DependsOn.filter((d) => d !== r.Properties.Role?.['Fn::GetAtt']?.[0]);
         if (problems.length) throw new serverless.classes.Error(`custom.roles (infra/roles.yml):\n  ${problems.join('\n  ')}`);
       },
     };
   }
 }
 
+// The IAM path of the stage's roles.
+const rolePath = (service, stage) => `/${service}/${stage}/`;
+
+// A role of the stage that an AWS service assumes, with AWS's managed policies named.
+const serviceRole = (principal, path, managedPolicies) => ({
+  Type: 'AWS::IAM::Role',
+  Properties: {
+    Path: path,
+    AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: principal }, Action: 'sts:AssumeRole' }] },
+    ManagedPolicyArns: managedPolicies.map((policy) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:iam::aws:policy/${policy}` })),
+  },
+});
+
 // Adds the roles to `resources`; returns what is wrong with them.
-function addRoles(resources, roles, functions, secretsPrefix) {
+function addRoles(resources, roles, functions, secretsPrefix, path) {
   const problems = [];
   const statement = (key, actions) => {
     const list = (service) => actions.map((a) => `${service}:${a}`);
@@ -56,19 +74,8 @@ function addRoles(resources, roles, functions, secretsPrefix) {
     const statements = Object.entries(access ?? {})
       .map(([key, actions]) => statement(key, actions))
       .filter(Boolean);
-    resources[name] = {
-      Type: 'AWS::IAM::Role',
-      Properties: {
-        AssumeRolePolicyDocument: {
-          Version: '2012-10-17',
-          Statement: [{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }],
-        },
-        ManagedPolicyArns: ['service-role/AWSLambdaBasicExecutionRole', 'AWSXRayDaemonWriteAccess'].map((policy) => ({
-          'Fn::Sub': `arn:\${AWS::Partition}:iam::aws:policy/${policy}`,
-        })),
-        ...(statements.length && { Policies: [{ PolicyName: name, PolicyDocument: { Version: '2012-10-17', Statement: statements } }] }),
-      },
-    };
+    resources[name] = serviceRole('lambda.amazonaws.com', path, ['service-role/AWSLambdaBasicExecutionRole', 'AWSXRayDaemonWriteAccess']);
+    if (statements.length) resources[name].Properties.Policies = [{ PolicyName: name, PolicyDocument: { Version: '2012-10-17', Statement: statements } }];
   }
   const used = new Set(Object.values(functions));
   for (const [fn, role] of Object.entries(functions)) if (!roles[role]) problems.push(`${fn}: its role ${role} is not in custom.roles`);
@@ -77,3 +84,5 @@ function addRoles(resources, roles, functions, secretsPrefix) {
 }
 
 module.exports = FunctionRoles;
+module.exports.rolePath = rolePath;
+module.exports.serviceRole = serviceRole;

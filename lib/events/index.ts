@@ -8,10 +8,11 @@ import { randomUUID } from 'node:crypto';
 // id, which consumers de-duplicate on.
 export const EVENT_SOURCE = 'payment-service';
 // An outbox item's sort key (the relay's filterPatterns in serverless.yml match it) and how long it
-// is kept: the relay reads items from the stream (kept 24 h); the items stay a week as a record of
-// what was sent, and for re-driving (infra/relay-redrive.ts) what the stream no longer has.
+// is kept: the relay reads items from the stream (kept 24 h); the items stay 15 days as a record of
+// what was sent, and for re-driving (infra/redrive.ts) what the stream no longer has: a day longer
+// than a record the relay parks is kept on its queue (14 days, SQS's most).
 export const OUTBOX_SORT_PREFIX = 'OUT#';
-export const OUTBOX_RETENTION_SECS = 7 * 24 * 3600;
+export const OUTBOX_RETENTION_SECS = 15 * 24 * 3600;
 
 export interface DomainEvent {
   id: string;

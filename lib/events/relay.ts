@@ -14,7 +14,7 @@ import { EVENT_SOURCE, type Outbound } from '.';
 // which anything could not be sent is reported (by its sequence number), and the stream hands it,
 // and everything after it on its shard, back again: so all is sent at least once, some twice.
 // A record still failing after the mapping's retries (or too old) is parked on RelayFailuresQueue,
-// and `npm run relay:redrive` sends it through this same code later (infra/relay-redrive.ts).
+// and `npm run redrive -- RelayFailuresQueue` sends it through this same code later (infra/redrive.ts).
 // Each item's sending is a segment in the trace the item was written in (its `trace`), and its
 // events and messages go on with that segment's trace header, so that their consumers continue
 // the trace: the relay's own invocation serves items of many traces.
