@@ -46,6 +46,8 @@ const schema = z.object({
   INTERACTION_EXPIRY_SECS: seconds(600),
   // GNAP's `wait`: how long a client waits between two polls of a pending grant.
   GNAP_WAIT_SECS: seconds(5),
+  // How many grant requests one client (a wallet address, or a key it gives) may make a minute.
+  GRANT_REQUESTS_PER_MINUTE: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(1_000_000).default(120)),
   // Where secrets live in Secrets Manager (lib/secrets.ts); empty: they come from the environment.
   SECRETS_PREFIX: z.string().default(''),
   // Local development only: let outbound fetches of URLs that clients and other nodes choose

@@ -13,6 +13,7 @@ export type ErrorKind =
   | 'unprocessable'
   | 'too_large'
   | 'unsupported_media'
+  | 'too_many_requests'
   | 'upstream'
   | 'not_implemented'
   | 'unavailable';
@@ -68,5 +69,17 @@ export class MethodNotAllowed extends DomainError {
   ) {
     super('method_not_allowed', 'method_not_allowed', message);
     this.name = 'MethodNotAllowed';
+  }
+}
+
+// Too many requests of one kind from one caller for now: `retryAfterSecs` is when to come back
+// (HTTP's Retry-After).
+export class TooManyRequests extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSecs: number,
+  ) {
+    super('too_many_requests', 'too_many_requests', message);
+    this.name = 'TooManyRequests';
   }
 }

@@ -22,6 +22,7 @@ export interface Node {
   accessTokenExpirySecs: number;
   interactionExpirySecs: number;
   gnapWaitSecs: number;
+  grantRequestsPerMinute: number; // per client: more in a minute are 429
   // Local only: outbound fetches of client-chosen URLs may reach loopback and private addresses.
   allowPrivateFetch: boolean;
   rates: { url?: string; lifetimeSecs: number; timeoutSecs: number; refreshBeforeSecs: number };
@@ -46,6 +47,7 @@ export function nodeOf(c: Config): Node {
     accessTokenExpirySecs: c.ACCESS_TOKEN_EXPIRY_SECS,
     interactionExpirySecs: c.INTERACTION_EXPIRY_SECS,
     gnapWaitSecs: c.GNAP_WAIT_SECS,
+    grantRequestsPerMinute: c.GRANT_REQUESTS_PER_MINUTE,
     allowPrivateFetch: c.ALLOW_PRIVATE_FETCH,
     rates: {
       url: c.EXCHANGE_RATES_URL,

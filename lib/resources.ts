@@ -1,5 +1,6 @@
 import { DomainError } from './errors';
 import type { Node } from './node';
+import { canonicalBase, isUnderBase } from './wallet-addresses/address';
 
 // Things the payment resources share: their public URLs on the node's resource server (a payment
 // intent is Open Payments' incoming payment, which quotes accept as `receiver` beside the bare
@@ -12,15 +13,24 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Whether a path's {id} can name a resource at all: one that cannot is not looked up (404).
 export const isResourceId = (id: string) => UUID.test(id);
 
+// The id a resource's URL names under `prefix` (intentUrl(node, ''), quoteUrl(node, '')), compared
+// as every URL of this service is (canonicalBase: no case, no trailing slash); undefined for a URL
+// elsewhere. `https://X/Incoming-Payments/<ID>/` is that payment.
+export function idIn(prefix: string, url: string): string | undefined {
+  const base = `${canonicalBase(prefix)}/`;
+  const canonical = canonicalBase(url);
+  return canonical.startsWith(base) && UUID.test(canonical.slice(base.length)) ? canonical.slice(base.length) : undefined;
+}
+
 // A quote's receiver: a payment intent of this node (its id, or its URL), or an incoming payment
 // on another node (any other http(s) URL), for which this answers undefined.
 export function localIntentId(node: Node, receiver: string): string | undefined {
   if (UUID.test(receiver)) return receiver.toLowerCase();
-  const prefix = intentUrl(node, '').toLowerCase();
-  const lower = receiver.toLowerCase();
-  if (lower.startsWith(prefix) && UUID.test(lower.slice(prefix.length))) return lower.slice(prefix.length);
+  const id = idIn(intentUrl(node, ''), receiver);
+  if (id) return id;
+  const prefix = intentUrl(node, '');
   const url = URL.canParse(receiver) ? new URL(receiver) : undefined;
-  if ((url?.protocol === 'https:' || url?.protocol === 'http:') && !lower.startsWith(prefix)) return undefined;
+  if ((url?.protocol === 'https:' || url?.protocol === 'http:') && !isUnderBase(receiver, prefix)) return undefined;
   const message = `must be a payment intent id, its URL (${prefix}<id>), or the URL of an incoming payment on another node`;
   throw new DomainError('invalid', 'invalid_request', `receiver ${message}`, [{ field: 'receiver', message }]);
 }

@@ -65,13 +65,24 @@ export function intervalInWords(interval: string): string | undefined {
   return `every ${every}, from ${start}${times}`;
 }
 
-const ACTIONS: Record<string, string> = {
-  create: 'send payments',
-  read: 'see the payments it sent',
-  'read-all': 'see all payments',
-  list: 'list the payments it sent',
-  'list-all': 'list all payments',
-  complete: 'complete payments',
+// What each action lets the app do, by type: the page says it in words, then as sent.
+const ACTIONS: Record<string, Record<string, string>> = {
+  'outgoing-payment': {
+    create: 'send payments',
+    read: 'see the payments it sent',
+    'read-all': 'see all payments from this account',
+    list: 'list the payments it sent',
+    'list-all': 'list all payments from this account',
+  },
+  'incoming-payment': {
+    create: 'ask for payments into it',
+    read: 'see the payment requests it made',
+    'read-all': 'see a payment request it is given to pay (amounts and state, never its details)',
+    list: 'list the payment requests it made',
+    'list-all': 'list all payments into this account (never their details)',
+    complete: 'close the payment requests it made',
+  },
+  quote: { create: 'get quotes', read: 'see the quotes it got', 'read-all': 'see all quotes of this account' },
 };
 const TYPES: Record<string, string> = { 'outgoing-payment': 'Payments from your account', 'incoming-payment': 'Payments to your account', quote: 'Quotes' };
 
@@ -136,18 +147,22 @@ function consentPage(g: IdpGrant, id: string, nonce: string, csrf: string, fallb
   const name = g.client?.name || fallback.name || 'An app';
   const uri = g.client?.uri || fallback.uri;
   const wallets = walletsOf(g.access);
+  // Every item the user approves, each with its wallet address ("any" when it names none: then the
+  // authorization server gives it only what it issues without consent) and its limits.
   const items = g.access
     .map(
       (a) => `<div class="item"><h2>${esc(TYPES[a.type] ?? a.type)}</h2><dl>
-<dt>It may</dt><dd>${esc(a.actions.map((x) => ACTIONS[x] ?? x).join(', '))}</dd>
+<dt>It may</dt><dd>${esc(a.actions.map((x) => ACTIONS[a.type]?.[x] ?? x).join(', '))}<br><span class="raw">${esc(a.type)}: ${esc(a.actions.join(', '))}</span></dd>
+<dt>Wallet address</dt><dd class="raw">${a.identifier ? esc(a.identifier) : 'any (only what the app itself makes, or is given to pay)'}</dd>
 ${a.type === 'outgoing-payment' ? limitsOf(a) : ''}</dl></div>`,
     )
     .join('');
+  const pays = g.access.some((a) => a.type === 'outgoing-payment');
   return page(
     `${name} asks for your consent`,
     `<div class="card">
-<h1>${esc(name)} wants to make payments from your account</h1>
-<p class="sub">Review what it asks for. You can accept or reject; nothing is paid until the app creates a payment within these limits.</p>
+<h1>${esc(name)} ${pays ? 'wants to make payments from your account' : 'asks for access to your account'}</h1>
+<p class="sub">Review everything it asks for. You can accept or reject${pays ? '; nothing is paid until the app creates a payment within these limits' : ''}.</p>
 <dl><dt>App</dt><dd><strong>${esc(name)}</strong>${uri ? `<br><span class="raw">${esc(uri)}</span>` : ''}</dd>
 <dt>Your wallet address</dt><dd class="raw">${wallets.map(esc).join('<br>') || 'any'}</dd></dl>
 ${items}

@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JWK } from '@interledger/http-signature-utils';
-import { DomainError } from '../errors';
+import { DomainError, TooManyRequests } from '../errors';
 import { type SignedRequest, verifySignature } from '../http/message-signatures';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { clientDisplayName, clientKey } from '../open-payments/client-keys';
-import { intentUrl } from '../resources';
+import { intentUrl, isResourceId } from '../resources';
 import { commit } from '../tx';
-import { sameAddress } from '../wallet-addresses/address';
+import { canonicalBase, sameAddress } from '../wallet-addresses/address';
 import { continueRule, withQuery } from './interaction-rules';
 import { grantPolicy } from './policy';
 import type { AccessItem, ClientIdentity, ContinueRequest, GrantRequest, Introspection, IntrospectionRequest } from './schemas';
@@ -15,16 +15,19 @@ import * as store from './store';
 
 // The Open Payments authorization server (GNAP, RFC 9635, as Open Payments profiles it). A client
 // names itself by its wallet address (its keys at <wallet address>/jwks.json) or gives its key,
-// and signs every request with it (RFC 9421). Grants that act only on what the client creates are
-// issued at once; what reaches further needs the wallet owner's consent (./policy.ts). Grants for
-// outgoing payments are answered with the interaction and continuation parts GNAP requires and stay
+// and signs every request with it (RFC 9421). Each access item is judged by one rule (./policy.ts):
+// what acts only on what the client creates, and what a payer reads, is issued at once; what
+// reaches further (outgoing payments, list-all) needs the consent of one wallet address's owner.
+// Such a grant is answered with the interaction and continuation parts GNAP requires and stays
 // pending while the user consents on the FSP's page (./interaction.ts, IDP_CONSENT_URL; without
-// it, interaction is not offered and they cannot be approved); the client then continues the grant
+// it, interaction is not offered and it cannot be approved); the client then continues the grant
 // with the interact_ref its finish URI received (or, without a finish URI, by polling) and gets the
-// token. read-all and list-all are refused.
+// token.
 // Access tokens expire after ACCESS_TOKEN_EXPIRY_SECS and are managed at their `manage` URL
 // (rotate, revoke); the grant is revoked at its continuation URL. The resource server asks about
-// a token by introspection.
+// a token by introspection. A grant holds its one token (./store.ts), and a token's value names its
+// grant (`<grant id>.<256 random bits>`), so that introspection is one read, and revocation, which
+// ends the grant's state or current token, wins every race with a rotation.
 const newToken = () => randomBytes(32).toString('base64url');
 const url = (node: Node, path: string) => `${node.urls.authServer}${path}`;
 
@@ -41,30 +44,47 @@ async function authenticate(node: Node, client: ClientIdentity, request: SignedR
 
 const identityOf = (client: GrantRequest['client']): ClientIdentity => (typeof client === 'string' ? { walletAddress: client } : client);
 
-function tokenRecord(node: Node, grantId: string, access: AccessItem[], client: ClientIdentity) {
-  const value = newToken();
-  const record: store.TokenRecord = {
-    hash: store.hashOf(value),
-    grantId,
-    managementId: randomUUID(),
-    access,
-    client,
-    expiresAt: Date.now() + node.accessTokenExpirySecs * 1000,
-    revoked: false,
-  };
-  return { value, record };
+// A new access token of grant `grantId`: its value (given to the client once) and what the grant keeps.
+function newAccessToken(node: Node, grantId: string) {
+  const value = `${grantId}.${newToken()}`;
+  const token: store.GrantToken = { hash: store.hashOf(value), managementId: randomUUID(), expiresAt: Date.now() + node.accessTokenExpirySecs * 1000 };
+  return { value, token };
 }
 
-const tokenView = (node: Node, value: string, t: store.TokenRecord) => ({
+const tokenView = (node: Node, value: string, t: store.GrantToken, access: AccessItem[]) => ({
   value,
   manage: url(node, `/token/${t.managementId}`),
   expires_in: node.accessTokenExpirySecs,
-  access: t.access,
+  access,
 });
+
+// The grant a token value names, if the token is the one it holds now (approved, not revoked).
+// (Its expiry is the caller's to check: an expired token can still be rotated.)
+async function grantHolding(node: Node, value: string): Promise<(store.GrantRecord & { token: store.GrantToken }) | undefined> {
+  const grantId = value.slice(0, value.indexOf('.'));
+  if (!isResourceId(grantId)) return undefined;
+  const grant = await store.findGrant(node, grantId);
+  if (grant?.state !== 'approved' || !grant.token || !store.sameHash(store.hashOf(value), grant.token.hash)) return undefined;
+  return grant as store.GrantRecord & { token: store.GrantToken };
+}
+
+// A client may ask for GRANT_REQUESTS_PER_MINUTE grants a minute (counted once its signature is
+// checked, so that nobody can spend another client's allowance); more are 429 until the minute ends.
+async function countRequest(node: Node, client: ClientIdentity) {
+  const now = Date.now();
+  const minute = now - (now % 60_000);
+  const who = 'jwk' in client ? `jwk:${client.jwk.x}` : canonicalBase(client.walletAddress);
+  if ((await commit(node, [store.countGrantRequest(node, who, minute, node.grantRequestsPerMinute)])).length)
+    throw new TooManyRequests(
+      `This client asked for ${node.grantRequestsPerMinute} grants this minute, as many as it may; reuse a token (rotate it at its manage URL) rather than ask again`,
+      Math.ceil((minute + 60_000 - now) / 1000),
+    );
+}
 
 export async function requestGrant(node: Node, body: GrantRequest, request: SignedRequest) {
   const client = identityOf(body.client);
   await authenticate(node, client, request);
+  await countRequest(node, client);
   if (body.subject !== undefined) throw invalidRequest('Subject information is not offered by this authorization server');
   if (!body.access_token) throw invalidRequest('The request must ask for access_token');
   const access = body.access_token.access;
@@ -79,13 +99,13 @@ export async function requestGrant(node: Node, body: GrantRequest, request: Sign
   };
   const continuation = { access_token: { value: continueToken }, uri: url(node, `/continue/${grant.id}`) };
 
-  const decision = grantPolicy(access, intentUrl(node, ''));
+  const decision = grantPolicy(access, { payments: intentUrl(node, ''), walletAddresses: node.urls.walletAddresses });
   if (decision.outcome === 'refuse') throw invalidRequest(decision.detail);
   if (decision.outcome === 'interact') {
     if ('jwk' in client)
       throw new DomainError('invalid', 'invalid_client', 'A client that gives its key instead of a wallet address can only ask for non-interactive grants');
     if (!body.interact)
-      throw invalidRequest('An outgoing-payment grant needs the end user\'s consent: the request must include interact (start: ["redirect"])');
+      throw invalidRequest(`This grant needs the consent of ${decision.walletAddress}'s owner: the request must include interact (start: ["redirect"])`);
     const clientName = await clientDisplayName(node, client.walletAddress);
     if (!clientName)
       throw new DomainError(
@@ -115,16 +135,16 @@ export async function requestGrant(node: Node, body: GrantRequest, request: Sign
     return { interact: { redirect, finish: nonce }, continue: { ...continuation, wait: node.gnapWaitSecs } };
   }
 
-  const token = tokenRecord(node, grant.id, access, client);
-  await commit(node, [store.putGrant(node, { ...grant, tokenHash: token.record.hash }), store.putToken(node, token.record)]);
+  const issued = newAccessToken(node, grant.id);
+  await commit(node, [store.putGrant(node, { ...grant, token: issued.token })]);
   logger.info('Grant issued', { grantId: grant.id, client, access: access.map((a) => `${a.type}:${a.actions.join('+')}`) });
-  return { access_token: tokenView(node, token.value, token.record), continue: continuation };
+  return { access_token: tokenView(node, issued.value, issued.token, access), continue: continuation };
 }
 
 // The grant at a continuation URL, if the GNAP token given is its continuation token.
 async function continuable(node: Node, id: string, continueToken: string | undefined): Promise<store.GrantRecord> {
   const grant = await store.findGrant(node, id);
-  if (!grant || grant.state === 'revoked' || !continueToken || store.hashOf(continueToken) !== grant.continueTokenHash) {
+  if (!grant || grant.state === 'revoked' || !continueToken || !store.sameHash(store.hashOf(continueToken), grant.continueTokenHash)) {
     throw new DomainError('unauthorized', 'invalid_continuation', 'No grant to continue at this URL with this continuation token');
   }
   return grant;
@@ -164,14 +184,11 @@ export async function continueGrant(node: Node, id: string, continueToken: strin
       return { continue: { ...continuation, wait: node.gnapWaitSecs } };
     }
     case 'issue': {
-      const token = tokenRecord(node, grant.id, grant.access, grant.client);
-      const refused = await commit(node, [
-        store.approveInteractive(node, id, ref === undefined ? undefined : store.hashOf(ref), token.record.hash, now),
-        store.putToken(node, token.record),
-      ]);
+      const issued = newAccessToken(node, grant.id);
+      const refused = await commit(node, [store.approveInteractive(node, id, ref === undefined ? undefined : store.hashOf(ref), issued.token, now)]);
       if (refused.length) throw requestDenied('The grant changed meanwhile: its token was issued already, or it was revoked');
       logger.info('Grant issued after consent', { grantId: id, client: grant.client });
-      return { access_token: tokenView(node, token.value, token.record), continue: continuation };
+      return { access_token: tokenView(node, issued.value, issued.token, grant.access), continue: continuation };
     }
   }
 }
@@ -184,42 +201,44 @@ function deniedDetail(g: store.GrantRecord, now: number): string {
   return 'The end user has not consented to this grant (yet): send them to interact.redirect, then continue with the interact_ref';
 }
 
+// Revokes the grant whatever it holds now: a rotation or a consent that committed first loses its
+// token with it, one that commits after is refused (./store.ts revokeGrant).
 export async function cancelGrant(node: Node, id: string, continueToken: string | undefined, request: SignedRequest): Promise<void> {
   const grant = await continuable(node, id, continueToken);
   await authenticate(node, grant.client, request);
-  // The grant and the token it holds, together (the token may have been revoked on its own).
-  const items = [store.revokeGrant(node, grant), ...(grant.tokenHash ? [store.revokeToken(node, grant.tokenHash, false)] : [])];
-  if ((await commit(node, items)).length)
-    throw new DomainError('unauthorized', 'invalid_continuation', 'The grant changed meanwhile; it may be revoked already');
+  if ((await commit(node, [store.revokeGrant(node, id)])).length)
+    throw new DomainError('unauthorized', 'invalid_continuation', 'No grant to continue at this URL with this continuation token: it was revoked meanwhile');
   logger.info('Grant revoked', { grantId: id });
 }
 
-// The token managed at /token/{managementId}, if the GNAP token given is that token.
-async function managed(node: Node, managementId: string, value: string | undefined, request: SignedRequest): Promise<store.TokenRecord> {
-  const token = value ? await store.findToken(node, value) : undefined;
-  if (!token || token.revoked || token.managementId !== managementId) {
-    throw new DomainError('unauthorized', 'invalid_token', 'No access token to manage at this URL with this token');
-  }
-  await authenticate(node, token.client, request);
-  return token;
+const invalidToken = (detail = 'No access token to manage at this URL with this token') => new DomainError('unauthorized', 'invalid_token', detail);
+
+// The grant whose token is managed at /token/{managementId}, if the GNAP token given is that token.
+async function managed(node: Node, managementId: string, value: string | undefined, request: SignedRequest) {
+  const grant = value ? await grantHolding(node, value) : undefined;
+  if (!grant || grant.token.managementId !== managementId) throw invalidToken();
+  await authenticate(node, grant.client, request);
+  return grant;
 }
 
-// A new value and a new manage URL for the same access; the old token stops working.
+// A new value and a new manage URL for the same access; the old token stops working. Only while
+// the grant still holds the old one: a revocation that committed first wins.
 export async function rotateToken(node: Node, managementId: string, value: string | undefined, request: SignedRequest) {
-  const old = await managed(node, managementId, value, request);
-  const next = tokenRecord(node, old.grantId, old.access, old.client);
-  const failed = await commit(node, [
-    store.revokeToken(node, old.hash),
-    store.putToken(node, next.record),
-    store.replaceGrantToken(node, old.grantId, old.hash, next.record.hash),
-  ]);
-  if (failed.length) throw new DomainError('invalid', 'invalid_rotation', 'The token was revoked or rotated meanwhile');
-  return { access_token: tokenView(node, next.value, next.record) };
+  const grant = await managed(node, managementId, value, request);
+  const next = newAccessToken(node, grant.id);
+  if ((await commit(node, [store.rotateToken(node, grant.id, grant.token.hash, next.token)])).length)
+    throw new DomainError('invalid', 'invalid_rotation', 'The token was revoked or rotated meanwhile');
+  return { access_token: tokenView(node, next.value, next.token, grant.access) };
 }
 
+// Revokes the token, if its grant still holds it. If a rotation got there first, its successor is
+// live and this revocation did nothing: it is not answered as done (401), so that no success is
+// ever followed by a live token. A concurrent revocation or the grant's did the same: done.
 export async function revokeAccessToken(node: Node, managementId: string, value: string | undefined, request: SignedRequest): Promise<void> {
-  const token = await managed(node, managementId, value, request);
-  await commit(node, [store.revokeToken(node, token.hash)]); // a concurrent revocation did the same
+  const grant = await managed(node, managementId, value, request);
+  if (!(await commit(node, [store.revokeToken(node, grant.id, grant.token.hash)])).length) return;
+  const now = await store.findGrant(node, grant.id);
+  if (now?.state === 'approved' && now.token) throw invalidToken('The token was rotated meanwhile: revoke its successor, or the grant');
 }
 
 // Whether a grant item covers a requested one: same type; every action, where read-all covers
@@ -232,11 +251,13 @@ function covers(granted: AccessItem, asked: NonNullable<IntrospectionRequest['ac
   return asked.actions.every((a) => actions.includes(a) || (a === 'read' && actions.includes('read-all')) || (a === 'list' && actions.includes('list-all')));
 }
 
+// One read: the grant the token names, which must be approved, hold this token, and the token not
+// have expired. A token of a revoked (or rejected, or never approved) grant is never active.
 export async function introspect(node: Node, req: IntrospectionRequest): Promise<Introspection> {
-  const token = await store.findToken(node, req.access_token);
-  if (!token || token.revoked || token.expiresAt <= Date.now()) return { active: false };
-  const access = req.access ? token.access.filter((granted) => req.access!.some((asked) => covers(granted, asked))) : token.access;
-  return { active: true, grant: token.grantId, access, client: token.client };
+  const grant = await grantHolding(node, req.access_token);
+  if (!grant || grant.token.expiresAt <= Date.now()) return { active: false };
+  const access = req.access ? grant.access.filter((granted) => req.access!.some((asked) => covers(granted, asked))) : grant.access;
+  return { active: true, grant: grant.id, access, client: grant.client };
 }
 
 // GNAP discovery (RFC 9635 section 9; Rafiki serves it at /discovery): where grants are asked for,

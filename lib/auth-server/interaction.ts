@@ -86,8 +86,15 @@ export async function startInteraction(node: Node, id: string, nonce: string): P
       return { status: 302, location, cookie: sessionCookie(node, id, session, g.ixExpiresAt! - now) };
     }
   }
-  const message = (g.ixExpiresAt ?? 0) <= now ? 'interaction expired' : 'invalid interaction';
-  return backOr(g, { result: 'invalid_interaction', message }, invalid('forbidden', `This interaction cannot start: ${message}`));
+  if (rule === 'expired')
+    return backOr(
+      g,
+      { result: 'invalid_interaction', message: 'interaction expired' },
+      invalid('forbidden', 'This interaction cannot start: interaction expired'),
+    );
+  // Decided, finished, or taken meanwhile by a request that decided it (the step's condition holds
+  // the same time): the start URL has done its work, and sends the browser nowhere again.
+  throw invalid('forbidden', 'This interaction was decided already: its start URL works until the decision, not after');
 }
 
 // What the consent page shows: the access asked for, the state, and (beyond Rafiki's answer) the

@@ -43,6 +43,13 @@ const outgoingPaymentAccess = z.object({
 export const accessItem = z.discriminatedUnion('type', [incomingPaymentAccess, quoteAccess, outgoingPaymentAccess]);
 export type AccessItem = z.infer<typeof accessItem>;
 
+// Where the user's browser is sent back: never with user info (https://user:pw@host/), which a
+// browser would send as credentials to the host, or show to the user as a host of its own.
+const finishUri = url.refine((u) => {
+  const parsed = new URL(u);
+  return !parsed.username && !parsed.password;
+}, 'must not hold user info (user:password@)');
+
 // The client: its wallet address (whose jwks.json holds its keys), or a key given directly.
 const client = z.union([url, z.object({ walletAddress: url }), z.object({ jwk: ed25519Jwk })]);
 
@@ -53,7 +60,9 @@ export const grantRequest = z.object({
     .object({
       start: z.array(z.literal('redirect')).min(1),
       // Open Payments hashes with SHA-256 only (GNAP's default).
-      finish: z.object({ method: z.literal('redirect'), uri: url, nonce: z.string().min(1).max(200), hash_method: z.literal('sha-256').optional() }).optional(),
+      finish: z
+        .object({ method: z.literal('redirect'), uri: finishUri, nonce: z.string().min(1).max(200), hash_method: z.literal('sha-256').optional() })
+        .optional(),
     })
     .optional(),
   subject: z.unknown().optional(),

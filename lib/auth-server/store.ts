@@ -6,15 +6,15 @@ import type { Write } from '../tx';
 import type { GrantState, InteractionStep } from './interaction-rules';
 import type { AccessItem, ClientIdentity } from './schemas';
 
-// The authorization server's table: a grant under its id, an access token under the SHA-256 of its
-// value (a token is never stored as such: a reader of the table cannot use one). A grant names the
-// token it holds now, so that revoking the grant revokes the token in the same transaction, and
-// introspection needs one read. Tokens are kept a month past creation (they can be rotated after
-// they expire); a pending grant a day, a revoked one a month.
+// The authorization server's table: a grant under its id, holding the access token it has now (the
+// SHA-256 of its value, never the value: a reader of the table cannot use one). One item is the
+// whole truth about a token: introspection reads it once, and issuing, rotating and revoking are
+// each one conditional write of it, on its state and its current token, so that of two racing
+// requests (a rotation and a revocation) the one that commits second sees the first. A grant is
+// kept a month past its last token (tokens can be rotated after they expire); a pending one a day.
 const grantKey = (id: string) => ({ pk: `GRANT#${id}`, sk: 'GRANT' });
-const tokenKey = (hash: string) => ({ pk: `TOKEN#${hash}`, sk: 'TOKEN' });
 const DAY_SECS = 24 * 3600;
-const KEPT_SECS = 30 * DAY_SECS; // a revoked, rejected or approved grant, a token
+const KEPT_SECS = 30 * DAY_SECS; // a revoked, rejected or approved grant
 const epoch = (ms: number) => Math.floor(ms / 1000);
 
 export const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -29,7 +29,7 @@ export interface GrantRecord {
   access: AccessItem[];
   client: ClientIdentity;
   continueTokenHash: string;
-  tokenHash?: string; // the access token the grant holds now
+  token?: GrantToken; // the access token the grant holds now (approved: none once revoked)
   finish?: { uri: string; nonce: string }; // where the client wants the end user back (its nonce: for the hash)
   createdAt: string;
   // An interactive grant's interaction (./interaction-rules.ts); the interaction's id is the grant's.
@@ -48,14 +48,11 @@ export interface GrantRecord {
 // the step, or it expired).
 export const INTERACTION_CHANGED = 'interaction_changed';
 
-export interface TokenRecord {
+// An access token as its grant holds it: its hash, the id of its manage URL, when it expires.
+export interface GrantToken {
   hash: string;
-  grantId: string;
   managementId: string;
-  access: AccessItem[];
-  client: ClientIdentity;
   expiresAt: number; // epoch ms
-  revoked: boolean;
 }
 
 export function putGrant(node: Node, g: GrantRecord): Write {
@@ -69,55 +66,50 @@ export function putGrant(node: Node, g: GrantRecord): Write {
   };
 }
 
-export function putToken(node: Node, t: TokenRecord): Write {
-  return {
-    Put: {
-      TableName: node.tables.auth,
-      Item: { ...tokenKey(t.hash), ...t, access: JSON.stringify(t.access), client: JSON.stringify(t.client), ttl: epoch(Date.now()) + KEPT_SECS },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
+// Why a token write was refused: the grant is no longer approved, or holds another token now
+// (rotated or revoked meanwhile).
+export const TOKEN_CHANGED = 'token_changed';
 
-// Revokes a token; with `onlyIfActive`, the condition fails if it was revoked already.
-export function revokeToken(node: Node, hash: string, onlyIfActive = true): Write {
-  return {
-    Update: {
-      TableName: node.tables.auth,
-      Key: tokenKey(hash),
-      UpdateExpression: 'SET revoked = :yes',
-      ConditionExpression: onlyIfActive ? 'attribute_exists(pk) AND revoked = :no' : 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':yes': true, ...(onlyIfActive && { ':no': false }) },
-    },
-  };
-}
+// The grant's token `was` gives way to `next` (a rotation), on condition that the grant is still
+// approved and holds `was`; the grant is kept a month from now.
+export const rotateToken = (node: Node, grantId: string, was: string, next: GrantToken): Write => ({
+  Update: {
+    TableName: node.tables.auth,
+    Key: grantKey(grantId),
+    UpdateExpression: 'SET #token = :next, #ttl = :ttl',
+    ConditionExpression: '#state = :approved AND #token.#hash = :was',
+    ExpressionAttributeNames: { '#state': 'state', '#token': 'token', '#hash': 'hash', '#ttl': 'ttl' },
+    ExpressionAttributeValues: { ':next': next, ':was': was, ':approved': 'approved', ':ttl': epoch(Date.now()) + KEPT_SECS },
+  },
+  refusal: TOKEN_CHANGED,
+});
 
-// Points an approved grant at its new token, on condition that it still holds `was`.
-export function replaceGrantToken(node: Node, grantId: string, was: string, now: string): Write {
-  return {
-    Update: {
-      TableName: node.tables.auth,
-      Key: grantKey(grantId),
-      UpdateExpression: 'SET tokenHash = :now',
-      ConditionExpression: '#state = :approved AND tokenHash = :was',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':now': now, ':was': was, ':approved': 'approved' },
-    },
-  };
-}
+// The grant's token `was` is revoked: the grant holds none from then on, on condition that it holds `was`.
+export const revokeToken = (node: Node, grantId: string, was: string): Write => ({
+  Update: {
+    TableName: node.tables.auth,
+    Key: grantKey(grantId),
+    UpdateExpression: 'REMOVE #token',
+    ConditionExpression: '#token.#hash = :was',
+    ExpressionAttributeNames: { '#token': 'token', '#hash': 'hash' },
+    ExpressionAttributeValues: { ':was': was },
+  },
+  refusal: TOKEN_CHANGED,
+});
 
-export function revokeGrant(node: Node, g: GrantRecord): Write {
-  return {
-    Update: {
-      TableName: node.tables.auth,
-      Key: grantKey(g.id),
-      UpdateExpression: 'SET #state = :revoked, #ttl = :ttl',
-      ConditionExpression: '#state = :was',
-      ExpressionAttributeNames: { '#state': 'state', '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':revoked': 'revoked', ':was': g.state, ':ttl': epoch(Date.now()) + KEPT_SECS },
-    },
-  };
-}
+// The grant is revoked, whatever it holds and whatever step it is at (revocation wins every race:
+// a rotation or a consent that commits first is undone, one that commits after is refused); its
+// token goes with it. Refused only when it was revoked already.
+export const revokeGrant = (node: Node, id: string): Write => ({
+  Update: {
+    TableName: node.tables.auth,
+    Key: grantKey(id),
+    UpdateExpression: 'SET #state = :revoked, #ttl = :ttl REMOVE #token',
+    ConditionExpression: 'attribute_exists(pk) AND #state <> :revoked',
+    ExpressionAttributeNames: { '#state': 'state', '#ttl': 'ttl', '#token': 'token' },
+    ExpressionAttributeValues: { ':revoked': 'revoked', ':ttl': epoch(Date.now()) + KEPT_SECS },
+  },
+});
 
 // An interaction's steps, each one conditional update of the grant (./interaction-rules.ts says
 // which step a state allows; these conditions say the same, so that of two racing requests one
@@ -132,6 +124,7 @@ const step = (node: Node, id: string, set: string, condition: string, values: Re
       '#state': 'state',
       ...(set.includes('#ttl') && { '#ttl': 'ttl' }),
       ...(condition.includes('#finish') && { '#finish': 'finish' }),
+      ...(set.includes('#token') && { '#token': 'token' }),
     },
     ExpressionAttributeValues: values,
   },
@@ -185,16 +178,16 @@ export function finishInteraction(
 
 // The access token issued for a consented grant: for its interact_ref (`refHash`), or, for a grant
 // without a finish URI, on a poll. The reference is used up.
-export function approveInteractive(node: Node, id: string, refHash: string | undefined, tokenHash: string, now: number): Write {
+export function approveInteractive(node: Node, id: string, refHash: string | undefined, token: GrantToken, now: number): Write {
   const byRef = refHash ? 'ixRefHash = :ref' : 'attribute_not_exists(#finish)';
   return step(
     node,
     id,
-    '#state = :approved, tokenHash = :token, #ttl = :ttl',
+    '#state = :approved, #token = :token, #ttl = :ttl',
     `#state = :consented AND ${byRef} AND continueBy > :now`,
     {
       ':approved': 'approved',
-      ':token': tokenHash,
+      ':token': token,
       ':ttl': epoch(now) + KEPT_SECS,
       ':consented': 'consented',
       ':now': now,
@@ -208,18 +201,28 @@ export function approveInteractive(node: Node, id: string, refHash: string | und
 export const pollGrant = (node: Node, id: string, waitMs: number, now: number): Write =>
   step(node, id, 'lastContinuedAt = :now', '#state = :pending AND lastContinuedAt <= :since', { ':pending': 'pending', ':now': now, ':since': now - waitMs });
 
-const parse = <T>(item: Record<string, any>, fields: string[]): T => {
-  const { pk, sk, ttl, ...rest } = item;
-  for (const f of fields) rest[f] = JSON.parse(rest[f]);
-  return rest as T;
-};
+// Why a grant request was not counted: its client made `limit` in this minute already.
+export const GRANT_RATE_OVER = 'grant_rate_over';
 
+// One more grant request of a client in the minute that starts at `minute` (epoch ms), counted in
+// one item kept until the minute is over (its key holds the client's hash: a wallet address may be
+// longer than a key); refused when `limit` were counted already.
+export const countGrantRequest = (node: Node, client: string, minute: number, limit: number): Write => ({
+  Update: {
+    TableName: node.tables.auth,
+    Key: { pk: `GRANTRATE#${hashOf(client)}#${minute}`, sk: 'RATE' },
+    UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :one, #ttl = :ttl',
+    ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+    ExpressionAttributeNames: { '#n': 'n', '#ttl': 'ttl' },
+    ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit, ':ttl': epoch(minute) + 120 },
+  },
+  refusal: GRANT_RATE_OVER,
+});
+
+// The grant, if it is there: an item past its TTL is gone, whether or not DynamoDB deleted it yet.
 export async function findGrant(node: Node, id: string): Promise<GrantRecord | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.auth, Key: grantKey(id), ConsistentRead: true }));
-  return Item && parse<GrantRecord>(Item, ['access', 'client']);
-}
-
-export async function findToken(node: Node, value: string): Promise<TokenRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.auth, Key: tokenKey(hashOf(value)), ConsistentRead: true }));
-  return Item && parse<TokenRecord>(Item, ['access', 'client']);
+  if (!Item || (typeof Item.ttl === 'number' && Item.ttl <= epoch(Date.now()))) return undefined;
+  const { pk, sk, ttl, access, client, ...rest } = Item;
+  return { ...rest, access: JSON.parse(access), client: JSON.parse(client) } as GrantRecord;
 }

@@ -12,6 +12,7 @@ import type { Node } from '../node';
 import { secret } from '../secrets';
 import { observed } from '../tracing';
 import { rideAlong, riderScope, untakenRider } from '../tx';
+import { refuseLoneSurrogates } from './json';
 import { fieldErrors, problemResponse, validationError } from './problem';
 import { entriesOf, sentQueries } from './query';
 import { lowerCaseHeaders, requestBody } from './request';
@@ -135,30 +136,12 @@ function parseJsonBody(event: AdminEvent): unknown {
   } catch (e) {
     throw invalid('malformed_json', `The body is not valid JSON: ${(e as Error).message}`);
   }
-  if (hasLoneSurrogate(json)) throw invalid('invalid_request', 'The body holds a string with an unpaired UTF-16 surrogate (e.g. "\\ud800"), which is not text');
+  refuseLoneSurrogates(json);
   return json;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const unsupportedMedia = (detail: string) => new DomainError('unsupported_media', 'unsupported_media_type', detail);
-
-// Every key and string of a parsed body, walked without recursion (no nesting can exhaust the stack).
-function hasLoneSurrogate(value: unknown): boolean {
-  const LONE = /[\uD800-\uDFFF]/u; // with the u flag, only a surrogate that is not half of a pair
-  const stack = [value];
-  while (stack.length) {
-    const v = stack.pop();
-    if (typeof v === 'string') {
-      if (LONE.test(v)) return true;
-    } else if (v && typeof v === 'object') {
-      for (const [k, inner] of Object.entries(v)) {
-        if (LONE.test(k)) return true;
-        stack.push(inner);
-      }
-    }
-  }
-  return false;
-}
 
 const validate = <B, Q, P>(spec: RouteSpec<B, Q, P>): MiddlewareObj<AdminEvent> => ({
   before: ({ event }) => {

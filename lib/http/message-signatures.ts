@@ -29,6 +29,10 @@ export async function verifySignature(req: SignedRequest, findKey: (keyId: strin
     };
   }
   const input = req.headers['signature-input'];
+  // The library checks the digest only when the signature covers it: a body it does not cover could be anything.
+  if (like.body && !coveredComponents(input).includes('content-digest')) {
+    return { ok: false, reason: 'A request with a body must be signed over its content-digest (with content-length and content-type)' };
+  }
   const created = Number(/;created=(\d+)/.exec(input)?.[1]);
   if (!Number.isFinite(created) || Math.abs(Date.now() / 1000 - created) > CREATED_TOLERANCE_SECS) {
     return { ok: false, reason: `The signature's created time must be within ${CREATED_TOLERANCE_SECS} s of now` };
@@ -42,6 +46,13 @@ export async function verifySignature(req: SignedRequest, findKey: (keyId: strin
   }
   return { ok: false, reason: 'The signature does not match the request' };
 }
+
+// The components the sig1 signature covers, as its Signature-Input lists them: sig1=("@method" "content-digest" …);….
+const coveredComponents = (input: string) =>
+  (/sig1=\(([^)]*)\)/.exec(input)?.[1] ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((c) => c.replace(/"/g, ''));
 
 // The @target-uri a client signed is the URL it sent, which the API sees as its public base (the
 // custom domain) plus the path and query. The query is rebuilt the ways clients write it

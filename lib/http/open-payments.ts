@@ -4,6 +4,7 @@ import type { ZodType } from 'zod';
 import { DomainError } from '../errors';
 import { logger } from '../log';
 import { observed } from '../tracing';
+import { refuseLoneSurrogates } from './json';
 import { type SignedRequest, targetUris } from './message-signatures';
 import { fieldErrors, type ProblemApi, problemResponse, validationError } from './problem';
 import { lowerCaseHeaders, requestBody } from './request';
@@ -60,6 +61,7 @@ export function parseJson<T>(req: OpRequest, schema: ZodType<T>): T {
   } catch (e) {
     throw new DomainError('invalid', 'invalid_request', `The body is not valid JSON: ${(e as Error).message}`);
   }
+  refuseLoneSurrogates(value);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationError(fieldErrors(parsed.error));
   return parsed.data;

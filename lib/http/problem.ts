@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodError } from 'zod';
-import { AccessRefused, DomainError, type ErrorKind, type FieldError, MethodNotAllowed } from '../errors';
+import { AccessRefused, DomainError, type ErrorKind, type FieldError, MethodNotAllowed, TooManyRequests } from '../errors';
 import { logger } from '../log';
 
 // RFC 9457 problem details. Every error the functions, the local gateway and the signing proxy
@@ -15,6 +15,7 @@ const STATUS: Record<ErrorKind, number> = {
   conflict: 409,
   too_large: 413,
   unsupported_media: 415,
+  too_many_requests: 429,
   unprocessable: 422,
   not_implemented: 501,
   upstream: 502,
@@ -65,7 +66,7 @@ export interface ProblemApi {
 }
 
 // The answer to anything a request threw: a DomainError is its problem, with the headers that
-// its subclass names (WWW-Authenticate, Allow); anything else is a bug or an unmapped failure,
+// its subclass names (WWW-Authenticate, Allow, Retry-After); anything else is a bug or an unmapped failure,
 // logged and answered 500.
 export function problemResponse(thrown: unknown, api: ProblemApi = {}): APIGatewayProxyResult {
   let p: Problem;
@@ -81,6 +82,7 @@ export function problemResponse(thrown: unknown, api: ProblemApi = {}): APIGatew
       'content-type': 'application/problem+json',
       ...(thrown instanceof MethodNotAllowed && { allow: thrown.allow.join(', ') }),
       ...(thrown instanceof AccessRefused && { 'www-authenticate': thrown.challenge }),
+      ...(thrown instanceof TooManyRequests && { 'retry-after': String(thrown.retryAfterSecs) }),
     },
     body: JSON.stringify({ ...p, ...api.members?.(p) }),
   };

@@ -59,6 +59,8 @@ function v6Range(ip: string): string | undefined {
   if (zeros(0, 6)) return inner(v4Of(g[6], g[7]), 'IPv4-compatible IPv6');
   if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return inner(v4Of(g[6], g[7]), 'NAT64 IPv6');
   if (g[0] === 0x2002) return inner(v4Of(g[1], g[2]), '6to4 IPv6');
+  // RFC 8215's local-use NAT64 prefix: a translator of the operator's own, to any IPv4 address of its networks.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 0x1) return 'local-use NAT64 (64:ff9b:1::/48)';
   if ((g[0] & 0xfe00) === 0xfc00) return 'unique local (fc00::/7)';
   if ((g[0] & 0xffc0) === 0xfe80) return 'link-local (fe80::/10)';
   if ((g[0] & 0xffc0) === 0xfec0) return 'site-local (fec0::/10)';

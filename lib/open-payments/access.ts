@@ -39,6 +39,13 @@ export async function authorize(node: Node, req: OpRequest, asked: Asked[]): Pro
   };
 }
 
-// Whether the caller's token reaches beyond what its client created (read-all, list-all: only with
-// the wallet owner's consent).
+// Whether the caller's token reaches beyond what its client created (read-all, list-all).
 export const reachesAll = (caller: Caller, action: 'read' | 'list') => caller.access.some((a) => a.actions.includes(`${action}-all`));
+
+// A resource as the caller is shown it: its `metadata` only to the client that created it, whatever
+// the caller's token holds (read-all, list-all, or a payment's URL).
+export function shownTo<T extends { metadata?: unknown }>(caller: Caller, createdBy: string | undefined, view: T): Omit<T, 'metadata'> | T {
+  if (createdBy === caller.client) return view;
+  const { metadata, ...rest } = view;
+  return rest;
+}

@@ -8,12 +8,14 @@ import { serviceIdentity, serviceWalletAddress } from './identity';
 // This service as an Open Payments client of other nodes (and of itself), with the official
 // client and the service's own identity (./identity.ts): to read an incoming payment anywhere (to
 // pay it), it asks the authorization server that the payment names for a grant, then reads the
-// payment with it, which yields its STREAM credentials. The grant asked for first is the least:
-// `read` of that one payment, its URL as the identifier (what this service's authorization server
-// issues at once; see lib/auth-server/policy.ts). A server that does not take that (Rafiki reads
-// identifiers as wallet addresses) is asked for `read-all`, as Rafiki's own nodes do, and
-// remembered. Tokens are kept until shortly before they expire. Responses are not validated
-// against the specification here: loading it takes about a second at every cold start.
+// payment with it, which yields its STREAM credentials. The grant asked for first is `read-all`,
+// as Rafiki's own nodes ask (and as this service's authorization server issues at once, showing a
+// payer what it needs and no metadata: lib/auth-server/policy.ts): one token per authorization
+// server serves every payment there until it nearly expires, where a grant per payment would cost
+// the other node a signed grant request for each (and count against its per-client limit). A
+// server that does not issue `read-all` at once is asked for `read` of the one payment, its URL as
+// the identifier, and that is remembered. Responses are not validated against the specification
+// here: loading it takes about a second at every cold start.
 const EARLY_SECS = 30;
 const MAX_TOKENS = 1000;
 
@@ -34,17 +36,21 @@ function opClient(node: Node): Promise<AuthenticatedClient> {
   return client;
 }
 
+// A grant that waits for interaction is no use to a payer: the other scope is asked for instead.
+class NotIssuedAtOnce extends Error {}
+
+const refused = (e: unknown) =>
+  e instanceof NotIssuedAtOnce || (e instanceof OpenPaymentsClientError && (e.status === 400 || e.status === 401 || e.status === 403));
+
 async function requestToken(c: AuthenticatedClient, authServer: string, url: string, scope: Scope): Promise<string> {
   const access = scope === 'one' ? { actions: ['read' as const], identifier: url } : { actions: ['read-all' as const] };
   const grant = await c.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', ...access }] } });
-  if (!isFinalizedGrantWithAccessToken(grant)) throw new Error(`${authServer} did not issue a grant to read incoming payments at once`);
+  if (!isFinalizedGrantWithAccessToken(grant)) throw new NotIssuedAtOnce(`${authServer} did not issue a grant to read incoming payments at once`);
   const expiresIn = grant.access_token.expires_in ?? 60;
   if (tokens.size >= MAX_TOKENS) tokens.delete(tokens.keys().next().value!);
   tokens.set(scope === 'one' ? url : authServer, { value: grant.access_token.value, expiresAt: Date.now() + (expiresIn - EARLY_SECS) * 1000 });
   return grant.access_token.value;
 }
-
-const refused = (e: unknown) => e instanceof OpenPaymentsClientError && (e.status === 400 || e.status === 401 || e.status === 403);
 
 // The payment read with a token of this scope: a kept one, and if the resource server no longer
 // takes it (revoked, or the server forgot it), a new one, once.
@@ -96,12 +102,12 @@ export async function readIncomingPayment(node: Node, url: string) {
 async function read(c: AuthenticatedClient, url: string) {
   const { authServer } = await c.incomingPayment.getPublic({ url });
   if (!authServer) throw new Error(`${url} names no authorization server`);
-  const first = preferred.get(authServer) ?? 'one';
+  const first = preferred.get(authServer) ?? 'all';
   try {
     return await readWith(c, authServer, url, first);
   } catch (e) {
     if (!refused(e)) throw e;
-    const other = first === 'one' ? 'all' : 'one';
+    const other = first === 'all' ? 'one' : 'all';
     const read = await readWith(c, authServer, url, other);
     preferred.set(authServer, other);
     return read;

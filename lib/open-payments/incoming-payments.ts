@@ -6,7 +6,7 @@ import { completeIntent, createIntent, cursorOf, findIntent, intentView, pageInt
 import { createIntentBody, type IntentRecord } from '../payment-intents/schemas';
 import { intentUrl, isResourceId } from '../resources';
 import { sameAddress } from '../wallet-addresses/address';
-import { authorize, forbidden, reachesAll } from './access';
+import { authorize, forbidden, reachesAll, shownTo } from './access';
 import { listRoute } from './pagination';
 
 // Open Payments incoming payments, on the resource server. An incoming payment is a payment
@@ -56,9 +56,10 @@ export async function createIncomingPayment(node: Node, req: OpRequest): Promise
   return json(201, await viewWithMethods(node, await createIntent(node, body, caller.client)));
 }
 
-// Read by a client with access: one it created; any of the wallet address's with read-all; or the
-// one payment its token names by URL (a payer's node, given the URL to pay it: no metadata). With no
-// Authorization header at all, the public view: what it received, and where to ask for access.
+// Read by a client with access: one it created; with read-all, any (a payer's node reads the one
+// it was given to pay; Rafiki's asks for read-all); or the one payment its token names by URL. Only
+// the client that created it sees its metadata. With no Authorization header at all, the public
+// view: what it received, and where to ask for access.
 export async function getIncomingPayment(node: Node, req: OpRequest): Promise<OpReply> {
   const intent = await existing(node, req.params.id);
   if (req.signed.headers.authorization === undefined) {
@@ -67,10 +68,9 @@ export async function getIncomingPayment(node: Node, req: OpRequest): Promise<Op
   const url = intentUrl(node, intent.id);
   const read = (identifier: string) => ({ type: 'incoming-payment' as const, actions: ['read'], identifier });
   const caller = await authorize(node, req, [read(intent.walletAddress), read(url)]);
-  if (intent.client === caller.client || reachesAll(caller, 'read')) return json(200, await viewWithMethods(node, intent));
-  if (!caller.access.some((a) => a.identifier !== undefined && sameAddress(a.identifier, url))) throw notTheClients(node, req.params.id);
-  const { metadata, ...toPay } = await viewWithMethods(node, intent);
-  return json(200, toPay);
+  const byUrl = caller.access.some((a) => a.identifier !== undefined && sameAddress(a.identifier, url));
+  if (intent.client !== caller.client && !reachesAll(caller, 'read') && !byUrl) throw notTheClients(node, req.params.id);
+  return json(200, shownTo(caller, intent.client, await viewWithMethods(node, intent)));
 }
 
 // Only the client that created it completes it (nothing grants more yet).
@@ -86,5 +86,5 @@ export const listIncomingPayments = (node: Node, req: OpRequest): Promise<OpRepl
   listRoute(node, req, 'incoming-payment', {
     page: (walletAddressId, opts) => pageIntentsByWallet(node, walletAddressId, opts),
     sortKeyOf: cursorOf,
-    view: (r) => view(node, r),
+    view: (r, caller) => shownTo(caller, r.client, view(node, r)),
   });

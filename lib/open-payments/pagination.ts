@@ -3,7 +3,7 @@ import { DomainError } from '../errors';
 import { json, type OpReply, type OpRequest } from '../http/open-payments';
 import type { Node } from '../node';
 import { findWalletRecordByUrl } from '../wallet-addresses';
-import { authorize, reachesAll } from './access';
+import { authorize, type Caller, reachesAll } from './access';
 
 // Open Payments' cursor pagination of a wallet address's resources, newest first: `first`
 // (default 20) after `cursor`, or `last` before it. A cursor is the base64url of the listing's
@@ -55,17 +55,24 @@ type TwoWayPage<T> = { records: T[]; hasNextPage: boolean; hasPreviousPage: bool
 type PageOpts = { size: number; direction: 'older' | 'newer'; cursor?: string; client?: string };
 
 // A list route of a wallet address's resources of `type`: with `list`, those the client created;
-// with `list-all` (consented), all of them.
+// with `list-all` (consented), all of them, another client's without its metadata.
 export async function listRoute<T>(
   node: Node,
   req: OpRequest,
   type: 'incoming-payment' | 'outgoing-payment',
-  resources: { page: (walletAddressId: string, opts: PageOpts) => Promise<TwoWayPage<T>>; sortKeyOf: (r: T) => string; view: (r: T) => unknown },
+  resources: {
+    page: (walletAddressId: string, opts: PageOpts) => Promise<TwoWayPage<T>>;
+    sortKeyOf: (r: T) => string;
+    view: (r: T, caller: Caller) => unknown; // as the caller is shown it (access.ts shownTo)
+  },
 ): Promise<OpReply> {
   const { walletAddress, ...q } = listQueryOf(req);
   const caller = await authorize(node, req, [{ type, actions: ['list'], identifier: walletAddress }]);
   const wallet = await findWalletRecordByUrl(node, walletAddress);
   if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${walletAddress}`);
   const page = await resources.page(wallet.id, { ...q, client: reachesAll(caller, 'list') ? undefined : caller.client });
-  return json(200, pageAnswer(page, resources.sortKeyOf, resources.view));
+  return json(
+    200,
+    pageAnswer(page, resources.sortKeyOf, (r) => resources.view(r, caller)),
+  );
 }

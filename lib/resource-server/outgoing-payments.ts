@@ -4,14 +4,14 @@ import { DomainError } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import { fieldErrors, validationError } from '../http/problem';
 import type { Node } from '../node';
-import { authorize, type Caller, forbidden, reachesAll } from '../open-payments/access';
+import { authorize, type Caller, forbidden, reachesAll, shownTo } from '../open-payments/access';
 import { grantPeriodAt } from '../open-payments/interval';
 import { type GrantLimits, REFUSALS } from '../open-payments/limits';
 import { listRoute } from '../open-payments/pagination';
 import { createPaymentRecord, findGrantSpent, findPayment, type GrantedBy, pagePaymentsByWallet, paymentCursorOf, type SpentItem } from '../payments';
 import type { PaymentRecord } from '../payments/schemas';
 import { priceQuote } from '../quotes/create';
-import { isResourceId, outgoingPaymentUrl, quoteUrl } from '../resources';
+import { idIn, isResourceId, outgoingPaymentUrl, quoteUrl } from '../resources';
 import { metadata } from '../values';
 
 // Open Payments outgoing payments, on the resource server: an app with an `outgoing-payment`
@@ -20,11 +20,11 @@ import { metadata } from '../values';
 // announced by `payment.created` for the FSP to fund or cancel, and sent locally or over
 // Interledger. Each payment must fit its grant's limits, charged in its creation's transaction
 // (lib/payments). `read` and `list` reach only the payments the client created; `read-all` and
-// `list-all` all of the wallet address's.
+// `list-all` all of the wallet address's, another client's (or the FSP's) without its metadata.
 const incomingPaymentUrl = z
   .string()
   .max(512)
-  .regex(/^https?:\/\/.+\/incoming-payments\/.+$/, "must be an incoming payment's URL");
+  .regex(/^https?:\/\/.+\/incoming-payments\/.+$/i, "must be an incoming payment's URL");
 const byQuote = z.strictObject({ walletAddress: z.string().max(512), quoteId: z.string().max(512), metadata });
 const byIncomingPayment = z.strictObject({ walletAddress: z.string().max(512), incomingPayment: incomingPaymentUrl, debitAmount: amount, metadata });
 
@@ -36,10 +36,10 @@ function createBodyOf(req: OpRequest) {
   return parsed.data;
 }
 
-// A quote's id as a payment names it: the quote's URL on this resource server, or its bare id.
+// A quote's id as a payment names it: the quote's URL on this resource server (however spelled), or its bare id.
 function quoteIdOf(node: Node, quoteId: string): string {
-  const id = quoteId.startsWith(quoteUrl(node, '')) ? quoteId.slice(quoteUrl(node, '').length) : quoteId;
-  if (!isResourceId(id)) throw new DomainError('unprocessable', 'quote_not_found', `No quote ${quoteId} on this resource server`);
+  const id = isResourceId(quoteId) ? quoteId.toLowerCase() : idIn(quoteUrl(node, ''), quoteId);
+  if (!id) throw new DomainError('unprocessable', 'quote_not_found', `No quote ${quoteId} on this resource server`);
   return id;
 }
 
@@ -97,7 +97,7 @@ export async function getOutgoingPayment(node: Node, req: OpRequest): Promise<Op
   const caller = await authorize(node, req, [{ type: 'outgoing-payment', actions: ['read'], identifier: payment.walletAddress }]);
   if (payment.client !== caller.client && !reachesAll(caller, 'read'))
     throw forbidden(node, `Outgoing payment ${req.params.id} was not created by this client, and the access token reaches only those it did`);
-  return json(200, view(node, payment));
+  return json(200, shownTo(caller, payment.client, view(node, payment)));
 }
 
 // A wallet address's outgoing payments, newest first (lib/open-payments/pagination.ts).
@@ -105,7 +105,7 @@ export const listOutgoingPayments = (node: Node, req: OpRequest): Promise<OpRepl
   listRoute(node, req, 'outgoing-payment', {
     page: (walletAddressId, opts) => pagePaymentsByWallet(node, walletAddressId, opts),
     sortKeyOf: paymentCursorOf,
-    view: (r) => view(node, r),
+    view: (r, caller) => shownTo(caller, r.client, view(node, r)),
   });
 
 // What the token's grant has spent in its current period (Open Payments 1.3's

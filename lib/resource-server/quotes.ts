@@ -18,7 +18,7 @@ const createBody = z.strictObject({
   receiver: z
     .string()
     .max(512)
-    .regex(/^https?:\/\/.+\/incoming-payments\/.+$/, "must be an incoming payment's URL"),
+    .regex(/^https?:\/\/.+\/incoming-payments\/.+$/i, "must be an incoming payment's URL"),
   method: z.literal('ilp').optional(), // the only payment method; the specification requires it, clients may omit it
   debitAmount: amount.optional(),
   receiveAmount: amount.optional(),

@@ -148,8 +148,7 @@ describe('an interactive outgoing-payment grant, consented in a browser', () => 
     expect(await failure(cont(grant, interactRef, shop))).toMatchObject({ status: 401, code: 'request_denied' });
     const { id, nonce } = interactionOf(grant.interact.redirect);
     const again = await fetch(grant.interact.redirect, { redirect: 'manual' });
-    expect(again.status).toBe(302);
-    expect(new URL(again.headers.get('location')!).searchParams.get('result')).toBe('invalid_interaction');
+    expect([again.status, again.headers.get('location')]).toEqual([403, null]);
     expect(await problem(await fetch(`${s.authServerUrl}/interact/${id}/${nonce}/finish`, { redirect: 'manual' }))).toEqual({
       status: 401,
       type: 'application/problem+json',
@@ -202,6 +201,102 @@ describe('the consent page', () => {
     const decided = await fetch(`${fsp.url}/consent?interactId=${id}&nonce=${nonce}`);
     expect(decided.status).toBe(409);
     expect(await decided.text()).toContain('accepted already');
+  });
+});
+
+// Issue 28: consent for one outgoing payment widened the grant past what the user saw (read-all and
+// list-all over everyone, unjudged). Every item is judged by its own rule, the user consents for one
+// wallet address, the page lists every item, and no token shows another client's metadata.
+describe('what a consented grant holds', () => {
+  it('the consent page lists every item it approves: type, actions, wallet address, limits', async () => {
+    const access = [
+      {
+        type: 'outgoing-payment',
+        actions: ['create', 'read'],
+        identifier: alice,
+        limits: { debitAmount: amount('1500'), receiver: `${s.openPaymentsUrl}/incoming-payments/x` },
+      },
+      { type: 'incoming-payment', actions: ['create', 'list-all'], identifier: `${alice}/` },
+      { type: 'quote', actions: ['create'] },
+    ];
+    const grant = await app.api.grant.request({ url: s.authServerUrl }, {
+      access_token: { access },
+      interact: { start: ['redirect'], finish: { method: 'redirect', uri: FINISH, nonce: 'n-items' } },
+    } as never);
+    if (!isPendingGrant(grant)) throw new Error('expected a pending grant');
+    const { id, nonce } = interactionOf(grant.interact.redirect);
+    const html = await (await fetch(`${fsp.url}/consent?interactId=${id}&nonce=${nonce}`)).text();
+    const items = html.split('<div class="item">').slice(1);
+    expect(items).toHaveLength(3);
+    expect(items[0]).toContain('Payments from your account');
+    expect(items[0]).toContain('send payments, see the payments it sent');
+    expect(items[0]).toContain(alice);
+    expect(items[0]).toContain('15.00 USD');
+    expect(items[0]).toContain('/incoming-payments/x');
+    expect(items[1]).toContain('Payments to your account');
+    expect(items[1]).toContain('ask for payments into it, list all payments into this account');
+    expect(items[1]).toContain('incoming-payment: create, list-all');
+    expect(items[1]).toContain(`${alice}/`);
+    expect(items[2]).toContain('Quotes');
+    expect(items[2]).toContain('quote: create');
+    expect(items[2]).toContain('any (only what the app itself makes, or is given to pay)');
+    await app.api.grant.cancel({ url: grant.continue.uri, accessToken: grant.continue.access_token.value });
+  });
+
+  it('asks the owner of one wallet address: items naming another are refused, 400 naming the item', async () => {
+    const bob = (await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/bob-${Date.now()}`, assetCode: 'USD' }))).address;
+    const refused = await failure(
+      app.api.grant.request({ url: s.authServerUrl }, {
+        access_token: {
+          access: [
+            { type: 'outgoing-payment', actions: ['create'], identifier: alice },
+            { type: 'incoming-payment', actions: ['list-all'], identifier: bob },
+          ],
+        },
+        interact: { start: ['redirect'] },
+      } as never),
+    );
+    expect(refused).toMatchObject({ status: 400, code: 'invalid_request', description: expect.stringContaining('access_token.access[1]') });
+  });
+
+  it('a consented token shows another client’s incoming payments without their metadata, and lists only the consenting wallet address', async () => {
+    const bob = (await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/bobby-${Date.now()}`, assetCode: 'USD' }))).address;
+    const other = await newApp(`other-app-${Date.now()}`, 'Other app');
+    const made = async (walletAddress: string) => {
+      const g = await other.api.grant.request({ url: s.authServerUrl }, {
+        access_token: { access: [{ type: 'incoming-payment', actions: ['create'] }] },
+      } as never);
+      if (!isFinalizedGrantWithAccessToken(g)) throw new Error('expected a grant at once');
+      return other.api.incomingPayment.create(
+        { url: s.openPaymentsUrl, accessToken: g.access_token.value },
+        { walletAddress, metadata: { secret: 'the other app’s' } },
+      );
+    };
+    const [toBob, toAlice] = [await made(bob), await made(alice)];
+    const grant = await app.api.grant.request({ url: s.authServerUrl }, {
+      access_token: {
+        access: [
+          { type: 'outgoing-payment', actions: ['create'], identifier: alice, limits: { debitAmount: amount('1') } },
+          { type: 'incoming-payment', actions: ['read-all', 'list-all'], identifier: alice },
+          { type: 'incoming-payment', actions: ['read-all'] },
+        ],
+      },
+      interact: { start: ['redirect'], finish: { method: 'redirect', uri: FINISH, nonce: 'n-wide' } },
+    } as never);
+    if (!isPendingGrant(grant)) throw new Error('expected a pending grant');
+    const consent = await consentViaIdp(grant.interact.redirect, 'accept', { idpSecret: IDP_SECRET });
+    const approved = await cont(grant, consent.finish!.searchParams.get('interact_ref')!);
+    if (!isFinalizedGrantWithAccessToken(approved)) throw new Error('expected a token');
+    const accessToken = approved.access_token.value;
+    const read = await app.api.incomingPayment.get({ url: toBob.id, accessToken });
+    expect(read).toMatchObject({ id: toBob.id, methods: [{ type: 'ilp' }] });
+    expect(read).not.toHaveProperty('metadata');
+    const listed = await app.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: alice, accessToken });
+    const shown = listed.result.find((p) => p.id === toAlice.id);
+    expect(shown).toBeDefined();
+    expect(shown).not.toHaveProperty('metadata');
+    expect(await failure(app.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: bob, accessToken }))).toMatchObject({ status: 403 });
+    expect(await failure(app.api.incomingPayment.complete({ url: toAlice.id, accessToken }))).toMatchObject({ status: 403 });
   });
 });
 
@@ -286,6 +381,25 @@ describe('the IdP interface', () => {
     expect(await (await idp(`/grant/${id}/${nonce}`)).json()).toMatchObject({ state: 'PENDING' }); // unchanged
   });
 
+  // Issue 28: once decided, the start URL went on redirecting (to the app's finish URI) for good.
+  it('answers the start URL until the decision, then says it was decided and sends the browser nowhere', async () => {
+    const grant = await pending();
+    const { id, nonce } = interactionOf(grant.interact.redirect);
+    expect((await fetch(grant.interact.redirect, { redirect: 'manual' })).status).toBe(302); // a previewer, then the user
+    const started = await fetch(grant.interact.redirect, { redirect: 'manual' });
+    expect(started.status).toBe(302);
+    expect((await idp(`/grant/${id}/${nonce}/accept`, 'POST')).status).toBe(202);
+    const decided = await fetch(grant.interact.redirect, { redirect: 'manual' });
+    expect([decided.status, decided.headers.get('location'), decided.headers.get('content-type')]).toEqual([403, null, 'application/problem+json']);
+    expect(await decided.json()).toMatchObject({ code: 'invalid_interaction', detail: expect.stringContaining('decided already') });
+    // The user still finishes in the browser that started, and the start URL stays spent.
+    const cookie = started.headers.get('set-cookie')!.split(';')[0];
+    const finished = await fetch(`${s.authServerUrl}/interact/${id}/${nonce}/finish`, { redirect: 'manual', headers: { cookie } });
+    expect(new URL(finished.headers.get('location')!).searchParams.get('interact_ref')).toBeTruthy();
+    const after = await fetch(grant.interact.redirect, { redirect: 'manual' });
+    expect([after.status, after.headers.get('location')]).toEqual([403, null]);
+  });
+
   it('finishes only in the browser that started last, and only once', async () => {
     const grant = await pending();
     const { id, nonce } = interactionOf(grant.interact.redirect);
@@ -319,6 +433,15 @@ describe('what a grant request must be to interact', () => {
     });
     const nameless = await newApp('nameless-app');
     expect(await failure(pending({ client: nameless }))).toMatchObject({ status: 400, code: 'invalid_client' });
+  });
+
+  // Issue 28: a finish URI with user info was taken; the browser would be sent to it with those credentials.
+  it('a finish URI with user info is refused: 400, nothing pending', async () => {
+    for (const uri of ['https://user:pw@app.example/return', 'https://user@app.example/return', 'http://:pw@app.example/return']) {
+      const interact = { start: ['redirect'], finish: { method: 'redirect', uri, nonce: 'n' } };
+      const refused = await failure(app.api.grant.request({ url: s.authServerUrl }, { ...outgoingAccess(), interact } as never));
+      expect(refused, uri).toMatchObject({ status: 400, code: 'invalid_request', description: expect.stringContaining('user info') });
+    }
   });
 
   it('GNAP discovery lists the interaction modes once a consent page is set', async () => {

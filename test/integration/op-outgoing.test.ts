@@ -163,6 +163,48 @@ describe('an app that pays from a user’s wallet', () => {
     expect(await failure(otherApp.outgoingPayment.get({ url: made[0], accessToken: others.value }))).toMatchObject({ status: 403 });
   });
 
+  // Issue 28: whatever a grant holds, no token shows another client's metadata.
+  it('shows another app’s (and the FSP’s) payments to read-all and list-all without their metadata; its own with it', async () => {
+    const token = await consented(app, [outgoing(wallet.alice.address)]);
+    const intent = await incomingOn('shop');
+    const mine = await app.outgoingPayment.create(
+      { url: s.openPaymentsUrl, accessToken: token.value },
+      { walletAddress: wallet.alice.address, incomingPayment: intent.url, debitAmount: usd('100'), metadata: { note: 'the app’s own' } },
+    );
+    const fsp = await ok(
+      s.admin('POST', '/payments', {
+        walletAddress: wallet.alice.address,
+        quoteId: (await ok(s.admin('POST', '/quotes', { walletAddress: wallet.alice.address, receiver: (await incomingOn('shop', '100')).id }))).id,
+        metadata: { note: 'the FSP’s' },
+      }),
+    );
+    const all = await consented(otherApp, [outgoing(wallet.alice.address, undefined, ['read-all', 'list-all'])]);
+    const read = await otherApp.outgoingPayment.get({ url: mine.id, accessToken: all.value });
+    expect(read).toMatchObject({ id: mine.id, debitAmount: usd('100') });
+    expect(read).not.toHaveProperty('metadata');
+    const listed = await otherApp.outgoingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.alice.address, accessToken: all.value }, {
+      first: 100,
+    } as never);
+    const ids = listed.result.map((p) => p.id);
+    expect(ids).toContain(mine.id);
+    expect(ids).toContain(`${s.openPaymentsUrl}/outgoing-payments/${fsp.id}`);
+    expect(listed.result.filter((p) => p.metadata)).toEqual([]);
+    expect(await app.outgoingPayment.get({ url: mine.id, accessToken: token.value })).toMatchObject({ metadata: { note: 'the app’s own' } });
+  });
+
+  // Issue 28: URLs compared canonically everywhere. An upper-case quote URL was 422 quote_not_found,
+  // an upper-case receiver 400.
+  it('takes a quote’s and an incoming payment’s URL however spelled (case, a trailing slash)', async () => {
+    const token = await consented(app, [outgoing(wallet.alice.address)]);
+    const access = { url: s.openPaymentsUrl, accessToken: token.value };
+    const shout = (url: string) => url.toUpperCase().replace('HTTP://', 'http://');
+    const intent = await incomingOn('shop', '100');
+    const quote = await quoteFor(app, `${shout(intent.url)}/`, '100');
+    expect(quote.receiver).toBe(intent.url);
+    const paid = await app.outgoingPayment.create(access, { walletAddress: wallet.alice.address, quoteId: shout(quote.id) });
+    expect(paid).toMatchObject({ quoteId: quote.id, receiver: intent.url });
+  });
+
   it('refuses a payment over the grant’s debit limit, 403, creating nothing; a cancelled payment gives its amount back', async () => {
     const token = await consented(app, [outgoing(wallet.alice.address, { debitAmount: usd('1000') })]);
     const access = { url: s.openPaymentsUrl, accessToken: token.value };

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createHeaders, generateJwk } from '@interledger/http-signature-utils';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { createHeaders, createSignatureHeaders, generateJwk } from '@interledger/http-signature-utils';
 import {
   type AuthenticatedClient,
   createAuthenticatedClient,
@@ -190,18 +191,62 @@ describe("least privilege without the wallet owner's consent", () => {
     );
   };
 
-  it('refuses read-all, list-all and an access item with no identifier that reaches beyond the client (the reproduced grant)', async () => {
+  it("refuses what reaches every resource of a wallet address without its owner's consent: list-all, quote read-all (the reproduced grant)", async () => {
     const { ask } = await stranger();
     const refused = { status: 400, code: 'invalid_request' };
-    expect(await failure(ask([{ type: 'incoming-payment', actions: ['read-all', 'list-all', 'complete'] }]))).toMatchObject(refused);
-    expect(await failure(ask([{ type: 'incoming-payment', actions: ['read-all'], identifier: wallet.bob.address }]))).toMatchObject(refused);
-    expect(await failure(ask([{ type: 'incoming-payment', actions: ['list-all'], identifier: wallet.alice.address }]))).toMatchObject(refused);
+    expect(await failure(ask([{ type: 'incoming-payment', actions: ['read-all', 'list-all', 'complete'] }]))).toMatchObject({
+      ...refused,
+      description: expect.stringContaining('access_token.access[0] (incoming-payment read-all, list-all, complete)'),
+    });
     expect(await failure(ask([{ type: 'quote', actions: ['read-all'] }]))).toMatchObject(refused);
-    // Asking for the interaction changes nothing: it is not offered, so no consent can be given.
-    const interact = { interact: { start: ['redirect'] } };
-    expect(await failure(ask([{ type: 'incoming-payment', actions: ['list-all'], identifier: wallet.alice.address }], interact))).toMatchObject(refused);
-    // A client named by its wallet address is no different.
-    expect(await failure(grantFor(alice, wallet.bob.address, ['read', 'read-all']))).toMatchObject(refused);
+    // With the wallet address named, consent is needed: a key is no wallet owner's app to consent to.
+    expect(await failure(ask([{ type: 'incoming-payment', actions: ['list-all'], identifier: wallet.alice.address }]))).toMatchObject({
+      status: 400,
+      code: 'invalid_client',
+    });
+    // A client named by its wallet address must ask for the interaction.
+    expect(await failure(grantFor(alice, wallet.bob.address, ['read', 'list-all']))).toMatchObject({
+      ...refused,
+      description: expect.stringContaining('must include interact'),
+    });
+  });
+
+  // Issue 28: one outgoing-payment item sent the whole request to consent unjudged; after Accept, the
+  // token read Bob's incoming payment made by another client (metadata, STREAM secret), listed Bob's
+  // and Carol's, and read another app's quote. Each item is judged by its own rule now.
+  it('judges every item of a request that needs consent by its own rule: the reproduced request is 400, naming the item', async () => {
+    const dave = await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/dave-${Date.now()}`, assetCode: 'USD', publicName: 'Dave' }));
+    const refused = await failure(
+      alice.api.grant.request({ url: s.authServerUrl }, {
+        access_token: {
+          access: [
+            { type: 'outgoing-payment', actions: ['create'], identifier: dave.address, limits: { debitAmount: amount('1') } },
+            { type: 'incoming-payment', actions: ['read-all', 'list-all'] },
+            { type: 'quote', actions: ['read-all'] },
+          ],
+        },
+        interact: { start: ['redirect'], finish: { method: 'redirect', uri: 'https://app.example/back', nonce: 'n' } },
+      } as never),
+    );
+    expect(refused).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      description: expect.stringContaining('access_token.access[1] (incoming-payment read-all, list-all)'),
+    });
+  });
+
+  // Issue 28: an upper-case incoming payment URL was not seen as one, and read, complete and list were issued on it.
+  it('compares an identifier canonically: an incoming payment URL however spelled grants read of that payment only', async () => {
+    const bobs = await bobsPayment();
+    for (const identifier of [bobs.id.toUpperCase().replace('HTTP://', 'http://'), `${bobs.id}/`]) {
+      expect(await failure(grantFor(alice, identifier, ['read', 'complete', 'list'])), identifier).toMatchObject({
+        status: 400,
+        code: 'invalid_request',
+        description: expect.stringContaining('grants read of that payment only'),
+      });
+      const { access_token } = await grantFor(alice, identifier, ['read']);
+      expect(await alice.api.incomingPayment.get({ url: bobs.id, accessToken: access_token.value }), identifier).toMatchObject({ id: bobs.id });
+    }
   });
 
   it("lets a stranger create, read and complete its own incoming payments, but not read, complete or list another client's", async () => {
@@ -275,6 +320,58 @@ describe('what is refused', () => {
     const tampered = await signedFetch(`${s.authServerUrl}/`, grantBody(), alice.privateKey, alice.keyId, (b) => b.replace('"read"', '"list"'));
     expect(tampered.status).toBe(401);
     expect((await signedFetch(`${s.authServerUrl}/`, grantBody(), alice.privateKey, alice.keyId)).status).toBe(200); // the same, untouched
+  });
+
+  // Issue 28: signed over @method and @target-uri only, the body was taken (201): anyone holding
+  // such a request could send any body under its signature.
+  it('a request with a body whose signature does not cover its content-digest', async () => {
+    const { access_token } = await grantFor(alice, wallet.bob.address);
+    const url = `${s.openPaymentsUrl}/incoming-payments`;
+    const authorization = `GNAP ${access_token.value}`;
+    const signed = await createSignatureHeaders({
+      request: { method: 'POST', url, headers: { authorization } },
+      privateKey: alice.privateKey,
+      keyId: alice.keyId,
+    });
+    expect(signed['Signature-Input']).not.toContain('content-digest');
+    const body = JSON.stringify({ walletAddress: wallet.bob.address, metadata: { unsigned: true } });
+    const res = await fetch(url, { method: 'POST', headers: { ...signed, authorization, 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ code: 'invalid_signature', detail: expect.stringContaining('content-digest') });
+    const unsignedGrant = await createSignatureHeaders({
+      request: { method: 'POST', url: `${s.authServerUrl}/`, headers: {} },
+      privateKey: alice.privateKey,
+      keyId: alice.keyId,
+    });
+    const grant = await fetch(`${s.authServerUrl}/`, {
+      method: 'POST',
+      headers: { ...unsignedGrant, 'content-type': 'application/json' },
+      body: JSON.stringify(grantBody()),
+    });
+    expect([grant.status, (await grant.json()).code]).toEqual([401, 'invalid_client']);
+  });
+
+  // Issue 28: a lone surrogate in metadata was stored and flowed out through the Admin API and webhooks.
+  it('a lone UTF-16 surrogate anywhere in a body, on the resource server and the authorization server: 400, nothing created', async () => {
+    const { access_token } = await grantFor(alice, wallet.carol.address);
+    const created = (metadata: Record<string, unknown>) =>
+      failure(alice.api.incomingPayment.create({ url: s.openPaymentsUrl, accessToken: access_token.value }, { walletAddress: wallet.carol.address, metadata }));
+    for (const metadata of [{ note: 'a\ud800b' }, { '\udc00': 'key' }, { deep: [{ x: ['\udfff'] }] }])
+      expect(await created(metadata), JSON.stringify(metadata)).toMatchObject({
+        status: 400,
+        code: 'invalid_request',
+        description: expect.stringContaining('surrogate'),
+      });
+    const listed = await alice.api.incomingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.carol.address, accessToken: access_token.value });
+    expect(listed.result.filter((p) => p.metadata)).toEqual([]);
+    expect(await created({ note: '\ud83d\ude00 paired is text' })).toMatchObject({ status: 0 });
+    const grant = await failure(
+      alice.api.grant.request({ url: s.authServerUrl }, {
+        ...incomingAccess(wallet.bob.address, ['read']),
+        interact: { start: ['redirect'], finish: { method: 'redirect', uri: 'https://app.example/back', nonce: '\ud800' } },
+      } as never),
+    );
+    expect(grant).toMatchObject({ status: 400, code: 'invalid_request', description: expect.stringContaining('surrogate') });
   });
 
   it('a key the client revoked, once its key set is read again', async () => {
@@ -455,6 +552,38 @@ describe('what is refused', () => {
   });
 });
 
+// Issue 28: grant requests were unthrottled (300 anonymous grants in 9 s).
+describe('the per-client limit on grant requests', () => {
+  it('takes GRANT_REQUESTS_PER_MINUTE (120 by default) from one client a minute, then 429 with Retry-After until the minute is over; other clients are not held', async () => {
+    const now = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(now - (now % 60_000) + 60_000 + 5_000); // 5 s into a minute of its own
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const jwk = generateJwk({ privateKey, keyId: 'flood' });
+    const flood = await createAuthenticatedClient({ walletAddressUrl: 'https://flood.example/me', privateKey, keyId: 'flood', validateResponses: false });
+    const ask = () => failure(flood.grant.request({ url: s.authServerUrl }, incomingAccess(wallet.bob.address, ['create']), { jwk: jwk as never }));
+    const answers: number[] = [];
+    for (let i = 0; i < 121; i += 11) answers.push(...(await Promise.all(Array.from({ length: Math.min(11, 121 - i) }, ask))).map((a) => a.status));
+    expect(answers.filter((status) => status === 0)).toHaveLength(120);
+    expect(answers.filter((status) => status === 429)).toHaveLength(1);
+    // As a problem document, with when to come back.
+    const body = JSON.stringify({ access_token: { access: [{ type: 'incoming-payment', actions: ['create'] }] }, client: { jwk } });
+    const url = `${s.authServerUrl}/`;
+    const headers = await createHeaders({
+      request: { method: 'POST', url, headers: { 'content-type': 'application/json' }, body },
+      privateKey,
+      keyId: 'flood',
+    });
+    const refused = await fetch(url, { method: 'POST', headers: { ...headers }, body });
+    expect([refused.status, refused.headers.get('content-type'), refused.headers.get('retry-after')]).toEqual([429, 'application/problem+json', '55']);
+    expect(await refused.json()).toMatchObject({ status: 429, code: 'too_many_requests', error: { code: 'too_many_requests' } });
+    // Another client is not held; the next minute, this one is served again.
+    expect(await failure(grantFor(alice, wallet.bob.address))).toMatchObject({ status: 0 });
+    vi.setSystemTime(Date.now() + 55_000);
+    expect(await ask()).toMatchObject({ status: 0 });
+  });
+});
+
 describe("the service's own client identity", () => {
   it('reads an incoming payment with a grant of its own, through the official client', async () => {
     const { access_token } = await grantFor(alice, wallet.bob.address);
@@ -466,6 +595,22 @@ describe("the service's own client identity", () => {
     const read = await readIncomingPayment(node, created.id);
     expect(read).toMatchObject({ id: created.id, incomingAmount: amount('100') });
     expect(read.methods[0].type).toBe('ilp');
+    // As a payer: another client's payment, without its metadata, with one read-all grant for every
+    // payment on this authorization server (as Rafiki's nodes ask), not a grant for each.
+    const another = await alice.api.incomingPayment.create(
+      { url: s.openPaymentsUrl, accessToken: access_token.value },
+      { walletAddress: wallet.bob.address, metadata: { secret: 'alice’s' } },
+    );
+    expect(await readIncomingPayment(node, another.id)).not.toHaveProperty('metadata');
+    const { Items } = await s.dynamo.send(
+      new ScanCommand({
+        TableName: s.env.AUTH_TABLE,
+        FilterExpression: 'contains(#c, :me)',
+        ExpressionAttributeNames: { '#c': 'client' },
+        ExpressionAttributeValues: { ':me': { S: '.well-known/pay' } },
+      }),
+    );
+    expect((Items ?? []).map((g) => JSON.parse(g.access.S!))).toEqual([[{ type: 'incoming-payment', actions: ['read-all'] }]]);
     const published = await (await fetch(`${s.openPaymentsUrl}/.well-known/pay`)).json();
     expect(published).toMatchObject({ id: `${s.openPaymentsUrl}/.well-known/pay`, authServer: s.authServerUrl });
     expect((await (await fetch(`${s.openPaymentsUrl}/.well-known/pay/jwks.json`)).json()).keys).toHaveLength(1);

@@ -46,12 +46,16 @@ describe('blockedRange', () => {
       ['::127.0.0.1', 'as IPv4-compatible'],
       ['64:ff9b::a9fe:a9fe', 'link-local (169.254.0.0/16), as NAT64'],
       ['2002:7f00:1::1', 'loopback (127.0.0.0/8), as 6to4'],
+      // The local-use NAT64 prefix (RFC 8215) reaches the operator's own IPv4 networks, whatever it embeds.
+      ['64:ff9b:1::a9fe:a9fe', 'local-use NAT64 (64:ff9b:1::/48)'],
+      ['64:ff9b:1:ffff:ff00:808:808::', 'local-use NAT64'],
+      ['64:ff9b:1::808:808', 'local-use NAT64'],
     ])
       expect(blockedRange(ip), ip).toContain(range);
   });
 
   it('lets public IPv6 addresses through, and IPv4 ones hidden in IPv6 when public', () => {
-    for (const ip of ['2001:4860:4860::8888', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:0808:0808::1', 'fbff::1', 'fe7f::1'])
+    for (const ip of ['2001:4860:4860::8888', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '64:ff9b:2::1', '2002:0808:0808::1', 'fbff::1', 'fe7f::1'])
       expect(blockedRange(ip), ip).toBeUndefined();
   });
 

@@ -26,6 +26,7 @@ describe('configuration', () => {
     expect(c.WEBHOOK_TIMEOUT_SECS).toBe(10);
     expect(c.WEBHOOK_RETRY_SCHEDULE_SECS).toEqual([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
     expect(c.ACCESS_TOKEN_EXPIRY_SECS).toBe(600);
+    expect(c.GRANT_REQUESTS_PER_MINUTE).toBe(120);
     expect(c.SECRETS_PREFIX).toBe('');
     expect(c.ALLOW_PRIVATE_FETCH).toBe(false);
   });
@@ -49,5 +50,8 @@ describe('configuration', () => {
     expect(() => read({ ...valid, WALLET_ADDRESS_URL: 'ftp://x' })).toThrow(/WALLET_ADDRESS_URL/);
     expect(() => read({ ...valid, ILP_ADDRESS: 'node-a' })).toThrow(/ILP_ADDRESS: must be an ILP address/);
     expect(() => read({ ...valid, WEBHOOK_TIMEOUT_SECS: '30' })).toThrow(/WEBHOOK_TIMEOUT_SECS: must be at most 25/);
+    for (const limit of ['0', '-5', '2.5', 'many', '1000001'])
+      expect(() => read({ ...valid, GRANT_REQUESTS_PER_MINUTE: limit }), limit).toThrow(/GRANT_REQUESTS_PER_MINUTE/);
+    expect(read({ ...valid, GRANT_REQUESTS_PER_MINUTE: '30' }).GRANT_REQUESTS_PER_MINUTE).toBe(30);
   });
 });

@@ -1,6 +1,8 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { createHeaders, createSignatureHeaders, generateJwk } from '@interledger/http-signature-utils';
 import { describe, expect, it } from 'vitest';
 import { adminSigner } from '../../infra/local/admin-client';
+import { verifySignature as verifyMessage } from '../../lib/http/message-signatures';
 import { computeSignature, signatureHeader, verifySignature } from '../../lib/http/signature';
 
 const secret = 'unit-test-secret-123456';
@@ -102,5 +104,37 @@ describe('the Admin client signer', () => {
     const ts = signed.map((h) => BigInt(/^t=(\d+)\.(\d{6}),/.exec(h)!.slice(1).join('')));
     expect(ts.every((t, i) => i === 0 || t > ts[i - 1])).toBe(true);
     for (const h of signed.slice(0, 3)) expect(verifySignature(h, secret, req, Date.now() / 1000).ok).toBe(true);
+  });
+});
+
+// Open Payments' HTTP message signatures (RFC 9421, lib/http/message-signatures.ts).
+describe('Open Payments message signatures', () => {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const jwk = generateJwk({ privateKey, keyId: 'k1' });
+  const url = 'https://auth.example/';
+  const body = JSON.stringify({ access_token: { access: [{ type: 'incoming-payment', actions: ['read'] }] }, client: 'https://wallet.example/app' });
+  const findKey = async (keyId: string) => (keyId === 'k1' ? jwk : undefined);
+  const lower = (h: object) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), String(v)]));
+
+  it('verifies a request with a body signed over its content-digest, as the official client signs it', async () => {
+    const headers = lower(
+      await createHeaders({ request: { method: 'POST', url, headers: { 'content-type': 'application/json' }, body }, privateKey, keyId: 'k1' }),
+    );
+    expect(headers['signature-input']).toContain('"content-digest"');
+    expect(await verifyMessage({ method: 'POST', urls: [url], headers, body }, findKey)).toEqual({ ok: true, keyId: 'k1' });
+  });
+
+  // A signature over @method and @target-uri only says nothing of the body: anyone holding one
+  // could send any body under it. It was accepted (the grant was issued).
+  it('refuses a request with a body whose signature does not cover content-digest', async () => {
+    const signed = lower(await createSignatureHeaders({ request: { method: 'POST', url, headers: {} }, privateKey, keyId: 'k1' }));
+    expect(signed['signature-input']).not.toContain('content-digest');
+    const headers = { ...signed, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    expect(await verifyMessage({ method: 'POST', urls: [url], headers, body }, findKey)).toEqual({
+      ok: false,
+      reason: expect.stringContaining('content-digest'),
+    });
+    // The same signature on a request without a body is what it covers.
+    expect(await verifyMessage({ method: 'POST', urls: [url], headers: signed }, findKey)).toEqual({ ok: true, keyId: 'k1' });
   });
 });
