@@ -40,6 +40,8 @@ const RAFIKI_IDP_SECRET = env.RAFIKI_IDP_SECRET ?? 'idp-secret-for-local-tests';
 const RAFIKI_PID_FILE = env.RAFIKI_PID_FILE ?? '/tmp/raf-run/pids/backend';
 const WAIT_MS = Number(env.INTEROP_WAIT_SECS ?? 90) * 1000;
 const sfx = randomBytes(3).toString('hex');
+// USD to EUR, as Rafiki's rates service says (../shared/rafiki/ase.mjs: 0.92) and ours for that peer.
+const RATE = Number(env.INTEROP_USD_EUR ?? 0.92);
 // Rafiki keeps one peer per ILP address and asset: each run is a peer of its own.
 const OUR_ILP_ADDRESS = `test.node-a-${sfx}`;
 
@@ -189,7 +191,7 @@ try {
         name: `Node A ${sfx}`,
         maxPacketAmount: '100000',
         initialLiquidity: '100000',
-        http: { incoming: { authTokens: [toRafiki] }, outgoing: { authToken: toUs, endpoint: `${stack.connectorUrl}/ilp` } },
+        http: { incoming: { authTokens: [toRafiki] }, outgoing: { authToken: toUs, endpoint: stack.connectorUrl } },
         idempotencyKey: idempotencyKey(),
       },
     })
@@ -203,8 +205,9 @@ try {
   });
   const ourPeer = (await admin.ok('POST', '/peers', { body: peerBody(toRafiki) })).id as string;
   await admin.ok('POST', `/peers/${ourPeer}/liquidity`, { body: { amount: '100000' } });
-  // Packets from Rafiki in USD into an EUR intent convert at the rate this node gives that peer.
-  await admin.ok('POST', '/rates', { body: { peerId: ourPeer, sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9 } });
+  // Packets from Rafiki in USD into an EUR intent convert at the rate this node gives that peer;
+  // Rafiki expects what its own rates say (less its slippage), so the two agree here.
+  await admin.ok('POST', '/rates', { body: { peerId: ourPeer, sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: RATE } });
   line(`Peered in USD: Rafiki's peer ${rafikiPeer}, ours ${ourPeer}; each extends the other 1,000.00`);
   line(`Books: ${showBooks(await books(ours, ourPeer, rafikiPeer))}`);
 
@@ -232,7 +235,7 @@ try {
     return `Rafiki sent ${done.sentAmount.value} ${done.sentAmount.assetCode}; our intent received ${got.receivedAmount.value} ${code}, completed; ${booksAgree(before, await books(ours, ourPeer, rafikiPeer))}`;
   };
   await record('(i) Rafiki pays our incoming payment, USD to USD', rafikiPays(oUsd, '500', 'USD'));
-  await record('(i) Rafiki pays our incoming payment, USD to EUR (we convert at 0.9)', rafikiPays(oEur, '450', 'EUR'));
+  await record(`(i) Rafiki pays our incoming payment, USD to EUR (we convert at ${RATE})`, rafikiPays(oEur, '460', 'EUR'));
 
   // ---- (ii) we pay Rafiki's incoming payment ------------------------------------------------------
   const wePay = (receiverWallet: { id: string }, value: string, code: string) => async () => {
@@ -306,6 +309,7 @@ try {
     if (!ref) return fail(`consent through the IdP interface failed: ${consent.decision.status} ${await consent.decision.text()}`);
     if (consent.finish?.searchParams.get('hash') !== finishHash(nonce, pending.interact.finish, ref, sender.authServer))
       fail('the finish hash does not verify');
+    await sleep((pending.continue.wait ?? 0) * 1000); // GNAP: no sooner than `wait` (Rafiki holds to it)
     const granted = await client.grant.continue({ url: pending.continue.uri, accessToken: pending.continue.access_token.value }, { interact_ref: ref });
     if (!isFinalizedGrantWithAccessToken(granted)) throw new Error('continuing the grant gave no access token');
     const token = granted.access_token.value;
