@@ -20,14 +20,20 @@ export interface IdpConsent {
   decision: Response; // POST /grant/{id}/{nonce}/{choice} (202)
   finishResponse: Response; // GET …/finish with the start's cookie (302 to the finish URI, or 202)
   finish?: URL; // where that sent the browser
-  cookie: string; // the session cookie the start set ("gnap_session=…")
+  cookie: string; // the cookies the start set ("gnap_session=…")
 }
 
-export async function consentViaIdp(redirectUrl: string, choice: Choice, opts: { idpSecret?: string } = {}): Promise<IdpConsent> {
+// `idpUrl`: where the IdP interface's /grant routes are, when not on the start URL's server (Rafiki
+// serves them on a port of their own).
+export async function consentViaIdp(redirectUrl: string, choice: Choice, opts: { idpSecret?: string; idpUrl?: string } = {}): Promise<IdpConsent> {
   const { authServer, id, nonce } = interactionOf(redirectUrl);
   const start = await fetch(redirectUrl, { redirect: 'manual' });
-  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0];
-  const decision = await fetch(`${authServer}/grant/${id}/${nonce}/${choice}`, {
+  // Every cookie the start set (Rafiki signs its session cookie with a second one).
+  const cookie = start.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const decision = await fetch(`${opts.idpUrl ?? authServer}/grant/${id}/${nonce}/${choice}`, {
     method: 'POST',
     headers: { 'x-idp-secret': opts.idpSecret ?? LOCAL_IDP_SECRET },
   });

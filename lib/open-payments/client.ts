@@ -78,7 +78,9 @@ export async function readReceiver(node: Node, url: string): Promise<RemoteRecei
   } catch (e) {
     if (e instanceof OpenPaymentsClientError && e.status === 404) throw new DomainError('unprocessable', 'receiver_not_found', `No incoming payment at ${url}`);
     if (e instanceof DomainError) throw e;
-    throw new DomainError('upstream', 'receiver_unreachable', `Could not read the incoming payment at ${url}: ${(e as Error).message}`);
+    // What the receiver's node answered, when it answered: a refusal is not an outage.
+    const answer = e instanceof OpenPaymentsClientError && e.status !== undefined ? ` (HTTP ${e.status}${e.description ? `: ${e.description}` : ''})` : '';
+    throw new DomainError('upstream', 'receiver_unreachable', `Could not read the incoming payment at ${url}: ${(e as Error).message}${answer}`);
   }
   return receiverFrom(url, read);
 }
