@@ -169,18 +169,22 @@ function bindFailure(e: NodeJS.ErrnoException, port: number): string {
   return `${e.message}; ${other}`;
 }
 
+// Why `who` (the signing proxy, the console) must not sign with `secret`, or undefined when it may.
+// Both sign for anyone on this machine, which is harmless with the local default (it is public)
+// and a hole with a secret of the user's own: that takes PROXY_ALLOW_CUSTOM_SECRET=1.
+export function customSecretRefusal(who: string, secret: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (secret === LOCAL_ADMIN_API_SECRET || /^(1|true)$/i.test(env.PROXY_ALLOW_CUSTOM_SECRET ?? '')) return undefined;
+  return `ADMIN_API_SECRET is not the local default, and ${who} would sign with it for anyone on this machine; PROXY_ALLOW_CUSTOM_SECRET=1 lets it`;
+}
+
 // The proxy as `npm start` (Node A) runs it, on PROXY_PORT (default 80). It never fails the start.
-// It signs for anyone on this machine, so it refuses to run with a secret other than the local
-// default unless PROXY_ALLOW_CUSTOM_SECRET=1 says to.
+// With a secret of the user's own, it stays off unless PROXY_ALLOW_CUSTOM_SECRET=1 says otherwise.
 export async function startLocalProxy(opts: { adminUrl: string; secret: string; env?: NodeJS.ProcessEnv; log?: (line: string) => void }): Promise<LocalProxy> {
   const env = opts.env ?? process.env;
   const off = (why: string): LocalProxy => ({ line: `off: ${why}`, stop: async () => undefined });
+  const refusal = customSecretRefusal('the proxy', opts.secret, env);
+  if (refusal) return off(refusal);
   const custom = opts.secret !== LOCAL_ADMIN_API_SECRET;
-  if (custom && !/^(1|true)$/i.test(env.PROXY_ALLOW_CUSTOM_SECRET ?? '')) {
-    return off(
-      'ADMIN_API_SECRET is not the local default, and the proxy would sign with it for anyone on this machine; ' + 'PROXY_ALLOW_CUSTOM_SECRET=1 runs it anyway',
-    );
-  }
   const port = Number(env.PROXY_PORT || DEFAULT_PROXY_PORT);
   try {
     const proxy = await startProxy({ port, secret: opts.secret, nodeA: opts.adminUrl, nodeB: nodeBAdminUrl, log: opts.log });

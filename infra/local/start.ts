@@ -134,7 +134,11 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 // What the console shows, and what it does not, and why.
 const consoleHas = (s: typeof stack) =>
-  [s.metrics ? 'dashboard and alarms' : 'metrics off: LOCAL_METRICS=false', s.traces ? 'traces' : 'traces off: LOCAL_TRACES=false'].join('; ');
+  [
+    s.metrics ? 'dashboard and alarms' : 'metrics off: LOCAL_METRICS=false',
+    s.traces ? 'traces' : 'traces off: LOCAL_TRACES=false',
+    ...(backOffice.signingOff ? ['back office off: your ADMIN_API_SECRET is signed for only with PROXY_ALLOW_CUSTOM_SECRET=1'] : []),
+  ].join('; ');
 
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`
