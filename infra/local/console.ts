@@ -6,7 +6,7 @@ import { DomainError, invalidField, MethodNotAllowed } from '../../lib/errors';
 import { PAYMENT_ANNOTATION } from '../../lib/payments';
 import type { LocalCloudWatch } from './cloudwatch';
 import { listen } from './listen';
-import { customSecretRefusal, fromLoopback, sendProblem, signingHandler } from './proxy';
+import { customSecretRefusal, fromLocalOrigin, sendProblem, signingHandler } from './proxy';
 import { ROOT } from './serverless-config';
 import type { TraceStore } from './traces';
 
@@ -69,7 +69,7 @@ export async function startConsole(opts: ConsoleOptions) {
     serve(req, res).catch((e: unknown) => (res.headersSent ? res.destroy() : sendProblem(res, e)));
   });
   async function serve(req: IncomingMessage, res: ServerResponse) {
-    if (!fromLoopback(req))
+    if (!fromLocalOrigin(req))
       return sendProblem(res, new DomainError('forbidden', 'console_refused', 'The console takes only requests to localhost from this machine'));
     if (!URL.canParse(req.url ?? '/', 'http://localhost')) return sendProblem(res, invalidField('url', 'is not a request target this console serves'));
     const url = new URL(req.url ?? '/', 'http://localhost');

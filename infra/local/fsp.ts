@@ -48,6 +48,7 @@ export interface FspOptions {
   // The consent page: the authorization server's URL and the secret it takes as x-idp-secret.
   authServerUrl?: string;
   idpSecret?: string;
+  hosts?: string[]; // the names it answers to besides loopback (./listen.ts)
 }
 
 export async function startFsp(opts: FspOptions) {
@@ -131,6 +132,6 @@ export async function startFsp(opts: FspOptions) {
     if (!rates) return reply(res, 404, { error: `no rates for base ${base}${peerId ? ` and peer ${peerId}` : ''}` });
     reply(res, 200, { base, rates });
   }
-  const { port, stop } = await listen(server, opts.port);
+  const { port, stop } = await listen(server, opts.port, opts.hosts);
   return { url: `http://localhost:${port}`, stop, consentDecisions: consent?.decisions ?? [] };
 }

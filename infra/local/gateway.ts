@@ -118,6 +118,7 @@ export async function startGateway(opts: {
   binary?: boolean;
   observe?: (status: number, ms: number) => void;
   trace?: { name: string; sink: TraceSink };
+  hosts?: string[]; // the names it answers to besides loopback (./listen.ts)
 }) {
   const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
 
@@ -188,6 +189,6 @@ export async function startGateway(opts: {
       sendGateway('INTEGRATION_FAILURE');
     }
   });
-  const { port, stop } = await listen(server, opts.port);
+  const { port, stop } = await listen(server, opts.port, opts.hosts);
   return { url: `http://localhost:${port}`, port, stop };
 }

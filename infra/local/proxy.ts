@@ -30,8 +30,9 @@ const HOP_BY_HOP = [
   'upgrade',
 ];
 // Any process or web page on this machine can reach the proxy, and it signs what it gets: it takes
-// only requests addressed to a loopback name (no DNS rebinding) and none a browser sent cross-site.
-const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i;
+// only requests addressed to a loopback name (no DNS rebinding: ./listen.ts checks the Host of
+// every local server) and none a browser sent cross-site.
+const LOOPBACK_ORIGIN = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i;
 
 export interface ProxyOptions {
   port: number;
@@ -61,12 +62,11 @@ export function sendProblem(res: ServerResponse, thrown: unknown) {
   res.end(r.body);
 }
 
-export const fromLoopback = (req: IncomingMessage) => {
+export const fromLocalOrigin = (req: IncomingMessage) => {
   const origin = req.headers.origin;
-  if (!LOOPBACK.test(req.headers.host ?? '')) return false;
   if (origin === undefined) return true;
   try {
-    return LOOPBACK.test(new URL(origin).host);
+    return LOOPBACK_ORIGIN.test(new URL(origin).host);
   } catch {
     return false; // "null", or not a URL
   }
@@ -78,7 +78,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
   const signer = adminSigner(opts.secret);
   async function forward(req: IncomingMessage, res: ServerResponse) {
     const target = req.url ?? '/';
-    if (!fromLoopback(req)) {
+    if (!fromLocalOrigin(req)) {
       const detail = 'The signing proxy takes only requests to localhost from this machine, not from web pages of other sites';
       return sendProblem(res, new DomainError('forbidden', 'proxy_refused', detail));
     }

@@ -10,6 +10,7 @@ import { type Emulator, freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDb
 import { startEventBridge } from './eventbridge';
 import { startGateway } from './gateway';
 import { type LambdaRuntime, lambdaRuntime } from './lambda';
+import { publicHosts } from './listen';
 import { startCollector } from './metrics';
 import { provision, type Refs, resolveIntrinsics } from './provision';
 import { restApis } from './rest-apis';
@@ -163,6 +164,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       env[name] = settings[name];
     Object.assign(process.env, env);
 
+    // The names the gateways answer to besides loopback: the hosts of the node's public URLs.
+    const hosts = publicHosts(process.env);
     const names = localDimensions(service, refs);
     const observe = (apiName: string) => collector && apiObserver(collector.store, names.api(apiName));
     const trace = (apiName: string) => tracing && { name: apiName, sink: tracing.store.sink };
@@ -172,6 +175,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       runtime,
       observe: observe(service.apiName),
       trace: trace(service.apiName),
+      hosts,
     });
     stops.push(admin.stop);
     const apis: Stack['apis'] = {};
@@ -182,7 +186,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       apis[port] = {
         start: async () => {
           const apiName = service.resources[api].Properties!.Name;
-          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary, observe: observe(apiName), trace: trace(apiName) })).stop;
+          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary, observe: observe(apiName), trace: trace(apiName), hosts })).stop;
         },
         stop: async () => {
           await stop?.();

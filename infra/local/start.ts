@@ -16,7 +16,7 @@ import {
   wipeData,
 } from './defaults';
 import { startFsp } from './fsp';
-import { StartError } from './listen';
+import { publicHosts, StartError } from './listen';
 import { announceNodeB, startLocalProxy } from './proxy';
 import { ROOT } from './serverless-config';
 import { startStack } from './stack';
@@ -82,6 +82,7 @@ const fsp = needFsp
       log: console.log,
       authServerUrl: (process.env.AUTH_SERVER_URL || `http://localhost:${ports.authServer}`).replace(/\/+$/, ''),
       idpSecret,
+      hosts: publicHosts(process.env),
     }).catch(startFailed)
   : undefined;
 if (fsp) {
