@@ -8,11 +8,13 @@ import gatewayResponses from '../serverless/gateway-responses.cjs';
 import type { LambdaRuntime } from './lambda';
 import { listen, readBody } from './listen';
 import type { Route } from './rest-apis';
+import { sigV4Refusal } from './sigv4';
 
 // A local API Gateway: routes requests to functions as a REST API does (Lambda proxy events,
-// payload 1.0), with API Gateway's path templates and precedence. Routes that need IAM
-// authorization (AWS_IAM) are refused without a SigV4 Authorization header, as API Gateway does;
-// IAM itself does not exist locally, so the signature is not checked. Given a trace sink, each
+// payload 1.0), with API Gateway's path templates and precedence. A route that needs IAM
+// authorization (AWS_IAM) is refused without an Authorization header (404, as the deployed APIs
+// answer MISSING_AUTHENTICATION_TOKEN), and with a SigV4 signature that IAM would refuse (403:
+// ./sigv4.ts verifies it with the local credentials). Given a trace sink, each
 // request is a segment, as a stage with X-Ray tracing records it: in the trace its X-Amzn-Trace-Id
 // header names (a traced caller: a peer's worker, the local FSP), or in a new one; the function
 // it invokes continues that trace.
@@ -97,7 +99,7 @@ function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, 
 }
 
 // What API Gateway answers by itself, as the deployed APIs do (infra/gateway-responses.json).
-type GatewayResponseType = 'MISSING_AUTHENTICATION_TOKEN' | 'REQUEST_TOO_LARGE' | 'INTEGRATION_FAILURE';
+type GatewayResponseType = 'MISSING_AUTHENTICATION_TOKEN' | 'REQUEST_TOO_LARGE' | 'INTEGRATION_FAILURE' | 'DEFAULT_4XX';
 const problemBody = (type: GatewayResponseType) => gatewayResponses.problemBody(type) as { status: number } & Record<string, unknown>;
 
 function requestSegment(req: IncomingMessage, trace: { name: string; sink: TraceSink }): Span | undefined {
@@ -138,8 +140,9 @@ export async function startGateway(opts: {
       res.writeHead(status, headers as Record<string, string>);
       res.end(body);
     };
-    const sendGateway = (type: GatewayResponseType) => {
-      const body = { ...problemBody(type), requestId: randomUUID() };
+    // `status`: API Gateway's own, for a type whose body names none (DEFAULT_4XX).
+    const sendGateway = (type: GatewayResponseType, status?: number) => {
+      const body = { ...(status && { status }), ...problemBody(type), requestId: randomUUID() };
       send(body.status, { 'content-type': 'application/problem+json' }, JSON.stringify(body));
     };
     try {
@@ -171,9 +174,12 @@ export async function startGateway(opts: {
         return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       }
       const { route } = found.compiled;
-      if (route.iam && !/^AWS4-HMAC-SHA256 Credential=/.test(req.headers.authorization ?? '')) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
+      if (route.iam && !req.headers.authorization) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       const body = await readBody(req, MAX_PAYLOAD);
       if (body === 'too_large') return sendGateway('REQUEST_TOO_LARGE');
+      // A signature IAM refuses (forged, stale, for another key or service): API Gateway's
+      // INVALID_SIGNATURE, answered with the DEFAULT_4XX body as deployed.
+      if (route.iam && (await sigV4Refusal(req, rawPath, url.searchParams, body))) return sendGateway('DEFAULT_4XX', 403);
       const event = toEvent(route, req, rawPath, url, found.params, body, opts.binary ?? false);
       const result = (await opts.runtime.invoke(route.fn, event, segment?.header)) as {
         statusCode?: number;
