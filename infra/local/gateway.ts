@@ -99,7 +99,25 @@ function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, 
 }
 
 // What API Gateway answers by itself, as the deployed APIs do (infra/gateway-responses.json).
-type GatewayResponseType = 'MISSING_AUTHENTICATION_TOKEN' | 'REQUEST_TOO_LARGE' | 'INTEGRATION_FAILURE' | 'DEFAULT_4XX';
+type GatewayResponseType = 'MISSING_AUTHENTICATION_TOKEN' | 'REQUEST_TOO_LARGE' | 'INTEGRATION_FAILURE' | 'DEFAULT_4XX' | 'THROTTLED';
+
+// A rate-based rule of WAF on one method and path (as sent): requests per client address over the
+// last 5 minutes, refused (429) while more than `limit` came, those refused included, as WAF counts.
+export interface RateRule {
+  method: string;
+  path: string;
+  limit: number;
+}
+const RATE_WINDOW_MS = 5 * 60 * 1000;
+function rateLimiter(limit: number) {
+  const hits = new Map<string, number[]>(); // address -> its last limit + 1 requests' times
+  return (address: string, now = Date.now()): boolean => {
+    const times = (hits.get(address) ?? []).filter((t) => t > now - RATE_WINDOW_MS);
+    times.push(now);
+    hits.set(address, times.slice(-(limit + 1)));
+    return times.length > limit;
+  };
+}
 const problemBody = (type: GatewayResponseType) => gatewayResponses.problemBody(type) as { status: number } & Record<string, unknown>;
 
 function requestSegment(req: IncomingMessage, trace: { name: string; sink: TraceSink }): Span | undefined {
@@ -121,8 +139,11 @@ export async function startGateway(opts: {
   observe?: (status: number, ms: number) => void;
   trace?: { name: string; sink: TraceSink };
   hosts?: string[]; // the names it answers to besides loopback (./listen.ts)
+  rateRule?: RateRule; // what the template's WAF rate-based rule limits on this API
 }) {
   const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
+  const { rateRule } = opts;
+  const overLimit = rateRule && rateLimiter(rateRule.limit);
 
   const server: Server = createServer(async (req, res) => {
     const { observe } = opts;
@@ -153,6 +174,8 @@ export async function startGateway(opts: {
       const url = new URL(`http://localhost/${q < 0 ? '' : target.slice(q)}`);
       const parts = rawPath.split('/').filter(Boolean);
       const method = req.method ?? 'GET';
+      // WAF stands in front of API Gateway: its refusal comes before anything else.
+      if (overLimit && method === rateRule.method && rawPath === rateRule.path && overLimit(req.socket.remoteAddress ?? '')) return sendGateway('THROTTLED');
       let found: { compiled: Compiled; params: Record<string, string> } | undefined;
       const allowed = new Set<string>();
       for (const compiled of routes) {

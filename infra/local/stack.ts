@@ -8,7 +8,7 @@ import { apiObserver, type LocalCloudWatch, localCloudWatch, localDimensions, qu
 import { LOCAL_ADMIN_API_SECRET, LOCAL_IDP_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
 import { type Emulator, freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs } from './emulators';
 import { startEventBridge } from './eventbridge';
-import { startGateway } from './gateway';
+import { type RateRule, startGateway } from './gateway';
 import { type LambdaRuntime, lambdaRuntime } from './lambda';
 import { publicHosts } from './listen';
 import { startCollector } from './metrics';
@@ -26,6 +26,12 @@ import { startTraceStore, type TraceStore } from './traces';
 type Port = 'admin' | 'openPayments' | 'authServer' | 'connector' | 'dynamodb' | 'sqs' | 'eventbridge';
 // The local port of each REST API that infra/resources.yml declares.
 const API_PORTS: Record<string, Port> = { ResourceServerApi: 'openPayments', AuthServerApi: 'authServer', ConnectorApi: 'connector' };
+// What the template's WAF limits per client address, as its rate-based rule (GRANT_RATE_LIMIT_PER_5MIN):
+// grant requests, the authorization server's POST at its root, which anyone may send.
+const GRANT_RATE_LIMIT_DEFAULT = 300;
+const rateRules = (env: NodeJS.ProcessEnv): Record<string, RateRule> => ({
+  AuthServerApi: { method: 'POST', path: '/', limit: Number(env.GRANT_RATE_LIMIT_PER_5MIN || GRANT_RATE_LIMIT_DEFAULT) },
+});
 
 export interface StackOptions {
   ports?: Partial<Record<Port, number>>;
@@ -179,6 +185,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     });
     stops.push(admin.stop);
     const apis: Stack['apis'] = {};
+    const limits = rateRules(process.env);
     for (const [api, { routes, binary }] of restApis(service)) {
       const port = API_PORTS[api];
       if (!port) throw new Error(`The local run has no port for the REST API ${api}; add it to API_PORTS`);
@@ -186,7 +193,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       apis[port] = {
         start: async () => {
           const apiName = service.resources[api].Properties!.Name;
-          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary, observe: observe(apiName), trace: trace(apiName), hosts })).stop;
+          const rateRule = limits[api];
+          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary, observe: observe(apiName), trace: trace(apiName), hosts, rateRule }))
+            .stop;
         },
         stop: async () => {
           await stop?.();
