@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { inject } from 'vitest';
-import { dynamoDbLocalPids, freePort } from '../infra/local/emulators';
+import { freePort, startedOn } from '../infra/local/emulators';
 import { ROOT } from '../infra/local/serverless-config';
 import type { Trace } from '../infra/local/traces';
 import { adminClient, type TestStack } from './stack';
@@ -170,7 +170,7 @@ export async function startNpmNode(
   const stop = async (signal: NodeJS.Signals = 'SIGINT') => {
     process.kill(-child.pid!, signal);
     await exited;
-    for (let i = 0; i < 50 && dynamoDbLocalPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && startedOn(dataDir).jvm; i++) await new Promise((r) => setTimeout(r, 100));
   };
   // The group's processes: [pid, command].
   const group = () =>
@@ -195,7 +195,7 @@ export async function startNpmNode(
     await new Promise((r) => setTimeout(r, 200));
     process.kill(-child.pid!, 'SIGKILL');
     await exited;
-    for (let i = 0; i < 50 && dynamoDbLocalPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && startedOn(dataDir).jvm; i++) await new Promise((r) => setTimeout(r, 100));
   };
   const adminUrl = `http://localhost:${ports.ADMIN_PORT}`;
   return {

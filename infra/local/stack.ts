@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -93,9 +93,7 @@ export interface Stack {
 const portOr = async (p: number | undefined) => (p === undefined || p === 0 ? freePort() : p);
 
 export async function startEmulators(ports: { dynamodb?: number; sqs?: number } = {}, dataDir?: string) {
-  const dbPath = dataDir && join(dataDir, 'dynamodb');
-  if (dbPath) mkdirSync(dbPath, { recursive: true });
-  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb), dbPath), startSqs(await portOr(ports.sqs), dataDir)]);
+  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb), dataDir), startSqs(await portOr(ports.sqs), dataDir)]);
   return { dynamodb, sqs };
 }
 

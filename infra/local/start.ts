@@ -37,14 +37,13 @@ if (!process.env.ADMIN_API_SECRET) {
 // The local secrets (STREAM credentials, the service's own Open Payments key) are made on the
 // first start and kept in .local/ (git-ignored), so that the service keeps its identity.
 const dataDir = dataDirOf(ROOT, nodeName);
-if (fresh) wipeData(dataDir);
+const allPorts = nodePorts(DEFAULT_PORTS);
 const secretsFile = join(dataDir, 'secrets.json');
 const kept: Record<string, string> = existsSync(secretsFile) ? JSON.parse(readFileSync(secretsFile, 'utf8')) : {};
 for (const name of ['STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET']) kept[name] ??= randomBytes(32).toString('base64url');
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
 for (const [name, value] of Object.entries(kept)) process.env[name] ||= value;
-const allPorts = nodePorts(DEFAULT_PORTS);
 const { fsp: fspPort, console: consolePort, ...ports } = allPorts;
 const adminPort = ports.admin;
 
@@ -62,6 +61,9 @@ function startFailed(e: unknown): never {
   }
   process.exit(1);
 }
+// --fresh wipes nothing while the node runs (as `npm run reset`): one of its ports taken, or its
+// npm start still running on the data.
+if (fresh) await wipeData(dataDir, allPorts).catch(startFailed);
 const adminSecret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
 const webhookSecret = process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET;
 
