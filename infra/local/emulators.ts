@@ -172,7 +172,11 @@ export async function startDynamoDbLocal(port: number, dataDir?: string): Promis
       process.off('exit', killOnExit);
       child.kill('SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      // Ended, and reaped, before its pid file goes: nothing of it is left running.
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
       if (file) rmSync(file, { force: true });
     },
   };

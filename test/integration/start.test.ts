@@ -77,7 +77,7 @@ async function startAndStop(signal: NodeJS.Signals) {
   expect(statSync(envFile).mode & 0o777).toBe(0o600);
   const { jvm } = startedOn(node.dataDir);
   await node.stop(signal);
-  expect(processRuns(jvm!)).toBe(false);
+  await waitFor('its DynamoDB Local to end', async () => !processRuns(jvm!) || undefined);
   expect(startedOn(node.dataDir)).toEqual({});
   expect(existsSync(envFile)).toBe(false);
 }
