@@ -144,9 +144,11 @@ export async function startDynamoDbLocal(port: number, dataDir?: string): Promis
   });
   if (spawned?.code === 'ENOENT') throw new StartError(NO_JAVA);
   if (spawned) throw spawned;
-  // Written down at once, with the command line the JVM will show (ps: `java <args>`, once exec'd).
+  // Written down at once, with the command line the JVM will show once exec'd (`java <args>`), and
+  // again once it answers, with the one it shows (a `java` that is a launcher script shows another).
   const file = dataDir && join(dataDir, PID_FILE);
-  if (file) writeFileSync(file, `${JSON.stringify({ jvm: proc(child.pid!, ['java', ...args].join(' ')), node: proc(process.pid) })}\n`);
+  const writeDown = (command?: string) => file && writeFileSync(file, `${JSON.stringify({ jvm: proc(child.pid!, command), node: proc(process.pid) })}\n`);
+  writeDown(['java', ...args].join(' '));
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += d));
   const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
@@ -166,6 +168,7 @@ export async function startDynamoDbLocal(port: number, dataDir?: string): Promis
     }
   }
   client.destroy();
+  writeDown();
   return {
     endpoint,
     stop: async () => {
