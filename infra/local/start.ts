@@ -16,7 +16,7 @@ import {
   wipeData,
 } from './defaults';
 import { startFsp } from './fsp';
-import { StartError } from './listen';
+import { publicHosts, StartError } from './listen';
 import { announceNodeB, startLocalProxy } from './proxy';
 import { ROOT } from './serverless-config';
 import { startStack } from './stack';
@@ -37,14 +37,13 @@ if (!process.env.ADMIN_API_SECRET) {
 // The local secrets (STREAM credentials, the service's own Open Payments key) are made on the
 // first start and kept in .local/ (git-ignored), so that the service keeps its identity.
 const dataDir = dataDirOf(ROOT, nodeName);
-if (fresh) wipeData(dataDir);
+const allPorts = nodePorts(DEFAULT_PORTS);
 const secretsFile = join(dataDir, 'secrets.json');
 const kept: Record<string, string> = existsSync(secretsFile) ? JSON.parse(readFileSync(secretsFile, 'utf8')) : {};
 for (const name of ['STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET']) kept[name] ??= randomBytes(32).toString('base64url');
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
 for (const [name, value] of Object.entries(kept)) process.env[name] ||= value;
-const allPorts = nodePorts(DEFAULT_PORTS);
 const { fsp: fspPort, console: consolePort, ...ports } = allPorts;
 const adminPort = ports.admin;
 
@@ -62,6 +61,9 @@ function startFailed(e: unknown): never {
   }
   process.exit(1);
 }
+// --fresh wipes nothing while the node runs (as `npm run reset`): one of its ports taken, or its
+// npm start still running on the data.
+if (fresh) await wipeData(dataDir, allPorts).catch(startFailed);
 const adminSecret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
 const webhookSecret = process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET;
 
@@ -82,6 +84,7 @@ const fsp = needFsp
       log: console.log,
       authServerUrl: (process.env.AUTH_SERVER_URL || `http://localhost:${ports.authServer}`).replace(/\/+$/, ''),
       idpSecret,
+      hosts: publicHosts(process.env),
     }).catch(startFailed)
   : undefined;
 if (fsp) {
@@ -134,7 +137,11 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 // What the console shows, and what it does not, and why.
 const consoleHas = (s: typeof stack) =>
-  [s.metrics ? 'dashboard and alarms' : 'metrics off: LOCAL_METRICS=false', s.traces ? 'traces' : 'traces off: LOCAL_TRACES=false'].join('; ');
+  [
+    s.metrics ? 'dashboard and alarms' : 'metrics off: LOCAL_METRICS=false',
+    s.traces ? 'traces' : 'traces off: LOCAL_TRACES=false',
+    ...(backOffice.signingOff ? ['back office off: your ADMIN_API_SECRET is signed for only with PROXY_ALLOW_CUSTOM_SECRET=1'] : []),
+  ].join('; ');
 
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`

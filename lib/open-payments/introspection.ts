@@ -15,7 +15,7 @@ const TIMEOUT_MS = 5000;
 type Data = string | ArrayBuffer | ArrayBufferView;
 const bytes = (d: Data) => (typeof d === 'string' ? d : d instanceof ArrayBuffer ? new Uint8Array(d) : new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
 
-class Sha256 {
+export class Sha256 {
   private readonly hash: Hash | Hmac;
   constructor(secret?: Data) {
     this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));

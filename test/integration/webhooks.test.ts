@@ -111,7 +111,7 @@ describe('retries', () => {
         const r = await record(id);
         return r.status === 'failed' ? r : undefined;
       },
-      20_000,
+      60_000,
     );
     expect(failed.attempts).toHaveLength(5); // the first try and the four retries of the test schedule
     const parked = await waitFor('the parked message', async () => {
@@ -143,7 +143,7 @@ describe('retries', () => {
     hooks.respondWith(() => 204);
     await waitFor('second redelivery', async () => ((await record(id)).status === 'delivered' ? true : undefined));
     expect(deliveriesOf(id).filter((d) => d.answered === 204)).toHaveLength(2);
-  }, 30_000);
+  }, 120_000);
 
   it('a 410 stops retries at once', async () => {
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, metadata: { gone: true } }));
