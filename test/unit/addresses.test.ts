@@ -55,7 +55,16 @@ describe('blockedRange', () => {
   });
 
   it('lets public IPv6 addresses through, and IPv4 ones hidden in IPv6 when public', () => {
-    for (const ip of ['2001:4860:4860::8888', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '64:ff9b:2::1', '2002:0808:0808::1', 'fbff::1', 'fe7f::1'])
+    for (const ip of [
+      '2001:4860:4860::8888',
+      '2606:4700::1111',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '64:ff9b:2::1',
+      '2002:0808:0808::1',
+      'fbff::1',
+      'fe7f::1',
+    ])
       expect(blockedRange(ip), ip).toBeUndefined();
   });
 
