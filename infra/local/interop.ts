@@ -208,6 +208,18 @@ try {
   // Packets from Rafiki in USD into an EUR intent convert at the rate this node gives that peer;
   // Rafiki expects what its own rates say (less its slippage), so the two agree here.
   await admin.ok('POST', '/rates', { body: { peerId: ourPeer, sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: RATE } });
+  // An incoming payment on Rafiki; our payment's end (completed or failed).
+  const rafikiIncoming = async (walletAddressId: string, value: string, code: string, more: Record<string, unknown> = {}) =>
+    (
+      await gql(rafiki, RAFIKI.createIncomingPayment, {
+        input: { walletAddressId, incomingAmount: money(value, code), idempotencyKey: idempotencyKey(), ...more },
+      })
+    ).createIncomingPayment.payment as { id: string; url: string };
+  const ourPaymentEnd = (id: string) =>
+    until(`our payment ${id} to end`, async () => {
+      const p = await admin.ok('GET', `/payments/${id}`);
+      return p.state === 'failed' || p.state === 'completed' ? p : undefined;
+    });
   line(`Peered in USD: Rafiki's peer ${rafikiPeer}, ours ${ourPeer}; each extends the other 1,000.00`);
   line(`Books: ${showBooks(await books(ours, ourPeer, rafikiPeer))}`);
 
@@ -240,24 +252,12 @@ try {
   // ---- (ii) we pay Rafiki's incoming payment ------------------------------------------------------
   const wePay = (receiverWallet: { id: string }, value: string, code: string) => async () => {
     const before = await books(ours, ourPeer, rafikiPeer);
-    const incoming = (
-      await gql(rafiki, RAFIKI.createIncomingPayment, {
-        input: {
-          walletAddressId: receiverWallet.id,
-          incomingAmount: money(value, code),
-          metadata: { order: `interop-${sfx}` },
-          idempotencyKey: idempotencyKey(),
-        },
-      })
-    ).createIncomingPayment.payment;
+    const incoming = await rafikiIncoming(receiverWallet.id, value, code, { metadata: { order: `interop-${sfx}` } });
     const quote = await admin.ok('POST', '/quotes', { body: { walletAddress: oUsd.address, receiver: incoming.url } });
     line(`   we quoted ${quote.debitAmount.value} USD for ${quote.receiveAmount.value} ${quote.receiveAmount.assetCode}`);
     const payment = await admin.ok('POST', '/payments', { body: { walletAddress: oUsd.address, quoteId: quote.id } });
-    const done = await until(`our payment ${payment.id} to end`, async () => {
-      const p = await admin.ok('GET', `/payments/${payment.id}`);
-      if (p.state === 'failed') fail(`our payment failed: ${p.failureReason}`);
-      return p.state === 'completed' ? p : undefined;
-    });
+    const done = await ourPaymentEnd(payment.id);
+    if (done.state === 'failed') fail(`our payment failed: ${done.failureReason}`);
     const got = await until(`Rafiki's incoming payment ${incoming.id} to complete`, async () => {
       const i = (await gql(rafiki, RAFIKI.incomingPayment, { id: incoming.id })).incomingPayment;
       return i.state === 'COMPLETED' ? i : undefined;
@@ -335,16 +335,7 @@ try {
 
   // ---- (iv) failures end clearly ------------------------------------------------------------------
   await record('(iv) a Rafiki incoming payment that expired: our quote says so', async () => {
-    const incoming = (
-      await gql(rafiki, RAFIKI.createIncomingPayment, {
-        input: {
-          walletAddressId: rUsd.id,
-          incomingAmount: money('100', 'USD'),
-          expiresAt: new Date(Date.now() + 2000).toISOString(),
-          idempotencyKey: idempotencyKey(),
-        },
-      })
-    ).createIncomingPayment.payment;
+    const incoming = await rafikiIncoming(rUsd.id, '100', 'USD', { expiresAt: new Date(Date.now() + 2000).toISOString() });
     await sleep(2500); // the incoming payment's own expiry, set above
     const quote = await admin.request('POST', '/quotes', { body: { walletAddress: oUsd.address, receiver: incoming.url } });
     if (quote.status < 400) fail(`POST /quotes answered ${quote.status} for an expired receiver`);
@@ -352,21 +343,14 @@ try {
   });
   await record('(iv) a wrong token: our payment fails with peer_refused, nothing moves', async () => {
     const before = await books(ours, ourPeer, rafikiPeer);
-    const incoming = (
-      await gql(rafiki, RAFIKI.createIncomingPayment, {
-        input: { walletAddressId: rUsd.id, incomingAmount: money('100', 'USD'), idempotencyKey: idempotencyKey() },
-      })
-    ).createIncomingPayment.payment;
+    const incoming = await rafikiIncoming(rUsd.id, '100', 'USD');
     const quote = await admin.ok('POST', '/quotes', { body: { walletAddress: oUsd.address, receiver: incoming.url } });
     await admin.ok('PATCH', `/peers/${ourPeer}`, {
       body: { http: { outgoing: { authToken: `wrong-${randomBytes(8).toString('hex')}`, endpoint: RAFIKI_CONNECTOR } } },
     });
     try {
       const payment = await admin.ok('POST', '/payments', { body: { walletAddress: oUsd.address, quoteId: quote.id } });
-      const ended = await until(`our payment ${payment.id} to end`, async () => {
-        const p = await admin.ok('GET', `/payments/${payment.id}`);
-        return p.state === 'failed' || p.state === 'completed' ? p : undefined;
-      });
+      const ended = await ourPaymentEnd(payment.id);
       if (ended.state !== 'failed') fail(`the payment ${ended.state} with a wrong token`);
       return `payment failed: ${ended.failureReason}; ${booksAgree(before, await books(ours, ourPeer, rafikiPeer))}`;
     } finally {
@@ -377,11 +361,7 @@ try {
     if (!existsSync(RAFIKI_PID_FILE)) return `skipped: no pid file of Rafiki's backend at ${RAFIKI_PID_FILE} (RAFIKI_PID_FILE)`;
     const pid = Number(readFileSync(RAFIKI_PID_FILE, 'utf8'));
     const before = await books(ours, ourPeer, rafikiPeer);
-    const incoming = (
-      await gql(rafiki, RAFIKI.createIncomingPayment, {
-        input: { walletAddressId: rUsd.id, incomingAmount: money('100', 'USD'), idempotencyKey: idempotencyKey() },
-      })
-    ).createIncomingPayment.payment;
+    const incoming = await rafikiIncoming(rUsd.id, '100', 'USD');
     const quote = await admin.ok('POST', '/quotes', { body: { walletAddress: oUsd.address, receiver: incoming.url } });
     process.kill(pid, 'SIGSTOP');
     let payment: { id: string };
@@ -395,10 +375,7 @@ try {
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    const ended = await until(`our payment ${payment.id} to end`, async () => {
-      const p = await admin.ok('GET', `/payments/${payment.id}`);
-      return p.state === 'failed' || p.state === 'completed' ? p : undefined;
-    });
+    const ended = await ourPaymentEnd(payment.id);
     const reconciliation = await admin.ok('GET', `/peers/${ourPeer}/reconciliation`);
     return `payment ${ended.state}${ended.failureReason ? ` (${ended.failureReason})` : ''}; reconciliation lists ${reconciliation.items.length} packet(s); ${booksAgree(before, await books(ours, ourPeer, rafikiPeer))}`;
   });

@@ -91,6 +91,7 @@ const SETTINGS = {
   IDP_CONSENT_URL: functions,
   INTERACTION_EXPIRY_SECS: functions,
   GNAP_WAIT_SECS: functions,
+  GRANT_REQUESTS_PER_MINUTE: functions,
   SLIPPAGE: functions,
   ALLOW_PRIVATE_FETCH: functions,
   WEBHOOK_URL: functions,

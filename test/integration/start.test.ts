@@ -75,10 +75,12 @@ async function startAndStop(signal: NodeJS.Signals) {
     AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${node.ports.DYNAMODB_PORT}`,
   });
   expect(statSync(envFile).mode & 0o777).toBe(0o600);
-  const { jvm } = startedOn(node.dataDir);
   await node.stop(signal);
-  await waitFor('its DynamoDB Local to end', async () => !processRuns(jvm!) || undefined);
-  expect(startedOn(node.dataDir)).toEqual({});
+  // The npm start's own Node and its JVM end after the npm process the test started, each in its time.
+  await waitFor('its Node and its DynamoDB Local to end', async () => {
+    const { jvm, node: started } = startedOn(node.dataDir);
+    return jvm === undefined && started === undefined ? true : undefined;
+  });
   expect(existsSync(envFile)).toBe(false);
 }
 

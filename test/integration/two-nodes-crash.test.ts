@@ -90,7 +90,7 @@ describe('a crash of the receiving node', () => {
     await new Promise((r) => setTimeout(r, 2000));
     await b.restart();
 
-    const done = await Promise.all(flows.map((f) => paymentIn(a, f.payment.id, ['completed', 'failed'], 90_000)));
+    const done = await Promise.all(flows.map((f) => paymentIn(a, f.payment.id, ['completed', 'failed'], 240_000)));
     for (const [i, f] of flows.entries()) {
       const intent = await ok(b.admin('GET', `/payment-intents/${f.intent.id}`), 200);
       expect(BigInt(intent.receivedAmount.value)).toBeLessThanOrEqual(BigInt(intent.incomingAmount.value)); // never over-paid
