@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // Two projects: unit tests (pure logic) start nothing, so one runs in about a second
-// (`npm test -- test/unit/amounts.test.ts`); integration tests share one set of emulators,
-// started by the global setup only when one of them runs.
+// (`npm test -- test/unit/amounts.test.ts`); each integration test file starts emulators of its
+// own when it first needs them, and the setup file stops them after it (test/emulators.ts).
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -11,7 +11,10 @@ export default defineConfig({
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], globalSetup: ['test/global-setup.ts'] } },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], globalSetup: ['test/global-setup.ts'], setupFiles: ['test/setup-file.ts'] },
+      },
     ],
   },
 });

@@ -5,14 +5,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { inject } from 'vitest';
 import { freePort, startedOn } from '../infra/local/emulators';
 import { ROOT } from '../infra/local/serverless-config';
 import type { Trace } from '../infra/local/traces';
+import { type Endpoints, fileEmulators } from './emulators';
 import { adminClient, type TestStack } from './stack';
 
 // A second node of our own beside the test file's stack, as the two-node walkthrough has: in a
-// worker thread (its own settings and module graph), on the suite's emulators under its own prefix.
+// worker thread (its own settings and module graph), on the file's emulators under its own prefix.
 export interface OtherNode extends Pick<TestStack, 'admin' | 'send' | 'sign'> {
   adminUrl: string;
   openPaymentsUrl: string;
@@ -29,7 +29,8 @@ const cleanEnv = { ...process.env };
 // Workers do not inherit tsx's loader on Node 20, so the worker registers it before loading.
 const workerUrl = new URL('./node-worker.ts', import.meta.url).href;
 
-export async function startOtherNode(settings: Record<string, string>, emulators = inject('emulators')): Promise<OtherNode> {
+export async function startOtherNode(settings: Record<string, string>, given?: Endpoints): Promise<OtherNode> {
+  const emulators = given ?? (await fileEmulators());
   const worker = new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl)}); })`, {
     eval: true,
     env: cleanEnv,
@@ -72,7 +73,7 @@ export interface NodeProcess extends Omit<OtherNode, 'api' | 'trace'> {
 export async function startNodeProcess(settings: Record<string, string>): Promise<NodeProcess> {
   const ports = { admin: await freePort(), openPayments: await freePort(), authServer: await freePort(), connector: await freePort() };
   const options = {
-    emulators: inject('emulators'),
+    emulators: await fileEmulators(),
     prefix: `p${randomBytes(4).toString('hex')}-`,
     ports,
     settings: {

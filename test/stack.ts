@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
 import { type AdminReply, adminClient as signedAdminClient } from '../infra/local/admin-client';
 import { type Stack, type StackOptions, startStack } from '../infra/local/stack';
+import { fileEmulators } from './emulators';
 
-// A whole local stack for one test file, on the suite's emulators, with a signed Admin client.
+// A whole local stack for one test file, on the file's emulators, with a signed Admin client.
 export type Reply = AdminReply;
 
 export interface TestStack extends Stack {
@@ -23,13 +23,13 @@ export function adminClient(adminUrl: string, secret: string): Pick<TestStack, '
   };
 }
 
-// `emulators`: other than the suite's (a test that measures, on emulators of its own).
+// `emulators`: other than the file's (a test that measures, on emulators of its own).
 export async function startTestStack(
   settings: Record<string, string> = {},
   options: Pick<StackOptions, 'envFile' | 'traces' | 'emulators'> = {},
 ): Promise<TestStack> {
   const stack = await startStack({
-    emulators: inject('emulators'),
+    emulators: options.emulators ?? (await fileEmulators()),
     ...options,
     prefix: `t${randomBytes(4).toString('hex')}-`,
     // The stand-in for WAF's grant rate rule is grant-rate-limit.test.ts's to test; here it is far

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulators } from '../../infra/local/stack';
 import { type OtherNode, startOtherNode } from '../node';
 import { startTestStack, type TestStack } from '../stack';
 import { ledgerItems, ok, packetsOf, paymentIn } from '../world';
@@ -28,17 +27,13 @@ const ownerOf = (key: string) =>
 
 let a: TestStack;
 let b: OtherNode;
-let emulators: Awaited<ReturnType<typeof startEmulators>>;
 const assets = new Map<TestStack | OtherNode, Record<string, string>>(); // node -> code -> id
 
-// Emulators of its own: what it measures is this test's writes, on a DynamoDB Local that the
-// suite's other files have not filled.
+// On the file's own emulators (test/emulators.ts): what it measures is this test's writes alone.
 beforeAll(async () => {
-  emulators = await startEmulators();
-  const endpoints = { dynamodb: emulators.dynamodb.endpoint, sqs: emulators.sqs.endpoint };
   [a, b] = await Promise.all([
-    startTestStack({ EXCHANGE_RATES_URL: '', ILP_ADDRESS: 'test.cap-a' }, { emulators: endpoints }),
-    startOtherNode({ ILP_ADDRESS: 'test.cap-b' }, endpoints),
+    startTestStack({ EXCHANGE_RATES_URL: '', ILP_ADDRESS: 'test.cap-a' }),
+    startOtherNode({ ILP_ADDRESS: 'test.cap-b' }),
   ]);
   for (const node of [a, b]) {
     assets.set(node, {});
@@ -51,7 +46,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
-  await Promise.all([emulators?.dynamodb.stop(), emulators?.sqs.stop()]);
 });
 
 const wallet = async (node: TestStack | OtherNode, name: string, assetCode: string) =>

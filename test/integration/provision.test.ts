@@ -1,28 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { DescribeTableCommand, DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type Emulator, freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../../infra/local/emulators';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
 import type { EventBridgeEmulator } from '../../infra/local/eventbridge';
 import { provision } from '../../infra/local/provision';
 import { loadService, type ServiceDef } from '../../infra/local/serverless-config';
+import { fileEmulators } from '../emulators';
 
 // A local data folder kept from before a release that adds an index gets it at the next start,
-// with the items already there, as a CloudFormation update backfills it. On a DynamoDB Local of
-// its own: the shared one, busy with every other test file, was seen to leave a new index
-// CREATING for minutes, where alone it is active within a second.
-const { sqs: sqsEndpoint } = inject('emulators');
-let emulator: Emulator;
+// with the items already there, as a CloudFormation update backfills it. (On a DynamoDB Local busy
+// with every other test file's history, a new index was seen to stay CREATING for minutes, where
+// alone it is active within a second: each file has its own now, test/emulators.ts.)
 let dynamo: DynamoDBClient;
-const sqs = new SQSClient({ endpoint: sqsEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+let sqs: SQSClient;
 beforeAll(async () => {
-  emulator = await startDynamoDbLocal(await freePort());
-  dynamo = new DynamoDBClient({ endpoint: emulator.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const emulators = await fileEmulators();
+  sqs = new SQSClient({ endpoint: emulators.sqs, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  dynamo = new DynamoDBClient({ endpoint: emulators.dynamodb, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 }, 60_000);
-afterAll(async () => {
+afterAll(() => {
   dynamo?.destroy();
-  sqs.destroy();
-  await emulator?.stop();
+  sqs?.destroy();
 });
 
 describe('provisioning a kept table', () => {

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBody } from '../../infra/local/listen';
 import { expectPacketBooks } from '../books';
+import { fileEmulators } from '../emulators';
 import { type OtherNode, peerBothWays, startOtherNode } from '../node';
 import { startTestStack, type TestStack } from '../stack';
 import { ledger, ok, packetsOf, paymentIn, sum } from '../world';
@@ -22,7 +23,7 @@ let peerOfA: { id: string };
 let peerOfB: { id: string };
 let holdNextCredit = 0; // ms to hold B's next credit for (0: none)
 
-// B's DynamoDB: every request passed on to the suite's DynamoDB Local, but the credit a test arms.
+// B's DynamoDB: every request passed on to the file's DynamoDB Local, but the credit a test arms.
 async function startSlowDynamo(target: string): Promise<string> {
   proxy = createServer(async (req, res) => {
     const body = await readBody(req, 16 * 1024 * 1024);
@@ -42,7 +43,7 @@ async function startSlowDynamo(target: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  const emulators = inject('emulators');
+  const emulators = await fileEmulators();
   const slow = await startSlowDynamo(emulators.dynamodb);
   [a, b] = await Promise.all([
     startTestStack({ EXCHANGE_RATES_URL: '', ILP_ADDRESS: 'test.node-a' }),

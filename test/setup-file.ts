@@ -1,0 +1,4 @@
+import { stopFileEmulatorsAfterAll } from './emulators';
+
+// Run before each integration test file (vitest.config.ts): its emulators stop after its tests.
+stopFileEmulatorsAfterAll();
