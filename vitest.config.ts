@@ -13,7 +13,16 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       {
         extends: true,
-        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], globalSetup: ['test/global-setup.ts'], setupFiles: ['test/setup-file.ts'] },
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+          setupFiles: ['test/setup-file.ts'],
+          // Two files at a time, even on two cores (vitest's default would be one): an integration
+          // file mostly waits (on its emulators, processes it starts, packets' expiries), and each
+          // has emulators of its own. Measured on 2 cores: 9 min 55 s, against 15 min 52 s one by one.
+          maxWorkers: 2,
+        },
       },
     ],
   },
