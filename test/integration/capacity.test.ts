@@ -31,10 +31,7 @@ const assets = new Map<TestStack | OtherNode, Record<string, string>>(); // node
 
 // On the file's own emulators (test/emulators.ts): what it measures is this test's writes alone.
 beforeAll(async () => {
-  [a, b] = await Promise.all([
-    startTestStack({ EXCHANGE_RATES_URL: '', ILP_ADDRESS: 'test.cap-a' }),
-    startOtherNode({ ILP_ADDRESS: 'test.cap-b' }),
-  ]);
+  [a, b] = await Promise.all([startTestStack({ EXCHANGE_RATES_URL: '', ILP_ADDRESS: 'test.cap-a' }), startOtherNode({ ILP_ADDRESS: 'test.cap-b' })]);
   for (const node of [a, b]) {
     assets.set(node, {});
     for (const code of ['USD', 'EUR']) {
