@@ -22,7 +22,7 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-const invalidCursor = (why: string) => new DomainError('invalid', 'invalid_cursor', `cursor: ${why}`, [{ field: 'query.cursor', message: why }]);
+const invalidCursor = (why: string) => new DomainError('invalid', 'invalid_cursor', `cursor: ${why}`, [{ field: 'cursor', message: why }]);
 
 // The cursor is the opaque (base64url JSON) sort key of the last item returned. Every list's sort
 // key is "<ISO 8601 UTC time>#<uuid>", with a packet's condition (64 hex digits) after it in the

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 // The values every domain's schemas share: asset codes, amounts, text people read, the FSP's
-// metadata. (Request shapes, such as page queries, are lib/http's.)
+// metadata, and the page a list operation is asked for.
 export const assetCode = z.string().regex(/^[A-Z0-9]{3,12}$/, 'must be 3 to 12 upper-case letters or digits');
 
 // An amount's value: a non-negative integer in the asset's smallest unit, as a string.
@@ -46,3 +46,16 @@ export const metadata = z
     z.record(z.string(), z.unknown()),
   )
   .optional();
+
+// A page size: plain decimal digits only (not "0x10", "1e1" or " 5"), 1 to 100.
+export const pageLimit = z
+  .string()
+  .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100, in decimal digits')
+  .transform(Number)
+  .pipe(z.number().min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100'))
+  .default(20);
+
+export const pageQuery = z.strictObject({
+  limit: pageLimit,
+  cursor: z.string().optional(), // checked where it is decoded (lib/store.ts): 400 invalid_cursor
+});

@@ -223,6 +223,18 @@ const problems = (): MiddlewareObj<AdminEvent, APIGatewayProxyResult> => ({
   },
 });
 
+// A domain names the fields of its operation's input (`cursor`); a route whose input is its query
+// answers where they were sent (`query.cursor`), as it does for the query's own validation.
+function inQuery(e: unknown): unknown {
+  if (!(e instanceof DomainError && e.fields)) return e;
+  return new DomainError(
+    e.kind,
+    e.code,
+    e.message,
+    e.fields.map((f) => ({ ...f, field: `query.${f.field}` })),
+  );
+}
+
 export function adminRoute<B = undefined, Q = undefined, P = undefined>(spec: RouteSpec<B, Q, P>, fn: (input: RouteInput<B, Q, P>) => Promise<Reply>) {
   const started = new WeakMap<object, number>();
   const handler = middy<AdminEvent, APIGatewayProxyResult, Error, Context>({
@@ -247,7 +259,9 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(spec: Ro
     .use(validate(spec))
     .use(idempotency())
     .handler(async (event) => {
-      const reply = await fn(event.input as RouteInput<B, Q, P>);
+      const reply = await fn(event.input as RouteInput<B, Q, P>).catch((e) => {
+        throw spec.query && !spec.body ? inQuery(e) : e;
+      });
       if (reply.body === undefined) return { statusCode: reply.status, body: '' };
       return { statusCode: reply.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply.body) };
     });

@@ -1,21 +1,11 @@
 import * as z from 'zod';
 
-// Request shapes every route family shares (the values in them are lib/values.ts).
+// The page query is a domain value (lib/values.ts); the OpenAPI document takes it from here.
+export { pageLimit, pageQuery } from '../values';
+
+// Request and response shapes every route family shares (the values in them are lib/values.ts).
 
 export const idParams = z.object({ id: z.uuid() });
-
-// A page size: plain decimal digits only (not "0x10", "1e1" or " 5"), 1 to 100.
-export const pageLimit = z
-  .string()
-  .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 100, in decimal digits')
-  .transform(Number)
-  .pipe(z.number().min(1, 'must be from 1 to 100').max(100, 'must be from 1 to 100'))
-  .default(20);
-
-export const pageQuery = z.strictObject({
-  limit: pageLimit,
-  cursor: z.string().optional(), // checked where it is decoded (lib/store.ts): 400 invalid_cursor
-});
 
 export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 

@@ -41,7 +41,7 @@ export function intentView(node: Node, r: IntentRecord): PaymentIntent {
 }
 
 export async function listIntents(node: Node, q: ListIntentsQuery): Promise<Page<PaymentIntent>> {
-  const walletAddressId = q.walletAddress === undefined ? undefined : await walletAddressIdOf(node, q.walletAddress, 'query.walletAddress');
+  const walletAddressId = q.walletAddress === undefined ? undefined : await walletAddressIdOf(node, q.walletAddress, 'walletAddress');
   const page = await store.listIntents(node, { walletAddressId, state: q.state, limit: q.limit, cursor: q.cursor, now: new Date().toISOString() });
   return { items: page.items.map((r) => intentView(node, r)), nextCursor: page.nextCursor };
 }

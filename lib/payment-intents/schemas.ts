@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
-import { pageQuery } from '../http/schemas';
-import { metadata } from '../values';
+import { metadata, pageQuery } from '../values';
 import { walletAddressUrl } from '../wallet-addresses/schemas';
 
 export const createIntentBody = z.strictObject({

@@ -59,7 +59,7 @@ export async function getPaymentRecord(node: Node, id: string): Promise<PaymentR
 export const getPayment = async (node: Node, id: string) => paymentView(await getPaymentRecord(node, id));
 
 export async function listPayments(node: Node, q: ListPaymentsQuery): Promise<Page<Payment>> {
-  const walletAddressId = q.walletAddress === undefined ? undefined : await walletAddressIdOf(node, q.walletAddress, 'query.walletAddress');
+  const walletAddressId = q.walletAddress === undefined ? undefined : await walletAddressIdOf(node, q.walletAddress, 'walletAddress');
   const page = await store.listPayments(node, { walletAddressId, state: q.state, limit: q.limit, cursor: q.cursor });
   return { items: page.items.map(paymentView), nextCursor: page.nextCursor };
 }
@@ -271,8 +271,8 @@ export async function peerReconciliation(node: Node, peerId: string, query: Reco
   const peer = await getPeerRecord(node, peerId);
   const to = query.to ? Date.parse(query.to) : Date.now();
   const from = query.from ? Date.parse(query.from) : to - DAY_MS;
-  if (from >= to) throw invalidField('query.from', 'must be before to');
-  if (to - from > RECONCILIATION_MAX_DAYS * DAY_MS) throw invalidField('query.from', `must be at most ${RECONCILIATION_MAX_DAYS} days before to`);
+  if (from >= to) throw invalidField('from', 'must be before to');
+  if (to - from > RECONCILIATION_MAX_DAYS * DAY_MS) throw invalidField('from', `must be at most ${RECONCILIATION_MAX_DAYS} days before to`);
   const window = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
   const [page, total] = await Promise.all([
     store.pageUnanswered(node, peer.id, window, query.limit, query.cursor),

@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { type Amount, amount } from '../amounts';
-import { pageQuery } from '../http/schemas';
 import type { IlpQuoteDetails } from '../ilp/quote';
-import { metadata } from '../values';
+import { metadata, pageQuery } from '../values';
 import { walletAddressUrl } from '../wallet-addresses/schemas';
 
 export const createPaymentBody = z.strictObject({

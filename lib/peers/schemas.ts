@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
-import { pageQuery } from '../http/schemas';
-import { amountValue, assetCode } from '../values';
+import { amountValue, assetCode, pageQuery } from '../values';
 
 // Peers: the FSPs this node exchanges ILP packets with, over ILP-over-HTTP (Interledger RFC 35).
 export const ilpAddress = z

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { pageQuery } from '../http/schemas';
-import { assetCode, printable } from '../values';
+import { assetCode, pageQuery, printable } from '../values';
 
 // The longest wallet address URL (it is also a DynamoDB key and a resource server path).
 export const MAX_ADDRESS_LENGTH = 512;

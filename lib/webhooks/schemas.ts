@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { pageQuery } from '../http/schemas';
+import { pageQuery } from '../values';
 
 export const webhookStatuses = ['pending', 'delivered', 'failed'] as const;
 

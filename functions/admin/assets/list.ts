@@ -1,5 +1,5 @@
 import { listAssets } from '../../../lib/assets';
 import { adminRoute, ok } from '../../../lib/http/admin';
-import { pageQuery } from '../../../lib/http/schemas';
+import { pageQuery } from '../../../lib/values';
 
 export const handler = adminRoute({ query: pageQuery }, async ({ query, node }) => ok(await listAssets(node, query.limit, query.cursor)));

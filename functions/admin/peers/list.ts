@@ -1,5 +1,5 @@
 import { adminRoute, ok } from '../../../lib/http/admin';
-import { pageQuery } from '../../../lib/http/schemas';
 import { listPeers } from '../../../lib/peers';
+import { pageQuery } from '../../../lib/values';
 
 export const handler = adminRoute({ query: pageQuery }, async ({ query, node }) => ok(await listPeers(node, query.limit, query.cursor)));
