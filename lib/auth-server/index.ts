@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JWK } from '@interledger/http-signature-utils';
 import { DomainError, TooManyRequests } from '../errors';
-import { type SignedRequest, verifySignature } from '../http/message-signatures';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { clientDisplayName, clientKey } from '../open-payments/client-keys';
@@ -34,11 +33,16 @@ const url = (node: Node, path: string) => `${node.urls.authServer}${path}`;
 const invalidClient = (detail: string) => new DomainError('unauthorized', 'invalid_client', detail);
 const invalidRequest = (detail: string) => new DomainError('invalid', 'invalid_request', detail);
 
-// Checks the request's signature against the key of `client`.
-async function authenticate(node: Node, client: ClientIdentity, request: SignedRequest): Promise<void> {
+// A request's proof that its client holds a key: given how to find a key by its id, whether the
+// request was signed with it, and why not. The adapter checks the HTTP message signature
+// (lib/http/message-signatures.ts); which key is the client's is this domain's to say.
+export type KeyProof = (findKey: (keyId: string) => Promise<JWK | undefined>) => Promise<{ ok: true } | { ok: false; reason: string }>;
+
+// Checks the request's proof against the key of `client`.
+async function authenticate(node: Node, client: ClientIdentity, proof: KeyProof): Promise<void> {
   const findKey = async (keyId: string): Promise<JWK | undefined> =>
     'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as JWK) : undefined) : clientKey(node, client.walletAddress, keyId);
-  const verified = await verifySignature(request, findKey);
+  const verified = await proof(findKey);
   if (!verified.ok) throw invalidClient(verified.reason);
 }
 
@@ -81,9 +85,9 @@ async function countRequest(node: Node, client: ClientIdentity) {
     );
 }
 
-export async function requestGrant(node: Node, body: GrantRequest, request: SignedRequest) {
+export async function requestGrant(node: Node, body: GrantRequest, proof: KeyProof) {
   const client = identityOf(body.client);
-  await authenticate(node, client, request);
+  await authenticate(node, client, proof);
   await countRequest(node, client);
   if (body.subject !== undefined) throw invalidRequest('Subject information is not offered by this authorization server');
   if (!body.access_token) throw invalidRequest('The request must ask for access_token');
@@ -156,9 +160,9 @@ const tooFast = (node: Node) => new DomainError('invalid', 'too_fast', `Continue
 // Continuing a grant (GNAP section 5): with the interact_ref the client's finish URI received, the
 // access token, once; without one, a poll: still pending (come back after `wait`), or, for a grant
 // without a finish URI that the user accepted, the token.
-export async function continueGrant(node: Node, id: string, continueToken: string | undefined, request: SignedRequest, body: ContinueRequest) {
+export async function continueGrant(node: Node, id: string, continueToken: string | undefined, proof: KeyProof, body: ContinueRequest) {
   const grant = await continuable(node, id, continueToken);
-  await authenticate(node, grant.client, request);
+  await authenticate(node, grant.client, proof);
   if (grant.state === 'pending' && !node.urls.consent)
     throw requestDenied(
       "This grant needs the end user's consent, which this authorization server cannot obtain (interaction is not offered: IDP_CONSENT_URL is unset); cancel it with DELETE on its continuation URL",
@@ -203,9 +207,9 @@ function deniedDetail(g: store.GrantRecord, now: number): string {
 
 // Revokes the grant whatever it holds now: a rotation or a consent that committed first loses its
 // token with it, one that commits after is refused (./store.ts revokeGrant).
-export async function cancelGrant(node: Node, id: string, continueToken: string | undefined, request: SignedRequest): Promise<void> {
+export async function cancelGrant(node: Node, id: string, continueToken: string | undefined, proof: KeyProof): Promise<void> {
   const grant = await continuable(node, id, continueToken);
-  await authenticate(node, grant.client, request);
+  await authenticate(node, grant.client, proof);
   if ((await commit(node, [store.revokeGrant(node, id)])).length)
     throw new DomainError('unauthorized', 'invalid_continuation', 'No grant to continue at this URL with this continuation token: it was revoked meanwhile');
   logger.info('Grant revoked', { grantId: id });
@@ -214,17 +218,17 @@ export async function cancelGrant(node: Node, id: string, continueToken: string 
 const invalidToken = (detail = 'No access token to manage at this URL with this token') => new DomainError('unauthorized', 'invalid_token', detail);
 
 // The grant whose token is managed at /token/{managementId}, if the GNAP token given is that token.
-async function managed(node: Node, managementId: string, value: string | undefined, request: SignedRequest) {
+async function managed(node: Node, managementId: string, value: string | undefined, proof: KeyProof) {
   const grant = value ? await grantHolding(node, value) : undefined;
   if (!grant || grant.token.managementId !== managementId) throw invalidToken();
-  await authenticate(node, grant.client, request);
+  await authenticate(node, grant.client, proof);
   return grant;
 }
 
 // A new value and a new manage URL for the same access; the old token stops working. Only while
 // the grant still holds the old one: a revocation that committed first wins.
-export async function rotateToken(node: Node, managementId: string, value: string | undefined, request: SignedRequest) {
-  const grant = await managed(node, managementId, value, request);
+export async function rotateToken(node: Node, managementId: string, value: string | undefined, proof: KeyProof) {
+  const grant = await managed(node, managementId, value, proof);
   const next = newAccessToken(node, grant.id);
   if ((await commit(node, [store.rotateToken(node, grant.id, grant.token.hash, next.token)])).length)
     throw new DomainError('invalid', 'invalid_rotation', 'The token was revoked or rotated meanwhile');
@@ -234,8 +238,8 @@ export async function rotateToken(node: Node, managementId: string, value: strin
 // Revokes the token, if its grant still holds it. If a rotation got there first, its successor is
 // live and this revocation did nothing: it is not answered as done (401), so that no success is
 // ever followed by a live token. A concurrent revocation or the grant's did the same: done.
-export async function revokeAccessToken(node: Node, managementId: string, value: string | undefined, request: SignedRequest): Promise<void> {
-  const grant = await managed(node, managementId, value, request);
+export async function revokeAccessToken(node: Node, managementId: string, value: string | undefined, proof: KeyProof): Promise<void> {
+  const grant = await managed(node, managementId, value, proof);
   if (!(await commit(node, [store.revokeToken(node, grant.id, grant.token.hash)])).length) return;
   const now = await store.findGrant(node, grant.id);
   if (now?.state === 'approved' && now.token) throw invalidToken('The token was rotated meanwhile: revoke its successor, or the grant');
