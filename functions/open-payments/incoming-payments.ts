@@ -1,8 +1,8 @@
 import { node } from '../../lib/config';
 import { openPaymentsApi } from '../../lib/http/open-payments';
-import { completeIncomingPayment, createIncomingPayment, getIncomingPayment, listIncomingPayments } from '../../lib/open-payments/incoming-payments';
+import { completeIncomingPayment, createIncomingPayment, getIncomingPayment, listIncomingPayments } from '../../lib/resource-server/incoming-payments';
 
-// Open Payments incoming payments, on the resource server (lib/open-payments/incoming-payments.ts).
+// Open Payments incoming payments, on the resource server (lib/resource-server/incoming-payments.ts).
 export const handler = openPaymentsApi(
   () => node.urls.resourceServer,
   [

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '../../lib/open-payments/introspection';
+import { Sha256 } from '../../lib/resource-server/introspection';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators';
 
 // IAM's check of an AWS_IAM route, as the local gateway makes it: the request must be signed with

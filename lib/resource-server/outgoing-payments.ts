@@ -4,15 +4,15 @@ import { DomainError } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import { fieldErrors, validationError } from '../http/problem';
 import type { Node } from '../node';
-import { authorize, type Caller, forbidden, reachesAll, shownTo } from '../open-payments/access';
 import { grantPeriodAt } from '../open-payments/interval';
 import { type GrantLimits, REFUSALS } from '../open-payments/limits';
-import { listRoute } from '../open-payments/pagination';
 import { createPaymentRecord, findGrantSpent, findPayment, type GrantedBy, pagePaymentsByWallet, paymentCursorOf, type SpentItem } from '../payments';
 import type { PaymentRecord } from '../payments/schemas';
 import { priceQuote } from '../quotes/create';
 import { idIn, isResourceId, outgoingPaymentUrl, quoteUrl } from '../resources';
 import { metadata } from '../values';
+import { authorize, type Caller, forbidden, reachesAll, shownTo } from './access';
+import { listRoute } from './pagination';
 
 // Open Payments outgoing payments, on the resource server: an app with an `outgoing-payment`
 // grant for the sending wallet address (which only the wallet owner's consent gives) creates a
@@ -100,7 +100,7 @@ export async function getOutgoingPayment(node: Node, req: OpRequest): Promise<Op
   return json(200, shownTo(caller, payment.client, view(node, payment)));
 }
 
-// A wallet address's outgoing payments, newest first (lib/open-payments/pagination.ts).
+// A wallet address's outgoing payments, newest first (./pagination.ts).
 export const listOutgoingPayments = (node: Node, req: OpRequest): Promise<OpReply> =>
   listRoute(node, req, 'outgoing-payment', {
     page: (walletAddressId, opts) => pagePaymentsByWallet(node, walletAddressId, opts),

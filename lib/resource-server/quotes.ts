@@ -3,11 +3,11 @@ import { amount } from '../amounts';
 import { DomainError } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import type { Node } from '../node';
-import { authorize, forbidden, reachesAll } from '../open-payments/access';
 import { findQuote } from '../quotes';
 import { createQuote } from '../quotes/create';
 import type { QuoteRecord } from '../quotes/schemas';
 import { isResourceId, quoteUrl } from '../resources';
+import { authorize, forbidden, reachesAll } from './access';
 
 // Open Payments quotes, on the resource server: the same quotes as the Admin API's (same pricing,
 // same record), asked for by an app with a `quote` grant for the sending wallet address, and kept

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
-import { Sha256 } from '../../lib/open-payments/introspection';
+import { Sha256 } from '../../lib/resource-server/introspection';
 import { startTestStack, type TestStack } from '../stack';
 
 // Issue 28, item 7: the local gateway let any `AWS4-HMAC-SHA256 Credential=` header through to an
@@ -17,7 +17,7 @@ afterAll(() => s.stop());
 const BODY = JSON.stringify({ access_token: 'no-such-token', access: [] });
 const signer = (credentials = LOCAL_CREDENTIALS, service = 'execute-api') => new SignatureV4({ service, region: LOCAL_REGION, credentials, sha256: Sha256 });
 
-// POST /introspect, signed as the resource server signs it (lib/open-payments/introspection.ts),
+// POST /introspect, signed as the resource server signs it (lib/resource-server/introspection.ts),
 // with what a test changes: who signs, when, for which service, over which body.
 async function introspect(opts: { signWith?: SignatureV4; signingDate?: Date; signedBody?: string; headers?: Record<string, string> } = {}) {
   const url = new URL(`${s.authServerUrl}/introspect`);

@@ -27,8 +27,8 @@ beforeAll(async () => {
   const { privateKey } = generateKeyPairSync('ed25519');
   await ok(s.admin('POST', `/wallet-addresses/${created.id}/keys`, generateJwk({ privateKey, keyId: 'racer' })));
   app = await createAuthenticatedClient({ walletAddressUrl: bob, privateKey, keyId: 'racer', validateResponses: false });
-  // The resource server's own question, signed as it signs it (lib/open-payments/introspection.ts).
-  const [{ introspectToken }, { node }] = await Promise.all([import('../../lib/open-payments/introspection'), import('../../lib/config')]);
+  // The resource server's own question, signed as it signs it (lib/resource-server/introspection.ts).
+  const [{ introspectToken }, { node }] = await Promise.all([import('../../lib/resource-server/introspection'), import('../../lib/config')]);
   introspect = async (token) => (await introspectToken(node, token, [])).active;
 });
 afterAll(() => s?.stop());

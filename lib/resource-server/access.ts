@@ -3,8 +3,8 @@ import { AccessRefused, DomainError } from '../errors';
 import { verifySignature } from '../http/message-signatures';
 import type { OpRequest } from '../http/open-payments';
 import type { Node } from '../node';
+import { clientKey } from '../open-payments/client-keys';
 import { canonicalBase } from '../wallet-addresses/address';
-import { clientKey } from './client-keys';
 import { type Asked, introspectToken, type TokenInfo } from './introspection';
 
 // Access to the resource server's routes: every call but a public read carries a GNAP access
