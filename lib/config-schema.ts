@@ -48,6 +48,9 @@ const schema = z.object({
   GNAP_WAIT_SECS: seconds(5),
   // How many grant requests one client (a wallet address, or a key it gives) may make a minute.
   GRANT_REQUESTS_PER_MINUTE: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(1_000_000).default(120)),
+  // The AWS region the node runs in (Lambda sets it): the resource server signs its calls to the
+  // authorization server's introspection endpoint for it.
+  AWS_REGION: z.string().min(1).default('us-east-1'),
   // Where secrets live in Secrets Manager (lib/secrets.ts); empty: they come from the environment.
   SECRETS_PREFIX: z.string().default(''),
   // Local development only: let outbound fetches of URLs that clients and other nodes choose
@@ -66,11 +69,27 @@ const schema = z.object({
 
 export type Config = z.infer<typeof schema>;
 
-export function readConfig(env: NodeJS.ProcessEnv): Config {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+// The process's own switches, beside the node's settings: Lambda's tracing (Lambda sets its
+// variables; TRACES_ENABLED=false turns it off).
+const runtimeSchema = z.object({
+  TRACES_ENABLED: flag(true),
+  AWS_LAMBDA_FUNCTION_NAME: z.string().optional(),
+  AWS_XRAY_DAEMON_ADDRESS: z.string().optional(),
+  _HANDLER: z.string().default('handler'),
+  _X_AMZN_TRACE_ID: z.string().optional(),
+});
+
+export type RuntimeSettings = z.infer<typeof runtimeSchema>;
+
+export const readRuntime = (env: NodeJS.ProcessEnv): RuntimeSettings => parsed(runtimeSchema, env);
+
+export const readConfig = (env: NodeJS.ProcessEnv): Config => parsed(schema, env);
+
+function parsed<T>(s: z.ZodType<T>, env: NodeJS.ProcessEnv): T {
+  const result = s.safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
-  return parsed.data;
+  return result.data;
 }

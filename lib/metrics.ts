@@ -2,11 +2,11 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logger, serviceName } from './log';
 
 // The service's CloudWatch metrics, written as EMF log lines by Powertools Metrics, in the
-// namespace POWERTOOLS_METRICS_NAMESPACE (PaymentService by default), each with the dimension
-// `service`. Domain code calls the helpers below. Plain counts are stored and published once, at
-// the end of each invocation (withMetrics); payments, which carry dimensions of their own, are
-// published at once, each as its own EMF document, because dimensions apply to a whole document
-// and one invocation ends payments in several ways. POWERTOOLS_METRICS_DISABLED=true keeps them
+// namespace PaymentService (the service's own, as its name is: lib/log.ts), each with the
+// dimension `service`. Domain code calls the helpers below. Plain counts are stored and published
+// once, at the end of each invocation (withMetrics); payments, which carry dimensions of their own,
+// are published at once, each as its own EMF document, because dimensions apply to a whole
+// document and one invocation ends payments in several ways. POWERTOOLS_METRICS_DISABLED=true keeps them
 // all quiet (the local run, the tests).
 
 // Every metric's name (the dashboard and its test read them here).
@@ -23,7 +23,7 @@ export const METRICS = {
 // Made at the first metric, not at import: Powertools reads POWERTOOLS_METRICS_DISABLED when it is
 // made, and the local run sets that after importing this module.
 let instance: Metrics | undefined;
-const metrics = () => (instance ??= new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'PaymentService', serviceName, logger }));
+const metrics = () => (instance ??= new Metrics({ namespace: 'PaymentService', serviceName, logger }));
 
 const count = (name: string) => metrics().addMetric(name, MetricUnit.Count, 1);
 

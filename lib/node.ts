@@ -17,6 +17,7 @@ export interface Node {
   eventBus: string;
   // Where its secrets live in Secrets Manager (lib/secrets.ts reads them); empty: the environment.
   secretsPrefix: string;
+  region: string; // AWS_REGION
   quoteLifetimeSecs: number;
   slippage: number;
   accessTokenExpirySecs: number;
@@ -42,6 +43,7 @@ export function nodeOf(c: Config): Node {
     queues: { payments: c.PAYMENTS_QUEUE_URL, webhooks: c.WEBHOOK_QUEUE_URL, webhookParking: c.WEBHOOK_PARKING_QUEUE_URL },
     eventBus: c.EVENT_BUS_NAME,
     secretsPrefix: c.SECRETS_PREFIX,
+    region: c.AWS_REGION,
     quoteLifetimeSecs: c.QUOTE_LIFETIME_SECS,
     slippage: c.SLIPPAGE,
     accessTokenExpirySecs: c.ACCESS_TOKEN_EXPIRY_SECS,

@@ -3,6 +3,7 @@ import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { counted } from './aws';
 import type { Node } from './node';
+import { localSecret } from './runtime';
 
 // Secrets. On AWS they live in Secrets Manager under SECRETS_PREFIX (infra/resources.yml generates
 // them at the first deploy; an FSP may put its own values), and are read with Powertools
@@ -20,7 +21,7 @@ let provider: SecretsProvider | undefined;
 export async function secret(node: Pick<Node, 'secretsPrefix'>, name: SecretName): Promise<string> {
   const prefix = node.secretsPrefix;
   if (!prefix) {
-    const value = process.env[name];
+    const value = localSecret(name);
     if (!value) throw new Error(`${name} is not set, and SECRETS_PREFIX is empty`);
     return value;
   }

@@ -3,6 +3,7 @@ import { randomFillSync } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { serviceName } from './log';
 import { withMetrics } from './metrics';
+import { type LambdaTracing, lambdaTracing } from './runtime';
 
 // Traces as X-Ray segment documents, recorded by this module on AsyncLocalStorage, the same on AWS
 // and locally. On Lambda (active tracing, TRACES_ENABLED not `false`), each invocation's work is a
@@ -195,9 +196,9 @@ const MAX_DATAGRAM = 63 * 1024;
 const DAEMON_PREFIX = '{"format":"json","version":1}\n';
 let daemon: TraceSink | undefined;
 
-function daemonSink(): TraceSink {
+function daemonSink(lambda: LambdaTracing): TraceSink {
   if (daemon) return daemon;
-  const address = process.env.AWS_XRAY_DAEMON_ADDRESS!;
+  const address = lambda.daemonAddress;
   const udp = /udp:([^\s]+)/.exec(address)?.[1] ?? address;
   const colon = udp.lastIndexOf(':');
   const host = udp.slice(0, colon);
@@ -221,18 +222,20 @@ function daemonSink(): TraceSink {
   return daemon;
 }
 
-const onLambda = () => !!process.env.AWS_LAMBDA_FUNCTION_NAME && !!process.env.AWS_XRAY_DAEMON_ADDRESS && process.env.TRACES_ENABLED !== 'false';
-
 // Where a document recorded outside any span goes: the daemon on Lambda, nowhere elsewhere.
-const sinkHere = (): TraceSink | undefined => currentSpan()?.sink ?? (onLambda() ? daemonSink() : undefined);
+function sinkHere(): TraceSink | undefined {
+  const sink = currentSpan()?.sink;
+  if (sink) return sink;
+  const lambda = lambdaTracing();
+  return lambda && daemonSink(lambda);
+}
 
 // Lambda's function segment for this invocation, from the trace header Lambda sets; undefined away
 // from Lambda, with tracing off, or when X-Ray did not sample this invocation.
-function lambdaFacade(): Span | undefined {
-  if (!onLambda()) return undefined;
-  const context = parseTraceHeader(process.env._X_AMZN_TRACE_ID);
+function lambdaFacade(lambda: LambdaTracing): Span | undefined {
+  const context = parseTraceHeader(lambda.traceHeader);
   if (!context?.parent || !context.sampled) return undefined;
-  return Span.facade({ ...context, parent: context.parent }, process.env.AWS_LAMBDA_FUNCTION_NAME!, daemonSink());
+  return Span.facade({ ...context, parent: context.parent }, lambda.functionName, daemonSink(lambda));
 }
 
 // A segment in the trace that `header` names, for work done on behalf of a record that came with
@@ -240,7 +243,7 @@ function lambdaFacade(): Span | undefined {
 // carries no trace or nothing here records.
 export function startSegmentFor(header: string | undefined): Span | undefined {
   const sink = header && sinkHere();
-  const name = currentSpan()?.service ?? process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'function';
+  const name = currentSpan()?.service ?? lambdaTracing()?.functionName ?? 'function';
   return sink ? Span.segment(name, header, sink, { origin: 'AWS::Lambda::Function' }) : undefined;
 }
 
@@ -300,8 +303,9 @@ export const observed = <E, C, R>(handler: (event: E, context: C) => Promise<R>)
   withMetrics(async (event: E, context: C): Promise<R> => {
     const cold = coldStart;
     coldStart = false;
-    const facade = currentSpan() ? undefined : lambdaFacade();
+    const lambda = currentSpan() ? undefined : lambdaTracing();
+    const facade = lambda && lambdaFacade(lambda);
     if (!facade) return handler(event, context);
-    const span = facade.child(`## ${process.env._HANDLER ?? 'handler'}`, { annotations: { ColdStart: cold, Service: serviceName } });
+    const span = facade.child(`## ${lambda.handler}`, { annotations: { ColdStart: cold, Service: serviceName } });
     return runInSpan(span, () => handler(event, context));
   });

@@ -46,7 +46,7 @@ export type Asked = { type: 'incoming-payment' | 'quote' | 'outgoing-payment'; a
 export async function introspectToken(node: Node, token: string, access: Asked[]): Promise<TokenInfo> {
   const url = new URL(`${node.urls.authServer}/introspect`);
   const body = JSON.stringify({ access_token: token, access });
-  signer ??= new SignatureV4({ service: 'execute-api', region: process.env.AWS_REGION ?? 'us-east-1', credentials: fromEnv(), sha256: Sha256 });
+  signer ??= new SignatureV4({ service: 'execute-api', region: node.region, credentials: fromEnv(), sha256: Sha256 });
   const signed = await signer.sign({
     method: 'POST',
     protocol: url.protocol,
