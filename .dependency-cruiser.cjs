@@ -18,7 +18,8 @@ module.exports = {
     {
       name: 'domain-imports-no-adapter',
       severity: 'error',
-      comment: 'Domain code never imports an adapter (a handler, infra/, lib/http, the resource server, the OpenAPI document) nor the settings: it takes plain values, and the node.',
+      comment:
+        'Domain code never imports an adapter (a handler, infra/, lib/http, the resource server, the OpenAPI document) nor the settings: it takes plain values, and the node.',
       from: { path: '^lib/', pathNot: ADAPTERS },
       to: { path: ADAPTERS },
     },
@@ -36,7 +37,11 @@ module.exports = {
     // Type-only imports are seen (a domain naming an HTTP type knows HTTP), and told apart.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.json'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };
