@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readConfig as read } from '../../lib/config-schema';
+import { readConfig as read, readRuntime } from '../../lib/config-schema';
 
 const valid = {
   MAIN_TABLE: 'main',
@@ -53,5 +53,12 @@ describe('configuration', () => {
     for (const limit of ['0', '-5', '2.5', 'many', '1000001'])
       expect(() => read({ ...valid, GRANT_REQUESTS_PER_MINUTE: limit }), limit).toThrow(/GRANT_REQUESTS_PER_MINUTE/);
     expect(read({ ...valid, GRANT_REQUESTS_PER_MINUTE: '30' }).GRANT_REQUESTS_PER_MINUTE).toBe(30);
+  });
+
+  it("reads the process's switches: TRACES_ENABLED is on unless false or 0, and any other value fails by name", () => {
+    expect(readRuntime({}).TRACES_ENABLED).toBe(true);
+    expect(readRuntime({ TRACES_ENABLED: '0' }).TRACES_ENABLED).toBe(false);
+    expect(readRuntime({ AWS_LAMBDA_FUNCTION_NAME: 'f' })._HANDLER).toBe('handler');
+    expect(() => readRuntime({ TRACES_ENABLED: 'maybe' })).toThrow(/TRACES_ENABLED: must be true or false/);
   });
 });
