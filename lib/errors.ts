@@ -3,7 +3,7 @@
 // says; a throw site calls an entry (`throw quoteErrors.notFound(id)`) and never spells a code or a
 // status. lib/http/problem.ts turns a DomainError (or anything else thrown) into the answer.
 // Errors of HTTP itself, which carry headers (Allow, WWW-Authenticate, Retry-After), are in
-// lib/http/errors.ts; a domain error carries none. lib/error-catalogs.ts lists every catalog.
+// lib/http/errors.ts; a domain error carries none. infra/errors-table.ts lists every catalog.
 
 // What the APIs answer: 422 is a well-formed request that breaks a domain rule (Open Payments,
 // which has no 422, answers 400); 502 another system this request needed failed; 503 one is down
@@ -29,7 +29,6 @@ export class DomainError extends Error {
 
 // One catalog entry as declared: `detail` takes what it needs; `fields` lists the bad fields of
 // a validation error.
-// biome-ignore lint/suspicious/noExplicitAny: each entry's own arguments are inferred from its detail
 export interface ErrorSpec<A extends any[] = any[]> {
   code: string;
   status: ErrorStatus;
@@ -37,7 +36,7 @@ export interface ErrorSpec<A extends any[] = any[]> {
   // own `title` is its status's (lib/http/problem.ts), as clients were given.
   title: string;
   detail: (...args: A) => string;
-  fields?: (...args: A) => FieldError[];
+  fields?: (...args: A) => FieldError[] | undefined;
 }
 
 export interface CatalogEntry {
@@ -47,8 +46,7 @@ export interface CatalogEntry {
 }
 
 // An entry as thrown: a function that makes its error, which also says its code, status and title.
-// biome-ignore lint/suspicious/noExplicitAny: see ErrorSpec
-export type ErrorFactory<A extends any[] = any[], E extends DomainError = DomainError> = ((...args: A) => E) & CatalogEntry;
+type ErrorFactory<A extends any[] = any[], E extends DomainError = DomainError> = ((...args: A) => E) & CatalogEntry;
 
 export type Catalog<S extends Record<string, ErrorSpec>, E extends DomainError = DomainError> = {
   [K in keyof S]: ErrorFactory<Parameters<S[K]['detail']>, E>;
@@ -77,7 +75,7 @@ export const commonErrors = errorCatalog({
     status: 400,
     title: 'A bad body, query or header: `errors` lists each bad field',
     detail: (detail: string, _fields?: FieldError[]) => detail,
-    fields: (_detail: string, fields?: FieldError[]) => fields as FieldError[],
+    fields: (_detail: string, fields?: FieldError[]) => fields,
   },
   invalidCursor: {
     code: 'invalid_cursor',

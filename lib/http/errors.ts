@@ -17,24 +17,26 @@ export class HttpError extends DomainError {
 type HttpSpec = ErrorSpec & { headers?: (...args: never[]) => Record<string, string> };
 const make = (spec: HttpSpec, args: unknown[]) => new HttpError(spec, args, spec.headers?.(...(args as never[])) ?? {});
 
+// GNAP's refusals name the authorization server to get a token from.
+const gnapChallenge = (_detail: string, asServer: string) => ({ 'www-authenticate': `GNAP as_uri=${asServer}` });
+
 export const httpErrors = errorCatalog(
   {
     malformedJson: { code: 'malformed_json', status: 400, title: 'A body that is not JSON in UTF-8', detail: (detail: string) => detail },
     unauthorized: { code: 'unauthorized', status: 401, title: 'No credentials, or bad ones', detail: (detail: string) => detail },
-    // GNAP's refusals name the authorization server to get a token from (WWW-Authenticate).
     tokenRefused: {
       code: 'unauthorized',
       status: 401,
       title: 'No access token, or one that is not active',
       detail: (detail: string, _asServer: string) => detail,
-      headers: (_detail: string, asServer: string) => ({ 'www-authenticate': `GNAP as_uri=${asServer}` }),
+      headers: gnapChallenge,
     },
     tokenForbids: {
       code: 'forbidden',
       status: 403,
       title: 'The access token does not reach this resource',
       detail: (detail: string, _asServer: string) => detail,
-      headers: (_detail: string, asServer: string) => ({ 'www-authenticate': `GNAP as_uri=${asServer}` }),
+      headers: gnapChallenge,
     },
     methodNotAllowed: {
       code: 'method_not_allowed',
