@@ -1,6 +1,7 @@
 import { errorCatalog } from '../../lib/errors';
 
-// The errors of the local tools (the console, the signing proxy), which no deploy serves.
+// The errors of the local tools (the console, the signing proxy, every local server), which no
+// deploy serves.
 export const localErrors = errorCatalog({
   consoleRefused: {
     code: 'console_refused',
@@ -17,6 +18,13 @@ export const localErrors = errorCatalog({
     status: 404,
     title: 'No such trace is kept',
     detail: (id: string) => `No trace ${id} is kept here (only the last ones are)`,
+  },
+  hostRefused: {
+    code: 'host_refused',
+    status: 403,
+    title: "A Host that is not one of the local server's names",
+    detail: (port: number) =>
+      `This local server answers only to its own names (localhost:${port}, 127.0.0.1:${port}, and the node's public URLs' hosts), not to the Host this request names`,
   },
   proxyRefused: { code: 'proxy_refused', status: 403, title: 'A request the signing proxy does not sign', detail: (detail: string) => detail },
   nodeNotRunning: { code: 'node_not_running', status: 502, title: 'The node the proxy sends to is not running', detail: (detail: string) => detail },

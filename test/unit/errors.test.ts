@@ -44,7 +44,7 @@ const WIRE: Record<number, string[]> = {
     'unauthorized',
     'user_denied',
   ],
-  403: ['console_refused', 'console_signing_off', 'forbidden', 'insufficient_grant', 'invalid_interaction', 'proxy_refused'],
+  403: ['console_refused', 'console_signing_off', 'forbidden', 'host_refused', 'insufficient_grant', 'invalid_interaction', 'proxy_refused'],
   404: [
     'asset_not_found',
     'invalid_continuation',
@@ -112,11 +112,31 @@ describe('the catalogs of errors', () => {
     expect(byStatus).toEqual(WIRE);
   });
 
+  it('hold every code and status the integration tests assert (API Gateway answers its own, infra/gateway-responses.json)', () => {
+    const gateway = readFileSync(join(ROOT, 'infra/gateway-responses.json'), 'utf8');
+    const known = new Set([...entriesOf().map((e) => `${e.status} ${e.code}`), ...[...gateway.matchAll(/"code": "([a-z_]+)"/g)].map((m) => m[1])]);
+    const dir = join(ROOT, 'test/integration');
+    const asserted = readdirSync(dir).flatMap((name) => {
+      const text = readFileSync(join(dir, name), 'utf8');
+      const pairs = [
+        ...[...text.matchAll(/status: (\d{3}), code: '([a-z_]+)'/g)].map((m) => [m[1], m[2]]),
+        ...[...text.matchAll(/code: '([a-z_]+)', status: (\d{3})/g)].map((m) => [m[2], m[1]]),
+        ...[...text.matchAll(/\[(\d{3}), '([a-z_]+)'\]/g)].map((m) => [m[1], m[2]]),
+      ];
+      return pairs.filter(([status]) => Number(status) >= 400).map(([status, code]) => ({ name, status, code }));
+    });
+    expect(asserted.length).toBeGreaterThan(20);
+    const unknown = asserted.filter(({ status, code }) => !known.has(`${status} ${code}`) && !known.has(code));
+    expect(unknown).toEqual([]);
+  });
+
   it('are the only place an error is made: no code or status is written at a throw site', () => {
     const catalogFiles = new Set(Object.values(CATALOGS).map((c) => c.file));
     const inline = FILES.filter((f) => f.path !== 'lib/http/errors.ts' && f.path !== 'lib/errors.ts').flatMap((f) =>
       [...f.text.matchAll(/new (DomainError|HttpError)\(/g)].map(() => f.path),
     );
+    // Nor is a problem written by hand: problemResponse answers a catalog's error.
+    inline.push(...FILES.filter((f) => f.path !== 'lib/http/problem.ts' && /\bproblem\(\d{3}, '/.test(f.text)).map((f) => f.path));
     expect(inline).toEqual([]);
     const uncatalogued = FILES.filter((f) => /errorCatalog\(/.test(f.text) && !catalogFiles.has(f.path) && f.path !== 'lib/errors.ts');
     expect(
