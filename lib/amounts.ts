@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { DomainError } from './errors';
+import { invalidField } from './errors';
 import { amountValue, assetCode } from './values';
 
 // Money: `{value, assetCode, assetScale}` with an integer string value at the asset's scale
@@ -24,10 +24,10 @@ export function toLedger(value: bigint, scale: number, field = 'amount'): bigint
   if (scale <= LEDGER_SCALE) units = value * pow10(LEDGER_SCALE - scale);
   else {
     const step = pow10(scale - LEDGER_SCALE);
-    if (value % step !== 0n) throw invalidAmount(field, `has more precision than the ledger's ${LEDGER_SCALE} decimal places`);
+    if (value % step !== 0n) throw invalidField(field, `has more precision than the ledger's ${LEDGER_SCALE} decimal places`);
     units = value / step;
   }
-  if (units.toString().length > MAX_LEDGER_DIGITS) throw invalidAmount(field, 'is too large');
+  if (units.toString().length > MAX_LEDGER_DIGITS) throw invalidField(field, 'is too large');
   return units;
 }
 
@@ -35,8 +35,6 @@ export function toLedger(value: bigint, scale: number, field = 'amount'): bigint
 export function fromLedger(units: bigint, scale: number): bigint {
   return scale <= LEDGER_SCALE ? units / pow10(LEDGER_SCALE - scale) : units * pow10(scale - LEDGER_SCALE);
 }
-
-const invalidAmount = (field: string, message: string) => new DomainError('invalid', 'invalid_request', `${field} ${message}`, [{ field, message }]);
 
 // A JS number rate as the exact fraction its shortest decimal form denotes: 0.92 -> 92/100.
 export function rateFraction(rate: number): { num: bigint; den: bigint } {

@@ -3,15 +3,26 @@
 // lints the document with Redocly and builds a typed client from it (test/unit/openapi-*.test.ts).
 import * as z from 'zod';
 import { amount } from './amounts';
+import { assetErrors } from './assets/errors';
 import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './assets/schemas';
+import { type CatalogEntry, commonErrors } from './errors';
+import { httpErrors } from './http/errors';
 import { type Problem, problem } from './http/problem';
 import { idParams, MAX_BODY_BYTES, page, pageLimit, pageQuery } from './http/schemas';
+import { ilpErrors } from './ilp/errors';
+import { ledgerErrors } from './ledger/errors';
 import { ledgerCheck } from './ledger-check/schemas';
+import { intentErrors } from './payment-intents/errors';
 import { createIntentBody, listIntentsQuery, paymentIntent } from './payment-intents/schemas';
+import { paymentErrors } from './payments/errors';
 import { createPaymentBody, listPaymentsQuery, payment } from './payments/schemas';
+import { peerErrors } from './peers/errors';
 import { createPeerBody, peer, peerWithLiquidity, reconciliation, reconciliationQuery, unansweredPacket, updatePeerBody } from './peers/schemas';
+import { quoteErrors } from './quotes/errors';
 import { createQuoteBody, quote } from './quotes/schemas';
+import { rateErrors } from './rates/errors';
 import { pushRateBody, rate, rateQuery } from './rates/schemas';
+import { walletAddressErrors } from './wallet-addresses/errors';
 import {
   createWalletAddressBody,
   ed25519Jwk,
@@ -21,6 +32,7 @@ import {
   walletAddressesQuery,
   walletAddressKey,
 } from './wallet-addresses/schemas';
+import { webhookErrors } from './webhooks/errors';
 import { attempt, eventIdParams, listQuery, webhookEvent } from './webhooks/schemas';
 
 const tags = [
@@ -37,9 +49,6 @@ const tags = [
 
 type Tag = (typeof tags)[number]['name'];
 
-// The statuses whose problem codes differ from route to route.
-type RouteProblemStatus = 404 | 409 | 422 | 502;
-
 interface Operation {
   // operationId: generated clients name their methods after it, so it never changes.
   id: string;
@@ -53,8 +62,9 @@ interface Operation {
   body?: z.ZodType;
   status: number;
   response?: z.ZodType;
-  // This route's own problem codes; those every route shares are added by openApiDocument().
-  problems?: Partial<Record<RouteProblemStatus, string[]>>;
+  // The errors of the catalogs this route can answer; those every route shares are added by
+  // openApiDocument(), and each is documented under its catalog's status.
+  problems?: CatalogEntry[];
   // Unsigned: no signature, and none of the signed stack's problems.
   isPublic?: true;
 }
@@ -93,7 +103,7 @@ export const operations: Operation[] = [
     body: createAssetBody,
     status: 201,
     response: asset,
-    problems: { 409: ['asset_exists'] },
+    problems: [assetErrors.exists],
   },
   {
     id: 'listAssets',
@@ -125,7 +135,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: assetWithLiquidity,
-    problems: { 404: ['asset_not_found'] },
+    problems: [assetErrors.notFound],
   },
   {
     id: 'depositAssetLiquidity',
@@ -138,7 +148,7 @@ export const operations: Operation[] = [
     body: liquidityBody,
     status: 200,
     response: assetWithLiquidity,
-    problems: { 404: ['asset_not_found'], 422: ['balance_too_large'] },
+    problems: [assetErrors.notFound, ledgerErrors.balanceTooLarge],
   },
   {
     id: 'withdrawAssetLiquidity',
@@ -150,7 +160,7 @@ export const operations: Operation[] = [
     body: liquidityBody,
     status: 200,
     response: assetWithLiquidity,
-    problems: { 404: ['asset_not_found'], 422: ['insufficient_liquidity', 'balance_too_large'] },
+    problems: [assetErrors.notFound, ledgerErrors.insufficientLiquidity, ledgerErrors.balanceTooLarge],
   },
   {
     id: 'createWalletAddress',
@@ -161,7 +171,7 @@ export const operations: Operation[] = [
     body: createWalletAddressBody,
     status: 201,
     response: walletAddress,
-    problems: { 409: ['wallet_address_exists', 'wallet_address_url_changed'], 422: ['unknown_asset'] },
+    problems: [walletAddressErrors.exists, walletAddressErrors.baseChanged, assetErrors.unknown],
   },
   {
     id: 'findWalletAddress',
@@ -175,7 +185,7 @@ export const operations: Operation[] = [
     query: walletAddressesQuery.out,
     status: 200,
     response: walletAddressOrPage,
-    problems: { 404: ['wallet_address_not_found'] },
+    problems: [walletAddressErrors.notFound],
   },
   {
     id: 'getWalletAddress',
@@ -186,7 +196,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: walletAddress,
-    problems: { 404: ['wallet_address_not_found'] },
+    problems: [walletAddressErrors.notFound],
   },
   {
     id: 'updateWalletAddress',
@@ -198,7 +208,7 @@ export const operations: Operation[] = [
     body: updateWalletAddressBody,
     status: 200,
     response: walletAddress,
-    problems: { 404: ['wallet_address_not_found'] },
+    problems: [walletAddressErrors.notFound],
   },
   {
     id: 'createWalletAddressKey',
@@ -211,7 +221,7 @@ export const operations: Operation[] = [
     body: ed25519Jwk,
     status: 201,
     response: walletAddressKey,
-    problems: { 404: ['wallet_address_not_found'], 409: ['key_exists', 'too_many_keys'] },
+    problems: [walletAddressErrors.notFound, walletAddressErrors.keyExists, walletAddressErrors.tooManyKeys],
   },
   {
     id: 'listWalletAddressKeys',
@@ -223,7 +233,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: walletAddressKeyList,
-    problems: { 404: ['wallet_address_not_found'] },
+    problems: [walletAddressErrors.notFound],
   },
   {
     id: 'revokeWalletAddressKey',
@@ -235,7 +245,7 @@ export const operations: Operation[] = [
     params: keyParams,
     status: 200,
     response: walletAddressKey,
-    problems: { 404: ['wallet_address_not_found', 'key_not_found'] },
+    problems: [walletAddressErrors.notFound, walletAddressErrors.keyNotFound],
   },
   {
     id: 'pushRate',
@@ -247,7 +257,7 @@ export const operations: Operation[] = [
     body: pushRateBody,
     status: 201,
     response: rate,
-    problems: { 422: ['unknown_peer'] },
+    problems: [peerErrors.unknown],
   },
   {
     id: 'getRate',
@@ -259,7 +269,7 @@ export const operations: Operation[] = [
     query: rateQuery,
     status: 200,
     response: rate,
-    problems: { 422: ['unknown_peer', 'rate_unavailable'] },
+    problems: [peerErrors.unknown, rateErrors.unavailable],
   },
   {
     id: 'createPaymentIntent',
@@ -271,7 +281,7 @@ export const operations: Operation[] = [
     body: createIntentBody,
     status: 201,
     response: paymentIntent,
-    problems: { 422: ['wallet_address_not_found', 'asset_mismatch'] },
+    problems: [walletAddressErrors.unknown, intentErrors.assetMismatch],
   },
   {
     id: 'listPaymentIntents',
@@ -295,7 +305,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: paymentIntent,
-    problems: { 404: ['payment_intent_not_found'] },
+    problems: [intentErrors.notFound],
   },
   {
     id: 'completePaymentIntent',
@@ -306,7 +316,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: paymentIntent,
-    problems: { 404: ['payment_intent_not_found'], 409: ['invalid_state'] },
+    problems: [intentErrors.notFound, commonErrors.invalidState],
   },
   {
     id: 'withdrawPaymentIntent',
@@ -317,7 +327,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: paymentIntentWithdrawal,
-    problems: { 404: ['payment_intent_not_found'], 409: ['concurrent_withdrawal'], 422: ['balance_too_large'] },
+    problems: [intentErrors.notFound, ledgerErrors.concurrentWithdrawal, ledgerErrors.balanceTooLarge],
   },
   {
     id: 'createQuote',
@@ -331,21 +341,23 @@ export const operations: Operation[] = [
     body: createQuoteBody,
     status: 201,
     response: quote,
-    problems: {
-      422: [
-        'wallet_address_not_found',
-        'receiver_not_found',
-        'receiver_not_open',
-        'asset_mismatch',
-        'amount_required',
-        'amount_too_small',
-        'amount_exceeds_remaining',
-        'rate_unavailable',
-        'no_route',
-        'insufficient_exchange_rate',
-      ],
-      502: ['receiver_unreachable', 'receiver_invalid', 'peer_refused', 'peer_unreachable', 'rate_probe_failed'],
-    },
+    problems: [
+      walletAddressErrors.unknown,
+      ilpErrors.receiverNotFound,
+      ilpErrors.receiverNotOpen,
+      intentErrors.assetMismatch,
+      quoteErrors.amountRequired,
+      quoteErrors.amountTooSmall,
+      quoteErrors.amountExceedsRemaining,
+      rateErrors.unavailable,
+      ilpErrors.noRoute,
+      ilpErrors.insufficientExchangeRate,
+      ilpErrors.receiverUnreachable,
+      ilpErrors.receiverInvalid,
+      ilpErrors.peerRefused,
+      ilpErrors.peerUnreachable,
+      ilpErrors.rateProbeFailed,
+    ],
   },
   {
     id: 'getQuote',
@@ -356,7 +368,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: quote,
-    problems: { 404: ['quote_not_found'] },
+    problems: [quoteErrors.notFound],
   },
   {
     id: 'createPayment',
@@ -368,7 +380,7 @@ export const operations: Operation[] = [
     body: createPaymentBody,
     status: 201,
     response: payment,
-    problems: { 409: ['quote_used'], 422: ['quote_not_found', 'quote_wallet_mismatch', 'quote_expired'] },
+    problems: [quoteErrors.used, quoteErrors.unknown, quoteErrors.walletMismatch, quoteErrors.expired],
   },
   {
     id: 'listPayments',
@@ -390,7 +402,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: payment,
-    problems: { 404: ['payment_not_found'] },
+    problems: [paymentErrors.notFound],
   },
   {
     id: 'fundPayment',
@@ -402,7 +414,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: payment,
-    problems: { 404: ['payment_not_found'], 409: ['invalid_state'], 422: ['quote_expired', 'balance_too_large'] },
+    problems: [paymentErrors.notFound, commonErrors.invalidState, quoteErrors.expired, ledgerErrors.balanceTooLarge],
   },
   {
     id: 'cancelPayment',
@@ -413,7 +425,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: payment,
-    problems: { 404: ['payment_not_found'], 409: ['invalid_state'] },
+    problems: [paymentErrors.notFound, commonErrors.invalidState],
   },
   {
     id: 'withdrawPayment',
@@ -424,11 +436,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: paymentWithdrawal,
-    problems: {
-      404: ['payment_not_found'],
-      409: ['invalid_state', 'concurrent_withdrawal'],
-      422: ['balance_too_large'],
-    },
+    problems: [paymentErrors.notFound, commonErrors.invalidState, ledgerErrors.concurrentWithdrawal, ledgerErrors.balanceTooLarge],
   },
   {
     id: 'createPeer',
@@ -440,7 +448,7 @@ export const operations: Operation[] = [
     body: createPeerBody,
     status: 201,
     response: peer,
-    problems: { 409: ['peer_exists', 'auth_token_in_use'], 422: ['unknown_asset'] },
+    problems: [peerErrors.exists, peerErrors.tokenInUse, assetErrors.unknown],
   },
   {
     id: 'listPeers',
@@ -461,7 +469,7 @@ export const operations: Operation[] = [
     params: idParams,
     status: 200,
     response: peerWithLiquidity,
-    problems: { 404: ['peer_not_found'] },
+    problems: [peerErrors.notFound],
   },
   {
     id: 'updatePeer',
@@ -474,7 +482,7 @@ export const operations: Operation[] = [
     body: updatePeerBody,
     status: 200,
     response: peer,
-    problems: { 404: ['peer_not_found'], 409: ['peer_changed', 'auth_token_in_use'] },
+    problems: [peerErrors.notFound, peerErrors.changed, peerErrors.tokenInUse],
   },
   {
     id: 'deletePeer',
@@ -484,7 +492,7 @@ export const operations: Operation[] = [
     summary: 'Delete a peer that holds no liquidity',
     params: idParams,
     status: 204,
-    problems: { 404: ['peer_not_found'], 409: ['peer_has_liquidity', 'peer_changed'] },
+    problems: [peerErrors.notFound, peerErrors.hasLiquidity, peerErrors.changed],
   },
   {
     id: 'depositPeerLiquidity',
@@ -497,7 +505,7 @@ export const operations: Operation[] = [
     body: liquidityBody,
     status: 200,
     response: peerWithLiquidity,
-    problems: { 404: ['peer_not_found'], 422: ['balance_too_large'] },
+    problems: [peerErrors.notFound, ledgerErrors.balanceTooLarge],
   },
   {
     id: 'getPeerReconciliation',
@@ -513,7 +521,7 @@ export const operations: Operation[] = [
     query: reconciliationQuery,
     status: 200,
     response: reconciliation,
-    problems: { 404: ['peer_not_found'] },
+    problems: [peerErrors.notFound],
   },
   {
     id: 'withdrawPeerLiquidity',
@@ -525,7 +533,7 @@ export const operations: Operation[] = [
     body: liquidityBody,
     status: 200,
     response: peerWithLiquidity,
-    problems: { 404: ['peer_not_found'], 422: ['insufficient_liquidity', 'balance_too_large'] },
+    problems: [peerErrors.notFound, ledgerErrors.insufficientLiquidity, ledgerErrors.balanceTooLarge],
   },
   {
     id: 'listWebhookEvents',
@@ -548,7 +556,7 @@ export const operations: Operation[] = [
     params: eventIdParams,
     status: 200,
     response: webhookEvent,
-    problems: { 404: ['webhook_event_not_found'] },
+    problems: [webhookErrors.notFound],
   },
   {
     id: 'redeliverWebhookEvent',
@@ -563,7 +571,7 @@ export const operations: Operation[] = [
     params: eventIdParams,
     status: 202,
     response: webhookEvent,
-    problems: { 404: ['webhook_event_not_found'], 409: ['invalid_state'] },
+    problems: [webhookErrors.notFound, commonErrors.invalidState],
   },
 ];
 
@@ -686,42 +694,49 @@ const SUCCESS: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accep
 // The title lib/http/problem.ts gives a status.
 const titleOf = (status: number) => problem(status, '', '').title;
 
-const codeList = (codes: string[]) => codes.map((c) => `\`${c}\``).join(', ');
+const codeList = (entries: CatalogEntry[]) => entries.map((e) => `\`${e.code}\` (${e.title})`).join('; ');
 
 const problemResponse = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: { $ref: componentRef('Problem') } } },
 });
 
-// What the signed stack (lib/http/admin.ts) can answer on every route.
+// What the signed stack (lib/http/admin.ts) can answer on every route, from the catalogs.
+const SHARED_PROBLEMS = {
+  BadRequest: [commonErrors.invalidRequest, httpErrors.malformedJson, commonErrors.invalidCursor],
+  Unauthorized: [httpErrors.unauthorized],
+  PayloadTooLarge: [httpErrors.payloadTooLarge],
+  UnsupportedMediaType: [httpErrors.unsupportedMediaType],
+} satisfies Record<string, CatalogEntry[]>;
 const sharedResponses = {
-  BadRequest: problemResponse(
-    'Invalid request (`invalid_request`, `malformed_json`, `invalid_cursor` on a list): a bad body, query or header, ' +
-      'or one the route does not take; `errors` lists each bad field.',
+  BadRequest: problemResponse(`Invalid request: ${codeList(SHARED_PROBLEMS.BadRequest)}, on a list for a cursor.`),
+  UnsupportedMediaType: problemResponse(`${codeList(SHARED_PROBLEMS.UnsupportedMediaType)}.`),
+  Unauthorized: problemResponse(
+    `${codeList(SHARED_PROBLEMS.Unauthorized)}: the signature is missing, malformed, stale, wrong or used before; nothing changed.`,
   ),
-  UnsupportedMediaType: problemResponse('A body that is not `application/json` in UTF-8 (`unsupported_media_type`).'),
-  Unauthorized: problemResponse('The signature is missing, malformed, stale, wrong or used before (`unauthorized`); nothing changed.'),
-  PayloadTooLarge: problemResponse(`The body is over ${MAX_BODY_BYTES / 1024} KiB (\`payload_too_large\`).`),
+  PayloadTooLarge: problemResponse(`${codeList(SHARED_PROBLEMS.PayloadTooLarge)}: over ${MAX_BODY_BYTES / 1024} KiB.`),
   InternalError: problemResponse('The request could not be completed (`internal_error`); it is safe to retry.'),
 };
 const responseRef = (name: keyof typeof sharedResponses) => ({ $ref: `#/components/responses/${name}` });
 
-// A route's own codes, plus the 404 of an id that cannot exist and the Idempotency-Key's 409 and 422.
-function routeProblems(op: Operation): Partial<Record<RouteProblemStatus, string[]>> {
-  const codes = { ...op.problems };
-  if (op.params) codes[404] = [...(codes[404] ?? []), 'not_found'];
-  if (op.method === 'post') {
-    codes[409] = [...(codes[409] ?? []), 'idempotency_key_in_progress'];
-    codes[422] = [...(codes[422] ?? []), 'idempotency_key_reused'];
-  }
-  return codes;
+// A route's own errors, plus the 404 of an id that cannot exist and the Idempotency-Key's 409 and
+// 422, each under its catalog status.
+export function routeProblems(op: Pick<Operation, 'problems' | 'params' | 'method'>): Map<number, CatalogEntry[]> {
+  const entries = [
+    ...(op.problems ?? []),
+    ...(op.params ? [commonErrors.notFound] : []),
+    ...(op.method === 'post' ? [commonErrors.idempotencyKeyInProgress, commonErrors.idempotencyKeyReused] : []),
+  ];
+  const byStatus = new Map<number, CatalogEntry[]>();
+  for (const e of [...entries].sort((a, b) => a.status - b.status)) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e]);
+  return byStatus;
 }
 
 function responses(op: Operation) {
   const description = SUCCESS[op.status];
   const success = op.response ? { description, content: { 'application/json': { schema: refTo(op.response, responseSchemas) } } } : { description };
   if (op.isPublic) return { [op.status]: success };
-  const own = Object.entries(routeProblems(op)).map(([status, codes]) => [status, problemResponse(`${titleOf(Number(status))}: ${codeList(codes)}.`)]);
+  const own = [...routeProblems(op)].map(([status, entries]) => [status, problemResponse(`${titleOf(status)}: ${codeList(entries)}.`)]);
   return {
     [op.status]: success,
     400: responseRef('BadRequest'),

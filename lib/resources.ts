@@ -1,4 +1,4 @@
-import { DomainError } from './errors';
+import { invalidField } from './errors';
 import type { Node } from './node';
 import { canonicalBase, isUnderBase } from './wallet-addresses/address';
 
@@ -32,8 +32,5 @@ export function localIntentId(node: Node, receiver: string): string | undefined 
   const url = URL.canParse(receiver) ? new URL(receiver) : undefined;
   if ((url?.protocol === 'https:' || url?.protocol === 'http:') && !isUnderBase(receiver, prefix)) return undefined;
   const message = `must be a payment intent id, its URL (${prefix}<id>), or the URL of an incoming payment on another node`;
-  throw new DomainError('invalid', 'invalid_request', `receiver ${message}`, [{ field: 'receiver', message }]);
+  throw invalidField('receiver', message);
 }
-
-export const conflictState = (what: string, id: string, state: string, action: string) =>
-  new DomainError('conflict', 'invalid_state', `${what} ${id} is ${state}; it cannot be ${action}`);

@@ -1,6 +1,6 @@
 import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
-import { DomainError } from './errors';
+import { commonErrors } from './errors';
 
 // Helpers shared by the DynamoDB adapters of every domain.
 
@@ -22,8 +22,6 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-const invalidCursor = (why: string) => new DomainError('invalid', 'invalid_cursor', `cursor: ${why}`, [{ field: 'cursor', message: why }]);
-
 // The cursor is the opaque (base64url JSON) sort key of the last item returned. Every list's sort
 // key is "<ISO 8601 UTC time>#<uuid>", with a packet's condition (64 hex digits) after it in the
 // listing of unanswered packets, so a cursor is short and of one shape; anything else is refused
@@ -32,17 +30,17 @@ const MAX_CURSOR_LENGTH = 256;
 const SORT_KEY = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z#[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(#[0-9a-f]{64})?$/;
 function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
-  if (cursor.length > MAX_CURSOR_LENGTH) throw invalidCursor(`is longer than any cursor a list returns (${MAX_CURSOR_LENGTH} characters)`);
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalidCursor('is not a cursor this list returned (base64url)');
+  if (cursor.length > MAX_CURSOR_LENGTH) throw commonErrors.invalidCursor(`is longer than any cursor a list returns (${MAX_CURSOR_LENGTH} characters)`);
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw commonErrors.invalidCursor('is not a cursor this list returned (base64url)');
   let decoded: unknown;
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalidCursor('is not a cursor this list returned');
+    throw commonErrors.invalidCursor('is not a cursor this list returned');
   }
   const after = (decoded as { after?: unknown } | null)?.after;
   if (typeof after !== 'string' || Object.keys(decoded as object).length !== 1 || !SORT_KEY.test(after))
-    throw invalidCursor('is not a cursor this list returned');
+    throw commonErrors.invalidCursor('is not a cursor this list returned');
   return after;
 }
 
@@ -144,8 +142,7 @@ export async function getAll(
   const found = new Map<string, Record<string, any>>();
   let pending = keys;
   for (let attempt = 0; pending.length; attempt++) {
-    if (attempt === GET_ALL_ATTEMPTS)
-      throw new DomainError('unavailable', 'read_throttled', `${pending.length} items stayed unread after ${attempt} attempts (throttled); retry shortly`);
+    if (attempt === GET_ALL_ATTEMPTS) throw commonErrors.readThrottled(pending.length, attempt);
     if (attempt) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
     const res = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ...read } } }));
     for (const item of res.Responses?.[table] ?? []) found.set(id(item), item);

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { node } from '../../lib/config';
-import { DomainError } from '../../lib/errors';
+import { commonErrors } from '../../lib/errors';
+import { httpErrors } from '../../lib/http/errors';
 import { problemResponse } from '../../lib/http/problem';
 import { lowerCaseHeaders, requestBody } from '../../lib/http/request';
 import { bearerToken } from '../../lib/http/schemas';
@@ -19,11 +20,11 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
   try {
     const headers = lowerCaseHeaders(event.headers);
     const token = bearerToken(headers.authorization);
-    if (!token) throw new DomainError('unauthorized', 'unauthorized', 'A peer authenticates with Authorization: Bearer <token>');
+    if (!token) throw httpErrors.unauthorized('A peer authenticates with Authorization: Bearer <token>');
     const peer = await peerForToken(node, token);
-    if (!peer) throw new DomainError('unauthorized', 'unauthorized', 'The bearer token belongs to no peer of this node');
+    if (!peer) throw httpErrors.unauthorized('The bearer token belongs to no peer of this node');
     if (!/^application\/octet-stream\b/i.test(headers['content-type'] ?? '')) {
-      throw new DomainError('invalid', 'invalid_request', 'An ILP packet is sent as Content-Type: application/octet-stream');
+      throw commonErrors.invalidRequest('An ILP packet is sent as Content-Type: application/octet-stream');
     }
     const reply = await handlePacket(node, peer, requestBody(event, MAX_PACKET_BYTES, 'an ILP packet is at most'));
     return { statusCode: 200, headers: { 'content-type': 'application/octet-stream' }, body: reply.toString('base64'), isBase64Encoded: true };

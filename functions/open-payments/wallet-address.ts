@@ -1,9 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { node } from '../../lib/config';
-import { DomainError, MethodNotAllowed } from '../../lib/errors';
+import { httpErrors } from '../../lib/http/errors';
 import { type ProblemApi, problemResponse } from '../../lib/http/problem';
 import { observed } from '../../lib/tracing';
 import { publishedKeys, publishedWalletAddress } from '../../lib/wallet-addresses';
+import { walletAddressErrors } from '../../lib/wallet-addresses/errors';
 import { MAX_ADDRESS_LENGTH } from '../../lib/wallet-addresses/schemas';
 
 // Open Payments resource server: GET <wallet address> and GET <wallet address>/jwks.json. Public,
@@ -32,13 +33,13 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
 const MAX_PATH = MAX_ADDRESS_LENGTH + '/jwks.json'.length;
 
 async function get(method: string, path: string) {
-  if (method !== 'GET') throw new MethodNotAllowed('Only GET, HEAD and OPTIONS are served here', ['GET', 'HEAD', 'OPTIONS']);
+  if (method !== 'GET') throw httpErrors.methodNotAllowed('Only GET, HEAD and OPTIONS are served here', ['GET', 'HEAD', 'OPTIONS']);
   // No wallet address is longer than creation allows (MAX_ADDRESS_LENGTH), so a longer path is not one; looking
   // it up would also overrun DynamoDB's 2 KB partition key.
-  if (path.length > MAX_PATH) throw new DomainError('not_found', 'wallet_address_not_found', 'No wallet address at this path');
+  if (path.length > MAX_PATH) throw walletAddressErrors.notFound('at this path');
   const url = new URL(path, node.urls.walletAddresses).href;
   const isJwks = url.endsWith('/jwks.json');
   const found = isJwks ? await publishedKeys(node, url.slice(0, -'/jwks.json'.length)) : await publishedWalletAddress(node, url);
-  if (!found) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address at ${path}`);
+  if (!found) throw walletAddressErrors.notFound(`at ${path}`);
   return found;
 }

@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { DomainError, invalidField, MethodNotAllowed } from '../../lib/errors';
+import { commonErrors, invalidField } from '../../lib/errors';
+import { httpErrors } from '../../lib/http/errors';
 import { PAYMENT_ANNOTATION } from '../../lib/payments';
 import type { LocalCloudWatch } from './cloudwatch';
+import { localErrors } from './errors';
 import { listen } from './listen';
 import { customSecretRefusal, fromLocalOrigin, sendProblem, signingHandler } from './proxy';
 import { ROOT } from './serverless-config';
@@ -69,16 +71,15 @@ export async function startConsole(opts: ConsoleOptions) {
     serve(req, res).catch((e: unknown) => (res.headersSent ? res.destroy() : sendProblem(res, e)));
   });
   async function serve(req: IncomingMessage, res: ServerResponse) {
-    if (!fromLocalOrigin(req))
-      return sendProblem(res, new DomainError('forbidden', 'console_refused', 'The console takes only requests to localhost from this machine'));
+    if (!fromLocalOrigin(req)) return sendProblem(res, localErrors.consoleRefused());
     if (!URL.canParse(req.url ?? '/', 'http://localhost')) return sendProblem(res, invalidField('url', 'is not a request target this console serves'));
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === ADMIN_PREFIX || url.pathname.startsWith(`${ADMIN_PREFIX}/`)) {
-      if (signingOff) return sendProblem(res, new DomainError('forbidden', 'console_signing_off', signingOff));
+      if (signingOff) return sendProblem(res, localErrors.consoleSigningOff(signingOff));
       req.url = req.url!.slice(ADMIN_PREFIX.length) || '/';
       return admin(req, res);
     }
-    if (req.method !== 'GET') return sendProblem(res, new MethodNotAllowed(`${req.method} is not served at ${url.pathname}; GET is`, ['GET']));
+    if (req.method !== 'GET') return sendProblem(res, httpErrors.methodNotAllowed(`${req.method} is not served at ${url.pathname}; GET is`, ['GET']));
     if (url.pathname === TRACES || url.pathname.startsWith(`${TRACES}/`)) return serveTraces(res, url);
     switch (url.pathname) {
       case '/':
@@ -86,22 +87,22 @@ export async function startConsole(opts: ConsoleOptions) {
       case '/console.js':
       case '/console.css': {
         const built = await bundle.catch((e: Error) => e);
-        if (built instanceof Error) return sendProblem(res, new DomainError('unavailable', 'console_build_failed', built.message));
+        if (built instanceof Error) return sendProblem(res, localErrors.consoleBuildFailed(built.message));
         const js = url.pathname.endsWith('.js');
         return send(res, 200, js ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8', js ? built.js : built.css);
       }
       case '/local/dashboard': {
-        if (!opts.metrics) return sendProblem(res, new DomainError('not_found', 'metrics_off', 'This node collects no metrics (LOCAL_METRICS=false)'));
+        if (!opts.metrics) return sendProblem(res, localErrors.metricsOff());
         const minutes = Math.min(24 * 60, Math.max(5, Number(url.searchParams.get('minutes')) || 60));
         const body = { ...opts.metrics.dashboard(minutes), alarms: opts.metrics.alarms() };
         return send(res, 200, 'application/json', JSON.stringify(body));
       }
     }
-    sendProblem(res, new DomainError('not_found', 'not_found', `The console has nothing at ${url.pathname}`));
+    sendProblem(res, commonErrors.notFound(`The console has nothing at ${url.pathname}`));
   }
   // /local/traces[?paymentId=…]: what the recent traces are (a payment's); /local/traces/<id>: one.
   function serveTraces(res: ServerResponse, url: URL) {
-    if (!opts.traces) return sendProblem(res, new DomainError('not_found', 'traces_off', 'This node records no traces (LOCAL_TRACES=false)'));
+    if (!opts.traces) return sendProblem(res, localErrors.tracesOff());
     const id = url.pathname.slice(TRACES.length + 1);
     if (!id) {
       const paymentId = url.searchParams.get('paymentId');
@@ -109,7 +110,7 @@ export async function startConsole(opts: ConsoleOptions) {
       return send(res, 200, 'application/json', JSON.stringify({ items }));
     }
     const trace = opts.traces.trace(id);
-    if (!trace) return sendProblem(res, new DomainError('not_found', 'trace_not_found', `No trace ${id} is kept here (only the last ones are)`));
+    if (!trace) return sendProblem(res, localErrors.traceNotFound(id));
     send(res, 200, 'application/json', JSON.stringify(trace));
   }
   const { port, stop } = await listen(server, opts.port);

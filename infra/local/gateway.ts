@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { MethodNotAllowed } from '../../lib/errors';
+import { httpErrors } from '../../lib/http/errors';
 import { problemResponse } from '../../lib/http/problem';
 import { Span, type TraceSink } from '../../lib/tracing';
 // @ts-expect-error a serverless plugin, in CommonJS without types
@@ -191,7 +191,7 @@ export async function startGateway(opts: {
         const allow = [...allowed].sort();
         // (API Gateway answers an unknown method as an unknown route; here it is a 405 with Allow.)
         if (allow.length) {
-          const r = problemResponse(new MethodNotAllowed(`${method} is not served at ${rawPath}; ${allow.join(', ')} is`, allow));
+          const r = problemResponse(httpErrors.methodNotAllowed(`${method} is not served at ${rawPath}; ${allow.join(', ')} is`, allow));
           return send(r.statusCode, r.headers!, r.body);
         }
         return sendGateway('MISSING_AUTHENTICATION_TOKEN');

@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import { problem } from '../../lib/http/problem';
+import { problemResponse } from '../../lib/http/problem';
+import { localErrors } from './errors';
 
 // A start that cannot go on for a reason the user can mend (a port held by another program): its
 // message says what to change, and `npm start` prints it without a stack trace.
@@ -55,9 +56,9 @@ export async function listen(server: Server, port: number, hosts: string[] = [])
 }
 
 function refuseHost(res: ServerResponse, port: number) {
-  const detail = `This local server answers only to its own names (localhost:${port}, 127.0.0.1:${port}, and the node's public URLs' hosts), not to the Host this request names`;
-  res.writeHead(403, { 'content-type': 'application/problem+json' });
-  res.end(JSON.stringify(problem(403, 'host_refused', detail)));
+  const r = problemResponse(localErrors.hostRefused(port));
+  res.writeHead(r.statusCode, r.headers as Record<string, string>);
+  res.end(r.body);
 }
 
 // A request's body, read whole unless it grows past `maxBytes` (then 'too_large', and the rest is

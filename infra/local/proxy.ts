@@ -7,10 +7,12 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type RequestListener, request, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream';
-import { DomainError } from '../../lib/errors';
+import { commonErrors } from '../../lib/errors';
+import { httpErrors } from '../../lib/http/errors';
 import { problemResponse } from '../../lib/http/problem';
 import { adminSigner } from './admin-client';
 import { DEFAULT_PROXY_PORT, LOCAL_ADMIN_API_SECRET, NODES } from './defaults';
+import { localErrors } from './errors';
 import { listen, readBody } from './listen';
 import { ROOT } from './serverless-config';
 
@@ -80,10 +82,10 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
     const target = req.url ?? '/';
     if (!fromLocalOrigin(req)) {
       const detail = 'The signing proxy takes only requests to localhost from this machine, not from web pages of other sites';
-      return sendProblem(res, new DomainError('forbidden', 'proxy_refused', detail));
+      return sendProblem(res, localErrors.proxyRefused(detail));
     }
     if (!target.startsWith('/')) {
-      return sendProblem(res, new DomainError('invalid', 'invalid_request', `Send requests to http://localhost/<path>, not ${target}`));
+      return sendProblem(res, commonErrors.invalidRequest(`Send requests to http://localhost/<path>, not ${target}`));
     }
     const toB = !!opts.nodeB && (target === NODE_B_PREFIX || target.startsWith(`${NODE_B_PREFIX}/`) || target.startsWith(`${NODE_B_PREFIX}?`));
     const node = toB ? 'Node B' : 'Node A';
@@ -92,7 +94,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
     const path = base.pathname.replace(/\/$/, '') + (rest.startsWith('/') ? rest : `/${rest}`);
 
     const body = await readBody(req, MAX_BODY);
-    if (body === 'too_large') return sendProblem(res, new DomainError('too_large', 'payload_too_large', `The body is over ${MAX_BODY} bytes`));
+    if (body === 'too_large') return sendProblem(res, httpErrors.payloadTooLarge(`The body is over ${MAX_BODY} bytes`));
     const method = req.method ?? 'GET';
     // A repeated Idempotency-Key is forwarded as sent, and the service refuses it (400).
     const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
@@ -114,7 +116,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
       log(`[proxy] ${method} ${target} -> ${node} unreachable (${e.code ?? e.message})`);
       const start = toB ? '. Start it with `npm run start:node-b` (in another terminal)' : '';
       const detail = `${node} is not running: nothing answers at ${base.origin} (${e.code ?? e.message})${start}`;
-      sendProblem(res, new DomainError('upstream', 'node_not_running', detail));
+      sendProblem(res, localErrors.nodeNotRunning(detail));
     });
     // A client that leaves before the answer ends also ends the request it started.
     res.on('close', () => {
@@ -126,7 +128,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
   return (req, res) => {
     forward(req, res).catch((e: Error) => {
       if (res.headersSent) return void res.destroy();
-      sendProblem(res, new DomainError('upstream', 'proxy_failed', `The signing proxy could not forward the request: ${e.message}`));
+      sendProblem(res, localErrors.proxyFailed(e.message));
     });
   };
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
-import { DomainError, notFound } from '../errors';
 import { event } from '../events';
 import { account, balanceOf, moveFunds } from '../ledger';
+import { ledgerErrors } from '../ledger/errors';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { commit } from '../tx';
+import { assetErrors } from './errors';
 import type { Asset, CreateAsset } from './schemas';
 import { findAsset, findAssetByCode, insertAsset, listAssets, partition } from './store';
 
@@ -24,7 +25,7 @@ export async function createAsset(node: Node, input: CreateAsset): Promise<Asset
     createdAt: new Date().toISOString(),
   };
   if ((await commit(node, insertAsset(node, asset))).includes('asset_exists')) {
-    throw new DomainError('conflict', 'asset_exists', `An asset with code ${asset.code} already exists`);
+    throw assetErrors.exists(asset.code);
   }
   return asset;
 }
@@ -41,7 +42,7 @@ export async function moveLiquidity(node: Node, id: string, value: string, direc
   const asset = await getAsset(node, id);
   const units = toLedger(BigInt(value), asset.scale, 'amount');
   if ((await moveFunds(node, account.liquidity(id), id, units, direction, idempotencyKey)) === 'insufficient') {
-    throw new DomainError('unprocessable', 'insufficient_liquidity', `Asset ${asset.code} has less liquidity than ${value} (scale ${asset.scale})`);
+    throw ledgerErrors.insufficientLiquidity(`Asset ${asset.code}`, value, asset.scale);
   }
   return getAssetWithLiquidity(node, id);
 }
@@ -50,7 +51,7 @@ export async function getAsset(node: Node, id: string): Promise<Asset> {
   const cached = cache.get(id);
   if (cached) return cached;
   const asset = await findAsset(node, id);
-  if (!asset) throw notFound('asset', id);
+  if (!asset) throw assetErrors.notFound(id);
   if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
   cache.set(id, asset);
   return asset;

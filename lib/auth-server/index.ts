@@ -1,12 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JWK } from '@interledger/http-signature-utils';
-import { DomainError, TooManyRequests } from '../errors';
+import { commonErrors } from '../errors';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { clientDisplayName, clientKey } from '../open-payments/client-keys';
+import { openPaymentsErrors } from '../open-payments/errors';
 import { intentUrl, isResourceId } from '../resources';
 import { commit } from '../tx';
 import { canonicalBase, sameAddress } from '../wallet-addresses/address';
+import { authErrors } from './errors';
 import { continueRule, withQuery } from './interaction-rules';
 import { grantPolicy } from './policy';
 import type { AccessItem, ClientIdentity, ContinueRequest, GrantRequest, Introspection, IntrospectionRequest } from './schemas';
@@ -30,9 +32,6 @@ import * as store from './store';
 const newToken = () => randomBytes(32).toString('base64url');
 const url = (node: Node, path: string) => `${node.urls.authServer}${path}`;
 
-const invalidClient = (detail: string) => new DomainError('unauthorized', 'invalid_client', detail);
-const invalidRequest = (detail: string) => new DomainError('invalid', 'invalid_request', detail);
-
 // A request's proof that its client holds a key: given how to find a key by its id, whether the
 // request was signed with it, and why not. The adapter checks the HTTP message signature
 // (lib/http/message-signatures.ts); which key is the client's is this domain's to say.
@@ -43,7 +42,7 @@ async function authenticate(node: Node, client: ClientIdentity, proof: KeyProof)
   const findKey = async (keyId: string): Promise<JWK | undefined> =>
     'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as JWK) : undefined) : clientKey(node, client.walletAddress, keyId);
   const verified = await proof(findKey);
-  if (!verified.ok) throw invalidClient(verified.reason);
+  if (!verified.ok) throw openPaymentsErrors.invalidClient(verified.reason);
 }
 
 const identityOf = (client: GrantRequest['client']): ClientIdentity => (typeof client === 'string' ? { walletAddress: client } : client);
@@ -79,7 +78,7 @@ async function countRequest(node: Node, client: ClientIdentity) {
   const minute = now - (now % 60_000);
   const who = 'jwk' in client ? `jwk:${client.jwk.x}` : canonicalBase(client.walletAddress);
   if ((await commit(node, [store.countGrantRequest(node, who, minute, node.grantRequestsPerMinute)])).length)
-    throw new TooManyRequests(
+    throw authErrors.tooManyGrantRequests(
       `This client asked for ${node.grantRequestsPerMinute} grants this minute, as many as it may; reuse a token (rotate it at its manage URL) rather than ask again`,
       Math.ceil((minute + 60_000 - now) / 1000),
     );
@@ -89,8 +88,8 @@ export async function requestGrant(node: Node, body: GrantRequest, proof: KeyPro
   const client = identityOf(body.client);
   await authenticate(node, client, proof);
   await countRequest(node, client);
-  if (body.subject !== undefined) throw invalidRequest('Subject information is not offered by this authorization server');
-  if (!body.access_token) throw invalidRequest('The request must ask for access_token');
+  if (body.subject !== undefined) throw commonErrors.invalidRequest('Subject information is not offered by this authorization server');
+  if (!body.access_token) throw commonErrors.invalidRequest('The request must ask for access_token');
   const access = body.access_token.access;
   const continueToken = newToken();
   const grant: store.GrantRecord = {
@@ -104,19 +103,16 @@ export async function requestGrant(node: Node, body: GrantRequest, proof: KeyPro
   const continuation = { access_token: { value: continueToken }, uri: url(node, `/continue/${grant.id}`) };
 
   const decision = grantPolicy(access, { payments: intentUrl(node, ''), walletAddresses: node.urls.walletAddresses });
-  if (decision.outcome === 'refuse') throw invalidRequest(decision.detail);
+  if (decision.outcome === 'refuse') throw commonErrors.invalidRequest(decision.detail);
   if (decision.outcome === 'interact') {
-    if ('jwk' in client)
-      throw new DomainError('invalid', 'invalid_client', 'A client that gives its key instead of a wallet address can only ask for non-interactive grants');
+    if ('jwk' in client) throw authErrors.clientRefused('A client that gives its key instead of a wallet address can only ask for non-interactive grants');
     if (!body.interact)
-      throw invalidRequest(`This grant needs the consent of ${decision.walletAddress}'s owner: the request must include interact (start: ["redirect"])`);
+      throw commonErrors.invalidRequest(
+        `This grant needs the consent of ${decision.walletAddress}'s owner: the request must include interact (start: ["redirect"])`,
+      );
     const clientName = await clientDisplayName(node, client.walletAddress);
     if (!clientName)
-      throw new DomainError(
-        'invalid',
-        'invalid_client',
-        "The client's wallet address could not be read, or publishes no publicName: the consent page shows the user who asks",
-      );
+      throw authErrors.clientRefused("The client's wallet address could not be read, or publishes no publicName: the consent page shows the user who asks");
     const nonce = newToken();
     const now = Date.now();
     const finish = body.interact.finish && { uri: body.interact.finish.uri, nonce: body.interact.finish.nonce };
@@ -149,13 +145,10 @@ export async function requestGrant(node: Node, body: GrantRequest, proof: KeyPro
 async function continuable(node: Node, id: string, continueToken: string | undefined): Promise<store.GrantRecord> {
   const grant = await store.findGrant(node, id);
   if (!grant || grant.state === 'revoked' || !continueToken || !store.sameHash(store.hashOf(continueToken), grant.continueTokenHash)) {
-    throw new DomainError('unauthorized', 'invalid_continuation', 'No grant to continue at this URL with this continuation token');
+    throw authErrors.invalidContinuation();
   }
   return grant;
 }
-
-const requestDenied = (detail: string) => new DomainError('unauthorized', 'request_denied', detail);
-const tooFast = (node: Node) => new DomainError('invalid', 'too_fast', `Continue no sooner than ${node.gnapWaitSecs} s after the last request`);
 
 // Continuing a grant (GNAP section 5): with the interact_ref the client's finish URI received, the
 // access token, once; without one, a poll: still pending (come back after `wait`), or, for a grant
@@ -164,7 +157,7 @@ export async function continueGrant(node: Node, id: string, continueToken: strin
   const grant = await continuable(node, id, continueToken);
   await authenticate(node, grant.client, proof);
   if (grant.state === 'pending' && !node.urls.consent)
-    throw requestDenied(
+    throw authErrors.requestDenied(
       "This grant needs the end user's consent, which this authorization server cannot obtain (interaction is not offered: IDP_CONSENT_URL is unset); cancel it with DELETE on its continuation URL",
     );
   const now = Date.now();
@@ -173,24 +166,24 @@ export async function continueGrant(node: Node, id: string, continueToken: strin
   const continuation = { access_token: { value: continueToken! }, uri: url(node, `/continue/${id}`) }; // checked by continuable
   switch (continueRule(grant, ref === undefined ? { ref: false } : { ref: true, matches }, now, node.gnapWaitSecs)) {
     case 'not_interactive':
-      throw invalidRequest('This grant was issued without interaction and has nothing to continue; rotate its access token at its manage URL');
+      throw commonErrors.invalidRequest('This grant was issued without interaction and has nothing to continue; rotate its access token at its manage URL');
     case 'wrong_ref':
-      throw new DomainError('not_found', 'invalid_continuation', 'This interact_ref is not the one given for this grant');
+      throw authErrors.wrongInteractRef();
     case 'present_ref':
-      throw invalidRequest("The end user has finished: continue with the interact_ref the grant's finish URI received");
+      throw commonErrors.invalidRequest("The end user has finished: continue with the interact_ref the grant's finish URI received");
     case 'too_fast':
-      throw tooFast(node);
+      throw authErrors.tooFast(node.gnapWaitSecs);
     case 'denied':
-      throw requestDenied(deniedDetail(grant, now));
+      throw authErrors.requestDenied(deniedDetail(grant, now));
     case 'poll': {
       const refused = await commit(node, [store.pollGrant(node, id, node.gnapWaitSecs * 1000, now)]);
-      if (refused.length) throw tooFast(node); // another poll got there first
+      if (refused.length) throw authErrors.tooFast(node.gnapWaitSecs); // another poll got there first
       return { continue: { ...continuation, wait: node.gnapWaitSecs } };
     }
     case 'issue': {
       const issued = newAccessToken(node, grant.id);
       const refused = await commit(node, [store.approveInteractive(node, id, ref === undefined ? undefined : store.hashOf(ref), issued.token, now)]);
-      if (refused.length) throw requestDenied('The grant changed meanwhile: its token was issued already, or it was revoked');
+      if (refused.length) throw authErrors.requestDenied('The grant changed meanwhile: its token was issued already, or it was revoked');
       logger.info('Grant issued after consent', { grantId: id, client: grant.client });
       return { access_token: tokenView(node, issued.value, issued.token, grant.access), continue: continuation };
     }
@@ -210,17 +203,14 @@ function deniedDetail(g: store.GrantRecord, now: number): string {
 export async function cancelGrant(node: Node, id: string, continueToken: string | undefined, proof: KeyProof): Promise<void> {
   const grant = await continuable(node, id, continueToken);
   await authenticate(node, grant.client, proof);
-  if ((await commit(node, [store.revokeGrant(node, id)])).length)
-    throw new DomainError('unauthorized', 'invalid_continuation', 'No grant to continue at this URL with this continuation token: it was revoked meanwhile');
+  if ((await commit(node, [store.revokeGrant(node, id)])).length) throw authErrors.invalidContinuation(': it was revoked meanwhile');
   logger.info('Grant revoked', { grantId: id });
 }
-
-const invalidToken = (detail = 'No access token to manage at this URL with this token') => new DomainError('unauthorized', 'invalid_token', detail);
 
 // The grant whose token is managed at /token/{managementId}, if the GNAP token given is that token.
 async function managed(node: Node, managementId: string, value: string | undefined, proof: KeyProof) {
   const grant = value ? await grantHolding(node, value) : undefined;
-  if (!grant || grant.token.managementId !== managementId) throw invalidToken();
+  if (!grant || grant.token.managementId !== managementId) throw authErrors.invalidToken();
   await authenticate(node, grant.client, proof);
   return grant;
 }
@@ -230,8 +220,7 @@ async function managed(node: Node, managementId: string, value: string | undefin
 export async function rotateToken(node: Node, managementId: string, value: string | undefined, proof: KeyProof) {
   const grant = await managed(node, managementId, value, proof);
   const next = newAccessToken(node, grant.id);
-  if ((await commit(node, [store.rotateToken(node, grant.id, grant.token.hash, next.token)])).length)
-    throw new DomainError('invalid', 'invalid_rotation', 'The token was revoked or rotated meanwhile');
+  if ((await commit(node, [store.rotateToken(node, grant.id, grant.token.hash, next.token)])).length) throw authErrors.invalidRotation();
   return { access_token: tokenView(node, next.value, next.token, grant.access) };
 }
 
@@ -242,7 +231,7 @@ export async function revokeAccessToken(node: Node, managementId: string, value:
   const grant = await managed(node, managementId, value, proof);
   if (!(await commit(node, [store.revokeToken(node, grant.id, grant.token.hash)])).length) return;
   const now = await store.findGrant(node, grant.id);
-  if (now?.state === 'approved' && now.token) throw invalidToken('The token was rotated meanwhile: revoke its successor, or the grant');
+  if (now?.state === 'approved' && now.token) throw authErrors.invalidToken('The token was rotated meanwhile: revoke its successor, or the grant');
 }
 
 // Whether a grant item covers a requested one: same type; every action, where read-all covers

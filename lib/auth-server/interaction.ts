@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { DomainError } from '../errors';
+import { commonErrors, type DomainError } from '../errors';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { isResourceId } from '../resources';
 import { secret } from '../secrets';
 import { commit } from '../tx';
+import { authErrors } from './errors';
 import { decideRule, finishRule, idpState, interactionHash, startRule, withQuery } from './interaction-rules';
 import * as store from './store';
 
@@ -26,8 +27,6 @@ const NONCE = /^[A-Za-z0-9_-]{1,128}$/;
 export type FrontChannel = { status: 302; location: string; cookie?: string } | { status: 202 };
 
 const random = () => randomBytes(32).toString('base64url');
-const unknown = (kind: 'invalid' | 'not_found') => new DomainError(kind, 'unknown_interaction', 'No interaction with this id and nonce');
-const invalid = (kind: 'invalid' | 'unauthorized' | 'forbidden', detail: string) => new DomainError(kind, 'invalid_interaction', detail);
 
 async function interactionAt(node: Node, id: string, nonce: string): Promise<store.GrantRecord | undefined> {
   if (!isResourceId(id) || !NONCE.test(nonce)) return undefined;
@@ -37,9 +36,9 @@ async function interactionAt(node: Node, id: string, nonce: string): Promise<sto
 }
 
 // The consent page proves itself with the IdP secret (compared as digests: equal lengths, constant time).
-async function checkIdpSecret(node: Node, given: string | undefined, code: string): Promise<void> {
+async function checkIdpSecret(node: Node, given: string | undefined, refuse: (detail: string) => DomainError): Promise<void> {
   const expected = await secret(node, 'IDP_SECRET');
-  if (!given || !store.sameHash(store.hashOf(given), store.hashOf(expected))) throw new DomainError('unauthorized', code, 'Missing or wrong x-idp-secret');
+  if (!given || !store.sameHash(store.hashOf(given), store.hashOf(expected))) throw refuse('Missing or wrong x-idp-secret');
 }
 
 // The client's finish URI with `params`, if it gave one.
@@ -68,16 +67,11 @@ const sessionOf = (cookieHeader: string | undefined) =>
 
 export async function startInteraction(node: Node, id: string, nonce: string): Promise<FrontChannel> {
   const consent = node.urls.consent;
-  if (!consent)
-    throw new DomainError(
-      'not_implemented',
-      'interaction_not_offered',
-      'This authorization server has no consent page (IDP_CONSENT_URL is unset), so outgoing-payment grants cannot be approved',
-    );
+  if (!consent) throw authErrors.interactionNotOffered();
   const g = await interactionAt(node, id, nonce);
   const now = Date.now();
   const rule = g ? startRule(g, now) : 'unknown';
-  if (!g || rule === 'unknown') throw unknown('invalid');
+  if (!g || rule === 'unknown') throw authErrors.unknownInteractionStart();
   if (rule === 'start') {
     const session = random();
     const refused = await commit(node, [store.startInteraction(node, id, store.hashOf(session), now)]);
@@ -90,67 +84,67 @@ export async function startInteraction(node: Node, id: string, nonce: string): P
     return backOr(
       g,
       { result: 'invalid_interaction', message: 'interaction expired' },
-      invalid('forbidden', 'This interaction cannot start: interaction expired'),
+      authErrors.interactionForbidden('This interaction cannot start: interaction expired'),
     );
   // Decided, finished, or taken meanwhile by a request that decided it (the step's condition holds
   // the same time): the start URL has done its work, and sends the browser nowhere again.
-  throw invalid('forbidden', 'This interaction was decided already: its start URL works until the decision, not after');
+  throw authErrors.interactionForbidden('This interaction was decided already: its start URL works until the decision, not after');
 }
 
 // What the consent page shows: the access asked for, the state, and (beyond Rafiki's answer) the
 // client as its wallet address published it, so that the page need not trust its own query.
 export async function grantForIdp(node: Node, id: string, nonce: string, idpSecret: string | undefined) {
-  await checkIdpSecret(node, idpSecret, 'invalid_request');
+  await checkIdpSecret(node, idpSecret, authErrors.unauthenticated);
   const g = await interactionAt(node, id, nonce);
-  if (!g || g.state === 'revoked') throw unknown('not_found');
+  if (!g || g.state === 'revoked') throw authErrors.unknownInteraction();
   return { grantId: g.id, access: g.access, state: idpState(g), client: { name: g.clientName, uri: g.clientUri } };
 }
 
 export async function decideInteraction(node: Node, id: string, nonce: string, choice: string, idpSecret: string | undefined): Promise<void> {
-  await checkIdpSecret(node, idpSecret, 'invalid_interaction');
-  if (choice !== 'accept' && choice !== 'reject') throw new DomainError('invalid', 'invalid_request', 'The choice is accept or reject');
+  await checkIdpSecret(node, idpSecret, authErrors.interactionUnauthorized);
+  if (choice !== 'accept' && choice !== 'reject') throw commonErrors.invalidRequest('The choice is accept or reject');
   const g = await interactionAt(node, id, nonce);
-  if (!g) throw unknown('not_found');
+  if (!g) throw authErrors.unknownInteraction();
   const now = Date.now();
   switch (decideRule(g, now)) {
     case 'unknown':
-      throw unknown('not_found');
+      throw authErrors.unknownInteraction();
     case 'user_denied':
-      throw new DomainError('unauthorized', 'user_denied', 'This grant was rejected or revoked');
+      throw authErrors.userDenied();
     case 'not_started':
-      throw invalid('invalid', "The user's browser has not come through this interaction's start URL");
+      throw authErrors.interactionInvalid("The user's browser has not come through this interaction's start URL");
     case 'expired':
-      throw invalid('invalid', 'The interaction expired');
+      throw authErrors.interactionInvalid('The interaction expired');
     case 'decided':
-      throw invalid('invalid', 'This interaction was decided already');
+      throw authErrors.interactionInvalid('This interaction was decided already');
   }
   const refused = await commit(node, [store.decideInteraction(node, id, choice === 'accept' ? 'accepted' : 'rejected', now)]);
-  if (refused.length) throw invalid('invalid', 'This interaction was decided meanwhile');
+  if (refused.length) throw authErrors.interactionInvalid('This interaction was decided meanwhile');
   logger.info('Interaction decided', { grantId: id, choice, client: g.clientUri });
 }
 
 export async function finishInteraction(node: Node, id: string, nonce: string, cookieHeader: string | undefined): Promise<FrontChannel> {
   const g = await interactionAt(node, id, nonce);
-  if (!g) throw unknown('not_found');
+  if (!g) throw authErrors.unknownInteraction();
   const session = sessionOf(cookieHeader);
   const sessionHash = session ? store.hashOf(session) : '';
   const sameSession = !!session && !!g.ixSessionHash && store.sameHash(sessionHash, g.ixSessionHash);
   const now = Date.now();
   const replay = () =>
-    backOr(g, { result: 'invalid_interaction', message: 'invalid interaction' }, invalid('unauthorized', 'This interaction was finished already'));
+    backOr(g, { result: 'invalid_interaction', message: 'invalid interaction' }, authErrors.interactionUnauthorized('This interaction was finished already'));
   switch (finishRule(g, now, sameSession)) {
     case 'unknown':
-      throw unknown('not_found');
+      throw authErrors.unknownInteraction();
     case 'bad_session':
-      throw new DomainError('unauthorized', 'invalid_request', 'This browser did not start this interaction (no session cookie, or another one)');
+      throw authErrors.unauthenticated('This browser did not start this interaction (no session cookie, or another one)');
     case 'revoked':
-      return backOr(g, { result: 'unknown_interaction', message: 'unknown interaction' }, unknown('not_found'));
+      return backOr(g, { result: 'unknown_interaction', message: 'unknown interaction' }, authErrors.unknownInteraction());
     case 'replay':
       return replay();
     case 'expired':
-      return backOr(g, { result: 'invalid_interaction', message: 'interaction expired' }, invalid('unauthorized', 'The interaction expired'));
+      return backOr(g, { result: 'invalid_interaction', message: 'interaction expired' }, authErrors.interactionUnauthorized('The interaction expired'));
     case 'pending':
-      return backOr(g, { result: 'grant_invalid' }, invalid('unauthorized', 'The user has not decided yet'));
+      return backOr(g, { result: 'grant_invalid' }, authErrors.interactionUnauthorized('The user has not decided yet'));
     case 'rejected': {
       if ((await commit(node, [store.finishInteraction(node, id, { accepted: false, sessionHash }, now)])).length) return replay();
       logger.info('Interaction finished: rejected', { grantId: id });

@@ -6,14 +6,15 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { ZodType } from 'zod';
 import { node } from '../config';
 import { dynamoForLibraries } from '../db';
-import { DomainError } from '../errors';
+import { commonErrors, DomainError, invalidFields } from '../errors';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { secret } from '../secrets';
 import { observed } from '../tracing';
 import { rideAlong, riderScope, untakenRider } from '../tx';
+import { httpErrors } from './errors';
 import { refuseLoneSurrogates } from './json';
-import { fieldErrors, problemResponse, validationError } from './problem';
+import { fieldErrors, problemResponse } from './problem';
 import { entriesOf, sentQueries } from './query';
 import { lowerCaseHeaders, requestBody } from './request';
 import { verifySignature } from './signature';
@@ -55,9 +56,7 @@ export const noContent = (): Reply => ({ status: 204, body: undefined });
 type AdminEvent = APIGatewayProxyEvent & { headers: Record<string, string | undefined>; raw?: Buffer; input?: RouteInput<unknown, unknown, unknown> };
 type AdminRequest = Request<AdminEvent, APIGatewayProxyResult, Error, Context>;
 
-const invalid = (code: string, detail: string) => new DomainError('invalid', code, detail);
-const unauthorized = (detail: string) => new DomainError('unauthorized', 'unauthorized', detail);
-const replayed = () => unauthorized('This signature was already used; sign each request afresh');
+const replayed = () => httpErrors.unauthorized('This signature was already used; sign each request afresh');
 
 // What the client may have signed: the path below the API's base URL (a stage is not part of
 // it) with the query as sent, which the event holds only decoded (./query.ts).
@@ -73,10 +72,10 @@ const normalize = (): MiddlewareObj<AdminEvent> => ({
   before: ({ event }) => {
     event.headers = lowerCaseHeaders(event.headers);
     const repeated = Object.entries(event.multiValueQueryStringParameters ?? {}).filter(([, v]) => (v?.length ?? 0) > 1);
-    if (repeated.length) throw invalid('invalid_request', `Each query parameter may be given once: ${repeated.map(([k]) => k).join(', ')}`);
+    if (repeated.length) throw commonErrors.invalidRequest(`Each query parameter may be given once: ${repeated.map(([k]) => k).join(', ')}`);
     const sent = lowerCaseHeaders(event.multiValueHeaders);
     const twice = SINGLE_HEADERS.filter((h) => (sent[h]?.length ?? 0) > 1);
-    if (twice.length) throw invalid('invalid_request', `Each of these headers may be given once: ${twice.join(', ')}`);
+    if (twice.length) throw commonErrors.invalidRequest(`Each of these headers may be given once: ${twice.join(', ')}`);
     event.raw = requestBody(event); // 413 above the limit
   },
 });
@@ -97,7 +96,7 @@ const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
       { method, pathWithQuery: signedPaths(event), idempotencyKey: event.headers['idempotency-key'], body },
       Date.now() / 1000,
     );
-    if (!result.ok) throw unauthorized(result.reason);
+    if (!result.ok) throw httpErrors.unauthorized(result.reason);
     if (method === 'GET' || method === 'HEAD') return;
     const record = usedSignature(node, result.mac, result.t);
     if (transactional) rideAlong({ write: record, refused: replayed });
@@ -107,7 +106,7 @@ const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
 
 function parse<T>(schema: ZodType<T>, value: unknown, prefix: string): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw validationError(fieldErrors(parsed.error, prefix));
+  if (!parsed.success) throw invalidFields(fieldErrors(parsed.error, prefix));
   return parsed.data;
 }
 
@@ -118,30 +117,29 @@ function parseJsonBody(event: AdminEvent): unknown {
   const raw = event.raw!;
   if (/^[ \t\r\n]*$/.test(raw.toString('latin1'))) return undefined; // no body, or JSON's white space only
   const [type, ...params] = (event.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
-  if (type !== 'application/json') throw unsupportedMedia('A request body must be sent with Content-Type: application/json');
+  if (type !== 'application/json') throw httpErrors.unsupportedMediaType('A request body must be sent with Content-Type: application/json');
   const charset = params
     .find((p) => p.startsWith('charset='))
     ?.slice('charset='.length)
     .replace(/^"(.*)"$/, '$1');
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw unsupportedMedia(`The body must be UTF-8, not ${charset}`);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw httpErrors.unsupportedMediaType(`The body must be UTF-8, not ${charset}`);
   let text: string;
   try {
     text = utf8.decode(raw);
   } catch {
-    throw invalid('malformed_json', 'The body is not valid UTF-8');
+    throw httpErrors.malformedJson('The body is not valid UTF-8');
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw invalid('malformed_json', `The body is not valid JSON: ${(e as Error).message}`);
+    throw httpErrors.malformedJson(`The body is not valid JSON: ${(e as Error).message}`);
   }
   refuseLoneSurrogates(json);
   return json;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-const unsupportedMedia = (detail: string) => new DomainError('unsupported_media', 'unsupported_media_type', detail);
 
 const validate = <B, Q, P>(spec: RouteSpec<B, Q, P>): MiddlewareObj<AdminEvent> => ({
   before: ({ event }) => {
@@ -149,18 +147,18 @@ const validate = <B, Q, P>(spec: RouteSpec<B, Q, P>): MiddlewareObj<AdminEvent> 
     let body: unknown;
     if (spec.body) body = parse(spec.body, json, '');
     else if (json !== undefined && !(typeof json === 'object' && json && !Array.isArray(json) && Object.keys(json).length === 0)) {
-      throw invalid('invalid_request', 'This route takes no request body');
+      throw commonErrors.invalidRequest('This route takes no request body');
     }
     const rawQuery = event.queryStringParameters ?? {};
     if (!spec.query && Object.keys(rawQuery).length > 0) {
-      throw invalid('invalid_request', `Unknown query parameter: ${Object.keys(rawQuery).join(', ')}`);
+      throw commonErrors.invalidRequest(`Unknown query parameter: ${Object.keys(rawQuery).join(', ')}`);
     }
     const query = spec.query ? parse(spec.query, rawQuery, 'query') : undefined;
     let params: unknown;
     if (spec.params) {
       const parsed = spec.params.safeParse(event.pathParameters ?? {});
       // A path id that cannot exist names no resource: 404, not 400.
-      if (!parsed.success) throw new DomainError('not_found', 'not_found', `No resource at ${event.path}`);
+      if (!parsed.success) throw commonErrors.notFound(`No resource at ${event.path}`);
       params = parsed.data;
     }
     event.input = { body, query, params, event, node };
@@ -199,7 +197,7 @@ function idempotency(): MiddlewareObj<AdminEvent> {
     before: (request) => {
       if (!applies(request.event)) return;
       const key = request.event.headers['idempotency-key']!;
-      if (key.length > 255) throw invalid('invalid_request', 'Idempotency-Key must be at most 255 characters');
+      if (key.length > 255) throw commonErrors.invalidRequest('Idempotency-Key must be at most 255 characters');
       return forRoute(request.event).before!(request as never);
     },
     after: (request) => (applies(request.event) ? forRoute(request.event).after!(request as never) : undefined),
@@ -209,10 +207,9 @@ function idempotency(): MiddlewareObj<AdminEvent> {
 
 // The idempotency library's refusals, in this service's terms.
 function idempotencyRefusal(e: unknown): unknown {
-  if (e instanceof IdempotencyValidationError)
-    return new DomainError('unprocessable', 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body');
+  if (e instanceof IdempotencyValidationError) return commonErrors.idempotencyKeyReused();
   if (e instanceof IdempotencyAlreadyInProgressError) {
-    return new DomainError('conflict', 'idempotency_key_in_progress', 'A request with this Idempotency-Key is still in progress; retry shortly');
+    return commonErrors.idempotencyKeyInProgress();
   }
   return e;
 }
@@ -226,13 +223,7 @@ const problems = (): MiddlewareObj<AdminEvent, APIGatewayProxyResult> => ({
 // A domain names the fields of its operation's input (`cursor`); a route whose input is its query
 // answers where they were sent (`query.cursor`), as it does for the query's own validation.
 function inQuery(e: unknown): unknown {
-  if (!(e instanceof DomainError && e.fields)) return e;
-  return new DomainError(
-    e.kind,
-    e.code,
-    e.message,
-    e.fields.map((f) => ({ ...f, field: `query.${f.field}` })),
-  );
+  return e instanceof DomainError && e.fields ? e.fieldsUnder('query') : e;
 }
 
 export function adminRoute<B = undefined, Q = undefined, P = undefined>(spec: RouteSpec<B, Q, P>, fn: (input: RouteInput<B, Q, P>) => Promise<Reply>) {

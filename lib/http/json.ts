@@ -1,11 +1,11 @@
-import { DomainError } from '../errors';
+import { commonErrors } from '../errors';
 
 // What every JSON API refuses in a parsed body before its schema sees it: a key or string with an
 // unpaired UTF-16 surrogate ("\ud800"). JSON.parse takes one from a \u escape, but it is not text:
 // no UTF-8 can carry it, and it would be stored and published (webhooks, the Admin API) as it is.
 export function refuseLoneSurrogates(json: unknown): void {
   if (hasLoneSurrogate(json))
-    throw new DomainError('invalid', 'invalid_request', 'The body holds a string with an unpaired UTF-16 surrogate (e.g. "\\ud800"), which is not text');
+    throw commonErrors.invalidRequest('The body holds a string with an unpaired UTF-16 surrogate (e.g. "\\ud800"), which is not text');
 }
 
 // Every key and string, walked without recursion (no nesting can exhaust the stack).

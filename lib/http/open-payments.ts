@@ -1,12 +1,12 @@
 import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodType } from 'zod';
-import { DomainError } from '../errors';
+import { commonErrors, invalidFields } from '../errors';
 import { logger } from '../log';
 import { observed } from '../tracing';
 import { refuseLoneSurrogates } from './json';
 import { type SignedRequest, targetUris } from './message-signatures';
-import { fieldErrors, type ProblemApi, problemResponse, validationError } from './problem';
+import { fieldErrors, type ProblemApi, problemResponse } from './problem';
 import { lowerCaseHeaders, requestBody } from './request';
 
 // The one request stack of the Open Payments APIs (the resource server's incoming payments and the
@@ -47,7 +47,7 @@ const CORS = {
 // Open Payments answers a request it cannot take with 400 (it has no 422), and its clients read
 // the `error` object of the specification.
 const PROBLEMS: ProblemApi = {
-  statuses: { unprocessable: 400 },
+  statuses: { 422: 400 },
   members: (p) => ({ error: { code: p.code, description: p.detail } }),
   headers: CORS,
 };
@@ -59,11 +59,11 @@ export function parseJson<T>(req: OpRequest, schema: ZodType<T>): T {
   try {
     value = req.body ? JSON.parse(req.body) : undefined;
   } catch (e) {
-    throw new DomainError('invalid', 'invalid_request', `The body is not valid JSON: ${(e as Error).message}`);
+    throw commonErrors.invalidRequest(`The body is not valid JSON: ${(e as Error).message}`);
   }
   refuseLoneSurrogates(value);
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw validationError(fieldErrors(parsed.error));
+  if (!parsed.success) throw invalidFields(fieldErrors(parsed.error));
   return parsed.data;
 }
 
@@ -98,7 +98,7 @@ export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
       handler: async (event: APIGatewayProxyEvent) => respond(await r.handler(toRequest(event, base()))),
     })),
     notFoundResponse: ({ method, path }) => {
-      throw new DomainError('not_found', 'not_found', `No route ${method} ${path}`);
+      throw commonErrors.notFound(`No route ${method} ${path}`);
     },
   }) as unknown as (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
   return observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {

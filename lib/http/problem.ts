@@ -1,27 +1,12 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodError } from 'zod';
-import { AccessRefused, DomainError, type ErrorKind, type FieldError, MethodNotAllowed, TooManyRequests } from '../errors';
+import { DomainError, type ErrorStatus, type FieldError } from '../errors';
 import { logger } from '../log';
+import { HttpError } from './errors';
 
 // RFC 9457 problem details. Every error the functions, the local gateway and the signing proxy
 // answer is built here, by problemResponse (what API Gateway answers by itself is fixed text:
 // infra/gateway-responses.json).
-const STATUS: Record<ErrorKind, number> = {
-  invalid: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  too_large: 413,
-  unsupported_media: 415,
-  too_many_requests: 429,
-  unprocessable: 422,
-  not_implemented: 501,
-  upstream: 502,
-  unavailable: 503,
-};
-
 const TITLE: Record<number, string> = {
   400: 'Invalid request',
   401: 'Unauthorized',
@@ -55,8 +40,8 @@ export function problem(status: number, code: string, detail: string, errors?: F
 
 // What an API answers differently from the Admin API, the default.
 export interface ProblemApi {
-  // Its own status for a kind (Open Payments has no 422: it answers 400).
-  statuses?: Partial<Record<ErrorKind, number>>;
+  // Its own status for one of the catalogs' (Open Payments has no 422: it answers 400).
+  statuses?: Partial<Record<ErrorStatus, number>>;
   // Members it adds to every problem (Open Payments: the `error` object its clients read).
   members?: (p: Problem) => object;
   // Headers it sends with every answer (CORS).
@@ -65,12 +50,12 @@ export interface ProblemApi {
   internalDetail?: string;
 }
 
-// The answer to anything a request threw: a DomainError is its problem, with the headers that
-// its subclass names (WWW-Authenticate, Allow, Retry-After); anything else is a bug or an unmapped failure,
+// The answer to anything a request threw: a DomainError is its problem (with Retry-After when it
+// says when to come back; an HttpError with its headers: WWW-Authenticate, Allow); anything else is a bug or an unmapped failure,
 // logged and answered 500.
 export function problemResponse(thrown: unknown, api: ProblemApi = {}): APIGatewayProxyResult {
   let p: Problem;
-  if (thrown instanceof DomainError) p = problem(api.statuses?.[thrown.kind] ?? STATUS[thrown.kind], thrown.code, thrown.message, thrown.fields);
+  if (thrown instanceof DomainError) p = problem(api.statuses?.[thrown.status] ?? thrown.status, thrown.code, thrown.message, thrown.fields);
   else {
     logger.error('Unhandled error', { error: thrown });
     p = problem(500, 'internal_error', api.internalDetail ?? 'The request could not be completed; it is safe to retry');
@@ -80,9 +65,8 @@ export function problemResponse(thrown: unknown, api: ProblemApi = {}): APIGatew
     headers: {
       ...api.headers,
       'content-type': 'application/problem+json',
-      ...(thrown instanceof MethodNotAllowed && { allow: thrown.allow.join(', ') }),
-      ...(thrown instanceof AccessRefused && { 'www-authenticate': thrown.challenge }),
-      ...(thrown instanceof TooManyRequests && { 'retry-after': String(thrown.retryAfterSecs) }),
+      ...(thrown instanceof DomainError && thrown.retryAfterSecs !== undefined && { 'retry-after': String(thrown.retryAfterSecs) }),
+      ...(thrown instanceof HttpError && thrown.headers),
     },
     body: JSON.stringify({ ...p, ...api.members?.(p) }),
   };
@@ -98,9 +82,4 @@ export function fieldErrors(error: ZodError, prefix = ''): FieldError[] {
     const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
     return [{ field: base || '(root)', message: missing ? 'is required' : issue.message }];
   });
-}
-
-export function validationError(errors: FieldError[]): DomainError {
-  const detail = errors.map((e) => `${e.field} ${e.message}`).join('; ');
-  return new DomainError('invalid', 'invalid_request', detail, errors);
 }

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { DomainError } from '../errors';
+import { httpErrors } from './errors';
 import { MAX_BODY_BYTES } from './schemas';
 
 // What every API reads of a REST API's Lambda proxy event the same way: its headers and its body.
@@ -23,6 +23,6 @@ export function lowerCaseHeaders(headers: Record<string, string | string[] | und
 // The body's bytes (a REST API passes a binary body base64-encoded), refused with 413 above `max`.
 export function requestBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>, max = MAX_BODY_BYTES, limitIs = 'the limit is'): Buffer {
   const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-  if (body.length > max) throw new DomainError('too_large', 'payload_too_large', `The body is ${body.length} bytes; ${limitIs} ${max}`);
+  if (body.length > max) throw httpErrors.payloadTooLarge(`The body is ${body.length} bytes; ${limitIs} ${max}`);
   return body;
 }

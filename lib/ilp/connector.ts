@@ -1,9 +1,9 @@
 import { deserializeIlpPrepare, type IlpPrepare, type IlpReply, serializeIlpPrepare, serializeIlpReply } from 'ilp-packet';
 import { deserializeIldcpRequest, serializeIldcpResponse } from 'ilp-protocol-ildcp';
-import { DomainError } from '../errors';
 import { logger } from '../log';
 import type { Node } from '../node';
 import type { PeerRecord } from '../peers/schemas';
+import { ilpErrors } from './errors';
 import { amountTooLarge, reject } from './packets';
 import { deliverLocally } from './receive';
 
@@ -18,12 +18,12 @@ export async function handlePacket(node: Node, peer: PeerRecord, packet: Buffer)
   try {
     prepare = deserializeIlpPrepare(packet);
   } catch (e) {
-    throw new DomainError('invalid', 'invalid_packet', `The body is not an ILP Prepare: ${(e as Error).message}`);
+    throw ilpErrors.invalidPacket(`The body is not an ILP Prepare: ${(e as Error).message}`);
   }
   // Exactly one Prepare in its one (canonical OER) encoding: the reader stops at the packet's end,
   // so bytes after it, or a length written the long way, would otherwise pass unseen.
   if (!serializeIlpPrepare(prepare).equals(packet)) {
-    throw new DomainError('invalid', 'invalid_packet', 'The body must be exactly one ILP Prepare, in its canonical encoding, with nothing after it');
+    throw ilpErrors.invalidPacket('The body must be exactly one ILP Prepare, in its canonical encoding, with nothing after it');
   }
   if (prepare.destination === 'peer.config') return ildcp(node, peer, prepare, packet);
   try {

@@ -12,11 +12,12 @@ import {
   startQuote,
 } from '@interledger/pay';
 import { divCeil } from '../amounts';
-import { DomainError } from '../errors';
+import type { DomainError } from '../errors';
 import type { Node } from '../node';
 import { routeTo } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
+import { ilpErrors } from './errors';
 import { type Failure, PeerPlugin } from './plugin';
 import type { RemoteReceiver } from './receiver';
 
@@ -38,13 +39,10 @@ export interface IlpQuoteDetails {
   maxPacketAmount: string;
 }
 
-const unprocessable = (code: string, detail: string) => new DomainError('unprocessable', code, detail);
-const upstream = (code: string, detail: string) => new DomainError('upstream', code, detail);
-
 // The peer towards the receiver (preferring one in the payment's asset), and the rate into its asset.
 export async function routeFor(node: Node, receiver: RemoteReceiver, source: Asset): Promise<{ peer: PeerRecord; rate: number }> {
   const peer = await routeTo(node, receiver.ilpAddress, source.code);
-  if (!peer) throw unprocessable('no_route', `No peer routes to ${receiver.ilpAddress}: no peer's staticIlpAddress is a prefix of it`);
+  if (!peer) throw ilpErrors.noRoute(receiver.ilpAddress);
   const { rate } = await resolveRate(node, { sourceAssetCode: source.code, destinationAssetCode: peer.assetCode, peerId: peer.id });
   return { peer, rate };
 }
@@ -131,14 +129,14 @@ export function payQuote(details: IlpQuoteDetails, maxSource: bigint, minDeliver
 }
 
 function probeFailed(node: Node, error: PaymentError, failure: Failure | undefined, peer: PeerRecord): DomainError {
-  if (failure?.kind === 'refused') return upstream('peer_refused', failure.reason);
-  if (failure) return upstream('peer_unreachable', failure.reason);
+  if (failure?.kind === 'refused') return ilpErrors.peerRefused(failure.reason);
+  if (failure) return ilpErrors.peerUnreachable(failure.reason);
   switch (error) {
     case PaymentError.InsufficientExchangeRate:
-      return unprocessable('insufficient_exchange_rate', `The route through peer ${peer.id} pays less than the expected rate less slippage (${node.slippage})`);
+      return ilpErrors.insufficientExchangeRate(peer.id, node.slippage);
     case PaymentError.ClosedByReceiver:
-      return unprocessable('receiver_not_open', 'The receiver closed the connection: it takes no more payments');
+      return ilpErrors.receiverNotOpen('The receiver closed the connection: it takes no more payments');
     default:
-      return upstream('rate_probe_failed', `The rate probe through peer ${peer.id} failed: ${error}`);
+      return ilpErrors.rateProbeFailed(peer.id, error);
   }
 }

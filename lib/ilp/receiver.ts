@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { DomainError } from '../errors';
 import { amountValue } from '../values';
+import { ilpErrors } from './errors';
 
 // Another node's incoming payment, as this node reads it over Open Payments to pay it.
 export interface RemoteReceiver {
@@ -31,9 +31,7 @@ const remoteIncomingPayment = z.object({
 export function receiverFrom(url: string, answer: unknown): RemoteReceiver {
   const parsed = remoteIncomingPayment.safeParse(answer);
   if (!parsed.success)
-    throw new DomainError(
-      'upstream',
-      'receiver_invalid',
+    throw ilpErrors.receiverInvalid(
       `The incoming payment at ${url} is not a valid Open Payments incoming payment: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`,
     );
   const read = parsed.data;

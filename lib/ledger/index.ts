@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { balanceTooLarge, DomainError } from '../errors';
 import type { Node } from '../node';
 import { commit, type Refusals } from '../tx';
+import { ledgerErrors } from './errors';
 import { insufficient, TOO_LARGE, TRANSFER_EXISTS } from './rules';
 import { balances, transferItems } from './store';
 
@@ -59,7 +59,7 @@ export const isInsufficient = (refusal: string) => refusal.startsWith(insufficie
 
 // The one mapping of a refused transfer's 38-digit rule to the client's error.
 export function refuseTooLarge(refusals: Refusals): void {
-  if (refusals.includes(TOO_LARGE)) throw balanceTooLarge();
+  if (refusals.includes(TOO_LARGE)) throw ledgerErrors.balanceTooLarge();
 }
 
 export const balanceOf = async (node: Node, id: string): Promise<bigint> => (await balances(node, [id])).get(id) ?? 0n;
@@ -72,7 +72,7 @@ export async function settleAll(node: Node, id: string, assetId: string): Promis
   if (units === 0n) return 0n;
   const refusals = await commit(node, await transferItems(node, randomUUID(), [{ debit: id, credit: account.settlement(assetId), amount: units }]));
   refuseTooLarge(refusals);
-  if (refusals.length) throw new DomainError('conflict', 'concurrent_withdrawal', 'The balance changed during the withdrawal; retry');
+  if (refusals.length) throw ledgerErrors.concurrentWithdrawal();
   return units;
 }
 

@@ -1,4 +1,4 @@
-import { balanceTooLarge } from '../errors';
+import { ledgerErrors } from './errors';
 
 // The ledger's rules, pure (./store.ts writes them as DynamoDB conditions). Balances are bigints
 // at the fixed scale of 20; a DynamoDB number holds 38 digits, so no balance may pass that either
@@ -71,7 +71,7 @@ export function netChanges(transferId: string, legs: Leg[]): Map<string, bigint>
   }
   for (const [id, delta] of net) {
     if (delta === 0n) net.delete(id);
-    else if (delta > MAX_BALANCE || delta < -MAX_BALANCE) throw balanceTooLarge();
+    else if (delta > MAX_BALANCE || delta < -MAX_BALANCE) throw ledgerErrors.balanceTooLarge();
   }
   return net;
 }

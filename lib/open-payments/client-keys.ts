@@ -1,8 +1,8 @@
 import type { JWK } from '@interledger/http-signature-utils';
-import { DomainError } from '../errors';
 import { logger } from '../log';
 import { boundedFetch } from '../net/fetch';
 import type { Node } from '../node';
+import { openPaymentsErrors } from './errors';
 
 // The keys an Open Payments client publishes at <its wallet address>/jwks.json, fetched when a
 // signature must be checked and kept briefly: a key the client stops listing (revoked) stops
@@ -54,7 +54,7 @@ export async function clientKey(node: Node, walletAddress: string, keyId: string
   }
   const key = entry!.keys.find((k) => k.kid === keyId);
   // The client cannot be verified: say why (GNAP's invalid_client).
-  if (!key && entry!.failure) throw new DomainError('unauthorized', 'invalid_client', `The client's key set could not be read: ${entry!.failure}`);
+  if (!key && entry!.failure) throw openPaymentsErrors.invalidClient(`The client's key set could not be read: ${entry!.failure}`);
   return key;
 }
 

@@ -1,5 +1,6 @@
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken, OpenPaymentsClientError } from '@interledger/open-payments';
 import { DomainError } from '../errors';
+import { ilpErrors } from '../ilp/errors';
 import { type RemoteReceiver, receiverFrom } from '../ilp/receiver';
 import { withBoundedFetch } from '../net/fetch';
 import type { Node } from '../node';
@@ -76,11 +77,11 @@ export async function readReceiver(node: Node, url: string): Promise<RemoteRecei
   try {
     read = await readIncomingPayment(node, url);
   } catch (e) {
-    if (e instanceof OpenPaymentsClientError && e.status === 404) throw new DomainError('unprocessable', 'receiver_not_found', `No incoming payment at ${url}`);
+    if (e instanceof OpenPaymentsClientError && e.status === 404) throw ilpErrors.receiverNotFound(`No incoming payment at ${url}`);
     if (e instanceof DomainError) throw e;
     // What the receiver's node answered, when it answered: a refusal is not an outage.
     const answer = e instanceof OpenPaymentsClientError && e.status !== undefined ? ` (HTTP ${e.status}${e.description ? `: ${e.description}` : ''})` : '';
-    throw new DomainError('upstream', 'receiver_unreachable', `Could not read the incoming payment at ${url}: ${(e as Error).message}${answer}`);
+    throw ilpErrors.receiverUnreachable(`Could not read the incoming payment at ${url}: ${(e as Error).message}${answer}`);
   }
   return receiverFrom(url, read);
 }

@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
-import { DomainError, invalidField, notFound } from '../errors';
+import { commonErrors, invalidField } from '../errors';
 import { event, type Outgoing } from '../events';
 import { account, settleAll } from '../ledger';
 import { logger } from '../log';
 import type { Node } from '../node';
-import { conflictState, intentUrl } from '../resources';
+import { intentUrl } from '../resources';
 import type { Page } from '../store';
 import { commit, type Refusals, type Write } from '../tx';
 import { findWalletRecordByUrl, walletAddressIdOf } from '../wallet-addresses';
+import { walletAddressErrors } from '../wallet-addresses/errors';
 import { afterCredit, creditFor, isOpen, stateOf } from './credit';
+import { intentErrors } from './errors';
 import type { CreateIntent, IntentRecord, ListIntentsQuery, PaymentIntent } from './schemas';
 import * as store from './store';
 
@@ -48,18 +50,14 @@ export async function listIntents(node: Node, q: ListIntentsQuery): Promise<Page
 
 export function checkAmountAsset(a: Amount, expected: { code: string; scale: number }, field: string) {
   if (a.assetCode !== expected.code || a.assetScale !== expected.scale) {
-    throw new DomainError(
-      'unprocessable',
-      'asset_mismatch',
-      `${field} is in ${a.assetCode} at scale ${a.assetScale}, but must be in ${expected.code} at scale ${expected.scale}`,
-    );
+    throw intentErrors.assetMismatch(field, a.assetCode, a.assetScale, expected.code, expected.scale);
   }
 }
 
 // `client`: the Open Payments client creating it (through the resource server), if any.
 export async function createIntent(node: Node, input: CreateIntent, client?: string): Promise<IntentRecord> {
   const wallet = await findWalletRecordByUrl(node, input.walletAddress);
-  if (!wallet) throw new DomainError('unprocessable', 'wallet_address_not_found', `No wallet address ${input.walletAddress}`);
+  if (!wallet) throw walletAddressErrors.unknown(input.walletAddress);
   const now = Date.now();
   let expiresAt = new Date(now + MAX_INTENT_LIFETIME_SECS * 1000).toISOString();
   if (input.expiresAt !== undefined) {
@@ -95,7 +93,7 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
 
 export async function getIntentRecord(node: Node, id: string): Promise<IntentRecord> {
   const r = await store.findIntent(node, id);
-  if (!r) throw notFound('payment intent', id);
+  if (!r) throw intentErrors.notFound(id);
   return r;
 }
 
@@ -103,7 +101,7 @@ export const getIntent = async (node: Node, id: string) => intentView(node, awai
 
 export async function completeIntent(node: Node, id: string): Promise<IntentRecord> {
   const r = await getIntentRecord(node, id);
-  if (!isOpen(r)) throw conflictState('Payment intent', id, stateOf(r), 'completed');
+  if (!isOpen(r)) throw commonErrors.invalidState('Payment intent', id, stateOf(r), 'completed');
   const now = new Date().toISOString();
   const done: IntentRecord = { ...r, state: 'completed', completedAt: now };
   const refusals = await commit(node, store.closeOrCredit(node, r, { state: 'completed', completedAt: now }, now), [

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
-import { DomainError, invalidField, notFound } from '../errors';
+import { commonErrors, invalidField } from '../errors';
 import { event, message, type Outgoing } from '../events';
 import { account, refuseTooLarge, settleAll, transferItems } from '../ledger';
 import { logger } from '../log';
@@ -11,13 +11,14 @@ import { fitsBeside, type GrantLimits, REFUSALS, refusalOf } from '../open-payme
 import { getPeerRecord } from '../peers';
 import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery } from '../peers/schemas';
 import { findQuote, putQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
+import { quoteErrors } from '../quotes/errors';
 import type { QuoteRecord } from '../quotes/schemas';
-import { conflictState } from '../resources';
 import type { Page } from '../store';
 import { annotate } from '../tracing';
 import { commit, type Write } from '../tx';
 import { walletAddressIdOf } from '../wallet-addresses';
 import { canonicalOrUndefined } from '../wallet-addresses/address';
+import { paymentErrors } from './errors';
 import type { CreatePayment, ListPaymentsQuery, Payment, PaymentMessage, PaymentRecord } from './schemas';
 import { mayWithdraw, type PaymentAction, TRANSITIONS } from './states';
 import * as store from './store';
@@ -52,7 +53,7 @@ export const pagePaymentsByWallet = (node: Node, walletAddressId: string, opts: 
 
 export async function getPaymentRecord(node: Node, id: string): Promise<PaymentRecord> {
   const r = await store.findPayment(node, id);
-  if (!r) throw notFound('payment', id);
+  if (!r) throw paymentErrors.notFound(id);
   return r;
 }
 
@@ -80,27 +81,24 @@ export interface CreatedPayment {
 
 // How often a creation reads its grant's spent amounts again when a racing one changed them.
 const SPEND_ATTEMPTS = 5;
-const insufficientGrant = (detail: string) => new DomainError('forbidden', 'insufficient_grant', detail);
 
 // `by`: the app's grant, whose limits it must fit (checked and charged in the payment's
 // transaction). `priced`: a quote priced for this payment alone, stored with it (an Open Payments
 // payment asked for by incoming payment and debit amount), rather than one to take.
 export async function createPaymentRecord(node: Node, input: CreatePayment, by?: GrantedBy, priced?: QuoteRecord): Promise<CreatedPayment> {
   const quote = priced ?? (await findQuote(node, input.quoteId));
-  if (!quote) throw new DomainError('unprocessable', 'quote_not_found', `No quote ${input.quoteId}`);
+  if (!quote) throw quoteErrors.unknown(input.quoteId);
   if (quote.walletAddress !== canonicalOrUndefined(input.walletAddress, node.urls.walletAddresses)) {
-    throw new DomainError('unprocessable', 'quote_wallet_mismatch', `Quote ${quote.id} was made for ${quote.walletAddress}, not ${input.walletAddress}`);
+    throw quoteErrors.walletMismatch(quote.id, quote.walletAddress, input.walletAddress);
   }
-  if (by && quote.client !== by.client) throw new DomainError('forbidden', 'forbidden', `Quote ${quote.id} was not created by this client`);
-  const quoteUsed = () => new DomainError('conflict', 'quote_used', `Quote ${quote.id} was already used`);
-  const quoteExpired = () => new DomainError('unprocessable', 'quote_expired', `Quote ${quote.id} expired at ${quote.expiresAt}; create a new quote`);
-  if (quote.paymentId) throw quoteUsed();
+  if (by && quote.client !== by.client) throw paymentErrors.quoteNotYours(quote.id);
+  if (quote.paymentId) throw quoteErrors.used(quote.id);
   const now = new Date().toISOString();
-  if (quote.expiresAt <= now) throw quoteExpired();
+  if (quote.expiresAt <= now) throw quoteErrors.expired(`Quote ${quote.id}`, quote.expiresAt, 'create a new quote');
 
   const amounts = { receiver: quote.receiver, debit: quote.debitAmount, receive: quote.receiveAmount };
   const refused = by && refusalOf(by.limits, amounts);
-  if (refused) throw insufficientGrant(REFUSALS[refused]);
+  if (refused) throw paymentErrors.insufficientGrant(REFUSALS[refused]);
   const asset = (a: Amount) => ({ code: a.assetCode, scale: a.assetScale });
   const charge: store.SpentItem = {
     debit: BigInt(quote.debitAmount.value),
@@ -136,7 +134,7 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
   for (let attempt = 1; ; attempt++) {
     const seen = by && (await store.findSpent(node, by.grantId, by.period.key));
     if (by && !fitsBeside(by.limits, seen ?? NOTHING_SPENT, amounts))
-      throw insufficientGrant(`This payment and what the grant has spent${by.period.end ? ' in this interval' : ''} come to more than it allows`);
+      throw paymentErrors.insufficientGrant(`This payment and what the grant has spent${by.period.end ? ' in this interval' : ''} come to more than it allows`);
     const after = added(seen, charge);
     const spending = by ? [store.spend(node, by.grantId, by.period.key, seen, charge, after, by.period.end)] : [];
     const refusals = await commit(
@@ -145,10 +143,12 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
       [event(store.partition(record.id), 'payment.created', view)],
     );
     if (!refusals.length) return { record, ...(by && { spent: after }) };
-    if (refusals.includes(QUOTE_TAKEN)) throw (await findQuote(node, quote.id))?.paymentId ? quoteUsed() : quoteExpired();
+    if (refusals.includes(QUOTE_TAKEN))
+      throw (await findQuote(node, quote.id))?.paymentId
+        ? quoteErrors.used(quote.id)
+        : quoteErrors.expired(`Quote ${quote.id}`, quote.expiresAt, 'create a new quote');
     if (!refusals.includes(store.GRANT_SPENT_CHANGED)) throw new Error(`Payment ${record.id} could not be created: ${refusals.join(', ')}`);
-    if (attempt === SPEND_ATTEMPTS)
-      throw new DomainError('unavailable', 'grant_busy', 'Other payments under this grant kept changing what it has spent; retry shortly');
+    if (attempt === SPEND_ATTEMPTS) throw paymentErrors.grantBusy();
     await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
   }
 }
@@ -184,12 +184,12 @@ async function move(
   const { from, to } = TRANSITIONS[action];
   annotate(PAYMENT_ANNOTATION, id);
   const r = await getPaymentRecord(node, id);
-  if (r.state !== from) throw conflictState('Payment', id, r.state, done);
+  if (r.state !== from) throw commonErrors.invalidState('Payment', id, r.state, done);
   const next: PaymentRecord = { ...r, state: to };
   const { writes = [], outgoing } = build(r, next);
   const refusals = await commit(node, [...store.transition(node, r, from, to), ...(await writes)], outgoing);
   refuseTooLarge(refusals);
-  if (refusals.length) throw conflictState('Payment', id, (await getPaymentRecord(node, id)).state, done);
+  if (refusals.length) throw commonErrors.invalidState('Payment', id, (await getPaymentRecord(node, id)).state, done);
   return paymentView(next);
 }
 
@@ -197,7 +197,7 @@ export const fundPayment = (node: Node, id: string) =>
   move(node, id, 'fund', 'funded', (r, next) => {
     // Funding later would send at a rate nobody quoted; the FSP cancels and quotes again.
     if (r.quoteExpiresAt <= new Date().toISOString()) {
-      throw new DomainError('unprocessable', 'quote_expired', `Payment ${r.id}'s quote expired at ${r.quoteExpiresAt}; cancel it and create a new quote`);
+      throw quoteErrors.expired(`Payment ${r.id}'s quote`, r.quoteExpiresAt, 'cancel it and create a new quote');
     }
     const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
     return {
@@ -256,7 +256,7 @@ export async function finishPayment(
 export async function withdrawPayment(node: Node, id: string) {
   annotate(PAYMENT_ANNOTATION, id);
   const r = await getPaymentRecord(node, id);
-  if (!mayWithdraw(r.state)) throw conflictState('Payment', id, r.state, 'withdrawn from');
+  if (!mayWithdraw(r.state)) throw commonErrors.invalidState('Payment', id, r.state, 'withdrawn from');
   const units = await settleAll(node, account.payment(id), r.sourceAssetId);
   const asset = { code: r.debitAmount.assetCode, scale: r.debitAmount.assetScale };
   return { ...paymentView(r), withdrawnAmount: amountOf(fromLedger(units, asset.scale), asset) };

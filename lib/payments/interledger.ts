@@ -64,7 +64,7 @@ async function sendRemote(node: Node, p: PaymentRecord, holder: string): Promise
     return await attempt(node, p, holder, Date.now());
   } catch (e) {
     // A refusal that no retry changes (no such receiver, no rate for the peer): fail now, with it.
-    if (e instanceof DomainError && e.kind === 'unprocessable') return finish(node, p, 'failed', totalsOf(await store.listPackets(node, p.id)), e.code);
+    if (e instanceof DomainError && e.status === 422) return finish(node, p, 'failed', totalsOf(await store.listPackets(node, p.id)), e.code);
     if (!(e instanceof Crashed)) await commit(node, [store.releaseLease(node, p.id, holder)]).catch(() => undefined);
     throw e;
   }

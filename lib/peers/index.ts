@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { amountOf, fromLedger, toLedger } from '../amounts';
 import { findAssetByCode } from '../assets';
-import { DomainError, notFound } from '../errors';
+import { assetErrors } from '../assets/errors';
+import type { DomainError } from '../errors';
 import { event } from '../events';
 import { account, balanceOf, emptyAccountCheck, moveFunds } from '../ledger';
+import { ledgerErrors } from '../ledger/errors';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { commit } from '../tx';
+import { peerErrors } from './errors';
 import { bestRoute } from './rules';
 import type { CreatePeer, Peer, PeerRecord, UpdatePeer } from './schemas';
 import * as store from './store';
@@ -17,8 +20,6 @@ import * as store from './store';
 // calls its connector), and a liquidity account: the credit line extended to it, which packets
 // from it use up and packets to it restore (see lib/ilp).
 
-const tokenInUse = () => new DomainError('conflict', 'auth_token_in_use', 'An incoming auth token is already used by another peer; each token names one peer');
-
 // Amount settings at the asset's scale must fit the ledger.
 function checkAmounts(p: { maxPacketAmount?: string | null; liquidityThreshold?: string | null }, scale: number) {
   if (p.maxPacketAmount) toLedger(BigInt(p.maxPacketAmount), scale, 'maxPacketAmount');
@@ -27,7 +28,7 @@ function checkAmounts(p: { maxPacketAmount?: string | null; liquidityThreshold?:
 
 export async function createPeer(node: Node, input: CreatePeer): Promise<Peer> {
   const asset = await findAssetByCode(node, input.assetCode);
-  if (!asset) throw new DomainError('unprocessable', 'unknown_asset', `No asset with code ${input.assetCode}; create it with POST /assets first`);
+  if (!asset) throw assetErrors.unknown(input.assetCode);
   checkAmounts(input, asset.scale);
   const record: PeerRecord = {
     id: randomUUID(),
@@ -45,13 +46,9 @@ export async function createPeer(node: Node, input: CreatePeer): Promise<Peer> {
   };
   const refusals = await commit(node, store.insertPeer(node, record));
   if (refusals.includes('peer_exists')) {
-    throw new DomainError(
-      'conflict',
-      'peer_exists',
-      `There is already a peer at ${input.staticIlpAddress} in ${asset.code}: one peering relationship per address and asset`,
-    );
+    throw peerErrors.exists(input.staticIlpAddress, asset.code);
   }
-  if (refusals.includes('auth_token_in_use')) throw tokenInUse();
+  if (refusals.includes('auth_token_in_use')) throw peerErrors.tokenInUse();
   if (refusals.length) throw new Error(`Peer ${record.id} could not be created: ${refusals.join(', ')}`);
   forgetPeers();
   return store.viewOf(record);
@@ -65,7 +62,7 @@ export const findPeer = (node: Node, id: string) => store.findPeer(node, id);
 
 export async function getPeerRecord(node: Node, id: string): Promise<PeerRecord> {
   const p = await store.findPeer(node, id);
-  if (!p) throw notFound('peer', id);
+  if (!p) throw peerErrors.notFound(id);
   return p;
 }
 
@@ -95,7 +92,7 @@ export async function updatePeer(node: Node, id: string, input: UpdatePeer): Pro
   checkAmounts(now, now.assetScale);
   const refusals = await commit(node, store.replacePeer(node, was, now));
   if (refusals.includes('peer_changed')) throw await goneOrChanged(node, id);
-  if (refusals.includes('auth_token_in_use')) throw tokenInUse();
+  if (refusals.includes('auth_token_in_use')) throw peerErrors.tokenInUse();
   forgetPeers();
   return store.viewOf(now);
 }
@@ -105,7 +102,7 @@ export async function deletePeer(node: Node, id: string): Promise<void> {
   const p = await getPeerRecord(node, id);
   const refusals = await commit(node, [...store.removePeer(node, p), ...emptyAccountCheck(node, account.peer(id), 'peer_has_liquidity')]);
   if (refusals.includes('peer_has_liquidity')) {
-    throw new DomainError('conflict', 'peer_has_liquidity', `Peer ${id} still holds liquidity; withdraw it with POST /peers/${id}/liquidity-withdrawals first`);
+    throw peerErrors.hasLiquidity(id);
   }
   if (refusals.length) throw await goneOrChanged(node, id);
   forgetPeers();
@@ -114,8 +111,7 @@ export async function deletePeer(node: Node, id: string): Promise<void> {
 // A change made from a read that another request has since overtaken: 404 if the peer went,
 // else 409, to read it again and retry.
 async function goneOrChanged(node: Node, id: string): Promise<DomainError> {
-  if (!(await store.findPeer(node, id))) return notFound('peer', id);
-  return new DomainError('conflict', 'peer_changed', `Peer ${id} was changed by another request meanwhile; read it again and retry`);
+  return (await store.findPeer(node, id)) ? peerErrors.changed(id) : peerErrors.notFound(id);
 }
 
 // Deposits extend the credit line from the asset's settlement account; withdrawals take it back.
@@ -123,7 +119,7 @@ export async function movePeerLiquidity(node: Node, id: string, value: string, d
   const p = await getPeerRecord(node, id);
   const units = toLedger(BigInt(value), p.assetScale, 'amount');
   if ((await moveFunds(node, account.peer(id), p.assetId, units, direction, idempotencyKey)) === 'insufficient') {
-    throw new DomainError('unprocessable', 'insufficient_liquidity', `Peer ${id} has less liquidity than ${value} (scale ${p.assetScale})`);
+    throw ledgerErrors.insufficientLiquidity(`Peer ${id}`, value, p.assetScale);
   }
   return getPeer(node, id);
 }

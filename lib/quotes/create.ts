@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { amountOf, debitFor, receiveFor, toLedger } from '../amounts';
-import { DomainError } from '../errors';
+import { invalidFields } from '../errors';
+import { ilpErrors } from '../ilp/errors';
 import { probe, routeFor } from '../ilp/quote';
 import type { Node } from '../node';
 import { readReceiver } from '../open-payments/client';
@@ -10,6 +11,8 @@ import { resolveRate } from '../rates';
 import { intentUrl, localIntentId } from '../resources';
 import { commit } from '../tx';
 import { findWalletRecordByUrl, type WalletRecord } from '../wallet-addresses';
+import { walletAddressErrors } from '../wallet-addresses/errors';
+import { quoteErrors } from './errors';
 import type { CreateQuote, QuoteRecord } from './schemas';
 import { putQuote } from './store';
 
@@ -17,8 +20,6 @@ import { putQuote } from './store';
 // the rates resolver; or one on another node, paid over Interledger through a peer, whose route
 // lib/ilp/quote.ts probes. Rounding favours the service: the receive amount is rounded down, a
 // debit computed from a receive amount rounded up.
-const unprocessable = (code: string, detail: string) => new DomainError('unprocessable', code, detail);
-
 type Sender = WalletRecord;
 interface Receiver {
   asset: { code: string; scale: number };
@@ -38,9 +39,7 @@ export async function createQuote(node: Node, input: CreateQuote, client?: strin
 // The quote, priced but not stored (a payment that prices its own stores it with itself).
 export async function priceQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
   if (input.debitAmount && input.receiveAmount) {
-    throw new DomainError('invalid', 'invalid_request', 'Give debitAmount or receiveAmount, not both', [
-      { field: 'receiveAmount', message: 'cannot be given together with debitAmount' },
-    ]);
+    throw invalidFields([{ field: 'receiveAmount', message: 'cannot be given together with debitAmount' }]);
   }
   const intentId = localIntentId(node, input.receiver);
   // A local receiver is read together with the sender: one round trip, not two.
@@ -48,7 +47,7 @@ export async function priceQuote(node: Node, input: CreateQuote, client?: string
     findWalletRecordByUrl(node, input.walletAddress),
     intentId === undefined ? undefined : findIntent(node, intentId),
   ]);
-  if (!sender) throw unprocessable('wallet_address_not_found', `No wallet address ${input.walletAddress}`);
+  if (!sender) throw walletAddressErrors.unknown(input.walletAddress);
   const { expiresBy, ...priced } = intentId === undefined ? await priceRemote(node, input, sender) : await priceLocal(node, input, sender, intentId, intent);
 
   const now = Date.now();
@@ -76,24 +75,24 @@ function target(input: CreateQuote, src: { code: string; scale: number }, receiv
     checkAmountAsset(input.receiveAmount, receiver.asset, 'receiveAmount');
     return { receive: BigInt(input.receiveAmount.value) };
   }
-  if (receiver.remaining === null) throw unprocessable('amount_required', 'The incoming payment has no incomingAmount: give debitAmount or receiveAmount');
+  if (receiver.remaining === null) throw quoteErrors.amountRequired();
   return { receive: receiver.remaining };
 }
 
 function checkAmounts(debit: bigint, receive: bigint, src: { scale: number }, receiver: Receiver) {
-  if (receive <= 0n || debit <= 0n) throw unprocessable('amount_too_small', 'The quote would deliver nothing at this rate and scale');
+  if (receive <= 0n || debit <= 0n) throw quoteErrors.amountTooSmall();
   if (receiver.remaining !== null && receive > receiver.remaining) {
-    throw unprocessable('amount_exceeds_remaining', `The incoming payment can receive at most ${receiver.remaining} (scale ${receiver.asset.scale}) more`);
+    throw quoteErrors.amountExceedsRemaining(String(receiver.remaining), receiver.asset.scale);
   }
   toLedger(debit, src.scale, 'debitAmount.value');
   toLedger(receive, receiver.asset.scale, 'receiveAmount.value');
 }
 
 async function priceLocal(node: Node, input: CreateQuote, sender: Sender, intentId: string, intent: IntentRecord | undefined): Promise<Priced> {
-  if (!intent) throw unprocessable('receiver_not_found', `No payment intent ${intentId}`);
+  if (!intent) throw ilpErrors.receiverNotFound(`No payment intent ${intentId}`);
   const intentState = intentView(node, intent).state;
   if (intentState !== 'pending' && intentState !== 'processing') {
-    throw unprocessable('receiver_not_open', `Payment intent ${intentId} is ${intentState}; it cannot receive payments`);
+    throw ilpErrors.receiverNotOpen(`Payment intent ${intentId} is ${intentState}; it cannot receive payments`);
   }
   const rate = await resolveRate(node, { sourceAssetCode: sender.assetCode, destinationAssetCode: intent.assetCode });
   const src = { code: sender.assetCode, scale: sender.assetScale };
@@ -118,7 +117,7 @@ async function priceLocal(node: Node, input: CreateQuote, sender: Sender, intent
 
 async function priceRemote(node: Node, input: CreateQuote, sender: Sender): Promise<Priced> {
   const remote = await readReceiver(node, input.receiver);
-  if (remote.state !== 'open') throw unprocessable('receiver_not_open', `The incoming payment at ${remote.url} is ${remote.state}; it cannot receive payments`);
+  if (remote.state !== 'open') throw ilpErrors.receiverNotOpen(`The incoming payment at ${remote.url} is ${remote.state}; it cannot receive payments`);
   const src = { code: sender.assetCode, scale: sender.assetScale };
   const receiver: Receiver = { asset: remote.asset, remaining: remote.incoming === null ? null : remote.incoming - remote.received };
   const wanted = target(input, src, receiver);

@@ -1,5 +1,5 @@
-import { notFound } from '../errors';
 import type { Node } from '../node';
+import { quoteErrors } from './errors';
 import type { Quote, QuoteRecord } from './schemas';
 import * as store from './store';
 
@@ -26,6 +26,6 @@ export const findQuote = (node: Node, id: string) => store.findQuote(node, id);
 
 export async function getQuote(node: Node, id: string): Promise<Quote> {
   const r = await store.findQuote(node, id);
-  if (!r) throw notFound('quote', id);
+  if (!r) throw quoteErrors.notFound(id);
   return quoteView(r);
 }

@@ -1,9 +1,10 @@
-import { DomainError } from '../errors';
 import { logger } from '../log';
 import { countRatePull } from '../metrics';
 import type { Node } from '../node';
 import { findPeer } from '../peers';
-import { fetchRates, rateUnavailable } from './pull';
+import { peerErrors } from '../peers/errors';
+import { rateErrors } from './errors';
+import { fetchRates } from './pull';
 import type { PushRate, Rate, RateQuery } from './schemas';
 import * as store from './store';
 
@@ -18,7 +19,7 @@ const scopeName = (peerId?: string) => (peerId === undefined ? 'FSP-wide' : `for
 // A peer-scoped rate must name a peer of this node.
 async function checkPeer(node: Node, peerId: string | undefined) {
   if (peerId !== undefined && !(await findPeer(node, peerId))) {
-    throw new DomainError('unprocessable', 'unknown_peer', `No peer ${peerId}: a peer-scoped rate names a peer by its id`);
+    throw peerErrors.unknown(peerId);
   }
 }
 
@@ -89,14 +90,15 @@ export async function resolveRate(node: Node, q: RateQuery): Promise<Rate> {
 
   const pair = `${q.sourceAssetCode}→${q.destinationAssetCode} (${scopeName(q.peerId)})`;
   if (!node.rates.url) {
-    throw rateUnavailable(`No ${pushed ? 'unexpired ' : ''}pushed rate for ${pair}, and pulling is not configured (EXCHANGE_RATES_URL is not set)`);
+    throw rateErrors.unavailable(`No ${pushed ? 'unexpired ' : ''}pushed rate for ${pair}, and pulling is not configured (EXCHANGE_RATES_URL is not set)`);
   }
   const cached = pulled && valid(pulled) ? pulled.rates[q.destinationAssetCode] : undefined;
   if (cached !== undefined) return view(q, cached, 'pulled', pulled!.expiresAt);
 
   const fresh = await pull(node, q.sourceAssetCode, q.peerId, now);
   const rate = fresh.rates[q.destinationAssetCode];
-  if (rate === undefined) throw rateUnavailable(`The FSP's rates for base ${q.sourceAssetCode} (${scopeName(q.peerId)}) do not list ${q.destinationAssetCode}`);
+  if (rate === undefined)
+    throw rateErrors.unavailable(`The FSP's rates for base ${q.sourceAssetCode} (${scopeName(q.peerId)}) do not list ${q.destinationAssetCode}`);
   return view(q, rate, 'pulled', fresh.expiresAt);
 }
 

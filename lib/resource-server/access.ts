@@ -1,18 +1,18 @@
 import type { JWK } from '@interledger/http-signature-utils';
-import { AccessRefused, DomainError } from '../errors';
+import { httpErrors } from '../http/errors';
 import { verifySignature } from '../http/message-signatures';
 import type { OpRequest } from '../http/open-payments';
 import type { Node } from '../node';
 import { clientKey } from '../open-payments/client-keys';
+import { openPaymentsErrors } from '../open-payments/errors';
 import { canonicalBase } from '../wallet-addresses/address';
 import { type Asked, introspectToken, type TokenInfo } from './introspection';
 
 // Access to the resource server's routes: every call but a public read carries a GNAP access
 // token, which the authorization server is asked about (the right type, action and wallet
 // address), and is signed with the key of the client the token was granted to.
-const asServer = (node: Node) => `GNAP as_uri=${node.urls.authServer}`;
-const unauthorized = (node: Node, detail: string) => new AccessRefused('unauthorized', 'unauthorized', detail, asServer(node));
-export const forbidden = (node: Node, detail: string) => new AccessRefused('forbidden', 'forbidden', detail, asServer(node));
+const unauthorized = (node: Node, detail: string) => httpErrors.tokenRefused(detail, node.urls.authServer);
+export const forbidden = (node: Node, detail: string) => httpErrors.tokenForbids(detail, node.urls.authServer);
 // Who called (the client a token was granted to, as stored on what it creates), and the access
 // items of its token that cover the call.
 export interface Caller {
@@ -31,7 +31,7 @@ export async function authorize(node: Node, req: OpRequest, asked: Asked[]): Pro
   const verified = await verifySignature(req.signed, async (keyId) =>
     'jwk' in client ? (client.jwk.kid === keyId ? (client.jwk as unknown as JWK) : undefined) : clientKey(node, client.walletAddress, keyId),
   );
-  if (!verified.ok) throw new DomainError('unauthorized', 'invalid_signature', verified.reason);
+  if (!verified.ok) throw openPaymentsErrors.invalidSignature(verified.reason);
   return {
     client: 'jwk' in client ? `jwk:${String(client.jwk.x)}` : canonicalBase(client.walletAddress),
     grantId: info.grant,

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors';
+import { commonErrors } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import { streamCredentials } from '../ilp/stream';
 import type { Node } from '../node';
@@ -18,11 +18,9 @@ import { listRoute } from './pagination';
 // and `list-all` (only with the wallet owner's consent) all of the wallet address's; a `read` whose
 // identifier is an incoming payment's URL, that one payment. The STREAM credentials (`methods`) are shown only to a client with access,
 // and only while the payment can receive.
-const notFound = (id: string) => new DomainError('not_found', 'not_found', `No incoming payment ${id}`);
-
 async function existing(node: Node, id: string): Promise<IntentRecord> {
   const intent = isResourceId(id) ? await findIntent(node, id) : undefined;
-  if (!intent) throw notFound(id);
+  if (!intent) throw commonErrors.notFound(`No incoming payment ${id}`);
   return intent;
 }
 

@@ -2,9 +2,9 @@ import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { SignatureV4 } from '@smithy/signature-v4';
 import * as z from 'zod';
-import { DomainError } from '../errors';
 import { logger } from '../log';
 import type { Node } from '../node';
+import { openPaymentsErrors } from '../open-payments/errors';
 import { tracedFetch } from '../tracing';
 
 // The resource server asks the authorization server what a token grants: POST
@@ -62,12 +62,12 @@ export async function introspectToken(node: Node, token: string, access: Asked[]
     res = await tracedFetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (error) {
     logger.error('Token introspection failed', { error: (error as Error).message });
-    throw new DomainError('unavailable', 'authorization_server_unavailable', 'The authorization server could not be asked about the token; retry shortly');
+    throw openPaymentsErrors.authServerUnavailable();
   }
   const parsed = answer.safeParse(await res.json().catch(() => undefined));
   if (!res.ok || !parsed.success) {
     logger.error('Token introspection answered unexpectedly', { status: res.status });
-    throw new DomainError('unavailable', 'authorization_server_unavailable', 'The authorization server could not be asked about the token; retry shortly');
+    throw openPaymentsErrors.authServerUnavailable();
   }
   return parsed.data;
 }

@@ -1,14 +1,16 @@
 import * as z from 'zod';
 import { type Amount, amount, amountOf } from '../amounts';
-import { DomainError } from '../errors';
+import { commonErrors, invalidFields } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
-import { fieldErrors, validationError } from '../http/problem';
+import { fieldErrors } from '../http/problem';
 import type { Node } from '../node';
 import { grantPeriodAt } from '../open-payments/interval';
 import { type GrantLimits, REFUSALS } from '../open-payments/limits';
 import { createPaymentRecord, findGrantSpent, findPayment, type GrantedBy, pagePaymentsByWallet, paymentCursorOf, type SpentItem } from '../payments';
+import { paymentErrors } from '../payments/errors';
 import type { PaymentRecord } from '../payments/schemas';
 import { priceQuote } from '../quotes/create';
+import { quoteErrors } from '../quotes/errors';
 import { idIn, isResourceId, outgoingPaymentUrl, quoteUrl } from '../resources';
 import { metadata } from '../values';
 import { authorize, type Caller, forbidden, reachesAll, shownTo } from './access';
@@ -32,14 +34,14 @@ const byIncomingPayment = z.strictObject({ walletAddress: z.string().max(512), i
 function createBodyOf(req: OpRequest) {
   const body = parseJson(req, z.looseObject({}));
   const parsed = ('quoteId' in body ? byQuote : byIncomingPayment).safeParse(body);
-  if (!parsed.success) throw validationError(fieldErrors(parsed.error));
+  if (!parsed.success) throw invalidFields(fieldErrors(parsed.error));
   return parsed.data;
 }
 
 // A quote's id as a payment names it: the quote's URL on this resource server (however spelled), or its bare id.
 function quoteIdOf(node: Node, quoteId: string): string {
   const id = isResourceId(quoteId) ? quoteId.toLowerCase() : idIn(quoteUrl(node, ''), quoteId);
-  if (!id) throw new DomainError('unprocessable', 'quote_not_found', `No quote ${quoteId} on this resource server`);
+  if (!id) throw quoteErrors.unknown(quoteId, ' on this resource server');
   return id;
 }
 
@@ -74,7 +76,7 @@ export async function createOutgoingPayment(node: Node, req: OpRequest): Promise
   const caller = await authorize(node, req, [{ type: 'outgoing-payment', actions: ['create'], identifier: body.walletAddress }]);
   const limits = limitsOf(caller);
   const period = grantPeriodAt(limits?.interval, new Date());
-  if (!period) throw new DomainError('forbidden', 'insufficient_grant', REFUSALS.no_interval);
+  if (!period) throw paymentErrors.insufficientGrant(REFUSALS.no_interval);
   const by = { client: caller.client, grantId: caller.grantId, limits, period };
   const { metadata } = body;
   const created =
@@ -93,7 +95,7 @@ async function createWithQuote(node: Node, body: z.infer<typeof byIncomingPaymen
 
 export async function getOutgoingPayment(node: Node, req: OpRequest): Promise<OpReply> {
   const payment = isResourceId(req.params.id) ? await findPayment(node, req.params.id) : undefined;
-  if (!payment) throw new DomainError('not_found', 'not_found', `No outgoing payment ${req.params.id}`);
+  if (!payment) throw commonErrors.notFound(`No outgoing payment ${req.params.id}`);
   const caller = await authorize(node, req, [{ type: 'outgoing-payment', actions: ['read'], identifier: payment.walletAddress }]);
   if (payment.client !== caller.client && !reachesAll(caller, 'read'))
     throw forbidden(node, `Outgoing payment ${req.params.id} was not created by this client, and the access token reaches only those it did`);

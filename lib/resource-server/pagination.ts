@@ -1,8 +1,9 @@
 import * as z from 'zod';
-import { DomainError } from '../errors';
+import { commonErrors } from '../errors';
 import { json, type OpReply, type OpRequest } from '../http/open-payments';
 import type { Node } from '../node';
 import { findWalletRecordByUrl } from '../wallet-addresses';
+import { walletAddressErrors } from '../wallet-addresses/errors';
 import { authorize, type Caller, reachesAll } from './access';
 
 // Open Payments' cursor pagination of a wallet address's resources, newest first: `first`
@@ -31,8 +32,7 @@ const listQuery = z
 // The query of a list route: its wallet address, and the page asked for.
 function listQueryOf(req: OpRequest) {
   const parsed = listQuery.safeParse(req.query);
-  if (!parsed.success)
-    throw new DomainError('invalid', 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; '));
+  if (!parsed.success) throw commonErrors.invalidRequest(parsed.error.issues.map((i) => `${i.path.join('.') || 'query'} ${i.message}`).join('; '));
   const q = parsed.data;
   return { walletAddress: q['wallet-address'], size: q.last ?? q.first ?? 20, direction: q.last ? ('newer' as const) : ('older' as const), cursor: q.cursor };
 }
@@ -69,7 +69,7 @@ export async function listRoute<T>(
   const { walletAddress, ...q } = listQueryOf(req);
   const caller = await authorize(node, req, [{ type, actions: ['list'], identifier: walletAddress }]);
   const wallet = await findWalletRecordByUrl(node, walletAddress);
-  if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${walletAddress}`);
+  if (!wallet) throw walletAddressErrors.notFound(walletAddress);
   const page = await resources.page(wallet.id, { ...q, client: reachesAll(caller, 'list') ? undefined : caller.client });
   return json(
     200,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
-import { DomainError } from '../errors';
+import { commonErrors } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import type { Node } from '../node';
 import { findQuote } from '../quotes';
@@ -44,7 +44,7 @@ export async function createOpQuote(node: Node, req: OpRequest): Promise<OpReply
 
 export async function getOpQuote(node: Node, req: OpRequest): Promise<OpReply> {
   const quote = isResourceId(req.params.id) ? await findQuote(node, req.params.id) : undefined;
-  if (!quote) throw new DomainError('not_found', 'not_found', `No quote ${req.params.id}`);
+  if (!quote) throw commonErrors.notFound(`No quote ${req.params.id}`);
   const caller = await authorize(node, req, [{ type: 'quote', actions: ['read'], identifier: quote.walletAddress }]);
   if (quote.client !== caller.client && !reachesAll(caller, 'read'))
     throw forbidden(node, `Quote ${req.params.id} was not created by this client, and the access token reaches only those it did`);

@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
-import { DomainError, notFound } from '../errors';
+import { assetErrors } from '../assets/errors';
 import type { Node } from '../node';
 import { commit } from '../tx';
 import { canonicalAddress, canonicalBase, canonicalOrUndefined, newAddress } from './address';
-import { type CreateWalletAddress, type Ed25519Jwk, MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey } from './schemas';
+import { walletAddressErrors } from './errors';
+import type { CreateWalletAddress, Ed25519Jwk, WalletAddress, WalletAddressKey } from './schemas';
 import * as store from './store';
-
-const baseChanged = (recorded: string, current: string) =>
-  new DomainError(
-    'conflict',
-    'wallet_address_url_changed',
-    `WALLET_ADDRESS_URL is ${current}, but wallet addresses were first created under ${recorded}; ` +
-      'the base cannot change once set, so restore WALLET_ADDRESS_URL to its first value',
-  );
 
 // The base may never change: this container checks the recorded one against its own (recording it
 // if none is) before its first creation, and again a minute later, rather than on every creation.
@@ -23,7 +16,7 @@ let baseCheckedAt = -Infinity;
 async function checkBase(node: Node, base: string): Promise<void> {
   if (Date.now() - baseCheckedAt < BASE_CHECK_SECS * 1000) return;
   const recorded = (await store.recordedBase(node)) ?? (await store.recordBase(node, base));
-  if (recorded !== base) throw baseChanged(recorded, base);
+  if (recorded !== base) throw walletAddressErrors.baseChanged(recorded, base);
   baseCheckedAt = Date.now();
 }
 
@@ -32,9 +25,7 @@ export async function createWalletAddress(node: Node, input: CreateWalletAddress
   await checkBase(node, base);
   const address = newAddress(input.address, base);
   const asset = await findAssetByCode(node, input.assetCode);
-  if (!asset) {
-    throw new DomainError('unprocessable', 'unknown_asset', `No asset with code ${input.assetCode}; create it with POST /assets first`);
-  }
+  if (!asset) throw assetErrors.unknown(input.assetCode);
   const wallet: WalletAddress = {
     id: randomUUID(),
     address,
@@ -44,14 +35,14 @@ export async function createWalletAddress(node: Node, input: CreateWalletAddress
     createdAt: new Date().toISOString(),
   };
   if ((await commit(node, store.insertWalletAddress(node, { ...wallet, assetId: asset.id }))).includes('wallet_address_exists')) {
-    throw new DomainError('conflict', 'wallet_address_exists', `The wallet address ${address} already exists`);
+    throw walletAddressErrors.exists(address);
   }
   return wallet;
 }
 
 export async function getWalletAddress(node: Node, id: string): Promise<WalletAddress> {
   const wallet = await store.findWalletAddress(node, id);
-  if (!wallet) throw notFound('wallet address', id);
+  if (!wallet) throw walletAddressErrors.notFound(`with id ${id}`);
   return wallet;
 }
 
@@ -69,7 +60,7 @@ export const listWalletAddresses = (node: Node, q: { limit: number; cursor?: str
 
 export async function getWalletAddressByUrl(node: Node, url: string): Promise<WalletAddress> {
   const wallet = await findWalletAddressByUrl(node, url);
-  if (!wallet) throw new DomainError('not_found', 'wallet_address_not_found', `No wallet address ${url}`);
+  if (!wallet) throw walletAddressErrors.notFound(url);
   return wallet;
 }
 
@@ -111,14 +102,8 @@ export async function addKey(node: Node, id: string, jwk: Ed25519Jwk): Promise<W
   const wallet = await getWalletAddress(node, id);
   const key: WalletAddressKey = { walletAddressId: wallet.id, kid: jwk.kid, jwk, createdAt: new Date().toISOString(), revokedAt: null };
   const refusals = await commit(node, store.insertKey(node, wallet.address, key));
-  if (refusals.includes('key_exists')) throw new DomainError('conflict', 'key_exists', `This wallet address already has a key with kid ${key.kid}`);
-  if (refusals.includes('too_many_keys')) {
-    throw new DomainError(
-      'conflict',
-      'too_many_keys',
-      `This wallet address already has ${MAX_ACTIVE_KEYS} unrevoked keys, the most it can publish; revoke one first`,
-    );
-  }
+  if (refusals.includes('key_exists')) throw walletAddressErrors.keyExists(key.kid);
+  if (refusals.includes('too_many_keys')) throw walletAddressErrors.tooManyKeys();
   return key;
 }
 
@@ -132,7 +117,7 @@ export async function revokeKey(node: Node, id: string, kid: string): Promise<Wa
   // Refused: unknown, or revoked before (then unchanged); the read tells which.
   await commit(node, store.revoking(node, wallet.address, kid, new Date().toISOString()));
   const key = await store.findKey(node, wallet.address, kid);
-  if (!key) throw new DomainError('not_found', 'key_not_found', `Wallet address ${id} has no key with kid ${kid}`);
+  if (!key) throw walletAddressErrors.keyNotFound(id, kid);
   return key;
 }
 

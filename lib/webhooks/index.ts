@@ -1,8 +1,8 @@
-import { DomainError } from '../errors';
+import { commonErrors } from '../errors';
 import { message } from '../events';
 import type { Node } from '../node';
-import { conflictState } from '../resources';
 import { commit } from '../tx';
+import { webhookErrors } from './errors';
 import { REDELIVER_OVERDUE_SECS, redeliverableFrom } from './schedule';
 import type { Attempt, ListQuery, RetryMessage, WebhookEvent } from './schemas';
 import * as store from './store';
@@ -28,7 +28,7 @@ export const retryMessage = (node: Node, m: RetryMessage, delaySeconds: number) 
 
 export async function getWebhookEvent(node: Node, id: string): Promise<WebhookEvent> {
   const r = await store.findRecord(node, id);
-  if (!r) throw new DomainError('not_found', 'webhook_event_not_found', `No webhook event ${id}`);
+  if (!r) throw webhookErrors.notFound(id);
   return webhookView(r);
 }
 
@@ -42,14 +42,14 @@ export async function listWebhookEvents(node: Node, q: ListQuery) {
 // queues before they were kept on disk): by then no live attempt can race the redelivery.
 export async function redeliverWebhookEvent(node: Node, id: string): Promise<WebhookEvent> {
   const r = await store.findRecord(node, id);
-  if (!r) throw new DomainError('not_found', 'webhook_event_not_found', `No webhook event ${id}`);
+  if (!r) throw webhookErrors.notFound(id);
   const now = new Date();
   let skipped: Attempt | undefined;
   if (r.status === 'pending') {
     const from = redeliverableFrom(r, node.webhooks.retryScheduleSecs);
     if (now.getTime() < from) {
       const due = r.nextAttemptAt ? `its next attempt is due at ${r.nextAttemptAt}` : 'an attempt is scheduled';
-      throw new DomainError('conflict', 'invalid_state', `Webhook event ${id} is pending (${due}); it can be redelivered from ${new Date(from).toISOString()}`);
+      throw commonErrors.invalidState('Webhook event', id, `pending (${due})`, `redelivered before ${new Date(from).toISOString()}`);
     }
     skipped = {
       at: now.toISOString(),
@@ -61,6 +61,6 @@ export async function redeliverWebhookEvent(node: Node, id: string): Promise<Web
   const conflicts = await commit(node, store.reopen(node, r, now.toISOString(), skipped), [
     retryMessage(node, { webhookEvent: id, attempt, notBefore: now.toISOString() }, 0),
   ]);
-  if (conflicts.length) throw conflictState('Webhook event', id, 'changing', 'redelivered now');
+  if (conflicts.length) throw commonErrors.invalidState('Webhook event', id, 'changing', 'redelivered now');
   return webhookView({ ...r, status: 'pending', attempts: skipped ? [...r.attempts, skipped] : r.attempts, nextAttemptAt: now.toISOString() });
 }

@@ -1,22 +1,26 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { AccessRefused, DomainError, MethodNotAllowed } from '../../lib/errors';
+import { invalidFields } from '../../lib/errors';
+import { httpErrors } from '../../lib/http/errors';
 import { openPaymentsApi } from '../../lib/http/open-payments';
 import { problemResponse } from '../../lib/http/problem';
 import { lowerCaseHeaders, requestBody } from '../../lib/http/request';
+import { ledgerErrors } from '../../lib/ledger/errors';
+import { openPaymentsErrors } from '../../lib/open-payments/errors';
+import { quoteErrors } from '../../lib/quotes/errors';
 
 const PROBLEM = { 'content-type': 'application/problem+json' };
 
 describe('problemResponse: anything thrown, as problem+json', () => {
-  it('answers a DomainError with the status of its kind, its code, detail and fields', () => {
+  it('answers a catalog error with its status, code, detail and fields', () => {
     const fields = [{ field: 'amount', message: 'is required' }];
-    expect(problemResponse(new DomainError('invalid', 'invalid_request', 'amount is required', fields))).toEqual({
+    expect(problemResponse(invalidFields(fields))).toEqual({
       statusCode: 400,
       headers: PROBLEM,
       body: '{"type":"urn:payment-service:problem:invalid_request","title":"Invalid request","status":400,"detail":"amount is required","code":"invalid_request","errors":[{"field":"amount","message":"is required"}]}',
     });
-    expect(problemResponse(new DomainError('unprocessable', 'insufficient_funds', 'No')).statusCode).toBe(422);
-    expect(problemResponse(new DomainError('unavailable', 'authorization_server_unavailable', 'Later')).statusCode).toBe(503);
+    expect(problemResponse(ledgerErrors.balanceTooLarge()).statusCode).toBe(422);
+    expect(problemResponse(openPaymentsErrors.authServerUnavailable()).statusCode).toBe(503);
   });
 
   it('answers anything else 500, without saying what it was', () => {
@@ -29,22 +33,22 @@ describe('problemResponse: anything thrown, as problem+json', () => {
   });
 
   it("sends the headers a refusal names: Allow with a 405, WWW-Authenticate with GNAP's 401 and 403", () => {
-    const notServed = problemResponse(new MethodNotAllowed('DELETE is not served at /assets; GET, POST is', ['GET', 'POST']));
+    const notServed = problemResponse(httpErrors.methodNotAllowed('DELETE is not served at /assets; GET, POST is', ['GET', 'POST']));
     expect([notServed.statusCode, notServed.headers]).toEqual([405, { ...PROBLEM, allow: 'GET, POST' }]);
-    const refused = problemResponse(new AccessRefused('forbidden', 'forbidden', 'Not yours', 'GNAP as_uri=https://auth.example'));
+    const refused = problemResponse(httpErrors.tokenForbids('Not yours', 'https://auth.example'));
     expect([refused.statusCode, refused.headers]).toEqual([403, { ...PROBLEM, 'www-authenticate': 'GNAP as_uri=https://auth.example' }]);
   });
 
   it("takes an API's own statuses, members and headers", () => {
     const api = {
-      statuses: { unprocessable: 400 },
+      statuses: { 422: 400 },
       members: (p: { code: string }) => ({ error: { code: p.code } }),
       headers: { 'access-control-allow-origin': '*' },
     };
-    expect(problemResponse(new DomainError('unprocessable', 'x', 'y'), api)).toEqual({
+    expect(problemResponse(quoteErrors.amountTooSmall(), api)).toEqual({
       statusCode: 400,
       headers: { 'access-control-allow-origin': '*', ...PROBLEM },
-      body: '{"type":"urn:payment-service:problem:x","title":"Invalid request","status":400,"detail":"y","code":"x","error":{"code":"x"}}',
+      body: '{"type":"urn:payment-service:problem:amount_too_small","title":"Invalid request","status":400,"detail":"The quote would deliver nothing at this rate and scale","code":"amount_too_small","error":{"code":"amount_too_small"}}',
     });
   });
 });
@@ -64,11 +68,11 @@ describe("the Open Payments APIs' problems", () => {
   const api = openPaymentsApi(
     () => 'https://rs.example',
     [
-      { method: 'GET', path: '/unprocessable', handler: () => Promise.reject(new DomainError('unprocessable', 'amount_too_small', 'Too small')) },
+      { method: 'GET', path: '/unprocessable', handler: () => Promise.reject(quoteErrors.amountTooSmall()) },
       {
         method: 'GET',
         path: '/refused',
-        handler: () => Promise.reject(new AccessRefused('unauthorized', 'unauthorized', 'No token', 'GNAP as_uri=https://as.example')),
+        handler: () => Promise.reject(httpErrors.tokenRefused('No token', 'https://as.example')),
       },
     ],
   );
@@ -81,9 +85,9 @@ describe("the Open Payments APIs' problems", () => {
       type: 'urn:payment-service:problem:amount_too_small',
       title: 'Invalid request',
       status: 400,
-      detail: 'Too small',
+      detail: 'The quote would deliver nothing at this rate and scale',
       code: 'amount_too_small',
-      error: { code: 'amount_too_small', description: 'Too small' },
+      error: { code: 'amount_too_small', description: 'The quote would deliver nothing at this rate and scale' },
     });
   });
 
@@ -108,7 +112,7 @@ describe('reading a request', () => {
     expect(requestBody({ body: 'é', isBase64Encoded: false })).toEqual(Buffer.from('é'));
     expect(requestBody({ body: null, isBase64Encoded: false })).toEqual(Buffer.alloc(0));
     expect(() => requestBody({ body: 'abcd', isBase64Encoded: false }, 3, 'a packet is at most')).toThrow(
-      expect.objectContaining({ kind: 'too_large', code: 'payload_too_large', message: 'The body is 4 bytes; a packet is at most 3' }),
+      expect.objectContaining({ status: 413, code: 'payload_too_large', message: 'The body is 4 bytes; a packet is at most 3' }),
     );
   });
 });

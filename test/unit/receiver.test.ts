@@ -34,7 +34,7 @@ describe('reading a remote incoming payment', () => {
       { ...good, methods: 'ilp' },
       { ...good, completed: 'no' },
     ]) {
-      expect(() => receiverFrom(url, bad), JSON.stringify(bad)).toThrow(expect.objectContaining({ kind: 'upstream', code: 'receiver_invalid' }));
+      expect(() => receiverFrom(url, bad), JSON.stringify(bad)).toThrow(expect.objectContaining({ status: 502, code: 'receiver_invalid' }));
     }
   });
 });

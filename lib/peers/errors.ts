@@ -1,0 +1,36 @@
+import { errorCatalog } from '../errors';
+
+export const peerErrors = errorCatalog({
+  notFound: { code: 'peer_not_found', status: 404, title: 'No peer with this id', detail: (id: string) => `No peer with id ${id}` },
+  // A peer named in a body (not the path).
+  unknown: {
+    code: 'unknown_peer',
+    status: 422,
+    title: 'No peer with this id',
+    detail: (id: string) => `No peer ${id}: a peer-scoped rate names a peer by its id`,
+  },
+  exists: {
+    code: 'peer_exists',
+    status: 409,
+    title: 'A peer has this static ILP address in this asset',
+    detail: (address: string, assetCode: string) => `There is already a peer at ${address} in ${assetCode}: one peering relationship per address and asset`,
+  },
+  tokenInUse: {
+    code: 'auth_token_in_use',
+    status: 409,
+    title: 'An incoming auth token is used by another peer',
+    detail: () => 'An incoming auth token is already used by another peer; each token names one peer',
+  },
+  changed: {
+    code: 'peer_changed',
+    status: 409,
+    title: 'Another request changed the peer meanwhile; read it again and retry',
+    detail: (id: string) => `Peer ${id} was changed by another request meanwhile; read it again and retry`,
+  },
+  hasLiquidity: {
+    code: 'peer_has_liquidity',
+    status: 409,
+    title: 'The peer holds liquidity; withdraw it first',
+    detail: (id: string) => `Peer ${id} still holds liquidity; withdraw it with POST /peers/${id}/liquidity-withdrawals first`,
+  },
+});
