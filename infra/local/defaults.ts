@@ -20,6 +20,7 @@ export const DEFAULT_PORTS = {
   dynamodb: 8000,
   sqs: 9324,
   eventbridge: 4010,
+  secretsmanager: 4012,
 };
 
 // The two nodes a laptop runs side by side (`npm start`, `npm run start:node-b`): each with its
@@ -27,7 +28,18 @@ export const DEFAULT_PORTS = {
 export const NODES = {
   a: { ports: DEFAULT_PORTS, ilpAddress: 'test.node-a', dataDir: '.local' },
   b: {
-    ports: { console: 4000, admin: 4001, openPayments: 4002, fsp: 4003, connector: 4004, authServer: 4006, dynamodb: 8001, sqs: 9325, eventbridge: 4011 },
+    ports: {
+      console: 4000,
+      admin: 4001,
+      openPayments: 4002,
+      fsp: 4003,
+      connector: 4004,
+      authServer: 4006,
+      dynamodb: 8001,
+      sqs: 9325,
+      eventbridge: 4011,
+      secretsmanager: 4013,
+    },
     ilpAddress: 'test.node-b',
     dataDir: '.local/node-b',
   },
@@ -48,6 +60,7 @@ export const PORT_SETTINGS: Record<keyof typeof DEFAULT_PORTS, string> = {
   dynamodb: 'DYNAMODB_PORT',
   sqs: 'SQS_PORT',
   eventbridge: 'EVENTBRIDGE_PORT',
+  secretsmanager: 'SECRETS_MANAGER_PORT',
 };
 
 // Every port of a node: each from its setting, else the node's default.

@@ -15,6 +15,7 @@ import { startCollector } from './metrics';
 import { provision, type Refs, resolveIntrinsics } from './provision';
 import { restApis } from './rest-apis';
 import { scheduledEvent, startSchedules } from './schedules';
+import { startSecretsManager } from './secrets-manager';
 import { eventRoutes, loadService } from './serverless-config';
 import { startSqsPollers } from './sqs-poller';
 import { type Checkpoints, startStreamPollers, streamMappings, unreadWrites } from './stream-poller';
@@ -23,7 +24,7 @@ import { startTraceStore, type TraceStore } from './traces';
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
 // functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
 // both use it; tests pass port 0 and a table prefix so that they never collide with anything.
-type Port = 'admin' | 'openPayments' | 'authServer' | 'connector' | 'dynamodb' | 'sqs' | 'eventbridge';
+type Port = 'admin' | 'openPayments' | 'authServer' | 'connector' | 'dynamodb' | 'sqs' | 'eventbridge' | 'secretsmanager';
 // The local port of each REST API that infra/resources.yml declares.
 const API_PORTS: Record<string, Port> = { ResourceServerApi: 'openPayments', AuthServerApi: 'authServer', ConnectorApi: 'connector' };
 // What the template's WAF limits per client address, as its rate-based rule (GRANT_RATE_LIMIT_PER_5MIN):
@@ -65,7 +66,7 @@ export interface Stack {
   openPaymentsUrl: string;
   authServerUrl: string;
   connectorUrl: string; // where peers send ILP packets (ILP over HTTP)
-  endpoints: { dynamodb: string; sqs: string; eventbridge: string };
+  endpoints: { dynamodb: string; sqs: string; eventbridge: string; secretsmanager: string };
   // The functions' environment: serverless.yml's, resolved; the secrets; the AWS SDK's settings.
   env: Record<string, string>;
   refs: Refs;
@@ -112,6 +113,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const sqs = new SQSClient({ ...aws, endpoint: endpoints.sqs, useQueueUrlAsEndpoint: false });
     const events = await startEventBridge({ port: opts.ports?.eventbridge ?? 0, sqs, region: LOCAL_REGION, account: '000000000000' });
     stops.push(events.stop);
+    const secrets = await startSecretsManager({ port: opts.ports?.secretsmanager ?? 0, account: '000000000000', dataDir: opts.dataDir });
+    stops.push(secrets.stop);
 
     // The local run never talks to AWS: the SDK's own variables point every client at the emulators.
     const awsEnv = {
@@ -121,6 +124,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
       AWS_ENDPOINT_URL_SQS: endpoints.sqs,
       AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
     };
     Object.assign(process.env, awsEnv);
     delete process.env.AWS_PROFILE;
@@ -247,7 +251,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       openPaymentsUrl,
       authServerUrl: env.AUTH_SERVER_URL,
       connectorUrl: `http://localhost:${ports.connector}/ilp`,
-      endpoints: { ...endpoints, eventbridge: events.endpoint },
+      endpoints: { ...endpoints, eventbridge: events.endpoint, secretsmanager: secrets.endpoint },
       env,
       refs,
       dynamo,

@@ -152,7 +152,7 @@ Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
   Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})
   ILP connector                 ${stack.connectorUrl}   (ILP address ${stack.env.ILP_ADDRESS}; peers send packets here)
   Signing proxy                 ${proxy.line}
-  DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}
+  DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}   Secrets Manager ${stack.endpoints.secretsmanager}
   Data          ${shown(dataDir)}/ (kept across restarts${fresh ? '; wiped at this start' : ''}; npm run reset${nodeName === 'b' ? ' -- --node b' : ''} wipes it)
   Rates (pull)  ${stack.env.EXCHANGE_RATES_URL}
   Webhooks to   ${stack.env.WEBHOOK_URL}${fsp ? `   (local FSP simulator: rates from ${ratesFile}; funds payments: ${process.env.FSP_AUTO_FUND !== 'false'})` : ''}
