@@ -9,8 +9,8 @@ import { grantPeriodAt } from '../open-payments/interval';
 import { type GrantLimits, REFUSALS } from '../open-payments/limits';
 import { listRoute } from '../open-payments/pagination';
 import { createPaymentRecord, findGrantSpent, findPayment, type GrantedBy, pagePaymentsByWallet, paymentCursorOf, type SpentItem } from '../payments';
+import { priceQuote } from '../payments/methods';
 import type { PaymentRecord } from '../payments/schemas';
-import { priceQuote } from '../quotes/create';
 import { idIn, isResourceId, outgoingPaymentUrl, quoteUrl } from '../resources';
 import { metadata } from '../values';
 

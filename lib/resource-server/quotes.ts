@@ -4,8 +4,8 @@ import { DomainError } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import type { Node } from '../node';
 import { authorize, forbidden, reachesAll } from '../open-payments/access';
+import { createQuote } from '../payments/methods';
 import { findQuote } from '../quotes';
-import { createQuote } from '../quotes/create';
 import type { QuoteRecord } from '../quotes/schemas';
 import { isResourceId, quoteUrl } from '../resources';
 

@@ -1,0 +1,135 @@
+import { amountOf, debitFor, receiveFor, toLedger } from '../../amounts';
+import { noteLiquidityTaken } from '../../assets';
+import { event } from '../../events';
+import { account, balanceOf, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferItems } from '../../ledger';
+import { countPayment } from '../../metrics';
+import type { Node } from '../../node';
+import { creditIntent, findIntent, intentView } from '../../payment-intents';
+import type { IntentRecord } from '../../payment-intents/schemas';
+import type { LocalFields } from '../../quotes/method';
+import type { CreateQuote } from '../../quotes/schemas';
+import { resolveRate } from '../../rates';
+import { intentUrl, localIntentId } from '../../resources';
+import { finishPayment, paymentView } from '..';
+import type { PaymentRecord } from '../schemas';
+import * as store from '../store';
+import { checkAmounts, type PaymentMethod, type Priced, type Receiver, type Sender, type SendOutcome, sourceOf, target, unprocessable } from './method';
+
+// The local payment method: to a payment intent of this node, priced at the FSP-wide rate from the
+// rates resolver. The intent is read together with the sender when quoting, and with the payment
+// when sending (its id rides on the payment's message). One DynamoDB transaction moves the
+// money (through both assets' liquidity accounts when the currencies differ), credits the intent
+// (payment-intents creditIntent), completes the payment and records the events. The transfer id
+// `deliver:<payment>` and the state conditions make a second delivery of the same message a no-op.
+// Permanent failures (intent closed, not enough destination liquidity) fail the payment and leave
+// its funds in its account to withdraw; anything else is thrown, so the message is retried.
+const ATTEMPTS = 5;
+
+async function quoteLocal(node: Node, input: CreateQuote, sender: Promise<Sender>): Promise<Priced> {
+  const intentId = localIntentId(node, input.receiver)!;
+  const [from, intent] = await Promise.all([sender, findIntent(node, intentId)]);
+  if (!intent) throw unprocessable('receiver_not_found', `No payment intent ${intentId}`);
+  const intentState = intentView(node, intent).state;
+  if (intentState !== 'pending' && intentState !== 'processing') {
+    throw unprocessable('receiver_not_open', `Payment intent ${intentId} is ${intentState}; it cannot receive payments`);
+  }
+  const rate = await resolveRate(node, { sourceAssetCode: from.assetCode, destinationAssetCode: intent.assetCode });
+  const src = sourceOf(from);
+  const receiver: Receiver = {
+    asset: { code: intent.assetCode, scale: intent.assetScale },
+    remaining: intent.incomingValue === null ? null : BigInt(intent.incomingValue) - BigInt(intent.received),
+  };
+  const wanted = target(input, src, receiver);
+  const debit = wanted.debit ?? debitFor(wanted.receive!, rate.rate, src.scale, receiver.asset.scale);
+  const receive = wanted.receive ?? receiveFor(wanted.debit!, rate.rate, src.scale, receiver.asset.scale);
+  checkAmounts(debit, receive, src, receiver);
+  return {
+    receiver: intentUrl(node, intent.id),
+    debitAmount: amountOf(debit, src),
+    receiveAmount: amountOf(receive, receiver.asset),
+    estimatedExchangeRate: rate.rate,
+    method: 'local',
+    local: { intentId: intent.id, destinationAssetId: intent.assetId },
+    expiresBy: intent.expiresAt,
+  };
+}
+
+// The intent the payment's message names (lib/quotes/method.ts readAheadOf), as read with the payment.
+interface Ahead {
+  intentId: string;
+  intent: IntentRecord | undefined;
+}
+
+function legsFor(p: PaymentRecord, { intentId, destinationAssetId }: LocalFields, debit: bigint, receive: bigint): Leg[] {
+  if (p.sourceAssetId === destinationAssetId) return [{ debit: account.payment(p.id), credit: account.intent(intentId), amount: receive }];
+  return [
+    { debit: account.payment(p.id), credit: account.liquidity(p.sourceAssetId), amount: debit },
+    { debit: account.liquidity(destinationAssetId), credit: account.intent(intentId), amount: receive },
+  ];
+}
+
+const fail = (node: Node, p: PaymentRecord, reason: string) => finishPayment(node, p, 'failed', { reason });
+
+async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<SendOutcome> {
+  if (p.method !== 'local') throw new Error(`Payment ${p.id} is not local`);
+  const fields = p.local;
+  const { intentId, destinationAssetId } = fields;
+  if (ahead && ahead.intentId !== intentId) return 'skipped';
+  const debit = toLedger(BigInt(p.debitAmount.value), p.debitAmount.assetScale);
+  const receiveValue = BigInt(p.receiveAmount.value);
+  const receive = toLedger(receiveValue, p.receiveAmount.assetScale);
+  const now = new Date().toISOString();
+  const completed = { ...p, state: 'completed' as const, sentAmount: p.debitAmount };
+  // The credit is conditional on the intent as read, so racing payments decide one after the
+  // other; one that would overpay it fails instead (two quotes can each cover what remains).
+  const intent = ahead ? ahead.intent : await findIntent(node, intentId);
+  const result = await blindThenRead(
+    (readShards) =>
+      creditIntent(node, intent, {
+        amount: receiveValue,
+        writes: async () => [
+          ...(await transferItems(node, `deliver:${p.id}`, legsFor(p, fields, debit, receive), { read: readShards })),
+          ...store.transition(node, p, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
+        ],
+        outgoing: [event(store.partition(p.id), 'payment.completed', paymentView(completed))],
+        attempts: ATTEMPTS,
+        name: 'payment-worker',
+      }),
+    (r) => r.kind === 'refused' && r.refusals.some(isInsufficient),
+  );
+  switch (result.kind) {
+    case 'credited':
+      countPayment('completed');
+      if (p.sourceAssetId !== destinationAssetId) await noteLiquidityTaken(node, destinationAssetId, receive);
+      return 'completed';
+    case 'not_found':
+      return fail(node, p, 'payment_intent_not_found');
+    case 'closed':
+      return fail(node, p, `payment_intent_${result.state}`);
+    case 'exceeds':
+      return fail(node, p, 'amount_exceeds_remaining');
+    case 'refused': {
+      const r = result.refusals;
+      if (r.includes(TRANSFER_EXISTS) || r.includes(store.PAYMENT_MOVED)) return 'skipped'; // a duplicate got there first
+      if (r.includes(insufficient(account.liquidity(destinationAssetId)))) {
+        // The shards it read were taken meanwhile while the asset as a whole still holds enough:
+        // a retry reads them again.
+        if ((await balanceOf(node, account.liquidity(destinationAssetId))) >= receive) throw new Error(`Payment ${p.id}: liquidity moved meanwhile; retrying`);
+        return fail(node, p, 'insufficient_liquidity');
+      }
+      if (r.includes(TOO_LARGE)) return fail(node, p, 'balance_too_large');
+      throw new Error(`Payment ${p.id}: its account holds less than its debit amount`);
+    }
+    default:
+      throw new Error(`Payment ${p.id}: the payment intent kept changing; retrying later`);
+  }
+}
+
+export const local: PaymentMethod<Ahead> = {
+  quote: quoteLocal,
+  readAhead: async (node, message) => (message.intentId ? { intentId: message.intentId, intent: await findIntent(node, message.intentId) } : undefined),
+  send: (node, p, _attempt, ahead) => sendLocal(node, p, ahead),
+  giveUp: async (node, p) => {
+    await fail(node, p, 'delivery_failed');
+  },
+};
