@@ -35,7 +35,7 @@ export async function priceQuote(node: Node, input: CreateQuote, client?: string
       { field: 'receiveAmount', message: 'cannot be given together with debitAmount' },
     ]);
   }
-  const method = methods[methodFor(node, input.receiver)];
+  const method = methods[methodFor(node, input.receiver)]; // local for this node's intents, ilp for another node's
   const sender = findSender(node, input.walletAddress);
   sender.catch(() => undefined); // awaited by the method, or not needed once it has failed
   const { expiresBy, ...priced } = await method.quote(node, input, sender);
