@@ -9,7 +9,7 @@ import { grantPeriodAt } from '../open-payments/interval';
 import { type GrantLimits, REFUSALS } from '../open-payments/limits';
 import { listRoute } from '../open-payments/pagination';
 import { createPaymentRecord, findGrantSpent, findPayment, type GrantedBy, pagePaymentsByWallet, paymentCursorOf, type SpentItem } from '../payments';
-import { priceQuote } from '../payments/methods';
+import { priceQuote } from '../payments/methods/quote';
 import type { PaymentRecord } from '../payments/schemas';
 import { idIn, isResourceId, outgoingPaymentUrl, quoteUrl } from '../resources';
 import { metadata } from '../values';

@@ -4,7 +4,7 @@ import { DomainError } from '../errors';
 import { json, type OpReply, type OpRequest, parseJson } from '../http/open-payments';
 import type { Node } from '../node';
 import { authorize, forbidden, reachesAll } from '../open-payments/access';
-import { createQuote } from '../payments/methods';
+import { createQuote } from '../payments/methods/quote';
 import { findQuote } from '../quotes';
 import type { QuoteRecord } from '../quotes/schemas';
 import { isResourceId, quoteUrl } from '../resources';

@@ -1,5 +1,5 @@
 import { adminRoute, created } from '../../../lib/http/admin';
-import { createQuote } from '../../../lib/payments/methods';
+import { createQuote } from '../../../lib/payments/methods/quote';
 import { quoteView } from '../../../lib/quotes';
 import { createQuoteBody } from '../../../lib/quotes/schemas';
 

@@ -5,7 +5,7 @@ import { DomainError } from '../../errors';
 import { message } from '../../events';
 import { ANSWER_GRACE_MS } from '../../ilp/link';
 import { type PacketOut, PeerPlugin, type SendingHooks } from '../../ilp/plugin';
-import { connect, payQuote, probe, routeFor } from '../../ilp/quote';
+import { connect, payQuote } from '../../ilp/quote';
 import type { RemoteReceiver } from '../../ilp/receiver';
 import { account, balanceOf, insufficient, type Leg, TOO_LARGE, transferItems } from '../../ledger';
 import { logger } from '../../log';
@@ -14,18 +14,18 @@ import { readReceiver } from '../../open-payments/client';
 import { findPeer } from '../../peers';
 import type { PeerRecord } from '../../peers/schemas';
 import type { IlpFields } from '../../quotes/method';
-import type { CreateQuote } from '../../quotes/schemas';
 import { resolveRate } from '../../rates';
 import { commit } from '../../tx';
 import { finishPayment } from '..';
 import type { PaymentRecord } from '../schemas';
 import * as store from '../store';
-import { checkAmounts, type PaymentMethod, type Priced, type Receiver, type Sender, type SendOutcome, sourceOf, target, unprocessable } from './method';
+import { ilpQuoting } from './ilp-quote';
+import type { PaymentMethod, SendOutcome } from './method';
 
 // The Interledger payment method: to an incoming payment on another node, read over Open Payments
 // (which yields its STREAM credentials), through the peer that routes to it. Quoting probes the
-// route with @interledger/pay (lib/ilp/quote.ts) and keeps what it found (lib/quotes/method.ts
-// IlpFields); sending is STREAM over that peer, with pay. One attempt at a time holds the payment's lease.
+// route (./ilp-quote.ts) and keeps what it found (lib/quotes/method.ts IlpFields); sending is STREAM
+// over that peer, with @interledger/pay. One attempt at a time holds the payment's lease.
 //
 // Each paying packet is recorded and its money reserved (payment -> hold) before it leaves; the
 // reply settles it in one transaction: a Fulfill posts the hold to the peer (through both assets'
@@ -56,28 +56,6 @@ const HOLD_GRACE_MS = ANSWER_GRACE_MS + 1_000;
 
 // An injected crash: leave everything as a process that died would.
 class Crashed extends Error {}
-
-// The sender is read before the receiver: reading a remote receiver costs a grant and a read on
-// its node, and the probe round trips, which a quote for an unknown wallet address must not.
-async function quoteIlp(node: Node, input: CreateQuote, sender: Promise<Sender>): Promise<Priced> {
-  const src = sourceOf(await sender);
-  const remote = await readReceiver(node, input.receiver);
-  if (remote.state !== 'open') throw unprocessable('receiver_not_open', `The incoming payment at ${remote.url} is ${remote.state}; it cannot receive payments`);
-  const receiver: Receiver = { asset: remote.asset, remaining: remote.incoming === null ? null : remote.incoming - remote.received };
-  const wanted = target(input, src, receiver);
-  if (wanted.receive !== undefined) checkAmounts(1n, wanted.receive, src, receiver); // before the probe: it costs round trips
-  const probed = await probe(node, src, remote, await routeFor(node, remote, src), wanted);
-  checkAmounts(probed.debit, probed.receive, src, receiver);
-  return {
-    receiver: remote.url,
-    debitAmount: amountOf(probed.debit, src),
-    receiveAmount: amountOf(probed.receive, remote.asset),
-    estimatedExchangeRate: probed.estimatedExchangeRate,
-    method: 'ilp',
-    ilp: probed.details,
-    ...(remote.expiresAt && { expiresBy: remote.expiresAt }),
-  };
-}
 
 const sourceAsset = (p: PaymentRecord) => ({ code: p.debitAmount.assetCode, scale: p.debitAmount.assetScale });
 
@@ -385,4 +363,4 @@ async function giveUpRemote(node: Node, p: PaymentRecord, holder: string): Promi
   await finish(node, p, 'failed', totalsOf(await resolveLeftovers(node, p)), 'delivery_failed');
 }
 
-export const ilp: PaymentMethod = { quote: quoteIlp, send: sendRemote, giveUp: giveUpRemote };
+export const ilp: PaymentMethod = { ...ilpQuoting, send: sendRemote, giveUp: giveUpRemote };

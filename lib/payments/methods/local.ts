@@ -1,58 +1,27 @@
-import { amountOf, debitFor, receiveFor, toLedger } from '../../amounts';
+import { toLedger } from '../../amounts';
 import { noteLiquidityTaken } from '../../assets';
 import { event } from '../../events';
 import { account, balanceOf, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferItems } from '../../ledger';
 import { countPayment } from '../../metrics';
 import type { Node } from '../../node';
-import { creditIntent, findIntent, intentView } from '../../payment-intents';
+import { creditIntent, findIntent } from '../../payment-intents';
 import type { IntentRecord } from '../../payment-intents/schemas';
 import type { LocalFields } from '../../quotes/method';
-import type { CreateQuote } from '../../quotes/schemas';
-import { resolveRate } from '../../rates';
-import { intentUrl, localIntentId } from '../../resources';
 import { finishPayment, paymentView } from '..';
 import type { PaymentRecord } from '../schemas';
 import * as store from '../store';
-import { checkAmounts, type PaymentMethod, type Priced, type Receiver, type Sender, type SendOutcome, sourceOf, target, unprocessable } from './method';
+import { localQuoting } from './local-quote';
+import type { PaymentMethod, SendOutcome } from './method';
 
-// The local payment method: to a payment intent of this node, priced at the FSP-wide rate from the
-// rates resolver. The intent is read together with the sender when quoting, and with the payment
-// when sending (its id rides on the payment's message). One DynamoDB transaction moves the
+// The local payment method: to a payment intent of this node, priced at the FSP-wide rate
+// (./local-quote.ts). The intent is read together with the payment (its id rides on the payment's
+// message). One DynamoDB transaction moves the
 // money (through both assets' liquidity accounts when the currencies differ), credits the intent
 // (payment-intents creditIntent), completes the payment and records the events. The transfer id
 // `deliver:<payment>` and the state conditions make a second delivery of the same message a no-op.
 // Permanent failures (intent closed, not enough destination liquidity) fail the payment and leave
 // its funds in its account to withdraw; anything else is thrown, so the message is retried.
 const ATTEMPTS = 5;
-
-async function quoteLocal(node: Node, input: CreateQuote, sender: Promise<Sender>): Promise<Priced> {
-  const intentId = localIntentId(node, input.receiver)!;
-  const [from, intent] = await Promise.all([sender, findIntent(node, intentId)]);
-  if (!intent) throw unprocessable('receiver_not_found', `No payment intent ${intentId}`);
-  const intentState = intentView(node, intent).state;
-  if (intentState !== 'pending' && intentState !== 'processing') {
-    throw unprocessable('receiver_not_open', `Payment intent ${intentId} is ${intentState}; it cannot receive payments`);
-  }
-  const rate = await resolveRate(node, { sourceAssetCode: from.assetCode, destinationAssetCode: intent.assetCode });
-  const src = sourceOf(from);
-  const receiver: Receiver = {
-    asset: { code: intent.assetCode, scale: intent.assetScale },
-    remaining: intent.incomingValue === null ? null : BigInt(intent.incomingValue) - BigInt(intent.received),
-  };
-  const wanted = target(input, src, receiver);
-  const debit = wanted.debit ?? debitFor(wanted.receive!, rate.rate, src.scale, receiver.asset.scale);
-  const receive = wanted.receive ?? receiveFor(wanted.debit!, rate.rate, src.scale, receiver.asset.scale);
-  checkAmounts(debit, receive, src, receiver);
-  return {
-    receiver: intentUrl(node, intent.id),
-    debitAmount: amountOf(debit, src),
-    receiveAmount: amountOf(receive, receiver.asset),
-    estimatedExchangeRate: rate.rate,
-    method: 'local',
-    local: { intentId: intent.id, destinationAssetId: intent.assetId },
-    expiresBy: intent.expiresAt,
-  };
-}
 
 // The intent the payment's message names (lib/quotes/method.ts readAheadOf), as read with the payment.
 interface Ahead {
@@ -126,7 +95,7 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
 }
 
 export const local: PaymentMethod<Ahead> = {
-  quote: quoteLocal,
+  ...localQuoting,
   readAhead: async (node, message) => (message.intentId ? { intentId: message.intentId, intent: await findIntent(node, message.intentId) } : undefined),
   send: (node, p, _attempt, ahead) => sendLocal(node, p, ahead),
   giveUp: async (node, p) => {

@@ -11,8 +11,9 @@ import type { PaymentMessage, PaymentRecord } from '../schemas';
 // local, to a payment intent of this node (./local.ts), and Interledger, to an incoming payment on
 // another node through a peer (./ilp.ts). The method is chosen by the receiver when quoting, stored
 // on the quote with its fields (lib/quotes/method.ts) and carried to the payment; the registry
-// (./index.ts) picks the implementation by it. A new method is one more implementation, its name
-// and fields in lib/quotes/method.ts, and a line in the registry.
+// (./index.ts) picks the implementation by it. Each method's quoting is a file of its own
+// (./local-quote.ts, ./ilp-quote.ts), which quote creation (./quote.ts) uses alone: the functions
+// that quote carry neither the sending code nor the permissions it needs.
 export type SendOutcome = 'completed' | 'failed' | 'skipped' | 'continued';
 
 export type Sender = WalletRecord;
@@ -34,6 +35,9 @@ export interface PaymentMethod<Ahead = never> {
   // The last attempt failed: end the payment, releasing what it holds, its funds left to withdraw.
   giveUp(node: Node, payment: PaymentRecord, attempt: string): Promise<void>;
 }
+
+// What quote creation uses of a method.
+export type Quoting = Pick<PaymentMethod, 'quote'>;
 
 // What every method's pricing shares. Rounding favours the service: a receive amount is rounded
 // down, a debit computed from a receive amount rounded up.
