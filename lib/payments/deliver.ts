@@ -3,7 +3,7 @@ import { logger } from '../log';
 import type { Node } from '../node';
 import { annotate } from '../tracing';
 import { PAYMENT_ANNOTATION } from '.';
-import { methods, readAhead } from './methods';
+import { readAhead, sending } from './methods';
 import type { SendOutcome } from './methods/method';
 import type { PaymentMessage } from './schemas';
 import * as store from './store';
@@ -14,7 +14,7 @@ async function deliverPayment(node: Node, message: PaymentMessage, attempt: stri
   annotate(PAYMENT_ANNOTATION, message.paymentId);
   const [p, ahead] = await Promise.all([store.findPayment(node, message.paymentId), readAhead(node, message)]);
   if (p?.state !== 'sending') return 'skipped'; // done already, or never funded
-  return methods[p.method].send(node, p, attempt, ahead[p.method]);
+  return sending[p.method].send(node, p, attempt, ahead[p.method]);
 }
 
 const isPaymentMessage = (body: unknown): body is PaymentMessage =>
@@ -34,5 +34,5 @@ export async function giveUpPayment(node: Node, body: unknown, _error: Error, re
   if (!isPaymentMessage(body)) return;
   const p = await store.findPayment(node, body.paymentId);
   if (p?.state !== 'sending') return;
-  await methods[p.method].giveUp(node, p, record.messageId);
+  await sending[p.method].giveUp(node, p, record.messageId);
 }

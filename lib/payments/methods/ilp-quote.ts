@@ -5,7 +5,7 @@ import { readReceiver } from '../../open-payments/client';
 import type { CreateQuote } from '../../quotes/schemas';
 import { checkAmounts, type Priced, type Quoting, type Receiver, type Sender, sourceOf, target, unprocessable } from './method';
 
-// Quoting the Interledger payment method (./ilp.ts): the incoming payment read over Open Payments,
+// The Interledger payment method's quoting (its sending: ./ilp.ts): the incoming payment read over Open Payments,
 // the route through the peer towards it probed with @interledger/pay (lib/ilp/quote.ts).
 // The sender is read before the receiver: reading a remote receiver costs a grant and a read on
 // its node, and the probe round trips, which a quote for an unknown wallet address must not.

@@ -19,8 +19,7 @@ import { commit } from '../../tx';
 import { finishPayment } from '..';
 import type { PaymentRecord } from '../schemas';
 import * as store from '../store';
-import { ilpQuoting } from './ilp-quote';
-import type { PaymentMethod, SendOutcome } from './method';
+import type { Sending, SendOutcome } from './method';
 
 // The Interledger payment method: to an incoming payment on another node, read over Open Payments
 // (which yields its STREAM credentials), through the peer that routes to it. Quoting probes the
@@ -363,4 +362,4 @@ async function giveUpRemote(node: Node, p: PaymentRecord, holder: string): Promi
   await finish(node, p, 'failed', totalsOf(await resolveLeftovers(node, p)), 'delivery_failed');
 }
 
-export const ilp: PaymentMethod = { ...ilpQuoting, send: sendRemote, giveUp: giveUpRemote };
+export const ilp: Sending = { send: sendRemote, giveUp: giveUpRemote };

@@ -6,7 +6,7 @@ import { resolveRate } from '../../rates';
 import { intentUrl, localIntentId } from '../../resources';
 import { checkAmounts, type Priced, type Quoting, type Receiver, type Sender, sourceOf, target, unprocessable } from './method';
 
-// Quoting the local payment method (./local.ts): to a payment intent of this node, at the FSP-wide
+// The local payment method's quoting (its sending: ./local.ts): to a payment intent of this node, at the FSP-wide
 // rate from the rates resolver. The intent is read together with the sender.
 async function quoteLocal(node: Node, input: CreateQuote, sender: Promise<Sender>): Promise<Priced> {
   const intentId = localIntentId(node, input.receiver)!;

@@ -10,8 +10,7 @@ import type { LocalFields } from '../../quotes/method';
 import { finishPayment, paymentView } from '..';
 import type { PaymentRecord } from '../schemas';
 import * as store from '../store';
-import { localQuoting } from './local-quote';
-import type { PaymentMethod, SendOutcome } from './method';
+import type { Sending, SendOutcome } from './method';
 
 // The local payment method: to a payment intent of this node, priced at the FSP-wide rate
 // (./local-quote.ts). The intent is read together with the payment (its id rides on the payment's
@@ -94,8 +93,7 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
   }
 }
 
-export const local: PaymentMethod<Ahead> = {
-  ...localQuoting,
+export const local: Sending<Ahead> = {
   readAhead: async (node, message) => (message.intentId ? { intentId: message.intentId, intent: await findIntent(node, message.intentId) } : undefined),
   send: (node, p, _attempt, ahead) => sendLocal(node, p, ahead),
   giveUp: async (node, p) => {

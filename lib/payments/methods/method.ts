@@ -10,10 +10,11 @@ import type { PaymentMessage, PaymentRecord } from '../schemas';
 // A payment method: how a quote is priced and its funded payment reaches the receiver. Two exist:
 // local, to a payment intent of this node (./local.ts), and Interledger, to an incoming payment on
 // another node through a peer (./ilp.ts). The method is chosen by the receiver when quoting, stored
-// on the quote with its fields (lib/quotes/method.ts) and carried to the payment; the registry
-// (./index.ts) picks the implementation by it. Each method's quoting is a file of its own
-// (./local-quote.ts, ./ilp-quote.ts), which quote creation (./quote.ts) uses alone: the functions
-// that quote carry neither the sending code nor the permissions it needs.
+// on the quote with its fields (lib/quotes/method.ts) and carried to the payment; a registry
+// picks the implementation by it. Each method comes in two halves, in two registries: its quoting
+// (./local-quote.ts, ./ilp-quote.ts; `quoting` in ./quote.ts) and its sending (./local.ts, ./ilp.ts;
+// `sending` in ./index.ts), so that the functions that quote carry no sending code nor the
+// permissions it needs, and the payment worker none of quoting's.
 export type SendOutcome = 'completed' | 'failed' | 'skipped' | 'continued';
 
 export type Sender = WalletRecord;
@@ -36,8 +37,8 @@ export interface PaymentMethod<Ahead = never> {
   giveUp(node: Node, payment: PaymentRecord, attempt: string): Promise<void>;
 }
 
-// What quote creation uses of a method.
 export type Quoting = Pick<PaymentMethod, 'quote'>;
+export type Sending<Ahead = never> = Omit<PaymentMethod<Ahead>, 'quote'>;
 
 // What every method's pricing shares. Rounding favours the service: a receive amount is rounded
 // down, a debit computed from a receive amount rounded up.

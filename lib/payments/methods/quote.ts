@@ -11,8 +11,8 @@ import { ilpQuoting } from './ilp-quote';
 import { localQuoting } from './local-quote';
 import { type Quoting, type Sender, unprocessable } from './method';
 
-// Creating a quote: priced by the payment method that reaches its receiver, which it stores. Only
-// the methods' quoting (the registry ./index.ts has the rest of each, for the payment worker).
+// Creating a quote: priced by the payment method that reaches its receiver, whose name it stores.
+// The payment methods' quoting halves; their sending halves are in ./index.ts.
 const quoting: Record<MethodName, Quoting> = { local: localQuoting, ilp: ilpQuoting };
 
 // The method that reaches a receiver: local for a payment intent of this node (its id or URL),
