@@ -27,8 +27,9 @@ module.exports = {
       name: 'no-foreign-store',
       severity: 'error',
       comment:
-        "A module reaches another domain through that domain's index, never its store.ts (dynamic imports too); lib/store.ts holds the helpers every store shares.",
-      from: { path: '^(.+/)[^/]+$' },
+        "A module reaches another domain through that domain's index, never its store.ts (dynamic imports too); a domain's own subfolders use its store; lib/store.ts holds the helpers every store shares.",
+      // $1: the module's domain folder (lib/<domain>/, for its subfolders too), else its top folder.
+      from: { path: '^(lib/[^/]+/|[^/]+/)' },
       to: { path: '^lib/[^/]+/store[.]ts$', pathNot: '^$1store[.]ts$' },
     },
   ],

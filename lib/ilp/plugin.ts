@@ -12,7 +12,7 @@ import { receiveRoom, streamAmount } from './stream';
 // Prepare comes in the payment's asset; it leaves in the peer's, converted at the peer's rate
 // (rounded down), no larger than the peer's maxPacketAmount (F08 here, before the round trip),
 // with an expiry of at most MAX_HOLD_MS. When sending a funded payment, `hooks` reserve each
-// paying packet's money before it leaves and settle it with the reply (see lib/payments/interledger.ts);
+// paying packet's money before it leaves and settle it with the reply (see lib/payments/methods/ilp.ts);
 // quotes probe without them, moving nothing.
 //
 // A link failure stops the payment at once rather than letting pay retry it for ten seconds:

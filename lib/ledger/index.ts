@@ -19,7 +19,7 @@ export const account = {
   // The credit line extended to a peer: what it may still send this node (never negative).
   peer: (peerId: string) => `peer:${peerId}`,
   // What a payment sent over Interledger has in flight, per asset: reserved before each packet
-  // leaves, then posted to the peer or returned (lib/payments/interledger.ts).
+  // leaves, then posted to the peer or returned (lib/payments/methods/ilp.ts).
   hold: (paymentId: string, assetId: string) => `hold:${paymentId}:${assetId}`,
 };
 

@@ -12,6 +12,7 @@ import { getPeerRecord } from '../peers';
 import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery } from '../peers/schemas';
 import { findQuote, putQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
 import { quoteErrors } from '../quotes/errors';
+import { methodFieldsOf, readAheadOf } from '../quotes/method';
 import type { QuoteRecord } from '../quotes/schemas';
 import type { Page } from '../store';
 import { annotate } from '../tracing';
@@ -24,7 +25,8 @@ import { mayWithdraw, type PaymentAction, TRANSITIONS } from './states';
 import * as store from './store';
 
 // Outgoing payments on a sender's wallet address (their state machine: ./states.ts). Funding moves the debit amount from the sender asset's settlement account into the payment's
-// account and queues the payment for the worker (lib/payments/deliver.ts). Whatever acts on a
+// account and queues the payment for the worker (lib/payments/deliver.ts), which sends it by its quote's
+// payment method (lib/payments/methods). Whatever acts on a
 // payment annotates its trace with the payment's id, by which its traces are found (lib/tracing.ts).
 export const PAYMENT_ANNOTATION = 'paymentId';
 
@@ -113,8 +115,7 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
     quoteId: quote.id,
     receiver: quote.receiver,
     sourceAssetId: quote.sourceAssetId,
-    ...(quote.intentId && { intentId: quote.intentId, destinationAssetId: quote.destinationAssetId }),
-    ...(quote.ilp && { ilp: quote.ilp }),
+    ...methodFieldsOf(quote),
     debitAmount: quote.debitAmount,
     receiveAmount: quote.receiveAmount,
     sentAmount: { ...quote.debitAmount, value: '0' },
@@ -204,8 +205,8 @@ export const fundPayment = (node: Node, id: string) =>
       writes: transferItems(node, `fund:${r.id}`, [{ debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units }]),
       outgoing: [
         event(store.partition(r.id), 'payment.funded', paymentView(next)),
-        // The intent's id rides along, so that the worker reads the payment and the intent at once.
-        message(store.partition(r.id), node.queues.payments, { paymentId: r.id, intentId: r.intentId } satisfies PaymentMessage),
+        // What its method reads ahead rides along, so that the worker reads it with the payment at once.
+        message(store.partition(r.id), node.queues.payments, { paymentId: r.id, ...readAheadOf(r) } satisfies PaymentMessage),
       ],
     };
   });
@@ -263,7 +264,7 @@ export async function withdrawPayment(node: Node, id: string) {
 }
 
 // For reconciliation with a peer: the packets this node's payments sent it that got no answer
-// before they expired, booked as not paid (lib/payments/interledger.ts), by expiry in [from, to). The
+// before they expired, booked as not paid (lib/payments/methods/ilp.ts), by expiry in [from, to). The
 // peer compares them with what it credited from this node: a packet it credited is a fulfillment
 // lost in flight, which Interledger has the receiver bear. The total covers the whole window.
 const DAY_MS = 24 * 3600 * 1000;

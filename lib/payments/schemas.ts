@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { type Amount, amount } from '../amounts';
-import type { IlpQuoteDetails } from '../ilp/quote';
+import type { MethodFields } from '../quotes/method';
 import { metadata, pageQuery } from '../values';
 import { walletAddressUrl } from '../wallet-addresses/schemas';
 
@@ -37,18 +37,14 @@ export type Payment = z.infer<typeof payment>;
 export const listPaymentsQuery = pageQuery.extend({ walletAddress: walletAddressUrl.optional(), state: z.enum(paymentStates).optional() });
 export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
-export interface PaymentRecord {
+// A payment as stored: with its quote's payment method and that method's fields (lib/quotes/method.ts).
+export type PaymentRecord = MethodFields & {
   id: string;
   walletAddress: string;
   walletAddressId: string;
   quoteId: string;
   receiver: string;
   sourceAssetId: string;
-  // A payment to this node's intent names it; one to another node's incoming payment goes over
-  // Interledger with what its quote's probe found (lib/payments/interledger.ts).
-  intentId?: string;
-  destinationAssetId?: string;
-  ilp?: IlpQuoteDetails;
   debitAmount: Amount;
   receiveAmount: Amount;
   sentAmount: Amount;
@@ -62,9 +58,10 @@ export interface PaymentRecord {
   // The period of its grant it was charged in (lib/open-payments/interval.ts): its debit and
   // receive amounts, given back there, less what left, when it ends.
   grantPeriod?: string;
-}
+};
 
-// What the payments queue carries: a funded payment to send, and the intent it pays if local.
+// What the payments queue carries: a funded payment to send, and what its method has the worker
+// read together with it (lib/payments/methods: a local payment's intent).
 export interface PaymentMessage {
   paymentId: string;
   intentId?: string;

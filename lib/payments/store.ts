@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
+import { withMethodFields } from '../quotes/method';
 import { getAll, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { type PaymentRecord, type PaymentState, paymentStates } from './schemas';
@@ -68,7 +69,7 @@ export function transition(node: Node, r: PaymentRecord, from: PaymentState, to:
 }
 
 const toRecord = ({ pk, sk, metadata, leaseHolder, leaseUntil, listPk, listSk, ...record }: Record<string, any>) =>
-  ({ ...record, metadata: JSON.parse(metadata) }) as PaymentRecord;
+  withMethodFields({ ...record, metadata: JSON.parse(metadata) }) as PaymentRecord;
 
 // The records of these payments (those that exist).
 export const findPayments = async (node: Node, ids: string[]): Promise<PaymentRecord[]> => (await getAll(node.tables.main, ids.map(paymentKey))).map(toRecord);
@@ -99,7 +100,7 @@ export async function listPayments(
 // leaves: `pending` while its money is reserved, then `fulfilled` or `rejected` with the reply, or
 // `unanswered` when no reply came before it expired: as Interledger says, the sender owes a packet
 // only when its fulfillment arrives in time, so it is booked as rejected (its money returned to
-// the payment) and listed under its peer for reconciliation (lib/payments/interledger.ts). `unresolved`
+// the payment) and listed under its peer for reconciliation (lib/payments/methods/ilp.ts). `unresolved`
 // is what such a packet was before (booked as sent); records in that state keep their meaning.
 type PacketState = 'pending' | 'fulfilled' | 'rejected' | 'unanswered' | 'unresolved';
 export interface PacketRecord {

@@ -4,9 +4,9 @@ import type { Quote, QuoteRecord } from './schemas';
 import * as store from './store';
 
 // A quote states what the sender pays (debitAmount, in the sender's asset) to deliver
-// receiveAmount (in the receiver's asset) to an incoming payment. Creating one is in ./create.ts,
-// apart, because pricing a remote receiver carries the Interledger clients, which reading a quote
-// (and every payment route) does not need.
+// receiveAmount (in the receiver's asset) to an incoming payment, priced by a payment method (./method.ts).
+// Creating one is in lib/payments/methods, which prices by method: apart, because pricing a remote
+// receiver carries the Interledger clients, which reading a quote (and every payment route) does not need.
 export { putQuote, QUOTE_TAKEN, takeQuote } from './store';
 
 export function quoteView(r: QuoteRecord): Quote {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
-import type { IlpQuoteDetails } from '../ilp/quote';
+import type { MethodFields } from './method';
 
 export const createQuoteBody = z.strictObject({
   walletAddress: z.string().max(512),
@@ -22,13 +22,11 @@ export const quote = z.object({
 });
 export type Quote = z.infer<typeof quote>;
 
-// A local quote names the intent it pays; a remote one (paid over Interledger) what its probe found.
-export interface QuoteRecord extends Quote {
-  walletAddressId: string;
-  sourceAssetId: string;
-  intentId?: string;
-  destinationAssetId?: string;
-  ilp?: IlpQuoteDetails;
-  paymentId?: string;
-  client?: string; // the Open Payments client that asked for it (none: the FSP, on the Admin API)
-}
+// A quote as stored: with the payment method that priced it and will send its payment (./method.ts).
+export type QuoteRecord = Quote &
+  MethodFields & {
+    walletAddressId: string;
+    sourceAssetId: string;
+    paymentId?: string;
+    client?: string; // the Open Payments client that asked for it (none: the FSP, on the Admin API)
+  };

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
 import type { Write } from '../tx';
+import { withMethodFields } from './method';
 import type { QuoteRecord } from './schemas';
 
 // A quote is one item under its id. It pays for one payment: taking it records the payment's id.
@@ -13,7 +14,7 @@ export async function findQuote(node: Node, id: string): Promise<QuoteRecord | u
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: quoteKey(id), ConsistentRead: true }));
   if (!Item) return undefined;
   const { pk, sk, ...record } = Item;
-  return record as QuoteRecord;
+  return withMethodFields(record) as QuoteRecord;
 }
 
 // Takes the quote for a payment: only once, and only before it expires ('quote_taken' otherwise).

@@ -63,15 +63,21 @@ describe('the layer rules', () => {
     ]);
   });
 
-  it("refuse another domain's store, by a dynamic import too, and let a domain use its own and lib/store.ts", async () => {
+  it("refuse another domain's store, by a dynamic import too, and let a domain (its subfolders too) use its own and lib/store.ts", async () => {
     expect(
       await violations({
         'lib/store.ts': 'export const shared = 1;\n',
         'lib/quotes/store.ts': "import { shared } from '../store';\nexport const put = shared;\n",
         'lib/quotes/index.ts': "import { put } from './store';\nexport const quote = put;\n",
+        'lib/quotes/methods/local.ts': "import { put } from '../store';\nexport const local = put;\n",
         'lib/payments/index.ts': "export const take = () => import('../quotes/store');\n",
+        'lib/payments/methods/ilp.ts': "import { put } from '../../quotes/store';\nexport const ilp = put;\n",
         'functions/quotes/get.ts': "import { put } from '../../lib/quotes/store';\nexport const handler = put;\n",
       }),
-    ).toEqual(['no-foreign-store: functions/quotes/get.ts -> lib/quotes/store.ts', 'no-foreign-store: lib/payments/index.ts -> lib/quotes/store.ts']);
+    ).toEqual([
+      'no-foreign-store: functions/quotes/get.ts -> lib/quotes/store.ts',
+      'no-foreign-store: lib/payments/index.ts -> lib/quotes/store.ts',
+      'no-foreign-store: lib/payments/methods/ilp.ts -> lib/quotes/store.ts',
+    ]);
   });
 });

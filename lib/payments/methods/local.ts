@@ -1,17 +1,20 @@
-import { toLedger } from '../amounts';
-import { noteLiquidityTaken } from '../assets';
-import { event } from '../events';
-import { account, balanceOf, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferItems } from '../ledger';
-import { countPayment } from '../metrics';
-import type { Node } from '../node';
-import { creditIntent, findIntent } from '../payment-intents';
-import type { IntentRecord } from '../payment-intents/schemas';
-import { finishPayment, paymentView } from '.';
-import type { PaymentMethod, SendOutcome } from './method';
-import type { PaymentRecord } from './schemas';
-import * as store from './store';
+import { toLedger } from '../../amounts';
+import { noteLiquidityTaken } from '../../assets';
+import { event } from '../../events';
+import { account, balanceOf, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferItems } from '../../ledger';
+import { countPayment } from '../../metrics';
+import type { Node } from '../../node';
+import { creditIntent, findIntent } from '../../payment-intents';
+import type { IntentRecord } from '../../payment-intents/schemas';
+import type { LocalFields } from '../../quotes/method';
+import { finishPayment, paymentView } from '..';
+import type { PaymentRecord } from '../schemas';
+import * as store from '../store';
+import type { Sending, SendOutcome } from './method';
 
-// The local payment method: to a payment intent of this node. One DynamoDB transaction moves the
+// The local payment method: to a payment intent of this node, priced at the FSP-wide rate
+// (./local-quote.ts). The intent is read together with the payment (its id rides on the payment's
+// message). One DynamoDB transaction moves the
 // money (through both assets' liquidity accounts when the currencies differ), credits the intent
 // (payment-intents creditIntent), completes the payment and records the events. The transfer id
 // `deliver:<payment>` and the state conditions make a second delivery of the same message a no-op.
@@ -19,7 +22,13 @@ import * as store from './store';
 // its funds in its account to withdraw; anything else is thrown, so the message is retried.
 const ATTEMPTS = 5;
 
-function legsFor(p: PaymentRecord, intentId: string, destinationAssetId: string, debit: bigint, receive: bigint): Leg[] {
+// The intent the payment's message names (lib/quotes/method.ts readAheadOf), as read with the payment.
+interface Ahead {
+  intentId: string;
+  intent: IntentRecord | undefined;
+}
+
+function legsFor(p: PaymentRecord, { intentId, destinationAssetId }: LocalFields, debit: bigint, receive: bigint): Leg[] {
   if (p.sourceAssetId === destinationAssetId) return [{ debit: account.payment(p.id), credit: account.intent(intentId), amount: receive }];
   return [
     { debit: account.payment(p.id), credit: account.liquidity(p.sourceAssetId), amount: debit },
@@ -29,9 +38,11 @@ function legsFor(p: PaymentRecord, intentId: string, destinationAssetId: string,
 
 const fail = (node: Node, p: PaymentRecord, reason: string) => finishPayment(node, p, 'failed', { reason });
 
-async function sendLocal(node: Node, p: PaymentRecord, read?: { intent: IntentRecord | undefined }): Promise<SendOutcome> {
-  const intentId = p.intentId!;
-  const destinationAssetId = p.destinationAssetId!;
+async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<SendOutcome> {
+  if (p.method !== 'local') throw new Error(`Payment ${p.id} is not local`);
+  const fields = p.local;
+  const { intentId, destinationAssetId } = fields;
+  if (ahead && ahead.intentId !== intentId) return 'skipped';
   const debit = toLedger(BigInt(p.debitAmount.value), p.debitAmount.assetScale);
   const receiveValue = BigInt(p.receiveAmount.value);
   const receive = toLedger(receiveValue, p.receiveAmount.assetScale);
@@ -39,13 +50,13 @@ async function sendLocal(node: Node, p: PaymentRecord, read?: { intent: IntentRe
   const completed = { ...p, state: 'completed' as const, sentAmount: p.debitAmount };
   // The credit is conditional on the intent as read, so racing payments decide one after the
   // other; one that would overpay it fails instead (two quotes can each cover what remains).
-  const intent = read ? read.intent : await findIntent(node, intentId);
+  const intent = ahead ? ahead.intent : await findIntent(node, intentId);
   const result = await blindThenRead(
     (readShards) =>
       creditIntent(node, intent, {
         amount: receiveValue,
         writes: async () => [
-          ...(await transferItems(node, `deliver:${p.id}`, legsFor(p, intentId, destinationAssetId, debit, receive), { read: readShards })),
+          ...(await transferItems(node, `deliver:${p.id}`, legsFor(p, fields, debit, receive), { read: readShards })),
           ...store.transition(node, p, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
         ],
         outgoing: [event(store.partition(p.id), 'payment.completed', paymentView(completed))],
@@ -82,8 +93,9 @@ async function sendLocal(node: Node, p: PaymentRecord, read?: { intent: IntentRe
   }
 }
 
-export const local: PaymentMethod = {
-  send: (node, p, _attempt, read) => sendLocal(node, p, read),
+export const local: Sending<Ahead> = {
+  readAhead: async (node, message) => (message.intentId ? { intentId: message.intentId, intent: await findIntent(node, message.intentId) } : undefined),
+  send: (node, p, _attempt, ahead) => sendLocal(node, p, ahead),
   giveUp: async (node, p) => {
     await fail(node, p, 'delivery_failed');
   },

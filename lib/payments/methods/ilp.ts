@@ -1,27 +1,30 @@
 import { type PaymentProgress, type Quote as PayQuote, pay } from '@interledger/pay';
-import { amountOf, toLedger } from '../amounts';
-import { noteLiquidityTaken } from '../assets';
-import { DomainError } from '../errors';
-import { message } from '../events';
-import { ANSWER_GRACE_MS } from '../ilp/link';
-import { type PacketOut, PeerPlugin, type SendingHooks } from '../ilp/plugin';
-import { connect, payQuote } from '../ilp/quote';
-import type { RemoteReceiver } from '../ilp/receiver';
-import { account, balanceOf, insufficient, type Leg, TOO_LARGE, transferItems } from '../ledger';
-import { logger } from '../log';
-import type { Node } from '../node';
-import { readReceiver } from '../open-payments/client';
-import { findPeer } from '../peers';
-import type { PeerRecord } from '../peers/schemas';
-import { resolveRate } from '../rates';
-import { commit } from '../tx';
-import { finishPayment } from '.';
-import type { PaymentMethod, SendOutcome } from './method';
-import type { PaymentRecord } from './schemas';
-import * as store from './store';
+import { amountOf, toLedger } from '../../amounts';
+import { noteLiquidityTaken } from '../../assets';
+import { DomainError } from '../../errors';
+import { message } from '../../events';
+import { ANSWER_GRACE_MS } from '../../ilp/link';
+import { type PacketOut, PeerPlugin, type SendingHooks } from '../../ilp/plugin';
+import { connect, payQuote } from '../../ilp/quote';
+import type { RemoteReceiver } from '../../ilp/receiver';
+import { account, balanceOf, insufficient, type Leg, TOO_LARGE, transferItems } from '../../ledger';
+import { logger } from '../../log';
+import type { Node } from '../../node';
+import { readReceiver } from '../../open-payments/client';
+import { findPeer } from '../../peers';
+import type { PeerRecord } from '../../peers/schemas';
+import type { IlpFields } from '../../quotes/method';
+import { resolveRate } from '../../rates';
+import { commit } from '../../tx';
+import { finishPayment } from '..';
+import type { PaymentRecord } from '../schemas';
+import * as store from '../store';
+import type { Sending, SendOutcome } from './method';
 
-// The worker's work for a funded payment to an incoming payment on another node: STREAM over the
-// peer its quote probed, with @interledger/pay. One attempt at a time holds the payment's lease.
+// The Interledger payment method: to an incoming payment on another node, read over Open Payments
+// (which yields its STREAM credentials), through the peer that routes to it. Quoting probes the
+// route (./ilp-quote.ts) and keeps what it found (lib/quotes/method.ts IlpFields); sending is STREAM
+// over that peer, with @interledger/pay. One attempt at a time holds the payment's lease.
 //
 // Each paying packet is recorded and its money reserved (payment -> hold) before it leaves; the
 // reply settles it in one transaction: a Fulfill posts the hold to the peer (through both assets'
@@ -55,6 +58,11 @@ class Crashed extends Error {}
 
 const sourceAsset = (p: PaymentRecord) => ({ code: p.debitAmount.assetCode, scale: p.debitAmount.assetScale });
 
+function ilpFieldsOf(p: PaymentRecord): IlpFields {
+  if (p.method !== 'ilp') throw new Error(`Payment ${p.id} is not sent over Interledger`);
+  return p.ilp;
+}
+
 async function sendRemote(node: Node, p: PaymentRecord, holder: string): Promise<SendOutcome> {
   if (!(await store.takeLease(node, p.id, holder, Date.now() + LEASE_MS))) {
     if ((await store.findPayment(node, p.id))?.state !== 'sending') return 'skipped';
@@ -71,6 +79,7 @@ async function sendRemote(node: Node, p: PaymentRecord, holder: string): Promise
 }
 
 async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: number): Promise<SendOutcome> {
+  const fields = ilpFieldsOf(p);
   const before = totalsOf(await resolveLeftovers(node, p));
   const receive = BigInt(p.receiveAmount.value);
   if (before.delivered >= receive) return finish(node, p, 'completed', before);
@@ -86,7 +95,7 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
   if (toDeliver <= 0n) return finish(node, p, 'completed', before);
   const budget = BigInt(p.debitAmount.value) - before.sent;
   if (budget <= 0n) return finish(node, p, 'failed', before, 'funds_exhausted');
-  const peer = await findPeer(node, p.ilp!.peerId);
+  const peer = await findPeer(node, fields.peerId);
   if (!peer) return finish(node, p, 'failed', before, 'peer_not_found');
 
   const src = sourceAsset(p);
@@ -100,7 +109,7 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
     hooks: hooksFor(node, p, peer),
     deadline: startedAt + ATTEMPT_MS,
   });
-  const result = await payWithin(plugin, receiver, payQuote(p.ilp!, budget, toDeliver), startedAt + OVERSTAY_MS);
+  const result = await payWithin(plugin, receiver, payQuote(fields, budget, toDeliver), startedAt + OVERSTAY_MS);
   if (plugin.failure?.kind === 'crashed') throw new Crashed(plugin.failure.reason);
 
   const packets = await store.listPackets(node, p.id);
@@ -353,4 +362,4 @@ async function giveUpRemote(node: Node, p: PaymentRecord, holder: string): Promi
   await finish(node, p, 'failed', totalsOf(await resolveLeftovers(node, p)), 'delivery_failed');
 }
 
-export const interledger: PaymentMethod = { send: sendRemote, giveUp: giveUpRemote };
+export const ilp: Sending = { send: sendRemote, giveUp: giveUpRemote };

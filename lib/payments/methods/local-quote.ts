@@ -1,0 +1,41 @@
+import { amountOf, debitFor, receiveFor } from '../../amounts';
+import { ilpErrors } from '../../ilp/errors';
+import type { Node } from '../../node';
+import { findIntent, intentView } from '../../payment-intents';
+import type { CreateQuote } from '../../quotes/schemas';
+import { resolveRate } from '../../rates';
+import { intentUrl, localIntentId } from '../../resources';
+import { checkAmounts, type Priced, type Quoting, type Receiver, type Sender, sourceOf, target } from './method';
+
+// The local payment method's quoting (its sending: ./local.ts): to a payment intent of this node, at the FSP-wide
+// rate from the rates resolver. The intent is read together with the sender.
+async function quoteLocal(node: Node, input: CreateQuote, sender: Promise<Sender>): Promise<Priced> {
+  const intentId = localIntentId(node, input.receiver)!;
+  const [from, intent] = await Promise.all([sender, findIntent(node, intentId)]);
+  if (!intent) throw ilpErrors.receiverNotFound(`No payment intent ${intentId}`);
+  const intentState = intentView(node, intent).state;
+  if (intentState !== 'pending' && intentState !== 'processing') {
+    throw ilpErrors.receiverNotOpen(`Payment intent ${intentId} is ${intentState}; it cannot receive payments`);
+  }
+  const rate = await resolveRate(node, { sourceAssetCode: from.assetCode, destinationAssetCode: intent.assetCode });
+  const src = sourceOf(from);
+  const receiver: Receiver = {
+    asset: { code: intent.assetCode, scale: intent.assetScale },
+    remaining: intent.incomingValue === null ? null : BigInt(intent.incomingValue) - BigInt(intent.received),
+  };
+  const wanted = target(input, src, receiver);
+  const debit = wanted.debit ?? debitFor(wanted.receive!, rate.rate, src.scale, receiver.asset.scale);
+  const receive = wanted.receive ?? receiveFor(wanted.debit!, rate.rate, src.scale, receiver.asset.scale);
+  checkAmounts(debit, receive, src, receiver);
+  return {
+    receiver: intentUrl(node, intent.id),
+    debitAmount: amountOf(debit, src),
+    receiveAmount: amountOf(receive, receiver.asset),
+    estimatedExchangeRate: rate.rate,
+    method: 'local',
+    local: { intentId: intent.id, destinationAssetId: intent.assetId },
+    expiresBy: intent.expiresAt,
+  };
+}
+
+export const localQuoting: Quoting = { quote: quoteLocal };
