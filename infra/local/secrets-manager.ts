@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { LOCAL_REGION } from './emulators';
 import { type Journal, openJournal } from './journal';
-import { listen } from './listen';
+import { listen, readBody } from './listen';
 import { sigV4Refusal } from './sigv4';
 
 // A small Secrets Manager emulator: the calls the service makes (create, read, put a new value,
@@ -17,6 +17,7 @@ const STAGES = { current: 'AWSCURRENT', previous: 'AWSPREVIOUS' } as const;
 const NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 const TOKEN = /^[A-Za-z0-9-]{32,64}$/;
 const MAX_VALUE_BYTES = 65_536;
+const MAX_REQUEST_BYTES = 4 * MAX_VALUE_BYTES; // a value, JSON-escaped, and the call's other fields
 const DAY_SECS = 86_400;
 
 interface Version {
@@ -188,34 +189,31 @@ export async function startSecretsManager(opts: { port: number; account: string;
     },
   };
 
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', async () => {
-      const reply = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
-        res.end(JSON.stringify(body));
-      };
-      const body = Buffer.concat(chunks);
-      const target = String(req.headers['x-amz-target'] ?? '');
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const unsigned = await sigV4Refusal(req, url.pathname, url.searchParams, body, { service: 'secretsmanager' });
-      if (unsigned) return reply(400, { __type: 'UnrecognizedClientException', message: `The security token included in the request is invalid: ${unsigned}` });
-      const operation = target.startsWith('secretsmanager.') ? operations[target.slice('secretsmanager.'.length)] : undefined;
-      if (!operation) return reply(400, { __type: 'UnknownOperationException', message: `Not an operation this emulator serves: ${target}` });
-      let input: Record<string, unknown>;
-      try {
-        input = JSON.parse(body.toString('utf8') || '{}');
-      } catch (e) {
-        return reply(400, { __type: 'SerializationException', message: (e as Error).message });
-      }
-      try {
-        reply(200, operation(input));
-      } catch (e) {
-        if (e instanceof Refusal) reply(400, { __type: e.type, message: e.message });
-        else reply(500, { __type: 'InternalServiceError', message: (e as Error).message });
-      }
-    });
+  const server: Server = createServer(async (req, res) => {
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(body));
+    };
+    const body = await readBody(req, MAX_REQUEST_BYTES);
+    if (body === 'too_large') return reply(413, { __type: 'InvalidRequestException', message: `The request is over ${MAX_REQUEST_BYTES} bytes` });
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const unsigned = await sigV4Refusal(req, url.pathname, url.searchParams, body, { service: 'secretsmanager' });
+    if (unsigned) return reply(400, { __type: 'UnrecognizedClientException', message: `The security token included in the request is invalid: ${unsigned}` });
+    const operation = target.startsWith('secretsmanager.') ? operations[target.slice('secretsmanager.'.length)] : undefined;
+    if (!operation) return reply(400, { __type: 'UnknownOperationException', message: `Not an operation this emulator serves: ${target}` });
+    let input: Record<string, unknown>;
+    try {
+      input = JSON.parse(body.toString('utf8') || '{}');
+    } catch (e) {
+      return reply(400, { __type: 'SerializationException', message: (e as Error).message });
+    }
+    try {
+      reply(200, operation(input));
+    } catch (e) {
+      if (e instanceof Refusal) reply(400, { __type: e.type, message: e.message });
+      else reply(500, { __type: 'InternalServiceError', message: (e as Error).message });
+    }
   });
   const { port, stop } = await listen(server, opts.port);
   return {
