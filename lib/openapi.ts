@@ -8,7 +8,7 @@ import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './ass
 import { type CatalogEntry, commonErrors } from './errors';
 import { httpErrors } from './http/errors';
 import { type Problem, problem } from './http/problem';
-import { idParams, MAX_BODY_BYTES, page, pageLimit, pageQuery } from './http/schemas';
+import { idParams, MAX_BODY_BYTES, page } from './http/schemas';
 import { ilpErrors } from './ilp/errors';
 import { ledgerErrors } from './ledger/errors';
 import { ledgerCheck } from './ledger-check/schemas';
@@ -22,6 +22,7 @@ import { quoteErrors } from './quotes/errors';
 import { createQuoteBody, quote } from './quotes/schemas';
 import { rateErrors } from './rates/errors';
 import { pushRateBody, rate, rateQuery } from './rates/schemas';
+import { pageLimit, pageQuery } from './values';
 import { walletAddressErrors } from './wallet-addresses/errors';
 import {
   createWalletAddressBody,

@@ -1,8 +1,5 @@
 import * as z from 'zod';
 
-// The page query is a domain value (lib/values.ts); the OpenAPI document takes it from here.
-export { pageLimit, pageQuery } from '../values';
-
 // Request and response shapes every route family shares (the values in them are lib/values.ts).
 
 export const idParams = z.object({ id: z.uuid() });
