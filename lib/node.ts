@@ -1,10 +1,31 @@
 import type { Config } from './config-schema';
 
-// The node a piece of code works for: which ILP address, base URLs, tables, queues, secrets and
-// settings. Each entry point (an API's adapter, a queue or stream consumer, a schedule) resolves
-// it once and passes it down; domain code reads nothing else about where it runs. A second tenant
-// in one deployment would be one more field here (its id) and a prefix in each store's keys.
+// The node a piece of code works for: the tenant, its ILP address, base URLs, tables, queues,
+// secrets and settings. Each entry point (an API's adapter, a queue or stream consumer, a
+// schedule) resolves it once per request or message and passes it down; domain code reads nothing
+// else about where it runs. A tenant is one FSP of the deployment: the operator's (made at
+// deploy, the only one of a single-tenant deployment) or one the operator made (lib/tenants).
+// Every store builds its partition keys with lib/store.ts scoped(), which adds the tenant.
+export interface Tenant {
+  id: string;
+  operator: boolean;
+}
+
+export const OPERATOR_TENANT_ID = 'operator';
+export const OPERATOR: Tenant = { id: OPERATOR_TENANT_ID, operator: true };
+
+// What a tenant sets for itself (lib/tenants keeps it): the rest is the deployment's.
+export interface TenantSettings {
+  id: string;
+  walletAddressPrefix: string;
+  ilpAddressSuffix: string;
+  webhookUrl?: string;
+  ratesUrl?: string;
+  idpConsentUrl?: string;
+}
+
 export interface Node {
+  tenant: Tenant;
   ilpAddress: string;
   urls: {
     walletAddresses: string; // WALLET_ADDRESS_URL: every wallet address lives under it
@@ -15,7 +36,8 @@ export interface Node {
   tables: { main: string; rates: string; auth: string; webhookEvents: string; idempotency: string };
   queues: { payments: string; webhooks: string; webhookParking: string };
   eventBus: string;
-  // Where its secrets live in Secrets Manager (lib/secrets.ts reads them); empty: the environment.
+  // Where the deployment's secrets live in Secrets Manager (lib/secrets.ts reads them, and a
+  // tenant's under `tenants/<id>/` below it); empty: the environment (a tenant's: still Secrets Manager).
   secretsPrefix: string;
   region: string; // AWS_REGION
   quoteLifetimeSecs: number;
@@ -32,6 +54,7 @@ export interface Node {
 
 export function nodeOf(c: Config): Node {
   return {
+    tenant: OPERATOR,
     ilpAddress: c.ILP_ADDRESS,
     urls: {
       walletAddresses: c.WALLET_ADDRESS_URL,
@@ -60,3 +83,25 @@ export function nodeOf(c: Config): Node {
     webhooks: { url: c.WEBHOOK_URL, timeoutSecs: c.WEBHOOK_TIMEOUT_SECS, retryScheduleSecs: c.WEBHOOK_RETRY_SCHEDULE_SECS },
   };
 }
+
+// The node as one tenant sees it: its own addresses, URLs and consent page under the deployment's
+// tables, queues and limits. Its authorization server is a path of the deployment's, which names it.
+export function nodeFor(base: Node, t: TenantSettings): Node {
+  if (t.id === OPERATOR_TENANT_ID) return base;
+  return {
+    ...base,
+    tenant: { id: t.id, operator: false },
+    ilpAddress: `${base.ilpAddress}.${t.ilpAddressSuffix}`,
+    urls: {
+      walletAddresses: t.walletAddressPrefix,
+      resourceServer: new URL(t.walletAddressPrefix).origin,
+      authServer: `${base.urls.authServer}${TENANT_AUTH_PATH}${t.id}`,
+      consent: t.idpConsentUrl,
+    },
+    rates: { ...base.rates, url: t.ratesUrl },
+    webhooks: { ...base.webhooks, url: t.webhookUrl },
+  };
+}
+
+// A tenant's authorization server: `<AUTH_SERVER_URL>/t/<tenant id>`.
+export const TENANT_AUTH_PATH = '/t/';

@@ -1,8 +1,14 @@
 import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
 import { commonErrors } from './errors';
+import type { Node } from './node';
 
 // Helpers shared by the DynamoDB adapters of every domain.
+
+// Every partition key a store writes or reads (pk, and the index keys listPk, openPk, lookupPk...)
+// goes through here: a tenant's items live in its own key space. The operator's keys are bare,
+// so a single-tenant deployment stores exactly what it always did.
+export const scoped = (node: Pick<Node, 'tenant'>, key: string): string => (node.tenant.operator ? key : `T#${node.tenant.id}#${key}`);
 
 // A collection that a list index serves is spread over several partitions of that index, so that
 // no partition takes every write; the shard comes from a hash of the item's id, so it never moves.
