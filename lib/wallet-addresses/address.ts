@@ -1,4 +1,5 @@
 import { invalidField } from '../errors';
+import { TENANT_PATH } from '../node';
 
 // Wallet address URLs are compared case-insensitively, so the service keeps one canonical form:
 // lower case, no trailing slash, no query or fragment, under the configured base. A new one must
@@ -47,6 +48,8 @@ export function newAddress(input: string, base: string): string {
   if (reserved)
     throw invalidField('address', `must not have a path segment "${reserved}": ${RESERVED_SEGMENTS.join(', ')} are the resource server's own paths`);
   if (!segments.every((s) => NEW_SEGMENT.test(s))) throw invalidField('address', 'path segments must start with a letter or digit');
+  if (new URL(address).pathname.startsWith(TENANT_PATH))
+    throw invalidField('address', `must not be under ${TENANT_PATH}: the tenants' Open Payments servers are there`);
   return address;
 }
 
