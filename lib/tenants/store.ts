@@ -38,7 +38,7 @@ const countUnder = (node: Node, prefix: string, by: 1 | -1): Write[] =>
       Update: {
         TableName: node.tables.main,
         Key: prefixClaim(path),
-        UpdateExpression: 'ADD under :by',
+        UpdateExpression: 'ADD tenantsUnder :by',
         ...(by === 1 && { ConditionExpression: 'attribute_not_exists(tenantId)' }),
         ExpressionAttributeValues: { ':by': by },
       },
@@ -54,7 +54,7 @@ export function insertTenant(node: Node, t: TenantRecord): Write[] {
         TableName: node.tables.main,
         Key: prefixClaim(t.walletAddressPrefix),
         UpdateExpression: 'SET tenantId = :id',
-        ConditionExpression: 'attribute_not_exists(tenantId) AND (attribute_not_exists(under) OR under = :none)',
+        ConditionExpression: 'attribute_not_exists(tenantId) AND (attribute_not_exists(tenantsUnder) OR tenantsUnder = :none)',
         ExpressionAttributeValues: { ':id': t.id, ':none': 0 },
       },
     },
@@ -97,7 +97,7 @@ export async function findTenant(node: Node, id: string): Promise<TenantRecord |
 // Who holds each of these paths, or has a prefix under it, as the claims say.
 export async function prefixHolders(node: Node, paths: string[]): Promise<Array<{ path: string; tenantId?: string; under: number }>> {
   const claims = await getAll(node.tables.main, paths.map(prefixClaim), { ConsistentRead: true });
-  return claims.map((c) => ({ path: c.pk.slice('TENANTPREFIX#'.length), tenantId: c.tenantId, under: Number(String(c.under ?? 0)) }));
+  return claims.map((c) => ({ path: c.pk.slice('TENANTPREFIX#'.length), tenantId: c.tenantId, under: Number(String(c.tenantsUnder ?? 0)) }));
 }
 
 export async function listTenants(node: Node, limit: number, cursor?: string): Promise<Page<TenantRecord>> {
