@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
 import { request } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
+import { ROOT } from '../../infra/local/serverless-config';
 import { adminClient, type Reply, startTestStack, type TestStack } from '../stack';
 import { ok } from '../world';
 
@@ -141,6 +145,22 @@ describe('tenants', () => {
       req.end();
     });
     expect(twice).toBe(400);
+  });
+
+  it("serve a tenant's operator through the CLI (npm run admin), with TENANT_ID or --tenant and its secret", async () => {
+    const t = await createTenant({ name: 'Cli', walletAddressPrefix: prefix() });
+    // (not execFileSync: the service under test runs on this thread)
+    const admin = (args: string[], env: Record<string, string>) =>
+      promisify(execFile)(join(ROOT, 'node_modules/.bin/tsx'), ['infra/local/admin.ts', '--json', ...args], {
+        cwd: ROOT,
+        env: { ...process.env, ADMIN_API_URL: s.adminUrl, ADMIN_API_SECRET: t.adminApiSecret, TENANT_ID: '', ...env },
+      });
+    const created = await admin(['POST', '/assets', `{"code":"CLI${n}","scale":2}`], { TENANT_ID: t.id });
+    expect(JSON.parse(created.stdout)).toMatchObject({ code: `CLI${n}` });
+    const listed = await admin(['--tenant', t.id, 'GET', '/assets?limit=100'], {});
+    expect(JSON.parse(listed.stdout).items.map((a: { code: string }) => a.code)).toContain(`CLI${n}`);
+    // Without the tenant, its secret is a wrong operator signature.
+    await expect(admin(['GET', '/assets'], {})).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('"status": 401') });
   });
 
   it('answer a tenant 403 operator_only on every /tenants route, and change nothing', async () => {
