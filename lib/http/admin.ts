@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
@@ -109,22 +110,23 @@ async function tenantNode(id: string | undefined): Promise<Node | undefined> {
   return settings && nodeFor(node, settings);
 }
 
-// A request signed with its tenant's secret. An unknown or deleted tenant is refused as a wrong
-// signature is, so that the answer says nothing of whether the tenant exists.
-const NO_MATCH = 'The signature does not match the request';
+// A request signed with its tenant's secret. An unknown or deleted tenant's is checked against a
+// secret nobody has, so that it is refused as a wrong signature is (missing, malformed and stale
+// ones alike), and the answer says nothing of whether the tenant exists.
+const NOBODYS_SECRET = randomBytes(32).toString('hex');
 const authenticate = (spec: RouteSpec<unknown, unknown, unknown>): MiddlewareObj<AdminEvent> => ({
   before: async ({ event }) => {
     const body = event.raw!;
     const method = event.httpMethod;
     const tenant = await tenantNode(event.headers['tenant-id']);
-    if (!tenant) throw httpErrors.unauthorized(NO_MATCH);
     const result = verifySignature(
       event.headers.signature,
-      await adminSecret(tenant),
+      tenant ? await adminSecret(tenant) : NOBODYS_SECRET,
       { method, pathWithQuery: signedPaths(event), idempotencyKey: event.headers['idempotency-key'], body },
       Date.now() / 1000,
     );
     if (!result.ok) throw httpErrors.unauthorized(result.reason);
+    if (!tenant) throw new Error('A signature matched a secret nobody has');
     event.node = tenant;
     if (spec.operatorOnly && !tenant.tenant.operator) throw tenantErrors.operatorOnly();
     if (spec.answersSecrets && event.headers['idempotency-key'] !== undefined) throw tenantErrors.idempotencyKeyRefused();

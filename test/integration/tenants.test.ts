@@ -132,6 +132,14 @@ describe('tenants', () => {
       expect(problemOf(res)).toEqual({ status: 401, code: 'unauthorized' });
       expect(res.body.detail).toBe(wrong.body.detail); // no hint whether the tenant exists
     }
+    // Unsigned, or stale: the same answer for a tenant that exists and one that does not.
+    const unsigned = (id: string) => s.send('GET', '/assets', { headers: { 'tenant-id': id } }).then((r) => [r.status, r.body.detail]);
+    expect(await unsigned('9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f')).toEqual(await unsigned(t.id));
+    const stale = (id: string) =>
+      s
+        .send('GET', '/assets', { headers: { 'tenant-id': id, signature: s.sign('GET', '/assets', '', Math.floor(Date.now() / 1000) - 3600) } })
+        .then((r) => [r.status, r.body.detail]);
+    expect(await stale('9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f')).toEqual(await stale(t.id));
     // The tenant's secret without its id is a wrong operator signature.
     expect(problemOf(await adminClient(s.adminUrl, t.adminApiSecret).admin('GET', '/assets'))).toEqual({ status: 401, code: 'unauthorized' });
     // The header once: node:http sends each pair as its own header line (fetch would join them).
