@@ -122,6 +122,16 @@ describe('tenants', () => {
     expect(outside.body.detail).toContain(walletAddressPrefix);
   });
 
+  it("keep a tenant's Idempotency-Keys its own: the operator's key, sent by a tenant, is another request", async () => {
+    const t = await createTenant({ name: 'Keys', walletAddressPrefix: prefix() });
+    const key = { 'idempotency-key': `shared-key-${n}` };
+    const operators = await ok(s.admin('POST', '/assets', { code: `OK${n}`, scale: 2 }, key));
+    const tenants = await ok(adminClient(s.adminUrl, t.adminApiSecret).admin('POST', '/assets', { code: `TK${n}`, scale: 2 }, { ...key, 'tenant-id': t.id }));
+    expect(tenants.id).not.toBe(operators.id);
+    // Each replays its own.
+    expect((await ok(s.admin('POST', '/assets', { code: `OK${n}`, scale: 2 }, key))).id).toBe(operators.id);
+  });
+
   it('refuse a wrong secret, an unknown tenant and the operator secret with a tenant id alike, with 401', async () => {
     const t = await createTenant({ name: 'Guarded', walletAddressPrefix: prefix() });
     const wrong = await asTenant(t.id, 'not-the-tenant-secret-0123456789')('GET', '/assets');
