@@ -3,7 +3,7 @@
 // handlers (functions/), the local run and the deploy tools (infra/), the HTTP stacks (lib/http/),
 // the Open Payments resource server (lib/resource-server/), the OpenAPI document (lib/openapi.ts)
 // and the settings, which only entry adapters read (lib/config.ts).
-const ADAPTERS = '^(functions|infra)/|^lib/(http|resource-server)/|^lib/(openapi|config)[.]ts$';
+const ADAPTERS = '^(functions|infra)/|^lib/(http|resource-server)/|^lib/(openapi|config|context)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -85,7 +85,8 @@ export function nodeOf(c: Config): Node {
 }
 
 // The node as one tenant sees it: its own addresses, URLs and consent page under the deployment's
-// tables, queues and limits. Its authorization server is a path of the deployment's, which names it.
+// tables, queues and limits. Its resource server (but for its wallet addresses, which are under its
+// prefix) and its authorization server are paths of the deployment's, which name it.
 export function nodeFor(base: Node, t: TenantSettings): Node {
   if (t.id === OPERATOR_TENANT_ID) return base;
   return {
@@ -94,8 +95,8 @@ export function nodeFor(base: Node, t: TenantSettings): Node {
     ilpAddress: `${base.ilpAddress}.${t.ilpAddressSuffix}`,
     urls: {
       walletAddresses: t.walletAddressPrefix,
-      resourceServer: new URL(t.walletAddressPrefix).origin,
-      authServer: `${base.urls.authServer}${TENANT_AUTH_PATH}${t.id}`,
+      resourceServer: `${new URL(t.walletAddressPrefix).origin}${TENANT_PATH}${t.id}`,
+      authServer: `${base.urls.authServer}${TENANT_PATH}${t.id}`,
       consent: t.idpConsentUrl,
     },
     rates: { ...base.rates, url: t.ratesUrl },
@@ -103,5 +104,5 @@ export function nodeFor(base: Node, t: TenantSettings): Node {
   };
 }
 
-// A tenant's authorization server: `<AUTH_SERVER_URL>/t/<tenant id>`.
-export const TENANT_AUTH_PATH = '/t/';
+// Where a tenant's Open Payments servers are: `<resource server>/t/<id>`, `<AUTH_SERVER_URL>/t/<id>`.
+export const TENANT_PATH = '/t/';

@@ -18,7 +18,10 @@ export function shardOf(id: string, shards: number): number {
   return (hash >>> 0) % shards;
 }
 
-export const shardKeys = (name: string, shards: number) => Array.from({ length: shards }, (_, k) => `${name}#${k}`);
+export const shardKeys = (node: Pick<Node, 'tenant'>, name: string, shards: number) => Array.from({ length: shards }, (_, k) => scoped(node, `${name}#${k}`));
+
+// The id at the end of a partition key ("INTENT#<id>", scoped or not): ids hold no '#'.
+export const idOfKey = (pk: string) => pk.slice(pk.lastIndexOf('#') + 1);
 
 // The main table's index of collections, each listed newest first (listSk: "<createdAt>#<id>").
 export const LISTS = { index: 'Lists', partitionKey: 'listPk', sortKey: 'listSk' } as const;

@@ -108,7 +108,8 @@ async function writeAlone(write: Write, name: string): Promise<Refusals> {
 // The outbox: one item per partition that the change sends from, holding all it sends (so a change
 // costs its transaction one item more, not one per event), kept OUTBOX_RETENTION_SECS. It carries
 // the trace header of the work that wrote it, across the stream to the relay, so that what it
-// sends stays in that trace.
+// sends stays in that trace; and a tenant's id, which the relay puts on what it sends, so that its
+// consumers work for that tenant (lib/context.ts).
 
 function outboxItems(node: Node, outgoing: Outgoing[]): TransactItem[] {
   if (!outgoing.length) return [];
@@ -120,7 +121,14 @@ function outboxItems(node: Node, outgoing: Outgoing[]): TransactItem[] {
     Put: {
       TableName: node.tables.main,
       // As JSON text: event data holds FSP metadata, which DynamoDB attributes cannot always hold.
-      Item: { pk: partition, sk: `${OUTBOX_SORT_PREFIX}${out[0].kind === 'event' ? out[0].event.id : out[0].id}`, out: JSON.stringify(out), ttl, trace },
+      Item: {
+        pk: partition,
+        sk: `${OUTBOX_SORT_PREFIX}${out[0].kind === 'event' ? out[0].event.id : out[0].id}`,
+        out: JSON.stringify(out),
+        ttl,
+        trace,
+        ...(!node.tenant.operator && { tenant: node.tenant.id }),
+      },
     },
   }));
 }

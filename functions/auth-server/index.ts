@@ -1,6 +1,6 @@
 import { cancelGrant, continueGrant, discovery, type KeyProof, requestGrant, revokeAccessToken, rotateToken } from '../../lib/auth-server';
 import { continueRequest, grantRequest } from '../../lib/auth-server/schemas';
-import { node } from '../../lib/config';
+import { tenantNode } from '../../lib/context';
 import { verifySignature } from '../../lib/http/message-signatures';
 import { json, type OpRequest, openPaymentsApi, parseJson } from '../../lib/http/open-payments';
 
@@ -14,33 +14,30 @@ const proof =
   (findKey) =>
     verifySignature(req.signed, findKey);
 
-export const handler = openPaymentsApi(
-  () => node.urls.authServer,
-  [
-    { method: 'GET', path: '/', handler: async () => json(200, discovery(node)) },
-    { method: 'GET', path: '/discovery', handler: async () => json(200, discovery(node)) },
-    { method: 'POST', path: '/', handler: async (req) => json(200, await requestGrant(node, parseJson(req, grantRequest), proof(req))) },
-    {
-      method: 'POST',
-      path: '/continue/{id}',
-      handler: async (req) => json(200, await continueGrant(node, req.params.id, req.token, proof(req), parseJson(req, continueRequest))),
+export const handler = openPaymentsApi({ server: 'authServer', tenants: tenantNode }, [
+  { method: 'GET', path: '/', handler: async (_req, node) => json(200, discovery(node)) },
+  { method: 'GET', path: '/discovery', handler: async (_req, node) => json(200, discovery(node)) },
+  { method: 'POST', path: '/', handler: async (req, node) => json(200, await requestGrant(node, parseJson(req, grantRequest), proof(req))) },
+  {
+    method: 'POST',
+    path: '/continue/{id}',
+    handler: async (req, node) => json(200, await continueGrant(node, req.params.id, req.token, proof(req), parseJson(req, continueRequest))),
+  },
+  {
+    method: 'DELETE',
+    path: '/continue/{id}',
+    handler: async (req, node) => {
+      await cancelGrant(node, req.params.id, req.token, proof(req));
+      return noContent;
     },
-    {
-      method: 'DELETE',
-      path: '/continue/{id}',
-      handler: async (req) => {
-        await cancelGrant(node, req.params.id, req.token, proof(req));
-        return noContent;
-      },
+  },
+  { method: 'POST', path: '/token/{id}', handler: async (req, node) => json(200, await rotateToken(node, req.params.id, req.token, proof(req))) },
+  {
+    method: 'DELETE',
+    path: '/token/{id}',
+    handler: async (req, node) => {
+      await revokeAccessToken(node, req.params.id, req.token, proof(req));
+      return noContent;
     },
-    { method: 'POST', path: '/token/{id}', handler: async (req) => json(200, await rotateToken(node, req.params.id, req.token, proof(req))) },
-    {
-      method: 'DELETE',
-      path: '/token/{id}',
-      handler: async (req) => {
-        await revokeAccessToken(node, req.params.id, req.token, proof(req));
-        return noContent;
-      },
-    },
-  ],
-);
+  },
+]);

@@ -1,5 +1,5 @@
 import { decideInteraction, type FrontChannel, finishInteraction, grantForIdp, startInteraction } from '../../lib/auth-server/interaction';
-import { node } from '../../lib/config';
+import { tenantNode } from '../../lib/context';
 import { json, type OpReply, openPaymentsApi } from '../../lib/http/open-payments';
 
 // An interactive grant's interaction (lib/auth-server/interaction.ts): the user's browser at
@@ -10,27 +10,24 @@ const front = (r: FrontChannel): OpReply =>
     ? { status: 202 }
     : { status: 302, headers: { location: r.location, 'cache-control': 'no-store', ...(r.cookie && { 'set-cookie': r.cookie }) } };
 
-export const handler = openPaymentsApi(
-  () => node.urls.authServer,
-  [
-    { method: 'GET', path: '/interact/{id}/{nonce}', handler: async (req) => front(await startInteraction(node, req.params.id, req.params.nonce)) },
-    {
-      method: 'GET',
-      path: '/interact/{id}/{nonce}/finish',
-      handler: async (req) => front(await finishInteraction(node, req.params.id, req.params.nonce, req.signed.headers.cookie)),
+export const handler = openPaymentsApi({ server: 'authServer', tenants: tenantNode }, [
+  { method: 'GET', path: '/interact/{id}/{nonce}', handler: async (req, node) => front(await startInteraction(node, req.params.id, req.params.nonce)) },
+  {
+    method: 'GET',
+    path: '/interact/{id}/{nonce}/finish',
+    handler: async (req, node) => front(await finishInteraction(node, req.params.id, req.params.nonce, req.signed.headers.cookie)),
+  },
+  {
+    method: 'GET',
+    path: '/grant/{id}/{nonce}',
+    handler: async (req, node) => json(200, await grantForIdp(node, req.params.id, req.params.nonce, req.signed.headers['x-idp-secret'])),
+  },
+  {
+    method: 'POST',
+    path: '/grant/{id}/{nonce}/{choice}',
+    handler: async (req, node) => {
+      await decideInteraction(node, req.params.id, req.params.nonce, req.params.choice, req.signed.headers['x-idp-secret']);
+      return { status: 202 };
     },
-    {
-      method: 'GET',
-      path: '/grant/{id}/{nonce}',
-      handler: async (req) => json(200, await grantForIdp(node, req.params.id, req.params.nonce, req.signed.headers['x-idp-secret'])),
-    },
-    {
-      method: 'POST',
-      path: '/grant/{id}/{nonce}/{choice}',
-      handler: async (req) => {
-        await decideInteraction(node, req.params.id, req.params.nonce, req.params.choice, req.signed.headers['x-idp-secret']);
-        return { status: 202 };
-      },
-    },
-  ],
-);
+  },
+]);

@@ -1,11 +1,10 @@
 import { introspect } from '../../lib/auth-server';
 import { introspectionRequest } from '../../lib/auth-server/schemas';
-import { node } from '../../lib/config';
+import { tenantNode } from '../../lib/context';
 import { json, openPaymentsApi, parseJson } from '../../lib/http/open-payments';
 
 // Token introspection for the resource server: POST /introspect on the authorization server's API,
 // which only IAM-signed callers reach (infra/resources.yml). Not part of the public GNAP API.
-export const handler = openPaymentsApi(
-  () => node.urls.authServer,
-  [{ method: 'POST', path: '/introspect', handler: async (req) => json(200, await introspect(node, parseJson(req, introspectionRequest))) }],
-);
+export const handler = openPaymentsApi({ server: 'authServer', tenants: tenantNode }, [
+  { method: 'POST', path: '/introspect', handler: async (req, node) => json(200, await introspect(node, parseJson(req, introspectionRequest))) },
+]);

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { node } from '../../lib/config';
+import { deployment, tenantNode } from '../../lib/context';
 import { commonErrors } from '../../lib/errors';
 import { httpErrors } from '../../lib/http/errors';
 import { problemResponse } from '../../lib/http/problem';
@@ -21,12 +21,12 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
     const headers = lowerCaseHeaders(event.headers);
     const token = bearerToken(headers.authorization);
     if (!token) throw httpErrors.unauthorized('A peer authenticates with Authorization: Bearer <token>');
-    const peer = await peerForToken(node, token);
-    if (!peer) throw httpErrors.unauthorized('The bearer token belongs to no peer of this node');
+    const found = await peerForToken(deployment, token, tenantNode); // the token names the tenant too
+    if (!found) throw httpErrors.unauthorized('The bearer token belongs to no peer of this node');
     if (!/^application\/octet-stream\b/i.test(headers['content-type'] ?? '')) {
       throw commonErrors.invalidRequest('An ILP packet is sent as Content-Type: application/octet-stream');
     }
-    const reply = await handlePacket(node, peer, requestBody(event, MAX_PACKET_BYTES, 'an ILP packet is at most'));
+    const reply = await handlePacket(found.node, found.peer, requestBody(event, MAX_PACKET_BYTES, 'an ILP packet is at most'));
     return { statusCode: 200, headers: { 'content-type': 'application/octet-stream' }, body: reply.toString('base64'), isBase64Encoded: true };
   } catch (e) {
     return problemResponse(e);

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { node } from '../../lib/config';
+import { deployment, walletAddressNode } from '../../lib/context';
 import { httpErrors } from '../../lib/http/errors';
 import { type ProblemApi, problemResponse } from '../../lib/http/problem';
 import { observed } from '../../lib/tracing';
@@ -37,9 +37,11 @@ async function get(method: string, path: string) {
   // No wallet address is longer than creation allows (MAX_ADDRESS_LENGTH), so a longer path is not one; looking
   // it up would also overrun DynamoDB's 2 KB partition key.
   if (path.length > MAX_PATH) throw walletAddressErrors.notFound('at this path');
-  const url = new URL(path, node.urls.walletAddresses).href;
+  const url = new URL(path, deployment.urls.walletAddresses).href;
   const isJwks = url.endsWith('/jwks.json');
-  const found = isJwks ? await publishedKeys(node, url.slice(0, -'/jwks.json'.length)) : await publishedWalletAddress(node, url);
+  const address = isJwks ? url.slice(0, -'/jwks.json'.length) : url;
+  const node = await walletAddressNode(address); // the tenant whose prefix it is under
+  const found = isJwks ? await publishedKeys(node, address) : await publishedWalletAddress(node, url);
   if (!found) throw walletAddressErrors.notFound(`at ${path}`);
   return found;
 }

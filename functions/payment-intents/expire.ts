@@ -1,6 +1,6 @@
-import { node } from '../../lib/config';
+import { forEachTenant } from '../../lib/context';
 import { expireDueIntents } from '../../lib/payment-intents';
 import { observed } from '../../lib/tracing';
 
-// Scheduled every minute: records the expiry of open payment intents past expiresAt.
-export const handler = observed(() => expireDueIntents(node));
+// Scheduled every minute: records the expiry of each tenant's open payment intents past expiresAt.
+export const handler = observed(() => forEachTenant(expireDueIntents));

@@ -1,10 +1,11 @@
-import { node } from '../../lib/config';
+import { deployment, onTenantOf } from '../../lib/context';
 import { PAYMENTS_MAX_RECEIVES } from '../../lib/limits';
 import { giveUpPayment, handlePaymentMessage } from '../../lib/payments/deliver';
 import { queueConsumer } from '../../lib/queue';
 
-// SQS-triggered: delivers funded payments. Partial batch failures are reported per message.
-export const handler = queueConsumer(node.queues.payments, (body, record) => handlePaymentMessage(node, body, record), {
+// SQS-triggered: delivers funded payments, each on its tenant's node. Partial batch failures are
+// reported per message.
+export const handler = queueConsumer(deployment.queues.payments, (body, record) => onTenantOf(body, (node) => handlePaymentMessage(node, body, record)), {
   maxReceives: PAYMENTS_MAX_RECEIVES,
-  giveUp: (body, error, record) => giveUpPayment(node, body, error, record),
+  giveUp: (body, error, record) => onTenantOf(body, (node) => giveUpPayment(node, body, error, record)),
 });

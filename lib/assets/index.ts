@@ -67,7 +67,7 @@ export async function noteLiquidityTaken(node: Node, assetId: string, taken: big
     const after = await balanceOf(node, account.liquidity(assetId));
     if (after < threshold && after + taken >= threshold) {
       const liquidity = amountOf(fromLedger(after, asset.scale), asset);
-      await commit(node, [], [event(partition(asset.id), 'asset.liquidity_low', { ...asset, liquidity })]);
+      await commit(node, [], [event(partition(node, asset.id), 'asset.liquidity_low', { ...asset, liquidity })]);
     }
   } catch (error) {
     logger.warn('Liquidity check failed', { assetId, error: (error as Error).message });

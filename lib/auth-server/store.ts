@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
+import { scoped } from '../store';
 import type { Write } from '../tx';
 import type { GrantState, InteractionStep } from './interaction-rules';
 import type { AccessItem, ClientIdentity } from './schemas';
@@ -12,7 +13,7 @@ import type { AccessItem, ClientIdentity } from './schemas';
 // each one conditional write of it, on its state and its current token, so that of two racing
 // requests (a rotation and a revocation) the one that commits second sees the first. A grant is
 // kept a month past its last token (tokens can be rotated after they expire); a pending one a day.
-const grantKey = (id: string) => ({ pk: `GRANT#${id}`, sk: 'GRANT' });
+const grantKey = (node: Node, id: string) => ({ pk: scoped(node, `GRANT#${id}`), sk: 'GRANT' });
 const DAY_SECS = 24 * 3600;
 const KEPT_SECS = 30 * DAY_SECS; // a revoked, rejected or approved grant
 const epoch = (ms: number) => Math.floor(ms / 1000);
@@ -60,7 +61,7 @@ export function putGrant(node: Node, g: GrantRecord): Write {
   return {
     Put: {
       TableName: node.tables.auth,
-      Item: { ...grantKey(g.id), ...g, access: JSON.stringify(g.access), client: JSON.stringify(g.client), ttl: epoch(Date.now()) + life },
+      Item: { ...grantKey(node, g.id), ...g, access: JSON.stringify(g.access), client: JSON.stringify(g.client), ttl: epoch(Date.now()) + life },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -75,7 +76,7 @@ export const TOKEN_CHANGED = 'token_changed';
 export const rotateToken = (node: Node, grantId: string, was: string, next: GrantToken): Write => ({
   Update: {
     TableName: node.tables.auth,
-    Key: grantKey(grantId),
+    Key: grantKey(node, grantId),
     UpdateExpression: 'SET #token = :next, #ttl = :ttl',
     ConditionExpression: '#state = :approved AND #token.#hash = :was',
     ExpressionAttributeNames: { '#state': 'state', '#token': 'token', '#hash': 'hash', '#ttl': 'ttl' },
@@ -88,7 +89,7 @@ export const rotateToken = (node: Node, grantId: string, was: string, next: Gran
 export const revokeToken = (node: Node, grantId: string, was: string): Write => ({
   Update: {
     TableName: node.tables.auth,
-    Key: grantKey(grantId),
+    Key: grantKey(node, grantId),
     UpdateExpression: 'REMOVE #token',
     ConditionExpression: '#token.#hash = :was',
     ExpressionAttributeNames: { '#token': 'token', '#hash': 'hash' },
@@ -103,7 +104,7 @@ export const revokeToken = (node: Node, grantId: string, was: string): Write => 
 export const revokeGrant = (node: Node, id: string): Write => ({
   Update: {
     TableName: node.tables.auth,
-    Key: grantKey(id),
+    Key: grantKey(node, id),
     UpdateExpression: 'SET #state = :revoked, #ttl = :ttl REMOVE #token',
     ConditionExpression: 'attribute_exists(pk) AND #state <> :revoked',
     ExpressionAttributeNames: { '#state': 'state', '#ttl': 'ttl', '#token': 'token' },
@@ -117,7 +118,7 @@ export const revokeGrant = (node: Node, id: string): Write => ({
 const step = (node: Node, id: string, set: string, condition: string, values: Record<string, unknown>, remove?: string): Write => ({
   Update: {
     TableName: node.tables.auth,
-    Key: grantKey(id),
+    Key: grantKey(node, id),
     UpdateExpression: `SET ${set}${remove ? ` REMOVE ${remove}` : ''}`,
     ConditionExpression: `attribute_exists(pk) AND ${condition}`,
     ExpressionAttributeNames: {
@@ -210,7 +211,7 @@ export const GRANT_RATE_OVER = 'grant_rate_over';
 export const countGrantRequest = (node: Node, client: string, minute: number, limit: number): Write => ({
   Update: {
     TableName: node.tables.auth,
-    Key: { pk: `GRANTRATE#${hashOf(client)}#${minute}`, sk: 'RATE' },
+    Key: { pk: scoped(node, `GRANTRATE#${hashOf(client)}#${minute}`), sk: 'RATE' },
     UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :one, #ttl = :ttl',
     ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
     ExpressionAttributeNames: { '#n': 'n', '#ttl': 'ttl' },
@@ -221,7 +222,7 @@ export const countGrantRequest = (node: Node, client: string, minute: number, li
 
 // The grant, if it is there: an item past its TTL is gone, whether or not DynamoDB deleted it yet.
 export async function findGrant(node: Node, id: string): Promise<GrantRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.auth, Key: grantKey(id), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.auth, Key: grantKey(node, id), ConsistentRead: true }));
   if (!Item || (typeof Item.ttl === 'number' && Item.ttl <= epoch(Date.now()))) return undefined;
   const { pk, sk, ttl, access, client, ...rest } = Item;
   return { ...rest, access: JSON.parse(access), client: JSON.parse(client) } as GrantRecord;

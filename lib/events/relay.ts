@@ -29,6 +29,7 @@ interface Entry {
   out: Outbound;
   trace?: string; // the trace header its item was written with
   hop?: Span; // its item's sending, in that trace
+  tenant?: string; // its item's tenant, unless the operator's
 }
 
 function parse(record: DynamoDBRecord): Entry[] | undefined {
@@ -43,8 +44,9 @@ function parse(record: DynamoDBRecord): Entry[] | undefined {
   }
   if (!Array.isArray(out)) return undefined;
   const trace = record.dynamodb?.NewImage?.trace?.S;
+  const tenant = record.dynamodb?.NewImage?.tenant?.S;
   const hop = startSegmentFor(trace);
-  return out.map((o) => ({ sequenceNumber, out: o, trace, hop }));
+  return out.map((o) => ({ sequenceNumber, out: o, trace, hop, tenant }));
 }
 
 // The call that sends a chunk, as a subsegment of each of its entries' hops (the one call serves
@@ -75,7 +77,8 @@ function chunks<T>(items: T[], size: (t: T) => number = () => 0, maxBytes = Infi
 async function putEvents(busName: string, entries: Entry[], failed: Set<string>) {
   const toEntry = (e: Entry, traceHeader?: string): PutEventsRequestEntry => {
     const event = (e.out as Extract<Outbound, { kind: 'event' }>).event;
-    return { EventBusName: busName, Source: EVENT_SOURCE, DetailType: event.type, Detail: JSON.stringify(event), TraceHeader: traceHeader };
+    const detail = e.tenant ? { ...event, tenant: e.tenant } : event;
+    return { EventBusName: busName, Source: EVENT_SOURCE, DetailType: event.type, Detail: JSON.stringify(detail), TraceHeader: traceHeader };
   };
   const size = (e: Entry) => Buffer.byteLength(toEntry(e).Detail!) + 100;
   await Promise.all(
@@ -112,7 +115,8 @@ async function sendMessages(entries: Entry[], failed: Set<string>) {
               QueueUrl: queueUrl,
               Entries: chunk.map((e, i) => {
                 const m = e.out as Extract<Outbound, { kind: 'message' }>;
-                return { Id: String(i), MessageBody: m.body, DelaySeconds: m.delaySeconds, ...withTraceHeader(headerOf(e, sends[i])) };
+                const body = e.tenant ? JSON.stringify({ ...JSON.parse(m.body), tenant: e.tenant }) : m.body;
+                return { Id: String(i), MessageBody: body, DelaySeconds: m.delaySeconds, ...withTraceHeader(headerOf(e, sends[i])) };
               }),
             }),
           );

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodType } from 'zod';
 import { commonErrors, invalidFields } from '../errors';
 import { logger } from '../log';
+import { type Node, OPERATOR_TENANT_ID, TENANT_PATH } from '../node';
 import { observed } from '../tracing';
 import { refuseLoneSurrogates } from './json';
 import { type SignedRequest, targetUris } from './message-signatures';
@@ -34,7 +35,7 @@ export interface OpReply {
 export interface OpRoute {
   method: 'GET' | 'POST' | 'DELETE';
   path: string; // '/continue/{id}'
-  handler: (req: OpRequest) => Promise<OpReply>;
+  handler: (req: OpRequest, node: Node) => Promise<OpReply>;
 }
 
 const CORS = {
@@ -88,19 +89,36 @@ const respond = (r: OpReply): APIGatewayProxyResult => ({
   body: r.body === undefined ? '' : JSON.stringify(r.body),
 });
 
-// A Lambda handler serving `routes` (traced, its metrics published); `base` is the API's public
-// URL, against which signatures' @target-uri is checked.
-export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
-  const router = httpRouterHandler<APIGatewayProxyEvent, APIGatewayProxyResult>({
+// Which API this is of the node (its URL is what signatures' @target-uri is checked against), and
+// how to find a tenant's node by id (lib/context.ts tenantNode).
+export interface OpApi {
+  server: 'resourceServer' | 'authServer';
+  tenants: (id: string) => Promise<Node | undefined>;
+}
+
+// The tenant a request is for: the operator's at the API's root, another's under /t/<tenant id>
+// (lib/node.ts nodeFor), which is taken off the path before routing. An unknown tenant is 404.
+type TenantEvent = APIGatewayProxyEvent & { node: Node };
+async function withTenant(api: OpApi, event: APIGatewayProxyEvent): Promise<TenantEvent> {
+  const named = TENANT_PREFIX.exec(event.path);
+  const node = await api.tenants(named ? decodeURIComponent(named[1]) : OPERATOR_TENANT_ID);
+  if (!node) throw commonErrors.notFound(`No route ${event.httpMethod} ${event.path}`);
+  return named ? { ...event, path: named[2] || '/', node } : { ...event, node };
+}
+const TENANT_PREFIX = new RegExp(`^${TENANT_PATH}([^/]+)(/.*)?$`);
+
+// A Lambda handler serving `routes` for every tenant (traced, its metrics published).
+export function openPaymentsApi(api: OpApi, routes: OpRoute[]) {
+  const router = httpRouterHandler<TenantEvent, APIGatewayProxyResult>({
     routes: routes.map((r) => ({
       method: r.method,
       path: r.path,
-      handler: async (event: APIGatewayProxyEvent) => respond(await r.handler(toRequest(event, base()))),
+      handler: async (event: TenantEvent) => respond(await r.handler(toRequest(event, event.node.urls[api.server]), event.node)),
     })),
     notFoundResponse: ({ method, path }) => {
       throw commonErrors.notFound(`No route ${method} ${path}`);
     },
-  }) as unknown as (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+  }) as unknown as (event: TenantEvent) => Promise<APIGatewayProxyResult>;
   return observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const started = performance.now();
     let result: APIGatewayProxyResult;
@@ -108,7 +126,7 @@ export function openPaymentsApi(base: () => string, routes: OpRoute[]) {
       result = respond({ status: 204 }); // CORS preflight
     else {
       try {
-        result = await router(event);
+        result = await router(await withTenant(api, event));
       } catch (e) {
         result = problemResponse(e, PROBLEMS);
       }

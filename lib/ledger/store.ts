@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException, TransactionConflictException } from '@
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { getAll } from '../store';
+import { getAll, scoped } from '../store';
 import type { Write } from '../tx';
 import {
   accountOfItem,
@@ -23,11 +23,12 @@ import {
 } from './rules';
 
 // Where the ledger lives in the main table: each account is one item with a `balance` (its id is
-// its key without the prefix); each transfer one record, whose id makes it idempotent.
-const ACCOUNT_PREFIX = 'ACCT#';
-const accountKey = (id: string) => ({ pk: `${ACCOUNT_PREFIX}${id}`, sk: 'ACCT' });
-export const accountIdOf = (pk: string) => pk.slice(ACCOUNT_PREFIX.length);
-const transferKey = (id: string) => ({ pk: `XFER#${id}`, sk: 'XFER' });
+// its key without the prefix); each transfer one record, whose id makes it idempotent. A tenant's
+// accounts are in its own key space, so its ledger check reads only them.
+const accountPrefix = (node: Node) => scoped(node, 'ACCT#');
+const accountKey = (node: Node, id: string) => ({ pk: `${accountPrefix(node)}${id}`, sk: 'ACCT' });
+const accountIdOf = (node: Node, pk: string) => pk.slice(accountPrefix(node).length);
+const transferKey = (node: Node, id: string) => ({ pk: scoped(node, `XFER#${id}`), sk: 'XFER' });
 
 // Conditions, for a transaction, that an account holds nothing (each of its items holds nothing
 // or was never written).
@@ -36,7 +37,7 @@ export function emptyAccountCheck(node: Node, id: string, refusal: string): Writ
     refusal,
     ConditionCheck: {
       TableName: node.tables.main,
-      Key: accountKey(item),
+      Key: accountKey(node, item),
       ConditionExpression: 'attribute_not_exists(pk) OR balance = :zero',
       ExpressionAttributeValues: { ':zero': 0n },
     },
@@ -80,7 +81,7 @@ const transferRecord = (node: Node, transferId: string, legs: Leg[]) => ({
   Put: {
     TableName: node.tables.main,
     Item: {
-      ...transferKey(transferId),
+      ...transferKey(node, transferId),
       transferId,
       legs: legs.map((l) => ({ debit: l.debit, credit: l.credit, amount: l.amount.toString() })),
       createdAt: new Date().toISOString(),
@@ -97,7 +98,7 @@ function balanceChange(node: Node, accountId: string, itemId: string, delta: big
     refusal: c.refusal,
     Update: {
       TableName: node.tables.main,
-      Key: accountKey(itemId),
+      Key: accountKey(node, itemId),
       UpdateExpression: 'SET balance = if_not_exists(balance, :zero) + :delta',
       ConditionExpression: covered
         ? 'balance >= :bound'
@@ -113,7 +114,7 @@ function balanceChange(node: Node, accountId: string, itemId: string, delta: big
 // arrives after the state moved on); a voided id (voidTransfer) is not one.
 export async function transferExists(node: Node, transferId: string): Promise<boolean> {
   const res = await db().send(
-    new GetCommand({ TableName: node.tables.main, Key: transferKey(transferId), ProjectionExpression: 'legs', ConsistentRead: true }),
+    new GetCommand({ TableName: node.tables.main, Key: transferKey(node, transferId), ProjectionExpression: 'legs', ConsistentRead: true }),
   );
   return ((res.Item?.legs as unknown[] | undefined)?.length ?? 0) > 0;
 }
@@ -141,8 +142,12 @@ const VOID_ATTEMPTS = 20;
 async function itemBalances(node: Node, ids: string[]): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   if (!ids.length) return out;
-  const items = await getAll(node.tables.main, ids.map(accountKey), { ConsistentRead: true, ProjectionExpression: 'pk, sk, balance' });
-  for (const item of items) out.set(accountIdOf(item.pk as string), BigInt(item.balance as bigint));
+  const items = await getAll(
+    node.tables.main,
+    ids.map((id) => accountKey(node, id)),
+    { ConsistentRead: true, ProjectionExpression: 'pk, sk, balance' },
+  );
+  for (const item of items) out.set(accountIdOf(node, item.pk as string), BigInt(item.balance as bigint));
   return out;
 }
 
@@ -164,13 +169,13 @@ export async function nonZeroBalances(node: Node): Promise<Map<string, bigint>> 
         TableName: node.tables.main,
         FilterExpression: 'begins_with(pk, :prefix) AND balance <> :zero',
         ProjectionExpression: 'pk, balance',
-        ExpressionAttributeValues: { ':prefix': ACCOUNT_PREFIX, ':zero': 0n },
+        ExpressionAttributeValues: { ':prefix': accountPrefix(node), ':zero': 0n },
         ConsistentRead: true,
         ExclusiveStartKey,
       }),
     );
     for (const item of res.Items ?? []) {
-      const id = accountOfItem(accountIdOf(item.pk));
+      const id = accountOfItem(accountIdOf(node, item.pk));
       out.set(id, (out.get(id) ?? 0n) + BigInt(item.balance));
     }
     ExclusiveStartKey = res.LastEvaluatedKey;

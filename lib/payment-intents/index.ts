@@ -87,7 +87,7 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
     ...(client && { client }),
   };
   // The intent's ledger account comes into being with its first credit.
-  await commit(node, store.insertIntent(node, record), [event(store.partition(record.id), 'payment_intent.created', intentView(node, record))]);
+  await commit(node, store.insertIntent(node, record), [event(store.partition(node, record.id), 'payment_intent.created', intentView(node, record))]);
   return record;
 }
 
@@ -105,7 +105,7 @@ export async function completeIntent(node: Node, id: string): Promise<IntentReco
   const now = new Date().toISOString();
   const done: IntentRecord = { ...r, state: 'completed', completedAt: now };
   const refusals = await commit(node, store.closeOrCredit(node, r, { state: 'completed', completedAt: now }, now), [
-    event(store.partition(id), 'payment_intent.completed', intentView(node, done)),
+    event(store.partition(node, id), 'payment_intent.completed', intentView(node, done)),
   ]);
   if (refusals.length) return completeIntent(node, id); // it changed under us: decide again on fresh state
   return done;
@@ -128,7 +128,7 @@ export async function expireDueIntents(node: Node): Promise<number> {
     if (!r) continue;
     if (r.state !== 'pending' && r.state !== 'processing') continue;
     const refusals = await commit(node, store.closeOrCredit(node, r, { state: 'expired' }, now), [
-      event(store.partition(id), 'payment_intent.expired', intentView(node, { ...r, state: 'expired' })),
+      event(store.partition(node, id), 'payment_intent.expired', intentView(node, { ...r, state: 'expired' })),
     ]);
     if (refusals.length) logger.info('Intent changed while expiring; next run decides', { id });
     else expired++;
@@ -174,7 +174,7 @@ export async function creditIntent(node: Node, read: IntentRecord | undefined, c
     const after = afterCredit(intent, credit, now);
     const changes = { state: after.state, received: after.received, ...(after.completedAt && { completedAt: after.completedAt }) };
     const outgoing = [...(c.outgoing ?? [])];
-    if (after.state === 'completed') outgoing.push(event(store.partition(intent.id), 'payment_intent.completed', intentView(node, after)));
+    if (after.state === 'completed') outgoing.push(event(store.partition(node, intent.id), 'payment_intent.completed', intentView(node, after)));
     const refusals = await commit(node, [...(await c.writes(credit)), ...store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
     if (!refusals.length) return { kind: 'credited', credit };
     if (refusals.some((r) => r !== store.INTENT_CHANGED)) return { kind: 'refused', refusals };

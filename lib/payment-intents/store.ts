@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { getAll, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import { getAll, idOfKey, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { storedAs } from './credit';
 import { type IntentRecord, type IntentState, intentStates } from './schemas';
@@ -16,14 +16,14 @@ import { type IntentRecord, type IntentState, intentStates } from './schemas';
 // wallet address do not all write one list's partition. (Records written before carry the wallet
 // listing's keys themselves, until their next change of state moves them to a listing item.)
 const RECORD = 'INTENT';
-export const intentKey = (id: string) => ({ pk: `INTENT#${id}`, sk: RECORD });
+const intentKey = (node: Node, id: string) => ({ pk: scoped(node, `INTENT#${id}`), sk: RECORD });
 // The intent's partition, which holds its outbox items too.
-export const partition = (id: string) => intentKey(id).pk;
+export const partition = (node: Node, id: string) => intentKey(node, id).pk;
 const OPEN = 'OPEN';
 const OPEN_SHARDS = 16;
-const byWallet = (walletAddressId: string) => `INTENTS#${walletAddressId}`;
-const listingKey = (id: string) => ({ pk: partition(id), sk: 'LISTED' });
-const walletListingKey = (id: string) => ({ pk: partition(id), sk: 'LISTED_BY_WALLET' });
+const byWallet = (node: Node, walletAddressId: string) => scoped(node, `INTENTS#${walletAddressId}`);
+const listingKey = (node: Node, id: string) => ({ pk: partition(node, id), sk: 'LISTED' });
+const walletListingKey = (node: Node, id: string) => ({ pk: partition(node, id), sk: 'LISTED_BY_WALLET' });
 const ALL = (state: IntentState) => `INTENTS#${state}`;
 const LIST_SHARDS = 4;
 
@@ -33,15 +33,20 @@ const listingItems = (node: Node, r: IntentRecord, state: IntentState): Write[] 
   {
     Put: {
       TableName: node.tables.main,
-      Item: { ...listingKey(r.id), listPk: `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`, listSk: `${r.createdAt}#${r.id}`, expiresAt: r.expiresAt },
+      Item: {
+        ...listingKey(node, r.id),
+        listPk: scoped(node, `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`),
+        listSk: `${r.createdAt}#${r.id}`,
+        expiresAt: r.expiresAt,
+      },
     },
   },
   {
     Put: {
       TableName: node.tables.main,
       Item: {
-        ...walletListingKey(r.id),
-        listPk: byWallet(r.walletAddressId),
+        ...walletListingKey(node, r.id),
+        listPk: byWallet(node, r.walletAddressId),
         listSk: `${r.createdAt}#${r.id}`,
         state,
         expiresAt: r.expiresAt,
@@ -57,10 +62,10 @@ export const insertIntent = (node: Node, r: IntentRecord): Write[] => [
     Put: {
       TableName: node.tables.main,
       Item: {
-        ...intentKey(r.id),
+        ...intentKey(node, r.id),
         ...r,
         metadata: JSON.stringify(r.metadata),
-        openPk: `${OPEN}#${shardOf(r.id, OPEN_SHARDS)}`,
+        openPk: scoped(node, `${OPEN}#${shardOf(r.id, OPEN_SHARDS)}`),
         openExpiresAt: `${r.expiresAt}#${r.id}`,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -80,7 +85,7 @@ export function closeOrCredit(node: Node, r: IntentRecord, changes: { state: Int
     refusal: INTENT_CHANGED,
     Update: {
       TableName: node.tables.main,
-      Key: intentKey(r.id),
+      Key: intentKey(node, r.id),
       UpdateExpression:
         `SET #state = :state, received = :received${changes.completedAt ? ', completedAt = :completedAt' : ''}` +
         (changes.state === r.state ? '' : ` REMOVE listPk, listSk${changes.state === 'processing' ? '' : ', openPk, openExpiresAt'}`),
@@ -104,10 +109,16 @@ const toRecord = ({ pk, sk, openPk, openExpiresAt, listPk, listSk, metadata, ...
   ({ ...record, metadata: JSON.parse(metadata) }) as IntentRecord;
 
 // The records of these intents (those that exist).
-export const findIntents = async (node: Node, ids: string[]): Promise<IntentRecord[]> => (await getAll(node.tables.main, ids.map(intentKey))).map(toRecord);
+export const findIntents = async (node: Node, ids: string[]): Promise<IntentRecord[]> =>
+  (
+    await getAll(
+      node.tables.main,
+      ids.map((id) => intentKey(node, id)),
+    )
+  ).map(toRecord);
 
 export async function findIntent(node: Node, id: string): Promise<IntentRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: intentKey(id), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: intentKey(node, id), ConsistentRead: true }));
   if (!Item) return undefined;
   return toRecord(Item);
 }
@@ -125,7 +136,7 @@ export async function listIntents(
     const { states, pastExpiry } = state ? storedAs(state) : { states: intentStates, pastExpiry: undefined };
     const page = await pageOfListed({
       ...query,
-      partitions: states.flatMap((s) => shardKeys(ALL(s), LIST_SHARDS)),
+      partitions: states.flatMap((s) => shardKeys(node, ALL(s), LIST_SHARDS)),
       // The partitions hold the stored states: only the expiry is left to filter on.
       ...(pastExpiry !== undefined && { filter: { expression: expiryCondition(pastExpiry), names: {}, values: { ':now': now } } }),
       recordKey: ({ pk }) => ({ pk, sk: RECORD }),
@@ -134,7 +145,7 @@ export async function listIntents(
   }
   const page = await queryNewestFirst({
     ...query,
-    partitions: walletAddressId === null ? [] : [byWallet(walletAddressId)],
+    partitions: walletAddressId === null ? [] : [byWallet(node, walletAddressId)],
     ...(state && { filter: inState(state, now) }),
   });
   return { items: await recordsOf(node, page.items), nextCursor: page.nextCursor };
@@ -143,7 +154,7 @@ export async function listIntents(
 // The records a wallet's list holds, in its order: its listing items' records, read in one
 // BatchGetItem, and the records that still carry the listing's keys themselves.
 async function recordsOf(node: Node, listed: Record<string, any>[]): Promise<IntentRecord[]> {
-  const unread = listed.filter((i) => i.sk !== RECORD).map((i) => intentKey(i.pk.slice('INTENT#'.length)));
+  const unread = listed.filter((i) => i.sk !== RECORD).map((i) => intentKey(node, idOfKey(i.pk)));
   const read = new Map((await getAll(node.tables.main, unread)).map((i) => [i.pk as string, i]));
   return listed.flatMap((i) => {
     const record = i.sk === RECORD ? i : read.get(i.pk);
@@ -167,7 +178,7 @@ function inState(state: IntentState, now: string) {
 
 export async function listOpenExpiredBy(node: Node, now: string): Promise<string[]> {
   const shards = await Promise.all(
-    shardKeys(OPEN, OPEN_SHARDS).map((open) =>
+    shardKeys(node, OPEN, OPEN_SHARDS).map((open) =>
       queryAll({
         TableName: node.tables.main,
         IndexName: 'OpenIntents',
@@ -176,7 +187,7 @@ export async function listOpenExpiredBy(node: Node, now: string): Promise<string
       }),
     ),
   );
-  return shards.flat().map((i) => (i.pk as string).slice('INTENT#'.length));
+  return shards.flat().map((i) => idOfKey(i.pk));
 }
 
 // A page of a wallet address's intents, newest first, for Open Payments' cursor pagination:
@@ -194,7 +205,7 @@ export async function pageByWallet(
   opts: { size: number; direction: 'older' | 'newer'; cursor?: string; client?: string },
 ): Promise<IntentPage> {
   const { cursor, ...rest } = opts;
-  const { items, ...ends } = await pageTwoWays({ table: node.tables.main, partitions: [byWallet(walletAddressId)], ...rest, from: cursor });
+  const { items, ...ends } = await pageTwoWays({ table: node.tables.main, partitions: [byWallet(node, walletAddressId)], ...rest, from: cursor });
   return { records: await recordsOf(node, items), ...ends };
 }
 

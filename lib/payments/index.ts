@@ -141,7 +141,7 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
     const refusals = await commit(
       node,
       [...store.insertPayment(node, record), quoteWrite, ...spending],
-      [event(store.partition(record.id), 'payment.created', view)],
+      [event(store.partition(node, record.id), 'payment.created', view)],
     );
     if (!refusals.length) return { record, ...(by && { spent: after }) };
     if (refusals.includes(QUOTE_TAKEN))
@@ -204,9 +204,9 @@ export const fundPayment = (node: Node, id: string) =>
     return {
       writes: transferItems(node, `fund:${r.id}`, [{ debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units }]),
       outgoing: [
-        event(store.partition(r.id), 'payment.funded', paymentView(next)),
+        event(store.partition(node, r.id), 'payment.funded', paymentView(next)),
         // What its method reads ahead rides along, so that the worker reads it with the payment at once.
-        message(store.partition(r.id), node.queues.payments, { paymentId: r.id, ...readAheadOf(r) } satisfies PaymentMessage),
+        message(store.partition(node, r.id), node.queues.payments, { paymentId: r.id, ...readAheadOf(r) } satisfies PaymentMessage),
       ],
     };
   });
@@ -214,7 +214,7 @@ export const fundPayment = (node: Node, id: string) =>
 export async function cancelPayment(node: Node, id: string) {
   const cancelled = await move(node, id, 'cancel', 'cancelled', (r, next) => ({
     writes: givingBack(node, r, 0n, 0n),
-    outgoing: [event(store.partition(r.id), 'payment.cancelled', paymentView(next))],
+    outgoing: [event(store.partition(node, r.id), 'payment.cancelled', paymentView(next))],
   }));
   countPayment('cancelled');
   return cancelled;
@@ -246,7 +246,7 @@ export async function finishPayment(
   };
   const sent = BigInt(opts.sentAmount?.value ?? p.sentAmount.value);
   const writes = [...store.transition(node, p, 'sending', state, set), ...givingBack(node, p, sent, opts.delivered ?? 0n)];
-  if ((await commit(node, writes, [event(store.partition(p.id), `payment.${state}`, paymentView(next))])).length) return 'skipped';
+  if ((await commit(node, writes, [event(store.partition(node, p.id), `payment.${state}`, paymentView(next))])).length) return 'skipped';
   if (state === 'failed') logger.warn('Payment failed', { paymentId: p.id, reason: opts.reason, sent: opts.sentAmount?.value });
   countPayment(state, opts.reason);
   return state;

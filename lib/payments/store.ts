@@ -3,27 +3,30 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
 import { withMethodFields } from '../quotes/method';
-import { getAll, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import { getAll, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { type PaymentRecord, type PaymentState, paymentStates } from './schemas';
 
 const RECORD = 'PAYMENT';
-const paymentKey = (id: string) => ({ pk: `PAYMENT#${id}`, sk: RECORD });
+const paymentKey = (node: Node, id: string) => ({ pk: scoped(node, `PAYMENT#${id}`), sk: RECORD });
 // The payment's partition, which holds its outbox items too.
-export const partition = (id: string) => paymentKey(id).pk;
+export const partition = (node: Node, id: string) => paymentKey(node, id).pk;
 
 // Each payment is listed twice in the Lists index, newest first, in partitions of its state (so
 // that a list of one state reads only that state): its record under its wallet address, and a
 // listing item beside it among all payments, spread over LIST_SHARDS partitions per state. Both
 // move with each change of state, in its transaction.
-const listingKey = (id: string) => ({ pk: paymentKey(id).pk, sk: 'LISTED' });
-const byWallet = (walletAddressId: string, state: PaymentState) => `PAYMENTS#${walletAddressId}#${state}`;
+const listingKey = (node: Node, id: string) => ({ pk: partition(node, id), sk: 'LISTED' });
+const byWallet = (node: Node, walletAddressId: string, state: PaymentState) => scoped(node, `PAYMENTS#${walletAddressId}#${state}`);
 const ALL = (state: PaymentState) => `PAYMENTS#${state}`;
 const LIST_SHARDS = 4;
 const sortKeyOf = (r: PaymentRecord) => `${r.createdAt}#${r.id}`;
 
 const listingItem = (node: Node, r: PaymentRecord, state: PaymentState): Write => ({
-  Put: { TableName: node.tables.main, Item: { ...listingKey(r.id), listPk: `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`, listSk: sortKeyOf(r) } },
+  Put: {
+    TableName: node.tables.main,
+    Item: { ...listingKey(node, r.id), listPk: scoped(node, `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`), listSk: sortKeyOf(r) },
+  },
 });
 
 // The items that create a payment: its record and its listing.
@@ -32,7 +35,7 @@ export const insertPayment = (node: Node, r: PaymentRecord): Write[] => [
     // Metadata as JSON text: the FSP's data need not fit DynamoDB's attribute rules.
     Put: {
       TableName: node.tables.main,
-      Item: { ...paymentKey(r.id), ...r, metadata: JSON.stringify(r.metadata), listPk: byWallet(r.walletAddressId, r.state), listSk: sortKeyOf(r) },
+      Item: { ...paymentKey(node, r.id), ...r, metadata: JSON.stringify(r.metadata), listPk: byWallet(node, r.walletAddressId, r.state), listSk: sortKeyOf(r) },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   },
@@ -45,7 +48,7 @@ export const insertPayment = (node: Node, r: PaymentRecord): Write[] => [
 export const PAYMENT_MOVED = 'payment_moved';
 export function transition(node: Node, r: PaymentRecord, from: PaymentState, to: PaymentState, set: Record<string, unknown> = {}): Write[] {
   const names: Record<string, string> = { '#state': 'state' };
-  const values: Record<string, unknown> = { ':from': from, ':to': to, ':listPk': byWallet(r.walletAddressId, to), ':listSk': sortKeyOf(r) };
+  const values: Record<string, unknown> = { ':from': from, ':to': to, ':listPk': byWallet(node, r.walletAddressId, to), ':listSk': sortKeyOf(r) };
   const sets = ['#state = :to', 'listPk = :listPk', 'listSk = :listSk'];
   for (const [k, v] of Object.entries(set)) {
     names[`#${k}`] = k;
@@ -57,7 +60,7 @@ export function transition(node: Node, r: PaymentRecord, from: PaymentState, to:
       refusal: PAYMENT_MOVED,
       Update: {
         TableName: node.tables.main,
-        Key: paymentKey(r.id),
+        Key: paymentKey(node, r.id),
         UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: '#state = :from',
         ExpressionAttributeNames: names,
@@ -72,10 +75,16 @@ const toRecord = ({ pk, sk, metadata, leaseHolder, leaseUntil, listPk, listSk, .
   withMethodFields({ ...record, metadata: JSON.parse(metadata) }) as PaymentRecord;
 
 // The records of these payments (those that exist).
-export const findPayments = async (node: Node, ids: string[]): Promise<PaymentRecord[]> => (await getAll(node.tables.main, ids.map(paymentKey))).map(toRecord);
+export const findPayments = async (node: Node, ids: string[]): Promise<PaymentRecord[]> =>
+  (
+    await getAll(
+      node.tables.main,
+      ids.map((id) => paymentKey(node, id)),
+    )
+  ).map(toRecord);
 
 export async function findPayment(node: Node, id: string): Promise<PaymentRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: paymentKey(id), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: paymentKey(node, id), ConsistentRead: true }));
   return Item && toRecord(Item);
 }
 
@@ -91,8 +100,8 @@ export async function listPayments(
   const query = { table: node.tables.main, ...LISTS, limit: q.limit, cursor: q.cursor };
   const page =
     walletAddressId === undefined
-      ? await pageOfListed({ ...query, partitions: states.flatMap((s) => shardKeys(ALL(s), LIST_SHARDS)), recordKey: ({ pk }) => ({ pk, sk: RECORD }) })
-      : await queryNewestFirst({ ...query, partitions: walletAddressId === null ? [] : states.map((s) => byWallet(walletAddressId, s)) });
+      ? await pageOfListed({ ...query, partitions: states.flatMap((s) => shardKeys(node, ALL(s), LIST_SHARDS)), recordKey: ({ pk }) => ({ pk, sk: RECORD }) })
+      : await queryNewestFirst({ ...query, partitions: walletAddressId === null ? [] : states.map((s) => byWallet(node, walletAddressId, s)) });
   return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
 }
 
@@ -117,13 +126,13 @@ export interface PacketRecord {
   createdAt: string;
 }
 const PACKET = 'PKT#';
-const packetKey = (paymentId: string, id: string) => ({ pk: paymentKey(paymentId).pk, sk: `${PACKET}${id}` });
+const packetKey = (node: Node, paymentId: string, id: string) => ({ pk: partition(node, paymentId), sk: `${PACKET}${id}` });
 // Unanswered packets are listed per peer in the Lists index, by expiry.
-const unansweredOf = (peerId: string) => `UNANSWERED#${peerId}`;
+const unansweredOf = (node: Node, peerId: string) => scoped(node, `UNANSWERED#${peerId}`);
 
 export const putPacket = (node: Node, paymentId: string, r: PacketRecord): Write => ({
   refusal: 'packet_exists',
-  Put: { TableName: node.tables.main, Item: { ...packetKey(paymentId, r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
+  Put: { TableName: node.tables.main, Item: { ...packetKey(node, paymentId, r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
 });
 
 // `listed`: for an unanswered packet, what its peer's listing shows besides the packet.
@@ -140,7 +149,7 @@ export const settlePacket = (
     refusal: 'packet_settled',
     Update: {
       TableName: node.tables.main,
-      Key: packetKey(paymentId, k.id),
+      Key: packetKey(node, paymentId, k.id),
       UpdateExpression:
         `SET #state = :to, settledAt = :now${delivered === undefined ? '' : ', delivered = :delivered'}` +
         (listing ? ', listPk = :listPk, listSk = :listSk, paymentId = :paymentId, listed = :listed' : ''),
@@ -152,7 +161,7 @@ export const settlePacket = (
         ':now': new Date().toISOString(),
         ...(delivered !== undefined && { ':delivered': delivered.toString() }),
         ...(listing && {
-          ':listPk': unansweredOf(k.peerId),
+          ':listPk': unansweredOf(node, k.peerId),
           ':listSk': `${k.expiresAt}#${paymentId}#${k.id}`,
           ':paymentId': paymentId,
           ':listed': listing,
@@ -182,7 +191,7 @@ export async function pageUnanswered(
     index: 'Lists',
     partitionKey: 'listPk',
     sortKey: 'listSk',
-    partitions: [unansweredOf(peerId)],
+    partitions: [unansweredOf(node, peerId)],
     limit,
     cursor,
     range: window, // the sort key starts with the expiry
@@ -197,7 +206,7 @@ export async function unansweredTotal(node: Node, peerId: string, window: { from
     TableName: node.tables.main,
     IndexName: 'Lists',
     KeyConditionExpression: 'listPk = :pk AND listSk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': unansweredOf(peerId), ':from': window.from, ':to': window.to },
+    ExpressionAttributeValues: { ':pk': unansweredOf(node, peerId), ':from': window.from, ':to': window.to },
     // A key is "<expiry>#…", so none equals the bare time `to`: BETWEEN keeps to [from, to).
     ProjectionExpression: 'peerUnits',
   });
@@ -208,7 +217,7 @@ export async function listPackets(node: Node, paymentId: string): Promise<Packet
   const items = await queryAll({
     TableName: node.tables.main,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :packet)',
-    ExpressionAttributeValues: { ':pk': paymentKey(paymentId).pk, ':packet': PACKET },
+    ExpressionAttributeValues: { ':pk': partition(node, paymentId), ':packet': PACKET },
     ConsistentRead: true,
   });
   return items.map(({ pk, sk, settledAt, listPk, listSk, paymentId, listed, ...r }) => r as PacketRecord);
@@ -222,7 +231,7 @@ export async function takeLease(node: Node, paymentId: string, holder: string, u
     await db().send(
       new UpdateCommand({
         TableName: node.tables.main,
-        Key: paymentKey(paymentId),
+        Key: paymentKey(node, paymentId),
         UpdateExpression: 'SET leaseHolder = :holder, leaseUntil = :until',
         ConditionExpression: '#state = :sending AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseHolder = :holder)',
         ExpressionAttributeNames: { '#state': 'state' },
@@ -239,7 +248,7 @@ export async function takeLease(node: Node, paymentId: string, holder: string, u
 export const releaseLease = (node: Node, paymentId: string, holder: string): Write => ({
   Update: {
     TableName: node.tables.main,
-    Key: paymentKey(paymentId),
+    Key: paymentKey(node, paymentId),
     UpdateExpression: 'REMOVE leaseHolder, leaseUntil',
     ConditionExpression: 'leaseHolder = :holder',
     ExpressionAttributeValues: { ':holder': holder },
@@ -262,12 +271,12 @@ export interface SpentItem extends Spent {
   receiveAsset: { code: string; scale: number };
   mixedReceive?: boolean;
 }
-const spentKey = (grantId: string, period: string) => ({ pk: `OPGRANT#${grantId}`, sk: `SPENT#${period}` });
+const spentKey = (node: Node, grantId: string, period: string) => ({ pk: scoped(node, `OPGRANT#${grantId}`), sk: `SPENT#${period}` });
 // An interval's item is kept a while after its interval, for a payment that ends later.
 const SPENT_RETENTION_SECS = 30 * 24 * 3600;
 
 export async function findSpent(node: Node, grantId: string, period: string): Promise<SpentItem | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: spentKey(grantId, period), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: spentKey(node, grantId, period), ConsistentRead: true }));
   if (!Item) return undefined;
   const { debit, receive, debitAsset, receiveAsset, mixedReceive } = Item;
   return { debit: BigInt(debit), receive: BigInt(receive), debitAsset, receiveAsset, ...(mixedReceive && { mixedReceive: true }) };
@@ -288,7 +297,7 @@ export function spend(node: Node, grantId: string, period: string, seen: SpentIt
     refusal: GRANT_SPENT_CHANGED,
     Update: {
       TableName: node.tables.main,
-      Key: spentKey(grantId, period),
+      Key: spentKey(node, grantId, period),
       UpdateExpression: `ADD debit :debit, receive :receive SET ${sets.join(', ')}`,
       ConditionExpression: seen ? 'debit = :seenDebit AND receive = :seenReceive' : 'attribute_not_exists(pk)',
       ...(ttl && { ExpressionAttributeNames: { '#ttl': 'ttl' } }),
@@ -308,7 +317,7 @@ export function spend(node: Node, grantId: string, period: string, seen: SpentIt
 export const giveBack = (node: Node, grantId: string, period: string, back: Spent): Write => ({
   Update: {
     TableName: node.tables.main,
-    Key: spentKey(grantId, period),
+    Key: spentKey(node, grantId, period),
     UpdateExpression: 'ADD debit :debit, receive :receive',
     ExpressionAttributeValues: { ':debit': -back.debit, ':receive': -back.receive },
   },
@@ -322,7 +331,7 @@ export async function pageByWallet(
   opts: { size: number; direction: 'older' | 'newer'; cursor?: string; client?: string },
 ): Promise<{ records: PaymentRecord[]; hasNextPage: boolean; hasPreviousPage: boolean }> {
   const { cursor, ...rest } = opts;
-  const partitions = paymentStates.map((s) => byWallet(walletAddressId, s));
+  const partitions = paymentStates.map((s) => byWallet(node, walletAddressId, s));
   const { items, ...ends } = await pageTwoWays({ table: node.tables.main, partitions, ...rest, from: cursor });
   return { records: items.map(toRecord), ...ends };
 }

@@ -128,32 +128,39 @@ export async function movePeerLiquidity(node: Node, id: string, value: string, d
 // changed elsewhere (another container) takes effect here within PEER_CACHE_MS; one changed
 // here at once.
 const PEER_CACHE_MS = 10_000;
-const byToken = new Map<string, { peer: PeerRecord; until: number }>();
-let everyPeer: { peers: Promise<PeerRecord[]>; until: number } | undefined;
+const byToken = new Map<string, { node: Node; peer: PeerRecord; until: number }>();
+const everyPeer = new Map<string, { peers: Promise<PeerRecord[]>; until: number }>(); // by tenant
 
 function forgetPeers() {
   byToken.clear();
-  everyPeer = undefined;
+  everyPeer.clear();
 }
 
-// The peer an incoming auth token belongs to, if any.
-export async function peerForToken(node: Node, token: string): Promise<PeerRecord | undefined> {
+// The peer an incoming auth token belongs to, if any, and the node of the tenant it peers with
+// (`tenantNode` finds it from the token's claim: a token names its tenant as well as its peer).
+export async function peerForToken(
+  base: Node,
+  token: string,
+  tenantNode: (tenantId: string) => Promise<Node | undefined>,
+): Promise<{ node: Node; peer: PeerRecord } | undefined> {
   const hash = store.tokenHash(token);
   const kept = byToken.get(hash);
-  if (kept && kept.until > Date.now()) return kept.peer;
-  const id = await store.findPeerIdByToken(node, hash);
-  const peer = id ? await store.findPeer(node, id) : undefined;
-  if (peer?.incomingTokenHashes.includes(hash)) byToken.set(hash, { peer, until: Date.now() + PEER_CACHE_MS });
-  return peer?.incomingTokenHashes.includes(hash) ? peer : undefined;
+  if (kept && kept.until > Date.now()) return kept;
+  const claim = await store.findPeerByToken(base, hash);
+  const node = claim && (await tenantNode(claim.tenantId));
+  const peer = claim && node ? await store.findPeer(node, claim.peerId) : undefined;
+  if (!node || !peer?.incomingTokenHashes.includes(hash)) return undefined;
+  byToken.set(hash, { node, peer, until: Date.now() + PEER_CACHE_MS });
+  return { node, peer };
 }
 
 function peers(node: Node): Promise<PeerRecord[]> {
-  if (!everyPeer || everyPeer.until <= Date.now()) {
-    const loading = store.allPeers(node);
-    everyPeer = { peers: loading, until: Date.now() + PEER_CACHE_MS };
-    loading.catch(() => (everyPeer = undefined));
-  }
-  return everyPeer.peers;
+  const kept = everyPeer.get(node.tenant.id);
+  if (kept && kept.until > Date.now()) return kept.peers;
+  const loading = store.allPeers(node);
+  everyPeer.set(node.tenant.id, { peers: loading, until: Date.now() + PEER_CACHE_MS });
+  loading.catch(() => everyPeer.delete(node.tenant.id));
+  return loading;
 }
 
 // The next hop for an ILP address (the rule is ./rules.ts bestRoute).
@@ -169,7 +176,7 @@ export async function noteLiquidityTaken(node: Node, peer: PeerRecord, taken: bi
     const after = await peerLiquidity(node, peer);
     if (after < threshold && after + taken >= threshold) {
       const liquidity = amountOf(fromLedger(after, peer.assetScale), { code: peer.assetCode, scale: peer.assetScale });
-      await commit(node, [], [event(store.partition(peer.id), 'peer.liquidity_low', { ...store.viewOf(peer), liquidity })]);
+      await commit(node, [], [event(store.partition(node, peer.id), 'peer.liquidity_low', { ...store.viewOf(peer), liquidity })]);
     }
   } catch (error) {
     logger.warn('Peer liquidity check failed', { peerId: peer.id, error: (error as Error).message });

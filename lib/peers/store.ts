@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
-import type { Node } from '../node';
-import { type Page, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import { type Node, OPERATOR_TENANT_ID } from '../node';
+import { type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { tokenChanges } from './rules';
 import type { Peer, PeerRecord } from './schemas';
@@ -10,13 +10,15 @@ import type { Peer, PeerRecord } from './schemas';
 // A peer is stored under its id (listed, newest first, through the Lists index), and claims two
 // kinds of unique keys: its static ILP address within its asset (one peering relationship per
 // address and asset), and each of its incoming tokens (a token names one peer), kept as SHA-256.
-const byId = (id: string) => ({ pk: `PEER#${id}`, sk: 'PEER' });
-const byAddress = (assetId: string, address: string) => ({ pk: `PEERADDR#${assetId}#${address}`, sk: 'PEER' });
+// A token's claim is the one key not in the tenant's key space: an incoming packet's token is how
+// the connector finds both the peer and the tenant it peers with (the claim names them).
+const byId = (node: Node, id: string) => ({ pk: scoped(node, `PEER#${id}`), sk: 'PEER' });
+const byAddress = (node: Node, assetId: string, address: string) => ({ pk: scoped(node, `PEERADDR#${assetId}#${address}`), sk: 'PEER' });
 const byToken = (hash: string) => ({ pk: `PEERTOKEN#${hash}`, sk: 'PEER' });
 const LIST = 'PEERS';
 const LIST_SHARDS = 4;
 // The peer's partition, which holds its outbox items too.
-export const partition = (id: string) => byId(id).pk;
+export const partition = (node: Node, id: string) => byId(node, id).pk;
 
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -24,7 +26,7 @@ export const tokenHash = (token: string) => createHash('sha256').update(token).d
 // another peer's), 'peer_changed' (the record is gone or changed since it was read).
 const claim = (node: Node, key: { pk: string; sk: string }, peerId: string, refusal: string): Write => ({
   refusal,
-  Put: { TableName: node.tables.main, Item: { ...key, peerId }, ConditionExpression: 'attribute_not_exists(pk)' },
+  Put: { TableName: node.tables.main, Item: { ...key, peerId, tenant: node.tenant.id }, ConditionExpression: 'attribute_not_exists(pk)' },
 });
 const release = (node: Node, key: { pk: string; sk: string }): Write => ({ Delete: { TableName: node.tables.main, Key: key } });
 
@@ -38,7 +40,7 @@ const putRecord = (node: Node, p: PeerRecord, condition: { ConditionExpression: 
   refusal: 'peer_changed',
   Put: {
     TableName: node.tables.main,
-    Item: { ...byId(p.id), ...p, listPk: `${LIST}#${shardOf(p.id, LIST_SHARDS)}`, listSk: `${p.createdAt}#${p.id}` },
+    Item: { ...byId(node, p.id), ...p, listPk: scoped(node, `${LIST}#${shardOf(p.id, LIST_SHARDS)}`), listSk: `${p.createdAt}#${p.id}` },
     ...condition,
   },
 });
@@ -47,7 +49,7 @@ const putRecord = (node: Node, p: PeerRecord, condition: { ConditionExpression: 
 export function insertPeer(node: Node, p: PeerRecord): Write[] {
   return [
     putRecord(node, { ...p, version: 1 }, { ConditionExpression: 'attribute_not_exists(pk)' }),
-    claim(node, byAddress(p.assetId, p.staticIlpAddress), p.id, 'peer_exists'),
+    claim(node, byAddress(node, p.assetId, p.staticIlpAddress), p.id, 'peer_exists'),
     ...p.incomingTokenHashes.map((h) => claim(node, byToken(h), p.id, 'auth_token_in_use')),
   ];
 }
@@ -64,8 +66,8 @@ export function replacePeer(node: Node, was: PeerRecord, now: PeerRecord): Write
 
 export function removePeer(node: Node, p: PeerRecord): Write[] {
   return [
-    { refusal: 'peer_changed', Delete: { TableName: node.tables.main, Key: byId(p.id), ...unchanged(p) } },
-    release(node, byAddress(p.assetId, p.staticIlpAddress)),
+    { refusal: 'peer_changed', Delete: { TableName: node.tables.main, Key: byId(node, p.id), ...unchanged(p) } },
+    release(node, byAddress(node, p.assetId, p.staticIlpAddress)),
     ...p.incomingTokenHashes.map((h) => release(node, byToken(h))),
   ];
 }
@@ -79,13 +81,14 @@ const toRecord = ({ pk, sk, listPk, listSk, ...record }: Record<string, any>): P
   }) as PeerRecord;
 
 export async function findPeer(node: Node, id: string): Promise<PeerRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(id), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(node, id), ConsistentRead: true }));
   return Item && toRecord(Item);
 }
 
-export async function findPeerIdByToken(node: Node, hash: string): Promise<string | undefined> {
+// The peer an incoming token names, and its tenant's id (claims made before tenants: the operator's).
+export async function findPeerByToken(node: Node, hash: string): Promise<{ peerId: string; tenantId: string } | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byToken(hash) }));
-  return Item?.peerId;
+  return Item && { peerId: Item.peerId, tenantId: Item.tenant ?? OPERATOR_TENANT_ID };
 }
 
 export async function listPeers(node: Node, limit: number, cursor?: string): Promise<Page<PeerRecord>> {
@@ -94,7 +97,7 @@ export async function listPeers(node: Node, limit: number, cursor?: string): Pro
     index: 'Lists',
     partitionKey: 'listPk',
     sortKey: 'listSk',
-    partitions: shardKeys(LIST, LIST_SHARDS),
+    partitions: shardKeys(node, LIST, LIST_SHARDS),
     limit,
     cursor,
   });
@@ -104,7 +107,7 @@ export async function listPeers(node: Node, limit: number, cursor?: string): Pro
 // Every peer, for routing.
 export async function allPeers(node: Node): Promise<PeerRecord[]> {
   const shards = await Promise.all(
-    shardKeys(LIST, LIST_SHARDS).map((pk) =>
+    shardKeys(node, LIST, LIST_SHARDS).map((pk) =>
       queryAll({ TableName: node.tables.main, IndexName: 'Lists', KeyConditionExpression: 'listPk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
     ),
   );

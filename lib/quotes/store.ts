@@ -1,17 +1,18 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
+import { scoped } from '../store';
 import type { Write } from '../tx';
 import { withMethodFields } from './method';
 import type { QuoteRecord } from './schemas';
 
 // A quote is one item under its id. It pays for one payment: taking it records the payment's id.
-const quoteKey = (id: string) => ({ pk: `QUOTE#${id}`, sk: 'QUOTE' });
+const quoteKey = (node: Node, id: string) => ({ pk: scoped(node, `QUOTE#${id}`), sk: 'QUOTE' });
 
-export const putQuote = (node: Node, r: QuoteRecord): Write => ({ Put: { TableName: node.tables.main, Item: { ...quoteKey(r.id), ...r } } });
+export const putQuote = (node: Node, r: QuoteRecord): Write => ({ Put: { TableName: node.tables.main, Item: { ...quoteKey(node, r.id), ...r } } });
 
 export async function findQuote(node: Node, id: string): Promise<QuoteRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: quoteKey(id), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: quoteKey(node, id), ConsistentRead: true }));
   if (!Item) return undefined;
   const { pk, sk, ...record } = Item;
   return withMethodFields(record) as QuoteRecord;
@@ -23,7 +24,7 @@ export const takeQuote = (node: Node, quoteId: string, paymentId: string, now: s
   refusal: QUOTE_TAKEN,
   Update: {
     TableName: node.tables.main,
-    Key: quoteKey(quoteId),
+    Key: quoteKey(node, quoteId),
     UpdateExpression: 'SET paymentId = :id',
     ConditionExpression: 'attribute_not_exists(paymentId) AND expiresAt > :now',
     ExpressionAttributeValues: { ':id': paymentId, ':now': now },

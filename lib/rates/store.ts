@@ -1,7 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { queryAll, shardKeys, shardOf } from '../store';
+import { queryAll, scoped, shardKeys, shardOf } from '../store';
 
 // The rates table. A pushed rate is one item per scope and pair; a pull is one item per scope and
 // base holding every rate the FSP listed. Pulled items are also listed in a registry (spread over a
@@ -30,13 +30,13 @@ export interface RegistryEntry {
 }
 
 const scopeKey = (s: Scope) => (s.peerId === undefined ? 'fsp' : `peer:${s.peerId}`);
-const pushedKey = (s: Scope, source: string, destination: string) => ({ pk: `PUSHED#${scopeKey(s)}#${source}`, sk: destination });
-const pulledKey = (s: Scope, base: string) => ({ pk: `PULLED#${scopeKey(s)}#${base}`, sk: 'RATES' });
+const pushedKey = (node: Node, s: Scope, source: string, destination: string) => ({ pk: scoped(node, `PUSHED#${scopeKey(s)}#${source}`), sk: destination });
+const pulledKey = (node: Node, s: Scope, base: string) => ({ pk: scoped(node, `PULLED#${scopeKey(s)}#${base}`), sk: 'RATES' });
 const REGISTRY = 'PULLED_REGISTRY';
 const REGISTRY_SHARDS = 4;
-const registryKey = (s: Scope, base: string) => {
+const registryKey = (node: Node, s: Scope, base: string) => {
   const sk = `${scopeKey(s)}#${base}`;
-  return { pk: `${REGISTRY}#${shardOf(sk, REGISTRY_SHARDS)}`, sk };
+  return { pk: scoped(node, `${REGISTRY}#${shardOf(sk, REGISTRY_SHARDS)}`), sk };
 };
 const epoch = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
 // Registry entries outlive their rates by a day, so a base whose refresh keeps failing is retried
@@ -47,15 +47,15 @@ export async function savePushed(node: Node, s: Scope, source: string, destinati
   await db().send(
     new PutCommand({
       TableName: node.tables.rates,
-      Item: { ...pushedKey(s, source, destination), ...r, peerId: s.peerId, ttl: epoch(r.expiresAt) },
+      Item: { ...pushedKey(node, s, source, destination), ...r, peerId: s.peerId, ttl: epoch(r.expiresAt) },
     }),
   );
 }
 
 // The pushed rate for a pair and the pulled rates of its base, in one round trip.
 export async function findRates(node: Node, s: Scope, source: string, destination: string): Promise<{ pushed?: StoredRate; pulled?: PulledRates }> {
-  const pushed = pushedKey(s, source, destination);
-  const pulled = pulledKey(s, source);
+  const pushed = pushedKey(node, s, source, destination);
+  const pulled = pulledKey(node, s, source);
   const res = await db().send(new BatchGetCommand({ RequestItems: { [node.tables.rates]: { Keys: [pushed, pulled], ConsistentRead: true } } }));
   const items = res.Responses?.[node.tables.rates] ?? [];
   // Unprocessed keys only happen under throttling; read them one more time rather than fail.
@@ -77,8 +77,8 @@ export async function savePulled(node: Node, p: PulledRates): Promise<void> {
   const ttl = epoch(p.expiresAt);
   let requests: Record<string, any>[] = [
     // The FSP's rates as JSON text: any finite number fits, whatever DynamoDB numbers allow.
-    { PutRequest: { Item: { ...pulledKey(s, p.base), ...p, rates: JSON.stringify(p.rates), ttl } } },
-    { PutRequest: { Item: { ...registryKey(s, p.base), base: p.base, peerId: p.peerId, expiresAt: p.expiresAt, ttl: ttl + REGISTRY_GRACE_SECS } } },
+    { PutRequest: { Item: { ...pulledKey(node, s, p.base), ...p, rates: JSON.stringify(p.rates), ttl } } },
+    { PutRequest: { Item: { ...registryKey(node, s, p.base), base: p.base, peerId: p.peerId, expiresAt: p.expiresAt, ttl: ttl + REGISTRY_GRACE_SECS } } },
   ];
   for (let attempt = 0; requests.length; attempt++) {
     if (attempt === 5) throw new Error('DynamoDB left rate writes unprocessed five times');
@@ -90,7 +90,7 @@ export async function savePulled(node: Node, p: PulledRates): Promise<void> {
 
 export async function listPulled(node: Node): Promise<RegistryEntry[]> {
   const shards = await Promise.all(
-    shardKeys(REGISTRY, REGISTRY_SHARDS).map((pk) =>
+    shardKeys(node, REGISTRY, REGISTRY_SHARDS).map((pk) =>
       queryAll({ TableName: node.tables.rates, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
     ),
   );

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { LISTS, type Page, queryAll, queryNewestFirst, shardKeys, shardOf } from '../store';
+import { LISTS, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey } from './schemas';
 
@@ -10,12 +10,13 @@ import { MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey } from './sc
 // server answer with one read) and under its id, which the Lists index lists, newest first, spread
 // over a few partitions; its keys sit in the URL's partition so that jwks.json is one query. The
 // base URL is recorded once, with the first address, and never changes.
-const byUrl = (address: string) => ({ pk: `WAURL#${address}`, sk: 'WA' });
-const byId = (id: string) => ({ pk: `WA#${id}`, sk: 'WA' });
+const byUrl = (node: Node, address: string) => ({ pk: urlPartition(node, address), sk: 'WA' });
+const urlPartition = (node: Node, address: string) => scoped(node, `WAURL#${address}`);
+const byId = (node: Node, id: string) => ({ pk: scoped(node, `WA#${id}`), sk: 'WA' });
 const LIST = 'WALLETS';
 const LIST_SHARDS = 4;
-const keyOf = (address: string, kid: string) => ({ pk: `WAURL#${address}`, sk: `KEY#${kid}` });
-const BASE_KEY = { pk: 'CONFIG', sk: 'WALLET_ADDRESS_URL' };
+const keyOf = (node: Node, address: string, kid: string) => ({ pk: urlPartition(node, address), sk: `KEY#${kid}` });
+const baseKey = (node: Node) => ({ pk: scoped(node, 'CONFIG'), sk: 'WALLET_ADDRESS_URL' });
 const toWallet = (i: Record<string, any>): WalletAddress => ({
   id: i.id,
   address: i.address,
@@ -33,14 +34,14 @@ const toKey = (i: Record<string, any>): WalletAddressKey => ({
 });
 
 export async function recordedBase(node: Node): Promise<string | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: BASE_KEY, ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: baseKey(node), ConsistentRead: true }));
   return Item?.base as string | undefined;
 }
 
 // Records `base` unless a base is recorded already; returns the one recorded.
 export async function recordBase(node: Node, base: string): Promise<string> {
   try {
-    await db().send(new PutCommand({ TableName: node.tables.main, Item: { ...BASE_KEY, base }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await db().send(new PutCommand({ TableName: node.tables.main, Item: { ...baseKey(node), base }, ConditionExpression: 'attribute_not_exists(pk)' }));
     return base;
   } catch (e) {
     if (e instanceof ConditionalCheckFailedException) return (await recordedBase(node))!;
@@ -56,8 +57,8 @@ export type WalletRecord = WalletAddress & { assetId: string };
 // harmless, so it is written as it is, with no condition.
 export function putServiceIdentity(node: Node, address: string, publicName: string, key: WalletAddressKey): Write[] {
   return [
-    { Put: { TableName: node.tables.main, Item: { ...byUrl(address), address, publicName, assetCode: 'XXX', assetScale: 0, createdAt: key.createdAt } } },
-    { Put: { TableName: node.tables.main, Item: { ...keyOf(address, key.kid), ...key, revokedAt: undefined } } },
+    { Put: { TableName: node.tables.main, Item: { ...byUrl(node, address), address, publicName, assetCode: 'XXX', assetScale: 0, createdAt: key.createdAt } } },
+    { Put: { TableName: node.tables.main, Item: { ...keyOf(node, address, key.kid), ...key, revokedAt: undefined } } },
   ];
 }
 
@@ -66,12 +67,12 @@ export function insertWalletAddress(node: Node, wa: WalletRecord): Write[] {
   return [
     {
       refusal: 'wallet_address_exists',
-      Put: { TableName: node.tables.main, Item: { ...byUrl(wa.address), ...wa }, ConditionExpression: 'attribute_not_exists(pk)' },
+      Put: { TableName: node.tables.main, Item: { ...byUrl(node, wa.address), ...wa }, ConditionExpression: 'attribute_not_exists(pk)' },
     },
     {
       Put: {
         TableName: node.tables.main,
-        Item: { ...byId(wa.id), ...wa, listPk: `${LIST}#${shardOf(wa.id, LIST_SHARDS)}`, listSk: `${wa.createdAt}#${wa.id}` },
+        Item: { ...byId(node, wa.id), ...wa, listPk: scoped(node, `${LIST}#${shardOf(wa.id, LIST_SHARDS)}`), listSk: `${wa.createdAt}#${wa.id}` },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -79,23 +80,23 @@ export function insertWalletAddress(node: Node, wa: WalletRecord): Write[] {
 }
 
 export async function listWalletAddresses(node: Node, limit: number, cursor?: string): Promise<Page<WalletAddress>> {
-  const page = await queryNewestFirst({ table: node.tables.main, ...LISTS, partitions: shardKeys(LIST, LIST_SHARDS), limit, cursor });
+  const page = await queryNewestFirst({ table: node.tables.main, ...LISTS, partitions: shardKeys(node, LIST, LIST_SHARDS), limit, cursor });
   return { items: page.items.map(toWallet), nextCursor: page.nextCursor };
 }
 
 export async function findWalletAddress(node: Node, id: string): Promise<WalletAddress | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(id) }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(node, id) }));
   return Item && toWallet(Item);
 }
 
 export async function findWalletAddressByUrl(node: Node, address: string): Promise<WalletRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byUrl(address) }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byUrl(node, address) }));
   return Item && { ...toWallet(Item), assetId: Item.assetId };
 }
 
 // The public name is kept on both records, as read together with each.
 export function renaming(node: Node, wa: WalletAddress, publicName: string): Write[] {
-  return [byId(wa.id), byUrl(wa.address)].map((Key) => ({
+  return [byId(node, wa.id), byUrl(node, wa.address)].map((Key) => ({
     Update: {
       TableName: node.tables.main,
       Key,
@@ -114,13 +115,17 @@ export function insertKey(node: Node, address: string, key: WalletAddressKey): W
     {
       refusal: 'key_exists',
       // revokedAt is absent until revocation, so that the revocation can set it once.
-      Put: { TableName: node.tables.main, Item: { ...keyOf(address, key.kid), ...key, revokedAt: undefined }, ConditionExpression: 'attribute_not_exists(pk)' },
+      Put: {
+        TableName: node.tables.main,
+        Item: { ...keyOf(node, address, key.kid), ...key, revokedAt: undefined },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
     },
     {
       refusal: 'too_many_keys',
       Update: {
         TableName: node.tables.main,
-        Key: byUrl(address),
+        Key: byUrl(node, address),
         UpdateExpression: 'SET activeKeys = if_not_exists(activeKeys, :zero) + :one',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(activeKeys) OR activeKeys < :max)',
         ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':max': MAX_ACTIVE_KEYS },
@@ -131,7 +136,11 @@ export function insertKey(node: Node, address: string, key: WalletAddressKey): W
 
 // The wallet address record and its keys, in one query of the URL's partition.
 export async function findWithKeys(node: Node, address: string): Promise<{ wallet?: WalletAddress; keys: WalletAddressKey[] }> {
-  const items = await queryAll({ TableName: node.tables.main, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `WAURL#${address}` } });
+  const items = await queryAll({
+    TableName: node.tables.main,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': urlPartition(node, address) },
+  });
   const wallet = items.find((i) => i.sk === 'WA');
   return {
     wallet: wallet && toWallet(wallet),
@@ -146,7 +155,7 @@ export function revoking(node: Node, address: string, kid: string, at: string): 
       refusal: 'not_revocable',
       Update: {
         TableName: node.tables.main,
-        Key: keyOf(address, kid),
+        Key: keyOf(node, address, kid),
         UpdateExpression: 'SET revokedAt = :at',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revokedAt)',
         ExpressionAttributeValues: { ':at': at },
@@ -155,7 +164,7 @@ export function revoking(node: Node, address: string, kid: string, at: string): 
     {
       Update: {
         TableName: node.tables.main,
-        Key: byUrl(address),
+        Key: byUrl(node, address),
         UpdateExpression: 'ADD activeKeys :minusOne',
         ExpressionAttributeValues: { ':minusOne': -1 },
       },
@@ -164,6 +173,6 @@ export function revoking(node: Node, address: string, kid: string, at: string): 
 }
 
 export async function findKey(node: Node, address: string, kid: string): Promise<WalletAddressKey | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: keyOf(address, kid), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: keyOf(node, address, kid), ConsistentRead: true }));
   return Item && toKey(Item);
 }

@@ -70,7 +70,7 @@ async function post(node: Node, r: WebhookEvent): Promise<Attempt> {
 }
 
 const parked = (node: Node, r: Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 'data'>) =>
-  message(store.partition(r.id), node.queues.webhookParking, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
+  message(store.partition(node, r.id), node.queues.webhookParking, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
 // The first attempt (EventBridge's message) checks that the event has no record yet, posts, and
 // writes the record with its outcome in one conditional put (with its lookup item, in one

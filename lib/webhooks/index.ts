@@ -24,7 +24,7 @@ export function webhookView(r: WebhookEvent): WebhookEvent {
 
 // A follow-up attempt of an event, on the webhook queue after `delaySeconds`.
 export const retryMessage = (node: Node, m: RetryMessage, delaySeconds: number) =>
-  message(store.partition(m.webhookEvent), node.queues.webhooks, m, delaySeconds);
+  message(store.partition(node, m.webhookEvent), node.queues.webhooks, m, delaySeconds);
 
 export async function getWebhookEvent(node: Node, id: string): Promise<WebhookEvent> {
   const r = await store.findRecord(node, id);

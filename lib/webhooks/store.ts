@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { DomainEvent } from '../events';
 import type { Node } from '../node';
-import { pageOfListed, queryNewestFirst, shardKeys, shardOf } from '../store';
+import { pageOfListed, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { type Attempt, type WebhookEvent, webhookStatuses } from './schemas';
 
@@ -11,10 +11,12 @@ import { type Attempt, type WebhookEvent, webhookStatuses } from './schemas';
 const RETENTION_SECS = 30 * 24 * 3600;
 const ttlOf = (createdAt: string) => Math.floor(Date.parse(createdAt) / 1000) + RETENTION_SECS;
 const STATUS_SHARDS = 16;
-const statusShard = (id: string, status: string) => `${status}#${shardOf(id, STATUS_SHARDS)}`;
+const statusShard = (node: Node, id: string, status: string) => scoped(node, `${status}#${shardOf(id, STATUS_SHARDS)}`);
+// A record's key: its event's id, in the tenant's key space (the record keeps the bare id too).
+const recordKey = (node: Node, id: string) => ({ id: scoped(node, id) });
 // The outbox items of a webhook event (its retry and dead-letter messages) go in the main table,
 // whose stream the outbox relay reads, under this partition.
-export const partition = (id: string) => `WEBHOOK#${id}`;
+export const partition = (node: Node, id: string) => scoped(node, `WEBHOOK#${id}`);
 
 // A record is also found by its event's type, and by the resource its event is about (the id in its
 // data), through one partition of the ByLookup index each (lookupPk), newest first (statusSort):
@@ -29,8 +31,8 @@ export const partition = (id: string) => `WEBHOOK#${id}`;
 // server), a few hundred a second, within that budget; throttles raised to near 1,000 would call for
 // sharding the type's partitions.
 const LOOKUP_SUFFIX = '#resource';
-const byType = (type: string) => `type:${type}`;
-const byResource = (resourceId: string) => `resource:${resourceId}`;
+const byType = (node: Node, type: string) => scoped(node, `type:${type}`);
+const byResource = (node: Node, resourceId: string) => scoped(node, `resource:${resourceId}`);
 const resourceOf = (data: unknown) => (typeof (data as { id?: unknown })?.id === 'string' ? (data as { id: string }).id : undefined);
 const sortKeyOf = (r: Pick<WebhookEvent, 'id' | 'createdAt'>) => `${r.createdAt}#${r.id}`;
 
@@ -40,7 +42,7 @@ export interface WebhookRecord extends WebhookEvent {
 }
 
 const toRecord = (i: Record<string, any>): WebhookRecord => ({
-  id: i.id,
+  id: i.eventId ?? i.id,
   type: i.type,
   createdAt: i.createdAt,
   status: i.status,
@@ -56,7 +58,14 @@ type Looked = Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 'data'>;
 function lookupItem(node: Node, r: Looked, status: WebhookRecord['status']): Write[] {
   const resourceId = resourceOf(r.data);
   if (resourceId === undefined) return [];
-  const Item = { id: `${r.id}${LOOKUP_SUFFIX}`, lookupPk: byResource(resourceId), statusSort: sortKeyOf(r), status, type: r.type, ttl: ttlOf(r.createdAt) };
+  const Item = {
+    ...recordKey(node, `${r.id}${LOOKUP_SUFFIX}`),
+    lookupPk: byResource(node, resourceId),
+    statusSort: sortKeyOf(r),
+    status,
+    type: r.type,
+    ttl: ttlOf(r.createdAt),
+  };
   return [{ Put: { TableName: node.tables.webhookEvents, Item } }];
 }
 
@@ -81,10 +90,12 @@ export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: 
         TableName: node.tables.webhookEvents,
         Item: {
           ...record,
+          ...recordKey(node, event.id),
+          eventId: event.id,
           data: JSON.stringify(record.data),
-          statusShard: statusShard(event.id, status),
+          statusShard: statusShard(node, event.id, status),
           statusSort: sortKeyOf(event),
-          lookupPk: byType(event.type),
+          lookupPk: byType(node, event.type),
         },
         ConditionExpression: 'attribute_not_exists(id)',
       },
@@ -95,7 +106,7 @@ export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: 
 
 export async function findRecord(node: Node, id: string): Promise<WebhookRecord | undefined> {
   if (id.endsWith(LOOKUP_SUFFIX)) return undefined; // a lookup item's key, no event's
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.webhookEvents, Key: { id }, ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.webhookEvents, Key: recordKey(node, id), ConsistentRead: true }));
   return Item && toRecord(Item);
 }
 
@@ -117,18 +128,18 @@ export function recordAttempt(
     {
       Update: {
         TableName: node.tables.webhookEvents,
-        Key: { id: r.id },
+        Key: recordKey(node, r.id),
         UpdateExpression: `SET attempts = list_append(attempts, :a), #status = :status, statusShard = :shard, failures = :failures${moved ? ', lookupPk = :lookup' : ''}${nextAttemptAt ? ', nextAttemptAt = :next' : ' REMOVE nextAttemptAt'}`,
         ConditionExpression: 'size(attempts) = :made AND #status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':a': [a],
           ':status': status,
-          ':shard': statusShard(r.id, status),
+          ':shard': statusShard(node, r.id, status),
           ':failures': failures,
           ':made': made,
           ':pending': 'pending',
-          ...(moved && { ':lookup': byType(r.type) }),
+          ...(moved && { ':lookup': byType(node, r.type) }),
           ...(nextAttemptAt && { ':next': nextAttemptAt }),
         },
       },
@@ -146,16 +157,16 @@ export function reopen(node: Node, r: WebhookRecord, at: string, skipped?: Attem
     {
       Update: {
         TableName: node.tables.webhookEvents,
-        Key: { id: r.id },
+        Key: recordKey(node, r.id),
         UpdateExpression: `SET #status = :pending, statusShard = :shard, failures = :zero, nextAttemptAt = :at, lookupPk = :lookup${skipped ? ', attempts = list_append(attempts, :skipped)' : ''}`,
         ConditionExpression: `#status = :was AND size(attempts) = :made AND ${r.nextAttemptAt ? 'nextAttemptAt = :due' : 'attribute_not_exists(nextAttemptAt)'}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':pending': 'pending',
-          ':shard': statusShard(r.id, 'pending'),
+          ':shard': statusShard(node, r.id, 'pending'),
           ':zero': 0,
           ':at': at,
-          ':lookup': byType(r.type),
+          ':lookup': byType(node, r.type),
           ':was': r.status,
           ':made': r.attempts.length,
           ...(r.nextAttemptAt && { ':due': r.nextAttemptAt }),
@@ -172,9 +183,9 @@ export function reopen(node: Node, r: WebhookRecord, at: string, skipped?: Attem
 // for a resource), then the page's records (one BatchGetItem); the others from the ByStatus index.
 export async function listRecords(node: Node, q: { status?: string; type?: string; resourceId?: string; limit: number; cursor?: string }) {
   const query = { table: node.tables.webhookEvents, sortKey: 'statusSort', limit: q.limit, cursor: q.cursor };
-  const lookupPk = q.resourceId !== undefined ? byResource(q.resourceId) : q.type !== undefined ? byType(q.type) : undefined;
+  const lookupPk = q.resourceId !== undefined ? byResource(node, q.resourceId) : q.type !== undefined ? byType(node, q.type) : undefined;
   if (lookupPk === undefined) {
-    const partitions = (q.status ? [q.status] : webhookStatuses).flatMap((status) => shardKeys(status, STATUS_SHARDS));
+    const partitions = (q.status ? [q.status] : webhookStatuses).flatMap((status) => shardKeys(node, status, STATUS_SHARDS));
     const page = await queryNewestFirst({ ...query, index: 'ByStatus', partitionKey: 'statusShard', partitions });
     return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
   }
@@ -193,7 +204,7 @@ export async function listRecords(node: Node, q: { status?: string; type?: strin
       },
     }),
     // The entry's sort key ends with its event's id (an ISO time has no '#').
-    recordKey: ({ statusSort }) => ({ id: statusSort.slice(statusSort.indexOf('#') + 1) }),
+    recordKey: ({ statusSort }) => recordKey(node, statusSort.slice(statusSort.indexOf('#') + 1)),
   });
   return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
 }

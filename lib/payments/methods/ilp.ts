@@ -135,7 +135,7 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
   const goOn = plugin.failure?.kind === 'stopped' || plugin.failure?.kind === 'full' || (!plugin.failure && slow);
   if (goOn) {
     if (after.sent === before.sent) throw new Error(`Payment ${p.id}: ${why}`);
-    await commit(node, [store.releaseLease(node, p.id, holder)], [message(store.partition(p.id), node.queues.payments, { paymentId: p.id })]);
+    await commit(node, [store.releaseLease(node, p.id, holder)], [message(store.partition(node, p.id), node.queues.payments, { paymentId: p.id })]);
     return 'continued';
   }
   switch (plugin.failure?.kind) {

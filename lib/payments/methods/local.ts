@@ -59,7 +59,7 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
           ...(await transferItems(node, `deliver:${p.id}`, legsFor(p, fields, debit, receive), { read: readShards })),
           ...store.transition(node, p, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
         ],
-        outgoing: [event(store.partition(p.id), 'payment.completed', paymentView(completed))],
+        outgoing: [event(store.partition(node, p.id), 'payment.completed', paymentView(completed))],
         attempts: ATTEMPTS,
         name: 'payment-worker',
       }),

@@ -1,0 +1,58 @@
+import { node as deployment } from './config';
+import { logger } from './log';
+import { type Node, OPERATOR_TENANT_ID } from './node';
+
+// The per-request context: each entry adapter (an API's stack, a queue's consumer, a schedule, the
+// connector) finds which tenant it works for, and passes that tenant's node down. The operator's
+// node is the deployment's settings; another tenant's is those with its own (lib/node.ts nodeFor).
+export { deployment };
+
+// The node of a tenant, by id; undefined when the deployment has no such tenant.
+export async function tenantNode(id: string): Promise<Node | undefined> {
+  return id === OPERATOR_TENANT_ID ? deployment : undefined;
+}
+
+// The node of the tenant whose wallet address `url` would be: the one with the longest prefix of it,
+// else the operator's.
+export async function walletAddressNode(_url: string): Promise<Node> {
+  return deployment;
+}
+
+// The tenant a queue message or a bus event is for: the outbox relay names it (lib/events/relay.ts)
+// on everything a tenant's change sends; nothing named: the operator.
+export function tenantOfMessage(body: unknown): string {
+  const b = body as { tenant?: unknown; detail?: { tenant?: unknown } } | null;
+  const named = b?.detail?.tenant ?? b?.tenant;
+  return typeof named === 'string' ? named : OPERATOR_TENANT_ID;
+}
+
+// A message's work, on its tenant's node. A tenant the deployment does not know fails the message,
+// which is retried, and in the end kept on its dead-letter queue: nothing is dropped.
+export async function onTenantOf<T>(body: unknown, work: (node: Node) => Promise<T>): Promise<T> {
+  const id = tenantOfMessage(body);
+  const node = await tenantNode(id);
+  if (!node) throw new Error(`A message for tenant ${id}, which this deployment does not know`);
+  return work(node);
+}
+
+// Every tenant's node.
+async function everyTenantNode(): Promise<Node[]> {
+  return [deployment];
+}
+
+// A schedule's work for every tenant, in turn: one tenant's failure does not keep the others'
+// work from being done; the run fails after, naming those that failed. Answers each one's result.
+export async function forEachTenant<T>(work: (node: Node) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  const failed: string[] = [];
+  for (const node of await everyTenantNode()) {
+    try {
+      results.push(await work(node));
+    } catch (e) {
+      logger.error('Scheduled work failed for a tenant', { tenant: node.tenant.id, error: (e as Error).message });
+      failed.push(node.tenant.id);
+    }
+  }
+  if (failed.length) throw new Error(`Scheduled work failed for tenants: ${failed.join(', ')}`);
+  return results;
+}
