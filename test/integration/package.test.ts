@@ -512,6 +512,9 @@ describe('the CloudFormation template', () => {
     ]);
     expect(holders('secretsmanager:GetSecretValue secret:WEBHOOK_SECRET')).toEqual(['webhooksDeliver']);
     expect(holders('secretsmanager:GetSecretValue secret:IDP_SECRET')).toEqual(['authInteraction']);
+    // Only the tenants' functions make and delete secrets, and only the tenants'.
+    expect(holders('secretsmanager:CreateSecret secret:tenants/*')).toEqual(['tenantsCreate']);
+    expect(holders('secretsmanager:DeleteSecret secret:tenants/*')).toEqual(['tenantsCreate', 'tenantsDelete']);
     expect(holders('dynamodb:UpdateItem WebhookEventsTable')).toEqual(['webhookEventsRedeliver', 'webhooksDeliver']);
     expect(holders('dynamodb:PutItem RatesTable')).toEqual(['ratesPush']);
 
@@ -529,7 +532,7 @@ describe('the CloudFormation template', () => {
         for (const r of st.Resource) expect(r, id).not.toBe('*');
         // Secrets by ARN pattern, so that a stack on retained secrets (SECRETS_EXISTING) grants the same.
         if (st.Action.includes('secretsmanager:GetSecretValue'))
-          for (const r of st.Resource) expect(JSON.stringify(r)).toMatch(/secret:payment-service\/prod\/[A-Z_]+-\?{6}"/);
+          for (const r of st.Resource) expect(JSON.stringify(r)).toMatch(/secret:payment-service\/prod\/(tenants\/\*\/)?[A-Z_]+-\?{6}"/);
       }
     }
     // And no secret in any function's environment.
@@ -588,7 +591,11 @@ describe('the CloudFormation template', () => {
     expect(statements('AuthIntrospectRole').flatMap((st: any) => st.Action)).toEqual(['dynamodb:GetItem']);
     // The interaction's function: its table and the IdP secret, which no other function reads.
     expect(fns.AuthInteractionLambdaFunction.Properties.Role).toEqual({ 'Fn::GetAtt': ['AuthInteractionRole', 'Arn'] });
-    expect(statements('AuthInteractionRole').flatMap((st: any) => st.Resource)).toEqual([{ 'Fn::GetAtt': ['AuthTable', 'Arn'] }, secretArn('IDP_SECRET')]);
+    expect(statements('AuthInteractionRole').flatMap((st: any) => st.Resource)).toEqual([
+      { 'Fn::GetAtt': ['AuthTable', 'Arn'] },
+      secretArn('IDP_SECRET'),
+      secretArn('tenants/*/IDP_SECRET'),
+    ]);
     const methods = Object.fromEntries(ofType('AWS::ApiGateway::Method'));
     const introspection = ['AuthServerIntrospectPost', 'AuthServerTenantIntrospectPost']; // the operator's and a tenant's
     for (const id of introspection) expect(methods[id].Properties.AuthorizationType, id).toBe('AWS_IAM');
