@@ -1,21 +1,27 @@
 import { node as deployment } from './config';
 import { logger } from './log';
-import { type Node, OPERATOR_TENANT_ID } from './node';
+import { type Node, nodeFor, OPERATOR_TENANT_ID } from './node';
+import { activeTenants, tenantById, tenantForWalletAddress } from './tenants';
 
 // The per-request context: each entry adapter (an API's stack, a queue's consumer, a schedule, the
 // connector) finds which tenant it works for, and passes that tenant's node down. The operator's
 // node is the deployment's settings; another tenant's is those with its own (lib/node.ts nodeFor).
 export { deployment };
 
-// The node of a tenant, by id; undefined when the deployment has no such tenant.
-export async function tenantNode(id: string): Promise<Node | undefined> {
-  return id === OPERATOR_TENANT_ID ? deployment : undefined;
+// The node of an active tenant, by id (the operator's: the deployment's, read from nothing);
+// undefined when the deployment has no such tenant, or deleted it. `evenDeleted`: see tenantById.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export async function tenantNode(id: string, evenDeleted = false): Promise<Node | undefined> {
+  if (id === OPERATOR_TENANT_ID) return deployment;
+  const settings = UUID.test(id) ? await tenantById(deployment, id, evenDeleted) : undefined;
+  return settings && nodeFor(deployment, settings);
 }
 
 // The node of the tenant whose wallet address `url` would be: the one with the longest prefix of it,
 // else the operator's.
-export async function walletAddressNode(_url: string): Promise<Node> {
-  return deployment;
+export async function walletAddressNode(url: string): Promise<Node> {
+  const settings = await tenantForWalletAddress(deployment, url);
+  return settings ? nodeFor(deployment, settings) : deployment;
 }
 
 // The tenant a queue message or a bus event is for: the outbox relay names it (lib/events/relay.ts)
@@ -26,18 +32,19 @@ export function tenantOfMessage(body: unknown): string {
   return typeof named === 'string' ? named : OPERATOR_TENANT_ID;
 }
 
-// A message's work, on its tenant's node. A tenant the deployment does not know fails the message,
-// which is retried, and in the end kept on its dead-letter queue: nothing is dropped.
+// A message's work, on its tenant's node: a deleted tenant's too, so that what its changes left in
+// flight ends as it would have. A tenant the deployment does not know fails the message, which is
+// retried, and in the end kept on its dead-letter queue: nothing is dropped.
 export async function onTenantOf<T>(body: unknown, work: (node: Node) => Promise<T>): Promise<T> {
   const id = tenantOfMessage(body);
-  const node = await tenantNode(id);
+  const node = await tenantNode(id, true);
   if (!node) throw new Error(`A message for tenant ${id}, which this deployment does not know`);
   return work(node);
 }
 
-// Every tenant's node.
+// Every active tenant's node, the operator's first.
 async function everyTenantNode(): Promise<Node[]> {
-  return [deployment];
+  return [deployment, ...(await activeTenants(deployment)).map((t) => nodeFor(deployment, t))];
 }
 
 // A schedule's work for every tenant, in turn: one tenant's failure does not keep the others'

@@ -17,8 +17,9 @@ export interface Delivery {
 // A status, 'hang' (never answer), or a promise of a status (an FSP that acts before it answers).
 type Responder = (d: Delivery, req: IncomingMessage, res: ServerResponse) => number | 'hang' | Promise<number>;
 
-export async function startWebhookReceiver() {
-  const verifier = new Webhook(TEST_WEBHOOK_SECRET);
+// `secret`: the Standard Webhooks secret it verifies with (a tenant's own, for one).
+export async function startWebhookReceiver(secret = TEST_WEBHOOK_SECRET) {
+  const verifier = new Webhook(secret);
   const deliveries: Delivery[] = [];
   let respond: Responder = () => 204;
   const server = createServer((req, res) => {

@@ -26,10 +26,11 @@ const settingsOf = (t: TenantRecord): TenantSettings => ({
   idpConsentUrl: t.idpConsentUrl,
 });
 
-// An active tenant's settings; undefined for an unknown or deleted one.
-export async function tenantById(base: Node, id: string): Promise<TenantSettings | undefined> {
+// An active tenant's settings; undefined for an unknown or deleted one. `evenDeleted`: a deleted
+// one's too, for the work its changes left in flight (queue messages), which still gets done.
+export async function tenantById(base: Node, id: string, evenDeleted = false): Promise<TenantSettings | undefined> {
   const t = await store.findTenant(base, id);
-  return t?.state === 'active' ? settingsOf(t) : undefined;
+  return t && (t.state === 'active' || evenDeleted) ? settingsOf(t) : undefined;
 }
 
 // The active tenant whose prefix is the longest that holds the URL (by path segment), if any: one

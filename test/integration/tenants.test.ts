@@ -132,13 +132,25 @@ describe('tenants', () => {
     expect((await ok(s.admin('POST', '/assets', { code: `OK${n}`, scale: 2 }, key))).id).toBe(operators.id);
   });
 
-  it('refuse a wrong secret, an unknown tenant and the operator secret with a tenant id alike, with 401', async () => {
+  it("let the operator act for an active tenant with its own secret and the tenant's id (the console's tenant switch), and for none once it is deleted", async () => {
+    const t = await createTenant({ name: 'Overseen', walletAddressPrefix: prefix() });
+    const code = 'OVS';
+    expect((await asTenant(t.id, t.adminApiSecret)('POST', '/assets', { code, scale: 2 })).status).toBe(201);
+    const codes = (res: { body: { items: Array<{ code: string }> } }) => res.body.items.map((a) => a.code);
+    const forTenant = await asTenant(t.id, s.env.ADMIN_API_SECRET)('GET', '/assets?limit=100');
+    expect([forTenant.status, codes(forTenant)]).toEqual([200, [code]]); // the tenant's assets, and only those
+    expect(codes(await s.admin('GET', '/assets?limit=100'))).not.toContain(code); // the operator's own do not hold it
+    expect((await s.admin('DELETE', `/tenants/${t.id}`)).status).toBe(204);
+    expect(problemOf(await asTenant(t.id, s.env.ADMIN_API_SECRET)('GET', '/assets'))).toEqual({ status: 401, code: 'unauthorized' });
+  });
+
+  it('refuse a wrong secret, an unknown tenant and the operator secret with an unknown tenant id alike, with 401', async () => {
     const t = await createTenant({ name: 'Guarded', walletAddressPrefix: prefix() });
     const wrong = await asTenant(t.id, 'not-the-tenant-secret-0123456789')('GET', '/assets');
     const unknown = await asTenant('9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f', t.adminApiSecret)('GET', '/assets');
-    const operators = await asTenant(t.id, s.env.ADMIN_API_SECRET)('GET', '/assets');
+    const operatorsForNobody = await asTenant('9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f', s.env.ADMIN_API_SECRET)('GET', '/assets');
     const notAnId = await asTenant('acme', t.adminApiSecret)('GET', '/assets');
-    for (const res of [wrong, unknown, operators, notAnId]) {
+    for (const res of [wrong, unknown, operatorsForNobody, notAnId]) {
       expect(problemOf(res)).toEqual({ status: 401, code: 'unauthorized' });
       expect(res.body.detail).toBe(wrong.body.detail); // no hint whether the tenant exists
     }

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, type Reply, startTestStack, type TestStack } from '../stack';
+import { waitFor } from '../wait';
+import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
+import { ok } from '../world';
+
+// Two tenants on one local node, each through the README's walkthrough at the same time, with its
+// own secret, wallet address prefix and webhook endpoint: its assets, liquidity and wallet
+// addresses, an intent, a quote, a payment funded and completed. Its wallet addresses are published
+// with its own Open Payments servers (/t/<id>), its webhooks reach its own endpoint signed with its
+// own secret (the outbox names the tenant; the webhook sender reads its URL and secret), and its
+// ledger check sums to zero over its own accounts.
+
+let s: TestStack;
+const receivers: WebhookReceiver[] = [];
+
+beforeAll(async () => {
+  s = await startTestStack({ EXCHANGE_RATES_URL: '' });
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.stop()));
+  await s?.stop();
+});
+
+async function walkthrough(name: string) {
+  const prefix = `${s.openPaymentsUrl}/${name}`;
+  const t = await ok(s.admin('POST', '/tenants', { name, walletAddressPrefix: prefix }));
+  const receiver = await startWebhookReceiver(t.webhookSecret);
+  receivers.push(receiver);
+  await ok(s.admin('PATCH', `/tenants/${t.id}`, { webhookUrl: receiver.url }), 200);
+  const client = adminClient(s.adminUrl, t.adminApiSecret);
+  const a = (method: string, path: string, body?: unknown): Promise<Reply> => client.admin(method, path, body, { 'tenant-id': t.id });
+
+  // 1. The FSP's setup: an asset, liquidity, two wallet addresses under its prefix.
+  const usd = await ok(a('POST', '/assets', { code: 'USD', scale: 2 }));
+  await ok(a('POST', `/assets/${usd.id}/liquidity`, { amount: '1000000' }), 200);
+  await ok(a('POST', '/wallet-addresses', { address: `${prefix}/alice`, assetCode: 'USD', publicName: 'Alice' }));
+  await ok(a('POST', '/wallet-addresses', { address: `${prefix}/bob`, assetCode: 'USD', publicName: 'Bob' }));
+  const published = await fetch(`${prefix}/bob`).then((r) => r.json());
+  expect(published).toMatchObject({ id: `${prefix}/bob`, authServer: `${s.authServerUrl}/t/${t.id}`, resourceServer: `${s.openPaymentsUrl}/t/${t.id}` });
+
+  // 2. The flow: Bob's intent, Alice's quote and payment, funded.
+  const intent = await ok(
+    a('POST', '/payment-intents', { walletAddress: `${prefix}/bob`, incomingAmount: { value: '9200', assetCode: 'USD', assetScale: 2 } }),
+  );
+  const quote = await ok(a('POST', '/quotes', { walletAddress: `${prefix}/alice`, receiver: intent.id }));
+  const payment = await ok(a('POST', '/payments', { walletAddress: `${prefix}/alice`, quoteId: quote.id }));
+  await ok(a('POST', `/payments/${payment.id}/fund`), 200);
+
+  // 3. Completed; the tenant's endpoint got its events, each verified with its own secret.
+  await waitFor('the payment completed', async () => (await a('GET', `/payments/${payment.id}`)).body.state === 'completed' || undefined);
+  expect((await ok(a('GET', `/payment-intents/${intent.id}`), 200)).state).toBe('completed');
+  await receiver.waitForEvent('payment.completed', (d) => d.id === payment.id);
+  await receiver.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
+  expect(receiver.deliveries.every((d) => d.verified)).toBe(true);
+  expect((await ok(a('GET', '/ledger/check'), 200)).balanced).toBe(true);
+  return { t, receiver, ids: [usd.id, intent.id, quote.id, payment.id] };
+}
+
+describe('two tenants on one node', () => {
+  it('each complete the walkthrough with their own secret, prefix and webhook endpoint, and see nothing of the other', async () => {
+    const [acme, globex] = await Promise.all([walkthrough('acme'), walkthrough('globex')]);
+    // Each endpoint heard only of its own tenant's resources.
+    for (const [mine, theirs] of [
+      [acme, globex],
+      [globex, acme],
+    ]) {
+      const heard = new Set(mine.receiver.seen.map((e) => e.data.id));
+      for (const id of theirs.ids) expect(heard.has(id), id).toBe(false);
+    }
+    // The operator's own lists hold none of theirs.
+    const operators = (await ok(s.admin('GET', '/payments?limit=100'), 200)).items.map((p: { id: string }) => p.id);
+    for (const id of [...acme.ids, ...globex.ids]) expect(operators).not.toContain(id);
+    expect((await ok(s.admin('GET', '/ledger/check'), 200)).balanced).toBe(true);
+  }, 120_000);
+});
