@@ -1,3 +1,6 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { generateJwk } from '@interledger/http-signature-utils';
+import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, type Reply, startTestStack, type TestStack } from '../stack';
 import { waitFor } from '../wait';
@@ -6,7 +9,8 @@ import { ok } from '../world';
 
 // Two tenants on one local node, each through the README's walkthrough at the same time, with its
 // own secret, wallet address prefix and webhook endpoint: its assets, liquidity and wallet
-// addresses, an intent, a quote, a payment funded and completed. Its wallet addresses are published
+// addresses, an incoming payment an app makes over Open Payments, a quote, a payment funded and
+// completed. Its wallet addresses are published
 // with its own Open Payments servers (/t/<id>), its webhooks reach its own endpoint signed with its
 // own secret (the outbox names the tenant; the webhook sender reads its URL and secret), and its
 // ledger check sums to zero over its own accounts.
@@ -34,16 +38,29 @@ async function walkthrough(name: string) {
   // 1. The FSP's setup: an asset, liquidity, two wallet addresses under its prefix.
   const usd = await ok(a('POST', '/assets', { code: 'USD', scale: 2 }));
   await ok(a('POST', `/assets/${usd.id}/liquidity`, { amount: '1000000' }), 200);
-  await ok(a('POST', '/wallet-addresses', { address: `${prefix}/alice`, assetCode: 'USD', publicName: 'Alice' }));
+  const alice = await ok(a('POST', '/wallet-addresses', { address: `${prefix}/alice`, assetCode: 'USD', publicName: 'Alice' }));
   await ok(a('POST', '/wallet-addresses', { address: `${prefix}/bob`, assetCode: 'USD', publicName: 'Bob' }));
   const published = await fetch(`${prefix}/bob`).then((r) => r.json());
   expect(published).toMatchObject({ id: `${prefix}/bob`, authServer: `${s.authServerUrl}/t/${t.id}`, resourceServer: `${s.openPaymentsUrl}/t/${t.id}` });
 
-  // 2. The flow: Bob's intent, Alice's quote and payment, funded.
-  const intent = await ok(
-    a('POST', '/payment-intents', { walletAddress: `${prefix}/bob`, incomingAmount: { value: '9200', assetCode: 'USD', assetScale: 2 } }),
+  // 2. The flow: an app of Alice's (the official Open Payments client, her key) makes Bob's incoming
+  // payment through the tenant's servers; Alice's quote and payment for it, funded.
+  const { privateKey } = generateKeyPairSync('ed25519');
+  await ok(a('POST', `/wallet-addresses/${alice.id}/keys`, generateJwk({ privateKey, keyId: 'app' })));
+  const app = await createAuthenticatedClient({ walletAddressUrl: alice.address, privateKey, keyId: 'app', validateResponses: true });
+  const bob = await app.walletAddress.get({ url: `${prefix}/bob` });
+  const grant = await app.grant.request(
+    { url: bob.authServer },
+    { access_token: { access: [{ type: 'incoming-payment', actions: ['create', 'read'], identifier: bob.id }] } },
   );
-  const quote = await ok(a('POST', '/quotes', { walletAddress: `${prefix}/alice`, receiver: intent.id }));
+  if (!isFinalizedGrantWithAccessToken(grant)) throw new Error('expected a grant issued at once');
+  const incoming = await app.incomingPayment.create(
+    { url: bob.resourceServer, accessToken: grant.access_token.value },
+    { walletAddress: bob.id, incomingAmount: { value: '9200', assetCode: 'USD', assetScale: 2 } },
+  );
+  expect(incoming.id.startsWith(`${s.openPaymentsUrl}/t/${t.id}/incoming-payments/`)).toBe(true);
+  const intent = await ok(a('GET', `/payment-intents/${incoming.id.split('/').at(-1)}`), 200);
+  const quote = await ok(a('POST', '/quotes', { walletAddress: `${prefix}/alice`, receiver: incoming.id }));
   const payment = await ok(a('POST', '/payments', { walletAddress: `${prefix}/alice`, quoteId: quote.id }));
   await ok(a('POST', `/payments/${payment.id}/fund`), 200);
 
@@ -52,6 +69,8 @@ async function walkthrough(name: string) {
   expect((await ok(a('GET', `/payment-intents/${intent.id}`), 200)).state).toBe('completed');
   await receiver.waitForEvent('payment.completed', (d) => d.id === payment.id);
   await receiver.waitForEvent('payment_intent.completed', (d) => d.id === intent.id);
+  const read = await app.incomingPayment.get({ url: incoming.id, accessToken: grant.access_token.value });
+  expect([read.completed, read.receivedAmount.value]).toEqual([true, '9200']);
   expect(receiver.deliveries.every((d) => d.verified)).toBe(true);
   expect((await ok(a('GET', '/ledger/check'), 200)).balanced).toBe(true);
   return { t, receiver, ids: [usd.id, intent.id, quote.id, payment.id] };
