@@ -71,8 +71,8 @@ function AdminApiStatus() {
   );
 }
 
-// Which tenant's data the console shows: the operator sees every tenant's (the list is the
-// operator's; a deployment without tenants shows no switch). Switching reloads the page on it.
+// Which tenant's data the console shows: the operator sees every tenant's (GET /tenants lists the
+// ones the operator made; with none, no switch is shown). Switching reloads the page on it.
 interface TenantItem {
   id: string;
   name: string;
@@ -86,7 +86,7 @@ function TenantSwitch() {
       .then((page) => setTenants(page?.items.filter((t) => t.state !== 'deleted')))
       .catch(() => undefined);
   }, []);
-  if (!tenants || tenants.length < 2) return null;
+  if (!tenants?.length) return null;
   return (
     <label class="tenant-switch">
       Tenant{' '}
@@ -97,9 +97,10 @@ function TenantSwitch() {
           location.reload();
         }}
       >
+        <option value={OPERATOR_TENANT}>operator</option>
         {tenants.map((t) => (
           <option key={t.id} value={t.id}>
-            {t.id === OPERATOR_TENANT ? `${t.name} (operator)` : t.name}
+            {t.name}
           </option>
         ))}
       </select>

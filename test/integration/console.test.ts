@@ -218,6 +218,32 @@ describe('the console in a browser', () => {
       await page.getByRole('status').filter({ hasText: 'Balanced' }).waitFor();
       expect(await page.locator('table[aria-label="Ledger check"] tr[data-asset] .badge').allTextContents()).toEqual(['zero', 'zero']);
 
+      // A tenant: the switch appears once the deployment has one, and on it the console shows the
+      // tenant's data only (the operator's secret acts for the tenant), and the operator's again after.
+      const tenant = await page.evaluate(async (prefix) => {
+        const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+          fetch(`/admin${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then((r) =>
+            r.json(),
+          );
+        const t = await post('/tenants', { name: 'Acme', walletAddressPrefix: prefix });
+        await post('/assets', { code: 'GBP', scale: 2 }, { 'tenant-id': t.id });
+        return t as { id: string };
+      }, `http://localhost:${a.ports.OPEN_PAYMENTS_PORT}/acme`);
+      await page.reload();
+      const tenants = page.getByLabel('Tenant');
+      await tenants.waitFor();
+      await tenants.selectOption({ label: 'Acme' });
+      await page.getByRole('link', { name: 'Assets' }).click();
+      const assets = page.locator('table[aria-label="Assets"] tbody tr');
+      await page.locator('table[aria-label="Assets"] tr', { hasText: 'GBP' }).waitFor();
+      expect(await assets.count()).toBe(1); // the tenant's one asset: none of the operator's
+      expect(await tenants.inputValue()).toBe(tenant.id);
+      await page.screenshot({ path: screenshotPath('tenant.png'), fullPage: true });
+      await tenants.selectOption({ label: 'operator' });
+      await page.getByRole('link', { name: 'Assets' }).click();
+      await page.locator('table[aria-label="Assets"] tr', { hasText: 'USD' }).waitFor();
+      expect(await page.locator('table[aria-label="Assets"] tr', { hasText: 'GBP' }).count()).toBe(0);
+
       // Chromium logs the refused withdrawal's 422 itself; the page showed it (above), nothing else went wrong.
       expect(problems).toEqual(['Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)']);
       expect(a.output()).not.toContain('"_aws"'); // the functions' metrics went to the runtime, not to the log
