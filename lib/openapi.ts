@@ -176,7 +176,7 @@ export const operations: Operation[] = [
     body: createWalletAddressBody,
     status: 201,
     response: walletAddress,
-    problems: [walletAddressErrors.exists, walletAddressErrors.baseChanged, assetErrors.unknown],
+    problems: [walletAddressErrors.exists, walletAddressErrors.underTenant, walletAddressErrors.baseChanged, assetErrors.unknown],
   },
   {
     id: 'findWalletAddress',
@@ -592,7 +592,7 @@ export const operations: Operation[] = [
     body: createTenantBody,
     status: 201,
     response: createdTenant,
-    problems: [tenantErrors.operatorOnly, tenantErrors.prefixTaken, tenantErrors.suffixTaken, tenantErrors.changed],
+    problems: [tenantErrors.operatorOnly, tenantErrors.prefixTaken, tenantErrors.prefixHoldsAddresses, tenantErrors.suffixTaken, tenantErrors.changed],
   },
   {
     id: 'listTenants',

@@ -14,6 +14,12 @@ export const tenantErrors = errorCatalog({
     title: "The operator tenant is the deployment: its settings are the deployment's",
     detail: (action: string) => `The operator tenant cannot be ${action}: it is the deployment itself, set by its configuration`,
   },
+  prefixHoldsAddresses: {
+    code: 'wallet_address_prefix_in_use',
+    status: 409,
+    title: "The operator's wallet addresses are at or under this prefix",
+    detail: (prefix: string) => `The operator has wallet addresses at or under ${prefix}: a tenant's prefix holds only the tenant's`,
+  },
   prefixTaken: {
     code: 'wallet_address_prefix_taken',
     status: 409,

@@ -93,6 +93,7 @@ async function prefixConflict(base: Node, prefix: string) {
   const holders = await store.prefixHolders(base, pathsOf(prefix));
   const holder = holders.find((h) => h.tenantId);
   if (holder) return tenantErrors.prefixTaken(prefix, holder.tenantId!, holder.path === prefix ? 'equal' : 'below');
+  if (holders.some((h) => h.path === prefix && h.addresses > 0)) return tenantErrors.prefixHoldsAddresses(prefix);
   const under = (await activeTenants(base)).find((t) => isAtOrBelow(t.walletAddressPrefix, prefix));
   // Gone meanwhile: the caller may try again.
   return under ? tenantErrors.prefixTaken(prefix, under.id, 'above') : tenantErrors.changed(prefix);

@@ -12,7 +12,9 @@ import type { TenantRecord } from './schemas';
 // prefix is claimed while it is active, and counted on each shorter path of the prefix (`under`),
 // so that one transaction refuses a prefix equal to, above or below an active tenant's: a prefix
 // takes its own path only when nobody holds it and nobody is under it, and adds itself to each
-// shorter path only when nobody holds that one.
+// shorter path only when nobody holds that one. The operator's wallet addresses are counted on
+// their paths too (`addresses`), so that no tenant's prefix is taken over an operator's address, and
+// no operator's address is made under an active tenant's prefix, whichever comes first.
 const byId = (id: string) => ({ pk: `TENANT#${id}`, sk: 'TENANT' });
 const prefixClaim = (prefix: string) => ({ pk: `TENANTPREFIX#${prefix}`, sk: 'TENANT' });
 const suffixClaim = (suffix: string) => ({ pk: `TENANTSUFFIX#${suffix}`, sk: 'TENANT' });
@@ -22,6 +24,7 @@ export const PREFIX_TAKEN = 'prefix_taken'; // the prefix is an active tenant's,
 export const PREFIX_BELOW = 'prefix_below'; // the prefix is below an active tenant's
 export const SUFFIX_TAKEN = 'suffix_taken';
 export const CHANGED = 'tenant_changed';
+export const UNDER_TENANT = 'under_tenant'; // an operator's wallet address, under an active tenant's prefix
 
 const putRecord = (node: Node, t: TenantRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): Write => ({
   refusal: CHANGED,
@@ -54,7 +57,8 @@ export function insertTenant(node: Node, t: TenantRecord): Write[] {
         TableName: node.tables.main,
         Key: prefixClaim(t.walletAddressPrefix),
         UpdateExpression: 'SET tenantId = :id',
-        ConditionExpression: 'attribute_not_exists(tenantId) AND (attribute_not_exists(tenantsUnder) OR tenantsUnder = :none)',
+        ConditionExpression:
+          'attribute_not_exists(tenantId) AND (attribute_not_exists(tenantsUnder) OR tenantsUnder = :none) AND (attribute_not_exists(addresses) OR addresses = :none)',
         ExpressionAttributeValues: { ':id': t.id, ':none': 0 },
       },
     },
@@ -94,10 +98,30 @@ export async function findTenant(node: Node, id: string): Promise<TenantRecord |
   return Item && toRecord(Item);
 }
 
-// Who holds each of these paths, or has a prefix under it, as the claims say.
-export async function prefixHolders(node: Node, paths: string[]): Promise<Array<{ path: string; tenantId?: string; under: number }>> {
+// The items that count an operator's new wallet address on each of its paths, refused
+// (UNDER_TENANT) when one of them is an active tenant's prefix.
+export const countOperatorAddress = (node: Node, address: string): Write[] =>
+  pathsOf(address).map((path) => ({
+    refusal: UNDER_TENANT,
+    Update: {
+      TableName: node.tables.main,
+      Key: prefixClaim(path),
+      UpdateExpression: 'ADD addresses :one',
+      ConditionExpression: 'attribute_not_exists(tenantId)',
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  }));
+
+// Who holds each of these paths, or has a prefix under it, and how many of the operator's wallet
+// addresses are at or under it, as the claims say.
+export async function prefixHolders(node: Node, paths: string[]): Promise<Array<{ path: string; tenantId?: string; under: number; addresses: number }>> {
   const claims = await getAll(node.tables.main, paths.map(prefixClaim), { ConsistentRead: true });
-  return claims.map((c) => ({ path: c.pk.slice('TENANTPREFIX#'.length), tenantId: c.tenantId, under: Number(String(c.tenantsUnder ?? 0)) }));
+  return claims.map((c) => ({
+    path: c.pk.slice('TENANTPREFIX#'.length),
+    tenantId: c.tenantId,
+    under: Number(String(c.tenantsUnder ?? 0)),
+    addresses: Number(String(c.addresses ?? 0)),
+  }));
 }
 
 export async function listTenants(node: Node, limit: number, cursor?: string): Promise<Page<TenantRecord>> {

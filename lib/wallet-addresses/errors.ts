@@ -12,6 +12,12 @@ export const walletAddressErrors = errorCatalog({
     title: 'This wallet address exists',
     detail: (address: string) => `The wallet address ${address} already exists`,
   },
+  underTenant: {
+    code: 'wallet_address_under_tenant',
+    status: 409,
+    title: "The address is under a tenant's wallet address prefix",
+    detail: (address: string) => `${address} is under a tenant's wallet address prefix: only that tenant makes wallet addresses there`,
+  },
   baseChanged: {
     code: 'wallet_address_url_changed',
     status: 409,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { assetErrors } from '../assets/errors';
 import type { Node } from '../node';
+import { operatorAddressClaims, UNDER_TENANT } from '../tenants/claims';
 import { commit } from '../tx';
 import { canonicalAddress, canonicalBase, canonicalOrUndefined, newAddress } from './address';
 import { walletAddressErrors } from './errors';
@@ -34,9 +35,11 @@ export async function createWalletAddress(node: Node, input: CreateWalletAddress
     publicName: input.publicName ?? null,
     createdAt: new Date().toISOString(),
   };
-  if ((await commit(node, store.insertWalletAddress(node, { ...wallet, assetId: asset.id }))).includes('wallet_address_exists')) {
-    throw walletAddressErrors.exists(address);
-  }
+  // The operator's addresses share the origin with the tenants' prefixes: none may be under one.
+  const claims = node.tenant.operator ? operatorAddressClaims(node, address) : [];
+  const refusals = await commit(node, [...store.insertWalletAddress(node, { ...wallet, assetId: asset.id }), ...claims]);
+  if (refusals.includes('wallet_address_exists')) throw walletAddressErrors.exists(address);
+  if (refusals.includes(UNDER_TENANT)) throw walletAddressErrors.underTenant(address);
   return wallet;
 }
 

@@ -304,4 +304,31 @@ describe('tenants', () => {
       code: 'ilp_address_suffix_taken',
     });
   });
+
+  it("keep the operator's wallet addresses and the tenants' prefixes apart, whichever comes first, even at once", async () => {
+    const usd = await s.admin('POST', '/assets', { code: 'USD', scale: 2 });
+    expect([201, 409]).toContain(usd.status); // the operator's USD, made here or by an earlier test
+    const operatorAddress = (address: string) => s.admin('POST', '/wallet-addresses', { address, assetCode: 'USD' });
+    // Under an active tenant's prefix the operator makes no wallet address: it would be served as the tenant's.
+    const t = await createTenant({ name: 'Zeta', walletAddressPrefix: prefix('zeta') });
+    const before = await mainItems();
+    expect(problemOf(await operatorAddress(`${prefix('zeta')}/carol`))).toEqual({ status: 409, code: 'wallet_address_under_tenant' });
+    expect(await mainItems()).toBe(before);
+    // Over the operator's wallet addresses no tenant's prefix is taken: at one, or above one.
+    await ok(operatorAddress(`${prefix('omega')}/dave`));
+    for (const walletAddressPrefix of [prefix('omega'), `${prefix('omega')}/dave`]) {
+      const refused = await s.admin('POST', '/tenants', { name: 'Omega', walletAddressPrefix });
+      expect(problemOf(refused)).toEqual({ status: 409, code: 'wallet_address_prefix_in_use' });
+    }
+    // Both at once: exactly one of the two is made, each time.
+    for (let i = 0; i < 5; i++) {
+      const [tenant, address] = await Promise.all([
+        s.admin('POST', '/tenants', { name: `Race ${i}`, walletAddressPrefix: prefix(`race-${i}`) }),
+        operatorAddress(`${prefix(`race-${i}`)}/x`),
+      ]);
+      expect([tenant.status, address.status].sort(), JSON.stringify([tenant.body, address.body])).toEqual([201, 409]);
+    }
+    expect((await s.admin('DELETE', `/tenants/${t.id}`)).status).toBe(204);
+    await ok(operatorAddress(`${prefix('zeta')}/carol`)); // the prefix is free again
+  });
 });
