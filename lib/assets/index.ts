@@ -48,12 +48,12 @@ export async function moveLiquidity(node: Node, id: string, value: string, direc
 }
 
 export async function getAsset(node: Node, id: string): Promise<Asset> {
-  const cached = cache.get(id);
+  const cached = cache.get(`${node.tenant.id}#${id}`); // a tenant's assets are its own
   if (cached) return cached;
   const asset = await findAsset(node, id);
   if (!asset) throw assetErrors.notFound(id);
   if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
-  cache.set(id, asset);
+  cache.set(`${node.tenant.id}#${id}`, asset);
   return asset;
 }
 

@@ -11,11 +11,16 @@ import { derivedKey } from '../secrets';
 // stateless STREAM receiver does: the ILP address (under this node's ILP_ADDRESS) carries the
 // payment's id, encrypted, so that the receiver can tell which payment a packet pays and derive
 // the same shared secret again, with nothing stored.
-let server: StreamServer | undefined;
+// One server per ILP address: each tenant's intents receive under its own.
+const servers = new Map<string, StreamServer>();
 const serverSecret = (node: Node) => derivedKey(node, 'STREAM_SECRET', 'stream');
 
 export async function streamServer(node: Node): Promise<StreamServer> {
-  server ??= new StreamServer({ serverSecret: await serverSecret(node), serverAddress: node.ilpAddress });
+  let server = servers.get(node.ilpAddress);
+  if (!server) {
+    server = new StreamServer({ serverSecret: await serverSecret(node), serverAddress: node.ilpAddress });
+    servers.set(node.ilpAddress, server);
+  }
   return server;
 }
 

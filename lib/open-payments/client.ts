@@ -21,19 +21,23 @@ const EARLY_SECS = 30;
 const MAX_TOKENS = 1000;
 
 type Scope = 'one' | 'all';
-let client: Promise<AuthenticatedClient> | undefined;
-const tokens = new Map<string, { value: string; expiresAt: number }>(); // by payment URL (one) or server (all)
+// Each tenant reads as its own client (its service address), with its own tokens.
+type Token = { value: string; expiresAt: number };
+const clients = new Map<string, Promise<AuthenticatedClient>>(); // by tenant
+const tokensOf = new WeakMap<AuthenticatedClient, Map<string, Token>>(); // by payment URL (one) or server (all)
 const preferred = new Map<string, Scope>(); // by authorization server
 
 function opClient(node: Node): Promise<AuthenticatedClient> {
-  client ??= serviceIdentity(node)
-    .then(({ privateKey, jwk }) =>
-      createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(node), privateKey, keyId: jwk.kid, validateResponses: false }),
-    )
-    .catch((e) => {
-      client = undefined;
-      throw e;
+  let client = clients.get(node.tenant.id);
+  if (!client) {
+    client = serviceIdentity(node).then(async ({ privateKey, jwk }) => {
+      const c = await createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(node), privateKey, keyId: jwk.kid, validateResponses: false });
+      tokensOf.set(c, new Map());
+      return c;
     });
+    clients.set(node.tenant.id, client);
+    client.catch(() => clients.delete(node.tenant.id));
+  }
   return client;
 }
 
@@ -48,6 +52,7 @@ async function requestToken(c: AuthenticatedClient, authServer: string, url: str
   const grant = await c.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', ...access }] } });
   if (!isFinalizedGrantWithAccessToken(grant)) throw new NotIssuedAtOnce(`${authServer} did not issue a grant to read incoming payments at once`);
   const expiresIn = grant.access_token.expires_in ?? 60;
+  const tokens = tokensOf.get(c)!;
   if (tokens.size >= MAX_TOKENS) tokens.delete(tokens.keys().next().value!);
   tokens.set(scope === 'one' ? url : authServer, { value: grant.access_token.value, expiresAt: Date.now() + (expiresIn - EARLY_SECS) * 1000 });
   return grant.access_token.value;
@@ -57,6 +62,7 @@ async function requestToken(c: AuthenticatedClient, authServer: string, url: str
 // takes it (revoked, or the server forgot it), a new one, once.
 async function readWith(c: AuthenticatedClient, authServer: string, url: string, scope: Scope) {
   const key = scope === 'one' ? url : authServer;
+  const tokens = tokensOf.get(c)!;
   for (;;) {
     const kept = tokens.get(key);
     const fresh = !kept || kept.expiresAt <= Date.now();

@@ -16,7 +16,7 @@ const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 export const serviceWalletAddress = (node: Node) => `${canonicalBase(node.urls.walletAddresses)}/${SERVICE_ADDRESS_PATH}`;
 
-let identity: Promise<{ privateKey: KeyObject; jwk: JWK }> | undefined;
+const identities = new Map<string, Promise<{ privateKey: KeyObject; jwk: JWK }>>(); // by tenant
 
 async function load(node: Node) {
   const seed = await derivedKey(node, 'OPEN_PAYMENTS_CLIENT_SECRET', 'ed25519');
@@ -28,11 +28,13 @@ async function load(node: Node) {
   return { privateKey, jwk };
 }
 
-// The key and its JWK, published under the service's address (once per container).
+// The key and its JWK, published under the service's address of the tenant (once per container).
 export function serviceIdentity(node: Node) {
-  identity ??= load(node).catch((e) => {
-    identity = undefined;
-    throw e;
-  });
+  let identity = identities.get(node.tenant.id);
+  if (!identity) {
+    identity = load(node);
+    identities.set(node.tenant.id, identity);
+    identity.catch(() => identities.delete(node.tenant.id));
+  }
   return identity;
 }

@@ -51,7 +51,7 @@ const lastSaved = new Map<string, { at: number; pulled: store.PulledRates }>();
 export function pull(node: Node, base: string, peerId: string | undefined, since?: number): Promise<store.PulledRates> {
   const endpoint = node.rates.url;
   if (!endpoint) throw new Error('pull() needs EXCHANGE_RATES_URL');
-  const key = `${peerId ?? ''}#${base}`;
+  const key = `${node.tenant.id}#${peerId ?? ''}#${base}`; // a tenant's rates are its own
   const last = lastSaved.get(key);
   if (since !== undefined && last && last.at >= since && Date.parse(last.pulled.expiresAt) > Date.now()) return Promise.resolve(last.pulled);
   let pending = inFlight.get(key);

@@ -77,13 +77,14 @@ export type WalletRecord = store.WalletRecord;
 export async function findWalletRecordByUrl(node: Node, url: string): Promise<WalletRecord | undefined> {
   const address = canonicalOrUndefined(url, node.urls.walletAddresses);
   if (!address) return undefined;
-  const cached = recordCache.get(address);
+  const key = `${node.tenant.id}#${address}`; // the operator's base holds the tenants' prefixes
+  const cached = recordCache.get(key);
   if (cached) return cached;
   const found = await store.findWalletAddressByUrl(node, address);
   const record = found?.assetId ? found : undefined;
   if (record) {
     if (recordCache.size >= CACHE_MAX) recordCache.delete(recordCache.keys().next().value!);
-    recordCache.set(address, { ...record, publicName: null });
+    recordCache.set(key, { ...record, publicName: null });
   }
   return record;
 }

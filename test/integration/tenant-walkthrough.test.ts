@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
+import { pay, setupPayment, startQuote } from '@interledger/pay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, type Reply, startTestStack, type TestStack } from '../stack';
 import { waitFor } from '../wait';
@@ -19,7 +20,7 @@ let s: TestStack;
 const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
-  s = await startTestStack({ EXCHANGE_RATES_URL: '' });
+  s = await startTestStack({ EXCHANGE_RATES_URL: '', ILP_ADDRESS: 'test.node-a' });
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.stop()));
@@ -73,7 +74,7 @@ async function walkthrough(name: string) {
   expect([read.completed, read.receivedAmount.value]).toEqual([true, '9200']);
   expect(receiver.deliveries.every((d) => d.verified)).toBe(true);
   expect((await ok(a('GET', '/ledger/check'), 200)).balanced).toBe(true);
-  return { t, receiver, ids: [usd.id, intent.id, quote.id, payment.id] };
+  return { t, a, app, token: grant.access_token.value, bob, receiver, ids: [usd.id, intent.id, quote.id, payment.id] };
 }
 
 describe('two tenants on one node', () => {
@@ -87,9 +88,72 @@ describe('two tenants on one node', () => {
       const heard = new Set(mine.receiver.seen.map((e) => e.data.id));
       for (const id of theirs.ids) expect(heard.has(id), id).toBe(false);
     }
+    // By id or by URL, another tenant's asset and wallet address are not there, even once read
+    // by their own tenant in the same container (the caches are per tenant too).
+    expect((await acme.a('GET', `/assets/${globex.ids[0]}`)).status).toBe(404);
+    const quoteFromOther = await s.admin('POST', '/quotes', { walletAddress: `${s.openPaymentsUrl}/globex/alice`, receiver: globex.ids[1] });
+    expect([quoteFromOther.status, quoteFromOther.body.code]).toEqual([422, 'wallet_address_not_found']);
     // The operator's own lists hold none of theirs.
     const operators = (await ok(s.admin('GET', '/payments?limit=100'), 200)).items.map((p: { id: string }) => p.id);
     for (const id of [...acme.ids, ...globex.ids]) expect(operators).not.toContain(id);
     expect((await ok(s.admin('GET', '/ledger/check'), 200)).balanced).toBe(true);
+  }, 120_000);
+
+  it("each are paid over Interledger through their own peer, whose token reaches only that tenant's incoming payments", async () => {
+    const [acme, globex] = await Promise.all([walkthrough('acme-ilp'), walkthrough('globex-ilp')]);
+    // Each tenant's peer, by its own incoming token; an incoming payment of 12.34 for each.
+    const setUp = async (w: typeof acme, token: string) => {
+      const peer = await ok(
+        w.a('POST', '/peers', {
+          staticIlpAddress: `test.peer-of-${w.t.name}`,
+          assetCode: 'USD',
+          http: { incoming: { authTokens: [token] }, outgoing: { authToken: 'outgoing-token-0123456789', endpoint: 'http://127.0.0.1:9/ilp' } },
+        }),
+      );
+      await ok(w.a('POST', `/peers/${peer.id}/liquidity`, { amount: '10000' }), 200);
+      const incoming = await w.app.incomingPayment.create(
+        { url: w.bob.resourceServer, accessToken: w.token },
+        { walletAddress: w.bob.id, incomingAmount: { value: '1234', assetCode: 'USD', assetScale: 2 } },
+      );
+      const read = await w.app.incomingPayment.get({ url: incoming.id, accessToken: w.token });
+      const ilp = read.methods.find((m) => m.type === 'ilp')!;
+      return { peer, incoming, destination: { destinationAddress: ilp.ilpAddress, sharedSecret: Buffer.from(ilp.sharedSecret, 'base64url') } };
+    };
+    const tokens = { acme: 'acme-peer-incoming-token-0123456789', globex: 'globex-peer-incoming-token-0123456789' };
+    const [toAcme, toGlobex] = await Promise.all([setUp(acme, tokens.acme), setUp(globex, tokens.globex)]);
+    expect(toAcme.destination.destinationAddress).toMatch(new RegExp(`^test\\.node-a\\.${acme.t.ilpAddressSuffix}\\.`));
+    // ILP over HTTP, as a peer's connector speaks it, with a token.
+    const plugin = (token: string) => ({
+      sendData: async (data: Buffer) => {
+        const res = await fetch(s.connectorUrl, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+          body: new Uint8Array(data),
+        });
+        if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
+        return Buffer.from(await res.arrayBuffer());
+      },
+    });
+    const send = async (token: string, to: typeof toAcme) => {
+      const p = plugin(token);
+      const destination = await setupPayment({ plugin: p, ...to.destination });
+      const quote = await startQuote({ plugin: p, destination, amountToDeliver: 1234n, sourceAsset: { code: 'USD', scale: 2 }, prices: { USD: 1 } });
+      return pay({ plugin: p, destination, quote });
+    };
+    // Acme's peer cannot reach Globex's incoming payment: the probe finds no way there, nothing moves.
+    await expect(send(tokens.acme, toGlobex)).rejects.toBeDefined();
+    expect((await ok(globex.a('GET', `/payment-intents/${toGlobex.incoming.id.split('/').at(-1)}`), 200)).receivedAmount.value).toBe('0');
+    // Each through its own peer: paid in full, the peer's liquidity the less by it.
+    for (const [w, to, token] of [
+      [acme, toAcme, tokens.acme],
+      [globex, toGlobex, tokens.globex],
+    ] as const) {
+      const result = await send(token, to);
+      expect([result.error, result.amountDelivered]).toEqual([undefined, 1234n]);
+      const intent = await ok(w.a('GET', `/payment-intents/${to.incoming.id.split('/').at(-1)}`), 200);
+      expect(intent).toMatchObject({ state: 'completed', receivedAmount: { value: '1234' } });
+      expect((await ok(w.a('GET', `/peers/${to.peer.id}`), 200)).liquidity.value).toBe('8766');
+      expect((await ok(w.a('GET', '/ledger/check'), 200)).balanced).toBe(true);
+    }
   }, 120_000);
 });
