@@ -5,6 +5,7 @@ import { deserializeIldcpResponse, serializeIldcpRequest } from 'ilp-protocol-il
 import { generateFulfillment, generateFulfillmentKey, generatePskEncryptionKey } from 'ilp-protocol-stream/dist/src/crypto';
 import { FrameType, IlpPacketType, Packet, type StreamMaxMoneyFrame, StreamMoneyFrame } from 'ilp-protocol-stream/dist/src/packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ilpOverHttp } from '../ilp-over-http';
 import { startTestStack, type TestStack } from '../stack';
 import { ledger, ok, sum, units } from '../world';
 
@@ -17,21 +18,8 @@ let kenjiJpy: string;
 let peer: { id: string };
 const TOKEN = 'peer-x-incoming-token-0123456789';
 
-// ILP over HTTP, as a peer's connector speaks it; every packet sent is kept.
-function link(token = TOKEN) {
-  const sent: Buffer[] = [];
-  const post = async (data: Buffer) => {
-    sent.push(data);
-    const res = await fetch(s.connectorUrl, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
-      body: new Uint8Array(data),
-    });
-    if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
-    return Buffer.from(await res.arrayBuffer());
-  };
-  return { sent, plugin: { sendData: post }, post };
-}
+// ILP over HTTP to this node's connector, as peer x (or another token); every packet sent is kept.
+const link = (token = TOKEN) => ilpOverHttp(s.connectorUrl, token);
 
 async function credentials(intentUrl: string) {
   const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/config')]);

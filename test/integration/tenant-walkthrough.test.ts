@@ -3,6 +3,7 @@ import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import { pay, setupPayment, startQuote } from '@interledger/pay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ilpOverHttp } from '../ilp-over-http';
 import { adminClient, type Reply, startTestStack, type TestStack } from '../stack';
 import { waitFor } from '../wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
@@ -122,20 +123,8 @@ describe('two tenants on one node', () => {
     const tokens = { acme: 'acme-peer-incoming-token-0123456789', globex: 'globex-peer-incoming-token-0123456789' };
     const [toAcme, toGlobex] = await Promise.all([setUp(acme, tokens.acme), setUp(globex, tokens.globex)]);
     expect(toAcme.destination.destinationAddress).toMatch(new RegExp(`^test\\.node-a\\.${acme.t.ilpAddressSuffix}\\.`));
-    // ILP over HTTP, as a peer's connector speaks it, with a token.
-    const plugin = (token: string) => ({
-      sendData: async (data: Buffer) => {
-        const res = await fetch(s.connectorUrl, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
-          body: new Uint8Array(data),
-        });
-        if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
-        return Buffer.from(await res.arrayBuffer());
-      },
-    });
     const send = async (token: string, to: typeof toAcme) => {
-      const p = plugin(token);
+      const p = ilpOverHttp(s.connectorUrl, token).plugin;
       const destination = await setupPayment({ plugin: p, ...to.destination });
       const quote = await startQuote({ plugin: p, destination, amountToDeliver: 1234n, sourceAsset: { code: 'USD', scale: 2 }, prices: { USD: 1 } });
       return pay({ plugin: p, destination, quote });
