@@ -120,6 +120,14 @@ describe('tenants', () => {
     const outside = await tenant('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/bob-${n}`, assetCode: asset.code });
     expect(problemOf(outside)).toEqual({ status: 400, code: 'invalid_request' });
     expect(outside.body.detail).toContain(walletAddressPrefix);
+    // Its data is its own: the operator lists none of it, and another tenant may use the same code.
+    const codes = async (list: Promise<Reply>) => ((await ok(list, 200)).items as { code: string }[]).map((a) => a.code);
+    expect(await codes(tenant('GET', '/assets?limit=100'))).toEqual([asset.code]);
+    expect(await codes(s.admin('GET', '/assets?limit=100'))).not.toContain(asset.code);
+    const other = await createTenant({ name: 'Other', walletAddressPrefix: prefix() });
+    await ok(asTenant(other.id, other.adminApiSecret)('POST', '/assets', { code: asset.code, scale: 2 }));
+    expect(problemOf(await tenant('GET', `/wallet-addresses/${wallet.id}`))).toEqual({ status: 200, code: undefined });
+    expect(problemOf(await asTenant(other.id, other.adminApiSecret)('GET', `/wallet-addresses/${wallet.id}`))).toMatchObject({ status: 404 });
   });
 
   it("keep a tenant's Idempotency-Keys its own: the operator's key, sent by a tenant, is another request", async () => {
@@ -217,6 +225,7 @@ describe('tenants', () => {
       `${s.openPaymentsUrl}/acme?x=1`,
       `${s.openPaymentsUrl}/acme#frag`,
       `${s.openPaymentsUrl}/incoming-payments`, // the resource server's own path
+      `${s.openPaymentsUrl}/t/acme`, // where the tenants' Open Payments servers are
       'ftp://localhost/acme',
       'not a url',
     ];
