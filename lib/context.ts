@@ -1,21 +1,25 @@
 import { node as deployment } from './config';
 import { logger } from './log';
-import { type Node, OPERATOR_TENANT_ID } from './node';
+import { type Node, nodeFor, OPERATOR_TENANT_ID } from './node';
+import { activeTenants, tenantById, tenantForWalletAddress } from './tenants';
 
 // The per-request context: each entry adapter (an API's stack, a queue's consumer, a schedule, the
 // connector) finds which tenant it works for, and passes that tenant's node down. The operator's
 // node is the deployment's settings; another tenant's is those with its own (lib/node.ts nodeFor).
 export { deployment };
 
-// The node of a tenant, by id; undefined when the deployment has no such tenant.
+// The node of a tenant, by id; undefined when the deployment has no such tenant (or a deleted one).
 export async function tenantNode(id: string): Promise<Node | undefined> {
-  return id === OPERATOR_TENANT_ID ? deployment : undefined;
+  if (id === OPERATOR_TENANT_ID) return deployment;
+  const settings = await tenantById(deployment, id);
+  return settings && nodeFor(deployment, settings);
 }
 
 // The node of the tenant whose wallet address `url` would be: the one with the longest prefix of it,
 // else the operator's.
-export async function walletAddressNode(_url: string): Promise<Node> {
-  return deployment;
+export async function walletAddressNode(url: string): Promise<Node> {
+  const settings = await tenantForWalletAddress(deployment, url);
+  return settings ? nodeFor(deployment, settings) : deployment;
 }
 
 // The tenant a queue message or a bus event is for: the outbox relay names it (lib/events/relay.ts)
@@ -37,7 +41,7 @@ export async function onTenantOf<T>(body: unknown, work: (node: Node) => Promise
 
 // Every tenant's node.
 async function everyTenantNode(): Promise<Node[]> {
-  return [deployment];
+  return [deployment, ...(await activeTenants(deployment)).map((t) => nodeFor(deployment, t))];
 }
 
 // A schedule's work for every tenant, in turn: one tenant's failure does not keep the others'

@@ -116,6 +116,14 @@ describe('tenants', () => {
     const asset = await ok(tenant('POST', '/assets', { code: `TN${n}`, scale: 2 }));
     const wallet = await ok(tenant('POST', '/wallet-addresses', { address: `${walletAddressPrefix}/alice`, assetCode: asset.code, publicName: 'Alice' }));
     expect(wallet.address).toBe(`${walletAddressPrefix}/alice`);
+    // Open Payments publishes it, found by its prefix, with the tenant's own servers.
+    const published = await fetch(wallet.address, { headers: { accept: 'application/json' } });
+    expect(published.status).toBe(200);
+    expect(await published.json()).toMatchObject({
+      id: wallet.address,
+      authServer: `${s.authServerUrl}/t/${t.id}`,
+      resourceServer: `${s.openPaymentsUrl}/t/${t.id}`,
+    });
     // Its wallet addresses are under its prefix only.
     const outside = await tenant('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/bob-${n}`, assetCode: asset.code });
     expect(problemOf(outside)).toEqual({ status: 400, code: 'invalid_request' });
