@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
 import { ROOT } from '../../infra/local/serverless-config';
 import { adminClient, type Reply, startTestStack, type TestStack } from '../stack';
+import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
 import { ok } from '../world';
 
 // Tenants on one local node: the operator makes them (POST /tenants answers their secrets once,
@@ -16,15 +18,18 @@ import { ok } from '../world';
 
 let s: TestStack;
 let secrets: SecretsManagerClient;
+let hooks: WebhookReceiver; // the tenants' webhook endpoint
 let n = 0;
 
 beforeAll(async () => {
+  hooks = await startWebhookReceiver();
   s = await startTestStack({ EXCHANGE_RATES_URL: '' });
   secrets = new SecretsManagerClient({ endpoint: s.endpoints.secretsmanager, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 });
 afterAll(async () => {
   secrets?.destroy();
   await s?.stop();
+  await hooks?.stop();
 });
 
 const prefix = (path = `fsp-${++n}`) => `${s.openPaymentsUrl}/${path}`;
@@ -179,6 +184,19 @@ describe('tenants', () => {
       req.end();
     });
     expect(twice).toBe(400);
+  });
+
+  it("send a tenant's events to its webhook URL, signed with its own webhook secret", async () => {
+    const walletAddressPrefix = prefix();
+    const t = await createTenant({ name: 'Hooked', walletAddressPrefix, webhookUrl: hooks.url });
+    const tenant = asTenant(t.id, t.adminApiSecret);
+    await ok(tenant('POST', '/assets', { code: `WH${n}`, scale: 2 }));
+    const wallet = await ok(tenant('POST', '/wallet-addresses', { address: `${walletAddressPrefix}/shop`, assetCode: `WH${n}` }));
+    const intent = await ok(tenant('POST', '/payment-intents', { walletAddress: wallet.address }));
+    const event = await hooks.waitForEvent('payment_intent.created', (data) => data.id === intent.id);
+    const delivery = hooks.deliveries.find((d) => d.event.id === event.id)!;
+    expect(() => new Webhook(t.webhookSecret).verify(delivery.raw, delivery.headers)).not.toThrow();
+    expect(event.data.walletAddress).toBe(wallet.address);
   });
 
   it("serve a tenant's operator through the CLI (npm run admin), with TENANT_ID or --tenant and its secret", async () => {
