@@ -229,7 +229,11 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
     if (f.what === 'execute-api') {
       for (const r of Object.values(resources))
         if (r.Type === 'AWS::ApiGateway::Method' && r.Properties.AuthorizationType === 'AWS_IAM')
-          need('execute-api:Invoke', `${r.Properties.RestApiId.Ref} ${r.Properties.HttpMethod} ${pathOf(resources, r.Properties.ResourceId)}`);
+          // A path variable is any one segment, as IAM's ARN says it (`*`).
+          need(
+            'execute-api:Invoke',
+            `${r.Properties.RestApiId.Ref} ${r.Properties.HttpMethod} ${pathOf(resources, r.Properties.ResourceId).replace(/\{[^}]+\}/g, '*')}`,
+          );
       continue;
     }
     const [client, operation] = f.what.split('.');
