@@ -585,14 +585,22 @@ describe('the CloudFormation template', () => {
     expect(fns.AuthIntrospectLambdaFunction.Properties.Role).toEqual({ 'Fn::GetAtt': ['AuthIntrospectRole', 'Arn'] });
     const roles = Object.fromEntries(ofType('AWS::IAM::Role'));
     const statements = (role: string) => (roles[role].Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement);
+    // Its own table, and of the main table only a tenant's record (GetItem), nothing else.
+    const mainTableRead = { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: [{ 'Fn::GetAtt': ['MainTable', 'Arn'] }] };
     for (const role of ['AuthServerRole', 'AuthIntrospectRole']) {
-      for (const st of statements(role)) expect(st.Resource, role).toEqual([{ 'Fn::GetAtt': ['AuthTable', 'Arn'] }]); // its own table, nothing else
+      expect(
+        statements(role).map((st: any) => st.Resource),
+        role,
+      ).toEqual([[{ 'Fn::GetAtt': ['AuthTable', 'Arn'] }], [{ 'Fn::GetAtt': ['MainTable', 'Arn'] }]]);
+      expect(statements(role)[1], role).toEqual(mainTableRead);
     }
-    expect(statements('AuthIntrospectRole').flatMap((st: any) => st.Action)).toEqual(['dynamodb:GetItem']);
+    expect(statements('AuthIntrospectRole').flatMap((st: any) => st.Action)).toEqual(['dynamodb:GetItem', 'dynamodb:GetItem']);
     // The interaction's function: its table and the IdP secret, which no other function reads.
     expect(fns.AuthInteractionLambdaFunction.Properties.Role).toEqual({ 'Fn::GetAtt': ['AuthInteractionRole', 'Arn'] });
+    expect(statements('AuthInteractionRole')[1]).toEqual(mainTableRead);
     expect(statements('AuthInteractionRole').flatMap((st: any) => st.Resource)).toEqual([
       { 'Fn::GetAtt': ['AuthTable', 'Arn'] },
+      { 'Fn::GetAtt': ['MainTable', 'Arn'] },
       secretArn('IDP_SECRET'),
       secretArn('tenants/*/IDP_SECRET'),
     ]);
