@@ -1,9 +1,10 @@
 // The layer rules (CONTRIBUTING.md, "Layers"), checked by `npm run lint:deps` on lib/ and functions/.
 // A domain is any module of lib/ that is not an adapter. The adapters face the outside: the Lambda
 // handlers (functions/), the local run and the deploy tools (infra/), the HTTP stacks (lib/http/),
-// the Open Payments resource server (lib/resource-server/), the OpenAPI document (lib/openapi.ts)
-// and the settings, which only entry adapters read (lib/config.ts).
-const ADAPTERS = '^(functions|infra)/|^lib/(http|resource-server)/|^lib/(openapi|config|context)[.]ts$';
+// the Open Payments resource server (lib/resource-server/), the Admin API's route table
+// (lib/routes.ts), the OpenAPI document built from it (lib/openapi.ts), and the settings, which only
+// entry adapters read (lib/config.ts).
+const ADAPTERS = '^(functions|infra)/|^lib/(http|resource-server)/|^lib/(routes|openapi|config|context)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -19,7 +20,7 @@ module.exports = {
       name: 'domain-imports-no-adapter',
       severity: 'error',
       comment:
-        'Domain code never imports an adapter (a handler, infra/, lib/http, the resource server, the OpenAPI document) nor the settings: it takes plain values, and the node.',
+        'Domain code never imports an adapter (a handler, infra/, lib/http, the resource server, the route table, the OpenAPI document) nor the settings: it takes plain values, and the node.',
       from: { path: '^lib/', pathNot: ADAPTERS },
       to: { path: ADAPTERS },
     },

@@ -48,11 +48,8 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export interface Amount {
-  value: string;
-  assetCode: string;
-  assetScale: number;
-}
+// Money as the Admin API writes it (lib/amounts.ts): a type only, erased from the page's bundle.
+export type { Amount } from '../lib/amounts';
 
 export type Dashboard = LocalDashboard & { alarms: LocalAlarm[] };
 

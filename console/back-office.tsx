@@ -1,69 +1,23 @@
 import { useEffect, useState } from 'preact/hooks';
+import { LEDGER_SCALE } from '../lib/ledger-scale';
+import type { RouteResponse } from '../lib/routes';
 import { money, units } from './amounts';
-import { type Amount, admin } from './api';
+import { admin } from './api';
 import { type Action, Alert, ListPage, time } from './list';
 
 // The back-office pages: each reads one Admin API list route (docs/api.md) and offers the
 // actions its records allow, each confirmed in the page first.
 
-interface Asset {
-  id: string;
-  code: string;
-  scale: number;
-  liquidityThreshold?: string;
-  createdAt: string;
-  liquidity?: Amount;
-}
-interface WalletAddress {
-  id: string;
-  address: string;
-  assetCode: string;
-  assetScale: number;
-  publicName?: string;
-  createdAt: string;
-}
-interface Intent {
-  id: string;
-  walletAddress: string;
-  incomingAmount: Amount | null;
-  receivedAmount: Amount;
-  state: string;
-  expiresAt: string;
-  createdAt: string;
-}
-interface Payment {
-  id: string;
-  walletAddress: string;
-  receiver: string;
-  debitAmount: Amount;
-  receiveAmount: Amount;
-  sentAmount: Amount;
-  state: string;
-  failureReason?: string;
-  createdAt: string;
-}
-interface Peer {
-  id: string;
-  name?: string;
-  staticIlpAddress: string;
-  assetCode: string;
-  assetScale: number;
-  maxPacketAmount?: string;
-  liquidityThreshold: string | null;
-  createdAt: string;
-  liquidity?: Amount;
-}
-interface WebhookEvent {
-  id: string;
-  type: string;
-  createdAt: string;
-  status: string;
-  attempts: { at: string; status?: number; error?: string; ms: number }[];
-  nextAttemptAt?: string;
-}
+// The records as the Admin API answers them, read by id (a list's items are completed so), typed
+// from the route table's schemas: type-only, so nothing of lib/ reaches the page's bundle.
+type Asset = RouteResponse<'getAsset'>;
+type WalletAddress = RouteResponse<'getWalletAddress'>;
+type Intent = RouteResponse<'getPaymentIntent'>;
+type Payment = RouteResponse<'getPayment'>;
+type Peer = RouteResponse<'getPeer'>;
+type WebhookEvent = RouteResponse<'getWebhookEvent'>;
+type LedgerCheck = RouteResponse<'checkLedger'>;
 
-// The ledger keeps every balance at this scale (lib/ledger/rules.ts).
-const LEDGER_SCALE = 20;
 const post = (path: string, key?: string, body?: unknown) => admin('POST', path, body, key);
 const created = { label: 'Created', cell: (r: { createdAt: string }) => time(r.createdAt) };
 const state = { label: 'State', cell: (r: { state: string }) => <span class={`state ${r.state}`}>{r.state}</span> };
@@ -352,14 +306,6 @@ export function RatesPage() {
       )}
     </div>
   );
-}
-
-interface LedgerCheck {
-  balanced: boolean;
-  checkedAt: string;
-  accounts: number;
-  assets: { assetId: string; assetCode: string; assetScale: number; accounts: number; sum: string; balanced: boolean }[];
-  unattributed: { account: string; balance: string }[];
 }
 
 // GET /ledger/check: the Admin API sums each asset's accounts server-side (the console cannot: no

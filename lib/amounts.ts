@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { invalidField } from './errors';
+import { LEDGER_SCALE } from './ledger-scale';
 import { amountValue, assetCode } from './values';
 
 // Money: `{value, assetCode, assetScale}` with an integer string value at the asset's scale
 // (Open Payments style). The ledger holds every balance at scale 20 as a bigint; conversions
 // between the two are exact. Rates are decimals, applied as exact fractions.
-export const LEDGER_SCALE = 20;
 const MAX_LEDGER_DIGITS = 38; // what a DynamoDB number holds
 
 export const amount = z.strictObject({ value: amountValue, assetCode, assetScale: z.int().min(0).max(255) });

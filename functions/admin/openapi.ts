@@ -1,11 +1,15 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { openApiDocument } from '../../lib/openapi';
+import { routes, serving } from '../../lib/routes';
 
 // GET /openapi.json: public, unsigned, built once per container from the request schemas.
 const body = JSON.stringify(openApiDocument());
 
-export const handler = async (): Promise<APIGatewayProxyResult> => ({
-  statusCode: 200,
-  headers: { 'content-type': 'application/json' },
-  body,
-});
+export const handler = serving(
+  routes.getOpenApiDocument,
+  async (): Promise<APIGatewayProxyResult> => ({
+    statusCode: 200,
+    headers: { 'content-type': 'application/json' },
+    body,
+  }),
+);

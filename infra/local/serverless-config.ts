@@ -13,6 +13,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export interface FunctionDef {
   name: string;
   handler: string; // "functions/admin/assets/create.handler"
+  role: string; // its role in infra/roles.yml
   timeout: number; // seconds (its own, or the provider's)
   events: Array<Record<string, any>>;
   destinations?: { onFailure?: { arn?: unknown } };
@@ -87,6 +88,7 @@ export function loadService(stage = 'local'): ServiceDef {
     functions: Object.entries(doc.functions as Record<string, any>).map(([name, f]) => ({
       name,
       handler: f.handler,
+      role: f.role,
       timeout: Number(f.timeout ?? doc.provider.timeout),
       events: f.events ?? [],
       destinations: f.destinations,

@@ -4,12 +4,13 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { ZodType } from 'zod';
+import type { output, ZodType } from 'zod';
 import { deployment, tenantNode } from '../context';
 import { dynamoForLibraries } from '../db';
 import { commonErrors, DomainError, invalidFields } from '../errors';
 import { logger } from '../log';
 import { type Node, OPERATOR_TENANT_ID } from '../node';
+import { type Route, serving } from '../routes';
 import { secret } from '../secrets';
 import { scoped } from '../store';
 import { tenantErrors } from '../tenants/errors';
@@ -27,37 +28,16 @@ import { recordSignature, usedSignature } from './store';
 // limit, signature, content type, JSON and zod validation, Idempotency-Key, and errors as
 // problem+json. Handlers get typed input.
 
-export interface RouteInput<B, Q, P> {
-  body: B;
-  query: Q;
-  params: P;
+// What a route's schema gives its handler: the parsed value, or undefined for a route without one.
+type Parsed<R, K extends 'body' | 'query' | 'params'> = R extends { [k in K]: infer S extends ZodType } ? output<S> : undefined;
+
+export interface RouteInput<R extends Route> {
+  body: Parsed<R, 'body'>;
+  query: Parsed<R, 'query'>;
+  params: Parsed<R, 'params'>;
   event: AdminEvent;
   node: Node;
 }
-
-export interface RouteSpec<B, Q, P> {
-  body?: ZodType<B>;
-  query?: ZodType<Q>;
-  params?: ZodType<P>;
-  // Every write of this route goes through lib/tx commit(): the signature's replay guard then
-  // rides in that transaction instead of costing a round trip of its own.
-  transactional?: boolean;
-  // The operator's alone (the tenants' routes): a tenant's request is 403 operator_only.
-  operatorOnly?: boolean;
-  // Its answer holds secrets, which the idempotency layer must not store: an Idempotency-Key is
-  // refused (400), and the route makes a retry safe another way.
-  answersSecrets?: boolean;
-}
-
-export interface Reply {
-  status: number;
-  body: unknown;
-}
-
-export const ok = (body: unknown): Reply => ({ status: 200, body });
-export const created = (body: unknown): Reply => ({ status: 201, body });
-export const accepted = (body: unknown): Reply => ({ status: 202, body });
-export const noContent = (): Reply => ({ status: 204, body: undefined });
 
 // Header names in lower case (a REST API passes them as the client wrote them).
 // `raw`: the body's bytes, decoded once (the signature covers them, the JSON parse reads them).
@@ -66,7 +46,7 @@ type AdminEvent = APIGatewayProxyEvent & {
   headers: Record<string, string | undefined>;
   raw?: Buffer;
   node?: Node;
-  input?: RouteInput<unknown, unknown, unknown>;
+  input?: RouteInput<Route>;
 };
 type AdminRequest = Request<AdminEvent, APIGatewayProxyResult, Error, Context>;
 
@@ -106,7 +86,7 @@ async function adminSecret(tenant: Node): Promise<string> {
 // wrong signature is (missing, malformed and stale ones alike), and the answer says nothing of
 // whether the tenant exists.
 const NOBODYS_SECRET = randomBytes(32).toString('hex');
-const authenticate = (spec: RouteSpec<unknown, unknown, unknown>): MiddlewareObj<AdminEvent> => ({
+const authenticate = (route: Route): MiddlewareObj<AdminEvent> => ({
   before: async ({ event }) => {
     const body = event.raw!;
     const method = event.httpMethod;
@@ -122,11 +102,11 @@ const authenticate = (spec: RouteSpec<unknown, unknown, unknown>): MiddlewareObj
     if (!result.ok) throw httpErrors.unauthorized(result.reason);
     if (!tenant) throw new Error('A signature matched a secret nobody has');
     event.node = tenant;
-    if (spec.operatorOnly && !tenant.tenant.operator) throw tenantErrors.operatorOnly();
-    if (spec.answersSecrets && event.headers['idempotency-key'] !== undefined) throw tenantErrors.idempotencyKeyRefused();
+    if (route.operatorOnly && !tenant.tenant.operator) throw tenantErrors.operatorOnly();
+    if (route.answersSecrets && event.headers['idempotency-key'] !== undefined) throw tenantErrors.idempotencyKeyRefused();
     if (method === 'GET' || method === 'HEAD') return;
     const record = usedSignature(tenant, result.mac, result.t);
-    if (spec.transactional) rideAlong({ write: record, refused: replayed });
+    if (route.transactional) rideAlong({ write: record, refused: replayed });
     else if (!(await recordSignature(record))) throw replayed();
   },
 });
@@ -168,27 +148,27 @@ function parseJsonBody(event: AdminEvent): unknown {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-const validate = <B, Q, P>(spec: RouteSpec<B, Q, P>): MiddlewareObj<AdminEvent> => ({
+const validate = (route: Route): MiddlewareObj<AdminEvent> => ({
   before: ({ event }) => {
     const json = parseJsonBody(event);
     let body: unknown;
-    if (spec.body) body = parse(spec.body, json, '');
+    if (route.body) body = parse(route.body, json, '');
     else if (json !== undefined && !(typeof json === 'object' && json && !Array.isArray(json) && Object.keys(json).length === 0)) {
       throw commonErrors.invalidRequest('This route takes no request body');
     }
     const rawQuery = event.queryStringParameters ?? {};
-    if (!spec.query && Object.keys(rawQuery).length > 0) {
+    if (!route.query && Object.keys(rawQuery).length > 0) {
       throw commonErrors.invalidRequest(`Unknown query parameter: ${Object.keys(rawQuery).join(', ')}`);
     }
-    const query = spec.query ? parse(spec.query, rawQuery, 'query') : undefined;
+    const query = route.query ? parse(route.query, rawQuery, 'query') : undefined;
     let params: unknown;
-    if (spec.params) {
-      const parsed = spec.params.safeParse(event.pathParameters ?? {});
+    if (route.params) {
+      const parsed = route.params.safeParse(event.pathParameters ?? {});
       // A path id that cannot exist names no resource: 404, not 400.
       if (!parsed.success) throw commonErrors.notFound(`No resource at ${event.path}`);
       params = parsed.data;
     }
-    event.input = { body, query, params, event, node: event.node! };
+    event.input = { body, query, params, event, node: event.node! } as RouteInput<Route>;
   },
 });
 
@@ -254,7 +234,9 @@ function inQuery(e: unknown): unknown {
   return e instanceof DomainError && e.fields ? e.fieldsUnder('query') : e;
 }
 
-export function adminRoute<B = undefined, Q = undefined, P = undefined>(spec: RouteSpec<B, Q, P>, fn: (input: RouteInput<B, Q, P>) => Promise<Reply>) {
+// A route of the table (lib/routes.ts) served by `fn`, which returns the answer's body (none for a
+// 204): the status is the table's, as the OpenAPI document says it.
+export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>) => Promise<unknown>) {
   const started = new WeakMap<object, number>();
   const handler = middy<AdminEvent, APIGatewayProxyResult, Error, Context>({
     timeoutEarlyInMillis: 0,
@@ -274,24 +256,27 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(spec: Ro
   } as never)
     .use(problems())
     .use(normalize())
-    .use(authenticate(spec as RouteSpec<unknown, unknown, unknown>))
-    .use(validate(spec))
+    .use(authenticate(route))
+    .use(validate(route))
     .use(idempotency())
     .handler(async (event) => {
-      const reply = await fn(event.input as RouteInput<B, Q, P>).catch((e) => {
-        throw spec.query && !spec.body ? inQuery(e) : e;
+      const body = await fn(event.input as RouteInput<R>).catch((e) => {
+        throw route.query && !route.body ? inQuery(e) : e;
       });
-      if (reply.body === undefined) return { statusCode: reply.status, body: '' };
-      return { statusCode: reply.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(reply.body) };
+      if (body === undefined) return { statusCode: route.status, body: '' };
+      return { statusCode: route.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
     });
   // A deferred guard that no transaction took (the request failed, wrote nothing, or was an
   // idempotent replay) is written now, so that the signature still counts as used.
-  return observed((event: AdminEvent, context: Context) =>
-    riderScope(async () => {
-      const response = await handler(event, context);
-      const rider = untakenRider();
-      if (rider && !(await recordSignature(rider.write))) return problemResponse(replayed());
-      return response;
-    }),
+  return serving(
+    route,
+    observed((event: AdminEvent, context: Context) =>
+      riderScope(async () => {
+        const response = await handler(event, context);
+        const rider = untakenRider();
+        if (rider && !(await recordSignature(rider.write))) return problemResponse(replayed());
+        return response;
+      }),
+    ),
   );
 }

@@ -3,7 +3,7 @@ import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { deserializeIlpPrepare, deserializeIlpReply, isFulfill, serializeIlpPrepare } from 'ilp-packet';
 import { serializeIldcpRequest } from 'ilp-protocol-ildcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../lib/openapi';
+import { queryFields, type Route, signedRoutes } from '../../lib/routes';
 import type { TestStack } from '../stack';
 import { createFlow, ok, resourceKindOf, startPaymentsStack, type World } from '../world';
 
@@ -54,7 +54,7 @@ function prng(seed: number) {
 }
 
 // A request of each route that would succeed (or fail only on state), to break one thing of.
-function validBody(op: (typeof operations)[number], n: number): unknown {
+function validBody(op: Route, n: number): unknown {
   const amount = (value: string, assetCode = 'USD') => ({ value, assetCode, assetScale: 2 });
   switch (`${op.method} ${op.path}`) {
     case 'post /assets':
@@ -134,7 +134,7 @@ const HOSTILE: unknown[] = [
 
 type Mutated = { path: string; body: string; contentType?: string; badSignature?: boolean };
 
-function mutate(op: (typeof operations)[number], rnd: () => number, n: number): Mutated {
+function mutate(op: Route, rnd: () => number, n: number): Mutated {
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
   const realId = (template: string) => ids[resourceKindOf(template)] ?? 'nope';
   let path = op.path.replace('{id}', realId(op.path)).replace('{kid}', 'k1');
@@ -252,7 +252,7 @@ const HOSTILE_CURSORS = [
 ];
 
 describe('hostile cursors on every list route', () => {
-  const lists = operations.filter((op) => op.method === 'get' && op.query && 'cursor' in op.query.shape);
+  const lists = signedRoutes.filter((op) => op.method === 'get' && 'cursor' in (queryFields(op)?.shape ?? {}));
   it('covers every list route', () =>
     expect(lists.map((op) => op.path).sort()).toEqual([
       '/assets',
@@ -286,7 +286,7 @@ describe(`fuzzing the Admin API (seed ${SEED}, ${N} requests)`, () => {
     let baseline = await snapshot(s.dynamo);
     const statuses = new Map<number, number>();
     for (let n = 0; n < N; n++) {
-      const op = operations[Math.floor(rnd() * operations.length)];
+      const op = signedRoutes[Math.floor(rnd() * signedRoutes.length)];
       const m = mutate(op, rnd, n);
       const method = op.method.toUpperCase();
       if (method === 'GET') m.body = ''; // (fetch sends no body with a GET)

@@ -1,6 +1,9 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventRoutes, loadService } from '../../infra/local/serverless-config';
-import { openApiDocument, operations } from '../../lib/openapi';
+import { eventRoutes, loadService, ROOT } from '../../infra/local/serverless-config';
+import { openApiDocument } from '../../lib/openapi';
+import { allRoutes } from '../../lib/routes';
 import { startTestStack, type TestStack } from '../stack';
 
 let s: TestStack;
@@ -27,13 +30,30 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '409', '413', '422', '500']));
     expect(doc.paths['/openapi.json'].get.security).toEqual([]);
   });
+});
 
-  it('documents exactly the Admin routes that serverless.yml declares', () => {
-    const declared = eventRoutes(loadService('local').functions)
-      .filter((r) => r.path !== '/openapi.json')
-      .map((r) => `${r.method} ${r.path}`)
-      .sort();
-    const documented = operations.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
-    expect(documented).toEqual(declared);
+// The route table (lib/routes.ts) against serverless.yml and the handlers: a route added to one
+// place only, a function renamed, a role changed or a handler serving another entry fails here.
+describe('the route table', () => {
+  const declared = eventRoutes(loadService('local').functions);
+  const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+  it("and serverless.yml's http events declare the same routes, each once, with the same function and role", () => {
+    const fromYaml = declared.map((r) => ({ route: routeKey(r.method, r.path), functionName: r.fn.name, role: r.fn.role }));
+    const fromTable = allRoutes.map((r) => ({ route: routeKey(r.method, r.path), functionName: r.functionName, role: r.role }));
+    const byRoute = (a: { route: string }, b: { route: string }) => a.route.localeCompare(b.route);
+    expect(fromTable.sort(byRoute)).toEqual(fromYaml.sort(byRoute));
+    expect(new Set(fromTable.map((r) => r.route)).size, 'a route twice in the table').toBe(fromTable.length);
+    expect(new Set(fromYaml.map((r) => r.route)).size, 'a route twice in serverless.yml').toBe(fromYaml.length);
+  });
+
+  it("has each function's handler serve its own entry", async () => {
+    // (After the stack has started: a handler's module reads the settings when it loads.)
+    for (const { method, path, fn } of declared) {
+      const entry = allRoutes.find((r) => routeKey(r.method, r.path) === routeKey(method, path));
+      const file = join(ROOT, `${fn.handler.slice(0, fn.handler.lastIndexOf('.'))}.ts`);
+      const { handler } = await import(pathToFileURL(file).href);
+      expect(handler.route, fn.handler).toBe(entry?.id);
+    }
   });
 });

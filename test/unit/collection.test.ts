@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NODE_B_PREFIX } from '../../infra/local/proxy';
-import { operations } from '../../lib/openapi';
+import { signedRoutes } from '../../lib/routes';
 import { COLLECTION, loadEnvironment, loadRequests, parseBru, routeOf, variablesOf } from '../bruno';
 
-// The API collection (bruno/) against the OpenAPI document: a route without a request, or a
-// request for a route that does not exist, fails here; so does a request Bruno could not send.
+// The API collection (bruno/) against the route table (lib/routes.ts): a route without a request, a
+// request for a route that does not exist or outside its route's tag folder, fails here; so does a
+// request Bruno could not send.
 const requests = loadRequests();
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/\{[^}]*\}/g, '{}')}`;
 const environments = { 'node-a': loadEnvironment('node-a'), 'node-b': loadEnvironment('node-b') };
@@ -17,12 +18,12 @@ describe('the API collection', () => {
     expect(parseBru(readFileSync(join(COLLECTION, 'collection.bru'), 'utf8')).get('docs')).toContain('npm start');
   });
 
-  it('has a request for every Admin route of the OpenAPI document, and none for a route it lacks', () => {
-    const routes = new Set(operations.map((op) => key(op.method, op.path)));
+  it("has a request for every signed route of the table, in its tag's folder, and none for a route it lacks", () => {
+    const routes = new Map(signedRoutes.map((r) => [key(r.method, r.path), r]));
     const covered = new Set(requests.map((r) => key(r.method, routeOf(r.url))));
     expect
       .soft(
-        [...routes].filter((r) => !covered.has(r)),
+        [...routes.keys()].filter((r) => !covered.has(r)),
         'routes without a request',
       )
       .toEqual([]);
@@ -31,6 +32,16 @@ describe('the API collection', () => {
       .soft(
         strays.map((r) => `${r.file}: ${r.method} ${r.url}`),
         'requests for no route',
+      )
+      .toEqual([]);
+    const misplaced = requests.filter((r) => {
+      const route = routes.get(key(r.method, routeOf(r.url)));
+      return route && route.tag !== r.folder.name;
+    });
+    expect
+      .soft(
+        misplaced.map((r) => `${r.file}: in ${r.folder.name}`),
+        "requests outside their route's tag folder",
       )
       .toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { createAsset } from '../../../lib/assets';
-import { createAssetBody } from '../../../lib/assets/schemas';
-import { adminRoute, created } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ body: createAssetBody, transactional: true }, async ({ body, node }) => created(await createAsset(node, body)));
+export const handler = adminRoute(routes.createAsset, ({ body, node }) => createAsset(node, body));

@@ -1,5 +1,5 @@
 import { getAssetWithLiquidity } from '../../../lib/assets';
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams }, async ({ params, node }) => ok(await getAssetWithLiquidity(node, params.id)));
+export const handler = adminRoute(routes.getAsset, ({ params, node }) => getAssetWithLiquidity(node, params.id));

@@ -1,8 +1,7 @@
 import { moveLiquidity } from '../../../lib/assets';
-import { liquidityBody } from '../../../lib/assets/schemas';
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams, body: liquidityBody, transactional: true }, async ({ params, body, event, node }) =>
-  ok(await moveLiquidity(node, params.id, body.amount, 'deposit', event.headers['idempotency-key'])),
+export const handler = adminRoute(routes.depositAssetLiquidity, ({ params, body, event, node }) =>
+  moveLiquidity(node, params.id, body.amount, 'deposit', event.headers['idempotency-key']),
 );

@@ -1,5 +1,5 @@
 import { listAssets } from '../../../lib/assets';
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { pageQuery } from '../../../lib/values';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ query: pageQuery }, async ({ query, node }) => ok(await listAssets(node, query.limit, query.cursor)));
+export const handler = adminRoute(routes.listAssets, ({ query, node }) => listAssets(node, query.limit, query.cursor));

@@ -1,4 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
 import { checkLedger } from '../../../lib/ledger-check';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({}, async ({ node }) => ok(await checkLedger(node)));
+export const handler = adminRoute(routes.checkLedger, ({ node }) => checkLedger(node));

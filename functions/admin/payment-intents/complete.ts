@@ -1,7 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { completeIntent, intentView } from '../../../lib/payment-intents';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams, transactional: true }, async ({ params, node }) =>
-  ok(intentView(node, await completeIntent(node, params.id))),
-);
+export const handler = adminRoute(routes.completePaymentIntent, async ({ params, node }) => intentView(node, await completeIntent(node, params.id)));

@@ -1,7 +1,5 @@
-import { adminRoute, created } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
 import { createIntent, intentView } from '../../../lib/payment-intents';
-import { createIntentBody } from '../../../lib/payment-intents/schemas';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ body: createIntentBody, transactional: true }, async ({ body, node }) =>
-  created(intentView(node, await createIntent(node, body))),
-);
+export const handler = adminRoute(routes.createPaymentIntent, async ({ body, node }) => intentView(node, await createIntent(node, body)));

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { getIntent } from '../../../lib/payment-intents';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams }, async ({ params, node }) => ok(await getIntent(node, params.id)));
+export const handler = adminRoute(routes.getPaymentIntent, ({ params, node }) => getIntent(node, params.id));

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
 import { listIntents } from '../../../lib/payment-intents';
-import { listIntentsQuery } from '../../../lib/payment-intents/schemas';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ query: listIntentsQuery }, async ({ query, node }) => ok(await listIntents(node, query)));
+export const handler = adminRoute(routes.listPaymentIntents, ({ query, node }) => listIntents(node, query));

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { withdrawIntent } from '../../../lib/payment-intents';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams, transactional: true }, async ({ params, node }) => ok(await withdrawIntent(node, params.id)));
+export const handler = adminRoute(routes.withdrawPaymentIntent, ({ params, node }) => withdrawIntent(node, params.id));

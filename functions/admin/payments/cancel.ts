@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { cancelPayment } from '../../../lib/payments';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams, transactional: true }, async ({ params, node }) => ok(await cancelPayment(node, params.id)));
+export const handler = adminRoute(routes.cancelPayment, ({ params, node }) => cancelPayment(node, params.id));

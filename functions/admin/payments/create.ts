@@ -1,5 +1,5 @@
-import { adminRoute, created } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
 import { createPayment } from '../../../lib/payments';
-import { createPaymentBody } from '../../../lib/payments/schemas';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ body: createPaymentBody, transactional: true }, async ({ body, node }) => created(await createPayment(node, body)));
+export const handler = adminRoute(routes.createPayment, ({ body, node }) => createPayment(node, body));

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { fundPayment } from '../../../lib/payments';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams, transactional: true }, async ({ params, node }) => ok(await fundPayment(node, params.id)));
+export const handler = adminRoute(routes.fundPayment, ({ params, node }) => fundPayment(node, params.id));

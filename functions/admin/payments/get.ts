@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { getPayment } from '../../../lib/payments';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams }, async ({ params, node }) => ok(await getPayment(node, params.id)));
+export const handler = adminRoute(routes.getPayment, ({ params, node }) => getPayment(node, params.id));

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
 import { listPayments } from '../../../lib/payments';
-import { listPaymentsQuery } from '../../../lib/payments/schemas';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ query: listPaymentsQuery }, async ({ query, node }) => ok(await listPayments(node, query)));
+export const handler = adminRoute(routes.listPayments, ({ query, node }) => listPayments(node, query));

@@ -1,5 +1,5 @@
-import { adminRoute, created } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
 import { createPeer } from '../../../lib/peers';
-import { createPeerBody } from '../../../lib/peers/schemas';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ body: createPeerBody, transactional: true }, async ({ body, node }) => created(await createPeer(node, body)));
+export const handler = adminRoute(routes.createPeer, ({ body, node }) => createPeer(node, body));

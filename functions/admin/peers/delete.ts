@@ -1,8 +1,7 @@
-import { adminRoute, noContent } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { deletePeer } from '../../../lib/peers';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams, transactional: true }, async ({ params, node }) => {
+export const handler = adminRoute(routes.deletePeer, async ({ params, node }) => {
   await deletePeer(node, params.id);
-  return noContent();
 });

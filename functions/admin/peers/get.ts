@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { getPeer } from '../../../lib/peers';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams }, async ({ params, node }) => ok(await getPeer(node, params.id)));
+export const handler = adminRoute(routes.getPeer, ({ params, node }) => getPeer(node, params.id));

@@ -1,8 +1,7 @@
-import { liquidityBody } from '../../../lib/assets/schemas';
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { movePeerLiquidity } from '../../../lib/peers';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams, body: liquidityBody, transactional: true }, async ({ params, body, event, node }) =>
-  ok(await movePeerLiquidity(node, params.id, body.amount, 'withdrawal', event.headers['idempotency-key'])),
+export const handler = adminRoute(routes.withdrawPeerLiquidity, ({ params, body, event, node }) =>
+  movePeerLiquidity(node, params.id, body.amount, 'withdrawal', event.headers['idempotency-key']),
 );

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
 import { listPeers } from '../../../lib/peers';
-import { pageQuery } from '../../../lib/values';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ query: pageQuery }, async ({ query, node }) => ok(await listPeers(node, query.limit, query.cursor)));
+export const handler = adminRoute(routes.listPeers, ({ query, node }) => listPeers(node, query.limit, query.cursor));

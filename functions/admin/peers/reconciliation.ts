@@ -1,8 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { peerReconciliation } from '../../../lib/payments';
-import { reconciliationQuery } from '../../../lib/peers/schemas';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams, query: reconciliationQuery }, async ({ params, query, node }) =>
-  ok(await peerReconciliation(node, params.id, query)),
-);
+export const handler = adminRoute(routes.getPeerReconciliation, ({ params, query, node }) => peerReconciliation(node, params.id, query));

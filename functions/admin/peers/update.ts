@@ -1,8 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { updatePeer } from '../../../lib/peers';
-import { updatePeerBody } from '../../../lib/peers/schemas';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams, body: updatePeerBody, transactional: true }, async ({ params, body, node }) =>
-  ok(await updatePeer(node, params.id, body)),
-);
+export const handler = adminRoute(routes.updatePeer, ({ params, body, node }) => updatePeer(node, params.id, body));

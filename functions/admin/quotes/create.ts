@@ -1,6 +1,6 @@
-import { adminRoute, created } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
 import { createQuote } from '../../../lib/payments/methods/quote';
 import { quoteView } from '../../../lib/quotes';
-import { createQuoteBody } from '../../../lib/quotes/schemas';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ body: createQuoteBody, transactional: true }, async ({ body, node }) => created(quoteView(await createQuote(node, body))));
+export const handler = adminRoute(routes.createQuote, async ({ body, node }) => quoteView(await createQuote(node, body)));

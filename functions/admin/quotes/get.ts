@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
 import { getQuote } from '../../../lib/quotes';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ params: idParams }, async ({ params, node }) => ok(await getQuote(node, params.id)));
+export const handler = adminRoute(routes.getQuote, ({ params, node }) => getQuote(node, params.id));

@@ -1,5 +1,5 @@
-import { adminRoute, created } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
 import { pushRate } from '../../../lib/rates';
-import { pushRateBody } from '../../../lib/rates/schemas';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ body: pushRateBody }, async ({ body, node }) => created(await pushRate(node, body)));
+export const handler = adminRoute(routes.pushRate, ({ body, node }) => pushRate(node, body));

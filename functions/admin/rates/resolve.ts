@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
 import { lookUpRate } from '../../../lib/rates';
-import { rateQuery } from '../../../lib/rates/schemas';
+import { routes } from '../../../lib/routes';
 
-export const handler = adminRoute({ query: rateQuery }, async ({ query, node }) => ok(await lookUpRate(node, query)));
+export const handler = adminRoute(routes.getRate, ({ query, node }) => lookUpRate(node, query));

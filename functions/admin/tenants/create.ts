@@ -1,7 +1,5 @@
-import { adminRoute, created } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { createTenant } from '../../../lib/tenants';
-import { createTenantBody } from '../../../lib/tenants/schemas';
 
-export const handler = adminRoute({ body: createTenantBody, transactional: true, operatorOnly: true, answersSecrets: true }, async ({ body, node }) =>
-  created(await createTenant(node, body)),
-);
+export const handler = adminRoute(routes.createTenant, ({ body, node }) => createTenant(node, body));

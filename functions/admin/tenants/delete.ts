@@ -1,8 +1,7 @@
-import { adminRoute, noContent } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { deleteTenant } from '../../../lib/tenants';
-import { tenantParams } from '../../../lib/tenants/schemas';
 
-export const handler = adminRoute({ params: tenantParams, transactional: true, operatorOnly: true }, async ({ params, node }) => {
+export const handler = adminRoute(routes.deleteTenant, async ({ params, node }) => {
   await deleteTenant(node, params.id);
-  return noContent();
 });

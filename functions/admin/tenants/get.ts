@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { getTenant } from '../../../lib/tenants';
-import { tenantParams } from '../../../lib/tenants/schemas';
 
-export const handler = adminRoute({ params: tenantParams, operatorOnly: true }, async ({ params, node }) => ok(await getTenant(node, params.id)));
+export const handler = adminRoute(routes.getTenant, ({ params, node }) => getTenant(node, params.id));

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { listTenants } from '../../../lib/tenants';
-import { pageQuery } from '../../../lib/values';
 
-export const handler = adminRoute({ query: pageQuery, operatorOnly: true }, async ({ query, node }) => ok(await listTenants(node, query.limit, query.cursor)));
+export const handler = adminRoute(routes.listTenants, ({ query, node }) => listTenants(node, query.limit, query.cursor));

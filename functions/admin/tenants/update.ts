@@ -1,7 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { updateTenant } from '../../../lib/tenants';
-import { tenantParams, updateTenantBody } from '../../../lib/tenants/schemas';
 
-export const handler = adminRoute({ params: tenantParams, body: updateTenantBody, transactional: true, operatorOnly: true }, async ({ params, body, node }) =>
-  ok(await updateTenant(node, params.id, body)),
-);
+export const handler = adminRoute(routes.updateTenant, ({ params, body, node }) => updateTenant(node, params.id, body));

@@ -1,7 +1,5 @@
-import { adminRoute, created } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { createWalletAddress } from '../../../lib/wallet-addresses';
-import { createWalletAddressBody } from '../../../lib/wallet-addresses/schemas';
 
-export const handler = adminRoute({ body: createWalletAddressBody, transactional: true }, async ({ body, node }) =>
-  created(await createWalletAddress(node, body)),
-);
+export const handler = adminRoute(routes.createWalletAddress, ({ body, node }) => createWalletAddress(node, body));

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { getWalletAddress } from '../../../lib/wallet-addresses';
 
-export const handler = adminRoute({ params: idParams }, async ({ params, node }) => ok(await getWalletAddress(node, params.id)));
+export const handler = adminRoute(routes.getWalletAddress, ({ params, node }) => getWalletAddress(node, params.id));

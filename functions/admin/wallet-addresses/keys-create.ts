@@ -1,6 +1,5 @@
-import { adminRoute, created } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { addKey } from '../../../lib/wallet-addresses';
-import { ed25519Jwk } from '../../../lib/wallet-addresses/schemas';
 
-export const handler = adminRoute({ params: idParams, body: ed25519Jwk }, async ({ params, body, node }) => created(await addKey(node, params.id, body)));
+export const handler = adminRoute(routes.createWalletAddressKey, ({ params, body, node }) => addKey(node, params.id, body));

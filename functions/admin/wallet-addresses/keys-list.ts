@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { listKeys } from '../../../lib/wallet-addresses';
 
-export const handler = adminRoute({ params: idParams }, async ({ params, node }) => ok({ items: await listKeys(node, params.id) }));
+export const handler = adminRoute(routes.listWalletAddressKeys, async ({ params, node }) => ({ items: await listKeys(node, params.id) }));

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { revokeKey } from '../../../lib/wallet-addresses';
-import { keyParams } from '../../../lib/wallet-addresses/schemas';
 
-export const handler = adminRoute({ params: keyParams }, async ({ params, node }) => ok(await revokeKey(node, params.id, params.kid)));
+export const handler = adminRoute(routes.revokeWalletAddressKey, ({ params, node }) => revokeKey(node, params.id, params.kid));

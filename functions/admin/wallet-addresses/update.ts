@@ -1,8 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
-import { idParams } from '../../../lib/http/schemas';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { renameWalletAddress } from '../../../lib/wallet-addresses';
-import { updateWalletAddressBody } from '../../../lib/wallet-addresses/schemas';
 
-export const handler = adminRoute({ params: idParams, body: updateWalletAddressBody }, async ({ params, body, node }) =>
-  ok(await renameWalletAddress(node, params.id, body.publicName)),
-);
+export const handler = adminRoute(routes.updateWalletAddress, ({ params, body, node }) => renameWalletAddress(node, params.id, body.publicName));

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { getWebhookEvent } from '../../../lib/webhooks';
-import { eventIdParams } from '../../../lib/webhooks/schemas';
 
-export const handler = adminRoute({ params: eventIdParams }, async ({ params, node }) => ok(await getWebhookEvent(node, params.id)));
+export const handler = adminRoute(routes.getWebhookEvent, ({ params, node }) => getWebhookEvent(node, params.id));

@@ -1,5 +1,5 @@
-import { adminRoute, ok } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { listWebhookEvents } from '../../../lib/webhooks';
-import { listQuery } from '../../../lib/webhooks/schemas';
 
-export const handler = adminRoute({ query: listQuery }, async ({ query, node }) => ok(await listWebhookEvents(node, query)));
+export const handler = adminRoute(routes.listWebhookEvents, ({ query, node }) => listWebhookEvents(node, query));

@@ -1,7 +1,5 @@
-import { accepted, adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/http/admin';
+import { routes } from '../../../lib/routes';
 import { redeliverWebhookEvent } from '../../../lib/webhooks';
-import { eventIdParams } from '../../../lib/webhooks/schemas';
 
-export const handler = adminRoute({ params: eventIdParams, transactional: true }, async ({ params, node }) =>
-  accepted(await redeliverWebhookEvent(node, params.id)),
-);
+export const handler = adminRoute(routes.redeliverWebhookEvent, ({ params, node }) => redeliverWebhookEvent(node, params.id));
