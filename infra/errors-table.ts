@@ -15,6 +15,7 @@ import { paymentErrors } from '../lib/payments/errors';
 import { peerErrors } from '../lib/peers/errors';
 import { quoteErrors } from '../lib/quotes/errors';
 import { rateErrors } from '../lib/rates/errors';
+import { tenantErrors } from '../lib/tenants/errors';
 import { walletAddressErrors } from '../lib/wallet-addresses/errors';
 import { webhookErrors } from '../lib/webhooks/errors';
 import { localErrors } from './local/errors';
@@ -32,6 +33,7 @@ export const CATALOGS: Record<string, { file: string; entries: Record<string, Ca
   paymentErrors: { file: 'lib/payments/errors.ts', entries: paymentErrors },
   peerErrors: { file: 'lib/peers/errors.ts', entries: peerErrors },
   webhookErrors: { file: 'lib/webhooks/errors.ts', entries: webhookErrors },
+  tenantErrors: { file: 'lib/tenants/errors.ts', entries: tenantErrors },
   ilpErrors: { file: 'lib/ilp/errors.ts', entries: ilpErrors },
   openPaymentsErrors: { file: 'lib/open-payments/errors.ts', entries: openPaymentsErrors },
   authErrors: { file: 'lib/auth-server/errors.ts', entries: authErrors },

@@ -22,6 +22,8 @@ import { quoteErrors } from './quotes/errors';
 import { createQuoteBody, quote } from './quotes/schemas';
 import { rateErrors } from './rates/errors';
 import { pushRateBody, rate, rateQuery } from './rates/schemas';
+import { tenantErrors } from './tenants/errors';
+import { createdTenant, createTenantBody, tenant, tenantParams, updateTenantBody } from './tenants/schemas';
 import { pageLimit, pageQuery } from './values';
 import { walletAddressErrors } from './wallet-addresses/errors';
 import {
@@ -45,6 +47,7 @@ const tags = [
   { name: 'Payments', description: 'Outgoing payments made from quotes: funded by the FSP, then sent.' },
   { name: 'Peers', description: 'The nodes this one exchanges Interledger packets with, and the credit each has.' },
   { name: 'Webhook events', description: 'The events sent to the FSP, with every delivery attempt.' },
+  { name: 'Tenants', description: "The FSPs the deployment serves besides its operator's: the operator's alone to manage." },
   { name: 'Docs', description: 'This document.' },
 ] as const;
 
@@ -81,6 +84,7 @@ const paymentIntentWithdrawal = paymentIntent.extend({ withdrawnAmount: amount }
 const paymentWithdrawal = payment.extend({ withdrawnAmount: amount });
 const peerPage = page(peer);
 const webhookEventPage = page(webhookEvent);
+const tenantPage = page(tenant);
 const fieldError = z.object({ field: z.string(), message: z.string() });
 // What lib/http/problem.ts answers (RFC 9457); `satisfies` keeps the two in step.
 const problemSchema = z.object({
@@ -574,6 +578,72 @@ export const operations: Operation[] = [
     response: webhookEvent,
     problems: [webhookErrors.notFound, commonErrors.invalidState],
   },
+  {
+    id: 'createTenant',
+    tag: 'Tenants',
+    method: 'post',
+    path: '/tenants',
+    summary: 'Create a tenant',
+    description:
+      "The answer holds the tenant's secrets (`adminApiSecret`, `webhookSecret`, `idpSecret`), shown this once. An " +
+      'Idempotency-Key is refused (400 `idempotency_key_refused`: the answer is never stored); a retry is safe without ' +
+      'one, as a second tenant on the same prefix is 409 `wallet_address_prefix_taken`, naming the first. The prefix is a URL under WALLET_ADDRESS_URL, ' +
+      "neither equal to, above nor below another active tenant's.",
+    body: createTenantBody,
+    status: 201,
+    response: createdTenant,
+    problems: [tenantErrors.operatorOnly, tenantErrors.prefixTaken, tenantErrors.suffixTaken, tenantErrors.changed],
+  },
+  {
+    id: 'listTenants',
+    tag: 'Tenants',
+    method: 'get',
+    path: '/tenants',
+    summary: 'List tenants, newest first',
+    description: "Those the operator made, deleted ones too; the operator's own is `GET /tenants/operator`.",
+    query: pageQuery,
+    status: 200,
+    response: tenantPage,
+    problems: [tenantErrors.operatorOnly],
+  },
+  {
+    id: 'getTenant',
+    tag: 'Tenants',
+    method: 'get',
+    path: '/tenants/{id}',
+    summary: 'Get a tenant',
+    description: "`operator`: the operator's own, which is the deployment's settings. Never the secrets.",
+    params: tenantParams,
+    status: 200,
+    response: tenant,
+    problems: [tenantErrors.operatorOnly, tenantErrors.notFound],
+  },
+  {
+    id: 'updateTenant',
+    tag: 'Tenants',
+    method: 'patch',
+    path: '/tenants/{id}',
+    summary: "Change a tenant's name or URLs",
+    description: '`null` removes a URL. The prefix and the ILP address suffix never change.',
+    params: tenantParams,
+    body: updateTenantBody,
+    status: 200,
+    response: tenant,
+    problems: [tenantErrors.operatorOnly, tenantErrors.notFound, tenantErrors.operatorFixed, tenantErrors.changed],
+  },
+  {
+    id: 'deleteTenant',
+    tag: 'Tenants',
+    method: 'delete',
+    path: '/tenants/{id}',
+    summary: 'Delete a tenant',
+    description:
+      "Soft: its credentials are refused at once, its secrets are scheduled for deletion (7 days' recovery window), its " +
+      'data is kept and its prefix is free for another tenant. Deleting a deleted tenant again is 204.',
+    params: tenantParams,
+    status: 204,
+    problems: [tenantErrors.operatorOnly, tenantErrors.notFound, tenantErrors.operatorFixed, tenantErrors.changed],
+  },
 ];
 
 // GET /openapi.json: apart from `operations`, which tests sign and send bad input to.
@@ -603,6 +673,8 @@ const requestSchemas = {
   CreatePaymentRequest: createPaymentBody,
   CreatePeerRequest: createPeerBody,
   UpdatePeerRequest: updatePeerBody,
+  CreateTenantRequest: createTenantBody,
+  UpdateTenantRequest: updateTenantBody,
 };
 const responseSchemas = {
   Amount: amount,
@@ -632,6 +704,9 @@ const responseSchemas = {
   WebhookDeliveryAttempt: attempt,
   WebhookEvent: webhookEvent,
   WebhookEventPage: webhookEventPage,
+  Tenant: tenant,
+  CreatedTenant: createdTenant,
+  TenantPage: tenantPage,
   FieldError: fieldError,
   Problem: problemSchema,
   OpenApiDocument: openApiDocumentSchema,
@@ -751,7 +826,7 @@ function responses(op: Operation) {
 
 const API =
   "The FSP's API of the payment service: assets and their liquidity, wallet addresses, exchange rates, " +
-  'payment intents, quotes, payments, Interledger peers and webhook events. Every request is signed (see the ' +
+  "payment intents, quotes, payments, Interledger peers, webhook events and the deployment's tenants. Every request is signed (see the " +
   '`signature` security scheme). Amounts are `{value, assetCode, assetScale}`, `value` an integer string in the ' +
   "asset's smallest unit. Errors are `application/problem+json` (RFC 9457) with a stable `code`.";
 
@@ -768,6 +843,10 @@ const IDEMPOTENCY_KEY =
   'another body or resource is 422 `idempotency_key_reused`; while the first request runs, 409 ' +
   '`idempotency_key_in_progress`. The key is part of the signed string.';
 
+const TENANT_ID =
+  "The tenant the request is for, signed with that tenant's Admin API secret; absent or `operator`: the operator's, " +
+  "signed with the deployment's ADMIN_API_SECRET. An unknown or deleted tenant is 401, as a wrong signature is.";
+
 export function openApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of [...operations, documentOperation]) {
@@ -781,6 +860,7 @@ export function openApiDocument() {
       parameters: [
         ...parameters('path', op.params),
         ...parameters('query', op.query),
+        ...(op.isPublic ? [] : [{ $ref: '#/components/parameters/TenantId' }]),
         ...(op.method === 'post' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
       ],
       ...(op.body && {
@@ -817,6 +897,13 @@ export function openApiDocument() {
       schemas: allComponentSchemas(),
       responses: sharedResponses,
       parameters: {
+        TenantId: {
+          name: 'tenant-id',
+          in: 'header',
+          required: false,
+          description: TENANT_ID,
+          schema: { type: 'string' },
+        },
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',

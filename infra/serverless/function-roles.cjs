@@ -4,13 +4,17 @@
 // actions its functions call on it, written without the service's prefix, which the resource's
 // type gives. A resource is a logical id of the template (a table, a queue, the bus),
 // `<table>/index` (its indexes), `<table>/stream`, `secrets` (names under SECRETS_PREFIX, as the
-// roles name them by ARN pattern, so that retained secrets match too) or an IAM-authorized route,
+// roles name them by ARN pattern, so that retained secrets match too; `secrets <pattern>` for
+// other calls than reading) or an IAM-authorized route,
 // `<RestApi> <METHOD> <path>`. Each becomes one AWS::IAM::Role with one statement a resource,
 // besides the logs and X-Ray that every function writes. Every role is under the stage's IAM path
 // (rolePath), by which the stage's key policy names them (encryption.cjs). Packaging fails on a
 // resource, a role or a function's role that does not exist, and on a role no function has.
 const SERVICE = { 'AWS::DynamoDB::Table': 'dynamodb', 'AWS::SQS::Queue': 'sqs', 'AWS::Events::EventBus': 'events' };
 const ROUTE = /^(\w+) ([A-Z]+) (\/\S*)$/;
+// `secrets <name pattern>: [actions]`: other calls than reading, on the secrets the pattern names
+// (a tenant's, made and deleted at run time: `secrets tenants/*: [CreateSecret, DeleteSecret]`).
+const SECRETS_OF = /^secrets (\S+)$/;
 
 class FunctionRoles {
   constructor(serverless, options) {
@@ -53,6 +57,11 @@ function addRoles(resources, roles, functions, secretsPrefix, path) {
     if (key === 'secrets') {
       const arn = (name) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${secretsPrefix}${name}-??????` });
       return { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: actions.map(arn) };
+    }
+    const secrets = SECRETS_OF.exec(key);
+    if (secrets) {
+      const arn = `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${secretsPrefix}${secrets[1]}`;
+      return { Effect: 'Allow', Action: list('secretsmanager'), Resource: [{ 'Fn::Sub': arn }] };
     }
     const route = ROUTE.exec(key);
     if (route && resources[route[1]]?.Type === 'AWS::ApiGateway::RestApi') {

@@ -8,8 +8,11 @@ import { node } from '../config';
 import { dynamoForLibraries } from '../db';
 import { commonErrors, DomainError, invalidFields } from '../errors';
 import { logger } from '../log';
-import type { Node } from '../node';
+import { type Node, nodeFor, OPERATOR_TENANT_ID } from '../node';
 import { secret } from '../secrets';
+import { scoped } from '../store';
+import { tenantById } from '../tenants';
+import { tenantErrors } from '../tenants/errors';
 import { observed } from '../tracing';
 import { rideAlong, riderScope, untakenRider } from '../tx';
 import { httpErrors } from './errors';
@@ -39,6 +42,11 @@ export interface RouteSpec<B, Q, P> {
   // Every write of this route goes through lib/tx commit(): the signature's replay guard then
   // rides in that transaction instead of costing a round trip of its own.
   transactional?: boolean;
+  // The operator's alone (the tenants' routes): a tenant's request is 403 operator_only.
+  operatorOnly?: boolean;
+  // Its answer holds secrets, which the idempotency layer must not store: an Idempotency-Key is
+  // refused (400), and the route makes a retry safe another way.
+  answersSecrets?: boolean;
 }
 
 export interface Reply {
@@ -53,7 +61,13 @@ export const noContent = (): Reply => ({ status: 204, body: undefined });
 
 // Header names in lower case (a REST API passes them as the client wrote them).
 // `raw`: the body's bytes, decoded once (the signature covers them, the JSON parse reads them).
-type AdminEvent = APIGatewayProxyEvent & { headers: Record<string, string | undefined>; raw?: Buffer; input?: RouteInput<unknown, unknown, unknown> };
+// `node`: the node as the request's tenant sees it, once its signature is checked.
+type AdminEvent = APIGatewayProxyEvent & {
+  headers: Record<string, string | undefined>;
+  raw?: Buffer;
+  node?: Node;
+  input?: RouteInput<unknown, unknown, unknown>;
+};
 type AdminRequest = Request<AdminEvent, APIGatewayProxyResult, Error, Context>;
 
 const replayed = () => httpErrors.unauthorized('This signature was already used; sign each request afresh');
@@ -67,7 +81,7 @@ function signedPaths(event: AdminEvent): string[] {
 // Header names in lower case; each query parameter, and each header the signature or the route
 // reads, once: a repeated one would reach the route as its last value only, which is not what the
 // client meant (nor what a signer that joined the values signed).
-const SINGLE_HEADERS = ['signature', 'idempotency-key', 'content-type'];
+const SINGLE_HEADERS = ['signature', 'idempotency-key', 'content-type', 'tenant-id'];
 const normalize = (): MiddlewareObj<AdminEvent> => ({
   before: ({ event }) => {
     event.headers = lowerCaseHeaders(event.headers);
@@ -80,26 +94,43 @@ const normalize = (): MiddlewareObj<AdminEvent> => ({
   },
 });
 
-async function adminSecret(): Promise<string> {
-  const value = await secret(node, 'ADMIN_API_SECRET');
+async function adminSecret(tenant: Node): Promise<string> {
+  const value = await secret(tenant, 'ADMIN_API_SECRET');
   if (value.length < 16) throw new Error('ADMIN_API_SECRET must be at least 16 characters');
   return value;
 }
 
-const authenticate = (transactional: boolean): MiddlewareObj<AdminEvent> => ({
+// The tenant a request is for, by its tenant-id header: none, or `operator`, is the operator's
+// (the node as configured); another is an active tenant's, or undefined.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+async function tenantNode(id: string | undefined): Promise<Node | undefined> {
+  if (id === undefined || id === OPERATOR_TENANT_ID) return node;
+  const settings = UUID.test(id) ? await tenantById(node, id) : undefined;
+  return settings && nodeFor(node, settings);
+}
+
+// A request signed with its tenant's secret. An unknown or deleted tenant is refused as a wrong
+// signature is, so that the answer says nothing of whether the tenant exists.
+const NO_MATCH = 'The signature does not match the request';
+const authenticate = (spec: RouteSpec<unknown, unknown, unknown>): MiddlewareObj<AdminEvent> => ({
   before: async ({ event }) => {
     const body = event.raw!;
     const method = event.httpMethod;
+    const tenant = await tenantNode(event.headers['tenant-id']);
+    if (!tenant) throw httpErrors.unauthorized(NO_MATCH);
     const result = verifySignature(
       event.headers.signature,
-      await adminSecret(),
+      await adminSecret(tenant),
       { method, pathWithQuery: signedPaths(event), idempotencyKey: event.headers['idempotency-key'], body },
       Date.now() / 1000,
     );
     if (!result.ok) throw httpErrors.unauthorized(result.reason);
+    event.node = tenant;
+    if (spec.operatorOnly && !tenant.tenant.operator) throw tenantErrors.operatorOnly();
+    if (spec.answersSecrets && event.headers['idempotency-key'] !== undefined) throw tenantErrors.idempotencyKeyRefused();
     if (method === 'GET' || method === 'HEAD') return;
-    const record = usedSignature(node, result.mac, result.t);
-    if (transactional) rideAlong({ write: record, refused: replayed });
+    const record = usedSignature(tenant, result.mac, result.t);
+    if (spec.transactional) rideAlong({ write: record, refused: replayed });
     else if (!(await recordSignature(record))) throw replayed();
   },
 });
@@ -161,7 +192,7 @@ const validate = <B, Q, P>(spec: RouteSpec<B, Q, P>): MiddlewareObj<AdminEvent> 
       if (!parsed.success) throw commonErrors.notFound(`No resource at ${event.path}`);
       params = parsed.data;
     }
-    event.input = { body, query, params, event, node };
+    event.input = { body, query, params, event, node: event.node! };
   },
 });
 
@@ -180,19 +211,20 @@ const persistence = () =>
   (persistenceStore ??= new DynamoDBPersistenceLayer({ tableName: node.tables.idempotency, awsSdkV3Client: dynamoForLibraries() as never }));
 
 // Idempotency-Key on POST only (Stripe semantics): the stored response is replayed for the same
-// key and body; another body under the same key is a 422. Keys are scoped per route.
+// key and body; another body under the same key is a 422. Keys are scoped per tenant and route.
 function idempotency(): MiddlewareObj<AdminEvent> {
   const inner = new Map<string, MiddlewareObj>();
   const forRoute = (event: AdminEvent) => {
-    const route = routeOf(event);
-    let mw = inner.get(route);
+    const keyPrefix = scoped(event.node!, routeOf(event));
+    let mw = inner.get(keyPrefix);
     if (!mw) {
-      mw = makeHandlerIdempotent({ persistenceStore: persistence(), config: idempotencyConfig, keyPrefix: route });
-      inner.set(route, mw);
+      mw = makeHandlerIdempotent({ persistenceStore: persistence(), config: idempotencyConfig, keyPrefix });
+      inner.set(keyPrefix, mw);
     }
     return mw;
   };
-  const applies = (event: AdminEvent) => event.httpMethod === 'POST' && !!event.headers['idempotency-key'];
+  // (Not before the signature is checked, which resolves the tenant.)
+  const applies = (event: AdminEvent) => event.httpMethod === 'POST' && !!event.headers['idempotency-key'] && !!event.node;
   return {
     before: (request) => {
       if (!applies(request.event)) return;
@@ -246,7 +278,7 @@ export function adminRoute<B = undefined, Q = undefined, P = undefined>(spec: Ro
   } as never)
     .use(problems())
     .use(normalize())
-    .use(authenticate(spec.transactional ?? false))
+    .use(authenticate(spec as RouteSpec<unknown, unknown, unknown>))
     .use(validate(spec))
     .use(idempotency())
     .handler(async (event) => {

@@ -40,16 +40,15 @@ export function canonicalAddress(input: string, base: string, field = 'address')
   return address;
 }
 
-// The canonical form of an address to create.
-export function newAddress(input: string, base: string): string {
-  const address = canonicalAddress(input, base);
+// The canonical form of an address to create (or of a tenant's prefix, named by `field`).
+export function newAddress(input: string, base: string, field = 'address'): string {
+  const address = canonicalAddress(input, base, field);
   const segments = address.slice(canonicalBase(base).length + 1).split('/');
   const reserved = segments.find((s) => RESERVED_SEGMENTS.includes(s));
-  if (reserved)
-    throw invalidField('address', `must not have a path segment "${reserved}": ${RESERVED_SEGMENTS.join(', ')} are the resource server's own paths`);
-  if (!segments.every((s) => NEW_SEGMENT.test(s))) throw invalidField('address', 'path segments must start with a letter or digit');
+  if (reserved) throw invalidField(field, `must not have a path segment "${reserved}": ${RESERVED_SEGMENTS.join(', ')} are the resource server's own paths`);
+  if (!segments.every((s) => NEW_SEGMENT.test(s))) throw invalidField(field, 'path segments must start with a letter or digit');
   if (new URL(address).pathname.startsWith(TENANT_PATH))
-    throw invalidField('address', `must not be under ${TENANT_PATH}: the tenants' Open Payments servers are there`);
+    throw invalidField(field, `must not be under ${TENANT_PATH}: the tenants' Open Payments servers are there`);
   return address;
 }
 

@@ -23,6 +23,7 @@ const entriesOf = () => Object.entries(CATALOGS).flatMap(([name, c]) => Object.e
 // A change here is a contract change, to be marked in CHANGELOG.md.
 const WIRE: Record<number, string[]> = {
   400: [
+    'idempotency_key_refused',
     'invalid_client',
     'invalid_cursor',
     'invalid_interaction',
@@ -44,7 +45,7 @@ const WIRE: Record<number, string[]> = {
     'unauthorized',
     'user_denied',
   ],
-  403: ['console_refused', 'console_signing_off', 'forbidden', 'host_refused', 'insufficient_grant', 'invalid_interaction', 'proxy_refused'],
+  403: ['console_refused', 'console_signing_off', 'forbidden', 'host_refused', 'insufficient_grant', 'invalid_interaction', 'operator_only', 'proxy_refused'],
   404: [
     'asset_not_found',
     'invalid_continuation',
@@ -55,6 +56,7 @@ const WIRE: Record<number, string[]> = {
     'payment_not_found',
     'peer_not_found',
     'quote_not_found',
+    'tenant_not_found',
     'trace_not_found',
     'traces_off',
     'unknown_interaction',
@@ -67,14 +69,18 @@ const WIRE: Record<number, string[]> = {
     'auth_token_in_use',
     'concurrent_withdrawal',
     'idempotency_key_in_progress',
+    'ilp_address_suffix_taken',
     'invalid_state',
     'key_exists',
+    'operator_tenant_fixed',
     'peer_changed',
     'peer_exists',
     'peer_has_liquidity',
     'quote_used',
+    'tenant_changed',
     'too_many_keys',
     'wallet_address_exists',
+    'wallet_address_prefix_taken',
     'wallet_address_url_changed',
   ],
   413: ['payload_too_large'],

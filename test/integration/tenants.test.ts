@@ -1,0 +1,277 @@
+import { execFile } from 'node:child_process';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
+import { ROOT } from '../../infra/local/serverless-config';
+import { adminClient, type Reply, startTestStack, type TestStack } from '../stack';
+import { ok } from '../world';
+
+// Tenants on one local node: the operator makes them (POST /tenants answers their secrets once,
+// which live in the Secrets Manager emulator), each signs its Admin requests with its own secret
+// and a tenant-id header, and the operator deletes them, which stops their credentials at once.
+
+let s: TestStack;
+let secrets: SecretsManagerClient;
+let n = 0;
+
+beforeAll(async () => {
+  s = await startTestStack({ EXCHANGE_RATES_URL: '' });
+  secrets = new SecretsManagerClient({ endpoint: s.endpoints.secretsmanager, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+});
+afterAll(async () => {
+  secrets?.destroy();
+  await s?.stop();
+});
+
+const prefix = (path = `fsp-${++n}`) => `${s.openPaymentsUrl}/${path}`;
+const createTenant = (body: Record<string, unknown>) => ok(s.admin('POST', '/tenants', body));
+const secretValue = (id: string, name: string) => secrets.send(new GetSecretValueCommand({ SecretId: `tenants/${id}/${name}` })).then((r) => r.SecretString);
+
+// A tenant's signed client: its secret, and its id in the tenant-id header.
+function asTenant(id: string, secret: string) {
+  const client = adminClient(s.adminUrl, secret);
+  return (method: string, path: string, body?: unknown): Promise<Reply> => client.admin(method, path, body, { 'tenant-id': id });
+}
+
+// The main table's items but the signatures used (each signed write records its own, refused or
+// not): what a refused request must leave as it was.
+const mainItems = async () =>
+  (
+    await s.dynamo.send(
+      new ScanCommand({
+        TableName: s.env.MAIN_TABLE,
+        Select: 'COUNT',
+        ConsistentRead: true,
+        FilterExpression: 'NOT begins_with(pk, :sig)',
+        ExpressionAttributeValues: { ':sig': { S: 'SIG#' } },
+      }),
+    )
+  ).Count ?? 0;
+
+const problemOf = (res: Reply) => ({ status: res.status, code: res.body?.code });
+
+describe('tenants', () => {
+  it('are made by the operator, with secrets answered once and kept in Secrets Manager, never shown again', async () => {
+    const walletAddressPrefix = prefix();
+    const res = await s.admin('POST', '/tenants', { name: 'Acme', walletAddressPrefix: `${walletAddressPrefix}/`, webhookUrl: 'https://acme.example/hooks' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const t = res.body;
+    expect(t).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Acme',
+      walletAddressPrefix, // without the trailing slash
+      ilpAddressSuffix: `t${t.id.replace(/-/g, '').slice(0, 12)}`,
+      webhookUrl: 'https://acme.example/hooks',
+      ratesUrl: null,
+      idpConsentUrl: null,
+      state: 'active',
+      createdAt: expect.any(String),
+      updatedAt: t.createdAt,
+      deletedAt: null,
+      adminApiSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      idpSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
+    expect(await secretValue(t.id, 'ADMIN_API_SECRET')).toBe(t.adminApiSecret);
+    expect(await secretValue(t.id, 'WEBHOOK_SECRET')).toBe(t.webhookSecret);
+    expect(await secretValue(t.id, 'IDP_SECRET')).toBe(t.idpSecret);
+
+    const { adminApiSecret, webhookSecret, idpSecret, ...shown } = t;
+    expect(await ok(s.admin('GET', `/tenants/${t.id}`), 200)).toEqual(shown);
+    const listed = await ok(s.admin('GET', '/tenants?limit=100'), 200);
+    expect(listed.items.find((i: { id: string }) => i.id === t.id)).toEqual(shown);
+    expect(JSON.stringify(listed)).not.toContain(adminApiSecret);
+  });
+
+  it("shows the operator's own as the deployment's settings, and refuses to change or delete it", async () => {
+    expect(await ok(s.admin('GET', '/tenants/operator'), 200)).toMatchObject({
+      id: 'operator',
+      name: 'operator',
+      walletAddressPrefix: s.openPaymentsUrl,
+      ilpAddressSuffix: null,
+      state: 'active',
+    });
+    expect(problemOf(await s.admin('PATCH', '/tenants/operator', { name: 'x' }))).toEqual({ status: 409, code: 'operator_tenant_fixed' });
+    expect(problemOf(await s.admin('DELETE', '/tenants/operator'))).toEqual({ status: 409, code: 'operator_tenant_fixed' });
+  });
+
+  it('takes an ILP address suffix of one segment, once', async () => {
+    const t = await createTenant({ name: 'Suffixed', walletAddressPrefix: prefix(), ilpAddressSuffix: `sfx-${n}` });
+    expect(t.ilpAddressSuffix).toBe(`sfx-${n}`);
+    const again = await s.admin('POST', '/tenants', { name: 'Again', walletAddressPrefix: prefix(), ilpAddressSuffix: t.ilpAddressSuffix });
+    expect(problemOf(again)).toEqual({ status: 409, code: 'ilp_address_suffix_taken' });
+    const dotted = await s.admin('POST', '/tenants', { name: 'Dotted', walletAddressPrefix: prefix(), ilpAddressSuffix: 'a.b' });
+    expect(problemOf(dotted)).toEqual({ status: 400, code: 'invalid_request' });
+    expect(dotted.body.errors).toEqual([{ field: 'ilpAddressSuffix', message: expect.stringContaining('one ILP address segment') }]);
+  });
+
+  it('let a tenant sign with its own secret and create an asset and a wallet address under its prefix', async () => {
+    const walletAddressPrefix = prefix();
+    const t = await createTenant({ name: 'Signer', walletAddressPrefix });
+    const tenant = asTenant(t.id, t.adminApiSecret);
+    const asset = await ok(tenant('POST', '/assets', { code: `TN${n}`, scale: 2 }));
+    const wallet = await ok(tenant('POST', '/wallet-addresses', { address: `${walletAddressPrefix}/alice`, assetCode: asset.code, publicName: 'Alice' }));
+    expect(wallet.address).toBe(`${walletAddressPrefix}/alice`);
+    // Its wallet addresses are under its prefix only.
+    const outside = await tenant('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/bob-${n}`, assetCode: asset.code });
+    expect(problemOf(outside)).toEqual({ status: 400, code: 'invalid_request' });
+    expect(outside.body.detail).toContain(walletAddressPrefix);
+  });
+
+  it('refuse a wrong secret, an unknown tenant and the operator secret with a tenant id alike, with 401', async () => {
+    const t = await createTenant({ name: 'Guarded', walletAddressPrefix: prefix() });
+    const wrong = await asTenant(t.id, 'not-the-tenant-secret-0123456789')('GET', '/assets');
+    const unknown = await asTenant('9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f', t.adminApiSecret)('GET', '/assets');
+    const operators = await asTenant(t.id, s.env.ADMIN_API_SECRET)('GET', '/assets');
+    const notAnId = await asTenant('acme', t.adminApiSecret)('GET', '/assets');
+    for (const res of [wrong, unknown, operators, notAnId]) {
+      expect(problemOf(res)).toEqual({ status: 401, code: 'unauthorized' });
+      expect(res.body.detail).toBe(wrong.body.detail); // no hint whether the tenant exists
+    }
+    // The tenant's secret without its id is a wrong operator signature.
+    expect(problemOf(await adminClient(s.adminUrl, t.adminApiSecret).admin('GET', '/assets'))).toEqual({ status: 401, code: 'unauthorized' });
+    // The header once: node:http sends each pair as its own header line (fetch would join them).
+    const twice = await new Promise<number>((resolve, reject) => {
+      const headers = ['signature', s.sign('GET', '/assets'), 'tenant-id', 'operator', 'Tenant-Id', t.id];
+      const req = request(`${s.adminUrl}/assets`, { method: 'GET', headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(twice).toBe(400);
+  });
+
+  it("serve a tenant's operator through the CLI (npm run admin), with TENANT_ID or --tenant and its secret", async () => {
+    const t = await createTenant({ name: 'Cli', walletAddressPrefix: prefix() });
+    // (not execFileSync: the service under test runs on this thread)
+    const admin = (args: string[], env: Record<string, string>) =>
+      promisify(execFile)(join(ROOT, 'node_modules/.bin/tsx'), ['infra/local/admin.ts', '--json', ...args], {
+        cwd: ROOT,
+        env: { ...process.env, ADMIN_API_URL: s.adminUrl, ADMIN_API_SECRET: t.adminApiSecret, TENANT_ID: '', ...env },
+      });
+    const created = await admin(['POST', '/assets', `{"code":"CLI${n}","scale":2}`], { TENANT_ID: t.id });
+    expect(JSON.parse(created.stdout)).toMatchObject({ code: `CLI${n}` });
+    const listed = await admin(['--tenant', t.id, 'GET', '/assets?limit=100'], {});
+    expect(JSON.parse(listed.stdout).items.map((a: { code: string }) => a.code)).toContain(`CLI${n}`);
+    // Without the tenant, its secret is a wrong operator signature.
+    await expect(admin(['GET', '/assets'], {})).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('"status": 401') });
+  });
+
+  it('answer a tenant 403 operator_only on every /tenants route, and change nothing', async () => {
+    const t = await createTenant({ name: 'Curious', walletAddressPrefix: prefix() });
+    const tenant = asTenant(t.id, t.adminApiSecret);
+    const before = await mainItems();
+    const answers = await Promise.all([
+      tenant('POST', '/tenants', { name: 'Mine', walletAddressPrefix: prefix() }),
+      tenant('GET', '/tenants'),
+      tenant('GET', `/tenants/${t.id}`),
+      tenant('PATCH', `/tenants/${t.id}`, { name: 'Renamed' }),
+      tenant('DELETE', `/tenants/${t.id}`),
+    ]);
+    for (const res of answers) expect(problemOf(res)).toEqual({ status: 403, code: 'operator_only' });
+    expect(await mainItems()).toBe(before);
+    expect((await ok(s.admin('GET', `/tenants/${t.id}`), 200)).name).toBe('Curious');
+  });
+
+  it('refuse a prefix equal to, above or below an active tenant’s with 409 naming it, and a bad one with 400, writing nothing', async () => {
+    const base = prefix();
+    const first = await createTenant({ name: 'Nested', walletAddressPrefix: `${base}/mid` });
+    const before = await mainItems();
+    const conflicts = [`${base}/mid`, `${base}/MID/`, base, `${base}/mid/low`];
+    for (const walletAddressPrefix of conflicts) {
+      const res = await s.admin('POST', '/tenants', { name: 'Overlap', walletAddressPrefix });
+      expect(problemOf(res), walletAddressPrefix).toEqual({ status: 409, code: 'wallet_address_prefix_taken' });
+      expect(res.body.detail, walletAddressPrefix).toContain(first.id);
+    }
+    expect(await mainItems()).toBe(before);
+    // Segment-wise: a sibling whose name begins alike is no overlap.
+    const sibling = await createTenant({ name: 'Sibling', walletAddressPrefix: `${base}/mid2` });
+    const afterSibling = await mainItems();
+    const bad = [
+      'http://elsewhere.example/acme', // another origin
+      s.openPaymentsUrl, // no path: the operator's own
+      `${s.openPaymentsUrl}/acme?x=1`,
+      `${s.openPaymentsUrl}/acme#frag`,
+      `${s.openPaymentsUrl}/incoming-payments`, // the resource server's own path
+      'ftp://localhost/acme',
+      'not a url',
+    ];
+    for (const walletAddressPrefix of bad) {
+      const res = await s.admin('POST', '/tenants', { name: 'Bad', walletAddressPrefix });
+      expect(problemOf(res), walletAddressPrefix).toEqual({ status: 400, code: 'invalid_request' });
+      expect(res.body.errors, walletAddressPrefix).toEqual([{ field: 'walletAddressPrefix', message: expect.any(String) }]);
+    }
+    expect(await mainItems()).toBe(afterSibling);
+    expect(afterSibling).toBeGreaterThan(before);
+    expect(sibling.walletAddressPrefix).toBe(`${base}/mid2`);
+  });
+
+  it('make one tenant of two made at once on nested prefixes', async () => {
+    const base = prefix();
+    const answers = await Promise.all([
+      s.admin('POST', '/tenants', { name: 'Upper', walletAddressPrefix: base }),
+      s.admin('POST', '/tenants', { name: 'Lower', walletAddressPrefix: `${base}/lower` }),
+      s.admin('POST', '/tenants', { name: 'Same', walletAddressPrefix: `${base}/lower` }),
+    ]);
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
+    for (const r of answers.filter((r) => r.status !== 201)) expect(problemOf(r)).toEqual({ status: 409, code: 'wallet_address_prefix_taken' });
+  });
+
+  it('refuse an Idempotency-Key on POST /tenants with 400, writing nothing', async () => {
+    const before = await mainItems();
+    const res = await s.admin('POST', '/tenants', { name: 'Keyed', walletAddressPrefix: prefix() }, { 'idempotency-key': `tenant-${n}` });
+    expect(problemOf(res)).toEqual({ status: 400, code: 'idempotency_key_refused' });
+    expect(res.body.detail).toContain('secrets');
+    expect(await mainItems()).toBe(before);
+  });
+
+  it("change a tenant's name and URLs", async () => {
+    const t = await createTenant({ name: 'Before', walletAddressPrefix: prefix(), ratesUrl: 'https://before.example/rates' });
+    const changed = await ok(s.admin('PATCH', `/tenants/${t.id}`, { name: 'After', ratesUrl: null, idpConsentUrl: 'https://after.example/consent' }), 200);
+    expect(changed).toMatchObject({
+      name: 'After',
+      ratesUrl: null,
+      idpConsentUrl: 'https://after.example/consent',
+      walletAddressPrefix: t.walletAddressPrefix,
+    });
+    expect(changed.updatedAt > t.updatedAt).toBe(true);
+    expect(await ok(s.admin('GET', `/tenants/${t.id}`), 200)).toEqual(changed);
+    const prefixChange = await s.admin('PATCH', `/tenants/${t.id}`, { walletAddressPrefix: prefix() });
+    expect(problemOf(prefixChange)).toEqual({ status: 400, code: 'invalid_request' });
+    expect(problemOf(await s.admin('PATCH', `/tenants/${t.id}`, {}))).toEqual({ status: 400, code: 'invalid_request' });
+    expect(problemOf(await s.admin('GET', '/tenants/0b0c2f6e-54a8-4a3e-9a57-5a0e0a0a0a0a'))).toEqual({ status: 404, code: 'tenant_not_found' });
+  });
+
+  it('delete a tenant: its next request is 401 at once, its secrets are scheduled for deletion, its prefix is free', async () => {
+    const walletAddressPrefix = prefix();
+    const t = await createTenant({ name: 'Leaving', walletAddressPrefix });
+    const tenant = asTenant(t.id, t.adminApiSecret);
+    await ok(tenant('GET', '/assets'), 200);
+    const res = await s.admin('DELETE', `/tenants/${t.id}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(204);
+    expect(problemOf(await tenant('GET', '/assets'))).toEqual({ status: 401, code: 'unauthorized' });
+
+    for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'IDP_SECRET']) {
+      const described = await secrets.send(new DescribeSecretCommand({ SecretId: `tenants/${t.id}/${name}` }));
+      expect(described.DeletedDate, name).toBeInstanceOf(Date);
+    }
+    const shown = await ok(s.admin('GET', `/tenants/${t.id}`), 200);
+    expect(shown).toMatchObject({ state: 'deleted', deletedAt: expect.any(String) });
+    expect(problemOf(await s.admin('PATCH', `/tenants/${t.id}`, { name: 'Back' }))).toEqual({ status: 404, code: 'tenant_not_found' });
+    // Again: 204 (a retry is safe).
+    expect((await s.admin('DELETE', `/tenants/${t.id}`)).status).toBe(204);
+    // The prefix is another's to take; the suffix stays the deleted tenant's.
+    const next = await createTenant({ name: 'Successor', walletAddressPrefix });
+    expect(next.id).not.toBe(t.id);
+    expect(problemOf(await s.admin('POST', '/tenants', { name: 'Echo', walletAddressPrefix: prefix(), ilpAddressSuffix: t.ilpAddressSuffix }))).toEqual({
+      status: 409,
+      code: 'ilp_address_suffix_taken',
+    });
+  });
+});
