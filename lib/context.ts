@@ -1,21 +1,27 @@
 import { node as deployment } from './config';
 import { logger } from './log';
-import { type Node, OPERATOR_TENANT_ID } from './node';
+import { type Node, nodeFor, OPERATOR_TENANT_ID } from './node';
+import { activeTenants, tenantById, tenantForWalletAddress } from './tenants';
 
 // The per-request context: each entry adapter (an API's stack, a queue's consumer, a schedule, the
 // connector) finds which tenant it works for, and passes that tenant's node down. The operator's
 // node is the deployment's settings; another tenant's is those with its own (lib/node.ts nodeFor).
 export { deployment };
 
-// The node of a tenant, by id; undefined when the deployment has no such tenant.
+// The node of a tenant, by id; undefined when the deployment has no such tenant (or it was deleted).
+// A tenant's id is a UUID: anything else is nobody's, without a read (a path or header may hold any text).
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export async function tenantNode(id: string): Promise<Node | undefined> {
-  return id === OPERATOR_TENANT_ID ? deployment : undefined;
+  if (id === OPERATOR_TENANT_ID) return deployment;
+  const settings = UUID.test(id) ? await tenantById(deployment, id) : undefined;
+  return settings && nodeFor(deployment, settings);
 }
 
 // The node of the tenant whose wallet address `url` would be: the one with the longest prefix of it,
 // else the operator's.
-export async function walletAddressNode(_url: string): Promise<Node> {
-  return deployment;
+export async function walletAddressNode(url: string): Promise<Node> {
+  const settings = await tenantForWalletAddress(deployment, url);
+  return settings ? nodeFor(deployment, settings) : deployment;
 }
 
 // The tenant a queue message or a bus event is for: the outbox relay names it (lib/events/relay.ts)
@@ -37,7 +43,7 @@ export async function onTenantOf<T>(body: unknown, work: (node: Node) => Promise
 
 // Every tenant's node.
 async function everyTenantNode(): Promise<Node[]> {
-  return [deployment];
+  return [deployment, ...(await activeTenants(deployment)).map((t) => nodeFor(deployment, t))];
 }
 
 // A schedule's work for every tenant, in turn: one tenant's failure does not keep the others'

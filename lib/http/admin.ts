@@ -5,13 +5,13 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodType } from 'zod';
 import { node } from '../config';
+import { tenantNode } from '../context';
 import { dynamoForLibraries } from '../db';
 import { commonErrors, DomainError, invalidFields } from '../errors';
 import { logger } from '../log';
-import { type Node, nodeFor, OPERATOR_TENANT_ID } from '../node';
+import { type Node, OPERATOR_TENANT_ID } from '../node';
 import { secret } from '../secrets';
 import { scoped } from '../store';
-import { tenantById } from '../tenants';
 import { tenantErrors } from '../tenants/errors';
 import { observed } from '../tracing';
 import { rideAlong, riderScope, untakenRider } from '../tx';
@@ -100,14 +100,8 @@ async function adminSecret(tenant: Node): Promise<string> {
   return value;
 }
 
-// The tenant a request is for, by its tenant-id header: none, or `operator`, is the operator's
-// (the node as configured); another is an active tenant's, or undefined.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-async function tenantNode(id: string | undefined): Promise<Node | undefined> {
-  if (id === undefined || id === OPERATOR_TENANT_ID) return node;
-  const settings = UUID.test(id) ? await tenantById(node, id) : undefined;
-  return settings && nodeFor(node, settings);
-}
+// The tenant a request is for, by its tenant-id header: none is the operator's.
+const requestTenant = (id: string | undefined) => tenantNode(id ?? OPERATOR_TENANT_ID);
 
 // A request signed with its tenant's secret. An unknown or deleted tenant is refused as a wrong
 // signature is, so that the answer says nothing of whether the tenant exists.
@@ -116,7 +110,7 @@ const authenticate = (spec: RouteSpec<unknown, unknown, unknown>): MiddlewareObj
   before: async ({ event }) => {
     const body = event.raw!;
     const method = event.httpMethod;
-    const tenant = await tenantNode(event.headers['tenant-id']);
+    const tenant = await requestTenant(event.headers['tenant-id']);
     if (!tenant) throw httpErrors.unauthorized(NO_MATCH);
     const result = verifySignature(
       event.headers.signature,
