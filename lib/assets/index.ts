@@ -12,8 +12,10 @@ import { findAsset, findAssetByCode, insertAsset, listAssets, partition } from '
 
 export { findAssetByCode, listAssets };
 
-// Assets never change once created, so this container keeps what it read (never a miss).
+// Assets never change once created, so this container keeps what it read (never a miss), by
+// tenant: a container serves every tenant, and each sees only its own assets.
 const cache = new Map<string, Asset>();
+const cacheKey = (node: Node, id: string) => `${node.tenant.id}#${id}`;
 
 export async function createAsset(node: Node, input: CreateAsset): Promise<Asset> {
   if (input.liquidityThreshold !== undefined) toLedger(BigInt(input.liquidityThreshold), input.scale, 'liquidityThreshold');
@@ -48,12 +50,12 @@ export async function moveLiquidity(node: Node, id: string, value: string, direc
 }
 
 export async function getAsset(node: Node, id: string): Promise<Asset> {
-  const cached = cache.get(id);
+  const cached = cache.get(cacheKey(node, id));
   if (cached) return cached;
   const asset = await findAsset(node, id);
   if (!asset) throw assetErrors.notFound(id);
   if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
-  cache.set(id, asset);
+  cache.set(cacheKey(node, id), asset);
   return asset;
 }
 
