@@ -65,22 +65,24 @@ export async function getWalletAddressByUrl(node: Node, url: string): Promise<Wa
 }
 
 // For payments: a wallet address's id, URL and asset never change, so this container keeps what
-// it read (never publicName, which can change, and never a miss, which a creation can end).
+// it read (never publicName, which can change, and never a miss, which a creation can end), by
+// tenant: a container serves every tenant, and the operator's addresses' base holds the others'.
 const CACHE_MAX = 10_000;
 const recordCache = new Map<string, store.WalletRecord>();
+const cacheKey = (node: Node, address: string) => `${node.tenant.id}#${address}`;
 
 // Only payment accounts: the service's own address (lib/open-payments/identity.ts) takes no payments.
 export type WalletRecord = store.WalletRecord;
 export async function findWalletRecordByUrl(node: Node, url: string): Promise<WalletRecord | undefined> {
   const address = canonicalOrUndefined(url, node.urls.walletAddresses);
   if (!address) return undefined;
-  const cached = recordCache.get(address);
+  const cached = recordCache.get(cacheKey(node, address));
   if (cached) return cached;
   const found = await store.findWalletAddressByUrl(node, address);
   const record = found?.assetId ? found : undefined;
   if (record) {
     if (recordCache.size >= CACHE_MAX) recordCache.delete(recordCache.keys().next().value!);
-    recordCache.set(address, { ...record, publicName: null });
+    recordCache.set(cacheKey(node, address), { ...record, publicName: null });
   }
   return record;
 }
