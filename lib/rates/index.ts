@@ -41,17 +41,17 @@ function view(q: RateQuery, rate: number, origin: Rate['origin'], expiresAt: str
   };
 }
 
-// Lookups of one base and scope that overlap inside this container share one request: those
-// that come while it runs, and those that read the cache before it was saved and miss it
+// Lookups of one tenant, base and scope that overlap inside this container share one request:
+// those that come while it runs, and those that read the cache before it was saved and miss it
 // (`since`, when the lookup began: a pull saved after that is as fresh as the lookup needs). The
-// refresher gives no `since`, so it always pulls.
+// refresher gives no `since`, so it always pulls. (Each tenant has its own endpoint and store.)
 const inFlight = new Map<string, Promise<store.PulledRates>>();
 const lastSaved = new Map<string, { at: number; pulled: store.PulledRates }>();
 
 export function pull(node: Node, base: string, peerId: string | undefined, since?: number): Promise<store.PulledRates> {
   const endpoint = node.rates.url;
   if (!endpoint) throw new Error('pull() needs EXCHANGE_RATES_URL');
-  const key = `${peerId ?? ''}#${base}`;
+  const key = `${node.tenant.id}#${peerId ?? ''}#${base}`;
   const last = lastSaved.get(key);
   if (since !== undefined && last && last.at >= since && Date.parse(last.pulled.expiresAt) > Date.now()) return Promise.resolve(last.pulled);
   let pending = inFlight.get(key);
