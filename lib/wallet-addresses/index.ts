@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { assetErrors } from '../assets/errors';
+import { invalidField } from '../errors';
 import type { Node } from '../node';
+import { tenantForWalletAddress } from '../tenants';
 import { commit } from '../tx';
 import { canonicalAddress, canonicalBase, canonicalOrUndefined, newAddress } from './address';
 import { walletAddressErrors } from './errors';
@@ -24,6 +26,10 @@ export async function createWalletAddress(node: Node, input: CreateWalletAddress
   const base = canonicalBase(node.urls.walletAddresses);
   await checkBase(node, base);
   const address = newAddress(input.address, base);
+  // The operator's base holds every tenant's prefix; an address under one is that tenant's (the
+  // Open Payments servers find it there), so the operator may not take it.
+  const holder = node.tenant.operator ? await tenantForWalletAddress(node, address) : undefined;
+  if (holder) throw invalidField('address', `must not be under a tenant's wallet address prefix (${holder.walletAddressPrefix}, tenant ${holder.id})`);
   const asset = await findAssetByCode(node, input.assetCode);
   if (!asset) throw assetErrors.unknown(input.assetCode);
   const wallet: WalletAddress = {
