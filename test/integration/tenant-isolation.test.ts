@@ -71,9 +71,9 @@ async function seedTenant(name: string, assetCode: string, rate: number): Promis
   const admin = (method: string, path: string, body?: unknown) => client.admin(method, path, body, headers);
 
   // The same code in both tenants (each has its own USD), and one only this tenant has.
-  await ok(admin('POST', '/assets', { code: 'USD', scale: 2 }));
+  const dollars = await ok(admin('POST', '/assets', { code: 'USD', scale: 2 }));
   const own = await ok(admin('POST', '/assets', { code: assetCode, scale: 2 }));
-  await ok(admin('POST', `/assets/${own.id}/liquidity`, { amount: '100000' }), 200);
+  for (const asset of [dollars, own]) await ok(admin('POST', `/assets/${asset.id}/liquidity`, { amount: '100000' }), 200);
   await ok(admin('POST', '/rates', { sourceAssetCode: 'USD', destinationAssetCode: assetCode, rate, rateTtlSecs: 86400 }));
   const wallet = async (who: string) =>
     ok(admin('POST', '/wallet-addresses', { address: `${walletAddressPrefix}/${who}`, assetCode: 'USD', publicName: `${name} ${who}` }));
