@@ -376,15 +376,18 @@ async function grantOf(t: Tenant, access: object[]): Promise<Grant> {
   if (!isFinalizedGrantWithAccessToken(g)) throw new Error('expected a grant at once');
   return g.access_token;
 }
-const interactive = (t: Tenant, nonce: string) =>
+// A grant request of `t`'s app that needs the user's consent, at `t`'s authorization server.
+const askingConsent = (t: Tenant, access: object, nonce: string) =>
   t.app.grant.request({ url: t.authServer }, {
-    access_token: {
-      access: [
-        { type: 'outgoing-payment', actions: ['create', 'read', 'read-all', 'list', 'list-all'], identifier: t.alice, limits: { debitAmount: usd('100000') } },
-      ],
-    },
+    access_token: { access: [access] },
     interact: { start: ['redirect'], finish: { method: 'redirect', uri: 'http://localhost:9/finish', nonce } },
   } as never);
+const interactive = (t: Tenant, nonce: string) =>
+  askingConsent(
+    t,
+    { type: 'outgoing-payment', actions: ['create', 'read', 'read-all', 'list', 'list-all'], identifier: t.alice, limits: { debitAmount: usd('100000') } },
+    nonce,
+  );
 async function pending(t: Tenant, nonce: string): Promise<PendingGrant> {
   const g = await interactive(t, nonce);
   if (!isPendingGrant(g)) throw new Error('expected a pending grant');
@@ -499,23 +502,11 @@ describe("the Open Payments APIs, with A's grants on B's wallet addresses and re
     'authServer POST /': [
       [
         "at A's, to list B's wallet address's incoming payments",
-        () =>
-          refusal(
-            a.app.grant.request({ url: a.authServer }, {
-              access_token: { access: [{ type: 'incoming-payment', actions: ['list-all'], identifier: b.bob }] },
-              interact: { start: ['redirect'], finish: { method: 'redirect', uri: 'http://localhost:9/finish', nonce: 'mallory' } },
-            } as never),
-          ),
+        () => refusal(askingConsent(a, { type: 'incoming-payment', actions: ['list-all'], identifier: b.bob }, 'mallory')),
       ],
       [
         "at A's, to pay from B's wallet address",
-        () =>
-          refusal(
-            a.app.grant.request({ url: a.authServer }, {
-              access_token: { access: [{ type: 'outgoing-payment', actions: ['create'], identifier: b.alice }] },
-              interact: { start: ['redirect'], finish: { method: 'redirect', uri: 'http://localhost:9/finish', nonce: 'mallory' } },
-            } as never),
-          ),
+        () => refusal(askingConsent(a, { type: 'outgoing-payment', actions: ['create'], identifier: b.alice }, 'mallory')),
       ],
     ],
     'authServer POST /continue/{id}': [
