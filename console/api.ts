@@ -20,6 +20,16 @@ async function json<T>(res: Response): Promise<T> {
   return body as T;
 }
 
+// The tenant the console shows (the operator's when none is chosen): every Admin API request names
+// it in the tenant-id header. Kept for the browser tab, so that a reload stays on it.
+const TENANT_KEY = 'payment-service.tenant';
+export const OPERATOR_TENANT = 'operator';
+export const currentTenant = (): string => sessionStorage.getItem(TENANT_KEY) ?? OPERATOR_TENANT;
+export function switchTenant(id: string): void {
+  if (id === OPERATOR_TENANT) sessionStorage.removeItem(TENANT_KEY);
+  else sessionStorage.setItem(TENANT_KEY, id);
+}
+
 // One Admin API request, e.g. admin('GET', '/assets?limit=20') or admin('POST', '/payments/<id>/fund').
 // An idempotencyKey is sent as the Idempotency-Key header, which the console signs too.
 export const admin = <T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> =>
@@ -28,6 +38,7 @@ export const admin = <T>(method: string, path: string, body?: unknown, idempoten
     headers: {
       ...(body !== undefined && { 'content-type': 'application/json' }),
       ...(idempotencyKey && { 'idempotency-key': idempotencyKey }),
+      ...(currentTenant() !== OPERATOR_TENANT && { 'tenant-id': currentTenant() }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   }).then((res) => json<T>(res));

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { admin } from './api';
+import { admin, currentTenant, OPERATOR_TENANT, type Page, switchTenant } from './api';
 import { PAGES } from './pages';
 
 // The frame of every page: the node it shows and whether its Admin API answers, the navigation,
@@ -24,7 +24,10 @@ export function App({ node }: { node: string }) {
         <span class="brand">
           Payment service <span class="node">Node {node}</span>
         </span>
-        <AdminApiStatus />
+        <span class="header-end">
+          <TenantSwitch />
+          <AdminApiStatus />
+        </span>
       </header>
       <nav aria-label="Pages">
         {groups.map((group) => (
@@ -65,5 +68,41 @@ function AdminApiStatus() {
     <span class={`api-status ${status.ok ? 'ok' : 'down'}`} role="status">
       {status.text}
     </span>
+  );
+}
+
+// Which tenant's data the console shows: the operator sees every tenant's (the list is the
+// operator's; a deployment without tenants shows no switch). Switching reloads the page on it.
+interface TenantItem {
+  id: string;
+  name: string;
+  state: string;
+}
+function TenantSwitch() {
+  const [tenants, setTenants] = useState<TenantItem[]>();
+  useEffect(() => {
+    fetch('/admin/tenants?limit=100')
+      .then((res) => (res.ok ? (res.json() as Promise<Page<TenantItem>>) : undefined))
+      .then((page) => setTenants(page?.items.filter((t) => t.state !== 'deleted')))
+      .catch(() => undefined);
+  }, []);
+  if (!tenants || tenants.length < 2) return null;
+  return (
+    <label class="tenant-switch">
+      Tenant{' '}
+      <select
+        value={currentTenant()}
+        onChange={(e) => {
+          switchTenant((e.target as HTMLSelectElement).value);
+          location.reload();
+        }}
+      >
+        {tenants.map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.id === OPERATOR_TENANT ? `${t.name} (operator)` : t.name}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

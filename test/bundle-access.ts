@@ -19,7 +19,8 @@
 //   consumes (its SQS event source), or, for the outbox relay, every queue a function names (where
 //   outbox messages go). Buses: those the calling module reads.
 // - Secrets: the names our modules pass to lib/secrets (`secret(node, 'ADMIN_API_SECRET')`), read with Powertools
-//   Parameters. execute-api: a SigV4 signer for it may invoke the template's IAM-authorized routes.
+//   Parameters; a tenant's own (TENANT_SECRETS) under `tenants/*/` too. Any other call (create,
+//   delete) is on the tenants' secrets, which are the only ones the service makes. execute-api: a SigV4 signer for it may invoke the template's IAM-authorized routes.
 // - What Lambda does with the function's role: read its event sources (queue, stream) and send to
 //   the on-failure destinations of those and of its async invocations (from the template).
 // - Bundled but never run: the Admin stack's Idempotency-Key layer outside POST routes, and its
@@ -27,6 +28,8 @@
 //   (lib/tx) where the bundle makes no event or message (commit writes none then).
 // It errs on the side of more: code a function bundles but could only reach by another path still
 // counts, as the role must allow all that its code can call.
+
+import { TENANT_SECRETS } from '../lib/secrets';
 
 export interface Bundle {
   code: string;
@@ -162,6 +165,8 @@ export function scanBundle(bundle: Bundle): Found[] {
 }
 
 const ours = (module: string) => /^(lib|functions)\//.test(module);
+const SECRETS_READER = 'lib/secrets.ts'; // names the tenants' secrets for all; its callers name what they read
+const TENANTS_SECRETS = 'tenants/*';
 const IDEMPOTENCY_LAYER = /(^|\/)node_modules\/@aws-lambda-powertools\/idempotency\//; // (a worktree may link node_modules from elsewhere)
 const REPLAY_GUARD = 'lib/http/store.ts'; // the Admin API's used signatures
 const OUTBOX = 'lib/tx.ts'; // where commit writes the outbox item
@@ -224,7 +229,11 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
     if (f.what === 'execute-api') {
       for (const r of Object.values(resources))
         if (r.Type === 'AWS::ApiGateway::Method' && r.Properties.AuthorizationType === 'AWS_IAM')
-          need('execute-api:Invoke', `${r.Properties.RestApiId.Ref} ${r.Properties.HttpMethod} ${pathOf(resources, r.Properties.ResourceId)}`);
+          // A path variable is any one segment, as IAM's ARN says it (`*`).
+          need(
+            'execute-api:Invoke',
+            `${r.Properties.RestApiId.Ref} ${r.Properties.HttpMethod} ${pathOf(resources, r.Properties.ResourceId).replace(/\{[^}]+\}/g, '*')}`,
+          );
       continue;
     }
     const [client, operation] = f.what.split('.');
@@ -247,8 +256,17 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
       if (!buses.length) throw new Error(`${fn.id}: ${f.module} calls EventBridge on a bus this derivation cannot tell`);
       for (const b of buses) need(action, refOf(b));
     } else if (client === 'SecretsManager') {
-      const names = [...new Set(inScope.filter((s) => s.what.startsWith('secret:') && ours(s.module)).map((s) => s.what.slice(7)))];
-      for (const name of names) need(action, `secret:${name}`);
+      if (action !== 'secretsmanager:GetSecretValue') {
+        need(action, `secret:${TENANTS_SECRETS}`);
+        continue;
+      }
+      const names = [
+        ...new Set(inScope.filter((s) => s.what.startsWith('secret:') && ours(s.module) && s.module !== SECRETS_READER).map((s) => s.what.slice(7))),
+      ];
+      for (const name of names) {
+        need(action, `secret:${name}`);
+        if ((TENANT_SECRETS as readonly string[]).includes(name)) need(action, `secret:${TENANTS_SECRETS}/${name}`);
+      }
     } else throw new Error(`${fn.id}: no resource rule for ${f.what}`);
   }
   // What Lambda itself does with the function's role.
@@ -291,8 +309,8 @@ function resourceKey(r: any): string {
   const joined = r?.['Fn::Join']?.[1];
   if (joined?.[0]?.['Fn::GetAtt'] && joined[1] === 'index') return `${joined[0]['Fn::GetAtt'][0]}/index`;
   const sub: string | undefined = r?.['Fn::Sub'];
-  const secret = sub && /:secret:[^/]+\/[^/]+\/([A-Z_]+)-\?{6}$/.exec(sub);
-  if (secret) return `secret:${secret[1]}`;
+  const secret = sub && /:secret:[^/]+\/[^/]+\/((?:tenants\/\*\/)?[A-Z_]+-\?{6}|tenants\/\*)$/.exec(sub);
+  if (secret) return `secret:${secret[1].replace(/-\?{6}$/, '')}`;
   const route = sub && /:\$\{(\w+)\}\/\*\/([A-Z]+)(\/.*)$/.exec(sub);
   if (route) return `${route[1]} ${route[2]} ${route[3]}`;
   return JSON.stringify(r);

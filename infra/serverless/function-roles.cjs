@@ -65,7 +65,8 @@ function addRoles(resources, roles, functions, secretsPrefix, path) {
     }
     const route = ROUTE.exec(key);
     if (route && resources[route[1]]?.Type === 'AWS::ApiGateway::RestApi') {
-      const arn = `arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${route[1]}}/*/${route[2]}${route[3]}`;
+      // A path variable ({tenant}) is any one segment: `*` in the ARN.
+      const arn = `arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${route[1]}}/*/${route[2]}${route[3].replace(/\{[^}]+\}/g, '*')}`;
       return { Effect: 'Allow', Action: list('execute-api'), Resource: [{ 'Fn::Sub': arn }] };
     }
     const [id, part] = key.split('/');

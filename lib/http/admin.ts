@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
@@ -100,25 +101,28 @@ async function adminSecret(tenant: Node): Promise<string> {
   return value;
 }
 
-// The tenant a request is for, by its tenant-id header: none is the operator's.
-const requestTenant = (id: string | undefined) => tenantNode(id ?? OPERATOR_TENANT_ID);
+// The tenant a request is for, by its tenant-id header: none is the operator's; an id that cannot
+// be a tenant's (a uuid, or `operator`) is nobody's.
+const TENANT_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|operator)$/;
+const requestTenant = async (id = OPERATOR_TENANT_ID) => (TENANT_ID.test(id) ? tenantNode(id) : undefined);
 
-// A request signed with its tenant's secret. An unknown or deleted tenant is refused as a wrong
-// signature is, so that the answer says nothing of whether the tenant exists.
-const NO_MATCH = 'The signature does not match the request';
+// A request signed with its tenant's secret. An unknown or deleted tenant's is checked against a
+// secret nobody has, so that it is refused as a wrong signature is (missing, malformed and stale
+// ones alike), and the answer says nothing of whether the tenant exists.
+const NOBODYS_SECRET = randomBytes(32).toString('hex');
 const authenticate = (spec: RouteSpec<unknown, unknown, unknown>): MiddlewareObj<AdminEvent> => ({
   before: async ({ event }) => {
     const body = event.raw!;
     const method = event.httpMethod;
     const tenant = await requestTenant(event.headers['tenant-id']);
-    if (!tenant) throw httpErrors.unauthorized(NO_MATCH);
     const result = verifySignature(
       event.headers.signature,
-      await adminSecret(tenant),
+      tenant ? await adminSecret(tenant) : NOBODYS_SECRET,
       { method, pathWithQuery: signedPaths(event), idempotencyKey: event.headers['idempotency-key'], body },
       Date.now() / 1000,
     );
     if (!result.ok) throw httpErrors.unauthorized(result.reason);
+    if (!tenant) throw new Error('A signature matched a secret nobody has');
     event.node = tenant;
     if (spec.operatorOnly && !tenant.tenant.operator) throw tenantErrors.operatorOnly();
     if (spec.answersSecrets && event.headers['idempotency-key'] !== undefined) throw tenantErrors.idempotencyKeyRefused();

@@ -260,6 +260,7 @@ describe('hostile cursors on every list route', () => {
       '/payments',
       '/peers',
       '/peers/{id}/reconciliation',
+      '/tenants',
       '/wallet-addresses',
       '/webhook-events',
     ]));

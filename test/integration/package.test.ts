@@ -417,8 +417,14 @@ describe('the CloudFormation template', () => {
       'ANY / -> authServer',
       'ANY /grant/{proxy+} -> authInteraction',
       'ANY /interact/{proxy+} -> authInteraction',
+      // A tenant's authorization server: the same routes under /t/<tenant id>.
+      'ANY /t/{tenant} -> authServer',
+      'ANY /t/{tenant}/grant/{proxy+} -> authInteraction',
+      'ANY /t/{tenant}/interact/{proxy+} -> authInteraction',
+      'ANY /t/{tenant}/{proxy+} -> authServer',
       'ANY /{proxy+} -> authServer',
       'POST /introspect -> authIntrospect',
+      'POST /t/{tenant}/introspect -> authIntrospect',
     ]);
     expect(
       apis
@@ -433,6 +439,14 @@ describe('the CloudFormation template', () => {
       'ANY /outgoing-payments/{proxy+} -> openPaymentsOutgoingPayments',
       'ANY /quotes -> openPaymentsQuotes',
       'ANY /quotes/{proxy+} -> openPaymentsQuotes',
+      // A tenant's resource server: the same routes under /t/<tenant id> (its wallet addresses are under its prefix).
+      'ANY /t/{tenant}/incoming-payments -> openPaymentsIncomingPayments',
+      'ANY /t/{tenant}/incoming-payments/{proxy+} -> openPaymentsIncomingPayments',
+      'ANY /t/{tenant}/outgoing-payment-grant -> openPaymentsOutgoingPayments',
+      'ANY /t/{tenant}/outgoing-payments -> openPaymentsOutgoingPayments',
+      'ANY /t/{tenant}/outgoing-payments/{proxy+} -> openPaymentsOutgoingPayments',
+      'ANY /t/{tenant}/quotes -> openPaymentsQuotes',
+      'ANY /t/{tenant}/quotes/{proxy+} -> openPaymentsQuotes',
       'ANY /{proxy+} -> openPaymentsWalletAddress',
     ]);
     expect(apis.get('ConnectorApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`)).toEqual(['POST /ilp -> ilpConnector']);
@@ -498,6 +512,9 @@ describe('the CloudFormation template', () => {
     ]);
     expect(holders('secretsmanager:GetSecretValue secret:WEBHOOK_SECRET')).toEqual(['webhooksDeliver']);
     expect(holders('secretsmanager:GetSecretValue secret:IDP_SECRET')).toEqual(['authInteraction']);
+    // Only the tenants' functions make and delete secrets, and only the tenants'.
+    expect(holders('secretsmanager:CreateSecret secret:tenants/*')).toEqual(['tenantsCreate']);
+    expect(holders('secretsmanager:DeleteSecret secret:tenants/*')).toEqual(['tenantsCreate', 'tenantsDelete']);
     expect(holders('dynamodb:UpdateItem WebhookEventsTable')).toEqual(['webhookEventsRedeliver', 'webhooksDeliver']);
     expect(holders('dynamodb:PutItem RatesTable')).toEqual(['ratesPush']);
 
@@ -515,7 +532,7 @@ describe('the CloudFormation template', () => {
         for (const r of st.Resource) expect(r, id).not.toBe('*');
         // Secrets by ARN pattern, so that a stack on retained secrets (SECRETS_EXISTING) grants the same.
         if (st.Action.includes('secretsmanager:GetSecretValue'))
-          for (const r of st.Resource) expect(JSON.stringify(r)).toMatch(/secret:payment-service\/prod\/[A-Z_]+-\?{6}"/);
+          for (const r of st.Resource) expect(JSON.stringify(r)).toMatch(/secret:payment-service\/prod\/(tenants\/\*\/)?[A-Z_]+-\?{6}"/);
       }
     }
     // And no secret in any function's environment.
@@ -568,16 +585,29 @@ describe('the CloudFormation template', () => {
     expect(fns.AuthIntrospectLambdaFunction.Properties.Role).toEqual({ 'Fn::GetAtt': ['AuthIntrospectRole', 'Arn'] });
     const roles = Object.fromEntries(ofType('AWS::IAM::Role'));
     const statements = (role: string) => (roles[role].Properties.Policies ?? []).flatMap((p: any) => p.PolicyDocument.Statement);
+    // Its own table, and of the main table only a tenant's record (GetItem), nothing else.
+    const mainTableRead = { Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: [{ 'Fn::GetAtt': ['MainTable', 'Arn'] }] };
     for (const role of ['AuthServerRole', 'AuthIntrospectRole']) {
-      for (const st of statements(role)) expect(st.Resource, role).toEqual([{ 'Fn::GetAtt': ['AuthTable', 'Arn'] }]); // its own table, nothing else
+      expect(
+        statements(role).map((st: any) => st.Resource),
+        role,
+      ).toEqual([[{ 'Fn::GetAtt': ['AuthTable', 'Arn'] }], [{ 'Fn::GetAtt': ['MainTable', 'Arn'] }]]);
+      expect(statements(role)[1], role).toEqual(mainTableRead);
     }
-    expect(statements('AuthIntrospectRole').flatMap((st: any) => st.Action)).toEqual(['dynamodb:GetItem']);
+    expect(statements('AuthIntrospectRole').flatMap((st: any) => st.Action)).toEqual(['dynamodb:GetItem', 'dynamodb:GetItem']);
     // The interaction's function: its table and the IdP secret, which no other function reads.
     expect(fns.AuthInteractionLambdaFunction.Properties.Role).toEqual({ 'Fn::GetAtt': ['AuthInteractionRole', 'Arn'] });
-    expect(statements('AuthInteractionRole').flatMap((st: any) => st.Resource)).toEqual([{ 'Fn::GetAtt': ['AuthTable', 'Arn'] }, secretArn('IDP_SECRET')]);
+    expect(statements('AuthInteractionRole')[1]).toEqual(mainTableRead);
+    expect(statements('AuthInteractionRole').flatMap((st: any) => st.Resource)).toEqual([
+      { 'Fn::GetAtt': ['AuthTable', 'Arn'] },
+      { 'Fn::GetAtt': ['MainTable', 'Arn'] },
+      secretArn('IDP_SECRET'),
+      secretArn('tenants/*/IDP_SECRET'),
+    ]);
     const methods = Object.fromEntries(ofType('AWS::ApiGateway::Method'));
-    expect(methods.AuthServerIntrospectPost.Properties.AuthorizationType).toBe('AWS_IAM');
-    for (const [id, m] of Object.entries(methods)) if (id !== 'AuthServerIntrospectPost') expect(m.Properties.AuthorizationType, id).toBe('NONE');
+    const introspection = ['AuthServerIntrospectPost', 'AuthServerTenantIntrospectPost']; // the operator's and a tenant's
+    for (const id of introspection) expect(methods[id].Properties.AuthorizationType, id).toBe('AWS_IAM');
+    for (const [id, m] of Object.entries(methods)) if (!introspection.includes(id)) expect(m.Properties.AuthorizationType, id).toBe('NONE');
     // Secrets are generated by Secrets Manager, never written into the template.
     const secrets = Object.fromEntries(ofType('AWS::SecretsManager::Secret'));
     expect(Object.keys(secrets).sort()).toEqual(['AdminApiSecret', 'IdpSecret', 'OpenPaymentsClientSecret', 'StreamSecret', 'WebhookSecret']);

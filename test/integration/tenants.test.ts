@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
 import { ROOT } from '../../infra/local/serverless-config';
 import { adminClient, type Reply, startTestStack, type TestStack } from '../stack';
+import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
 import { ok } from '../world';
 
 // Tenants on one local node: the operator makes them (POST /tenants answers their secrets once,
@@ -16,15 +18,18 @@ import { ok } from '../world';
 
 let s: TestStack;
 let secrets: SecretsManagerClient;
+let hooks: WebhookReceiver; // the tenants' webhook endpoint
 let n = 0;
 
 beforeAll(async () => {
+  hooks = await startWebhookReceiver();
   s = await startTestStack({ EXCHANGE_RATES_URL: '' });
   secrets = new SecretsManagerClient({ endpoint: s.endpoints.secretsmanager, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 });
 afterAll(async () => {
   secrets?.destroy();
   await s?.stop();
+  await hooks?.stop();
 });
 
 const prefix = (path = `fsp-${++n}`) => `${s.openPaymentsUrl}/${path}`;
@@ -116,10 +121,36 @@ describe('tenants', () => {
     const asset = await ok(tenant('POST', '/assets', { code: `TN${n}`, scale: 2 }));
     const wallet = await ok(tenant('POST', '/wallet-addresses', { address: `${walletAddressPrefix}/alice`, assetCode: asset.code, publicName: 'Alice' }));
     expect(wallet.address).toBe(`${walletAddressPrefix}/alice`);
+    // Open Payments publishes it, found by its prefix, with the tenant's own servers.
+    const published = await fetch(wallet.address, { headers: { accept: 'application/json' } });
+    expect(published.status).toBe(200);
+    expect(await published.json()).toMatchObject({
+      id: wallet.address,
+      authServer: `${s.authServerUrl}/t/${t.id}`,
+      resourceServer: `${s.openPaymentsUrl}/t/${t.id}`,
+    });
     // Its wallet addresses are under its prefix only.
     const outside = await tenant('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/bob-${n}`, assetCode: asset.code });
     expect(problemOf(outside)).toEqual({ status: 400, code: 'invalid_request' });
     expect(outside.body.detail).toContain(walletAddressPrefix);
+    // Its data is its own: the operator lists none of it, and another tenant may use the same code.
+    const codes = async (list: Promise<Reply>) => ((await ok(list, 200)).items as { code: string }[]).map((a) => a.code);
+    expect(await codes(tenant('GET', '/assets?limit=100'))).toEqual([asset.code]);
+    expect(await codes(s.admin('GET', '/assets?limit=100'))).not.toContain(asset.code);
+    const other = await createTenant({ name: 'Other', walletAddressPrefix: prefix() });
+    await ok(asTenant(other.id, other.adminApiSecret)('POST', '/assets', { code: asset.code, scale: 2 }));
+    expect(problemOf(await tenant('GET', `/wallet-addresses/${wallet.id}`))).toEqual({ status: 200, code: undefined });
+    expect(problemOf(await asTenant(other.id, other.adminApiSecret)('GET', `/wallet-addresses/${wallet.id}`))).toMatchObject({ status: 404 });
+  });
+
+  it("keep a tenant's Idempotency-Keys its own: the operator's key, sent by a tenant, is another request", async () => {
+    const t = await createTenant({ name: 'Keys', walletAddressPrefix: prefix() });
+    const key = { 'idempotency-key': `shared-key-${n}` };
+    const operators = await ok(s.admin('POST', '/assets', { code: `OK${n}`, scale: 2 }, key));
+    const tenants = await ok(adminClient(s.adminUrl, t.adminApiSecret).admin('POST', '/assets', { code: `TK${n}`, scale: 2 }, { ...key, 'tenant-id': t.id }));
+    expect(tenants.id).not.toBe(operators.id);
+    // Each replays its own.
+    expect((await ok(s.admin('POST', '/assets', { code: `OK${n}`, scale: 2 }, key))).id).toBe(operators.id);
   });
 
   it('refuse a wrong secret, an unknown tenant and the operator secret with a tenant id alike, with 401', async () => {
@@ -132,6 +163,14 @@ describe('tenants', () => {
       expect(problemOf(res)).toEqual({ status: 401, code: 'unauthorized' });
       expect(res.body.detail).toBe(wrong.body.detail); // no hint whether the tenant exists
     }
+    // Unsigned, or stale: the same answer for a tenant that exists and one that does not.
+    const unsigned = (id: string) => s.send('GET', '/assets', { headers: { 'tenant-id': id } }).then((r) => [r.status, r.body.detail]);
+    expect(await unsigned('9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f')).toEqual(await unsigned(t.id));
+    const stale = (id: string) =>
+      s
+        .send('GET', '/assets', { headers: { 'tenant-id': id, signature: s.sign('GET', '/assets', '', Math.floor(Date.now() / 1000) - 3600) } })
+        .then((r) => [r.status, r.body.detail]);
+    expect(await stale('9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f')).toEqual(await stale(t.id));
     // The tenant's secret without its id is a wrong operator signature.
     expect(problemOf(await adminClient(s.adminUrl, t.adminApiSecret).admin('GET', '/assets'))).toEqual({ status: 401, code: 'unauthorized' });
     // The header once: node:http sends each pair as its own header line (fetch would join them).
@@ -145,6 +184,19 @@ describe('tenants', () => {
       req.end();
     });
     expect(twice).toBe(400);
+  });
+
+  it("send a tenant's events to its webhook URL, signed with its own webhook secret", async () => {
+    const walletAddressPrefix = prefix();
+    const t = await createTenant({ name: 'Hooked', walletAddressPrefix, webhookUrl: hooks.url });
+    const tenant = asTenant(t.id, t.adminApiSecret);
+    await ok(tenant('POST', '/assets', { code: `WH${n}`, scale: 2 }));
+    const wallet = await ok(tenant('POST', '/wallet-addresses', { address: `${walletAddressPrefix}/shop`, assetCode: `WH${n}` }));
+    const intent = await ok(tenant('POST', '/payment-intents', { walletAddress: wallet.address }));
+    const event = await hooks.waitForEvent('payment_intent.created', (data) => data.id === intent.id);
+    const delivery = hooks.deliveries.find((d) => d.event.id === event.id)!;
+    expect(() => new Webhook(t.webhookSecret).verify(delivery.raw, delivery.headers)).not.toThrow();
+    expect(event.data.walletAddress).toBe(wallet.address);
   });
 
   it("serve a tenant's operator through the CLI (npm run admin), with TENANT_ID or --tenant and its secret", async () => {
@@ -199,6 +251,7 @@ describe('tenants', () => {
       `${s.openPaymentsUrl}/acme?x=1`,
       `${s.openPaymentsUrl}/acme#frag`,
       `${s.openPaymentsUrl}/incoming-payments`, // the resource server's own path
+      `${s.openPaymentsUrl}/t/acme`, // where the tenants' Open Payments servers are
       'ftp://localhost/acme',
       'not a url',
     ];
