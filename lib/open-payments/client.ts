@@ -21,19 +21,29 @@ const EARLY_SECS = 30;
 const MAX_TOKENS = 1000;
 
 type Scope = 'one' | 'all';
-let client: Promise<AuthenticatedClient> | undefined;
-const tokens = new Map<string, { value: string; expiresAt: number }>(); // by payment URL (one) or server (all)
+// A tenant's client (its own service address) and the tokens its grants gave it.
+interface TenantClient {
+  op: AuthenticatedClient;
+  tokens: Map<string, { value: string; expiresAt: number }>; // by payment URL (one) or server (all)
+}
+const clients = new Map<string, Promise<TenantClient>>(); // by tenant
 const preferred = new Map<string, Scope>(); // by authorization server
 
-function opClient(node: Node): Promise<AuthenticatedClient> {
-  client ??= serviceIdentity(node)
-    .then(({ privateKey, jwk }) =>
-      createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(node), privateKey, keyId: jwk.kid, validateResponses: false }),
-    )
-    .catch((e) => {
-      client = undefined;
-      throw e;
-    });
+function opClient(node: Node): Promise<TenantClient> {
+  const tenant = node.tenant.id;
+  let client = clients.get(tenant);
+  if (!client) {
+    client = serviceIdentity(node)
+      .then(async ({ privateKey, jwk }) => ({
+        op: await createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(node), privateKey, keyId: jwk.kid, validateResponses: false }),
+        tokens: new Map(),
+      }))
+      .catch((e) => {
+        clients.delete(tenant);
+        throw e;
+      });
+    clients.set(tenant, client);
+  }
   return client;
 }
 
@@ -43,9 +53,9 @@ class NotIssuedAtOnce extends Error {}
 const refused = (e: unknown) =>
   e instanceof NotIssuedAtOnce || (e instanceof OpenPaymentsClientError && (e.status === 400 || e.status === 401 || e.status === 403));
 
-async function requestToken(c: AuthenticatedClient, authServer: string, url: string, scope: Scope): Promise<string> {
+async function requestToken({ op, tokens }: TenantClient, authServer: string, url: string, scope: Scope): Promise<string> {
   const access = scope === 'one' ? { actions: ['read' as const], identifier: url } : { actions: ['read-all' as const] };
-  const grant = await c.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', ...access }] } });
+  const grant = await op.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', ...access }] } });
   if (!isFinalizedGrantWithAccessToken(grant)) throw new NotIssuedAtOnce(`${authServer} did not issue a grant to read incoming payments at once`);
   const expiresIn = grant.access_token.expires_in ?? 60;
   if (tokens.size >= MAX_TOKENS) tokens.delete(tokens.keys().next().value!);
@@ -55,16 +65,16 @@ async function requestToken(c: AuthenticatedClient, authServer: string, url: str
 
 // The payment read with a token of this scope: a kept one, and if the resource server no longer
 // takes it (revoked, or the server forgot it), a new one, once.
-async function readWith(c: AuthenticatedClient, authServer: string, url: string, scope: Scope) {
+async function readWith(c: TenantClient, authServer: string, url: string, scope: Scope) {
   const key = scope === 'one' ? url : authServer;
   for (;;) {
-    const kept = tokens.get(key);
+    const kept = c.tokens.get(key);
     const fresh = !kept || kept.expiresAt <= Date.now();
     const accessToken = fresh ? await requestToken(c, authServer, url, scope) : kept.value;
     try {
-      return await c.incomingPayment.get({ url, accessToken });
+      return await c.op.incomingPayment.get({ url, accessToken });
     } catch (e) {
-      tokens.delete(key);
+      c.tokens.delete(key);
       if (fresh || !refused(e)) throw e;
     }
   }
@@ -102,8 +112,8 @@ export async function readIncomingPayment(node: Node, url: string) {
   }
 }
 
-async function read(c: AuthenticatedClient, url: string) {
-  const { authServer } = await c.incomingPayment.getPublic({ url });
+async function read(c: TenantClient, url: string) {
+  const { authServer } = await c.op.incomingPayment.getPublic({ url });
   if (!authServer) throw new Error(`${url} names no authorization server`);
   const first = preferred.get(authServer) ?? 'all';
   try {

@@ -8,7 +8,8 @@ import { canonicalBase } from '../wallet-addresses/address';
 // This service's own identity as an Open Payments client, for the calls it makes to other nodes'
 // servers: an Ed25519 key derived from the OPEN_PAYMENTS_CLIENT_SECRET secret, published (with
 // jwks.json, as any wallet address's keys) under the reserved address
-// {WALLET_ADDRESS_URL}/.well-known/pay, which no FSP wallet address can take.
+// {WALLET_ADDRESS_URL}/.well-known/pay, which no FSP wallet address can take; a tenant's under its
+// own prefix, so that the servers it calls see which FSP asks.
 export const SERVICE_ADDRESS_PATH = '.well-known/pay';
 const PUBLIC_NAME = 'Payment service';
 // An Ed25519 private key in PKCS #8 is this prefix and the 32-byte seed.
@@ -16,9 +17,10 @@ const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 export const serviceWalletAddress = (node: Node) => `${canonicalBase(node.urls.walletAddresses)}/${SERVICE_ADDRESS_PATH}`;
 
-let identity: Promise<{ privateKey: KeyObject; jwk: JWK }> | undefined;
+type Identity = { privateKey: KeyObject; jwk: JWK };
+const identities = new Map<string, Promise<Identity>>(); // by tenant: each publishes its own address
 
-async function load(node: Node) {
+async function load(node: Node): Promise<Identity> {
   const seed = await derivedKey(node, 'OPEN_PAYMENTS_CLIENT_SECRET', 'ed25519');
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
   const probe = generateJwk({ privateKey, keyId: 'probe' });
@@ -28,11 +30,16 @@ async function load(node: Node) {
   return { privateKey, jwk };
 }
 
-// The key and its JWK, published under the service's address (once per container).
-export function serviceIdentity(node: Node) {
-  identity ??= load(node).catch((e) => {
-    identity = undefined;
-    throw e;
-  });
+// The key and its JWK, published under the tenant's service address (once per container and tenant).
+export function serviceIdentity(node: Node): Promise<Identity> {
+  const tenant = node.tenant.id;
+  let identity = identities.get(tenant);
+  if (!identity) {
+    identity = load(node).catch((e) => {
+      identities.delete(tenant);
+      throw e;
+    });
+    identities.set(tenant, identity);
+  }
   return identity;
 }
