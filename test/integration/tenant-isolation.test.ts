@@ -713,3 +713,20 @@ describe('pulled rates', () => {
     }
   });
 });
+
+describe("the service's Open Payments client", () => {
+  it("is each tenant's own: its address under the tenant's prefix, naming the tenant's servers", async () => {
+    // Each tenant's node reads the other's intent, as a payer's node does to quote it (whether the
+    // quote can then be priced over Interledger does not matter here).
+    const quotes = [
+      await b.admin('POST', '/quotes', { walletAddress: b.alice, receiver: a.openIntent.url }),
+      await a.admin('POST', '/quotes', { walletAddress: a.alice, receiver: b.openIntent.url }),
+    ];
+    for (const quote of quotes) expect(quote.status, JSON.stringify(quote.body)).toBeLessThan(500);
+    for (const t of [a, b]) {
+      const res = await fetch(`${t.prefix}/.well-known/pay`);
+      expect(res.status, `${t.name}'s service address`).toBe(200);
+      expect(await res.json(), t.name).toMatchObject({ authServer: t.authServer, resourceServer: t.resourceServer });
+    }
+  });
+});
