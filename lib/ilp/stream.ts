@@ -11,11 +11,15 @@ import { derivedKey } from '../secrets';
 // stateless STREAM receiver does: the ILP address (under this node's ILP_ADDRESS) carries the
 // payment's id, encrypted, so that the receiver can tell which payment a packet pays and derive
 // the same shared secret again, with nothing stored.
-let server: StreamServer | undefined;
+const servers = new Map<string, StreamServer>(); // by ILP address: each tenant has its own
 const serverSecret = (node: Node) => derivedKey(node, 'STREAM_SECRET', 'stream');
 
 export async function streamServer(node: Node): Promise<StreamServer> {
-  server ??= new StreamServer({ serverSecret: await serverSecret(node), serverAddress: node.ilpAddress });
+  let server = servers.get(node.ilpAddress);
+  if (!server) {
+    server = new StreamServer({ serverSecret: await serverSecret(node), serverAddress: node.ilpAddress });
+    servers.set(node.ilpAddress, server);
+  }
   return server;
 }
 
