@@ -46,6 +46,7 @@ interface Tenant {
   id: string;
   idpSecret: string;
   prefix: string;
+  ilpAddress: string; // the node's, a dot and the tenant's suffix
   admin: (method: string, path: string, body?: unknown) => Promise<Reply>;
   resourceServer: string;
   authServer: string;
@@ -111,6 +112,7 @@ async function seedTenant(name: string, assetCode: string, rate: number): Promis
     id: t.id,
     idpSecret: t.idpSecret,
     prefix: walletAddressPrefix,
+    ilpAddress: `${s.env.ILP_ADDRESS}.${t.ilpAddressSuffix}`,
     admin,
     resourceServer: `${s.openPaymentsUrl}/t/${t.id}`,
     authServer: `${s.authServerUrl}/t/${t.id}`,
@@ -642,7 +644,7 @@ const received = async (t: Tenant) => (await ok(t.admin('GET', `/payment-intents
 describe("packets from A's peer to B's intent", () => {
   it('are rejected, credit nothing and move no ledger', async () => {
     const to = await streamCredentials(b, b.openIntent.url);
-    expect(to.destination.startsWith(`test.node-a.`)).toBe(true);
+    expect(to.destination.startsWith(`${b.ilpAddress}.`), to.destination).toBe(true);
     const { result: replies, written } = await writesOf(async () => {
       const out: IlpReply[] = [];
       for (const amount of [1n, 100n]) out.push(await streamPacket(to, amount, a.peerToken));
@@ -656,6 +658,14 @@ describe("packets from A's peer to B's intent", () => {
     const own = await streamPacket(to, 100n, b.peerToken);
     expect(isFulfill(own), JSON.stringify(own)).toBe(true);
     expect(await received(b)).toBe('100');
+  });
+
+  it("leave A's own intent payable at A's own ILP address, by A's peer", async () => {
+    const to = await streamCredentials(a, a.openIntent.url);
+    expect(to.destination.startsWith(`${a.ilpAddress}.`), to.destination).toBe(true);
+    const own = await streamPacket(to, 100n, a.peerToken);
+    expect(isFulfill(own), JSON.stringify(own)).toBe(true);
+    expect(await received(a)).toBe('100');
   });
 });
 
