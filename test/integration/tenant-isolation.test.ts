@@ -95,6 +95,7 @@ async function seedTenant(name: string, assetCode: string, rate: number): Promis
     }),
   );
   await ok(admin('POST', `/peers/${peer.id}/liquidity`, { amount: '100000' }), 200);
+  await ok(admin('POST', '/rates', { peerId: peer.id, sourceAssetCode: 'USD', destinationAssetCode: assetCode, rate, rateTtlSecs: 86400 }));
 
   // The specification's flow, funded and completed: alice pays bob.
   const intent = await ok(admin('POST', '/payment-intents', { walletAddress: bob.address, incomingAmount: usd('500'), metadata: { tenant: name } }));
@@ -233,9 +234,17 @@ const bodies = (ownWallet: string): Record<string, unknown> => ({
 
 // The query parameters that name something of B's; the others are left out.
 const queryFor = (name: string): string | undefined =>
-  ({ address: b.alice, walletAddress: b.alice, sourceAssetCode: 'USD', destinationAssetCode: b.assetCode })[name];
+  ({
+    address: b.alice,
+    walletAddress: b.alice,
+    peerId: b.ids.peers,
+    resourceId: b.paymentId,
+    sourceAssetCode: 'USD',
+    destinationAssetCode: b.assetCode,
+  })[name];
 
-// The path and query of an operation, each parameter filled with B's value of its kind.
+// The path and query of an operation, each parameter filled with B's value of its kind (a list's
+// cursor is added apart, from B's own page).
 function pathFor(template: string, op: DocOperation): string {
   const segment = template.split('/')[1];
   const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -304,6 +313,18 @@ async function sweep(caller: Caller): Promise<string[]> {
       }
       expect(changed, what).toEqual([]);
       if (op.security?.length !== 0) expect(leaked(await ok(b.admin('GET', path), 200), b).length, `${what} as B`).toBeGreaterThan(0);
+      // A cursor of B's whole list's first page: it reaches nothing of B's either.
+      const cursor = op.parameters?.some((p) => p.name === 'cursor') && (await ok(b.admin('GET', `${template}?limit=1`), 200)).nextCursor;
+      if (cursor) {
+        const paged = `${template}?${new URLSearchParams({ limit: '1', cursor })}`;
+        const { result: page, written: pagedWrites } = await writesOf(() => caller.admin('GET', paged));
+        outcomes.push(`${caller.name}: GET ${paged} -> ${page.status} ${page.body?.code ?? ''}`);
+        expect(
+          leaked(page.body, b).filter((m) => !decodeURIComponent(paged).includes(m)),
+          `${caller.name}: GET ${paged}`,
+        ).toEqual([]);
+        expect(pagedWrites).toEqual([]);
+      }
     } else {
       // A write that names B's things is refused; one that names nothing of B's (a new asset) is
       // the caller's own: it may write, in its key space only.
