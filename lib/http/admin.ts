@@ -248,6 +248,7 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
       logger.info('request', {
         route: routeOf(request.event),
         path: request.event.path,
+        tenant: request.event.node?.tenant.id, // once the signature named it
         status: res?.statusCode,
         ms: Math.round((performance.now() - (started.get(request) ?? 0)) * 10) / 10,
         requestId: request.context.awsRequestId,

@@ -122,16 +122,25 @@ export function openPaymentsApi(api: OpApi, routes: OpRoute[]) {
   return observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const started = performance.now();
     let result: APIGatewayProxyResult;
+    let tenant: string | undefined; // whose request it was, once known
     if (event.httpMethod === 'OPTIONS')
       result = respond({ status: 204 }); // CORS preflight
     else {
       try {
-        result = await router(await withTenant(api, event));
+        const routed = await withTenant(api, event);
+        tenant = routed.node.tenant.id;
+        result = await router(routed);
       } catch (e) {
         result = problemResponse(e, PROBLEMS);
       }
     }
-    logger.info('request', { method: event.httpMethod, path: event.path, status: result.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 });
+    logger.info('request', {
+      method: event.httpMethod,
+      path: event.path,
+      tenant,
+      status: result.statusCode,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
     return result;
   });
 }
