@@ -6,7 +6,7 @@ import { openPaymentsApi } from '../../lib/http/open-payments';
 import { problemResponse } from '../../lib/http/problem';
 import { lowerCaseHeaders, requestBody } from '../../lib/http/request';
 import { ledgerErrors } from '../../lib/ledger/errors';
-import type { Node } from '../../lib/node';
+import { type Node, OPERATOR } from '../../lib/node';
 import { openPaymentsErrors } from '../../lib/open-payments/errors';
 import { quoteErrors } from '../../lib/quotes/errors';
 
@@ -66,14 +66,17 @@ describe("the Open Payments APIs' problems", () => {
       body: null,
       isBase64Encoded: false,
     }) as APIGatewayProxyEvent;
-  const api = openPaymentsApi({ server: 'resourceServer', tenants: async () => ({ urls: { resourceServer: 'https://rs.example' } }) as unknown as Node }, [
-    { method: 'GET', path: '/unprocessable', handler: () => Promise.reject(quoteErrors.amountTooSmall()) },
-    {
-      method: 'GET',
-      path: '/refused',
-      handler: () => Promise.reject(httpErrors.tokenRefused('No token', 'https://as.example')),
-    },
-  ]);
+  const api = openPaymentsApi(
+    { server: 'resourceServer', tenants: async () => ({ tenant: OPERATOR, urls: { resourceServer: 'https://rs.example' } }) as unknown as Node },
+    [
+      { method: 'GET', path: '/unprocessable', handler: () => Promise.reject(quoteErrors.amountTooSmall()) },
+      {
+        method: 'GET',
+        path: '/refused',
+        handler: () => Promise.reject(httpErrors.tokenRefused('No token', 'https://as.example')),
+      },
+    ],
+  );
   const call = (method: string, path: string) => api(event(method, path), {} as Context);
 
   it('answer 400 for a request they cannot take, with the `error` object the specification and its client read', async () => {
