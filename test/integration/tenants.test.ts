@@ -366,4 +366,12 @@ describe('tenants', () => {
     expect((await s.admin('DELETE', `/tenants/${t.id}`)).status).toBe(204);
     await ok(operatorAddress(`${prefix('zeta')}/carol`)); // the prefix is free again
   });
+
+  it("answer a /t/ path that names no tenant's id 404 on the Open Payments servers, whatever its length", async () => {
+    for (const id of ['acme', '9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f', 'x'.repeat(3000)]) {
+      const resource = await fetch(`${s.openPaymentsUrl}/t/${id}/incoming-payments/9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f`);
+      const auth = await fetch(`${s.authServerUrl}/t/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect([resource.status, auth.status], id.slice(0, 40)).toEqual([404, 404]);
+    }
+  });
 });
