@@ -101,7 +101,7 @@ export interface OpApi {
 type TenantEvent = APIGatewayProxyEvent & { node: Node };
 async function withTenant(api: OpApi, event: APIGatewayProxyEvent): Promise<TenantEvent> {
   const named = TENANT_PREFIX.exec(event.path);
-  const node = await api.tenants(named ? decodeURIComponent(named[1]) : OPERATOR_TENANT_ID);
+  const node = await api.tenants(named ? named[1] : OPERATOR_TENANT_ID); // an id holds no escapes
   if (!node) throw commonErrors.notFound(`No route ${event.httpMethod} ${event.path}`);
   return named ? { ...event, path: named[2] || '/', node } : { ...event, node };
 }

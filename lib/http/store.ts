@@ -2,19 +2,19 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { scoped } from '../store';
 import type { TransactItem } from '../tx';
 import { SIGNATURE_TOLERANCE_SECS } from './signature';
 
 // The Admin API's own items: the signatures used. A non-GET signature is accepted once: the first
 // use records it, conditionally, until it could no longer pass the timestamp check anyway. The
-// record rides along in the request's transaction (lib/tx rideAlong), or is written on its own;
-// each tenant's in its own key space.
+// record rides along in the request's transaction (lib/tx rideAlong), or is written on its own.
+// Its key is the deployment's, not a tenant's: the tenant-id header is not signed, and the
+// operator's secret acts for any tenant, so a signature used for one tenant is used for all.
 export function usedSignature(node: Node, mac: string, t: number): TransactItem {
   return {
     Put: {
       TableName: node.tables.main,
-      Item: { pk: scoped(node, `SIG#${mac}`), sk: 'SIG', ttl: Math.ceil(t) + SIGNATURE_TOLERANCE_SECS + 60 },
+      Item: { pk: `SIG#${mac}`, sk: 'SIG', ttl: Math.ceil(t) + SIGNATURE_TOLERANCE_SECS + 60 },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };

@@ -368,10 +368,26 @@ describe('tenants', () => {
   });
 
   it("answer a /t/ path that names no tenant's id 404 on the Open Payments servers, whatever its length", async () => {
-    for (const id of ['acme', '9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f', 'x'.repeat(3000)]) {
+    for (const id of ['acme', '9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f', 'x'.repeat(3000), '%E0%A4%A']) {
       const resource = await fetch(`${s.openPaymentsUrl}/t/${id}/incoming-payments/9b2f4b8e-2c1d-4f7a-9e3b-0a1b2c3d4e5f`);
       const auth = await fetch(`${s.authServerUrl}/t/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect([resource.status, auth.status], id.slice(0, 40)).toEqual([404, 404]);
+    }
+  });
+
+  it("accept an operator's signed write once, whichever tenant it is then sent for", async () => {
+    const [a, b] = [
+      await createTenant({ name: 'Once A', walletAddressPrefix: prefix() }),
+      await createTenant({ name: 'Once B', walletAddressPrefix: prefix() }),
+    ];
+    const body = JSON.stringify({ code: 'ONC', scale: 2 });
+    const signature = s.sign('POST', '/assets', body);
+    const sendFor = (tenant?: string) =>
+      s.send('POST', '/assets', { body, headers: { 'content-type': 'application/json', signature, ...(tenant && { 'tenant-id': tenant }) } });
+    expect((await sendFor(a.id)).status).toBe(201);
+    for (const replay of [await sendFor(b.id), await sendFor(undefined), await sendFor(a.id)]) {
+      expect(problemOf(replay)).toEqual({ status: 401, code: 'unauthorized' });
+      expect(replay.body.detail).toMatch(/already used/);
     }
   });
 });
