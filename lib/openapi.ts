@@ -26,6 +26,7 @@ import {
   queryFields,
   type Route,
   tags,
+  takesIdempotencyKey,
   tenantPage,
   walletAddressKeyList,
   walletAddressOrPage,
@@ -185,13 +186,13 @@ const sharedResponses = {
 };
 const responseRef = (name: keyof typeof sharedResponses) => ({ $ref: `#/components/responses/${name}` });
 
-// A route's own errors, plus the 404 of an id that cannot exist and the Idempotency-Key's 409 and
-// 422, each under its catalog status.
-export function routeProblems(op: Pick<Route, 'problems' | 'params' | 'method'>): Map<number, CatalogEntry[]> {
+// A route's own errors, plus the 404 of an id that cannot exist and, where it takes one, the
+// Idempotency-Key's 409 and 422, each under its catalog status.
+export function routeProblems(op: Pick<Route, 'problems' | 'params' | 'method' | 'answersSecrets'>): Map<number, CatalogEntry[]> {
   const entries = [
     ...(op.problems ?? []),
     ...(op.params ? [commonErrors.notFound] : []),
-    ...(op.method === 'post' ? [commonErrors.idempotencyKeyInProgress, commonErrors.idempotencyKeyReused] : []),
+    ...(takesIdempotencyKey(op) ? [commonErrors.idempotencyKeyInProgress, commonErrors.idempotencyKeyReused] : []),
   ];
   const byStatus = new Map<number, CatalogEntry[]>();
   for (const e of [...entries].sort((a, b) => a.status - b.status)) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e]);
@@ -251,7 +252,7 @@ export function openApiDocument() {
         ...parameters('path', op.params),
         ...parameters('query', queryFields(op)),
         ...(op.isPublic ? [] : [{ $ref: '#/components/parameters/TenantId' }]),
-        ...(op.method === 'post' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+        ...(takesIdempotencyKey(op) ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
       ],
       ...(op.body && {
         requestBody: { required: true, content: { 'application/json': { schema: refTo(op.body, requestSchemas) } } },

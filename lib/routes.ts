@@ -654,7 +654,14 @@ export const routes = withIds({
     body: createTenantBody,
     status: 201,
     response: createdTenant,
-    problems: [tenantErrors.operatorOnly, tenantErrors.prefixTaken, tenantErrors.prefixHoldsAddresses, tenantErrors.suffixTaken, tenantErrors.changed],
+    problems: [
+      tenantErrors.operatorOnly,
+      tenantErrors.idempotencyKeyRefused,
+      tenantErrors.prefixTaken,
+      tenantErrors.prefixHoldsAddresses,
+      tenantErrors.suffixTaken,
+      tenantErrors.changed,
+    ],
     transactional: true,
     operatorOnly: true,
     answersSecrets: true,
@@ -740,6 +747,10 @@ export const allRoutes: Route[] = Object.values(routes);
 // What a route answers, for clients in this repository (the console) to name by type only.
 export type RouteResponse<K extends keyof typeof routes> = (typeof routes)[K] extends { response: infer S extends z.ZodType } ? z.output<S> : undefined;
 export const signedRoutes = allRoutes.filter((r) => !r.isPublic);
+
+// Whether a route takes an Idempotency-Key: every POST but those whose answer holds secrets, which
+// the idempotency layer would store (lib/http/admin.ts refuses the header on them).
+export const takesIdempotencyKey = (route: Pick<Route, 'method' | 'answersSecrets'>) => route.method === 'post' && !route.answersSecrets;
 
 // The object a query is documented and fuzzed by: itself, or what its cross-field check leads into.
 export function queryFields(route: Route): z.ZodObject | undefined {

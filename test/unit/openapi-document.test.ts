@@ -60,12 +60,15 @@ describe('the OpenAPI document', () => {
     for (const { route, op } of signed) expect(op.security, route).toBeUndefined();
   });
 
-  it("states each route's 404 and, on POST, the Idempotency-Key header and its 409 and 422", () => {
+  it("states each route's 404 and, on POST, the Idempotency-Key header and its 409 and 422 (POST /tenants: the header's 400, as its answer holds secrets)", () => {
+    const refusesKey = 'POST /tenants';
+    expect(signed.map((s) => s.route)).toContain(refusesKey);
     for (const { route, path, method, op } of signed) {
       if (path.includes('{')) expect(op.responses['404']?.description, route).toContain('`not_found`');
       const honoursKey = op.parameters.some((p) => p.$ref === '#/components/parameters/IdempotencyKey');
-      expect(honoursKey, route).toBe(method === 'post');
-      if (method !== 'post') continue;
+      expect(honoursKey, route).toBe(method === 'post' && route !== refusesKey);
+      if (route === refusesKey) expect(op.responses['400']?.description, route).toContain('`idempotency_key_refused`');
+      if (method !== 'post' || route === refusesKey) continue;
       expect(op.responses['409']?.description, route).toContain('`idempotency_key_in_progress`');
       expect(op.responses['422']?.description, route).toContain('`idempotency_key_reused`');
     }
