@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { RouteResponse } from '../lib/routes';
 import { admin, currentTenant, OPERATOR_TENANT, type Page, switchTenant } from './api';
 import { PAGES } from './pages';
 
@@ -18,6 +19,10 @@ export function App({ node }: { node: string }) {
     document.title = `${page.title} · Node ${node} · Payment service`;
   }, [page, node]);
   const groups = [...new Set(PAGES.map((p) => p.group))];
+  const tenants = useTenants();
+  // A chosen tenant is shown once the operator's list says it is still there (else useTenants goes
+  // back to the operator's data), so that no page asks for a deleted tenant's.
+  const shown = currentTenant() === OPERATOR_TENANT || tenants?.some((t) => t.id === currentTenant());
   return (
     <div class="shell">
       <header>
@@ -25,7 +30,7 @@ export function App({ node }: { node: string }) {
           Payment service <span class="node">Node {node}</span>
         </span>
         <span class="header-end">
-          <TenantSwitch />
+          <TenantSwitch tenants={tenants} />
           <AdminApiStatus />
         </span>
       </header>
@@ -47,7 +52,7 @@ export function App({ node }: { node: string }) {
       </nav>
       <main>
         <h1>{page.title}</h1>
-        <page.component args={segments.slice(1)} />
+        {shown && <page.component args={segments.slice(1)} />}
       </main>
     </div>
   );
@@ -71,21 +76,33 @@ function AdminApiStatus() {
   );
 }
 
-// Which tenant's data the console shows: the operator sees every tenant's (GET /tenants lists the
-// ones the operator made; with none, no switch is shown). Switching reloads the page on it.
-interface TenantItem {
-  id: string;
-  name: string;
-  state: string;
-}
-function TenantSwitch() {
+// The active tenants the operator made (GET /tenants; undefined until it answers). A chosen tenant
+// that is gone (deleted meanwhile) sends the page back to the operator's data.
+type TenantItem = RouteResponse<'getTenant'>;
+function useTenants(): TenantItem[] | undefined {
   const [tenants, setTenants] = useState<TenantItem[]>();
   useEffect(() => {
+    // Not admin(): the list is the operator's, asked without the chosen tenant's id.
     fetch('/admin/tenants?limit=100')
       .then((res) => (res.ok ? (res.json() as Promise<Page<TenantItem>>) : undefined))
-      .then((page) => setTenants(page?.items.filter((t) => t.state !== 'deleted')))
+      .then((page) => {
+        if (!page) return;
+        const active = page.items.filter((t) => t.state !== 'deleted');
+        if (currentTenant() !== OPERATOR_TENANT && !active.some((t) => t.id === currentTenant())) {
+          switchTenant(OPERATOR_TENANT);
+          location.reload();
+          return;
+        }
+        setTenants(active);
+      })
       .catch(() => undefined);
   }, []);
+  return tenants;
+}
+
+// Which tenant's data the console shows: the operator sees every tenant's; with no tenant, no switch
+// is shown. Switching reloads the page on it.
+function TenantSwitch({ tenants }: { tenants?: TenantItem[] }) {
   if (!tenants?.length) return null;
   return (
     <label class="tenant-switch">

@@ -243,6 +243,13 @@ describe('the console in a browser', () => {
       await page.getByRole('link', { name: 'Assets' }).click();
       await page.locator('table[aria-label="Assets"] tr', { hasText: 'USD' }).waitFor();
       expect(await page.locator('table[aria-label="Assets"] tr', { hasText: 'GBP' }).count()).toBe(0);
+      // A chosen tenant deleted meanwhile: the page goes back to the operator's data (no tab left stuck on 401s).
+      await page.getByLabel('Tenant').selectOption({ label: 'Acme' });
+      await page.locator('table[aria-label="Assets"] tr', { hasText: 'GBP' }).waitFor();
+      expect(await page.evaluate(async (id) => (await fetch(`/admin/tenants/${id}`, { method: 'DELETE' })).status, tenant.id)).toBe(204);
+      await page.reload();
+      await page.locator('table[aria-label="Assets"] tr', { hasText: 'USD' }).waitFor();
+      expect(await page.getByLabel('Tenant').count()).toBe(0); // no active tenant left: no switch
 
       // Chromium logs the refused withdrawal's 422 itself; the page showed it (above), nothing else went wrong.
       expect(problems).toEqual(['Failed to load resource: the server responded with a status of 422 (Unprocessable Entity)']);
