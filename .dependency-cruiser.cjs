@@ -2,8 +2,8 @@
 // A domain is any module of lib/ that is not an adapter. The adapters face the outside: the Lambda
 // handlers (functions/), the local run and the deploy tools (infra/), the HTTP stacks (lib/http/),
 // the Open Payments resource server (lib/resource-server/), the Admin API's route table
-// (lib/routes.ts), the OpenAPI document built from it (lib/openapi.ts), and the settings, which only
-// entry adapters read (lib/config.ts).
+// (lib/routes.ts), the OpenAPI document built from it (lib/openapi.ts), the settings, which only
+// entry adapters read (lib/config.ts), and the per-request context they find (lib/context.ts).
 const ADAPTERS = '^(functions|infra)/|^lib/(http|resource-server)/|^lib/(routes|openapi|config|context)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -20,7 +20,7 @@ module.exports = {
       name: 'domain-imports-no-adapter',
       severity: 'error',
       comment:
-        'Domain code never imports an adapter (a handler, infra/, lib/http, the resource server, the route table, the OpenAPI document) nor the settings: it takes plain values, and the node.',
+        'Domain code never imports an adapter (a handler, infra/, lib/http, the resource server, the route table, the OpenAPI document) nor the settings or the context: it takes plain values, and the node.',
       from: { path: '^lib/', pathNot: ADAPTERS },
       to: { path: ADAPTERS },
     },

@@ -2,6 +2,7 @@ import { node as deployment } from './config';
 import { logger } from './log';
 import { type Node, nodeFor, OPERATOR_TENANT_ID } from './node';
 import { activeTenants, tenantById, tenantForWalletAddress } from './tenants';
+import { tenantId } from './tenants/schemas';
 
 // The per-request context: each entry adapter (an API's stack, a queue's consumer, a schedule, the
 // connector) finds which tenant it works for, and passes that tenant's node down. The operator's
@@ -10,10 +11,9 @@ export { deployment };
 
 // The node of an active tenant, by id (the operator's: the deployment's, read from nothing);
 // undefined when the deployment has no such tenant, or deleted it. `evenDeleted`: see tenantById.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export async function tenantNode(id: string, evenDeleted = false): Promise<Node | undefined> {
   if (id === OPERATOR_TENANT_ID) return deployment;
-  const settings = UUID.test(id) ? await tenantById(deployment, id, evenDeleted) : undefined;
+  const settings = tenantId.safeParse(id).success ? await tenantById(deployment, id, evenDeleted) : undefined;
   return settings && nodeFor(deployment, settings);
 }
 
@@ -26,7 +26,7 @@ export async function walletAddressNode(url: string): Promise<Node> {
 
 // The tenant a queue message or a bus event is for: the outbox relay names it (lib/events/relay.ts)
 // on everything a tenant's change sends; nothing named: the operator.
-export function tenantOfMessage(body: unknown): string {
+function tenantOfMessage(body: unknown): string {
   const b = body as { tenant?: unknown; detail?: { tenant?: unknown } } | null;
   const named = b?.detail?.tenant ?? b?.tenant;
   return typeof named === 'string' ? named : OPERATOR_TENANT_ID;

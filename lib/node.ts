@@ -95,7 +95,7 @@ export function nodeFor(base: Node, t: TenantSettings): Node {
     ilpAddress: `${base.ilpAddress}.${t.ilpAddressSuffix}`,
     urls: {
       walletAddresses: t.walletAddressPrefix,
-      resourceServer: `${new URL(t.walletAddressPrefix).origin}${TENANT_PATH}${t.id}`,
+      resourceServer: `${base.urls.resourceServer}${TENANT_PATH}${t.id}`,
       authServer: `${base.urls.authServer}${TENANT_PATH}${t.id}`,
       consent: t.idpConsentUrl,
     },

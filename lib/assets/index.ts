@@ -5,6 +5,7 @@ import { account, balanceOf, moveFunds } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
 import { logger } from '../log';
 import type { Node } from '../node';
+import { scoped } from '../store';
 import { commit } from '../tx';
 import { assetErrors } from './errors';
 import type { Asset, CreateAsset } from './schemas';
@@ -48,12 +49,12 @@ export async function moveLiquidity(node: Node, id: string, value: string, direc
 }
 
 export async function getAsset(node: Node, id: string): Promise<Asset> {
-  const cached = cache.get(`${node.tenant.id}#${id}`); // a tenant's assets are its own
+  const cached = cache.get(scoped(node, id)); // a tenant's assets are its own
   if (cached) return cached;
   const asset = await findAsset(node, id);
   if (!asset) throw assetErrors.notFound(id);
   if (cache.size >= 1000) cache.delete(cache.keys().next().value!);
-  cache.set(`${node.tenant.id}#${id}`, asset);
+  cache.set(scoped(node, id), asset);
   return asset;
 }
 

@@ -21,24 +21,27 @@ const EARLY_SECS = 30;
 const MAX_TOKENS = 1000;
 
 type Scope = 'one' | 'all';
-// Each tenant reads as its own client (its service address), with its own tokens.
+// Each tenant reads as its own client (its service address), with its own tokens: by payment URL
+// (scope one) or authorization server (all).
 type Token = { value: string; expiresAt: number };
-const clients = new Map<string, Promise<AuthenticatedClient>>(); // by tenant
-const tokensOf = new WeakMap<AuthenticatedClient, Map<string, Token>>(); // by payment URL (one) or server (all)
+interface Reader {
+  api: AuthenticatedClient;
+  tokens: Map<string, Token>;
+}
+const readers = new Map<string, Promise<Reader>>(); // by tenant
 const preferred = new Map<string, Scope>(); // by authorization server
 
-function opClient(node: Node): Promise<AuthenticatedClient> {
-  let client = clients.get(node.tenant.id);
-  if (!client) {
-    client = serviceIdentity(node).then(async ({ privateKey, jwk }) => {
-      const c = await createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(node), privateKey, keyId: jwk.kid, validateResponses: false });
-      tokensOf.set(c, new Map());
-      return c;
-    });
-    clients.set(node.tenant.id, client);
-    client.catch(() => clients.delete(node.tenant.id));
+function readerOf(node: Node): Promise<Reader> {
+  let reader = readers.get(node.tenant.id);
+  if (!reader) {
+    reader = serviceIdentity(node).then(async ({ privateKey, jwk }) => ({
+      api: await createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(node), privateKey, keyId: jwk.kid, validateResponses: false }),
+      tokens: new Map(),
+    }));
+    readers.set(node.tenant.id, reader);
+    reader.catch(() => readers.delete(node.tenant.id));
   }
-  return client;
+  return reader;
 }
 
 // A grant that waits for interaction is no use to a payer: the other scope is asked for instead.
@@ -47,30 +50,28 @@ class NotIssuedAtOnce extends Error {}
 const refused = (e: unknown) =>
   e instanceof NotIssuedAtOnce || (e instanceof OpenPaymentsClientError && (e.status === 400 || e.status === 401 || e.status === 403));
 
-async function requestToken(c: AuthenticatedClient, authServer: string, url: string, scope: Scope): Promise<string> {
+async function requestToken(r: Reader, authServer: string, url: string, scope: Scope): Promise<string> {
   const access = scope === 'one' ? { actions: ['read' as const], identifier: url } : { actions: ['read-all' as const] };
-  const grant = await c.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', ...access }] } });
+  const grant = await r.api.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', ...access }] } });
   if (!isFinalizedGrantWithAccessToken(grant)) throw new NotIssuedAtOnce(`${authServer} did not issue a grant to read incoming payments at once`);
   const expiresIn = grant.access_token.expires_in ?? 60;
-  const tokens = tokensOf.get(c)!;
-  if (tokens.size >= MAX_TOKENS) tokens.delete(tokens.keys().next().value!);
-  tokens.set(scope === 'one' ? url : authServer, { value: grant.access_token.value, expiresAt: Date.now() + (expiresIn - EARLY_SECS) * 1000 });
+  if (r.tokens.size >= MAX_TOKENS) r.tokens.delete(r.tokens.keys().next().value!);
+  r.tokens.set(scope === 'one' ? url : authServer, { value: grant.access_token.value, expiresAt: Date.now() + (expiresIn - EARLY_SECS) * 1000 });
   return grant.access_token.value;
 }
 
 // The payment read with a token of this scope: a kept one, and if the resource server no longer
 // takes it (revoked, or the server forgot it), a new one, once.
-async function readWith(c: AuthenticatedClient, authServer: string, url: string, scope: Scope) {
+async function readWith(r: Reader, authServer: string, url: string, scope: Scope) {
   const key = scope === 'one' ? url : authServer;
-  const tokens = tokensOf.get(c)!;
   for (;;) {
-    const kept = tokens.get(key);
+    const kept = r.tokens.get(key);
     const fresh = !kept || kept.expiresAt <= Date.now();
-    const accessToken = fresh ? await requestToken(c, authServer, url, scope) : kept.value;
+    const accessToken = fresh ? await requestToken(r, authServer, url, scope) : kept.value;
     try {
-      return await c.incomingPayment.get({ url, accessToken });
+      return await r.api.incomingPayment.get({ url, accessToken });
     } catch (e) {
-      tokens.delete(key);
+      r.tokens.delete(key);
       if (fresh || !refused(e)) throw e;
     }
   }
@@ -97,9 +98,9 @@ export async function readReceiver(node: Node, url: string): Promise<RemoteRecei
 // for it is bounded (lib/net/fetch.ts). A failure is a plain error: readReceiver says what it means
 // (receiver_unreachable).
 export async function readIncomingPayment(node: Node, url: string) {
-  const c = await opClient(node);
+  const reader = await readerOf(node);
   try {
-    return await withBoundedFetch({ allowPrivate: node.allowPrivateFetch }, () => read(c, url));
+    return await withBoundedFetch({ allowPrivate: node.allowPrivateFetch }, () => read(reader, url));
   } catch (e) {
     // Not answered at all (refused, too large, timed out): the client's message names only the
     // request; its description says why.
@@ -108,16 +109,16 @@ export async function readIncomingPayment(node: Node, url: string) {
   }
 }
 
-async function read(c: AuthenticatedClient, url: string) {
-  const { authServer } = await c.incomingPayment.getPublic({ url });
+async function read(r: Reader, url: string) {
+  const { authServer } = await r.api.incomingPayment.getPublic({ url });
   if (!authServer) throw new Error(`${url} names no authorization server`);
   const first = preferred.get(authServer) ?? 'all';
   try {
-    return await readWith(c, authServer, url, first);
+    return await readWith(r, authServer, url, first);
   } catch (e) {
     if (!refused(e)) throw e;
     const other = first === 'all' ? 'one' : 'all';
-    const read = await readWith(c, authServer, url, other);
+    const read = await readWith(r, authServer, url, other);
     preferred.set(authServer, other);
     return read;
   }

@@ -1,5 +1,5 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { generateJwk, type JWK } from '@interledger/http-signature-utils';
+import { createPrivateKey } from 'node:crypto';
+import { generateJwk } from '@interledger/http-signature-utils';
 import type { Node } from '../node';
 import { derivedKey } from '../secrets';
 import { publishServiceIdentity } from '../wallet-addresses';
@@ -16,9 +16,9 @@ const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 export const serviceWalletAddress = (node: Node) => `${canonicalBase(node.urls.walletAddresses)}/${SERVICE_ADDRESS_PATH}`;
 
-const identities = new Map<string, Promise<{ privateKey: KeyObject; jwk: JWK }>>(); // by tenant
-
-async function load(node: Node) {
+// The key and its JWK, published under the tenant's service address (its reader, in ./client.ts,
+// keeps them for the container).
+export async function serviceIdentity(node: Node) {
   const seed = await derivedKey(node, 'OPEN_PAYMENTS_CLIENT_SECRET', 'ed25519');
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
   const probe = generateJwk({ privateKey, keyId: 'probe' });
@@ -26,15 +26,4 @@ async function load(node: Node) {
   // Published before first use, so that an authorization server can find the key.
   await publishServiceIdentity(node, serviceWalletAddress(node), PUBLIC_NAME, jwk as never);
   return { privateKey, jwk };
-}
-
-// The key and its JWK, published under the service's address of the tenant (once per container).
-export function serviceIdentity(node: Node) {
-  let identity = identities.get(node.tenant.id);
-  if (!identity) {
-    identity = load(node);
-    identities.set(node.tenant.id, identity);
-    identity.catch(() => identities.delete(node.tenant.id));
-  }
-  return identity;
 }

@@ -154,7 +154,7 @@ export async function listIntents(
 // The records a wallet's list holds, in its order: its listing items' records, read in one
 // BatchGetItem, and the records that still carry the listing's keys themselves.
 async function recordsOf(node: Node, listed: Record<string, any>[]): Promise<IntentRecord[]> {
-  const unread = listed.filter((i) => i.sk !== RECORD).map((i) => intentKey(node, idOfKey(i.pk)));
+  const unread = listed.filter((i) => i.sk !== RECORD).map((i) => ({ pk: i.pk, sk: RECORD }));
   const read = new Map((await getAll(node.tables.main, unread)).map((i) => [i.pk as string, i]));
   return listed.flatMap((i) => {
     const record = i.sk === RECORD ? i : read.get(i.pk);

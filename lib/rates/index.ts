@@ -3,6 +3,7 @@ import { countRatePull } from '../metrics';
 import type { Node } from '../node';
 import { findPeer } from '../peers';
 import { peerErrors } from '../peers/errors';
+import { scoped } from '../store';
 import { rateErrors } from './errors';
 import { fetchRates } from './pull';
 import type { PushRate, Rate, RateQuery } from './schemas';
@@ -48,10 +49,13 @@ function view(q: RateQuery, rate: number, origin: Rate['origin'], expiresAt: str
 const inFlight = new Map<string, Promise<store.PulledRates>>();
 const lastSaved = new Map<string, { at: number; pulled: store.PulledRates }>();
 
+// Where the node's rates URL is set: the deployment's setting, or the tenant's.
+const ratesSetting = (node: Node) => (node.tenant.operator ? 'EXCHANGE_RATES_URL' : "the tenant's ratesUrl");
+
 export function pull(node: Node, base: string, peerId: string | undefined, since?: number): Promise<store.PulledRates> {
   const endpoint = node.rates.url;
-  if (!endpoint) throw new Error('pull() needs EXCHANGE_RATES_URL');
-  const key = `${node.tenant.id}#${peerId ?? ''}#${base}`; // a tenant's rates are its own
+  if (!endpoint) throw new Error(`pull() needs ${ratesSetting(node)}`);
+  const key = scoped(node, `${peerId ?? ''}#${base}`); // a tenant's rates are its own
   const last = lastSaved.get(key);
   if (since !== undefined && last && last.at >= since && Date.parse(last.pulled.expiresAt) > Date.now()) return Promise.resolve(last.pulled);
   let pending = inFlight.get(key);
@@ -90,7 +94,7 @@ export async function resolveRate(node: Node, q: RateQuery): Promise<Rate> {
 
   const pair = `${q.sourceAssetCode}→${q.destinationAssetCode} (${scopeName(q.peerId)})`;
   if (!node.rates.url) {
-    throw rateErrors.unavailable(`No ${pushed ? 'unexpired ' : ''}pushed rate for ${pair}, and pulling is not configured (EXCHANGE_RATES_URL is not set)`);
+    throw rateErrors.unavailable(`No ${pushed ? 'unexpired ' : ''}pushed rate for ${pair}, and pulling is not configured (${ratesSetting(node)} is not set)`);
   }
   const cached = pulled && valid(pulled) ? pulled.rates[q.destinationAssetCode] : undefined;
   if (cached !== undefined) return view(q, cached, 'pulled', pulled!.expiresAt);
@@ -106,6 +110,7 @@ export async function resolveRate(node: Node, q: RateQuery): Promise<Rate> {
 // EXCHANGE_RATES_REFRESH_BEFORE_SECS, so that lookups never wait on the FSP. Pushed rates are
 // never refreshed. One failing base does not stop the others.
 export async function refreshDueRates(node: Node): Promise<{ refreshed: number; failed: number; skipped: number }> {
+  if (!node.rates.url) return { refreshed: 0, failed: 0, skipped: 0 }; // it pulls nothing: nothing to refresh
   const dueBy = Date.now() + node.rates.refreshBeforeSecs * 1000;
   const entries = await store.listPulled(node);
   const due = entries.filter((e) => Date.parse(e.expiresAt) <= dueBy);

@@ -14,8 +14,9 @@ import * as store from './store';
 // tenant here (tenantById, tenantForWalletAddress) and hand nodeFor(base, settings) down.
 // `base` is always the deployment's node: the registry is global.
 //
-// No cache: a tenant is read (one consistent GetItem) on each of its requests, so that a DELETE
-// refuses its credentials at once, in every container; the operator's requests read nothing.
+// No cache: a tenant is read (one consistent GetItem) on each of its API requests, so that a DELETE
+// refuses its credentials at once, in every container (its peers' tokens: within the connector's
+// 10 s peer cache); the operator's Admin requests read nothing.
 
 const settingsOf = (t: TenantRecord): TenantSettings => ({
   id: t.id,
@@ -33,8 +34,10 @@ export async function tenantById(base: Node, id: string, evenDeleted = false): P
   return t && (t.state === 'active' || evenDeleted) ? settingsOf(t) : undefined;
 }
 
-// The active tenant whose prefix is the longest that holds the URL (by path segment), if any: one
-// read of the prefix claims of the URL's paths.
+// The active tenant whose prefix holds the URL (by path segment), if any. Prefixes never nest, so
+// the URL's paths are read shortest first, and the walk stops at the first that is a prefix or
+// has none under it: one read for the operator's addresses and for a tenant's one-segment prefix,
+// however deep the URL.
 export async function tenantForWalletAddress(base: Node, url: string): Promise<TenantSettings | undefined> {
   let paths: string[];
   try {
@@ -42,9 +45,12 @@ export async function tenantForWalletAddress(base: Node, url: string): Promise<T
   } catch {
     return undefined; // not a URL: nobody's
   }
-  const holders = (await store.prefixHolders(base, paths)).filter((h) => h.tenantId);
-  const longest = holders.sort((a, b) => b.path.length - a.path.length)[0];
-  return longest && tenantById(base, longest.tenantId!);
+  for (const path of paths.reverse()) {
+    const claim = await store.findPrefixClaim(base, path);
+    if (claim?.tenantId) return tenantById(base, claim.tenantId);
+    if (!claim?.under) return undefined;
+  }
+  return undefined;
 }
 
 // Every active tenant (the schedules run for each), the operator's not among them.
@@ -88,13 +94,15 @@ function canonicalPrefix(base: Node, input: string): string {
 }
 
 // Which active tenant's prefix a refused one met, and how: the claims say who holds the prefix or
-// a shorter path of it; a tenant under it is found among the active ones.
+// a shorter path of it, and whether a tenant or an operator's address is under it; that tenant is
+// found among the active ones.
 async function prefixConflict(base: Node, prefix: string) {
-  const holders = await store.prefixHolders(base, pathsOf(prefix));
-  const holder = holders.find((h) => h.tenantId);
+  const claims = await store.prefixClaims(base, pathsOf(prefix));
+  const holder = claims.find((c) => c.tenantId);
   if (holder) return tenantErrors.prefixTaken(prefix, holder.tenantId!, holder.path === prefix ? 'equal' : 'below');
-  if (holders.some((h) => h.path === prefix && h.addresses > 0)) return tenantErrors.prefixHoldsAddresses(prefix);
-  const under = (await activeTenants(base)).find((t) => isAtOrBelow(t.walletAddressPrefix, prefix));
+  const own = claims.find((c) => c.path === prefix);
+  if (own?.addresses) return tenantErrors.prefixHoldsAddresses(prefix);
+  const under = own?.under ? (await activeTenants(base)).find((t) => isAtOrBelow(t.walletAddressPrefix, prefix)) : undefined;
   // Gone meanwhile: the caller may try again.
   return under ? tenantErrors.prefixTaken(prefix, under.id, 'above') : tenantErrors.changed(prefix);
 }

@@ -67,4 +67,6 @@ export interface TenantRecord {
 }
 
 // A tenant's id in a path: a uuid, or `operator`.
-export const tenantParams = z.object({ id: z.union([z.uuid(), z.literal('operator')]) });
+// A tenant's id: a uuid, or the operator's.
+export const tenantId = z.union([z.uuid(), z.literal('operator')]);
+export const tenantParams = z.object({ id: tenantId });

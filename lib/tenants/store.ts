@@ -23,7 +23,7 @@ const LIST = 'TENANTS'; // few: one partition
 export const PREFIX_TAKEN = 'prefix_taken'; // the prefix is an active tenant's, or above one
 export const PREFIX_BELOW = 'prefix_below'; // the prefix is below an active tenant's
 export const SUFFIX_TAKEN = 'suffix_taken';
-export const CHANGED = 'tenant_changed';
+const CHANGED = 'tenant_changed';
 export const UNDER_TENANT = 'under_tenant'; // an operator's wallet address, under an active tenant's prefix
 
 const putRecord = (node: Node, t: TenantRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): Write => ({
@@ -112,16 +112,28 @@ export const countOperatorAddress = (node: Node, address: string): Write[] =>
     },
   }));
 
-// Who holds each of these paths, or has a prefix under it, and how many of the operator's wallet
-// addresses are at or under it, as the claims say.
-export async function prefixHolders(node: Node, paths: string[]): Promise<Array<{ path: string; tenantId?: string; under: number; addresses: number }>> {
-  const claims = await getAll(node.tables.main, paths.map(prefixClaim), { ConsistentRead: true });
-  return claims.map((c) => ({
-    path: c.pk.slice('TENANTPREFIX#'.length),
-    tenantId: c.tenantId,
-    under: Number(String(c.tenantsUnder ?? 0)),
-    addresses: Number(String(c.addresses ?? 0)),
-  }));
+// Who holds a path, how many tenants' prefixes are under it, and how many of the operator's wallet
+// addresses are at or under it, as its claim says (an unclaimed path: nobody, none, none).
+export interface PrefixClaim {
+  path: string;
+  tenantId?: string;
+  under: number;
+  addresses: number;
+}
+const toClaim = (c: Record<string, any>): PrefixClaim => ({
+  path: c.pk.slice('TENANTPREFIX#'.length),
+  tenantId: c.tenantId,
+  under: Number(String(c.tenantsUnder ?? 0)),
+  addresses: Number(String(c.addresses ?? 0)),
+});
+
+export async function prefixClaims(node: Node, paths: string[]): Promise<PrefixClaim[]> {
+  return (await getAll(node.tables.main, paths.map(prefixClaim), { ConsistentRead: true })).map(toClaim);
+}
+
+export async function findPrefixClaim(node: Node, path: string): Promise<PrefixClaim | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: prefixClaim(path), ConsistentRead: true }));
+  return Item && toClaim(Item);
 }
 
 export async function listTenants(node: Node, limit: number, cursor?: string): Promise<Page<TenantRecord>> {

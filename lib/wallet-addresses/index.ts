@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { assetErrors } from '../assets/errors';
 import type { Node } from '../node';
+import { scoped } from '../store';
 import { operatorAddressClaims, UNDER_TENANT } from '../tenants/claims';
 import { commit } from '../tx';
 import { canonicalAddress, canonicalBase, canonicalOrUndefined, newAddress } from './address';
@@ -77,7 +78,7 @@ export type WalletRecord = store.WalletRecord;
 export async function findWalletRecordByUrl(node: Node, url: string): Promise<WalletRecord | undefined> {
   const address = canonicalOrUndefined(url, node.urls.walletAddresses);
   if (!address) return undefined;
-  const key = `${node.tenant.id}#${address}`; // the operator's base holds the tenants' prefixes
+  const key = scoped(node, address); // the operator's base holds the tenants' prefixes
   const cached = recordCache.get(key);
   if (cached) return cached;
   const found = await store.findWalletAddressByUrl(node, address);
