@@ -23,6 +23,12 @@ export function adminClient(adminUrl: string, secret: string): Pick<TestStack, '
   };
 }
 
+// A tenant's signed Admin API: its secret, and its id in the tenant-id header.
+export function tenantAdmin(adminUrl: string, id: string, secret: string): TestStack['admin'] {
+  const client = adminClient(adminUrl, secret);
+  return (method, path, body, headers) => client.admin(method, path, body, { 'tenant-id': id, ...headers });
+}
+
 // `emulators`: other than the file's (a test that measures, on emulators of its own).
 export async function startTestStack(
   settings: Record<string, string> = {},

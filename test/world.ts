@@ -77,7 +77,7 @@ export async function createFlow(s: TestStack, from: string, to: string, incomin
   return { intent, quote, payment };
 }
 
-export const paymentIn = (s: TestStack, id: string, states: string[], timeoutMs?: number) =>
+export const paymentIn = (s: Pick<TestStack, 'admin'>, id: string, states: string[], timeoutMs?: number) =>
   waitFor(
     `payment ${id} in ${states}`,
     async () => {

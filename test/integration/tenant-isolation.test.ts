@@ -17,9 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../infra/local/serverless-config';
 import { consentViaIdp } from '../consent';
 import { startRatesServer } from '../rates-server';
-import { adminClient, type Reply, startTestStack, type TestStack } from '../stack';
+import { type Reply, startTestStack, type TestStack, tenantAdmin } from '../stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
-import { ok, waitFor } from '../world';
+import { ok, paymentIn, waitFor } from '../world';
 
 // Isolation of tenants, proven on one local node (issue 33, item 3). The operator makes two
 // tenants, A and B, each seeded with what its FSP would have: assets, wallet addresses under its
@@ -67,9 +67,7 @@ interface Tenant {
 async function seedTenant(name: string, assetCode: string, rate: number): Promise<Tenant> {
   const walletAddressPrefix = `${s.openPaymentsUrl}/${name}`;
   const t = await ok(s.admin('POST', '/tenants', { name, walletAddressPrefix, webhookUrl: events.url, idpConsentUrl: IDP_CONSENT_URL }));
-  const client = adminClient(s.adminUrl, t.adminApiSecret);
-  const headers = { 'tenant-id': t.id };
-  const admin = (method: string, path: string, body?: unknown) => client.admin(method, path, body, headers);
+  const admin = tenantAdmin(s.adminUrl, t.id, t.adminApiSecret);
 
   // The same code in both tenants (each has its own USD), and one only this tenant has.
   const dollars = await ok(admin('POST', '/assets', { code: 'USD', scale: 2 }));
@@ -102,7 +100,7 @@ async function seedTenant(name: string, assetCode: string, rate: number): Promis
   const quote = await ok(admin('POST', '/quotes', { walletAddress: alice.address, receiver: intent.id }));
   const payment = await ok(admin('POST', '/payments', { walletAddress: alice.address, quoteId: quote.id }));
   await ok(admin('POST', `/payments/${payment.id}/fund`), 200);
-  await waitFor(`${name}'s payment completed`, async () => ((await admin('GET', `/payments/${payment.id}`)).body.state === 'completed' ? true : undefined));
+  await paymentIn({ admin }, payment.id, ['completed']);
   const openIntent = await ok(
     admin('POST', '/payment-intents', { walletAddress: alice.address, incomingAmount: usd('1000'), metadata: { tenant: name, open: true } }),
   );

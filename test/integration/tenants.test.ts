@@ -8,7 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
 import { ROOT } from '../../infra/local/serverless-config';
-import { adminClient, type Reply, startTestStack, type TestStack } from '../stack';
+import { adminClient, type Reply, startTestStack, type TestStack, tenantAdmin } from '../stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
 import { ok } from '../world';
 
@@ -36,11 +36,7 @@ const prefix = (path = `fsp-${++n}`) => `${s.openPaymentsUrl}/${path}`;
 const createTenant = (body: Record<string, unknown>) => ok(s.admin('POST', '/tenants', body));
 const secretValue = (id: string, name: string) => secrets.send(new GetSecretValueCommand({ SecretId: `tenants/${id}/${name}` })).then((r) => r.SecretString);
 
-// A tenant's signed client: its secret, and its id in the tenant-id header.
-function asTenant(id: string, secret: string) {
-  const client = adminClient(s.adminUrl, secret);
-  return (method: string, path: string, body?: unknown): Promise<Reply> => client.admin(method, path, body, { 'tenant-id': id });
-}
+const asTenant = (id: string, secret: string) => tenantAdmin(s.adminUrl, id, secret);
 
 // The main table's items but the signatures used (each signed write records its own, refused or
 // not): what a refused request must leave as it was.
