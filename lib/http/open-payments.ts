@@ -32,7 +32,7 @@ export interface OpReply {
   headers?: Record<string, string>;
 }
 
-export interface OpRoute {
+interface OpRoute {
   method: 'GET' | 'POST' | 'DELETE';
   path: string; // '/continue/{id}'
   handler: (req: OpRequest, node: Node) => Promise<OpReply>;
@@ -91,7 +91,7 @@ const respond = (r: OpReply): APIGatewayProxyResult => ({
 
 // Which API this is of the node (its URL is what signatures' @target-uri is checked against), and
 // how to find a tenant's node by id (lib/context.ts tenantNode).
-export interface OpApi {
+interface OpApi {
   server: 'resourceServer' | 'authServer';
   tenants: (id: string) => Promise<Node | undefined>;
 }
