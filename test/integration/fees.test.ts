@@ -168,6 +168,31 @@ describe('a sending fee', () => {
   });
 });
 
+describe('a payment that fails', () => {
+  it('pays no fee: its whole debit amount, fee included, is left to withdraw', async () => {
+    await setFees(w.usd.id, { sendingFee: { fixed: '10', basisPoints: 500 } });
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: usd('100') }));
+    // Two quotes for the whole amount: the second payment finds the intent completed.
+    const quotes = [
+      await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id })),
+      await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id })),
+    ];
+    const feesBefore = await balanceOf(`fee:${w.usd.id}`);
+    const payments = [];
+    for (const quote of quotes) {
+      const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));
+      await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+      payments.push(await paymentIn(s, payment.id, ['completed', 'failed']));
+    }
+    expect(payments.map((p) => p.state)).toEqual(['completed', 'failed']);
+    expect((await balanceOf(`fee:${w.usd.id}`)) - feesBefore).toBe(units(15));
+    const withdrawn = await ok(s.admin('POST', `/payments/${payments[1].id}/withdraw`), 200);
+    expect(withdrawn).toMatchObject({ withdrawnAmount: usd('115'), fee: usd('15') });
+    await checkLedger();
+    await setFees(w.usd.id, noFees);
+  });
+});
+
 describe('a receiving fee', () => {
   it('is taken from the credit: the intent shows what was paid, what was credited and the fee; across currencies each fee is in its own asset', async () => {
     await setFees(w.usd.id, { sendingFee: { fixed: '10', basisPoints: 100 } });
