@@ -45,6 +45,9 @@ const liquidityActions = (route: string, id: string, name: string, code: string,
   },
 ];
 
+// A fee as the FSP set it (PATCH /assets/{id}): "0.10 + 50 bps".
+const feeText = (fee: Asset['sendingFee'], scale: number) => (fee ? `${units(fee.fixed, scale)} + ${fee.basisPoints} bps` : '–');
+
 export const AssetsPage = () => (
   <ListPage<Asset>
     route="/assets"
@@ -55,6 +58,8 @@ export const AssetsPage = () => (
       { label: 'Scale', cell: (a) => a.scale, numeric: true },
       { label: 'Liquidity', cell: (a) => money(a.liquidity), numeric: true },
       { label: 'Low below', cell: (a) => (a.liquidityThreshold ? units(a.liquidityThreshold, a.scale) : '–'), numeric: true },
+      { label: 'Sending fee', cell: (a) => feeText(a.sendingFee, a.scale), numeric: true },
+      { label: 'Receiving fee', cell: (a) => feeText(a.receivingFee, a.scale), numeric: true },
       created,
       { label: 'Id', cell: (a) => <code>{a.id}</code> },
     ]}

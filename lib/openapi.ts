@@ -3,7 +3,7 @@
 // from it (test/unit/openapi-*.test.ts).
 import * as z from 'zod';
 import { amount } from './amounts';
-import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './assets/schemas';
+import { asset, assetWithLiquidity, createAssetBody, feeSchedule, liquidityBody, updateAssetBody } from './assets/schemas';
 import { type CatalogEntry, commonErrors } from './errors';
 import { httpErrors } from './http/errors';
 import { type Problem, problem } from './http/problem';
@@ -54,6 +54,7 @@ const problemSchema = z.object({
 const requestSchemas = {
   Amount: amount,
   CreateAssetRequest: createAssetBody,
+  UpdateAssetRequest: updateAssetBody,
   LiquidityRequest: liquidityBody,
   CreateWalletAddressRequest: createWalletAddressBody,
   UpdateWalletAddressRequest: updateWalletAddressBody,
@@ -70,6 +71,7 @@ const requestSchemas = {
 const responseSchemas = {
   Amount: amount,
   Asset: asset,
+  FeeSchedule: feeSchedule,
   AssetWithLiquidity: assetWithLiquidity,
   AssetPage: assetPage,
   LedgerCheck: ledgerCheck,

@@ -5,7 +5,7 @@
 import * as z from 'zod';
 import { amount } from './amounts';
 import { assetErrors } from './assets/errors';
-import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './assets/schemas';
+import { asset, assetWithLiquidity, createAssetBody, liquidityBody, updateAssetBody } from './assets/schemas';
 import { type CatalogEntry, commonErrors } from './errors';
 import { idParams, page } from './http/schemas';
 import { ilpErrors } from './ilp/errors';
@@ -135,7 +135,7 @@ export const routes = withIds({
     path: '/ledger/check',
     summary: "Check that every asset's accounts sum to zero",
     description:
-      'Sums the balances of each asset (its liquidity, settlement, intents, payments, peers and holds) server-side. A back-office check: it scans the main table, so its cost grows with the table.',
+      'Sums the balances of each asset (its liquidity, settlement, fees, intents, payments, peers and holds) server-side. A back-office check: it scans the main table, so its cost grows with the table.',
     status: 200,
     response: ledgerCheck,
     functionName: 'ledgerCheck',
@@ -152,6 +152,22 @@ export const routes = withIds({
     problems: [assetErrors.notFound],
     functionName: 'assetsGet',
     role: 'AdminBalanceReadRole',
+  },
+  updateAsset: {
+    tag: 'Assets',
+    method: 'patch',
+    path: '/assets/{id}',
+    summary: 'Change an asset',
+    description:
+      'Its `liquidityThreshold`, `sendingFee` or `receivingFee` (null clears one). A fee change applies to quotes and payment intents made after it; those made before keep the fee they were made with.',
+    params: idParams,
+    body: updateAssetBody,
+    status: 200,
+    response: asset,
+    problems: [assetErrors.notFound, assetErrors.changed],
+    transactional: true,
+    functionName: 'assetsUpdate',
+    role: 'AssetsUpdateRole',
   },
   depositAssetLiquidity: {
     tag: 'Assets',

@@ -3,11 +3,12 @@ import { db } from '../db';
 import type { Node } from '../node';
 import { type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
-import type { Asset } from './schemas';
+import type { Asset, AssetRecord } from './schemas';
 
 // Each asset is stored twice: under its code (which makes the code unique and makes look-ups by
 // code one read) and under its id, which the Lists index lists, newest first, spread over a few
-// partitions. An asset never changes after its creation.
+// partitions. A change (PATCH) replaces both items in one transaction, on condition that the
+// asset's `version` is still the one read.
 const byId = (node: Node, id: string) => ({ pk: scoped(node, `ASSET#${id}`), sk: 'ASSET' });
 const byCode = (node: Node, code: string) => ({ pk: scoped(node, `ASSETCODE#${code}`), sk: 'ASSET' });
 const LIST = 'ASSETS';
@@ -15,34 +16,60 @@ const LIST_SHARDS = 4;
 // The asset's partition, which holds its outbox items too.
 export const partition = (node: Node, id: string) => byId(node, id).pk;
 
-const toAsset = (i: Record<string, any>): Asset => ({
+const toAsset = (i: Record<string, any>): AssetRecord => ({
   id: i.id,
   code: i.code,
   scale: i.scale,
-  ...(i.liquidityThreshold !== undefined && { liquidityThreshold: i.liquidityThreshold }),
+  ...(i.liquidityThreshold != null && { liquidityThreshold: i.liquidityThreshold }),
+  ...(i.sendingFee != null && { sendingFee: { fixed: i.sendingFee.fixed, basisPoints: Number(i.sendingFee.basisPoints) } }),
+  ...(i.receivingFee != null && { receivingFee: { fixed: i.receivingFee.fixed, basisPoints: Number(i.receivingFee.basisPoints) } }),
   createdAt: i.createdAt,
+  ...(i.version !== undefined && { version: Number(i.version) }),
 });
+const listed = (node: Node, asset: Asset) => ({ listPk: scoped(node, `${LIST}#${shardOf(asset.id, LIST_SHARDS)}`), listSk: `${asset.createdAt}#${asset.id}` });
+
+export const viewOf = ({ version, ...asset }: AssetRecord): Asset => asset;
 
 // The items that create an asset; the code's is refused ('asset_exists') when the code is taken.
 export function insertAsset(node: Node, asset: Asset): Write[] {
-  const listed = { listPk: scoped(node, `${LIST}#${shardOf(asset.id, LIST_SHARDS)}`), listSk: `${asset.createdAt}#${asset.id}` };
   return [
     {
       refusal: 'asset_exists',
       Put: { TableName: node.tables.main, Item: { ...byCode(node, asset.code), ...asset }, ConditionExpression: 'attribute_not_exists(pk)' },
     },
-    { Put: { TableName: node.tables.main, Item: { ...byId(node, asset.id), ...asset, ...listed }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: node.tables.main,
+        Item: { ...byId(node, asset.id), ...asset, ...listed(node, asset) },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ];
 }
 
-export async function findAsset(node: Node, id: string): Promise<Asset | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(node, id) }));
+// The items that replace an asset as read with `now`; refused ('asset_changed') when another change
+// came between (an asset from before versions has none).
+export function replaceAsset(node: Node, was: AssetRecord, now: Asset): Write[] {
+  const unchanged =
+    was.version === undefined
+      ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)' }
+      : { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': was.version } };
+  const item = { ...now, version: (was.version ?? 0) + 1 };
+  return [
+    { refusal: 'asset_changed', Put: { TableName: node.tables.main, Item: { ...byId(node, now.id), ...item, ...listed(node, now) }, ...unchanged } },
+    { refusal: 'asset_changed', Put: { TableName: node.tables.main, Item: { ...byCode(node, now.code), ...item }, ...unchanged } },
+  ];
+}
+
+// Read consistently: a change is seen by the next quote, intent or read.
+export async function findAsset(node: Node, id: string): Promise<AssetRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(node, id), ConsistentRead: true }));
   return Item && toAsset(Item);
 }
 
 export async function findAssetByCode(node: Node, code: string): Promise<Asset | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byCode(node, code) }));
-  return Item && toAsset(Item);
+  return Item && viewOf(toAsset(Item));
 }
 
 export async function listAssets(node: Node, limit: number, cursor?: string): Promise<Page<Asset>> {
@@ -55,5 +82,5 @@ export async function listAssets(node: Node, limit: number, cursor?: string): Pr
     limit,
     cursor,
   });
-  return { items: page.items.map(toAsset), nextCursor: page.nextCursor };
+  return { items: page.items.map((i) => viewOf(toAsset(i))), nextCursor: page.nextCursor };
 }

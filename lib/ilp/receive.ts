@@ -75,7 +75,8 @@ export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpP
       creditIntent(node, intent, {
         amount: received,
         oneUnitLess,
-        writes: (credit) => transferItems(node, transferId, receiveLegs(peer, intent, paid, toLedger(credit, intent.assetScale)), { read }),
+        writes: (credit, fee) =>
+          transferItems(node, transferId, receiveLegs(peer, intent, paid, toLedger(credit, intent.assetScale), toLedger(fee, intent.assetScale)), { read }),
         deadline: new Date(prepare.expiresAt.getTime() - CREDIT_MARGIN_MS),
         attempts: ATTEMPTS,
         name: 'ilp-receive',
@@ -139,11 +140,16 @@ async function beforeExpiry(node: Node, transferId: string, expiresAt: Date, cre
 }
 const MAX_TIMER_MS = 2 ** 31 - 1; // a timer's longest delay
 
-// From the peer's liquidity to the intent; across assets through both assets' liquidity accounts
-// (what rounding keeps stays in the peer asset's liquidity).
-function receiveLegs(peer: PeerRecord, intent: IntentRecord, paid: bigint, credited: bigint): Leg[] {
-  if (intent.assetId === peer.assetId) return [{ debit: account.peer(peer.id), credit: account.intent(intent.id), amount: paid }];
-  const legs: Leg[] = [{ debit: account.peer(peer.id), credit: account.liquidity(peer.assetId), amount: paid }];
-  if (credited > 0n) legs.push({ debit: account.liquidity(intent.assetId), credit: account.intent(intent.id), amount: credited });
-  return legs;
+// From the peer's liquidity to the intent, less the receiving fee (`fee` of `credited`), which goes to
+// the intent asset's fee account; across assets through both assets' liquidity accounts (what
+// rounding keeps stays in the peer asset's liquidity).
+function receiveLegs(peer: PeerRecord, intent: IntentRecord, paid: bigint, credited: bigint, fee: bigint): Leg[] {
+  const same = intent.assetId === peer.assetId;
+  const payer = same ? account.peer(peer.id) : account.liquidity(intent.assetId);
+  const legs: Leg[] = [
+    { debit: payer, credit: account.intent(intent.id), amount: (same ? paid : credited) - fee },
+    { debit: payer, credit: account.fee(intent.assetId), amount: fee },
+  ];
+  if (!same) legs.push({ debit: account.peer(peer.id), credit: account.liquidity(peer.assetId), amount: paid });
+  return legs.filter((l) => l.amount > 0n);
 }

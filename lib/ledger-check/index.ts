@@ -7,7 +7,7 @@ import { findPayments } from '../payments';
 import { allPeers } from '../peers';
 import type { LedgerCheck } from './schemas';
 
-// The back-office ledger check: every asset's accounts (its liquidity, its settlement, and
+// The back-office ledger check: every asset's accounts (its liquidity, its settlement, its fees, and
 // the intents', payments', peers' and holds' accounts in it) must sum to zero, as each transfer
 // credits what it debits within one asset (a cross-asset payment goes through both liquidity
 // accounts). It reads every non-zero account by a Scan of the main table (lib/ledger/store.ts),

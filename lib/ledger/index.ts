@@ -16,6 +16,8 @@ export const account = {
   liquidity: (assetId: string) => `liquidity:${assetId}`,
   intent: (intentId: string) => `intent:${intentId}`,
   payment: (paymentId: string) => `payment:${paymentId}`,
+  // The fees an asset's payments paid the FSP (lib/assets rules), in that asset.
+  fee: (assetId: string) => `fee:${assetId}`,
   // The credit line extended to a peer: what it may still send this node (never negative).
   peer: (peerId: string) => `peer:${peerId}`,
   // What a payment sent over Interledger has in flight, per asset: reserved before each packet
@@ -35,6 +37,8 @@ export function ownerOf(accountId: string): AccountOwner | undefined {
     case 'liquidity':
       return { assetId: rest };
     case 'settlement':
+      return { assetId: rest };
+    case 'fee':
       return { assetId: rest };
     case 'hold':
       return { assetId: rest.split(':')[1] };

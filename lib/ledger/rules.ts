@@ -22,18 +22,21 @@ const mayGoNegative = (accountId: string) => accountId.startsWith('settlement:')
 
 // Accounts that every transfer of an asset or a peer touches are split over SHARDS items, so that
 // no one item takes every write (DynamoDB serves an item from one partition): the asset's
-// settlement account and its liquidity, and a peer's credit line. The account's balance is the sum
+// settlement account, its liquidity and its fee account, and a peer's credit line. The account's balance is the sum
 // of its items. A credit goes to one shard picked at random; so does a settlement account's debit
 // (it may go negative); any other debit takes from shards that hold it (debitFrom), each shard on
 // condition that it covers its part, so none goes negative. The account's own item, which held
 // the balance before accounts were split, still counts and is still debited; it is never credited.
 export const SHARDS = 16;
-export const isSharded = (accountId: string) => /^(settlement|liquidity|peer):/.test(accountId);
+const SPLIT = '(?:settlement|liquidity|fee|peer)';
+const SPLIT_ACCOUNT = new RegExp(`^${SPLIT}:`);
+const SHARD_ITEM = new RegExp(`^(${SPLIT}:[^#]+)#(\\d+)$`); // the account, and the shard's index
+export const isSharded = (accountId: string) => SPLIT_ACCOUNT.test(accountId);
 export const shardOf = (accountId: string, k: number) => `${accountId}#${k}`;
 export const itemsOf = (accountId: string): string[] =>
   isSharded(accountId) ? [accountId, ...Array.from({ length: SHARDS }, (_, k) => shardOf(accountId, k))] : [accountId];
 // The account an item belongs to (the inverse of shardOf).
-export const accountOfItem = (itemId: string) => itemId.replace(/^((?:settlement|liquidity|peer):[^#]+)#\d+$/, '$1');
+export const accountOfItem = (itemId: string) => itemId.replace(SHARD_ITEM, '$1');
 export const needsBalances = (accountId: string, delta: bigint) => isSharded(accountId) && delta < 0n && !mayGoNegative(accountId);
 
 // `amount` in `parts` nearly equal parts (the first ones one unit more), each shard's index with
@@ -92,6 +95,6 @@ export function conditionFor(accountId: string, delta: bigint, limit = MAX_BALAN
 // account's own item, which only an older version credited, is not counted against its shards.)
 const SHARD_LIMITS = spreadOver(MAX_BALANCE, SHARDS).map(([, limit]) => limit);
 export function limitOf(itemId: string): bigint {
-  const shard = /^(?:settlement|liquidity|peer):[^#]+#(\d+)$/.exec(itemId);
-  return shard ? SHARD_LIMITS[Number(shard[1])] : MAX_BALANCE;
+  const shard = SHARD_ITEM.exec(itemId);
+  return shard ? SHARD_LIMITS[Number(shard[2])] : MAX_BALANCE;
 }

@@ -1,3 +1,4 @@
+import { feeTotal } from '../assets/rules';
 import type { IntentRecord, IntentState } from './schemas';
 
 // The rules of crediting an intent, pure (lib/payment-intents/index.ts creditIntent applies them).
@@ -31,9 +32,21 @@ export function creditFor(r: Pick<IntentRecord, 'incomingValue' | 'received'>, a
   return oneUnitLess < left ? left : undefined;
 }
 
-// The intent after a credit: processing, or completed once it has its incomingAmount.
-export function afterCredit(r: IntentRecord, credit: bigint, now: string): IntentRecord {
+// The receiving fee a credit pays: what the intent owes in all after it, less what it owed before
+// (so the fixed part is paid once, by the first credits, whatever their number).
+export const feeOfCredit = (r: Pick<IntentRecord, 'received' | 'receivingFee'>, credit: bigint): bigint =>
+  feeTotal(r.receivingFee, BigInt(r.received) + credit) - feeTotal(r.receivingFee, BigInt(r.received));
+
+// The intent after a credit (`fee` of it taken): processing, or completed once what was paid
+// reaches its incomingAmount.
+export function afterCredit(r: IntentRecord, credit: bigint, fee: bigint, now: string): IntentRecord {
   const received = BigInt(r.received) + credit;
   const completes = r.incomingValue !== null && received >= BigInt(r.incomingValue);
-  return { ...r, received: received.toString(), state: completes ? 'completed' : 'processing', ...(completes && { completedAt: now }) };
+  return {
+    ...r,
+    received: received.toString(),
+    ...(fee > 0n && { fee: (BigInt(r.fee ?? '0') + fee).toString() }),
+    state: completes ? 'completed' : 'processing',
+    ...(completes && { completedAt: now }),
+  };
 }

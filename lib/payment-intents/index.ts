@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
+import { feesOf } from '../assets';
 import { commonErrors, invalidField } from '../errors';
 import { event, type Outgoing } from '../events';
 import { account, settleAll } from '../ledger';
@@ -10,7 +11,7 @@ import type { Page } from '../store';
 import { commit, type Refusals, type Write } from '../tx';
 import { findWalletRecordByUrl, walletAddressIdOf } from '../wallet-addresses';
 import { walletAddressErrors } from '../wallet-addresses/errors';
-import { afterCredit, creditFor, isOpen, stateOf } from './credit';
+import { afterCredit, creditFor, feeOfCredit, isOpen, stateOf } from './credit';
 import { intentErrors } from './errors';
 import type { CreateIntent, IntentRecord, ListIntentsQuery, PaymentIntent } from './schemas';
 import * as store from './store';
@@ -34,7 +35,9 @@ export function intentView(node: Node, r: IntentRecord): PaymentIntent {
     url: intentUrl(node, r.id),
     walletAddress: r.walletAddress,
     incomingAmount: r.incomingValue === null ? null : amountOf(BigInt(r.incomingValue), asset(r)),
-    receivedAmount: amountOf(BigInt(r.received), asset(r)),
+    paidAmount: amountOf(BigInt(r.received), asset(r)),
+    receivedAmount: amountOf(BigInt(r.received) - BigInt(r.fee ?? '0'), asset(r)),
+    receivingFee: amountOf(BigInt(r.fee ?? '0'), asset(r)),
     state: stateOf(r),
     expiresAt: r.expiresAt,
     createdAt: r.createdAt,
@@ -58,6 +61,8 @@ export function checkAmountAsset(a: Amount, expected: { code: string; scale: num
 export async function createIntent(node: Node, input: CreateIntent, client?: string): Promise<IntentRecord> {
   const wallet = await findWalletRecordByUrl(node, input.walletAddress);
   if (!wallet) throw walletAddressErrors.unknown(input.walletAddress);
+  const fees = feesOf(node, wallet.assetId);
+  fees.catch(() => undefined); // awaited once the input is checked
   const now = Date.now();
   let expiresAt = new Date(now + MAX_INTENT_LIFETIME_SECS * 1000).toISOString();
   if (input.expiresAt !== undefined) {
@@ -71,6 +76,7 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
     if (input.incomingAmount.value === '0') throw invalidField('incomingAmount.value', 'must be greater than 0');
     toLedger(BigInt(input.incomingAmount.value), wallet.assetScale, 'incomingAmount.value');
   }
+  const { receivingFee } = await fees;
   const record: IntentRecord = {
     id: randomUUID(),
     walletAddress: wallet.address,
@@ -85,6 +91,7 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
     createdAt: new Date(now).toISOString(),
     metadata: input.metadata ?? null,
     ...(client && { client }),
+    ...(receivingFee && { receivingFee }), // kept: a later change of the asset's fee does not touch it
   };
   // The intent's ledger account comes into being with its first credit.
   await commit(node, store.insertIntent(node, record), [event(store.partition(node, record.id), 'payment_intent.created', intentView(node, record))]);
@@ -154,7 +161,8 @@ export type CreditOutcome =
 export interface Crediting {
   amount: bigint; // in the intent's asset, at its scale
   oneUnitLess?: bigint; // see creditFor
-  writes: (credit: bigint) => Promise<Write[]>;
+  // The caller's writes for a credit of `credit`, of which `fee` goes to the intent asset's fee account.
+  writes: (credit: bigint, fee: bigint) => Promise<Write[]>;
   outgoing?: Outgoing[];
   deadline?: Date; // no credit after it (a packet's expiry)
   attempts: number;
@@ -171,11 +179,12 @@ export async function creditIntent(node: Node, read: IntentRecord | undefined, c
     if (credit === undefined) return { kind: 'exceeds', incoming: BigInt(intent.incomingValue!), received: BigInt(intent.received) };
     if (c.deadline && c.deadline.getTime() <= Date.now()) return { kind: 'expired_packet' };
     const now = new Date().toISOString();
-    const after = afterCredit(intent, credit, now);
-    const changes = { state: after.state, received: after.received, ...(after.completedAt && { completedAt: after.completedAt }) };
+    const fee = feeOfCredit(intent, credit);
+    const after = afterCredit(intent, credit, fee, now);
+    const changes = { state: after.state, received: after.received, fee: after.fee, ...(after.completedAt && { completedAt: after.completedAt }) };
     const outgoing = [...(c.outgoing ?? [])];
     if (after.state === 'completed') outgoing.push(event(store.partition(node, intent.id), 'payment_intent.completed', intentView(node, after)));
-    const refusals = await commit(node, [...(await c.writes(credit)), ...store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
+    const refusals = await commit(node, [...(await c.writes(credit, fee)), ...store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
     if (!refusals.length) return { kind: 'credited', credit };
     if (refusals.some((r) => r !== store.INTENT_CHANGED)) return { kind: 'refused', refusals };
     // Decide again on the intent as it is now, after a short random pause so that competing

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
+import type { FeeSchedule } from '../assets/schemas';
 import { metadata, pageQuery } from '../values';
 import { walletAddressUrl } from '../wallet-addresses/schemas';
 
@@ -20,7 +21,11 @@ export const paymentIntent = z.object({
   url: z.url(),
   walletAddress: z.url(),
   incomingAmount: amount.nullable(),
-  receivedAmount: amount,
+  // What payers paid (which completes it at incomingAmount) is receivedAmount, credited to the
+  // receiver, plus receivingFee, its asset's receiving fee.
+  paidAmount: amount,
+  receivedAmount: amount.describe('What was credited to the receiver: paidAmount less receivingFee'),
+  receivingFee: amount.describe("The receiving fee taken from what was paid, in the intent's asset"),
   state: z.enum(intentStates),
   expiresAt: z.iso.datetime(),
   createdAt: z.iso.datetime(),
@@ -41,7 +46,9 @@ export interface IntentRecord {
   assetCode: string;
   assetScale: number;
   incomingValue: string | null;
-  received: string;
+  received: string; // what was paid (before the receiving fee)
+  fee?: string; // the receiving fee taken from it so far (none before fees were)
+  receivingFee?: FeeSchedule; // its asset's receiving fee when it was created, which it pays
   state: IntentState;
   expiresAt: string;
   createdAt: string;

@@ -79,7 +79,12 @@ export const insertIntent = (node: Node, r: IntentRecord): Write[] => [
 // 'intent_changed'. A change of state moves its listing too (an intent recorded before listing
 // items were kept gets one here).
 export const INTENT_CHANGED = 'intent_changed';
-export function closeOrCredit(node: Node, r: IntentRecord, changes: { state: IntentState; received?: string; completedAt?: string }, now: string): Write[] {
+export function closeOrCredit(
+  node: Node,
+  r: IntentRecord,
+  changes: { state: IntentState; received?: string; fee?: string; completedAt?: string },
+  now: string,
+): Write[] {
   const expiring = changes.state === 'expired';
   const update: Write = {
     refusal: INTENT_CHANGED,
@@ -87,7 +92,7 @@ export function closeOrCredit(node: Node, r: IntentRecord, changes: { state: Int
       TableName: node.tables.main,
       Key: intentKey(node, r.id),
       UpdateExpression:
-        `SET #state = :state, received = :received${changes.completedAt ? ', completedAt = :completedAt' : ''}` +
+        `SET #state = :state, received = :received${changes.fee ? ', fee = :fee' : ''}${changes.completedAt ? ', completedAt = :completedAt' : ''}` +
         (changes.state === r.state ? '' : ` REMOVE listPk, listSk${changes.state === 'processing' ? '' : ', openPk, openExpiresAt'}`),
       ConditionExpression: `#state IN (:pending, :processing) AND received = :was AND expiresAt ${expiring ? '<=' : '>'} :now`,
       ExpressionAttributeNames: { '#state': 'state' },
@@ -98,6 +103,7 @@ export function closeOrCredit(node: Node, r: IntentRecord, changes: { state: Int
         ':pending': 'pending',
         ':processing': 'processing',
         ':now': now,
+        ...(changes.fee && { ':fee': changes.fee }),
         ...(changes.completedAt && { ':completedAt': changes.completedAt }),
       },
     },

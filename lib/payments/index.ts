@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
 import { commonErrors, invalidField } from '../errors';
 import { event, message, type Outgoing } from '../events';
-import { account, refuseTooLarge, settleAll, transferItems } from '../ledger';
+import { account, type Leg, refuseTooLarge, settleAll, transferItems } from '../ledger';
 import { logger } from '../log';
 import { countPayment } from '../metrics';
 import type { Node } from '../node';
@@ -10,7 +10,7 @@ import type { GrantPeriod } from '../open-payments/interval';
 import { fitsBeside, type GrantLimits, REFUSALS, refusalOf } from '../open-payments/limits';
 import { getPeerRecord } from '../peers';
 import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery } from '../peers/schemas';
-import { findQuote, putQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
+import { feeOf, findQuote, putQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
 import { quoteErrors } from '../quotes/errors';
 import { methodFieldsOf, readAheadOf } from '../quotes/method';
 import type { QuoteRecord } from '../quotes/schemas';
@@ -38,6 +38,7 @@ export function paymentView(r: PaymentRecord): Payment {
     receiver: r.receiver,
     debitAmount: r.debitAmount,
     receiveAmount: r.receiveAmount,
+    fee: feeOf(r),
     sentAmount: r.sentAmount,
     state: r.state,
     ...(r.failureReason && { failureReason: r.failureReason }),
@@ -118,6 +119,7 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
     ...methodFieldsOf(quote),
     debitAmount: quote.debitAmount,
     receiveAmount: quote.receiveAmount,
+    fee: feeOf(quote),
     sentAmount: { ...quote.debitAmount, value: '0' },
     quoteExpiresAt: quote.expiresAt,
     state: 'funding',
@@ -245,12 +247,25 @@ export async function finishPayment(
     ...(state === 'completed' ? { completedAt: new Date().toISOString() } : { failureReason: opts.reason }),
   };
   const sent = BigInt(opts.sentAmount?.value ?? p.sentAmount.value);
-  const writes = [...store.transition(node, p, 'sending', state, set), ...givingBack(node, p, sent, opts.delivered ?? 0n)];
+  // A completed payment pays its sending fee (a failed one leaves it to withdraw, with the rest).
+  const fee = state === 'completed' ? BigInt(feeOf(p).value) : 0n;
+  const writes = [
+    ...store.transition(node, p, 'sending', state, set),
+    ...givingBack(node, p, sent + fee, opts.delivered ?? 0n),
+    ...(fee > 0n ? await transferItems(node, `fee:${p.id}`, [feeLeg(p, fee)]) : []),
+  ];
   if ((await commit(node, writes, [event(store.partition(node, p.id), `payment.${state}`, paymentView(next))])).length) return 'skipped';
   if (state === 'failed') logger.warn('Payment failed', { paymentId: p.id, reason: opts.reason, sent: opts.sentAmount?.value });
   countPayment(state, opts.reason);
   return state;
 }
+
+// The sending fee's booking: from the payment's account to its asset's fee account.
+export const feeLeg = (p: PaymentRecord, fee: bigint): Leg => ({
+  debit: account.payment(p.id),
+  credit: account.fee(p.sourceAssetId),
+  amount: toLedger(fee, p.debitAmount.assetScale),
+});
 
 // Settles what a payment's account still holds (all of it after a failure) back to the sender
 // asset's settlement account. Not while the payment is being sent.

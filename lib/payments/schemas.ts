@@ -21,6 +21,7 @@ export const payment = z.object({
   receiver: z.url(),
   debitAmount: amount,
   receiveAmount: amount,
+  fee: amount.describe('The sending fee, in the debit asset, included in debitAmount; taken when the payment completes'),
   sentAmount: amount,
   state: z.enum(paymentStates),
   failureReason: z.string().optional(),
@@ -47,6 +48,7 @@ export type PaymentRecord = MethodFields & {
   sourceAssetId: string;
   debitAmount: Amount;
   receiveAmount: Amount;
+  fee?: Amount; // its quote's sending fee (none on a payment made before fees were)
   sentAmount: Amount;
   quoteExpiresAt: string; // a payment is funded at its quote's rate only while the quote is valid
   state: PaymentState;

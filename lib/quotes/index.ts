@@ -1,3 +1,4 @@
+import type { Amount } from '../amounts';
 import type { Node } from '../node';
 import { quoteErrors } from './errors';
 import type { Quote, QuoteRecord } from './schemas';
@@ -9,6 +10,9 @@ import * as store from './store';
 // receiver carries the Interledger clients, which reading a quote (and every payment route) does not need.
 export { putQuote, QUOTE_TAKEN, takeQuote } from './store';
 
+// The sending fee a quote (or its payment) includes in its debit amount: none before fees were.
+export const feeOf = (r: Pick<QuoteRecord, 'debitAmount'> & { fee?: Amount }): Amount => r.fee ?? { ...r.debitAmount, value: '0' };
+
 export function quoteView(r: QuoteRecord): Quote {
   return {
     id: r.id,
@@ -16,6 +20,8 @@ export function quoteView(r: QuoteRecord): Quote {
     receiver: r.receiver,
     debitAmount: r.debitAmount,
     receiveAmount: r.receiveAmount,
+    fee: feeOf(r),
+    ...(r.sendingFee && { sendingFee: r.sendingFee }),
     estimatedExchangeRate: r.estimatedExchangeRate,
     expiresAt: r.expiresAt,
     createdAt: r.createdAt,

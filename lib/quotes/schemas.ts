@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { amount } from '../amounts';
+import { type Amount, amount } from '../amounts';
+import { feeSchedule } from '../assets/schemas';
 import type { MethodFields } from './method';
 
 export const createQuoteBody = z.strictObject({
@@ -14,8 +15,12 @@ export const quote = z.object({
   id: z.uuid(),
   walletAddress: z.url(),
   receiver: z.url(),
+  // What the sender is debited: what is sent to the receiver, and `fee`, the sending fee.
   debitAmount: amount,
   receiveAmount: amount,
+  fee: amount.describe('The sending fee, in the debit asset, included in debitAmount'),
+  // The debit asset's sending fee when the quote was made, which its fee was computed by.
+  sendingFee: feeSchedule.optional(),
   estimatedExchangeRate: z.number(),
   expiresAt: z.iso.datetime(),
   createdAt: z.iso.datetime(),
@@ -23,8 +28,10 @@ export const quote = z.object({
 export type Quote = z.infer<typeof quote>;
 
 // A quote as stored: with the payment method that priced it and will send its payment (./method.ts).
-export type QuoteRecord = Quote &
+export type QuoteRecord = Omit<Quote, 'fee'> &
   MethodFields & {
+    fee?: Amount; // none on a quote made before fees were
+
     walletAddressId: string;
     sourceAssetId: string;
     paymentId?: string;

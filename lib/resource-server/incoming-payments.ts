@@ -35,7 +35,8 @@ function view(node: Node, r: IntentRecord) {
     walletAddress: r.walletAddress,
     completed: v.state === 'completed',
     ...(v.incomingAmount && { incomingAmount: v.incomingAmount }),
-    receivedAmount: v.receivedAmount,
+    // What payers paid, the receiving fee included: what they compare with incomingAmount.
+    receivedAmount: v.paidAmount,
     expiresAt: r.expiresAt,
     ...(r.metadata && { metadata: r.metadata }),
     createdAt: r.createdAt,
@@ -61,7 +62,7 @@ export async function createIncomingPayment(node: Node, req: OpRequest): Promise
 export async function getIncomingPayment(node: Node, req: OpRequest): Promise<OpReply> {
   const intent = await existing(node, req.params.id);
   if (req.signed.headers.authorization === undefined) {
-    return json(200, { receivedAmount: intentView(node, intent).receivedAmount, authServer: node.urls.authServer });
+    return json(200, { receivedAmount: intentView(node, intent).paidAmount, authServer: node.urls.authServer });
   }
   const url = intentUrl(node, intent.id);
   const read = (identifier: string) => ({ type: 'incoming-payment' as const, actions: ['read'], identifier });

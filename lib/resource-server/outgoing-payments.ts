@@ -10,6 +10,7 @@ import { createPaymentRecord, findGrantSpent, findPayment, type GrantedBy, pageP
 import { paymentErrors } from '../payments/errors';
 import { priceQuote } from '../payments/methods/quote';
 import type { PaymentRecord } from '../payments/schemas';
+import { feeOf } from '../quotes';
 import { quoteErrors } from '../quotes/errors';
 import { idIn, isResourceId, outgoingPaymentUrl, quoteUrl } from '../resources';
 import { metadata } from '../values';
@@ -46,14 +47,14 @@ function quoteIdOf(node: Node, quoteId: string): string {
 }
 
 // The payment as Open Payments shows it (its schema allows nothing more). It `failed` when it
-// ended without sending its whole debit amount.
+// ended without sending its whole debit amount (less its sending fee, which is never sent).
 function view(node: Node, r: PaymentRecord) {
   const ended = r.state === 'failed' || r.state === 'cancelled';
   return {
     id: outgoingPaymentUrl(node, r.id),
     walletAddress: r.walletAddress,
     quoteId: quoteUrl(node, r.quoteId),
-    failed: ended && BigInt(r.sentAmount.value) < BigInt(r.debitAmount.value),
+    failed: ended && BigInt(r.sentAmount.value) < BigInt(r.debitAmount.value) - BigInt(feeOf(r).value),
     receiver: r.receiver,
     debitAmount: r.debitAmount,
     receiveAmount: r.receiveAmount,

@@ -64,6 +64,8 @@ function validBody(op: Route, n: number): unknown {
     case 'post /peers/{id}/liquidity':
     case 'post /peers/{id}/liquidity-withdrawals':
       return { amount: '100' };
+    case 'patch /assets/{id}':
+      return { liquidityThreshold: '100', sendingFee: { fixed: '0', basisPoints: 0 }, receivingFee: null }; // a fee of nothing: the other requests stay as they are
     case 'post /wallet-addresses':
       return { address: `${s.openPaymentsUrl}/fuzz${n}`, assetCode: 'USD', publicName: 'Fuzz' };
     case 'patch /wallet-addresses/{id}':

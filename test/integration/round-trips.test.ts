@@ -36,11 +36,12 @@ describe('AWS calls per request', () => {
     await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: first.id }));
     let intent: any;
     expect(await callsOf('paymentIntentsCreate', async () => (intent = await ok(s.admin('POST', '/payment-intents', intentBody(1)))))).toEqual({
+      'DynamoDB.GetItem': 1, // the asset, for the receiving fee the intent keeps
       'DynamoDB.TransactWriteItems': 1,
     });
     let quote: any;
     expect(await callsOf('quotesCreate', async () => (quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }))))).toEqual({
-      'DynamoDB.GetItem': 1, // the intent
+      'DynamoDB.GetItem': 2, // the intent, and at once the sender's asset, for its sending fee
       'DynamoDB.BatchGetItem': 1, // the pushed and the pulled rate
       'DynamoDB.TransactWriteItems': 1,
     });

@@ -207,6 +207,7 @@ interface DocOperation {
 // names, not for its shape. A write route without an entry fails the test.
 const bodies = (ownWallet: string): Record<string, unknown> => ({
   'post /assets': { code: 'XAB', scale: 2 }, // names nothing of B's: A's own (B's codes are A's too: both have USD)
+  'patch /assets/{id}': { sendingFee: { fixed: '1', basisPoints: 1 } },
   'post /assets/{id}/liquidity': { amount: '100' },
   'post /assets/{id}/liquidity-withdrawals': { amount: '100' },
   'post /wallet-addresses': { address: `${b.prefix}/mallory`, assetCode: 'USD', publicName: 'Mallory' },

@@ -66,6 +66,7 @@ const WIRE: Record<number, string[]> = {
   ],
   405: ['method_not_allowed'],
   409: [
+    'asset_changed',
     'asset_exists',
     'auth_token_in_use',
     'concurrent_withdrawal',

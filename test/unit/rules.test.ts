@@ -66,9 +66,9 @@ describe('the payment intent state machine', () => {
   });
 
   it('moves to processing with a credit, and completes at its incoming amount', () => {
-    expect(afterCredit(intent(), 100n, 'T')).toMatchObject({ state: 'processing', received: '100' });
-    expect(afterCredit(intent({ received: '100' }), 200n, 'T')).toMatchObject({ state: 'completed', received: '300', completedAt: 'T' });
-    expect(afterCredit(intent({ incomingValue: null }), 10n ** 30n, 'T')).toMatchObject({ state: 'processing' });
+    expect(afterCredit(intent(), 100n, 0n, 'T')).toMatchObject({ state: 'processing', received: '100' });
+    expect(afterCredit(intent({ received: '100' }), 200n, 0n, 'T')).toMatchObject({ state: 'completed', received: '300', completedAt: 'T' });
+    expect(afterCredit(intent({ incomingValue: null }), 10n ** 30n, 0n, 'T')).toMatchObject({ state: 'processing' });
   });
 });
 

@@ -13,6 +13,7 @@ import type { Node } from '../../node';
 import { readReceiver } from '../../open-payments/client';
 import { findPeer } from '../../peers';
 import type { PeerRecord } from '../../peers/schemas';
+import { feeOf } from '../../quotes';
 import type { IlpFields } from '../../quotes/method';
 import { resolveRate } from '../../rates';
 import { commit } from '../../tx';
@@ -93,7 +94,7 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
   let toDeliver = receive - before.delivered;
   if (receiver.incoming !== null) toDeliver = min(toDeliver, receiver.incoming - receiver.received);
   if (toDeliver <= 0n) return finish(node, p, 'completed', before);
-  const budget = BigInt(p.debitAmount.value) - before.sent;
+  const budget = BigInt(p.debitAmount.value) - BigInt(feeOf(p).value) - before.sent; // the fee stays, for completion
   if (budget <= 0n) return finish(node, p, 'failed', before, 'funds_exhausted');
   const peer = await findPeer(node, fields.peerId);
   if (!peer) return finish(node, p, 'failed', before, 'peer_not_found');

@@ -6,8 +6,9 @@ import { countPayment } from '../../metrics';
 import type { Node } from '../../node';
 import { creditIntent, findIntent } from '../../payment-intents';
 import type { IntentRecord } from '../../payment-intents/schemas';
+import { feeOf } from '../../quotes';
 import type { LocalFields } from '../../quotes/method';
-import { finishPayment, paymentView } from '..';
+import { feeLeg, finishPayment, paymentView } from '..';
 import type { PaymentRecord } from '../schemas';
 import * as store from '../store';
 import type { Sending, SendOutcome } from './method';
@@ -28,12 +29,18 @@ interface Ahead {
   intent: IntentRecord | undefined;
 }
 
-function legsFor(p: PaymentRecord, { intentId, destinationAssetId }: LocalFields, debit: bigint, receive: bigint): Leg[] {
-  if (p.sourceAssetId === destinationAssetId) return [{ debit: account.payment(p.id), credit: account.intent(intentId), amount: receive }];
-  return [
-    { debit: account.payment(p.id), credit: account.liquidity(p.sourceAssetId), amount: debit },
-    { debit: account.liquidity(destinationAssetId), credit: account.intent(intentId), amount: receive },
+// Each fee is booked in its own asset, with no conversion: the sending fee from the payment's
+// account, the receiving fee from what the intent is paid (`receivingFee`, ledger units). `debit`:
+// what is sent, without the sending fee.
+function legsFor(p: PaymentRecord, { intentId, destinationAssetId }: LocalFields, debit: bigint, receive: bigint, receivingFee: bigint): Leg[] {
+  const payer = p.sourceAssetId === destinationAssetId ? account.payment(p.id) : account.liquidity(destinationAssetId);
+  const legs: Leg[] = [
+    { debit: payer, credit: account.intent(intentId), amount: receive - receivingFee },
+    { debit: payer, credit: account.fee(destinationAssetId), amount: receivingFee },
+    feeLeg(p, BigInt(feeOf(p).value)),
   ];
+  if (p.sourceAssetId !== destinationAssetId) legs.push({ debit: account.payment(p.id), credit: account.liquidity(p.sourceAssetId), amount: debit });
+  return legs.filter((l) => l.amount > 0n);
 }
 
 const fail = (node: Node, p: PaymentRecord, reason: string) => finishPayment(node, p, 'failed', { reason });
@@ -43,11 +50,12 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
   const fields = p.local;
   const { intentId, destinationAssetId } = fields;
   if (ahead && ahead.intentId !== intentId) return 'skipped';
-  const debit = toLedger(BigInt(p.debitAmount.value), p.debitAmount.assetScale);
+  const sentAmount = { ...p.debitAmount, value: (BigInt(p.debitAmount.value) - BigInt(feeOf(p).value)).toString() };
+  const debit = toLedger(BigInt(sentAmount.value), sentAmount.assetScale);
   const receiveValue = BigInt(p.receiveAmount.value);
   const receive = toLedger(receiveValue, p.receiveAmount.assetScale);
   const now = new Date().toISOString();
-  const completed = { ...p, state: 'completed' as const, sentAmount: p.debitAmount };
+  const completed = { ...p, state: 'completed' as const, sentAmount };
   // The credit is conditional on the intent as read, so racing payments decide one after the
   // other; one that would overpay it fails instead (two quotes can each cover what remains).
   const intent = ahead ? ahead.intent : await findIntent(node, intentId);
@@ -55,9 +63,11 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
     (readShards) =>
       creditIntent(node, intent, {
         amount: receiveValue,
-        writes: async () => [
-          ...(await transferItems(node, `deliver:${p.id}`, legsFor(p, fields, debit, receive), { read: readShards })),
-          ...store.transition(node, p, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
+        writes: async (_credit, receivingFee) => [
+          ...(await transferItems(node, `deliver:${p.id}`, legsFor(p, fields, debit, receive, toLedger(receivingFee, p.receiveAmount.assetScale)), {
+            read: readShards,
+          })),
+          ...store.transition(node, p, 'sending', 'completed', { sentAmount, completedAt: now }),
         ],
         outgoing: [event(store.partition(node, p.id), 'payment.completed', paymentView(completed))],
         attempts: ATTEMPTS,

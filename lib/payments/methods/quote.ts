@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { toLedger } from '../../amounts';
+import { amountWithin, feeOn, feesOf } from '../../assets';
 import { invalidFields } from '../../errors';
 import type { Node } from '../../node';
 import { putQuote } from '../../quotes';
+import { quoteErrors } from '../../quotes/errors';
 import type { MethodName } from '../../quotes/method';
 import type { CreateQuote, QuoteRecord } from '../../quotes/schemas';
 import { localIntentId } from '../../resources';
@@ -28,6 +31,8 @@ export async function createQuote(node: Node, input: CreateQuote, client?: strin
 }
 
 // The quote, priced but not stored (a payment that prices its own stores it with itself).
+// The sending fee (the sender asset's, as it is now) is added to the debit amount the method
+// priced; given a debitAmount, the method prices what is left of it beside its fee.
 export async function priceQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
   if (input.debitAmount && input.receiveAmount) {
     throw invalidFields([{ field: 'receiveAmount', message: 'cannot be given together with debitAmount' }]);
@@ -35,14 +40,28 @@ export async function priceQuote(node: Node, input: CreateQuote, client?: string
   const method = quoting[methodFor(node, input.receiver)]; // local for this node's intents, ilp for another node's
   const sender = findSender(node, input.walletAddress);
   sender.catch(() => undefined); // awaited by the method, or not needed once it has failed
-  const { expiresBy, ...priced } = await method.quote(node, input, sender);
-  const from = await sender;
+  const fees = sender.then((s) => feesOf(node, s.assetId));
+  fees.catch(() => undefined); // read while the method prices, unless the debit amount waits for it
+  let asked = input;
+  if (input.debitAmount) {
+    const sendable = amountWithin((await fees).sendingFee, BigInt(input.debitAmount.value));
+    if (sendable <= 0n) throw quoteErrors.amountTooSmall();
+    asked = { ...input, debitAmount: { ...input.debitAmount, value: sendable.toString() } };
+  }
+  const { expiresBy, debitAmount: sent, ...priced } = await method.quote(node, asked, sender);
+  const [from, { sendingFee }] = await Promise.all([sender, fees]);
+  const fee = input.debitAmount ? BigInt(input.debitAmount.value) - BigInt(asked.debitAmount!.value) : feeOn(sendingFee, BigInt(sent.value));
+  const debit = BigInt(sent.value) + fee;
+  toLedger(debit, sent.assetScale, 'debitAmount.value');
   const now = Date.now();
   const lifetime = now + node.quoteLifetimeSecs * 1000;
   return {
     id: randomUUID(),
     walletAddress: from.address,
     ...priced,
+    debitAmount: { ...sent, value: debit.toString() },
+    fee: { ...sent, value: fee.toString() },
+    ...(sendingFee && { sendingFee }),
     expiresAt: new Date(expiresBy ? Math.min(lifetime, Date.parse(expiresBy)) : lifetime).toISOString(),
     createdAt: new Date(now).toISOString(),
     walletAddressId: from.id,
