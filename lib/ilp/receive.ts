@@ -75,7 +75,14 @@ export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpP
       creditIntent(node, intent, {
         amount: received,
         oneUnitLess,
-        writes: (credit) => transferItems(node, transferId, receiveLegs(peer, intent, paid, toLedger(credit, intent.assetScale)), { read }),
+        writes: (credit) =>
+          transferItems(
+            node,
+            transferId,
+            { kind: 'packet', resource: { type: 'payment_intent', id: intent.id } },
+            receiveLegs(peer, intent, paid, toLedger(credit, intent.assetScale)),
+            { read },
+          ),
         deadline: new Date(prepare.expiresAt.getTime() - CREDIT_MARGIN_MS),
         attempts: ATTEMPTS,
         name: 'ilp-receive',

@@ -202,7 +202,9 @@ export const fundPayment = (node: Node, id: string) =>
     }
     const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
     return {
-      writes: transferItems(node, `fund:${r.id}`, [{ debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units }]),
+      writes: transferItems(node, `fund:${r.id}`, { kind: 'funding', resource: { type: 'payment', id: r.id } }, [
+        { debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units },
+      ]),
       outgoing: [
         event(store.partition(node, r.id), 'payment.funded', paymentView(next)),
         // What its method reads ahead rides along, so that the worker reads it with the payment at once.
@@ -258,7 +260,7 @@ export async function withdrawPayment(node: Node, id: string) {
   annotate(PAYMENT_ANNOTATION, id);
   const r = await getPaymentRecord(node, id);
   if (!mayWithdraw(r.state)) throw commonErrors.invalidState('Payment', id, r.state, 'withdrawn from');
-  const units = await settleAll(node, account.payment(id), r.sourceAssetId);
+  const units = await settleAll(node, account.payment(id), r.sourceAssetId, { type: 'payment', id });
   const asset = { code: r.debitAmount.assetCode, scale: r.debitAmount.assetScale };
   return { ...paymentView(r), withdrawnAmount: amountOf(fromLedger(units, asset.scale), asset) };
 }

@@ -56,7 +56,9 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
       creditIntent(node, intent, {
         amount: receiveValue,
         writes: async () => [
-          ...(await transferItems(node, `deliver:${p.id}`, legsFor(p, fields, debit, receive), { read: readShards })),
+          ...(await transferItems(node, `deliver:${p.id}`, { kind: 'payment', resource: { type: 'payment', id: p.id } }, legsFor(p, fields, debit, receive), {
+            read: readShards,
+          })),
           ...store.transition(node, p, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
         ],
         outgoing: [event(store.partition(node, p.id), 'payment.completed', paymentView(completed))],
