@@ -4,6 +4,7 @@ import type { RouteResponse } from '../lib/routes';
 import { money, units } from './amounts';
 import { admin } from './api';
 import { type Action, Alert, ListPage, time } from './list';
+import type { PageProps } from './pages';
 
 // The back-office pages: each reads one Admin API list route (docs/api.md) and offers the
 // actions its records allow, each confirmed in the page first.
@@ -17,6 +18,7 @@ type Payment = RouteResponse<'getPayment'>;
 type Peer = RouteResponse<'getPeer'>;
 type WebhookEvent = RouteResponse<'getWebhookEvent'>;
 type LedgerCheck = RouteResponse<'checkLedger'>;
+type Transfer = RouteResponse<'listLedgerTransfers'>['items'][number];
 
 const post = (path: string, key?: string, body?: unknown) => admin('POST', path, body, key);
 const created = { label: 'Created', cell: (r: { createdAt: string }) => time(r.createdAt) };
@@ -26,6 +28,9 @@ const withDetails =
   <T extends { id: string }>(route: string) =>
   (items: T[]) =>
     Promise.all(items.map((i) => admin<T>('GET', `${route}/${i.id}`)));
+
+// A link to an account's transfers (the Transfers page), the account named as the ledger check names it.
+const transfersOf = (account: string, label = 'Transfers') => <a href={`#/transfers/${account}`}>{label}</a>;
 
 // Deposit and withdraw, for an asset's or a peer's liquidity.
 const liquidityActions = (route: string, id: string, name: string, code: string, scale: number): Action[] => [
@@ -62,6 +67,14 @@ export const AssetsPage = () => (
       { label: 'Receiving fee', cell: (a) => feeText(a.receivingFee, a.scale), numeric: true },
       created,
       { label: 'Id', cell: (a) => <code>{a.id}</code> },
+      {
+        label: 'Transfers',
+        cell: (a) => (
+          <>
+            {transfersOf(`liquidity:${a.id}`, 'Liquidity')} {transfersOf(`settlement:${a.id}`, 'Settlement')}
+          </>
+        ),
+      },
     ]}
     actions={(a) => liquidityActions('/assets', a.id, a.code, a.code, a.scale)}
   />
@@ -126,6 +139,7 @@ export const IntentsPage = () => (
       { label: 'Wallet address', cell: (i) => <code>{i.walletAddress}</code> },
       { label: 'Expires', cell: (i) => time(i.expiresAt) },
       created,
+      { label: 'Transfers', cell: (i) => transfersOf(`intent:${i.id}`) },
     ]}
     actions={(i) => [
       ...(i.state === 'pending' || i.state === 'processing'
@@ -158,6 +172,7 @@ export const PaymentsPage = () => (
       { label: 'From', cell: (p) => <code>{p.walletAddress}</code> },
       created,
       { label: 'Trace', cell: (p) => <a href={`#/traces/payment/${p.id}`}>Trace</a> },
+      { label: 'Transfers', cell: (p) => transfersOf(`payment:${p.id}`) },
     ]}
     actions={(p) =>
       p.state === 'funding'
@@ -196,6 +211,7 @@ export const PeersPage = () => (
       { label: 'Low below', cell: (p) => (p.liquidityThreshold ? units(p.liquidityThreshold, p.assetScale) : '–'), numeric: true },
       { label: 'Max packet', cell: (p) => (p.maxPacketAmount ? units(p.maxPacketAmount, p.assetScale) : '–'), numeric: true },
       created,
+      { label: 'Transfers', cell: (p) => transfersOf(`peer:${p.id}`) },
     ]}
     actions={(p) => liquidityActions('/peers', p.id, p.name ?? p.staticIlpAddress, p.assetCode, p.assetScale)}
   />
@@ -354,11 +370,12 @@ export function LedgerPage() {
               <th class="numeric">Accounts</th>
               <th class="numeric">Sum</th>
               <th>Check</th>
+              <th>Transfers</th>
             </tr>
           </thead>
           <tbody>
             {check.assets.map((a) => (
-              <tr key={a.assetId} data-asset={a.assetCode}>
+              <tr key={a.assetId} data-asset={a.assetCode} data-asset-id={a.assetId}>
                 <td>
                   <strong>{a.assetCode}</strong>
                 </td>
@@ -366,6 +383,9 @@ export function LedgerPage() {
                 <td class="numeric">{units(a.sum, LEDGER_SCALE)}</td>
                 <td>
                   <span class={`badge ${a.balanced ? 'ok' : 'alarm'}`}>{a.balanced ? 'zero' : 'not zero'}</span>
+                </td>
+                <td>
+                  {transfersOf(`liquidity:${a.assetId}`, 'Liquidity')} {transfersOf(`settlement:${a.assetId}`, 'Settlement')}
                 </td>
               </tr>
             ))}
@@ -379,10 +399,55 @@ export function LedgerPage() {
                 <td>
                   <span class="badge alarm">unattributed</span>
                 </td>
+                <td />
               </tr>
             ))}
           </tbody>
         </table>
+      )}
+    </div>
+  );
+}
+
+// GET /ledger/transfers: one account's transfers, newest first, paged; the account is the page's
+// argument (#/transfers/<account>), reached from the ledger check and the records' pages, or typed.
+export function TransfersPage({ args }: PageProps) {
+  const account = args[0] ?? '';
+  const [typed, setTyped] = useState(account);
+  useEffect(() => setTyped(account), [account]); // a link to another account
+  const show = (e: Event) => {
+    e.preventDefault();
+    location.hash = `#/transfers/${typed.trim()}`;
+  };
+  const accountCell = (id: string) => (id === account ? <code>{id}</code> : transfersOf(id, id));
+  return (
+    <div class="list">
+      <p class="note">
+        Each transfer that moved money in or out of one account, newest first: its kind, what it belongs to, and the amount that left (−) or came in. They sum
+        to the account's balance. Name the account as the ledger check does: <code>liquidity:</code>, <code>settlement:</code> and an asset's id,{' '}
+        <code>peer:</code>, <code>intent:</code>, <code>payment:</code> and the record's id.
+      </p>
+      <form class="toolbar" onSubmit={show}>
+        <label>
+          Account <input size={56} value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
+        </label>
+        <button type="submit">Show</button>
+      </form>
+      {account && (
+        <ListPage<Transfer>
+          key={account}
+          route="/ledger/transfers"
+          query={{ account }}
+          label="Transfers"
+          columns={[
+            { label: 'Time', cell: (t) => time(t.createdAt) },
+            { label: 'Kind', cell: (t) => t.kind },
+            { label: 'Of', cell: (t) => <code title={t.resource.id}>{`${t.resource.type} ${t.resource.id.slice(0, 8)}`}</code> },
+            { label: 'Amount', cell: (t) => money({ ...t.amount, value: t.direction === 'debit' ? `-${t.amount.value}` : t.amount.value }), numeric: true },
+            { label: 'Debit', cell: (t) => accountCell(t.debitAccount) },
+            { label: 'Credit', cell: (t) => accountCell(t.creditAccount) },
+          ]}
+        />
       )}
     </div>
   );

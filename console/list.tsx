@@ -50,6 +50,7 @@ export interface Column<T> {
 
 export interface ListProps<T> {
   route: string;
+  query?: Record<string, string>; // what the route always takes (GET /ledger/transfers's account)
   label: string; // what the table holds, for its name: "Payments"
   columns: Column<T>[];
   filters?: Filter[];
@@ -86,7 +87,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [cursors, setCursors] = useState<string[]>([]); // the cursors of the pages before this one, and this one's
   const [asking, setAsking] = useState<Action>();
-  const query = new URLSearchParams({ ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), limit: '20' });
+  const query = new URLSearchParams({ ...props.query, ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), limit: '20' });
   if (cursors.length) query.set('cursor', cursors.at(-1)!);
   const path = `${props.route}?${query}`;
   const {

@@ -1,5 +1,5 @@
 import type { ComponentType } from 'preact';
-import { AssetsPage, IntentsPage, LedgerPage, PaymentsPage, PeersPage, RatesPage, WalletAddressesPage, WebhookEventsPage } from './back-office';
+import { AssetsPage, IntentsPage, LedgerPage, PaymentsPage, PeersPage, RatesPage, TransfersPage, WalletAddressesPage, WebhookEventsPage } from './back-office';
 import { DashboardPage } from './dashboard';
 import { TracesPage } from './traces';
 
@@ -28,4 +28,5 @@ export const PAGES: Page[] = [
   { path: 'webhook-events', title: 'Webhook events', group: 'Back office', component: WebhookEventsPage },
   { path: 'rates', title: 'Rates', group: 'Back office', component: RatesPage },
   { path: 'ledger', title: 'Ledger check', group: 'Back office', component: LedgerPage },
+  { path: 'transfers', title: 'Transfers', group: 'Back office', component: TransfersPage },
 ];

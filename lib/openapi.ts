@@ -8,7 +8,7 @@ import { type CatalogEntry, commonErrors } from './errors';
 import { httpErrors } from './http/errors';
 import { type Problem, problem } from './http/problem';
 import { MAX_BODY_BYTES } from './http/schemas';
-import { ledgerCheck } from './ledger-check/schemas';
+import { ledgerCheck, ledgerTransfer } from './ledger-check/schemas';
 import { createIntentBody, paymentIntent } from './payment-intents/schemas';
 import { createPaymentBody, payment } from './payments/schemas';
 import { createPeerBody, peer, peerWithLiquidity, reconciliation, unansweredPacket, updatePeerBody } from './peers/schemas';
@@ -17,6 +17,7 @@ import { pushRateBody, rate } from './rates/schemas';
 import {
   allRoutes,
   assetPage,
+  ledgerTransferPage,
   openApiDocumentSchema,
   paymentIntentPage,
   paymentIntentWithdrawal,
@@ -75,6 +76,8 @@ const responseSchemas = {
   AssetWithLiquidity: assetWithLiquidity,
   AssetPage: assetPage,
   LedgerCheck: ledgerCheck,
+  LedgerTransfer: ledgerTransfer,
+  LedgerTransferPage: ledgerTransferPage,
   WalletAddress: walletAddress,
   WalletAddressPage: walletAddressPage,
   WalletAddressOrPage: walletAddressOrPage,

@@ -10,7 +10,7 @@ import { type CatalogEntry, commonErrors } from './errors';
 import { idParams, page } from './http/schemas';
 import { ilpErrors } from './ilp/errors';
 import { ledgerErrors } from './ledger/errors';
-import { ledgerCheck } from './ledger-check/schemas';
+import { ledgerCheck, ledgerTransfer, transfersQuery } from './ledger-check/schemas';
 import { intentErrors } from './payment-intents/errors';
 import { createIntentBody, listIntentsQuery, paymentIntent } from './payment-intents/schemas';
 import { paymentErrors } from './payments/errors';
@@ -96,6 +96,7 @@ export const walletAddressKeyList = z.object({ items: z.array(walletAddressKey) 
 export const paymentIntentWithdrawal = paymentIntent.extend({ withdrawnAmount: amount });
 export const paymentWithdrawal = payment.extend({ withdrawnAmount: amount });
 export const peerPage = page(peer);
+export const ledgerTransferPage = page(ledgerTransfer);
 export const webhookEventPage = page(webhookEvent);
 export const tenantPage = page(tenant);
 export const openApiDocumentSchema = z.looseObject({ openapi: z.string() });
@@ -140,6 +141,20 @@ export const routes = withIds({
     response: ledgerCheck,
     functionName: 'ledgerCheck',
     role: 'LedgerCheckRole',
+  },
+  listLedgerTransfers: {
+    tag: 'Assets',
+    method: 'get',
+    path: '/ledger/transfers',
+    summary: "List an account's transfers, newest first",
+    description:
+      'Each transfer that debited or credited the account (one of its legs), with what it moved for this account; they sum to its balance. The account is named as GET /ledger/check names it; a split account (settlement, liquidity, a peer) is one account. Transfers are listed from the version that began keeping the history.',
+    query: transfersQuery,
+    status: 200,
+    response: ledgerTransferPage,
+    problems: [ledgerErrors.unknownAccount],
+    functionName: 'ledgerTransfers',
+    role: 'LedgerTransfersRole',
   },
   getAsset: {
     tag: 'Assets',

@@ -62,7 +62,7 @@ const MAX_READ = 10_000;
 // no nextCursor.
 export async function queryNewestFirst(opts: {
   table: string;
-  index: string;
+  index?: string; // none: the table's own keys
   partitionKey: string;
   sortKey: string;
   partitions: string[];

@@ -40,7 +40,7 @@ export async function getAssetWithLiquidity(node: Node, id: string) {
 export async function moveLiquidity(node: Node, id: string, value: string, direction: 'deposit' | 'withdrawal', idempotencyKey?: string) {
   const asset = await getAsset(node, id);
   const units = toLedger(BigInt(value), asset.scale, 'amount');
-  if ((await moveFunds(node, account.liquidity(id), id, units, direction, idempotencyKey)) === 'insufficient') {
+  if ((await moveFunds(node, account.liquidity(id), id, units, direction, { type: 'asset', id }, idempotencyKey)) === 'insufficient') {
     throw ledgerErrors.insufficientLiquidity(`Asset ${asset.code}`, value, asset.scale);
   }
   return getAssetWithLiquidity(node, id);

@@ -76,7 +76,13 @@ export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpP
         amount: received,
         oneUnitLess,
         writes: (credit, fee) =>
-          transferItems(node, transferId, receiveLegs(peer, intent, paid, toLedger(credit, intent.assetScale), toLedger(fee, intent.assetScale)), { read }),
+          transferItems(
+            node,
+            transferId,
+            { kind: 'packet', resource: { type: 'payment_intent', id: intent.id } },
+            receiveLegs(peer, intent, paid, toLedger(credit, intent.assetScale), toLedger(fee, intent.assetScale)),
+            { read },
+          ),
         deadline: new Date(prepare.expiresAt.getTime() - CREDIT_MARGIN_MS),
         attempts: ATTEMPTS,
         name: 'ilp-receive',

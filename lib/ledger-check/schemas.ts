@@ -1,5 +1,7 @@
 import * as z from 'zod';
-import { assetCode } from '../values';
+import { amount } from '../amounts';
+import { RESOURCE_TYPES, TRANSFER_KINDS } from '../ledger/rules';
+import { assetCode, pageQuery } from '../values';
 
 // GET /ledger/check: each asset's accounts summed (ledger units, scale 20), which double entry keeps
 // at zero; a non-zero account whose asset cannot be told (its record is gone) is listed apart.
@@ -20,3 +22,27 @@ export const ledgerCheck = z.object({
   unattributed: z.array(z.object({ account: z.string(), balance: z.string() })),
 });
 export type LedgerCheck = z.infer<typeof ledgerCheck>;
+
+// GET /ledger/transfers: an account's transfers, by the account's id as the check names it. A
+// split account (settlement, liquidity, a peer's) is one account here, as its balance is.
+const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+export const accountId = z
+  .string()
+  .regex(new RegExp(`^(?:(?:settlement|liquidity|fee|intent|payment|peer):${uuid}|hold:${uuid}:${uuid})$`), 'is not an account id')
+  .describe(
+    'An account as GET /ledger/check names it: settlement:<asset id>, liquidity:<asset id>, fee:<asset id>, peer:<peer id>, intent:<payment intent id>, payment:<payment id>, or hold:<payment id>:<asset id>',
+  );
+export const transfersQuery = pageQuery.extend({ account: accountId });
+
+export const ledgerTransfer = z.object({
+  id: z.string().describe('The transfer’s id (one transfer may have two legs, each in its accounts’ history)'),
+  createdAt: z.iso.datetime(),
+  kind: z.enum(TRANSFER_KINDS),
+  resource: z.object({ type: z.enum(RESOURCE_TYPES), id: z.uuid() }).describe('What the transfer belongs to'),
+  direction: z.enum(['debit', 'credit']).describe('debit: the amount left the account; credit: it came in'),
+  amount: amount.describe('What the transfer moved for this account, at its asset’s scale'),
+  units: z.string().describe('The same in ledger units (scale 20), as GET /ledger/check shows balances'),
+  debitAccount: z.string(),
+  creditAccount: z.string(),
+});
+export type LedgerTransfer = z.infer<typeof ledgerTransfer>;

@@ -14,6 +14,13 @@ export const ledgerErrors = errorCatalog({
     title: 'A balance would pass the 38 digits the ledger holds',
     detail: () => 'This would take a balance past the 38 digits the ledger holds (at its scale of 20); use a smaller amount',
   },
+  // GET /ledger/transfers for an account whose asset, peer, intent or payment this tenant does not have.
+  unknownAccount: {
+    code: 'account_not_found',
+    status: 404,
+    title: 'No account with this id',
+    detail: (id: string) => `No account ${id}: the asset, peer, payment intent or payment it belongs to does not exist`,
+  },
   concurrentWithdrawal: {
     code: 'concurrent_withdrawal',
     status: 409,

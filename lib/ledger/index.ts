@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Node } from '../node';
 import { commit, type Refusals } from '../tx';
 import { ledgerErrors } from './errors';
-import { insufficient, TOO_LARGE, TRANSFER_EXISTS } from './rules';
+import { insufficient, TOO_LARGE, TRANSFER_EXISTS, type TransferDescription } from './rules';
 import { balances, transferItems } from './store';
 
 // A double-entry ledger at the fixed scale of 20 (bigint units): accounts and transfers (./store.ts),
@@ -25,8 +25,8 @@ export const account = {
   hold: (paymentId: string, assetId: string) => `hold:${paymentId}:${assetId}`,
 };
 
-export { insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS } from './rules';
-export { emptyAccountCheck, nonZeroBalances, transferExists, transferItems, voidTransfer } from './store';
+export { insufficient, type Leg, RESOURCE_TYPES, TOO_LARGE, TRANSFER_EXISTS, TRANSFER_KINDS, type TransferDescription } from './rules';
+export { emptyAccountCheck, type HistoryEntry, nonZeroBalances, transferExists, transferHistory, transferItems, voidTransfer } from './store';
 
 // Whose an account is, read from its id (the inverse of `account`): its asset's own accounts
 // name the asset; an intent's, a payment's and a peer's name their record, which names the asset.
@@ -69,12 +69,13 @@ export function refuseTooLarge(refusals: Refusals): void {
 export const balanceOf = async (node: Node, id: string): Promise<bigint> => (await balances(node, [id])).get(id) ?? 0n;
 
 // Moves everything an account holds to its asset's settlement account (the FSP pays it out) and
-// returns how much that was; zero moves nothing. A concurrent change of the balance is a 409 to
-// retry.
-export async function settleAll(node: Node, id: string, assetId: string): Promise<bigint> {
+// returns how much that was (a withdrawal of `resource`); zero moves nothing. A concurrent change of
+// the balance is a 409 to retry.
+export async function settleAll(node: Node, id: string, assetId: string, resource: TransferDescription['resource']): Promise<bigint> {
   const units = await balanceOf(node, id);
   if (units === 0n) return 0n;
-  const refusals = await commit(node, await transferItems(node, randomUUID(), [{ debit: id, credit: account.settlement(assetId), amount: units }]));
+  const legs = [{ debit: id, credit: account.settlement(assetId), amount: units }];
+  const refusals = await commit(node, await transferItems(node, randomUUID(), { kind: 'withdrawal', resource }, legs));
   refuseTooLarge(refusals);
   if (refusals.length) throw ledgerErrors.concurrentWithdrawal();
   return units;
@@ -94,6 +95,7 @@ export async function moveFunds(
   assetId: string,
   units: bigint,
   direction: 'deposit' | 'withdrawal',
+  resource: TransferDescription['resource'],
   idempotencyKey?: string,
 ): Promise<'moved' | 'insufficient'> {
   const [from, to] = direction === 'deposit' ? [account.settlement(assetId), id] : [id, account.settlement(assetId)];
@@ -101,7 +103,10 @@ export async function moveFunds(
   for (let attempt = 1; ; attempt++) {
     const refusals = await commit(
       node,
-      await transferItems(node, transferId, [{ debit: from, credit: to, amount: units }], { read: true, spread: direction === 'deposit' }),
+      await transferItems(node, transferId, { kind: direction, resource }, [{ debit: from, credit: to, amount: units }], {
+        read: true,
+        spread: direction === 'deposit',
+      }),
     );
     if (!refusals.length || refusals.includes(TRANSFER_EXISTS)) return 'moved'; // made before: success
     refuseTooLarge(refusals);

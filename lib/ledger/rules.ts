@@ -12,6 +12,20 @@ export interface Leg {
   amount: bigint;
 }
 
+// What each transfer is, kept on its record and in the history of every account it touches (GET
+// /ledger/transfers): its kind, and the resource it belongs to. A closed set, from what the code
+// books: a liquidity deposit or withdrawal (an asset's or a peer's; a withdrawal also takes what an
+// intent received or a payment kept), a payment's funding, a local payment's delivery, and an
+// Interledger packet (sent: reserved, posted or returned under the payment; received: under the
+// intent it paid), and the sending fee an Interledger payment pays at its completion (a local
+// payment's fees are legs of its delivery, a packet's receiving fee of the packet).
+export const TRANSFER_KINDS = ['deposit', 'withdrawal', 'funding', 'payment', 'packet', 'fee'] as const;
+export const RESOURCE_TYPES = ['asset', 'peer', 'payment', 'payment_intent'] as const;
+export interface TransferDescription {
+  kind: (typeof TRANSFER_KINDS)[number];
+  resource: { type: (typeof RESOURCE_TYPES)[number]; id: string };
+}
+
 // What a refused transfer says: made before (the transfer id is idempotent), a debit the balance
 // does not cover, or a balance that would pass 38 digits (the request is too large).
 export const TRANSFER_EXISTS = 'transfer_exists';

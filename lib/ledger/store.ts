@@ -1,9 +1,9 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { getAll, scoped } from '../store';
+import { getAll, type Page, queryNewestFirst, scoped } from '../store';
 import type { Write } from '../tx';
 import {
   accountOfItem,
@@ -20,6 +20,7 @@ import {
   spreadOver,
   TOO_LARGE,
   TRANSFER_EXISTS,
+  type TransferDescription,
 } from './rules';
 
 // Where the ledger lives in the main table: each account is one item with a `balance` (its id is
@@ -29,6 +30,12 @@ const accountPrefix = (node: Node) => scoped(node, 'ACCT#');
 const accountKey = (node: Node, id: string) => ({ pk: `${accountPrefix(node)}${id}`, sk: 'ACCT' });
 const accountIdOf = (node: Node, pk: string) => pk.slice(accountPrefix(node).length);
 const transferKey = (node: Node, id: string) => ({ pk: scoped(node, `XFER#${id}`), sk: 'XFER' });
+// An account's history: one item per leg of a transfer that touches it, written in the transfer's
+// transaction, sorted "<createdAt>#<uuid>" (the shape of every list's sort key, so its cursor is
+// the lists' cursor). A split account's history is split as its balance is, over SHARDS partitions
+// (one picked at random per item), so that no partition takes every payment of the asset or peer.
+const historyPartitions = (node: Node, id: string) =>
+  isSharded(id) ? Array.from({ length: SHARDS }, (_, k) => scoped(node, `HIST#${id}#${k}`)) : [scoped(node, `HIST#${id}`)];
 
 // Conditions, for a transaction, that an account holds nothing (each of its items holds nothing
 // or was never written).
@@ -52,14 +59,24 @@ export function emptyAccountCheck(node: Node, id: string, refusal: string): Writ
 // second try after a blind pick came up short, see blindThenRead). `spread`: a credit to a split
 // account is divided over all its shards (a deposit), so that the debits that follow find every
 // shard holding.
-export async function transferItems(node: Node, transferId: string, legs: Leg[], opts: { read?: boolean; spread?: boolean } = {}): Promise<Write[]> {
+export async function transferItems(
+  node: Node,
+  transferId: string,
+  description: TransferDescription,
+  legs: Leg[],
+  opts: { read?: boolean; spread?: boolean } = {},
+): Promise<Write[]> {
   const net = netChanges(transferId, legs);
   const planned = ([id, delta]: [string, bigint]) => opts.read === true && needsBalances(id, delta);
   const held = await itemBalances(
     node,
     [...net].filter(planned).flatMap(([id]) => itemsOf(id)),
   );
-  const writes: Write[] = [transferRecord(node, transferId, legs)];
+  const createdAt = new Date().toISOString();
+  const writes: Write[] = [
+    transferRecord(node, transferId, legs, createdAt, description),
+    ...legs.flatMap((leg) => [leg.debit, leg.credit].map((id) => historyEntry(node, id, transferId, description, leg, createdAt))),
+  ];
   for (const [id, delta] of net) {
     if (!planned([id, delta])) {
       if (!isSharded(id)) writes.push(balanceChange(node, id, id, delta));
@@ -76,7 +93,7 @@ export async function transferItems(node: Node, transferId: string, legs: Leg[],
 }
 
 // A transfer's record, written only where none is: its id makes the transfer idempotent.
-const transferRecord = (node: Node, transferId: string, legs: Leg[]) => ({
+const transferRecord = (node: Node, transferId: string, legs: Leg[], createdAt: string, description?: TransferDescription) => ({
   refusal: TRANSFER_EXISTS,
   Put: {
     TableName: node.tables.main,
@@ -84,11 +101,65 @@ const transferRecord = (node: Node, transferId: string, legs: Leg[]) => ({
       ...transferKey(node, transferId),
       transferId,
       legs: legs.map((l) => ({ debit: l.debit, credit: l.credit, amount: l.amount.toString() })),
-      createdAt: new Date().toISOString(),
+      ...description,
+      createdAt,
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   },
 });
+
+// A leg in the history of one of its two accounts. No condition: the transfer's record guards it.
+const historyEntry = (node: Node, accountId: string, transferId: string, description: TransferDescription, leg: Leg, createdAt: string): Write => {
+  const partitions = historyPartitions(node, accountId);
+  return {
+    Put: {
+      TableName: node.tables.main,
+      Item: {
+        pk: partitions[randomInt(partitions.length)],
+        sk: `${createdAt}#${randomUUID()}`,
+        transferId,
+        ...description,
+        debit: leg.debit,
+        credit: leg.credit,
+        amount: leg.amount.toString(),
+        createdAt,
+      },
+    },
+  };
+};
+
+// A stored history entry, as historyEntry wrote it.
+export interface HistoryEntry extends TransferDescription {
+  transferId: string;
+  debit: string;
+  credit: string;
+  amount: bigint;
+  createdAt: string;
+}
+
+// A page of an account's history, newest first: its partitions queried at once and merged.
+export async function transferHistory(node: Node, accountId: string, limit: number, cursor?: string): Promise<Page<HistoryEntry>> {
+  const page = await queryNewestFirst({
+    table: node.tables.main,
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    partitions: historyPartitions(node, accountId),
+    limit,
+    cursor,
+  });
+  return {
+    items: page.items.map((i) => ({
+      transferId: i.transferId,
+      kind: i.kind,
+      resource: i.resource,
+      debit: i.debit,
+      credit: i.credit,
+      amount: BigInt(i.amount),
+      createdAt: i.createdAt,
+    })),
+    nextCursor: page.nextCursor,
+  };
+}
 
 // One item's change of balance, on the condition the account's rules set.
 function balanceChange(node: Node, accountId: string, itemId: string, delta: bigint): Write {
@@ -125,7 +196,7 @@ export async function transferExists(node: Node, transferId: string): Promise<bo
 export async function voidTransfer(node: Node, transferId: string): Promise<'voided' | 'made'> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await db().send(new PutCommand(transferRecord(node, transferId, []).Put));
+      await db().send(new PutCommand(transferRecord(node, transferId, [], new Date().toISOString()).Put));
       return 'voided';
     } catch (e) {
       if (e instanceof ConditionalCheckFailedException) return 'made';

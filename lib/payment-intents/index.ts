@@ -122,7 +122,7 @@ export async function completeIntent(node: Node, id: string): Promise<IntentReco
 // it out to the recipient's account.
 export async function withdrawIntent(node: Node, id: string) {
   const r = await getIntentRecord(node, id);
-  const units = await settleAll(node, account.intent(id), r.assetId);
+  const units = await settleAll(node, account.intent(id), r.assetId, { type: 'payment_intent', id });
   return { ...intentView(node, r), withdrawnAmount: amountOf(fromLedger(units, r.assetScale), asset(r)) };
 }
 

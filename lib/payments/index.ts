@@ -204,7 +204,9 @@ export const fundPayment = (node: Node, id: string) =>
     }
     const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
     return {
-      writes: transferItems(node, `fund:${r.id}`, [{ debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units }]),
+      writes: transferItems(node, `fund:${r.id}`, { kind: 'funding', resource: { type: 'payment', id: r.id } }, [
+        { debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units },
+      ]),
       outgoing: [
         event(store.partition(node, r.id), 'payment.funded', paymentView(next)),
         // What its method reads ahead rides along, so that the worker reads it with the payment at once.
@@ -252,7 +254,7 @@ export async function finishPayment(
   const writes = [
     ...store.transition(node, p, 'sending', state, set),
     ...givingBack(node, p, sent + fee, opts.delivered ?? 0n),
-    ...(fee > 0n ? await transferItems(node, `fee:${p.id}`, [feeLeg(p, fee)]) : []),
+    ...(fee > 0n ? await transferItems(node, `fee:${p.id}`, { kind: 'fee', resource: { type: 'payment', id: p.id } }, [feeLeg(p, fee)]) : []),
   ];
   if ((await commit(node, writes, [event(store.partition(node, p.id), `payment.${state}`, paymentView(next))])).length) return 'skipped';
   if (state === 'failed') logger.warn('Payment failed', { paymentId: p.id, reason: opts.reason, sent: opts.sentAmount?.value });
@@ -273,7 +275,7 @@ export async function withdrawPayment(node: Node, id: string) {
   annotate(PAYMENT_ANNOTATION, id);
   const r = await getPaymentRecord(node, id);
   if (!mayWithdraw(r.state)) throw commonErrors.invalidState('Payment', id, r.state, 'withdrawn from');
-  const units = await settleAll(node, account.payment(id), r.sourceAssetId);
+  const units = await settleAll(node, account.payment(id), r.sourceAssetId, { type: 'payment', id });
   const asset = { code: r.debitAmount.assetCode, scale: r.debitAmount.assetScale };
   return { ...paymentView(r), withdrawnAmount: amountOf(fromLedger(units, asset.scale), asset) };
 }

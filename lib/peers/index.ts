@@ -118,7 +118,7 @@ async function goneOrChanged(node: Node, id: string): Promise<DomainError> {
 export async function movePeerLiquidity(node: Node, id: string, value: string, direction: 'deposit' | 'withdrawal', idempotencyKey?: string) {
   const p = await getPeerRecord(node, id);
   const units = toLedger(BigInt(value), p.assetScale, 'amount');
-  if ((await moveFunds(node, account.peer(id), p.assetId, units, direction, idempotencyKey)) === 'insufficient') {
+  if ((await moveFunds(node, account.peer(id), p.assetId, units, direction, { type: 'peer', id }, idempotencyKey)) === 'insufficient') {
     throw ledgerErrors.insufficientLiquidity(`Peer ${id}`, value, p.assetScale);
   }
   return getPeer(node, id);

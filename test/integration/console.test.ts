@@ -15,6 +15,7 @@ import { ok } from '../world';
 const SCREENSHOT = screenshotPath('dashboard.png');
 const PAYMENTS_SCREENSHOT = screenshotPath('payments.png');
 const TRACE_SCREENSHOT = screenshotPath('trace.png');
+const TRANSFERS_SCREENSHOT = screenshotPath('transfers.png');
 const { WIDGETS } = createRequire(import.meta.url)('../../infra/serverless/dashboard.cjs');
 
 describe('the console server', () => {
@@ -219,6 +220,34 @@ describe('the console in a browser', () => {
       await page.getByRole('link', { name: 'Ledger check' }).click();
       await page.getByRole('status').filter({ hasText: 'Balanced' }).waitFor();
       expect(await page.locator('table[aria-label="Ledger check"] tr[data-asset] .badge').allTextContents()).toEqual(['zero', 'zero']);
+
+      // An account's transfers, from the ledger check: EUR's liquidity, its deposit and the 92.00 EUR
+      // it paid Bob's intent, 21 deposits more so that it takes two pages; then the intent's own.
+      const eurId = await page.locator('table[aria-label="Ledger check"] tr[data-asset="EUR"]').evaluate((row) => row.getAttribute('data-asset-id'));
+      await page.evaluate(async (id) => {
+        for (let i = 0; i < 21; i++)
+          await fetch(`/admin/assets/${id}/liquidity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":"100"}' });
+      }, eurId);
+      await page.locator('table[aria-label="Ledger check"] tr[data-asset="EUR"]').getByRole('link', { name: 'Liquidity' }).click();
+      const transfers = page.locator('table[aria-label="Transfers"] tbody tr');
+      await transfers.first().waitFor();
+      expect(await transfers.count()).toBe(20);
+      expect(await transfers.first().textContent()).toContain('deposit');
+      await page.getByRole('button', { name: 'Next page' }).click();
+      await page.locator('.pager', { hasText: 'Page 2' }).waitFor();
+      await page.locator('table[aria-label="Transfers"] tr', { hasText: '-92.00 EUR' }).waitFor();
+      expect((await transfers.allTextContents()).map((row) => /deposit|payment/.exec(row)?.[0])).toEqual(['deposit', 'payment', 'deposit']);
+      expect(await transfers.last().textContent()).toContain('10000.00 EUR');
+      await page.screenshot({ path: TRANSFERS_SCREENSHOT, fullPage: true });
+      const payment92 = page.locator('table[aria-label="Transfers"] tr', { hasText: '-92.00 EUR' });
+      await payment92.getByRole('link', { name: /^intent:/ }).click();
+      await page.locator('.pager', { hasText: 'Page 1' }).waitFor();
+      await page.locator('table[aria-label="Transfers"] tr', { hasText: '92.00 EUR' }).waitFor();
+      expect(await transfers.count()).toBe(1);
+      expect(await transfers.first().textContent()).not.toContain('-92.00');
+      // Back to the ledger check, which the tenant below has too (that intent's account it has not: 404).
+      await page.getByRole('link', { name: 'Ledger check' }).click();
+      await page.getByRole('status').filter({ hasText: 'Balanced' }).waitFor();
 
       // A tenant: the switch appears once the deployment has one, and on it the console shows the
       // tenant's data only (the operator's secret acts for the tenant), and the operator's again after.

@@ -196,7 +196,7 @@ async function writesOf<T>(act: () => Promise<T>): Promise<{ result: T; written:
 // 1. The Admin API
 
 interface DocOperation {
-  parameters?: Array<{ name: string; in: string }>;
+  parameters?: Array<{ name: string; in: string; required?: boolean }>;
   requestBody?: unknown;
   responses: Record<string, unknown>;
   security?: unknown[];
@@ -238,6 +238,7 @@ const queryFor = (name: string): string | undefined =>
     walletAddress: b.alice,
     peerId: b.ids.peers,
     resourceId: b.paymentId,
+    account: `payment:${b.paymentId}`,
     sourceAssetCode: 'USD',
     destinationAssetCode: b.assetCode,
   })[name];
@@ -312,10 +313,13 @@ async function sweep(caller: Caller): Promise<string[]> {
       }
       expect(changed, what).toEqual([]);
       if (op.security?.length !== 0) expect(leaked(await ok(b.admin('GET', path), 200), b).length, `${what} as B`).toBeGreaterThan(0);
-      // A cursor of B's whole list's first page: it reaches nothing of B's either.
-      const cursor = op.parameters?.some((p) => p.name === 'cursor') && (await ok(b.admin('GET', `${template}?limit=1`), 200)).nextCursor;
+      // A cursor of B's whole list's first page (with what the list requires: an account of B's):
+      // it reaches nothing of B's either.
+      const required = (op.parameters ?? []).filter((p) => p.in === 'query' && p.required).map((p) => [p.name, queryFor(p.name)!]);
+      const first = new URLSearchParams([...required, ['limit', '1']]);
+      const cursor = op.parameters?.some((p) => p.name === 'cursor') && (await ok(b.admin('GET', `${template}?${first}`), 200)).nextCursor;
       if (cursor) {
-        const paged = `${template}?${new URLSearchParams({ limit: '1', cursor })}`;
+        const paged = `${template}?${new URLSearchParams([...first, ['cursor', cursor]])}`;
         const { result: page, written: pagedWrites } = await writesOf(() => caller.admin('GET', paged));
         outcomes.push(`${caller.name}: GET ${paged} -> ${page.status} ${page.body?.code ?? ''}`);
         expect(

@@ -48,6 +48,7 @@ const WIRE: Record<number, string[]> = {
   ],
   403: ['console_refused', 'console_signing_off', 'forbidden', 'host_refused', 'insufficient_grant', 'invalid_interaction', 'operator_only', 'proxy_refused'],
   404: [
+    'account_not_found',
     'asset_not_found',
     'invalid_continuation',
     'key_not_found',

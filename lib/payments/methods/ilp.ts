@@ -7,7 +7,7 @@ import { ANSWER_GRACE_MS } from '../../ilp/link';
 import { type PacketOut, PeerPlugin, type SendingHooks } from '../../ilp/plugin';
 import { connect, payQuote } from '../../ilp/quote';
 import type { RemoteReceiver } from '../../ilp/receiver';
-import { account, balanceOf, insufficient, type Leg, TOO_LARGE, transferItems } from '../../ledger';
+import { account, balanceOf, insufficient, type Leg, TOO_LARGE, type TransferDescription, transferItems } from '../../ledger';
 import { logger } from '../../log';
 import type { Node } from '../../node';
 import { readReceiver } from '../../open-payments/client';
@@ -228,6 +228,7 @@ function legs(
 }
 
 const transferId = (p: PaymentRecord, packetId: string, phase: string) => `ilp-out:${p.id}:${packetId}:${phase}`;
+const packetOf = (p: PaymentRecord): TransferDescription => ({ kind: 'packet', resource: { type: 'payment', id: p.id } });
 
 const RESERVE_ATTEMPTS = 4;
 
@@ -252,7 +253,7 @@ function hooksFor(node: Node, p: PaymentRecord, peer: PeerRecord): SendingHooks 
         const refusals = await commit(
           node,
           [
-            ...(await transferItems(node, transferId(p, packet.id, 'reserve'), legs(p, record, 'reserve'), { read: attempt > 1 })),
+            ...(await transferItems(node, transferId(p, packet.id, 'reserve'), packetOf(p), legs(p, record, 'reserve'), { read: attempt > 1 })),
             store.putPacket(node, p.id, record),
           ],
           [],
@@ -284,7 +285,7 @@ function hooksFor(node: Node, p: PaymentRecord, peer: PeerRecord): SendingHooks 
       const refusals = await commit(
         node,
         [
-          ...(await transferItems(node, transferId(p, packet.id, phase), legs(p, k, phase))),
+          ...(await transferItems(node, transferId(p, packet.id, phase), packetOf(p), legs(p, k, phase))),
           store.settlePacket(
             node,
             p.id,
@@ -324,7 +325,10 @@ async function resolveLeftovers(node: Node, p: PaymentRecord): Promise<store.Pac
     // Settled by its reply meanwhile (a late attempt's): that reply stands.
     await commit(
       node,
-      [...(await transferItems(node, transferId(p, k.id, 'return'), legs(p, k, 'return'))), store.settlePacket(node, p.id, k, 'unanswered', undefined, listed)],
+      [
+        ...(await transferItems(node, transferId(p, k.id, 'return'), packetOf(p), legs(p, k, 'return'))),
+        store.settlePacket(node, p.id, k, 'unanswered', undefined, listed),
+      ],
       [],
       'ilp-unanswered',
     );

@@ -64,9 +64,13 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
       creditIntent(node, intent, {
         amount: receiveValue,
         writes: async (_credit, receivingFee) => [
-          ...(await transferItems(node, `deliver:${p.id}`, legsFor(p, fields, debit, receive, toLedger(receivingFee, p.receiveAmount.assetScale)), {
-            read: readShards,
-          })),
+          ...(await transferItems(
+            node,
+            `deliver:${p.id}`,
+            { kind: 'payment', resource: { type: 'payment', id: p.id } },
+            legsFor(p, fields, debit, receive, toLedger(receivingFee, p.receiveAmount.assetScale)),
+            { read: readShards },
+          )),
           ...store.transition(node, p, 'sending', 'completed', { sentAmount, completedAt: now }),
         ],
         outgoing: [event(store.partition(node, p.id), 'payment.completed', paymentView(completed))],
