@@ -3,12 +3,13 @@
 // from it (test/unit/openapi-*.test.ts).
 import * as z from 'zod';
 import { amount } from './amounts';
-import { asset, assetWithLiquidity, createAssetBody, liquidityBody } from './assets/schemas';
+import { asset, assetWithLiquidity, createAssetBody, liquidityBody, liquidityWithdrawalBody } from './assets/schemas';
 import { type CatalogEntry, commonErrors } from './errors';
 import { httpErrors } from './http/errors';
 import { type Problem, problem } from './http/problem';
 import { MAX_BODY_BYTES } from './http/schemas';
 import { ledgerCheck } from './ledger-check/schemas';
+import { liquidityWithdrawal } from './liquidity-withdrawals/schemas';
 import { createIntentBody, paymentIntent } from './payment-intents/schemas';
 import { createPaymentBody, payment } from './payments/schemas';
 import { createPeerBody, peer, peerWithLiquidity, reconciliation, unansweredPacket, updatePeerBody } from './peers/schemas';
@@ -16,12 +17,14 @@ import { createQuoteBody, quote } from './quotes/schemas';
 import { pushRateBody, rate } from './rates/schemas';
 import {
   allRoutes,
+  assetLiquidityWithdrawn,
   assetPage,
   openApiDocumentSchema,
   paymentIntentPage,
   paymentIntentWithdrawal,
   paymentPage,
   paymentWithdrawal,
+  peerLiquidityWithdrawn,
   peerPage,
   queryFields,
   type Route,
@@ -55,6 +58,7 @@ const requestSchemas = {
   Amount: amount,
   CreateAssetRequest: createAssetBody,
   LiquidityRequest: liquidityBody,
+  LiquidityWithdrawalRequest: liquidityWithdrawalBody,
   CreateWalletAddressRequest: createWalletAddressBody,
   UpdateWalletAddressRequest: updateWalletAddressBody,
   Ed25519Jwk: ed25519Jwk,
@@ -72,6 +76,8 @@ const responseSchemas = {
   Asset: asset,
   AssetWithLiquidity: assetWithLiquidity,
   AssetPage: assetPage,
+  LiquidityWithdrawal: liquidityWithdrawal,
+  AssetLiquidityWithdrawn: assetLiquidityWithdrawn,
   LedgerCheck: ledgerCheck,
   WalletAddress: walletAddress,
   WalletAddressPage: walletAddressPage,
@@ -90,6 +96,7 @@ const responseSchemas = {
   Peer: peer,
   PeerWithLiquidity: peerWithLiquidity,
   PeerPage: peerPage,
+  PeerLiquidityWithdrawn: peerLiquidityWithdrawn,
   UnansweredPacket: unansweredPacket,
   PeerReconciliation: reconciliation,
   WebhookDeliveryAttempt: attempt,
