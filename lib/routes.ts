@@ -99,6 +99,7 @@ export const paymentIntentWithdrawal = paymentIntent.extend({ withdrawnAmount: a
 export const paymentWithdrawal = payment.extend({ withdrawnAmount: amount });
 export const peerPage = page(peer);
 // A withdrawal's answer: the asset's or peer's liquidity after it, or, two-phase, the withdrawal held.
+export const liquidityWithdrawalPage = page(liquidityWithdrawal);
 export const assetLiquidityWithdrawn = z.union([assetWithLiquidity, liquidityWithdrawal]);
 export const peerLiquidityWithdrawn = z.union([peerWithLiquidity, liquidityWithdrawal]);
 export const webhookEventPage = page(webhookEvent);
@@ -190,6 +191,18 @@ export const routes = withIds({
     transactional: true,
     functionName: 'assetsLiquidityWithdraw',
     role: 'AdminLiquidityRole',
+  },
+  listLiquidityWithdrawals: {
+    tag: 'Assets',
+    method: 'get',
+    path: '/liquidity-withdrawals',
+    summary: 'List the pending two-phase liquidity withdrawals, newest first',
+    description: 'What is still held, to post or void; a posted or voided withdrawal leaves the list (read it by its id).',
+    query: pageQuery,
+    status: 200,
+    response: liquidityWithdrawalPage,
+    functionName: 'liquidityWithdrawalsList',
+    role: 'AdminRecordsListRole',
   },
   getLiquidityWithdrawal: {
     tag: 'Assets',

@@ -78,6 +78,9 @@ export async function getWithdrawal(node: Node, id: string): Promise<LiquidityWi
   return w;
 }
 
+// The pending withdrawals (what is still held), newest first.
+export const listPendingWithdrawals = (node: Node, limit: number, cursor?: string) => store.listPendingWithdrawals(node, limit, cursor);
+
 export const postWithdrawal = (node: Node, id: string) => endOnRequest(node, id, 'post');
 export const voidWithdrawal = (node: Node, id: string) => endOnRequest(node, id, 'void');
 

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { idOfKey, queryAll, scoped } from '../store';
+import { idOfKey, type Page, pageOfListed, queryAll, scoped } from '../store';
 import type { Write } from '../tx';
 import { type Ending, stateAfter } from './rules';
 import type { LiquidityWithdrawal } from './schemas';
@@ -66,4 +66,20 @@ export async function listDueWithdrawals(node: Node, now: string): Promise<strin
     ExpressionAttributeValues: { ':pending': scoped(node, PENDING), ':now': `${now}#~` },
   });
   return due.map((i) => idOfKey(i.pk));
+}
+
+// A page of the pending withdrawals, the latest timeout (so the newest) first: the index's keys,
+// then their records in one BatchGetItem.
+export async function listPendingWithdrawals(node: Node, limit: number, cursor?: string): Promise<Page<LiquidityWithdrawal>> {
+  const page = await pageOfListed({
+    table: node.tables.main,
+    index: 'OpenIntents',
+    partitionKey: 'openPk',
+    sortKey: 'openExpiresAt',
+    partitions: [scoped(node, PENDING)],
+    limit,
+    cursor,
+    recordKey: ({ pk, sk }) => ({ pk, sk }),
+  });
+  return { items: page.items.map(toWithdrawal), nextCursor: page.nextCursor };
 }

@@ -139,6 +139,22 @@ describe('two-phase liquidity withdrawals', () => {
     await expectBalanced(s);
   });
 
+  it('lists what is still held, newest first, a page at a time; a posted or voided withdrawal leaves the list', async () => {
+    const pending = async (query = '') =>
+      (await ok(s.admin('GET', `/liquidity-withdrawals${query}`), 200)) as { items: { id: string }[]; nextCursor: string | null };
+    for (const { id } of (await pending()).items) await ok(s.admin('POST', `/liquidity-withdrawals/${id}/void`), 200); // none left from before
+    const peer = await peerWith(s, '900');
+    const held = [];
+    for (const amount of ['100', '200', '300']) held.push(await hold(s, peer, amount));
+    const first = await pending('?limit=2');
+    expect(first.items).toEqual([held[2], held[1]]);
+    const second = await pending(`?limit=2&cursor=${first.nextCursor}`);
+    expect(second).toEqual({ items: [held[0]], nextCursor: null });
+    await ok(s.admin('POST', `/liquidity-withdrawals/${held[1].id}/post`), 200);
+    await ok(s.admin('POST', `/liquidity-withdrawals/${held[2].id}/void`), 200);
+    expect(await pending()).toEqual({ items: [held[0]], nextCursor: null });
+  });
+
   it('refuses bad input with a problem and changes nothing', async () => {
     const eur = `/assets/${w.eur.id}`;
     const pending = await hold(s, eur, '100');
@@ -152,6 +168,8 @@ describe('two-phase liquidity withdrawals', () => {
       ['POST', `/assets/${randomUUID()}/liquidity-withdrawals`, { amount: '100', twoPhase: true }, 404, 'asset_not_found'],
       ['POST', `/peers/${randomUUID()}/liquidity-withdrawals`, { amount: '100', twoPhase: true }, 404, 'peer_not_found'],
       ['GET', `/liquidity-withdrawals/${randomUUID()}`, undefined, 404, 'liquidity_withdrawal_not_found'],
+      ['GET', '/liquidity-withdrawals?cursor=abc', undefined, 400, 'invalid_cursor'],
+      ['GET', '/liquidity-withdrawals?state=pending', undefined, 400, 'invalid_request'],
       ['POST', `/liquidity-withdrawals/${randomUUID()}/post`, undefined, 404, 'liquidity_withdrawal_not_found'],
       ['POST', `/liquidity-withdrawals/${randomUUID()}/void`, undefined, 404, 'liquidity_withdrawal_not_found'],
       ['POST', '/liquidity-withdrawals/not-an-id/post', undefined, 404, 'not_found'],
