@@ -257,6 +257,7 @@ describe('hostile cursors on every list route', () => {
   it('covers every list route', () =>
     expect(lists.map((op) => op.path).sort()).toEqual([
       '/assets',
+      '/liquidity-withdrawals',
       '/payment-intents',
       '/payments',
       '/peers',
