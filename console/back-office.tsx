@@ -16,6 +16,7 @@ type WalletAddress = RouteResponse<'getWalletAddress'>;
 type Intent = RouteResponse<'getPaymentIntent'>;
 type Payment = RouteResponse<'getPayment'>;
 type Peer = RouteResponse<'getPeer'>;
+type Withdrawal = RouteResponse<'getLiquidityWithdrawal'>;
 type WebhookEvent = RouteResponse<'getWebhookEvent'>;
 type LedgerCheck = RouteResponse<'checkLedger'>;
 type Transfer = RouteResponse<'listLedgerTransfers'>['items'][number];
@@ -32,7 +33,7 @@ const withDetails =
 // A link to an account's transfers (the Transfers page), the account named as the ledger check names it.
 const transfersOf = (account: string, label = 'Transfers') => <a href={`#/transfers/${account}`}>{label}</a>;
 
-// Deposit and withdraw, for an asset's or a peer's liquidity.
+// Deposit, withdraw and hold (a two-phase withdrawal), for an asset's or a peer's liquidity.
 const liquidityActions = (route: string, id: string, name: string, code: string, scale: number): Action[] => [
   {
     label: 'Deposit',
@@ -47,6 +48,13 @@ const liquidityActions = (route: string, id: string, name: string, code: string,
     movesMoney: true,
     amountOf: { code, scale },
     run: (key, amount) => post(`${route}/${id}/liquidity-withdrawals`, key, { amount }),
+  },
+  {
+    label: 'Hold',
+    what: `Hold liquidity of ${name} while your bank transfer runs: post it on the Withdrawals page once it went through, or void it. Unposted, it is voided after LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS.`,
+    movesMoney: true,
+    amountOf: { code, scale },
+    run: (key, amount) => post(`${route}/${id}/liquidity-withdrawals`, key, { amount, twoPhase: true }),
   },
 ];
 
@@ -217,6 +225,36 @@ export const PeersPage = () => (
   />
 );
 
+// The two-phase withdrawals still held, to post or void.
+export const WithdrawalsPage = () => (
+  <ListPage<Withdrawal>
+    route="/liquidity-withdrawals"
+    label="Withdrawals"
+    columns={[
+      state,
+      { label: 'Amount', cell: (w) => money(w.amount), numeric: true },
+      { label: 'From', cell: (w) => (w.peerId ? <code>peer {w.peerId}</code> : `${w.amount.assetCode} liquidity`) },
+      { label: 'Voided after', cell: (w) => time(w.expiresAt) },
+      created,
+      { label: 'Id', cell: (w) => <code>{w.id}</code> },
+    ]}
+    actions={(w) => [
+      {
+        label: 'Post',
+        what: `Post this withdrawal: ${money(w.amount)} leave the ledger, to the asset's settlement account.`,
+        movesMoney: true,
+        run: (key) => post(`/liquidity-withdrawals/${w.id}/post`, key),
+      },
+      {
+        label: 'Void',
+        what: `Void this withdrawal: ${money(w.amount)} go back where they came from.`,
+        movesMoney: true,
+        run: (key) => post(`/liquidity-withdrawals/${w.id}/void`, key),
+      },
+    ]}
+  />
+);
+
 export const WebhookEventsPage = () => (
   <ListPage<WebhookEvent>
     route="/webhook-events"
@@ -348,8 +386,8 @@ export function LedgerPage() {
   return (
     <div class="list">
       <p class="note">
-        Double entry: each asset's accounts (its liquidity and settlement, the intents', payments', peers' and holds') sum to zero. The Admin API sums them on
-        the server by reading every account, so check on a quiet ledger: a payment moving meanwhile can show as a difference.
+        Double entry: each asset's accounts (its liquidity and settlement, the intents', payments', peers', holds' and withdrawals') sum to zero. The Admin API
+        sums them on the server by reading every account, so check on a quiet ledger: a payment moving meanwhile can show as a difference.
       </p>
       <div class="toolbar">
         <button type="button" onClick={run}>

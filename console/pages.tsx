@@ -1,5 +1,16 @@
 import type { ComponentType } from 'preact';
-import { AssetsPage, IntentsPage, LedgerPage, PaymentsPage, PeersPage, RatesPage, TransfersPage, WalletAddressesPage, WebhookEventsPage } from './back-office';
+import {
+  AssetsPage,
+  IntentsPage,
+  LedgerPage,
+  PaymentsPage,
+  PeersPage,
+  RatesPage,
+  TransfersPage,
+  WalletAddressesPage,
+  WebhookEventsPage,
+  WithdrawalsPage,
+} from './back-office';
 import { DashboardPage } from './dashboard';
 import { TracesPage } from './traces';
 
@@ -25,6 +36,7 @@ export const PAGES: Page[] = [
   { path: 'wallet-addresses', title: 'Wallet addresses', group: 'Back office', component: WalletAddressesPage },
   { path: 'assets', title: 'Assets', group: 'Back office', component: AssetsPage },
   { path: 'peers', title: 'Peers', group: 'Back office', component: PeersPage },
+  { path: 'liquidity-withdrawals', title: 'Withdrawals', group: 'Back office', component: WithdrawalsPage },
   { path: 'webhook-events', title: 'Webhook events', group: 'Back office', component: WebhookEventsPage },
   { path: 'rates', title: 'Rates', group: 'Back office', component: RatesPage },
   { path: 'ledger', title: 'Ledger check', group: 'Back office', component: LedgerPage },

@@ -9,6 +9,7 @@ import { type CatalogEntry, commonErrors } from '../lib/errors';
 import { httpErrors } from '../lib/http/errors';
 import { ilpErrors } from '../lib/ilp/errors';
 import { ledgerErrors } from '../lib/ledger/errors';
+import { withdrawalErrors } from '../lib/liquidity-withdrawals/errors';
 import { openPaymentsErrors } from '../lib/open-payments/errors';
 import { intentErrors } from '../lib/payment-intents/errors';
 import { paymentErrors } from '../lib/payments/errors';
@@ -27,6 +28,7 @@ export const CATALOGS: Record<string, { file: string; entries: Record<string, Ca
   assetErrors: { file: 'lib/assets/errors.ts', entries: assetErrors },
   walletAddressErrors: { file: 'lib/wallet-addresses/errors.ts', entries: walletAddressErrors },
   ledgerErrors: { file: 'lib/ledger/errors.ts', entries: ledgerErrors },
+  withdrawalErrors: { file: 'lib/liquidity-withdrawals/errors.ts', entries: withdrawalErrors },
   rateErrors: { file: 'lib/rates/errors.ts', entries: rateErrors },
   intentErrors: { file: 'lib/payment-intents/errors.ts', entries: intentErrors },
   quoteErrors: { file: 'lib/quotes/errors.ts', entries: quoteErrors },

@@ -29,6 +29,10 @@ const schema = z.object({
   EXCHANGE_RATES_TIMEOUT_SECS: seconds(10),
   EXCHANGE_RATES_REFRESH_BEFORE_SECS: seconds(120),
   QUOTE_LIFETIME_SECS: seconds(300),
+  // How long a two-phase liquidity withdrawal holds its amount before it is voided unless posted:
+  // 1 second to 30 days; a week by default, so that a bank transfer over a long weekend is not
+  // voided while it runs (a void returns money to liquidity that may have left at the bank).
+  LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(2_592_000).default(604_800)),
   WEBHOOK_EVENTS_TABLE: z.string().min(1),
   WEBHOOK_QUEUE_URL: url,
   WEBHOOK_PARKING_QUEUE_URL: url,

@@ -41,6 +41,7 @@ export interface Node {
   secretsPrefix: string;
   region: string; // AWS_REGION
   quoteLifetimeSecs: number;
+  liquidityWithdrawalTimeoutSecs: number;
   slippage: number;
   accessTokenExpirySecs: number;
   interactionExpirySecs: number;
@@ -68,6 +69,7 @@ export function nodeOf(c: Config): Node {
     secretsPrefix: c.SECRETS_PREFIX,
     region: c.AWS_REGION,
     quoteLifetimeSecs: c.QUOTE_LIFETIME_SECS,
+    liquidityWithdrawalTimeoutSecs: c.LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS,
     slippage: c.SLIPPAGE,
     accessTokenExpirySecs: c.ACCESS_TOKEN_EXPIRY_SECS,
     interactionExpirySecs: c.INTERACTION_EXPIRY_SECS,

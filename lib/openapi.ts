@@ -3,12 +3,13 @@
 // from it (test/unit/openapi-*.test.ts).
 import * as z from 'zod';
 import { amount } from './amounts';
-import { asset, assetWithLiquidity, createAssetBody, feeSchedule, liquidityBody, updateAssetBody } from './assets/schemas';
+import { asset, assetWithLiquidity, createAssetBody, feeSchedule, liquidityBody, liquidityWithdrawalBody, updateAssetBody } from './assets/schemas';
 import { type CatalogEntry, commonErrors } from './errors';
 import { httpErrors } from './http/errors';
 import { type Problem, problem } from './http/problem';
 import { MAX_BODY_BYTES } from './http/schemas';
 import { ledgerCheck, ledgerTransfer } from './ledger-check/schemas';
+import { liquidityWithdrawal } from './liquidity-withdrawals/schemas';
 import { createIntentBody, paymentIntent } from './payment-intents/schemas';
 import { createPaymentBody, payment } from './payments/schemas';
 import { createPeerBody, peer, peerWithLiquidity, reconciliation, unansweredPacket, updatePeerBody } from './peers/schemas';
@@ -16,13 +17,16 @@ import { createQuoteBody, quote } from './quotes/schemas';
 import { pushRateBody, rate } from './rates/schemas';
 import {
   allRoutes,
+  assetLiquidityWithdrawn,
   assetPage,
   ledgerTransferPage,
+  liquidityWithdrawalPage,
   openApiDocumentSchema,
   paymentIntentPage,
   paymentIntentWithdrawal,
   paymentPage,
   paymentWithdrawal,
+  peerLiquidityWithdrawn,
   peerPage,
   queryFields,
   type Route,
@@ -57,6 +61,7 @@ const requestSchemas = {
   CreateAssetRequest: createAssetBody,
   UpdateAssetRequest: updateAssetBody,
   LiquidityRequest: liquidityBody,
+  LiquidityWithdrawalRequest: liquidityWithdrawalBody,
   CreateWalletAddressRequest: createWalletAddressBody,
   UpdateWalletAddressRequest: updateWalletAddressBody,
   Ed25519Jwk: ed25519Jwk,
@@ -75,6 +80,9 @@ const responseSchemas = {
   FeeSchedule: feeSchedule,
   AssetWithLiquidity: assetWithLiquidity,
   AssetPage: assetPage,
+  LiquidityWithdrawal: liquidityWithdrawal,
+  LiquidityWithdrawalPage: liquidityWithdrawalPage,
+  AssetLiquidityWithdrawn: assetLiquidityWithdrawn,
   LedgerCheck: ledgerCheck,
   LedgerTransfer: ledgerTransfer,
   LedgerTransferPage: ledgerTransferPage,
@@ -95,6 +103,7 @@ const responseSchemas = {
   Peer: peer,
   PeerWithLiquidity: peerWithLiquidity,
   PeerPage: peerPage,
+  PeerLiquidityWithdrawn: peerLiquidityWithdrawn,
   UnansweredPacket: unansweredPacket,
   PeerReconciliation: reconciliation,
   WebhookDeliveryAttempt: attempt,

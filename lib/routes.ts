@@ -5,12 +5,14 @@
 import * as z from 'zod';
 import { amount } from './amounts';
 import { assetErrors } from './assets/errors';
-import { asset, assetWithLiquidity, createAssetBody, liquidityBody, updateAssetBody } from './assets/schemas';
+import { asset, assetWithLiquidity, createAssetBody, liquidityBody, liquidityWithdrawalBody, updateAssetBody } from './assets/schemas';
 import { type CatalogEntry, commonErrors } from './errors';
 import { idParams, page } from './http/schemas';
 import { ilpErrors } from './ilp/errors';
 import { ledgerErrors } from './ledger/errors';
 import { ledgerCheck, ledgerTransfer, transfersQuery } from './ledger-check/schemas';
+import { withdrawalErrors } from './liquidity-withdrawals/errors';
+import { liquidityWithdrawal } from './liquidity-withdrawals/schemas';
 import { intentErrors } from './payment-intents/errors';
 import { createIntentBody, listIntentsQuery, paymentIntent } from './payment-intents/schemas';
 import { paymentErrors } from './payments/errors';
@@ -97,6 +99,10 @@ export const paymentIntentWithdrawal = paymentIntent.extend({ withdrawnAmount: a
 export const paymentWithdrawal = payment.extend({ withdrawnAmount: amount });
 export const peerPage = page(peer);
 export const ledgerTransferPage = page(ledgerTransfer);
+// A withdrawal's answer: the asset's or peer's liquidity after it, or, two-phase, the withdrawal held.
+export const liquidityWithdrawalPage = page(liquidityWithdrawal);
+export const assetLiquidityWithdrawn = z.union([assetWithLiquidity, liquidityWithdrawal]);
+export const peerLiquidityWithdrawn = z.union([peerWithLiquidity, liquidityWithdrawal]);
 export const webhookEventPage = page(webhookEvent);
 export const tenantPage = page(tenant);
 export const openApiDocumentSchema = z.looseObject({ openapi: z.string() });
@@ -136,7 +142,7 @@ export const routes = withIds({
     path: '/ledger/check',
     summary: "Check that every asset's accounts sum to zero",
     description:
-      'Sums the balances of each asset (its liquidity, settlement, fees, intents, payments, peers and holds) server-side. A back-office check: it scans the main table, so its cost grows with the table.',
+      'Sums the balances of each asset (its liquidity, settlement, fees, intents, payments, peers, holds and withdrawals held) server-side. A back-office check: it scans the main table, so its cost grows with the table.',
     status: 200,
     response: ledgerCheck,
     functionName: 'ledgerCheck',
@@ -204,13 +210,69 @@ export const routes = withIds({
     method: 'post',
     path: '/assets/{id}/liquidity-withdrawals',
     summary: 'Withdraw liquidity',
+    description:
+      "The amount is at the asset's scale. Answers the asset with its liquidity after it; with `twoPhase: true`, the withdrawal, " +
+      '`pending`: its amount is held until it is posted or voided (`/liquidity-withdrawals/{id}`), or voided by ' +
+      'LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS.',
     params: idParams,
-    body: liquidityBody,
+    body: liquidityWithdrawalBody,
     status: 200,
-    response: assetWithLiquidity,
+    response: assetLiquidityWithdrawn,
     problems: [assetErrors.notFound, ledgerErrors.insufficientLiquidity, ledgerErrors.balanceTooLarge],
     transactional: true,
     functionName: 'assetsLiquidityWithdraw',
+    role: 'AdminLiquidityRole',
+  },
+  listLiquidityWithdrawals: {
+    tag: 'Assets',
+    method: 'get',
+    path: '/liquidity-withdrawals',
+    summary: 'List the pending two-phase liquidity withdrawals, newest first',
+    description: 'What is still held, to post or void; a posted or voided withdrawal leaves the list (read it by its id).',
+    query: pageQuery,
+    status: 200,
+    response: liquidityWithdrawalPage,
+    functionName: 'liquidityWithdrawalsList',
+    role: 'AdminRecordsListRole',
+  },
+  getLiquidityWithdrawal: {
+    tag: 'Assets',
+    method: 'get',
+    path: '/liquidity-withdrawals/{id}',
+    summary: 'Get a two-phase liquidity withdrawal',
+    params: idParams,
+    status: 200,
+    response: liquidityWithdrawal,
+    problems: [withdrawalErrors.notFound],
+    functionName: 'liquidityWithdrawalsGet',
+    role: 'AdminReadRole',
+  },
+  postLiquidityWithdrawal: {
+    tag: 'Assets',
+    method: 'post',
+    path: '/liquidity-withdrawals/{id}/post',
+    summary: 'Post a pending liquidity withdrawal',
+    description: "Its amount leaves the ledger (to the asset's settlement account). 409 once it is posted or voided, or past its timeout.",
+    params: idParams,
+    status: 200,
+    response: liquidityWithdrawal,
+    problems: [withdrawalErrors.notFound, commonErrors.invalidState, ledgerErrors.balanceTooLarge],
+    transactional: true,
+    functionName: 'liquidityWithdrawalsPost',
+    role: 'AdminLiquidityRole',
+  },
+  voidLiquidityWithdrawal: {
+    tag: 'Assets',
+    method: 'post',
+    path: '/liquidity-withdrawals/{id}/void',
+    summary: 'Void a pending liquidity withdrawal',
+    description: "Its amount goes back to the asset's liquidity or the peer's. 409 once it is posted or voided.",
+    params: idParams,
+    status: 200,
+    response: liquidityWithdrawal,
+    problems: [withdrawalErrors.notFound, commonErrors.invalidState, ledgerErrors.balanceTooLarge],
+    transactional: true,
+    functionName: 'liquidityWithdrawalsVoid',
     role: 'AdminLiquidityRole',
   },
   createWalletAddress: {
@@ -621,10 +683,13 @@ export const routes = withIds({
     method: 'post',
     path: '/peers/{id}/liquidity-withdrawals',
     summary: 'Withdraw peer liquidity',
+    description:
+      "The amount is at the peer's asset's scale. Answers the peer with its liquidity after it; with `twoPhase: true`, the " +
+      'withdrawal, `pending`, as for an asset.',
     params: idParams,
-    body: liquidityBody,
+    body: liquidityWithdrawalBody,
     status: 200,
-    response: peerWithLiquidity,
+    response: peerLiquidityWithdrawn,
     problems: [peerErrors.notFound, ledgerErrors.insufficientLiquidity, ledgerErrors.balanceTooLarge],
     transactional: true,
     functionName: 'peersLiquidityWithdraw',

@@ -21,6 +21,7 @@ const KINDS: Array<[string, string]> = [
   ['/quotes', 'quote'],
   ['/payments', 'payment'],
   ['/peers', 'peer'],
+  ['/liquidity-withdrawals', 'withdrawal'],
 ];
 export const resourceKindOf = (template: string) => KINDS.find(([prefix]) => template.startsWith(`${prefix}/`) || template === prefix)?.[1] ?? 'none';
 

@@ -87,7 +87,7 @@ Payment service under serverless-offline ready in ${seconds} s
   Open Payments auth server     ${stack.authServerUrl}   (local gateway)
   ILP connector                 ${stack.connectorUrl}   (local gateway; ILP address ${stack.env.ILP_ADDRESS})
   Queues and stream             local pollers: the payment worker, the webhook sender, the outbox relay
-  Schedules                     serverless-offline: ratesRefresh, paymentIntentsExpire
+  Schedules                     serverless-offline: ratesRefresh, paymentIntentsExpire, liquidityWithdrawalsExpire
   DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}   Secrets Manager ${stack.endpoints.secretsmanager}
   Data          in memory: gone at Ctrl-C (npm start keeps its data in .local/)
   Rates (pull)  ${stack.env.EXCHANGE_RATES_URL || 'none (EXCHANGE_RATES_URL unset: push rates with POST /rates)'}

@@ -43,6 +43,9 @@ export type Asset = z.infer<typeof asset>;
 export type AssetRecord = Asset & { version?: number };
 
 export const liquidityBody = z.strictObject({ amount: amountValue.refine((v) => v !== '0', 'must be greater than 0') });
+// An asset's or a peer's withdrawal: `twoPhase` holds the amount until it is posted or voided
+// (lib/liquidity-withdrawals); without it, it leaves at once.
+export const liquidityWithdrawalBody = liquidityBody.extend({ twoPhase: z.boolean().optional() });
 
 export const assetWithLiquidity = asset.extend({
   liquidity: z.object({ value: z.string(), assetCode, assetScale: z.int() }),

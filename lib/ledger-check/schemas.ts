@@ -28,9 +28,9 @@ export type LedgerCheck = z.infer<typeof ledgerCheck>;
 const uuid = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 export const accountId = z
   .string()
-  .regex(new RegExp(`^(?:(?:settlement|liquidity|fee|intent|payment|peer):${uuid}|hold:${uuid}:${uuid})$`), 'is not an account id')
+  .regex(new RegExp(`^(?:(?:settlement|liquidity|fee|intent|payment|peer):${uuid}|(?:hold|withdrawal):${uuid}:${uuid})$`), 'is not an account id')
   .describe(
-    'An account as GET /ledger/check names it: settlement:<asset id>, liquidity:<asset id>, fee:<asset id>, peer:<peer id>, intent:<payment intent id>, payment:<payment id>, or hold:<payment id>:<asset id>',
+    'An account as GET /ledger/check names it: settlement:<asset id>, liquidity:<asset id>, fee:<asset id>, peer:<peer id>, intent:<payment intent id>, payment:<payment id>, hold:<payment id>:<asset id>, or withdrawal:<liquidity withdrawal id>:<asset id>',
   );
 export const transfersQuery = pageQuery.extend({ account: accountId });
 

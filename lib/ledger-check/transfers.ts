@@ -4,6 +4,7 @@ import { assetErrors } from '../assets/errors';
 import { DomainError } from '../errors';
 import { type HistoryEntry, ownerOf, transferHistory } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
+import { findWithdrawal } from '../liquidity-withdrawals';
 import type { Node } from '../node';
 import { findIntent } from '../payment-intents';
 import { findPayment } from '../payments';
@@ -37,7 +38,7 @@ function view(accountId: string, e: HistoryEntry, asset: { code: string; scale: 
 }
 
 // The asset an account's amounts are in, read from the record that owns it; undefined when there
-// is no such record (a hold's payment, too, must exist).
+// is no such record (a hold's payment and a withdrawal's own record, too, must exist).
 async function assetOfAccount(node: Node, accountId: string): Promise<{ code: string; scale: number } | undefined> {
   const owner = ownerOf(accountId);
   if (!owner) return undefined;
@@ -53,7 +54,8 @@ async function assetOfAccount(node: Node, accountId: string): Promise<{ code: st
     const r = await findPeer(node, owner.peer);
     return r && { code: r.assetCode, scale: r.assetScale };
   }
-  const holder = accountId.startsWith('hold:') ? await findPayment(node, accountId.split(':')[1]) : true;
+  const [kind, recordId] = accountId.split(':');
+  const holder = kind === 'hold' ? await findPayment(node, recordId) : kind === 'withdrawal' ? await findWithdrawal(node, recordId) : true;
   return holder ? await assetIfAny(node, owner.assetId) : undefined;
 }
 

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Outgoing } from '../events';
 import type { Node } from '../node';
-import { commit, type Refusals } from '../tx';
+import { commit, type Refusals, type Write } from '../tx';
 import { ledgerErrors } from './errors';
-import { insufficient, TOO_LARGE, TRANSFER_EXISTS, type TransferDescription } from './rules';
+import { insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, type TransferDescription } from './rules';
 import { balances, transferItems } from './store';
 
 // A double-entry ledger at the fixed scale of 20 (bigint units): accounts and transfers (./store.ts),
@@ -23,13 +24,15 @@ export const account = {
   // What a payment sent over Interledger has in flight, per asset: reserved before each packet
   // leaves, then posted to the peer or returned (lib/payments/methods/ilp.ts).
   hold: (paymentId: string, assetId: string) => `hold:${paymentId}:${assetId}`,
+  // What a two-phase liquidity withdrawal holds until it is posted or voided (lib/liquidity-withdrawals).
+  withdrawal: (withdrawalId: string, assetId: string) => `withdrawal:${withdrawalId}:${assetId}`,
 };
 
 export { insufficient, type Leg, RESOURCE_TYPES, TOO_LARGE, TRANSFER_EXISTS, TRANSFER_KINDS, type TransferDescription } from './rules';
 export { emptyAccountCheck, type HistoryEntry, nonZeroBalances, transferExists, transferHistory, transferItems, voidTransfer } from './store';
 
 // Whose an account is, read from its id (the inverse of `account`): its asset's own accounts
-// name the asset; an intent's, a payment's and a peer's name their record, which names the asset.
+// (and a hold's, a withdrawal's) name the asset; an intent's, a payment's and a peer's name their record, which names the asset.
 export type AccountOwner = { assetId: string } | { intent: string } | { payment: string } | { peer: string };
 export function ownerOf(accountId: string): AccountOwner | undefined {
   const [kind, rest] = [accountId.slice(0, accountId.indexOf(':')), accountId.slice(accountId.indexOf(':') + 1)];
@@ -41,6 +44,7 @@ export function ownerOf(accountId: string): AccountOwner | undefined {
     case 'fee':
       return { assetId: rest };
     case 'hold':
+    case 'withdrawal':
       return { assetId: rest.split(':')[1] };
     case 'intent':
       return { intent: rest };
@@ -84,11 +88,7 @@ export async function settleAll(node: Node, id: string, assetId: string, resourc
 // Moves `units` between an account and its asset's settlement account: a deposit credits the
 // account, a withdrawal takes from it (and may find too little). With an Idempotency-Key the
 // transfer's id comes from it, so a retry after an unclear failure finds the transfer made and
-// does not move the money again. A withdrawal from a split account takes from the shards it read;
-// another debit that took from them meanwhile refuses it, so it reads again while the account as a
-// whole still covers it: a withdrawal of everything there is succeeds.
-const WITHDRAWAL_ATTEMPTS = 4;
-
+// does not move the money again.
 export async function moveFunds(
   node: Node,
   id: string,
@@ -100,16 +100,36 @@ export async function moveFunds(
 ): Promise<'moved' | 'insufficient'> {
   const [from, to] = direction === 'deposit' ? [account.settlement(assetId), id] : [id, account.settlement(assetId)];
   const transferId = idempotencyKey ? `liquidity:${createHash('sha256').update(`${id}|${direction}|${units}|${idempotencyKey}`).digest('hex')}` : randomUUID();
+  const moved = await moveCovered(
+    node,
+    transferId,
+    { kind: direction, resource },
+    { debit: from, credit: to, amount: units },
+    { spread: direction === 'deposit' },
+  );
+  return moved === 'insufficient' ? 'insufficient' : 'moved';
+}
+
+// One transfer whose debit the balance must cover, committed with `writes` and `outgoing` in one
+// transaction: 'made_before' when a transfer under this id was made already (an idempotent retry).
+// A debit of a split account takes from the shards it read; another debit that took from them
+// meanwhile refuses it, so it reads again while the account as a whole still covers it: a
+// withdrawal of everything there is succeeds.
+const COVERED_ATTEMPTS = 4;
+
+export async function moveCovered(
+  node: Node,
+  transferId: string,
+  about: TransferDescription,
+  leg: Leg,
+  opts: { spread?: boolean; writes?: Write[]; outgoing?: Outgoing[] } = {},
+): Promise<'moved' | 'made_before' | 'insufficient'> {
   for (let attempt = 1; ; attempt++) {
-    const refusals = await commit(
-      node,
-      await transferItems(node, transferId, { kind: direction, resource }, [{ debit: from, credit: to, amount: units }], {
-        read: true,
-        spread: direction === 'deposit',
-      }),
-    );
-    if (!refusals.length || refusals.includes(TRANSFER_EXISTS)) return 'moved'; // made before: success
+    const transfer = await transferItems(node, transferId, about, [leg], { read: true, spread: opts.spread });
+    const refusals = await commit(node, [...transfer, ...(opts.writes ?? [])], opts.outgoing);
+    if (!refusals.length) return 'moved';
+    if (refusals.includes(TRANSFER_EXISTS)) return 'made_before';
     refuseTooLarge(refusals);
-    if (attempt === WITHDRAWAL_ATTEMPTS || (await balanceOf(node, from)) < units) return 'insufficient';
+    if (attempt === COVERED_ATTEMPTS || (await balanceOf(node, leg.debit)) < leg.amount) return 'insufficient';
   }
 }

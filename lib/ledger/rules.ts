@@ -18,9 +18,10 @@ export interface Leg {
 // intent received or a payment kept), a payment's funding, a local payment's delivery, and an
 // Interledger packet (sent: reserved, posted or returned under the payment; received: under the
 // intent it paid), and the sending fee an Interledger payment pays at its completion (a local
-// payment's fees are legs of its delivery, a packet's receiving fee of the packet).
+// payment's fees are legs of its delivery, a packet's receiving fee of the packet). A two-phase
+// withdrawal's hold, post and void are withdrawals of the liquidity_withdrawal they belong to.
 export const TRANSFER_KINDS = ['deposit', 'withdrawal', 'funding', 'payment', 'packet', 'fee'] as const;
-export const RESOURCE_TYPES = ['asset', 'peer', 'payment', 'payment_intent'] as const;
+export const RESOURCE_TYPES = ['asset', 'peer', 'payment', 'payment_intent', 'liquidity_withdrawal'] as const;
 export interface TransferDescription {
   kind: (typeof TRANSFER_KINDS)[number];
   resource: { type: (typeof RESOURCE_TYPES)[number]; id: string };

@@ -97,7 +97,8 @@ export async function updatePeer(node: Node, id: string, input: UpdatePeer): Pro
   return store.viewOf(now);
 }
 
-// A peer can go only once its liquidity is withdrawn (the check commits with the deletion).
+// A peer can go only once its liquidity is withdrawn, and no two-phase withdrawal holds any of it
+// (the checks commit with the deletion).
 export async function deletePeer(node: Node, id: string): Promise<void> {
   const p = await getPeerRecord(node, id);
   const refusals = await commit(node, [...store.removePeer(node, p), ...emptyAccountCheck(node, account.peer(id), 'peer_has_liquidity')]);
@@ -123,6 +124,10 @@ export async function movePeerLiquidity(node: Node, id: string, value: string, d
   }
   return getPeer(node, id);
 }
+
+// The write that counts a two-phase withdrawal of the peer's liquidity held (1) or ended (-1), for
+// the withdrawal's transaction.
+export const countWithdrawals = (node: Node, id: string, delta: 1 | -1) => store.countWithdrawals(node, id, delta);
 
 // What the connector asks on every packet, kept in this container for a few seconds: a peer
 // changed elsewhere (another container) takes effect here within PEER_CACHE_MS; one changed

@@ -64,9 +64,31 @@ export function replacePeer(node: Node, was: PeerRecord, now: PeerRecord): Write
   ];
 }
 
+// How many two-phase withdrawals hold some of the peer's liquidity (lib/liquidity-withdrawals): an
+// item beside its record, counted up when one is held and down when it ends, so that the peer
+// cannot be deleted while one could still be voided back to it (removePeer's condition).
+const withdrawalsKey = (node: Node, id: string) => ({ pk: byId(node, id).pk, sk: 'WITHDRAWALS' });
+export const countWithdrawals = (node: Node, id: string, delta: 1 | -1): Write => ({
+  Update: {
+    TableName: node.tables.main,
+    Key: withdrawalsKey(node, id),
+    UpdateExpression: 'ADD held :delta',
+    ExpressionAttributeValues: { ':delta': delta },
+  },
+});
+
 export function removePeer(node: Node, p: PeerRecord): Write[] {
   return [
     { refusal: 'peer_changed', Delete: { TableName: node.tables.main, Key: byId(node, p.id), ...unchanged(p) } },
+    {
+      refusal: 'peer_has_liquidity',
+      Delete: {
+        TableName: node.tables.main,
+        Key: withdrawalsKey(node, p.id),
+        ConditionExpression: 'attribute_not_exists(pk) OR held = :none',
+        ExpressionAttributeValues: { ':none': 0 },
+      },
+    },
     release(node, byAddress(node, p.assetId, p.staticIlpAddress)),
     ...p.incomingTokenHashes.map((h) => release(node, byToken(h))),
   ];

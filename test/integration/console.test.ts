@@ -193,6 +193,22 @@ describe('the console in a browser', () => {
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'detached' });
 
+      // A two-phase withdrawal: held from the EUR liquidity, listed on the Withdrawals page until it is posted there.
+      await page.locator('table[aria-label="Assets"] tr', { hasText: 'EUR' }).getByRole('button', { name: 'Hold' }).click();
+      const holding = page.getByRole('dialog', { name: 'Hold' });
+      await holding.getByLabel('Amount').fill('1.00');
+      await holding.getByRole('button', { name: 'Confirm' }).click();
+      await holding.waitFor({ state: 'detached' });
+      await page.getByRole('link', { name: 'Withdrawals' }).click();
+      const held = page.locator('table[aria-label="Withdrawals"] tbody tr', { hasText: '1.00 EUR' });
+      await held.waitFor();
+      expect(await held.locator('.state').textContent()).toBe('pending');
+      await held.getByRole('button', { name: 'Post' }).click();
+      const posting = page.getByRole('dialog', { name: 'Post' });
+      await posting.getByRole('button', { name: 'Confirm' }).click();
+      await posting.waitFor({ state: 'detached' });
+      await held.waitFor({ state: 'detached' }); // posted: no longer held
+
       // Redeliver the payment's payment.completed event: one more attempt appears.
       await page.getByRole('link', { name: 'Webhook events' }).click();
       await page.getByLabel('Resource id').fill(payment.id);

@@ -28,6 +28,7 @@ beforeAll(async () => {
   ids.wallet = (await ok(s.admin('GET', `/wallet-addresses?address=${encodeURIComponent(w.alice)}`), 200)).id;
   await ok(s.admin('POST', `/wallet-addresses/${ids.wallet}/keys`, { kid: 'k1', kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43), alg: 'EdDSA' }));
   ids.peer = (await ok(s.admin('POST', '/peers', peerBody('test.fuzz-peer', 'fuzz-incoming-token-0001')))).id;
+  ids.withdrawal = (await ok(s.admin('POST', `/assets/${w.eur.id}/liquidity-withdrawals`, { amount: '100', twoPhase: true }), 200)).id;
   await s.streams.stop();
 }, 60_000);
 afterAll(() => stop());
@@ -259,6 +260,7 @@ describe('hostile cursors on every list route', () => {
     expect(lists.map((op) => op.path).sort()).toEqual([
       '/assets',
       '/ledger/transfers',
+      '/liquidity-withdrawals',
       '/payment-intents',
       '/payments',
       '/peers',

@@ -93,6 +93,7 @@ async function seedTenant(name: string, assetCode: string, rate: number): Promis
     }),
   );
   await ok(admin('POST', `/peers/${peer.id}/liquidity`, { amount: '100000' }), 200);
+  const withdrawal = await ok(admin('POST', `/peers/${peer.id}/liquidity-withdrawals`, { amount: '100', twoPhase: true }), 200);
   await ok(admin('POST', '/rates', { peerId: peer.id, sourceAssetCode: 'USD', destinationAssetCode: assetCode, rate, rateTtlSecs: 86400 }));
 
   // The specification's flow, funded and completed: alice pays bob.
@@ -123,6 +124,7 @@ async function seedTenant(name: string, assetCode: string, rate: number): Promis
       quotes: quote.id,
       payments: payment.id,
       peers: peer.id,
+      'liquidity-withdrawals': withdrawal.id,
       'webhook-events': event.id,
       tenants: t.id,
     },

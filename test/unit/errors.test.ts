@@ -52,6 +52,7 @@ const WIRE: Record<number, string[]> = {
     'asset_not_found',
     'invalid_continuation',
     'key_not_found',
+    'liquidity_withdrawal_not_found',
     'metrics_off',
     'not_found',
     'payment_intent_not_found',

@@ -14,6 +14,7 @@ import {
   spreadOver,
   TOO_LARGE,
 } from '../../lib/ledger/rules';
+import { mayEnd, stateAfter } from '../../lib/liquidity-withdrawals/rules';
 import { afterCredit, isOpen, stateOf, storedAs } from '../../lib/payment-intents/credit';
 import { type IntentRecord, intentStates } from '../../lib/payment-intents/schemas';
 import { actionsFrom, mayWithdraw, TRANSITIONS } from '../../lib/payments/states';
@@ -168,12 +169,30 @@ describe('split accounts', () => {
   });
 });
 
+describe('a two-phase withdrawal ends once', () => {
+  const expiresAt = '2026-11-27T10:00:00.000Z';
+  const [before, at, after] = ['2026-11-27T09:59:59.999Z', expiresAt, '2026-11-27T10:00:00.001Z'];
+  it('is posted only before its timeout, voided by the timeout only from then, voided on request while pending', () => {
+    const pending = { state: 'pending' as const, expiresAt };
+    expect([before, at, after].map((now) => mayEnd(pending, 'post', now))).toEqual([true, false, false]);
+    expect([before, at, after].map((now) => mayEnd(pending, 'timeout', now))).toEqual([false, true, true]);
+    expect([before, at, after].map((now) => mayEnd(pending, 'void', now))).toEqual([true, true, true]);
+  });
+  it('never ends again from posted or voided', () => {
+    for (const state of ['posted', 'voided'] as const) {
+      for (const ending of ['post', 'void', 'timeout'] as const) expect(mayEnd({ state, expiresAt }, ending, after)).toBe(false);
+    }
+    expect([stateAfter('post'), stateAfter('void'), stateAfter('timeout')]).toEqual(['posted', 'voided', 'voided']);
+  });
+});
+
 describe("an account's owner, for the ledger check", () => {
   it('reads the asset or the record from every kind of account id', () => {
     const [a, b, id] = ['7d7c6a4e-0f4b-4a57-9c2e-1d4a1b7f0001', '7d7c6a4e-0f4b-4a57-9c2e-1d4a1b7f0002', '7d7c6a4e-0f4b-4a57-9c2e-1d4a1b7f0003'];
     expect(ownerOf(account.liquidity(a))).toEqual({ assetId: a });
     expect(ownerOf(account.settlement(a))).toEqual({ assetId: a });
     expect(ownerOf(account.hold(id, b))).toEqual({ assetId: b });
+    expect(ownerOf(account.withdrawal(id, b))).toEqual({ assetId: b });
     expect(ownerOf(account.intent(id))).toEqual({ intent: id });
     expect(ownerOf(account.payment(id))).toEqual({ payment: id });
     expect(ownerOf(account.peer(id))).toEqual({ peer: id });

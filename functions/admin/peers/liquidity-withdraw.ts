@@ -1,7 +1,10 @@
 import { adminRoute } from '../../../lib/http/admin';
+import { holdPeerLiquidity } from '../../../lib/liquidity-withdrawals';
 import { movePeerLiquidity } from '../../../lib/peers';
 import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.withdrawPeerLiquidity, ({ params, body, event, node }) =>
-  movePeerLiquidity(node, params.id, body.amount, 'withdrawal', event.headers['idempotency-key']),
+  body.twoPhase
+    ? holdPeerLiquidity(node, params.id, body.amount, event.headers['idempotency-key'])
+    : movePeerLiquidity(node, params.id, body.amount, 'withdrawal', event.headers['idempotency-key']),
 );

@@ -1,0 +1,7 @@
+import { forEachTenant } from '../../lib/context';
+import { expireDueWithdrawals } from '../../lib/liquidity-withdrawals';
+import { observed } from '../../lib/tracing';
+
+// Scheduled every minute: voids each tenant's pending liquidity withdrawals past their timeout.
+// Answers how many it voided, over the tenants.
+export const handler = observed(async () => (await forEachTenant(expireDueWithdrawals)).reduce((a, b) => a + b, 0));
