@@ -42,6 +42,8 @@ export interface Node {
   region: string; // AWS_REGION
   quoteLifetimeSecs: number;
   slippage: number;
+  // INCOMING_APPROVAL_REQUIRED and INCOMING_PARTIAL_PAYMENTS (lib/payment-intents).
+  incoming: { approvalRequired: boolean; partialPayments: 'keep' | 'return' };
   accessTokenExpirySecs: number;
   interactionExpirySecs: number;
   gnapWaitSecs: number;
@@ -69,6 +71,7 @@ export function nodeOf(c: Config): Node {
     region: c.AWS_REGION,
     quoteLifetimeSecs: c.QUOTE_LIFETIME_SECS,
     slippage: c.SLIPPAGE,
+    incoming: { approvalRequired: c.INCOMING_APPROVAL_REQUIRED, partialPayments: c.INCOMING_PARTIAL_PAYMENTS },
     accessTokenExpirySecs: c.ACCESS_TOKEN_EXPIRY_SECS,
     interactionExpirySecs: c.INTERACTION_EXPIRY_SECS,
     gnapWaitSecs: c.GNAP_WAIT_SECS,

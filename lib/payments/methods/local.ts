@@ -55,6 +55,7 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
     (readShards) =>
       creditIntent(node, intent, {
         amount: receiveValue,
+        ...(p.sourceAssetId === destinationAssetId && { returnTo: p.id }),
         writes: async () => [
           ...(await transferItems(node, `deliver:${p.id}`, legsFor(p, fields, debit, receive), { read: readShards })),
           ...store.transition(node, p, 'sending', 'completed', { sentAmount: p.debitAmount, completedAt: now }),
@@ -72,6 +73,8 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
       return 'completed';
     case 'not_found':
       return fail(node, p, 'payment_intent_not_found');
+    case 'held': // its money stays in its account, to withdraw, as with every failure
+      return fail(node, p, 'payment_intent_pending_approval');
     case 'closed':
       return fail(node, p, `payment_intent_${result.state}`);
     case 'exceeds':
