@@ -138,7 +138,7 @@ export const IntentsPage = () => (
     label="Payment intents"
     filters={[
       { name: 'walletAddress', label: 'Wallet address' },
-      { name: 'state', label: 'State', options: ['pending', 'processing', 'completed', 'expired'] },
+      { name: 'state', label: 'State', options: ['pending_approval', 'pending', 'processing', 'completed', 'expired', 'cancelled'] },
     ]}
     columns={[
       state,
@@ -150,6 +150,17 @@ export const IntentsPage = () => (
       { label: 'Transfers', cell: (i) => transfersOf(`intent:${i.id}`) },
     ]}
     actions={(i) => [
+      ...(i.state === 'pending_approval'
+        ? [
+            { label: 'Approve', what: 'Approve this intent: it takes payments from now on.', run: () => post(`/payment-intents/${i.id}/approve`) },
+            {
+              label: 'Refuse',
+              what: 'Cancel this intent: it never takes a payment. The reason is kept and sent to the FSP in the webhook.',
+              asksReason: true,
+              run: (_key: string | undefined, _amount: string | undefined, reason: string) => post(`/payment-intents/${i.id}/cancel`, undefined, { reason }),
+            },
+          ]
+        : []),
       ...(i.state === 'pending' || i.state === 'processing'
         ? [{ label: 'Complete', what: 'Complete this intent: it takes no more payments.', run: () => post(`/payment-intents/${i.id}/complete`) }]
         : []),

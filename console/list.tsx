@@ -25,7 +25,8 @@ export const Alert = ({ text }: { text?: string }) =>
 
 export const time = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'medium' });
 
-// An action a row offers. `amountOf` asks for an amount at that asset's scale; `movesMoney` sends an
+// An action a row offers. `amountOf` asks for an amount at that asset's scale, `asksReason` for a
+// reason (a line of text); `movesMoney` sends an
 // Idempotency-Key, one per dialog: confirming again after an answer that never came (a dropped
 // connection, a 502) replays that answer rather than moving the money twice.
 export interface Action {
@@ -33,7 +34,8 @@ export interface Action {
   what: string;
   movesMoney?: boolean;
   amountOf?: { code: string; scale: number };
-  run: (key: string | undefined, amount: string | undefined) => Promise<unknown>;
+  asksReason?: boolean;
+  run: (key: string | undefined, amount: string | undefined, reason: string) => Promise<unknown>;
 }
 
 export interface Filter {
@@ -200,6 +202,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
 // shows the problem's detail here, leaving the dialog open.
 function Confirm({ action, done }: { action: Action; done: (changed: boolean) => void }) {
   const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
   const [refused, setRefused] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [key] = useState(() => crypto.randomUUID());
@@ -207,7 +210,7 @@ function Confirm({ action, done }: { action: Action; done: (changed: boolean) =>
   const confirm = async () => {
     setBusy(true);
     try {
-      await action.run(action.movesMoney ? key : undefined, value);
+      await action.run(action.movesMoney ? key : undefined, value, reason);
       done(true);
     } catch (e) {
       setRefused((e as Error).message); // a Problem's message is its detail
@@ -226,6 +229,11 @@ function Confirm({ action, done }: { action: Action; done: (changed: boolean) =>
             {action.amountOf.code}
           </label>
         )}
+        {action.asksReason && (
+          <label>
+            Reason <input value={reason} onInput={(e) => setReason(e.currentTarget.value)} maxLength={500} />
+          </label>
+        )}
         {refused && (
           <p class="error" role="alert">
             {refused}
@@ -235,7 +243,12 @@ function Confirm({ action, done }: { action: Action; done: (changed: boolean) =>
           <button type="button" disabled={busy} onClick={() => done(false)}>
             Cancel
           </button>
-          <button type="button" class="primary" disabled={busy || (action.amountOf !== undefined && value === undefined)} onClick={confirm}>
+          <button
+            type="button"
+            class="primary"
+            disabled={busy || (action.amountOf !== undefined && value === undefined) || (action.asksReason === true && !reason.trim())}
+            onClick={confirm}
+          >
             Confirm
           </button>
         </div>

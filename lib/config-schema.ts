@@ -65,6 +65,13 @@ const schema = z.object({
   // How far below the expected rate (a fraction) a payment over Interledger may deliver at: the
   // rate probe must find at least the expected rate less this, and every packet must meet it.
   SLIPPAGE: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().min(0).max(0.5).default(0.01)),
+  // Whether new payment intents wait for the FSP's approval (pending_approval), for wallet
+  // addresses that do not say (their approvalRequired).
+  INCOMING_APPROVAL_REQUIRED: flag(false),
+  // What becomes of what a payment intent with an incomingAmount received when it closes short
+  // (expired, or completed by the FSP): kept by the recipient, or returned to the local payments
+  // that paid it (docs/payments.md).
+  INCOMING_PARTIAL_PAYMENTS: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['keep', 'return']).default('keep')),
   WEBHOOK_RETRY_SCHEDULE_SECS: z
     .preprocess((v) => (v === '' || v === undefined ? DEFAULT_WEBHOOK_SCHEDULE : v), z.string())
     .transform((s) => s.split(',').map((x) => Number(x.trim())))

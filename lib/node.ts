@@ -43,6 +43,8 @@ export interface Node {
   quoteLifetimeSecs: number;
   liquidityWithdrawalTimeoutSecs: number;
   slippage: number;
+  // INCOMING_APPROVAL_REQUIRED and INCOMING_PARTIAL_PAYMENTS (lib/payment-intents).
+  incoming: { approvalRequired: boolean; partialPayments: 'keep' | 'return' };
   accessTokenExpirySecs: number;
   interactionExpirySecs: number;
   gnapWaitSecs: number;
@@ -71,6 +73,7 @@ export function nodeOf(c: Config): Node {
     quoteLifetimeSecs: c.QUOTE_LIFETIME_SECS,
     liquidityWithdrawalTimeoutSecs: c.LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS,
     slippage: c.SLIPPAGE,
+    incoming: { approvalRequired: c.INCOMING_APPROVAL_REQUIRED, partialPayments: c.INCOMING_PARTIAL_PAYMENTS },
     accessTokenExpirySecs: c.ACCESS_TOKEN_EXPIRY_SECS,
     interactionExpirySecs: c.INTERACTION_EXPIRY_SECS,
     gnapWaitSecs: c.GNAP_WAIT_SECS,

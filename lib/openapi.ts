@@ -10,7 +10,7 @@ import { type Problem, problem } from './http/problem';
 import { MAX_BODY_BYTES } from './http/schemas';
 import { ledgerCheck, ledgerTransfer } from './ledger-check/schemas';
 import { liquidityWithdrawal } from './liquidity-withdrawals/schemas';
-import { createIntentBody, paymentIntent } from './payment-intents/schemas';
+import { cancelIntentBody, createIntentBody, paymentIntent } from './payment-intents/schemas';
 import { createPaymentBody, payment } from './payments/schemas';
 import { createPeerBody, peer, peerWithLiquidity, reconciliation, unansweredPacket, updatePeerBody } from './peers/schemas';
 import { createQuoteBody, quote } from './quotes/schemas';
@@ -67,6 +67,7 @@ const requestSchemas = {
   Ed25519Jwk: ed25519Jwk,
   PushRateRequest: pushRateBody,
   CreatePaymentIntentRequest: createIntentBody,
+  CancelPaymentIntentRequest: cancelIntentBody,
   CreateQuoteRequest: createQuoteBody,
   CreatePaymentRequest: createPaymentBody,
   CreatePeerRequest: createPeerBody,

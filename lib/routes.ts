@@ -14,7 +14,7 @@ import { ledgerCheck, ledgerTransfer, transfersQuery } from './ledger-check/sche
 import { withdrawalErrors } from './liquidity-withdrawals/errors';
 import { liquidityWithdrawal } from './liquidity-withdrawals/schemas';
 import { intentErrors } from './payment-intents/errors';
-import { createIntentBody, listIntentsQuery, paymentIntent } from './payment-intents/schemas';
+import { cancelIntentBody, createIntentBody, listIntentsQuery, paymentIntent } from './payment-intents/schemas';
 import { paymentErrors } from './payments/errors';
 import { createPaymentBody, listPaymentsQuery, payment } from './payments/schemas';
 import { peerErrors } from './peers/errors';
@@ -319,7 +319,7 @@ export const routes = withIds({
     tag: 'Wallet addresses',
     method: 'patch',
     path: '/wallet-addresses/{id}',
-    summary: "Change a wallet address's public name",
+    summary: "Change a wallet address's public name or whether its new payment intents wait for approval",
     params: idParams,
     body: updateWalletAddressBody,
     status: 200,
@@ -406,7 +406,7 @@ export const routes = withIds({
     problems: [walletAddressErrors.unknown, intentErrors.assetMismatch],
     transactional: true,
     functionName: 'paymentIntentsCreate',
-    role: 'AdminCreateRole',
+    role: 'PaymentIntentsCreateRole',
   },
   listPaymentIntents: {
     tag: 'Payment intents',
@@ -445,6 +445,35 @@ export const routes = withIds({
     problems: [intentErrors.notFound, commonErrors.invalidState],
     transactional: true,
     functionName: 'paymentIntentsComplete',
+    role: 'AdminLiquidityRole',
+  },
+  approvePaymentIntent: {
+    tag: 'Payment intents',
+    method: 'post',
+    path: '/payment-intents/{id}/approve',
+    summary: 'Approve a payment intent held for approval',
+    description: 'A `pending_approval` intent becomes `pending` and takes payments (409 from any other state).',
+    params: idParams,
+    status: 200,
+    response: paymentIntent,
+    problems: [intentErrors.notFound, commonErrors.invalidState],
+    transactional: true,
+    functionName: 'paymentIntentsApprove',
+    role: 'AdminChangeRole',
+  },
+  cancelPaymentIntent: {
+    tag: 'Payment intents',
+    method: 'post',
+    path: '/payment-intents/{id}/cancel',
+    summary: 'Cancel a payment intent held for approval',
+    description: 'A `pending_approval` intent becomes `cancelled`, with the reason, and takes nothing ever (409 from any other state).',
+    params: idParams,
+    body: cancelIntentBody,
+    status: 200,
+    response: paymentIntent,
+    problems: [intentErrors.notFound, commonErrors.invalidState],
+    transactional: true,
+    functionName: 'paymentIntentsCancel',
     role: 'AdminChangeRole',
   },
   withdrawPaymentIntent: {

@@ -19,8 +19,9 @@ export interface Leg {
 // Interledger packet (sent: reserved, posted or returned under the payment; received: under the
 // intent it paid), and the sending fee an Interledger payment pays at its completion (a local
 // payment's fees are legs of its delivery, a packet's receiving fee of the packet). A two-phase
-// withdrawal's hold, post and void are withdrawals of the liquidity_withdrawal they belong to.
-export const TRANSFER_KINDS = ['deposit', 'withdrawal', 'funding', 'payment', 'packet', 'fee'] as const;
+// withdrawal's hold, post and void are withdrawals of the liquidity_withdrawal they belong to; what
+// an intent closed short gives back to its local payments (INCOMING_PARTIAL_PAYMENTS=return) is a return.
+export const TRANSFER_KINDS = ['deposit', 'withdrawal', 'funding', 'payment', 'packet', 'fee', 'return'] as const;
 export const RESOURCE_TYPES = ['asset', 'peer', 'payment', 'payment_intent', 'liquidity_withdrawal'] as const;
 export interface TransferDescription {
   kind: (typeof TRANSFER_KINDS)[number];

@@ -7,17 +7,20 @@ import type { IntentRecord, IntentState } from './schemas';
 export const isOpen = (r: Pick<IntentRecord, 'state' | 'expiresAt'>, now = Date.now()) =>
   (r.state === 'pending' || r.state === 'processing') && Date.parse(r.expiresAt) > now;
 
-// What the intent reads as: past its expiry an open intent is expired, even before the expirer
+// The states that expire: those of an intent not closed (held for approval, or taking payments).
+export const UNCLOSED: IntentState[] = ['pending_approval', 'pending', 'processing'];
+
+// What the intent reads as: past its expiry an unclosed intent is expired, even before the expirer
 // has recorded it.
 export const stateOf = (r: Pick<IntentRecord, 'state' | 'expiresAt'>, now = Date.now()): IntentState =>
-  (r.state === 'pending' || r.state === 'processing') && Date.parse(r.expiresAt) <= now ? 'expired' : r.state;
+  UNCLOSED.includes(r.state) && Date.parse(r.expiresAt) <= now ? 'expired' : r.state;
 
 // stateOf's inverse, for lists by state: the stored states of an intent that reads as `state`, and
 // whether it must be past its expiry (true) or before it (false). A stored `expired` is past it:
 // the expirer records only those.
 export function storedAs(state: IntentState): { states: IntentState[]; pastExpiry?: boolean } {
-  if (state === 'expired') return { states: ['pending', 'processing', 'expired'], pastExpiry: true };
-  return state === 'completed' ? { states: [state] } : { states: [state], pastExpiry: false };
+  if (state === 'expired') return { states: [...UNCLOSED, 'expired'], pastExpiry: true };
+  return UNCLOSED.includes(state) ? { states: [state], pastExpiry: false } : { states: [state] };
 }
 
 // How much of `amount` (in the intent's asset) the intent takes, never passing its incomingAmount:
@@ -50,3 +53,15 @@ export function afterCredit(r: IntentRecord, credit: bigint, fee: bigint, now: s
     ...(completes && { completedAt: now }),
   };
 }
+
+// Closed short: an intent that asked for an amount, received part of it, and closed (expired, or
+// completed by the FSP) before the rest came.
+export const isShort = (r: Pick<IntentRecord, 'incomingValue' | 'received'>) =>
+  r.incomingValue !== null && BigInt(r.received) > 0n && BigInt(r.received) < BigInt(r.incomingValue);
+
+// A returnable or returned credit: the local payment that made it, and its value at the intent's scale.
+export const creditEntry = (paymentId: string, value: bigint) => `${paymentId}:${value}`;
+export const parseCredit = (entry: string) => {
+  const at = entry.lastIndexOf(':');
+  return { paymentId: entry.slice(0, at), value: BigInt(entry.slice(at + 1)) };
+};

@@ -3,15 +3,15 @@ import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
 import { feesOf } from '../assets';
 import { commonErrors, invalidField } from '../errors';
 import { event, type Outgoing } from '../events';
-import { account, settleAll } from '../ledger';
+import { account, insufficient, type Leg, settleAll, transferItems } from '../ledger';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { intentUrl } from '../resources';
 import type { Page } from '../store';
 import { commit, type Refusals, type Write } from '../tx';
-import { findWalletRecordByUrl, walletAddressIdOf } from '../wallet-addresses';
+import { approvalUnchanged, findWalletRecordByUrl, requiresApproval, WALLET_CHANGED, type WalletRecord, walletAddressIdOf } from '../wallet-addresses';
 import { walletAddressErrors } from '../wallet-addresses/errors';
-import { afterCredit, creditFor, feeOfCredit, isOpen, stateOf } from './credit';
+import { afterCredit, creditEntry, creditFor, feeOfCredit, isOpen, isShort, parseCredit, stateOf, UNCLOSED } from './credit';
 import { intentErrors } from './errors';
 import type { CreateIntent, IntentRecord, ListIntentsQuery, PaymentIntent } from './schemas';
 import * as store from './store';
@@ -23,8 +23,11 @@ export const pageIntentsByWallet = (node: Node, walletAddressId: string, opts: P
   store.pageByWallet(node, walletAddressId, opts);
 
 // Payment intents (Open Payments incoming payments) on a recipient's wallet address:
-// pending -> processing (received something) -> completed (received the incoming amount, or
-// completed by the FSP), or -> expired (past expiresAt). Open intents are indexed by expiry.
+// [pending_approval -> (approve)] pending -> processing (received something) -> completed (received
+// the incoming amount, or completed by the FSP), or -> expired (past expiresAt); pending_approval
+// -> (cancel) cancelled. An intent starts pending_approval when its wallet address requires approval
+// (lib/wallet-addresses requiresApproval), and takes nothing until approved. Unclosed intents are
+// indexed by expiry.
 export const MAX_INTENT_LIFETIME_SECS = 30 * 24 * 3600;
 
 const asset = (r: IntentRecord) => ({ code: r.assetCode, scale: r.assetScale });
@@ -41,7 +44,20 @@ export function intentView(node: Node, r: IntentRecord): PaymentIntent {
     state: stateOf(r),
     expiresAt: r.expiresAt,
     createdAt: r.createdAt,
+    ...(r.approvedAt && { approvedAt: r.approvedAt }),
+    ...(r.cancelledAt && { cancelledAt: r.cancelledAt, cancelReason: r.cancelReason }),
+    ...((r.state === 'completed' || r.state === 'expired') && isShort(r) && { partialPayment: partialPaymentOf(r) }),
     metadata: r.metadata,
+  };
+}
+
+function partialPaymentOf(r: IntentRecord): NonNullable<PaymentIntent['partialPayment']> {
+  const returns = (r.returned ?? []).map(parseCredit);
+  const returned = returns.reduce((total, { value }) => total + value, 0n);
+  return {
+    keptAmount: amountOf(BigInt(r.received) - returned, asset(r)),
+    returnedAmount: amountOf(returned, asset(r)),
+    returnedTo: returns.map(({ paymentId, value }) => ({ paymentId, amount: amountOf(value, asset(r)) })),
   };
 }
 
@@ -77,7 +93,7 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
     toLedger(BigInt(input.incomingAmount.value), wallet.assetScale, 'incomingAmount.value');
   }
   const { receivingFee } = await fees;
-  const record: IntentRecord = {
+  const record: Omit<IntentRecord, 'state'> = {
     id: randomUUID(),
     walletAddress: wallet.address,
     walletAddressId: wallet.id,
@@ -86,16 +102,29 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
     assetScale: wallet.assetScale,
     incomingValue: input.incomingAmount?.value ?? null,
     received: '0',
-    state: 'pending',
     expiresAt,
     createdAt: new Date(now).toISOString(),
     metadata: input.metadata ?? null,
     ...(client && { client }),
     ...(receivingFee && { receivingFee }), // kept: a later change of the asset's fee does not touch it
   };
+  return insertIntent(node, record, wallet);
+}
+
+// The wallet address may have been read from this container's cache: its approvalRequired is
+// checked in the same transaction, and on a change read again and decided afresh.
+async function insertIntent(node: Node, r: Omit<IntentRecord, 'state'>, wallet: WalletRecord, attempts = 3): Promise<IntentRecord> {
+  const record: IntentRecord = { ...r, state: requiresApproval(node, wallet) ? 'pending_approval' : 'pending' };
   // The intent's ledger account comes into being with its first credit.
-  await commit(node, store.insertIntent(node, record), [event(store.partition(node, record.id), 'payment_intent.created', intentView(node, record))]);
-  return record;
+  const refusals = await commit(
+    node,
+    [...store.insertIntent(node, record), approvalUnchanged(node, wallet)],
+    [event(store.partition(node, record.id), 'payment_intent.created', intentView(node, record))],
+  );
+  if (!refusals.includes(WALLET_CHANGED)) return record;
+  const fresh = await findWalletRecordByUrl(node, wallet.address, true);
+  if (!fresh || attempts <= 1) throw new Error(`Wallet address ${wallet.address} kept changing while an intent was created on it`);
+  return insertIntent(node, r, fresh, attempts - 1);
 }
 
 export async function getIntentRecord(node: Node, id: string): Promise<IntentRecord> {
@@ -110,12 +139,57 @@ export async function completeIntent(node: Node, id: string): Promise<IntentReco
   const r = await getIntentRecord(node, id);
   if (!isOpen(r)) throw commonErrors.invalidState('Payment intent', id, stateOf(r), 'completed');
   const now = new Date().toISOString();
-  const done: IntentRecord = { ...r, state: 'completed', completedAt: now };
-  const refusals = await commit(node, store.closeOrCredit(node, r, { state: 'completed', completedAt: now }, now), [
-    event(store.partition(node, id), 'payment_intent.completed', intentView(node, done)),
-  ]);
+  const { refusals, closed } = await close(node, r, { state: 'completed', completedAt: now }, now);
   if (refusals.length) return completeIntent(node, id); // it changed under us: decide again on fresh state
-  return done;
+  return closed;
+}
+
+// Closes an unclosed intent (completed or expired) with its event. One closed short of its
+// incomingAmount under INCOMING_PARTIAL_PAYMENTS=return gives what its local payments credited
+// back to their accounts, in the same transaction; what its account no longer holds (the FSP
+// withdrew it meanwhile) it cannot, and then keeps it all.
+async function close(node: Node, r: IntentRecord, changes: store.IntentChanges, now: string, returning = true) {
+  const returns = returning && node.incoming.partialPayments === 'return' && isShort(r) ? (r.returnable ?? []) : [];
+  const all: store.IntentChanges = { ...changes, ...(returns.length && { returned: returns }) };
+  const closed: IntentRecord = { ...r, ...all };
+  const legs = returns.map(parseCredit).map(
+    ({ paymentId, value }): Leg => ({
+      debit: account.intent(r.id),
+      credit: account.payment(paymentId),
+      amount: toLedger(value, r.assetScale),
+    }),
+  );
+  const refusals = await commit(
+    node,
+    [
+      ...store.changeIntent(node, r, all, now),
+      ...(legs.length ? await transferItems(node, `return:${r.id}`, { kind: 'return', resource: { type: 'payment_intent', id: r.id } }, legs) : []),
+    ],
+    [event(store.partition(node, r.id), `payment_intent.${changes.state}`, intentView(node, closed))],
+  );
+  if (refusals.includes(insufficient(account.intent(r.id)))) return close(node, r, changes, now, false);
+  return { refusals, closed };
+}
+
+// The FSP's decision on an intent held for approval: approved, it takes payments (pending);
+// cancelled, it never will, and keeps the reason. From any other state 409; of two decisions at
+// once, the first to commit wins (the change is conditional on the state read) and the other is 409.
+export const approveIntent = (node: Node, id: string) => decide(node, id, 'approved', (at) => ({ state: 'pending', approvedAt: at }));
+export const cancelIntent = (node: Node, id: string, reason: string) =>
+  decide(node, id, 'cancelled', (at) => ({ state: 'cancelled', cancelledAt: at, cancelReason: reason }));
+
+async function decide(node: Node, id: string, verb: 'approved' | 'cancelled', changes: (at: string) => store.IntentChanges): Promise<IntentRecord> {
+  const r = await getIntentRecord(node, id);
+  const state = stateOf(r);
+  if (state !== 'pending_approval') throw commonErrors.invalidState('Payment intent', id, state, verb);
+  const now = new Date().toISOString();
+  const change = changes(now);
+  const decided: IntentRecord = { ...r, ...change };
+  const refusals = await commit(node, store.changeIntent(node, r, change, now), [
+    event(store.partition(node, id), `payment_intent.${verb}`, intentView(node, decided)),
+  ]);
+  if (refusals.length) return decide(node, id, verb, changes); // decided meanwhile, or expired: 409 on the state as it is
+  return decided;
 }
 
 // Moves everything the intent's account holds to the asset's settlement account: the FSP pays
@@ -133,10 +207,8 @@ export async function expireDueIntents(node: Node): Promise<number> {
   for (const id of await store.listOpenExpiredBy(node, now)) {
     const r = await store.findIntent(node, id);
     if (!r) continue;
-    if (r.state !== 'pending' && r.state !== 'processing') continue;
-    const refusals = await commit(node, store.closeOrCredit(node, r, { state: 'expired' }, now), [
-      event(store.partition(node, id), 'payment_intent.expired', intentView(node, { ...r, state: 'expired' })),
-    ]);
+    if (!UNCLOSED.includes(r.state)) continue;
+    const { refusals } = await close(node, r, { state: 'expired' }, now);
     if (refusals.length) logger.info('Intent changed while expiring; next run decides', { id });
     else expired++;
   }
@@ -152,7 +224,8 @@ export async function expireDueIntents(node: Node): Promise<number> {
 export type CreditOutcome =
   | { kind: 'credited'; credit: bigint }
   | { kind: 'not_found' }
-  | { kind: 'closed'; state: 'completed' | 'expired' }
+  | { kind: 'held' } // pending_approval: it takes nothing until the FSP approves it
+  | { kind: 'closed'; state: 'completed' | 'expired' | 'cancelled' }
   | { kind: 'exceeds'; incoming: bigint; received: bigint } // would pass incomingAmount
   | { kind: 'expired_packet' } // the caller's deadline passed before it could be credited
   | { kind: 'refused'; refusals: Refusals } // the caller's writes or the transfer were refused
@@ -160,6 +233,9 @@ export type CreditOutcome =
 
 export interface Crediting {
   amount: bigint; // in the intent's asset, at its scale
+  // A local payment in the intent's asset, whose account takes the credit back if the intent closes
+  // short under INCOMING_PARTIAL_PAYMENTS=return (Interledger's packets and conversions cannot be undone).
+  returnTo?: string;
   oneUnitLess?: bigint; // see creditFor
   // The caller's writes for a credit of `credit`, of which `fee` goes to the intent asset's fee account.
   writes: (credit: bigint, fee: bigint) => Promise<Write[]>;
@@ -174,17 +250,26 @@ export async function creditIntent(node: Node, read: IntentRecord | undefined, c
   for (let attempt = 1; attempt <= c.attempts; attempt++) {
     if (!intent) return { kind: 'not_found' };
     const state = stateOf(intent);
-    if (state === 'completed' || state === 'expired') return { kind: 'closed', state };
+    if (state === 'pending_approval') return { kind: 'held' };
+    if (state === 'completed' || state === 'expired' || state === 'cancelled') return { kind: 'closed', state };
     const credit = creditFor(intent, c.amount, c.oneUnitLess);
     if (credit === undefined) return { kind: 'exceeds', incoming: BigInt(intent.incomingValue!), received: BigInt(intent.received) };
     if (c.deadline && c.deadline.getTime() <= Date.now()) return { kind: 'expired_packet' };
     const now = new Date().toISOString();
     const fee = feeOfCredit(intent, credit);
     const after = afterCredit(intent, credit, fee, now);
-    const changes = { state: after.state, received: after.received, fee: after.fee, ...(after.completedAt && { completedAt: after.completedAt }) };
+    const returnable = c.returnTo && node.incoming.partialPayments === 'return' && intent.incomingValue !== null;
+    const changes: store.IntentChanges = {
+      state: after.state,
+      received: after.received,
+      ...(after.fee !== undefined && { fee: after.fee }),
+      ...(after.completedAt && { completedAt: after.completedAt }),
+      // What the payment's account takes back is what the intent was credited: the fee stays the FSP's.
+      ...(returnable && { returnable: [...(intent.returnable ?? []), creditEntry(c.returnTo!, credit - fee)] }),
+    };
     const outgoing = [...(c.outgoing ?? [])];
     if (after.state === 'completed') outgoing.push(event(store.partition(node, intent.id), 'payment_intent.completed', intentView(node, after)));
-    const refusals = await commit(node, [...(await c.writes(credit, fee)), ...store.closeOrCredit(node, intent, changes, now)], outgoing, c.name);
+    const refusals = await commit(node, [...(await c.writes(credit, fee)), ...store.changeIntent(node, intent, changes, now)], outgoing, c.name);
     if (!refusals.length) return { kind: 'credited', credit };
     if (refusals.some((r) => r !== store.INTENT_CHANGED)) return { kind: 'refused', refusals };
     // Decide again on the intent as it is now, after a short random pause so that competing

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
 import type { FeeSchedule } from '../assets/schemas';
-import { metadata, pageQuery } from '../values';
+import { metadata, pageQuery, printable } from '../values';
 import { walletAddressUrl } from '../wallet-addresses/schemas';
 
 export const createIntentBody = z.strictObject({
@@ -12,8 +12,11 @@ export const createIntentBody = z.strictObject({
 });
 export type CreateIntent = z.infer<typeof createIntentBody>;
 
-export const intentStates = ['pending', 'processing', 'completed', 'expired'] as const;
+export const intentStates = ['pending_approval', 'pending', 'processing', 'completed', 'expired', 'cancelled'] as const;
 export type IntentState = (typeof intentStates)[number];
+
+// POST /payment-intents/{id}/cancel: why the FSP refused it, kept and sent in the webhook.
+export const cancelIntentBody = z.strictObject({ reason: printable(z.string().trim().min(1).max(500)) });
 
 export const paymentIntent = z.object({
   id: z.uuid(),
@@ -29,6 +32,14 @@ export const paymentIntent = z.object({
   state: z.enum(intentStates),
   expiresAt: z.iso.datetime(),
   createdAt: z.iso.datetime(),
+  // Once the FSP decided on an intent held for approval.
+  approvedAt: z.iso.datetime().optional(),
+  cancelledAt: z.iso.datetime().optional(),
+  cancelReason: z.string().optional(),
+  // Once an intent with an incomingAmount closed short of it (expired, or completed by the FSP)
+  // with something received: what the recipient keeps, and what went back to the local payments
+  // that paid it (INCOMING_PARTIAL_PAYMENTS, docs/payments.md).
+  partialPayment: z.object({ keptAmount: amount, returnedAmount: amount, returnedTo: z.array(z.object({ paymentId: z.uuid(), amount })) }).optional(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
 });
 export type PaymentIntent = z.infer<typeof paymentIntent>;
@@ -53,6 +64,13 @@ export interface IntentRecord {
   expiresAt: string;
   createdAt: string;
   completedAt?: string;
+  approvedAt?: string;
+  cancelledAt?: string;
+  cancelReason?: string;
+  // Credits that go back if the intent closes short under INCOMING_PARTIAL_PAYMENTS=return, kept
+  // while it is open, and then those that did: each `<payment id>:<value at the intent's scale>`.
+  returnable?: string[];
+  returned?: string[];
   metadata: Record<string, unknown> | null;
   client?: string; // the Open Payments client that created it (lib/open-payments), if one did
 }

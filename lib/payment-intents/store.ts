@@ -3,7 +3,7 @@ import { db } from '../db';
 import type { Node } from '../node';
 import { getAll, idOfKey, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
-import { storedAs } from './credit';
+import { storedAs, UNCLOSED } from './credit';
 import { type IntentRecord, type IntentState, intentStates } from './schemas';
 
 // Payment intents. While an intent is open it carries `openPk` and `openExpiresAt`, the keys of the
@@ -74,37 +74,32 @@ export const insertIntent = (node: Node, r: IntentRecord): Write[] => [
   ...listingItems(node, r, r.state),
 ];
 
-// Moves an open intent to `state`, on condition that it is still open and unchanged since `r`
-// was read (received amount), and, unless it is expiring, not past its expiry; else refused as
-// 'intent_changed'. A change of state moves its listing too (an intent recorded before listing
-// items were kept gets one here).
+// Changes an unclosed intent (to `state`, and the fields given), on condition that it is unchanged
+// since `r` was read (its state and received amount) and, unless it is expiring, not past its
+// expiry; else refused as 'intent_changed'. A change of state moves its listing too (an intent
+// recorded before listing items were kept gets one here), and a close takes it off the expirer's index.
 export const INTENT_CHANGED = 'intent_changed';
-export function closeOrCredit(
-  node: Node,
-  r: IntentRecord,
-  changes: { state: IntentState; received?: string; fee?: string; completedAt?: string },
-  now: string,
-): Write[] {
+export type IntentChanges = { state: IntentState } & Partial<
+  Pick<IntentRecord, 'received' | 'fee' | 'completedAt' | 'approvedAt' | 'cancelledAt' | 'cancelReason' | 'returnable' | 'returned'>
+>;
+export function changeIntent(node: Node, r: IntentRecord, changes: IntentChanges, now: string): Write[] {
   const expiring = changes.state === 'expired';
+  const set = { received: r.received, ...changes };
+  const names = Object.keys(set) as (keyof IntentChanges)[];
+  const unlist = changes.state === r.state ? '' : ` REMOVE listPk, listSk${UNCLOSED.includes(changes.state) ? '' : ', openPk, openExpiresAt'}`;
   const update: Write = {
     refusal: INTENT_CHANGED,
     Update: {
       TableName: node.tables.main,
       Key: intentKey(node, r.id),
-      UpdateExpression:
-        `SET #state = :state, received = :received${changes.fee ? ', fee = :fee' : ''}${changes.completedAt ? ', completedAt = :completedAt' : ''}` +
-        (changes.state === r.state ? '' : ` REMOVE listPk, listSk${changes.state === 'processing' ? '' : ', openPk, openExpiresAt'}`),
-      ConditionExpression: `#state IN (:pending, :processing) AND received = :was AND expiresAt ${expiring ? '<=' : '>'} :now`,
-      ExpressionAttributeNames: { '#state': 'state' },
+      UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}${unlist}`,
+      ConditionExpression: `#state = :was AND #received = :wasReceived AND expiresAt ${expiring ? '<=' : '>'} :now`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])),
       ExpressionAttributeValues: {
-        ':state': changes.state,
-        ':received': changes.received ?? r.received,
-        ':was': r.received,
-        ':pending': 'pending',
-        ':processing': 'processing',
+        ...Object.fromEntries(names.map((n) => [`:${n}`, set[n]])),
+        ':was': r.state,
+        ':wasReceived': r.received,
         ':now': now,
-        ...(changes.fee && { ':fee': changes.fee }),
-        ...(changes.completedAt && { ':completedAt': changes.completedAt }),
       },
     },
   };

@@ -17,7 +17,7 @@ import { listRoute } from './pagination';
 // `complete` reach only the incoming payments that client created (another's is 403); `read-all`
 // and `list-all` (only with the wallet owner's consent) all of the wallet address's; a `read` whose
 // identifier is an incoming payment's URL, that one payment. The STREAM credentials (`methods`) are shown only to a client with access,
-// and only while the payment can receive.
+// and only while the payment can receive or waits for the FSP's approval.
 async function existing(node: Node, id: string): Promise<IntentRecord> {
   const intent = isResourceId(id) ? await findIntent(node, id) : undefined;
   if (!intent) throw commonErrors.notFound(`No incoming payment ${id}`);
@@ -45,7 +45,8 @@ function view(node: Node, r: IntentRecord) {
 
 async function viewWithMethods(node: Node, r: IntentRecord) {
   const { state } = intentView(node, r);
-  const open = state === 'pending' || state === 'processing';
+  // One held for approval too: a payer can quote it, and pays once it is approved.
+  const open = state === 'pending_approval' || state === 'pending' || state === 'processing';
   return { ...view(node, r), methods: open ? [await streamCredentials(node, r)] : [] };
 }
 

@@ -7,8 +7,18 @@ import { operatorAddressClaims, UNDER_TENANT } from '../tenants/claims';
 import { commit } from '../tx';
 import { canonicalAddress, canonicalBase, canonicalOrUndefined, newAddress } from './address';
 import { walletAddressErrors } from './errors';
-import type { CreateWalletAddress, Ed25519Jwk, WalletAddress, WalletAddressKey } from './schemas';
+import type { CreateWalletAddress, Ed25519Jwk, UpdateWalletAddress, WalletAddress, WalletAddressKey } from './schemas';
 import * as store from './store';
+
+// Whether new payment intents on the wallet address wait for the FSP's approval: its own setting,
+// or else the node's (INCOMING_APPROVAL_REQUIRED).
+export const requiresApproval = (node: Node, wallet: Pick<store.StoredWallet, 'approvalRequired'>) => wallet.approvalRequired ?? node.incoming.approvalRequired;
+
+// The view shows the setting in effect.
+const viewOf = (node: Node, { assetId, ...wallet }: store.StoredWallet & { assetId?: string }): WalletAddress => ({
+  ...wallet,
+  approvalRequired: requiresApproval(node, wallet),
+});
 
 // The base may never change: this container checks the recorded one against its own (recording it
 // if none is) before its first creation, and again a minute later, rather than on every creation.
@@ -28,12 +38,13 @@ export async function createWalletAddress(node: Node, input: CreateWalletAddress
   const address = newAddress(input.address, base);
   const asset = await findAssetByCode(node, input.assetCode);
   if (!asset) throw assetErrors.unknown(input.assetCode);
-  const wallet: WalletAddress = {
+  const wallet: store.StoredWallet = {
     id: randomUUID(),
     address,
     assetCode: asset.code,
     assetScale: asset.scale,
     publicName: input.publicName ?? null,
+    ...(input.approvalRequired !== undefined && { approvalRequired: input.approvalRequired }),
     createdAt: new Date().toISOString(),
   };
   // The operator's addresses share the origin with the tenants' prefixes: none may be under one.
@@ -41,26 +52,29 @@ export async function createWalletAddress(node: Node, input: CreateWalletAddress
   const refusals = await commit(node, [...store.insertWalletAddress(node, { ...wallet, assetId: asset.id }), ...claims]);
   if (refusals.includes('wallet_address_exists')) throw walletAddressErrors.exists(address);
   if (refusals.includes(UNDER_TENANT)) throw walletAddressErrors.underTenant(address);
-  return wallet;
+  return viewOf(node, wallet);
 }
 
-export async function getWalletAddress(node: Node, id: string): Promise<WalletAddress> {
+async function storedWallet(node: Node, id: string): Promise<store.StoredWallet> {
   const wallet = await store.findWalletAddress(node, id);
   if (!wallet) throw walletAddressErrors.notFound(`with id ${id}`);
   return wallet;
 }
+
+export const getWalletAddress = async (node: Node, id: string) => viewOf(node, await storedWallet(node, id));
 
 // Look-up by URL in any letter case. Returns undefined for a URL that cannot be a wallet address.
 export async function findWalletAddressByUrl(node: Node, url: string): Promise<WalletAddress | undefined> {
   const address = canonicalOrUndefined(url, node.urls.walletAddresses);
   if (!address) return undefined;
   const record = await store.findWalletAddressByUrl(node, address);
-  if (!record) return undefined;
-  const { assetId, ...view } = record;
-  return view;
+  return record && viewOf(node, record);
 }
 
-export const listWalletAddresses = (node: Node, q: { limit: number; cursor?: string }) => store.listWalletAddresses(node, q.limit, q.cursor);
+export async function listWalletAddresses(node: Node, q: { limit: number; cursor?: string }) {
+  const page = await store.listWalletAddresses(node, q.limit, q.cursor);
+  return { ...page, items: page.items.map((w) => viewOf(node, w)) };
+}
 
 export async function getWalletAddressByUrl(node: Node, url: string): Promise<WalletAddress> {
   const wallet = await findWalletAddressByUrl(node, url);
@@ -69,26 +83,30 @@ export async function getWalletAddressByUrl(node: Node, url: string): Promise<Wa
 }
 
 // For payments: a wallet address's id, URL and asset never change, so this container keeps what
-// it read (never publicName, which can change, and never a miss, which a creation can end).
+// it read (never publicName, which can change, and never a miss, which a creation can end). Its
+// approvalRequired can change: what reads it from here checks it in its own transaction
+// (approvalUnchanged), and reads it afresh (`fresh`) when that fails.
 const CACHE_MAX = 10_000;
 const recordCache = new Map<string, store.WalletRecord>();
 
 // Only payment accounts: the service's own address (lib/open-payments/identity.ts) takes no payments.
 export type WalletRecord = store.WalletRecord;
-export async function findWalletRecordByUrl(node: Node, url: string): Promise<WalletRecord | undefined> {
+export async function findWalletRecordByUrl(node: Node, url: string, fresh = false): Promise<WalletRecord | undefined> {
   const address = canonicalOrUndefined(url, node.urls.walletAddresses);
   if (!address) return undefined;
   const key = scoped(node, address); // the operator's base holds the tenants' prefixes
-  const cached = recordCache.get(key);
+  const cached = fresh ? undefined : recordCache.get(key);
   if (cached) return cached;
   const found = await store.findWalletAddressByUrl(node, address);
   const record = found?.assetId ? found : undefined;
   if (record) {
-    if (recordCache.size >= CACHE_MAX) recordCache.delete(recordCache.keys().next().value!);
+    if (recordCache.size >= CACHE_MAX && !recordCache.has(key)) recordCache.delete(recordCache.keys().next().value!);
     recordCache.set(key, { ...record, publicName: null });
   }
   return record;
 }
+
+export { approvalUnchanged, WALLET_CHANGED } from './store';
 
 // For a list filtered by wallet address: the id of the one at `url`, or null when there is none;
 // a URL that cannot be a wallet address is refused (400, naming `field`).
@@ -97,14 +115,15 @@ export async function walletAddressIdOf(node: Node, url: string, field: string):
   return (await findWalletRecordByUrl(node, url))?.id ?? null;
 }
 
-export async function renameWalletAddress(node: Node, id: string, publicName: string): Promise<WalletAddress> {
-  const wallet = await getWalletAddress(node, id);
-  await commit(node, store.renaming(node, wallet, publicName));
-  return { ...wallet, publicName };
+export async function updateWalletAddress(node: Node, id: string, changes: UpdateWalletAddress): Promise<WalletAddress> {
+  const wallet = await storedWallet(node, id);
+  await commit(node, store.updating(node, wallet, changes));
+  if (changes.approvalRequired !== undefined) recordCache.delete(scoped(node, wallet.address));
+  return viewOf(node, { ...wallet, ...changes });
 }
 
 export async function addKey(node: Node, id: string, jwk: Ed25519Jwk): Promise<WalletAddressKey> {
-  const wallet = await getWalletAddress(node, id);
+  const wallet = await storedWallet(node, id);
   const key: WalletAddressKey = { walletAddressId: wallet.id, kid: jwk.kid, jwk, createdAt: new Date().toISOString(), revokedAt: null };
   const refusals = await commit(node, store.insertKey(node, wallet.address, key));
   if (refusals.includes('key_exists')) throw walletAddressErrors.keyExists(key.kid);
@@ -113,12 +132,12 @@ export async function addKey(node: Node, id: string, jwk: Ed25519Jwk): Promise<W
 }
 
 export async function listKeys(node: Node, id: string): Promise<WalletAddressKey[]> {
-  const wallet = await getWalletAddress(node, id);
+  const wallet = await storedWallet(node, id);
   return (await store.findWithKeys(node, wallet.address)).keys;
 }
 
 export async function revokeKey(node: Node, id: string, kid: string): Promise<WalletAddressKey> {
-  const wallet = await getWalletAddress(node, id);
+  const wallet = await storedWallet(node, id);
   // Refused: unknown, or revoked before (then unchanged); the read tells which.
   await commit(node, store.revoking(node, wallet.address, kid, new Date().toISOString()));
   const key = await store.findKey(node, wallet.address, kid);

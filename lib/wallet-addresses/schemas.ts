@@ -6,14 +6,22 @@ export const MAX_ADDRESS_LENGTH = 512;
 
 const publicName = printable(z.string().trim().min(1).max(200));
 
+// Whether new payment intents on the wallet address wait for the FSP's approval; absent: the
+// node's INCOMING_APPROVAL_REQUIRED.
+const approvalRequired = z.boolean();
+
 export const createWalletAddressBody = z.strictObject({
   address: z.string().max(MAX_ADDRESS_LENGTH),
   assetCode,
   publicName: publicName.optional(),
+  approvalRequired: approvalRequired.optional(),
 });
 export type CreateWalletAddress = z.infer<typeof createWalletAddressBody>;
 
-export const updateWalletAddressBody = z.strictObject({ publicName });
+export const updateWalletAddressBody = z
+  .strictObject({ publicName: publicName.optional(), approvalRequired: approvalRequired.optional() })
+  .refine((b) => b.publicName !== undefined || b.approvalRequired !== undefined, 'must change publicName, approvalRequired or both');
+export type UpdateWalletAddress = z.infer<typeof updateWalletAddressBody>;
 
 // A wallet address URL as a client writes it; its form is checked where it is looked up.
 export const walletAddressUrl = z.string().max(MAX_ADDRESS_LENGTH);
@@ -38,6 +46,8 @@ export const walletAddress = z.object({
   assetCode,
   assetScale: z.int(),
   publicName: z.string().nullable(),
+  // In effect: the wallet address's own, or else the node's default.
+  approvalRequired,
   createdAt: z.iso.datetime(),
 });
 export type WalletAddress = z.infer<typeof walletAddress>;

@@ -17,12 +17,15 @@ const LIST = 'WALLETS';
 const LIST_SHARDS = 4;
 const keyOf = (node: Node, address: string, kid: string) => ({ pk: urlPartition(node, address), sk: `KEY#${kid}` });
 const baseKey = (node: Node) => ({ pk: scoped(node, 'CONFIG'), sk: 'WALLET_ADDRESS_URL' });
-const toWallet = (i: Record<string, any>): WalletAddress => ({
+// As stored: approvalRequired is the wallet address's own, absent when it was never given one.
+export type StoredWallet = Omit<WalletAddress, 'approvalRequired'> & { approvalRequired?: boolean };
+const toWallet = (i: Record<string, any>): StoredWallet => ({
   id: i.id,
   address: i.address,
   assetCode: i.assetCode,
   assetScale: i.assetScale,
   publicName: i.publicName ?? null,
+  ...(i.approvalRequired !== undefined && { approvalRequired: i.approvalRequired }),
   createdAt: i.createdAt,
 });
 const toKey = (i: Record<string, any>): WalletAddressKey => ({
@@ -50,7 +53,7 @@ export async function recordBase(node: Node, base: string): Promise<string> {
 }
 
 // Stored beside the view: the asset's id, which payments need and would otherwise look up.
-export type WalletRecord = WalletAddress & { assetId: string };
+export type WalletRecord = StoredWallet & { assetId: string };
 
 // The service's own address (its Open Payments client identity): published like a wallet address,
 // with its key, but no payment account (no asset, no id) and not listed. Writing it again is
@@ -79,12 +82,12 @@ export function insertWalletAddress(node: Node, wa: WalletRecord): Write[] {
   ];
 }
 
-export async function listWalletAddresses(node: Node, limit: number, cursor?: string): Promise<Page<WalletAddress>> {
+export async function listWalletAddresses(node: Node, limit: number, cursor?: string): Promise<Page<StoredWallet>> {
   const page = await queryNewestFirst({ table: node.tables.main, ...LISTS, partitions: shardKeys(node, LIST, LIST_SHARDS), limit, cursor });
   return { items: page.items.map(toWallet), nextCursor: page.nextCursor };
 }
 
-export async function findWalletAddress(node: Node, id: string): Promise<WalletAddress | undefined> {
+export async function findWalletAddress(node: Node, id: string): Promise<StoredWallet | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(node, id) }));
   return Item && toWallet(Item);
 }
@@ -94,18 +97,32 @@ export async function findWalletAddressByUrl(node: Node, address: string): Promi
   return Item && { ...toWallet(Item), assetId: Item.assetId };
 }
 
-// The public name is kept on both records, as read together with each.
-export function renaming(node: Node, wa: WalletAddress, publicName: string): Write[] {
+// The public name and approvalRequired are kept on both records, as read together with each.
+export function updating(node: Node, wa: StoredWallet, changes: { publicName?: string; approvalRequired?: boolean }): Write[] {
+  const names = Object.keys(changes).filter((k) => changes[k as keyof typeof changes] !== undefined);
   return [byId(node, wa.id), byUrl(node, wa.address)].map((Key) => ({
     Update: {
       TableName: node.tables.main,
       Key,
-      UpdateExpression: 'SET publicName = :n',
+      UpdateExpression: `SET ${names.map((n) => `${n} = :${n}`).join(', ')}`,
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':n': publicName },
+      ExpressionAttributeValues: Object.fromEntries(names.map((n) => [`:${n}`, changes[n as keyof typeof changes]])),
     },
   }));
 }
+
+// A condition, for the transaction that creates a payment intent from a wallet address read earlier
+// (perhaps cached): its approvalRequired is still what was read. Refused as 'wallet_changed'.
+export const WALLET_CHANGED = 'wallet_changed';
+export const approvalUnchanged = (node: Node, wa: WalletRecord): Write => ({
+  refusal: WALLET_CHANGED,
+  ConditionCheck: {
+    TableName: node.tables.main,
+    Key: byUrl(node, wa.address),
+    ConditionExpression: wa.approvalRequired === undefined ? 'attribute_not_exists(approvalRequired)' : 'approvalRequired = :a',
+    ...(wa.approvalRequired !== undefined && { ExpressionAttributeValues: { ':a': wa.approvalRequired } }),
+  },
+});
 
 // Unrevoked keys are counted on the wallet address's record (`activeKeys`) in the same
 // transaction as each key, so that racing additions cannot pass MAX_ACTIVE_KEYS. Refused as
@@ -135,7 +152,7 @@ export function insertKey(node: Node, address: string, key: WalletAddressKey): W
 }
 
 // The wallet address record and its keys, in one query of the URL's partition.
-export async function findWithKeys(node: Node, address: string): Promise<{ wallet?: WalletAddress; keys: WalletAddressKey[] }> {
+export async function findWithKeys(node: Node, address: string): Promise<{ wallet?: StoredWallet; keys: WalletAddressKey[] }> {
   const items = await queryAll({
     TableName: node.tables.main,
     KeyConditionExpression: 'pk = :pk',

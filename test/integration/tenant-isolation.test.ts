@@ -217,6 +217,7 @@ const bodies = (ownWallet: string): Record<string, unknown> => ({
   'post /wallet-addresses/{id}/keys': { kid: 'mallory', kty: 'OKP', crv: 'Ed25519', x: 'B'.repeat(43), alg: 'EdDSA' },
   'post /rates': { peerId: b.ids.peers, sourceAssetCode: 'USD', destinationAssetCode: 'XAA', rate: 2, rateTtlSecs: 600 },
   'post /payment-intents': { walletAddress: b.bob, incomingAmount: usd('100') },
+  'post /payment-intents/{id}/cancel': { reason: 'Mallory' },
   'post /quotes': { walletAddress: ownWallet, receiver: b.openIntent.id, receiveAmount: usd('1') },
   'post /payments': { walletAddress: ownWallet, quoteId: b.quoteId },
   // B's static address and its incoming token: taken by B, which A must not be able to learn or seize.

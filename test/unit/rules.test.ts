@@ -15,7 +15,7 @@ import {
   TOO_LARGE,
 } from '../../lib/ledger/rules';
 import { mayEnd, stateAfter } from '../../lib/liquidity-withdrawals/rules';
-import { afterCredit, isOpen, stateOf, storedAs } from '../../lib/payment-intents/credit';
+import { afterCredit, creditEntry, isOpen, isShort, parseCredit, stateOf, storedAs } from '../../lib/payment-intents/credit';
 import { type IntentRecord, intentStates } from '../../lib/payment-intents/schemas';
 import { actionsFrom, mayWithdraw, TRANSITIONS } from '../../lib/payments/states';
 import { bestRoute, tokenChanges } from '../../lib/peers/rules';
@@ -50,6 +50,22 @@ describe('the payment intent state machine', () => {
     expect(isOpen(intent({ expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe(false);
     expect(stateOf(intent({ state: 'processing', expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe('expired');
     expect(stateOf(intent({ state: 'completed', expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe('completed');
+  });
+
+  it('held for approval, takes nothing but still expires; cancelled, it stays cancelled', () => {
+    expect(isOpen(intent({ state: 'pending_approval' }), now)).toBe(false);
+    expect(stateOf(intent({ state: 'pending_approval' }), now)).toBe('pending_approval');
+    expect(stateOf(intent({ state: 'pending_approval', expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe('expired');
+    expect(stateOf(intent({ state: 'cancelled', expiresAt: '2025-12-31T00:00:00Z' }), now)).toBe('cancelled');
+  });
+
+  it('is short when it asked for an amount and received part of it; a credit to return reads back as written', () => {
+    expect(isShort(intent({ received: '100' }))).toBe(true);
+    expect(isShort(intent())).toBe(false); // nothing arrived
+    expect(isShort(intent({ received: '300' }))).toBe(false);
+    expect(isShort(intent({ incomingValue: null, received: '100' }))).toBe(false);
+    const id = '0b8d3c1e-6f1a-4e5b-9c2d-7a8b9c0d1e2f';
+    expect(parseCredit(creditEntry(id, 12345678901234567890123n))).toEqual({ paymentId: id, value: 12345678901234567890123n });
   });
 
   it('finds by stored state and expiry exactly the intents that read as a state, for lists by state', () => {

@@ -13,8 +13,9 @@ async function quoteLocal(node: Node, input: CreateQuote, sender: Promise<Sender
   const intentId = localIntentId(node, input.receiver)!;
   const [from, intent] = await Promise.all([sender, findIntent(node, intentId)]);
   if (!intent) throw ilpErrors.receiverNotFound(`No payment intent ${intentId}`);
+  // One held for approval is quoted: a payment to it fails until the FSP approves it.
   const intentState = intentView(node, intent).state;
-  if (intentState !== 'pending' && intentState !== 'processing') {
+  if (intentState !== 'pending_approval' && intentState !== 'pending' && intentState !== 'processing') {
     throw ilpErrors.receiverNotOpen(`Payment intent ${intentId} is ${intentState}; it cannot receive payments`);
   }
   const rate = await resolveRate(node, { sourceAssetCode: from.assetCode, destinationAssetCode: intent.assetCode });

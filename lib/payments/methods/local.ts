@@ -63,6 +63,7 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
     (readShards) =>
       creditIntent(node, intent, {
         amount: receiveValue,
+        ...(p.sourceAssetId === destinationAssetId && { returnTo: p.id }),
         writes: async (_credit, receivingFee) => [
           ...(await transferItems(
             node,
@@ -86,6 +87,8 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
       return 'completed';
     case 'not_found':
       return fail(node, p, 'payment_intent_not_found');
+    case 'held': // its money stays in its account, to withdraw, as with every failure
+      return fail(node, p, 'payment_intent_pending_approval');
     case 'closed':
       return fail(node, p, `payment_intent_${result.state}`);
     case 'exceeds':
