@@ -201,15 +201,22 @@ function idempotency(): MiddlewareObj<AdminEvent> {
   };
   // (Not before the signature is checked, which resolves the tenant.)
   const applies = (event: AdminEvent) => event.httpMethod === 'POST' && !!event.headers['idempotency-key'] && !!event.node;
+  // The requests whose key's record this one wrote (in progress): only their failure may delete it.
+  // A refusal (another body under the key, or the key in progress) throws from `before`, and the
+  // library's onError would then delete the record of the request that holds the key: its stored
+  // answer (so that the next retry runs again) or its claim while it runs (so that one runs twice).
+  const holding = new WeakSet<object>();
   return {
-    before: (request) => {
+    before: async (request) => {
       if (!applies(request.event)) return;
       const key = request.event.headers['idempotency-key']!;
       if (key.length > 255) throw commonErrors.invalidRequest('Idempotency-Key must be at most 255 characters');
-      return forRoute(request.event).before!(request as never);
+      const replay = await forRoute(request.event).before!(request as never);
+      if (replay === undefined) holding.add(request);
+      return replay;
     },
     after: (request) => (applies(request.event) ? forRoute(request.event).after!(request as never) : undefined),
-    onError: (request) => (applies(request.event) ? forRoute(request.event).onError!(request as never) : undefined),
+    onError: (request) => (holding.has(request) ? forRoute(request.event).onError!(request as never) : undefined),
   };
 }
 

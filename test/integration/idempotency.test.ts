@@ -27,6 +27,17 @@ describe('Idempotency-Key', () => {
     expect(codes).not.toContain('IDEMB');
   });
 
+  it('keeps the first response after refusing another body under its key: the first body again replays it, and runs nothing', async () => {
+    const first = await s.admin('POST', '/assets', { code: 'KEEP', scale: 2 }, { 'idempotency-key': 'k-7' });
+    expect(first.status).toBe(201);
+    expect((await s.admin('POST', '/assets', { code: 'KEEPB', scale: 2 }, { 'idempotency-key': 'k-7' })).status).toBe(422);
+    // Refusing it must not forget the first: the same request again is its replay, not a second run
+    // (which would be a 409 for this code; for a resource with a fresh id, a second resource).
+    const again = await s.admin('POST', '/assets', { code: 'KEEP', scale: 2 }, { 'idempotency-key': 'k-7' });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+  });
+
   it('scopes keys per route', async () => {
     const asset = await s.admin('POST', '/assets', { code: 'SCOPE', scale: 2 }, { 'idempotency-key': 'k-3' });
     expect(asset.status).toBe(201);
