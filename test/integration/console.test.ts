@@ -252,7 +252,12 @@ describe('the console in a browser', () => {
       await page.getByRole('button', { name: 'Next page' }).click();
       await page.locator('.pager', { hasText: 'Page 2' }).waitFor();
       await page.locator('table[aria-label="Transfers"] tr', { hasText: '-92.00 EUR' }).waitFor();
-      expect((await transfers.allTextContents()).map((row) => /deposit|payment/.exec(row)?.[0])).toEqual(['deposit', 'payment', 'deposit']);
+      expect((await transfers.allTextContents()).map((row) => /deposit|withdrawal|payment/.exec(row)?.[0])).toEqual([
+        'deposit',
+        'withdrawal',
+        'payment',
+        'deposit',
+      ]); // the withdrawal: the 1.00 EUR held above
       expect(await transfers.last().textContent()).toContain('10000.00 EUR');
       await page.screenshot({ path: TRANSFERS_SCREENSHOT, fullPage: true });
       const payment92 = page.locator('table[aria-label="Transfers"] tr', { hasText: '-92.00 EUR' });

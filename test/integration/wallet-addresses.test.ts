@@ -35,6 +35,7 @@ describe('wallet addresses', () => {
       assetCode: 'USD',
       assetScale: 2,
       publicName: 'Alice',
+      approvalRequired: false, // the node's INCOMING_APPROVAL_REQUIRED, in effect
       createdAt: expect.any(String),
     });
     expect((await s.admin('GET', `/wallet-addresses/${res.body.id}`)).body).toEqual(res.body);
