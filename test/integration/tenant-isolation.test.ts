@@ -160,11 +160,14 @@ afterAll(async () => {
   await events?.stop();
 });
 
-// Every item of the main, rates, auth and webhook events tables, by table and key, but the
-// single-use signature guards each signed write records for itself (SIG#…, or a tenant's
-// T#<id>#SIG#…). The idempotency table is not read: it holds what a request stores for itself.
+// Every item of the main, rates, auth and webhook events tables, by table and key, but what a
+// caller's requests count for the caller itself: the single-use signature guards each signed write
+// records (SIG#…, or a tenant's T#<id>#SIG#…) and a client's grant requests this minute
+// (GRANTRATE#…, in the tenant of the server asked, which any grant request there may add to, an
+// Open Payments client's retry in the background too). The idempotency table is not read: it holds
+// what a request stores for itself.
 type Snapshot = Map<string, string>;
-const SIGNATURE_GUARD = /^(T#[^#]+#)?SIG#/;
+const CALLERS_OWN_COUNTS = /^(T#[^#]+#)?(SIG|GRANTRATE)#/;
 async function snapshot(dynamo: DynamoDBClient): Promise<Snapshot> {
   const items: Snapshot = new Map();
   for (const table of [s.env.MAIN_TABLE, s.env.RATES_TABLE, s.env.AUTH_TABLE, s.env.WEBHOOK_EVENTS_TABLE]) {
@@ -173,7 +176,7 @@ async function snapshot(dynamo: DynamoDBClient): Promise<Snapshot> {
       const page = await dynamo.send(new ScanCommand({ TableName: table, ExclusiveStartKey, ConsistentRead: true }));
       for (const item of page.Items ?? []) {
         const key = item.pk?.S ?? item.id?.S ?? '';
-        if (!SIGNATURE_GUARD.test(key)) items.set(`${table} ${key} ${item.sk?.S ?? ''}`, JSON.stringify(item, Object.keys(item).sort()));
+        if (!CALLERS_OWN_COUNTS.test(key)) items.set(`${table} ${key} ${item.sk?.S ?? ''}`, JSON.stringify(item, Object.keys(item).sort()));
       }
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
