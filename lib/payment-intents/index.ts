@@ -31,6 +31,8 @@ export const pageIntentsByWallet = (node: Node, walletAddressId: string, opts: P
 export const MAX_INTENT_LIFETIME_SECS = 30 * 24 * 3600;
 
 const asset = (r: IntentRecord) => ({ code: r.assetCode, scale: r.assetScale });
+// What the intent's payers paid (`received`) less its receiving fee: what its account was credited.
+const credited = (r: IntentRecord) => BigInt(r.received) - BigInt(r.fee ?? '0');
 
 export function intentView(node: Node, r: IntentRecord): PaymentIntent {
   return {
@@ -39,7 +41,7 @@ export function intentView(node: Node, r: IntentRecord): PaymentIntent {
     walletAddress: r.walletAddress,
     incomingAmount: r.incomingValue === null ? null : amountOf(BigInt(r.incomingValue), asset(r)),
     paidAmount: amountOf(BigInt(r.received), asset(r)),
-    receivedAmount: amountOf(BigInt(r.received) - BigInt(r.fee ?? '0'), asset(r)),
+    receivedAmount: amountOf(credited(r), asset(r)),
     receivingFee: amountOf(BigInt(r.fee ?? '0'), asset(r)),
     state: stateOf(r),
     expiresAt: r.expiresAt,
@@ -51,11 +53,13 @@ export function intentView(node: Node, r: IntentRecord): PaymentIntent {
   };
 }
 
+// What stayed on an intent closed short: what it was credited (its receiving fee is the FSP's), less
+// what went back to its local payments.
 function partialPaymentOf(r: IntentRecord): NonNullable<PaymentIntent['partialPayment']> {
   const returns = (r.returned ?? []).map(parseCredit);
   const returned = returns.reduce((total, { value }) => total + value, 0n);
   return {
-    keptAmount: amountOf(BigInt(r.received) - returned, asset(r)),
+    keptAmount: amountOf(credited(r) - returned, asset(r)),
     returnedAmount: amountOf(returned, asset(r)),
     returnedTo: returns.map(({ paymentId, value }) => ({ paymentId, amount: amountOf(value, asset(r)) })),
   };

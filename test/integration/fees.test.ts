@@ -237,6 +237,24 @@ describe('a receiving fee', () => {
   });
 });
 
+describe('on an intent closed short', () => {
+  it('keeps what was credited, its receiving fee taken: keptAmount is what the intent holds and what a withdrawal pays out', async () => {
+    await setFees(w.usd.id, { receivingFee: { fixed: '10', basisPoints: 0 } });
+    const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: usd('1000') }));
+    const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id, receiveAmount: usd('500') }));
+    const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));
+    await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
+    expect(await paymentIn(s, payment.id, ['completed', 'failed'])).toMatchObject({ state: 'completed' });
+    const closed = await ok(s.admin('POST', `/payment-intents/${intent.id}/complete`), 200);
+    // 5.00 paid, 0.10 of it the FSP's fee: 4.90 kept for bob.
+    expect(closed).toMatchObject({ paidAmount: usd('500'), receivedAmount: usd('490'), partialPayment: { keptAmount: usd('490'), returnedAmount: usd('0') } });
+    const withdrawn = await ok(s.admin('POST', `/payment-intents/${intent.id}/withdraw`), 200);
+    expect(withdrawn.withdrawnAmount).toEqual(closed.partialPayment.keptAmount);
+    await checkLedger();
+    await setFees(w.usd.id, noFees);
+  });
+});
+
 describe('over Open Payments', () => {
   it('a quote’s debitAmount includes the sending fee, and an incoming payment’s receivedAmount is what was paid', async () => {
     await setFees(w.usd.id, { sendingFee: { fixed: '10', basisPoints: 500 }, receivingFee: { fixed: '1', basisPoints: 0 } });
