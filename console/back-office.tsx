@@ -32,6 +32,12 @@ const withDetails =
 
 // A link to an account's transfers (the Transfers page), the account named as the ledger check names it.
 const transfersOf = (account: string, label = 'Transfers') => <a href={`#/transfers/${account}`}>{label}</a>;
+// An asset's own accounts, each a link to its transfers.
+const assetAccounts = (assetId: string) => (
+  <>
+    {transfersOf(`liquidity:${assetId}`, 'Liquidity')} {transfersOf(`settlement:${assetId}`, 'Settlement')} {transfersOf(`fee:${assetId}`, 'Fees')}
+  </>
+);
 
 // Deposit, withdraw and hold (a two-phase withdrawal), for an asset's or a peer's liquidity.
 const liquidityActions = (route: string, id: string, name: string, code: string, scale: number): Action[] => [
@@ -77,11 +83,7 @@ export const AssetsPage = () => (
       { label: 'Id', cell: (a) => <code>{a.id}</code> },
       {
         label: 'Transfers',
-        cell: (a) => (
-          <>
-            {transfersOf(`liquidity:${a.id}`, 'Liquidity')} {transfersOf(`settlement:${a.id}`, 'Settlement')}
-          </>
-        ),
+        cell: (a) => assetAccounts(a.id),
       },
     ]}
     actions={(a) => liquidityActions('/assets', a.id, a.code, a.code, a.scale)}
@@ -397,8 +399,8 @@ export function LedgerPage() {
   return (
     <div class="list">
       <p class="note">
-        Double entry: each asset's accounts (its liquidity and settlement, the intents', payments', peers', holds' and withdrawals') sum to zero. The Admin API
-        sums them on the server by reading every account, so check on a quiet ledger: a payment moving meanwhile can show as a difference.
+        Double entry: each asset's accounts (its liquidity, settlement and fees, the intents', payments', peers', holds' and withdrawals') sum to zero. The
+        Admin API sums them on the server by reading every account, so check on a quiet ledger: a payment moving meanwhile can show as a difference.
       </p>
       <div class="toolbar">
         <button type="button" onClick={run}>
@@ -433,9 +435,7 @@ export function LedgerPage() {
                 <td>
                   <span class={`badge ${a.balanced ? 'ok' : 'alarm'}`}>{a.balanced ? 'zero' : 'not zero'}</span>
                 </td>
-                <td>
-                  {transfersOf(`liquidity:${a.assetId}`, 'Liquidity')} {transfersOf(`settlement:${a.assetId}`, 'Settlement')}
-                </td>
+                <td>{assetAccounts(a.assetId)}</td>
               </tr>
             ))}
             {check.unattributed.map((u) => (
@@ -473,8 +473,9 @@ export function TransfersPage({ args }: PageProps) {
     <div class="list">
       <p class="note">
         Each transfer that moved money in or out of one account, newest first: its kind, what it belongs to, and the amount that left (−) or came in. They sum
-        to the account's balance. Name the account as the ledger check does: <code>liquidity:</code>, <code>settlement:</code> and an asset's id,{' '}
-        <code>peer:</code>, <code>intent:</code>, <code>payment:</code> and the record's id.
+        to the account's balance. Name the account as the ledger check does: <code>liquidity:</code>, <code>settlement:</code>, <code>fee:</code> and an asset's
+        id; <code>peer:</code>, <code>intent:</code>, <code>payment:</code> and the record's id; <code>hold:</code> (a payment's) and <code>withdrawal:</code>{' '}
+        (a two-phase withdrawal's), the record's id and the asset's.
       </p>
       <form class="toolbar" onSubmit={show}>
         <label>

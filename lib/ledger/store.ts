@@ -74,7 +74,7 @@ export async function transferItems(
   );
   const createdAt = new Date().toISOString();
   const writes: Write[] = [
-    transferRecord(node, transferId, legs, createdAt, description),
+    transferRecord(node, transferId, legs, description, createdAt),
     ...legs.flatMap((leg) => [leg.debit, leg.credit].map((id) => historyEntry(node, id, transferId, description, leg, createdAt))),
   ];
   for (const [id, delta] of net) {
@@ -93,7 +93,8 @@ export async function transferItems(
 }
 
 // A transfer's record, written only where none is: its id makes the transfer idempotent.
-const transferRecord = (node: Node, transferId: string, legs: Leg[], createdAt: string, description?: TransferDescription) => ({
+// (A voided id's record has no legs and no description.)
+const transferRecord = (node: Node, transferId: string, legs: Leg[], description?: TransferDescription, createdAt = new Date().toISOString()) => ({
   refusal: TRANSFER_EXISTS,
   Put: {
     TableName: node.tables.main,
@@ -196,7 +197,7 @@ export async function transferExists(node: Node, transferId: string): Promise<bo
 export async function voidTransfer(node: Node, transferId: string): Promise<'voided' | 'made'> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await db().send(new PutCommand(transferRecord(node, transferId, [], new Date().toISOString()).Put));
+      await db().send(new PutCommand(transferRecord(node, transferId, []).Put));
       return 'voided';
     } catch (e) {
       if (e instanceof ConditionalCheckFailedException) return 'made';
