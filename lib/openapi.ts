@@ -187,6 +187,7 @@ const problemResponse = (description: string) => ({
 const SHARED_PROBLEMS = {
   BadRequest: [commonErrors.invalidRequest, httpErrors.malformedJson, commonErrors.invalidCursor],
   Unauthorized: [httpErrors.unauthorized],
+  Forbidden: [httpErrors.roleForbids],
   PayloadTooLarge: [httpErrors.payloadTooLarge],
   UnsupportedMediaType: [httpErrors.unsupportedMediaType],
 } satisfies Record<string, CatalogEntry[]>;
@@ -195,6 +196,9 @@ const sharedResponses = {
   UnsupportedMediaType: problemResponse(`${codeList(SHARED_PROBLEMS.UnsupportedMediaType)}.`),
   Unauthorized: problemResponse(
     `${codeList(SHARED_PROBLEMS.Unauthorized)}: the signature is missing, malformed, stale, wrong or used before; nothing changed.`,
+  ),
+  Forbidden: problemResponse(
+    `${codeList(SHARED_PROBLEMS.Forbidden)}: from the console, the signed-in operator's role (viewer, operator, admin) or tenant does not allow this; nothing changed.`,
   ),
   PayloadTooLarge: problemResponse(`${codeList(SHARED_PROBLEMS.PayloadTooLarge)}: over ${MAX_BODY_BYTES / 1024} KiB.`),
   InternalError: problemResponse('The request could not be completed (`internal_error`); it is safe to retry.'),
@@ -211,6 +215,8 @@ export function routeProblems(op: Pick<Route, 'problems' | 'params' | 'method' |
   ];
   const byStatus = new Map<number, CatalogEntry[]>();
   for (const e of [...entries].sort((a, b) => a.status - b.status)) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e]);
+  // A route with a 403 of its own lists the role's beside it (the shared 403 is a reference).
+  if (byStatus.has(403)) byStatus.set(403, [...byStatus.get(403)!, ...SHARED_PROBLEMS.Forbidden]);
   return byStatus;
 }
 
@@ -223,6 +229,7 @@ function responses(op: Route) {
     [op.status]: success,
     400: responseRef('BadRequest'),
     401: responseRef('Unauthorized'),
+    403: responseRef('Forbidden'),
     413: responseRef('PayloadTooLarge'),
     415: responseRef('UnsupportedMediaType'),
     ...Object.fromEntries(own),

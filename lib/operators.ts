@@ -12,12 +12,14 @@ export type Actor =
   // switch to any tenant.
   | { kind: 'operator'; name: string; role: Role; tenant?: string };
 
+export type Operator = Extract<Actor, { kind: 'operator' }>;
+
 export const MACHINE: Actor = { kind: 'machine', name: 'admin-api', role: 'admin' };
 
 // The claims an API Gateway Cognito authorizer passes a function (requestContext.authorizer.claims):
 // strings, a list of groups as "[a b]" or "a,b". Answers undefined for a request no authorizer
 // verified (the signed Admin API: no claims) or whose operator is in no role's group.
-export function operatorOf(claims: Record<string, unknown> | undefined | null): Actor | undefined {
+export function operatorOf(claims: Record<string, unknown> | undefined | null): Operator | undefined {
   if (!claims) return undefined;
   const name = String(claims.email ?? claims['cognito:username'] ?? '');
   const raw = claims['cognito:groups'];

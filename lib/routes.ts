@@ -13,6 +13,7 @@ import { ledgerErrors } from './ledger/errors';
 import { ledgerCheck, ledgerTransfer, transfersQuery } from './ledger-check/schemas';
 import { withdrawalErrors } from './liquidity-withdrawals/errors';
 import { liquidityWithdrawal } from './liquidity-withdrawals/schemas';
+import type { Role } from './operators';
 import { intentErrors } from './payment-intents/errors';
 import { cancelIntentBody, createIntentBody, listIntentsQuery, paymentIntent } from './payment-intents/schemas';
 import { paymentErrors } from './payments/errors';
@@ -78,12 +79,20 @@ interface RouteEntry {
   // Its answer holds secrets, which the idempotency layer must not store: an Idempotency-Key is
   // refused (400), and the route makes a retry safe another way.
   answersSecrets?: true;
+  // One of the actions an operator takes on a row (approve, cancel, withdraw, post, void, revoke):
+  // the console's `operator` role may; other writes need `admin`, and reads `viewer`.
+  rowAction?: true;
   // Unsigned: no signature, and none of the signed stack's problems.
   isPublic?: true;
   // Its function in serverless.yml, and that function's role (infra/roles.yml).
   functionName: string;
   role: string;
 }
+
+// The console's role a route needs (lib/operators.ts): reads, a viewer's; row actions, an operator's;
+// other writes, an admin's.
+export const neededRole = (route: Pick<RouteEntry, 'method' | 'rowAction'>): Role =>
+  route.method === 'get' ? 'viewer' : route.rowAction ? 'operator' : 'admin';
 
 // A table entry with its operationId, which generated clients name their methods after: it never changes.
 export type Route = RouteEntry & { id: string };
@@ -258,6 +267,7 @@ export const routes = withIds({
     response: liquidityWithdrawal,
     problems: [withdrawalErrors.notFound, commonErrors.invalidState, ledgerErrors.balanceTooLarge],
     transactional: true,
+    rowAction: true,
     functionName: 'liquidityWithdrawalsPost',
     role: 'AdminLiquidityRole',
   },
@@ -272,6 +282,7 @@ export const routes = withIds({
     response: liquidityWithdrawal,
     problems: [withdrawalErrors.notFound, commonErrors.invalidState, ledgerErrors.balanceTooLarge],
     transactional: true,
+    rowAction: true,
     functionName: 'liquidityWithdrawalsVoid',
     role: 'AdminLiquidityRole',
   },
@@ -458,6 +469,7 @@ export const routes = withIds({
     response: paymentIntent,
     problems: [intentErrors.notFound, commonErrors.invalidState],
     transactional: true,
+    rowAction: true,
     functionName: 'paymentIntentsApprove',
     role: 'AdminChangeRole',
   },
@@ -473,6 +485,7 @@ export const routes = withIds({
     response: paymentIntent,
     problems: [intentErrors.notFound, commonErrors.invalidState],
     transactional: true,
+    rowAction: true,
     functionName: 'paymentIntentsCancel',
     role: 'AdminChangeRole',
   },
@@ -486,6 +499,7 @@ export const routes = withIds({
     response: paymentIntentWithdrawal,
     problems: [intentErrors.notFound, ledgerErrors.concurrentWithdrawal, ledgerErrors.balanceTooLarge],
     transactional: true,
+    rowAction: true,
     functionName: 'paymentIntentsWithdraw',
     role: 'AdminLiquidityRole',
   },
@@ -582,6 +596,7 @@ export const routes = withIds({
     response: payment,
     problems: [paymentErrors.notFound, commonErrors.invalidState, quoteErrors.expired, ledgerErrors.balanceTooLarge],
     transactional: true,
+    rowAction: true,
     functionName: 'paymentsFund',
     role: 'AdminLiquidityRole',
   },
@@ -595,6 +610,7 @@ export const routes = withIds({
     response: payment,
     problems: [paymentErrors.notFound, commonErrors.invalidState],
     transactional: true,
+    rowAction: true,
     functionName: 'paymentsCancel',
     role: 'AdminChangeRole',
   },
@@ -608,6 +624,7 @@ export const routes = withIds({
     response: paymentWithdrawal,
     problems: [paymentErrors.notFound, commonErrors.invalidState, ledgerErrors.concurrentWithdrawal, ledgerErrors.balanceTooLarge],
     transactional: true,
+    rowAction: true,
     functionName: 'paymentsWithdraw',
     role: 'AdminLiquidityRole',
   },
@@ -763,6 +780,7 @@ export const routes = withIds({
     response: webhookEvent,
     problems: [webhookErrors.notFound, commonErrors.invalidState],
     transactional: true,
+    rowAction: true,
     functionName: 'webhookEventsRedeliver',
     role: 'WebhookEventsRedeliverRole',
   },

@@ -10,7 +10,8 @@ import { dynamoForLibraries } from '../db';
 import { commonErrors, DomainError, invalidFields } from '../errors';
 import { logger } from '../log';
 import { type Node, OPERATOR_TENANT_ID } from '../node';
-import { type Route, serving } from '../routes';
+import { type Actor, allows, MACHINE, type Operator, operatorOf } from '../operators';
+import { neededRole, type Route, serving } from '../routes';
 import { secret } from '../secrets';
 import { scoped } from '../store';
 import { tenantErrors } from '../tenants/errors';
@@ -37,6 +38,7 @@ export interface RouteInput<R extends Route> {
   params: Parsed<R, 'params'>;
   event: AdminEvent;
   node: Node;
+  actor: Actor; // who asked: a machine that signed, or a signed-in operator
 }
 
 // Header names in lower case (a REST API passes them as the client wrote them).
@@ -46,6 +48,7 @@ type AdminEvent = APIGatewayProxyEvent & {
   headers: Record<string, string | undefined>;
   raw?: Buffer;
   node?: Node;
+  actor?: Actor;
   input?: RouteInput<Route>;
 };
 type AdminRequest = Request<AdminEvent, APIGatewayProxyResult, Error, Context>;
@@ -86,26 +89,48 @@ async function adminSecret(tenant: Node): Promise<string> {
 // wrong signature is (missing, malformed and stale ones alike), and the answer says nothing of
 // whether the tenant exists.
 const NOBODYS_SECRET = randomBytes(32).toString('hex');
+async function signedBy(event: AdminEvent, tenant: Node | undefined) {
+  const signed = { method: event.httpMethod, pathWithQuery: signedPaths(event), idempotencyKey: event.headers['idempotency-key'], body: event.raw! };
+  const verify = async (by: Node | undefined) =>
+    verifySignature(event.headers.signature, by ? await adminSecret(by) : NOBODYS_SECRET, signed, Date.now() / 1000);
+  let result = await verify(tenant);
+  if (!result.ok && tenant && !tenant.tenant.operator) {
+    const byOperator = await verify(deployment);
+    if (byOperator.ok) result = byOperator;
+  }
+  if (!result.ok) throw httpErrors.unauthorized(result.reason);
+  if (!tenant) throw new Error('A signature matched a secret nobody has');
+  return result;
+}
+
+// A console request: its operator's token verified by the console's authorizer (Cognito on AWS,
+// the local one under npm start), whose claims API Gateway puts in the event only on a route with
+// that authorizer, and which only the console's function, allowed to invoke this one, hands on. An
+// operator of one tenant works for that tenant alone; the deployment operator's staff, for any.
+async function operatorTenant(event: AdminEvent, operator: Operator, route: Route): Promise<Node> {
+  const named = event.headers['tenant-id'] ?? operator.tenant ?? OPERATOR_TENANT_ID;
+  if (operator.tenant && named !== operator.tenant) throw httpErrors.roleForbids(`${operator.name} works for tenant ${operator.tenant} only`);
+  if (!allows(operator, neededRole(route))) {
+    throw httpErrors.roleForbids(`${route.method.toUpperCase()} ${route.path} needs the ${neededRole(route)} role; ${operator.name} is ${operator.role}`);
+  }
+  const tenant = await tenantNode(named);
+  if (!tenant) throw httpErrors.unauthorized(`No active tenant ${named}`);
+  return tenant;
+}
+
 const authenticate = (route: Route): MiddlewareObj<AdminEvent> => ({
   before: async ({ event }) => {
-    const body = event.raw!;
-    const method = event.httpMethod;
-    const tenant = await tenantNode(event.headers['tenant-id'] ?? OPERATOR_TENANT_ID);
-    const signed = { method, pathWithQuery: signedPaths(event), idempotencyKey: event.headers['idempotency-key'], body };
-    const verify = async (by: Node | undefined) =>
-      verifySignature(event.headers.signature, by ? await adminSecret(by) : NOBODYS_SECRET, signed, Date.now() / 1000);
-    let result = await verify(tenant);
-    if (!result.ok && tenant && !tenant.tenant.operator) {
-      const byOperator = await verify(deployment);
-      if (byOperator.ok) result = byOperator;
-    }
-    if (!result.ok) throw httpErrors.unauthorized(result.reason);
-    if (!tenant) throw new Error('A signature matched a secret nobody has');
-    event.node = tenant;
-    if (route.operatorOnly && !tenant.tenant.operator) throw tenantErrors.operatorOnly();
+    const claims = event.requestContext?.authorizer?.claims;
+    const operator = operatorOf(claims);
+    if (claims && !operator) throw httpErrors.roleForbids('The signed-in user is in no role: viewer, operator or admin');
+    const tenant = operator ? await operatorTenant(event, operator, route) : await tenantNode(event.headers['tenant-id'] ?? OPERATOR_TENANT_ID);
+    const signature = operator ? undefined : await signedBy(event, tenant);
+    event.node = tenant!;
+    event.actor = operator ?? MACHINE;
+    if (route.operatorOnly && !event.node.tenant.operator) throw tenantErrors.operatorOnly();
     if (route.answersSecrets && event.headers['idempotency-key'] !== undefined) throw tenantErrors.idempotencyKeyRefused();
-    if (method === 'GET' || method === 'HEAD') return;
-    const record = usedSignature(tenant, result.mac, result.t);
+    if (!signature || event.httpMethod === 'GET' || event.httpMethod === 'HEAD') return;
+    const record = usedSignature(event.node, signature.mac, signature.t);
     if (route.transactional) rideAlong({ write: record, refused: replayed });
     else if (!(await recordSignature(record))) throw replayed();
   },
@@ -168,7 +193,7 @@ const validate = (route: Route): MiddlewareObj<AdminEvent> => ({
       if (!parsed.success) throw commonErrors.notFound(`No resource at ${event.path}`);
       params = parsed.data;
     }
-    event.input = { body, query, params, event, node: event.node! } as RouteInput<Route>;
+    event.input = { body, query, params, event, node: event.node!, actor: event.actor! } as RouteInput<Route>;
   },
 });
 
@@ -256,6 +281,7 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
         route: routeOf(request.event),
         path: request.event.path,
         tenant: request.event.node?.tenant.id, // once the signature named it
+        actor: request.event.actor?.name,
         status: res?.statusCode,
         ms: Math.round((performance.now() - (started.get(request) ?? 0)) * 10) / 10,
         requestId: request.context.awsRequestId,

@@ -24,6 +24,12 @@ export const httpErrors = errorCatalog(
   {
     malformedJson: { code: 'malformed_json', status: 400, title: 'A body that is not JSON in UTF-8', detail: (detail: string) => detail },
     unauthorized: { code: 'unauthorized', status: 401, title: 'No credentials, or bad ones', detail: (detail: string) => detail },
+    roleForbids: {
+      code: 'role_forbidden',
+      status: 403,
+      title: "The operator's role does not allow this",
+      detail: (detail: string) => detail,
+    },
     tokenRefused: {
       code: 'unauthorized',
       status: 401,
