@@ -4,6 +4,7 @@ import type { Node } from '../node';
 import { findPeer } from '../peers';
 import { peerErrors } from '../peers/errors';
 import { scoped } from '../store';
+import { commit } from '../tx';
 import { rateErrors } from './errors';
 import { fetchRates } from './pull';
 import type { PushRate, Rate, RateQuery } from './schemas';
@@ -27,7 +28,7 @@ async function checkPeer(node: Node, peerId: string | undefined) {
 export async function pushRate(node: Node, input: PushRate): Promise<Rate> {
   await checkPeer(node, input.peerId);
   const expiresAt = iso(Date.now() + (input.rateTtlSecs ?? DEFAULT_PUSHED_TTL_SECS) * 1000);
-  await store.savePushed(node, { peerId: input.peerId }, input.sourceAssetCode, input.destinationAssetCode, { rate: input.rate, expiresAt });
+  await commit(node, [store.pushedRate(node, { peerId: input.peerId }, input.sourceAssetCode, input.destinationAssetCode, { rate: input.rate, expiresAt })]);
   return view(input, input.rate, 'pushed', expiresAt);
 }
 

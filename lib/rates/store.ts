@@ -1,7 +1,8 @@
-import { BatchGetCommand, BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
 import { queryAll, scoped, shardKeys, shardOf } from '../store';
+import type { Write } from '../tx';
 
 // The rates table. A pushed rate is one item per scope and pair; a pull is one item per scope and
 // base holding every rate the FSP listed. Pulled items are also listed in a registry (spread over a
@@ -43,13 +44,8 @@ const epoch = (iso: string) => Math.ceil(Date.parse(iso) / 1000);
 // for a day and then forgotten.
 const REGISTRY_GRACE_SECS = 24 * 3600;
 
-export async function savePushed(node: Node, s: Scope, source: string, destination: string, r: StoredRate): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: node.tables.rates,
-      Item: { ...pushedKey(node, s, source, destination), ...r, peerId: s.peerId, ttl: epoch(r.expiresAt) },
-    }),
-  );
+export function pushedRate(node: Node, s: Scope, source: string, destination: string, r: StoredRate): Write {
+  return { Put: { TableName: node.tables.rates, Item: { ...pushedKey(node, s, source, destination), ...r, peerId: s.peerId, ttl: epoch(r.expiresAt) } } };
 }
 
 // The pushed rate for a pair and the pulled rates of its base, in one round trip.
