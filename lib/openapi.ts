@@ -4,6 +4,7 @@
 import * as z from 'zod';
 import { amount } from './amounts';
 import { asset, assetWithLiquidity, createAssetBody, feeSchedule, liquidityBody, liquidityWithdrawalBody, updateAssetBody } from './assets/schemas';
+import { auditEvent } from './audit/schemas';
 import { type CatalogEntry, commonErrors } from './errors';
 import { httpErrors } from './http/errors';
 import { type Problem, problem } from './http/problem';
@@ -19,6 +20,7 @@ import {
   allRoutes,
   assetLiquidityWithdrawn,
   assetPage,
+  auditEventPage,
   ledgerTransferPage,
   liquidityWithdrawalPage,
   openApiDocumentSchema,
@@ -113,6 +115,8 @@ const responseSchemas = {
   Tenant: tenant,
   CreatedTenant: createdTenant,
   TenantPage: tenantPage,
+  AuditEvent: auditEvent,
+  AuditEventPage: auditEventPage,
   FieldError: fieldError,
   Problem: problemSchema,
   OpenApiDocument: openApiDocumentSchema,

@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { amount } from './amounts';
 import { assetErrors } from './assets/errors';
 import { asset, assetWithLiquidity, createAssetBody, liquidityBody, liquidityWithdrawalBody, updateAssetBody } from './assets/schemas';
+import { auditEvent, auditEventsQuery } from './audit/schemas';
 import { type CatalogEntry, commonErrors } from './errors';
 import { idParams, page } from './http/schemas';
 import { ilpErrors } from './ilp/errors';
@@ -49,6 +50,7 @@ export const tags = [
   { name: 'Payments', description: 'Outgoing payments made from quotes: funded by the FSP, then sent.' },
   { name: 'Peers', description: 'The nodes this one exchanges Interledger packets with, and the credit each has.' },
   { name: 'Webhook events', description: 'The events sent to the FSP, with every delivery attempt.' },
+  { name: 'Audit events', description: 'What each operator signed in to the console did: who, with which role, when, to what, and the outcome.' },
   { name: 'Tenants', description: "The FSPs the deployment serves besides its operator's: the operator's alone to manage." },
   { name: 'Docs', description: 'This document.' },
 ] as const;
@@ -114,6 +116,7 @@ export const assetLiquidityWithdrawn = z.union([assetWithLiquidity, liquidityWit
 export const peerLiquidityWithdrawn = z.union([peerWithLiquidity, liquidityWithdrawal]);
 export const webhookEventPage = page(webhookEvent);
 export const tenantPage = page(tenant);
+export const auditEventPage = page(auditEvent);
 export const openApiDocumentSchema = z.looseObject({ openapi: z.string() });
 
 // Each entry keyed by its id, which it is given too.
@@ -787,6 +790,22 @@ export const routes = withIds({
     rowAction: true,
     functionName: 'webhookEventsRedeliver',
     role: 'WebhookEventsRedeliverRole',
+  },
+  listAuditEvents: {
+    tag: 'Audit events',
+    method: 'get',
+    path: '/audit-events',
+    summary: "List operators' actions, newest first",
+    description:
+      'Every action (any method but GET) of an operator signed in to the console, succeeded or refused, in the tenant it acted in. ' +
+      "A succeeded action's event was written in the transaction of its change. Requests signed with an Admin API secret are not listed. " +
+      "`actor` (an operator's name), `resourceId`, `action` (e.g. `POST /assets/{id}/liquidity`) and `outcome` narrow the list; " +
+      '`from` and `to` bound its time, [from, to).',
+    query: auditEventsQuery,
+    status: 200,
+    response: auditEventPage,
+    functionName: 'auditEventsList',
+    role: 'AuditEventsListRole',
   },
   createTenant: {
     tag: 'Tenants',

@@ -27,32 +27,28 @@ export type Refusals = string[];
 
 const CHANGED = 'changed'; // the refusal of a write that names none
 
-// A write that rides along with the first transaction of a scope, handed in by whoever opened the
-// scope (the Admin API's signature replay guard: checking it then costs no round trip of its own).
-// Its failed condition is thrown as `refused()`. A rider that no transaction took is the opener's
-// to write (untakenRider).
+// Writes that ride along with the first transaction of a scope, handed in by whoever opened the
+// scope: the Admin API's signature replay guard (checking it then costs no round trip of its own),
+// and an operator's audit event (which then commits with the change it records, or not at all).
+// Each is named by its opener, and made when the transaction is, from the transaction's own writes
+// (an audit event names what a create puts). Its failed condition is thrown as `refused()`. A rider
+// that no transaction took is the opener's to write (untakenRider).
 export interface Rider {
-  write: TransactItem;
+  write: (writes: Write[]) => TransactItem;
   refused: () => Error;
 }
-interface Scope {
-  rider?: Rider;
-  taken: boolean;
-}
+type Scope = Map<string, Rider>; // the riders not taken yet, by name
 const scope = new AsyncLocalStorage<Scope>();
 
-export const riderScope = <T>(fn: () => Promise<T>) => scope.run({ taken: false }, fn);
+export const riderScope = <T>(fn: () => Promise<T>) => scope.run(new Map(), fn);
 
-export function rideAlong(rider: Rider): void {
+export function rideAlong(name: string, rider: Rider): void {
   const s = scope.getStore();
   if (!s) throw new Error('rideAlong() outside riderScope()');
-  s.rider = rider;
+  s.set(name, rider);
 }
 
-export function untakenRider(): Rider | undefined {
-  const s = scope.getStore();
-  return s?.rider && !s.taken ? s.rider : undefined;
-}
+export const untakenRider = (name: string): Rider | undefined => scope.getStore()?.get(name);
 
 // Transactions that touch a busy item (an asset's liquidity or settlement account) can be
 // cancelled for a conflict with another transaction; that is retried here, with jitter.
@@ -62,18 +58,20 @@ const bare = ({ refusal, ...item }: Write): TransactItem => item;
 
 // Commits, and answers the refusals of the writes whose condition failed ([] on success).
 export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] = [], name = 'commit'): Promise<Refusals> {
-  const rider = untakenRider();
-  const all: Write[] = [...writes, ...outboxItems(node, outgoing), ...(rider ? [rider.write] : [])];
-  if (all.length === 1 && !rider) return writeAlone(all[0], name);
+  const riders = [...(scope.getStore() ?? [])];
+  const own: Write[] = [...writes, ...outboxItems(node, outgoing)];
+  const all: Write[] = [...own, ...riders.map(([, r]) => r.write(writes))];
+  if (all.length === 1 && !riders.length) return writeAlone(all[0], name);
   for (let attempt = 0; ; attempt++) {
     try {
       await db().send(new TransactWriteCommand({ TransactItems: all.map(bare) }));
-      if (rider) scope.getStore()!.taken = true;
+      for (const [taken] of riders) scope.getStore()!.delete(taken);
       crashPoint(`${name}:after-write`);
       return [];
     } catch (e) {
       const failed = failedConditions(e);
-      if (rider && failed?.includes(all.length - 1)) throw rider.refused();
+      const rider = failed?.find((i) => i >= own.length);
+      if (rider !== undefined) throw riders[rider - own.length][1].refused();
       if (failed?.length) return failed.map((i) => all[i].refusal ?? CHANGED);
       if (!isConflict(e) || attempt === CONFLICT_RETRIES) throw e;
       countLedgerConflict();

@@ -24,7 +24,8 @@
 // - What Lambda does with the function's role: read its event sources (queue, stream) and send to
 //   the on-failure destinations of those and of its async invocations (from the template).
 // - Bundled but never run: the Admin stack's Idempotency-Key layer outside POST routes, and its
-//   signature replay guard in GET routes (lib/http/admin.ts runs them by method); the outbox item
+//   signature replay guard and its operators' audit writes in GET routes (lib/http/admin.ts runs
+//   them by method: reads are not audited); the outbox item
 //   (lib/tx) where the bundle makes no event or message (commit writes none then).
 // It errs on the side of more: code a function bundles but could only reach by another path still
 // counts, as the role must allow all that its code can call.
@@ -169,6 +170,7 @@ const SECRETS_READER = 'lib/secrets.ts'; // names the tenants' secrets for all; 
 const TENANTS_SECRETS = 'tenants/*';
 const IDEMPOTENCY_LAYER = /(^|\/)node_modules\/@aws-lambda-powertools\/idempotency\//; // (a worktree may link node_modules from elsewhere)
 const REPLAY_GUARD = 'lib/http/store.ts'; // the Admin API's used signatures
+const AUDIT_TRAIL = 'lib/audit/store.ts'; // operators' actions: its writes (reads are GET /audit-events')
 const OUTBOX = 'lib/tx.ts'; // where commit writes the outbox item
 const ITEM_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
 // IAM actions of SDK operations that authorize as another (a batch as its single form; a
@@ -194,6 +196,7 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
   const unreachable = (f: Found) =>
     (fn.method && fn.method !== 'POST' && IDEMPOTENCY_LAYER.test(f.module)) ||
     (fn.method === 'GET' && f.module === REPLAY_GUARD) ||
+    (fn.method === 'GET' && f.module === AUDIT_TRAIL && /^(item:Put|DynamoDB\.PutItem)$/.test(f.what)) ||
     (f.module === OUTBOX && f.what.startsWith('item:') && !found.some((o) => o.what === 'outgoing'));
   const inScope = found.filter((f) => !unreachable(f));
   const settingsOf = (module: string, suffix: string) =>

@@ -5,6 +5,7 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { output, ZodType } from 'zod';
+import { type Action, createdId, recordUnchanged, succeededItem } from '../audit';
 import { deployment, tenantNode } from '../context';
 import { dynamoForLibraries } from '../db';
 import { commonErrors, DomainError, invalidFields } from '../errors';
@@ -54,6 +55,9 @@ type AdminEvent = APIGatewayProxyEvent & {
 type AdminRequest = Request<AdminEvent, APIGatewayProxyResult, Error, Context>;
 
 const replayed = () => httpErrors.unauthorized('This signature was already used; sign each request afresh');
+// The names of the writes that ride along with a request's first transaction (lib/tx.ts).
+const GUARD = 'signature';
+const AUDIT = 'audit';
 
 // What the client may have signed: the path below the API's base URL (a stage is not part of
 // it) with the query as sent, which the event holds only decoded (./query.ts).
@@ -131,7 +135,7 @@ const authenticate = (route: Route): MiddlewareObj<AdminEvent> => ({
     if (route.answersSecrets && event.headers['idempotency-key'] !== undefined) throw tenantErrors.idempotencyKeyRefused();
     if (!signature || event.httpMethod === 'GET' || event.httpMethod === 'HEAD') return;
     const record = usedSignature(event.node, signature.mac, signature.t);
-    if (route.transactional) rideAlong({ write: record, refused: replayed });
+    if (route.transactional) rideAlong(GUARD, { write: () => record, refused: replayed });
     else if (!(await recordSignature(record))) throw replayed();
   },
 });
@@ -301,16 +305,54 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
       return { statusCode: route.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
     });
   // A deferred guard that no transaction took (the request failed, wrote nothing, or was an
-  // idempotent replay) is written now, so that the signature still counts as used.
+  // idempotent replay) is written now, so that the signature still counts as used; so is an
+  // operator's audit event that no change took.
   return serving(
     route,
     observed((event: AdminEvent, context: Context) =>
       riderScope(async () => {
+        const audited = auditing(route, event);
         const response = await handler(event, context);
-        const rider = untakenRider();
-        if (rider && !(await recordSignature(rider.write))) return problemResponse(replayed());
+        const guard = untakenRider(GUARD);
+        if (guard && !(await recordSignature(guard.write([])))) return problemResponse(replayed());
+        if (audited && untakenRider(AUDIT)) await auditUnchanged(route, event, audited, response);
         return response;
       }),
     ),
   );
+}
+
+// The audit trail (lib/audit): every action of a signed-in operator, any method but GET. (A
+// machine's signed requests are named by the request log instead: an audit write on each would slow
+// the create flow.) An action's audit event rides in the transaction of its change, so that both
+// commit or neither does; one that changed nothing, refused or not, has its event written after.
+function auditing(route: Route, event: AdminEvent): Operator | undefined {
+  const operator = route.method === 'get' ? undefined : operatorOf(event.requestContext?.authorizer?.claims);
+  if (operator)
+    rideAlong(AUDIT, { write: (writes) => succeededItem(event.node!, actionOf(route, event, operator, createdId(writes)), route.status), refused: auditClash });
+  return operator;
+}
+
+const auditClash = () => new Error('An audit event with this id exists');
+
+const actionOf = (route: Route, event: AdminEvent, actor: Operator, created?: string): Action => ({
+  actor,
+  action: `${route.method.toUpperCase()} ${route.path}`,
+  operationId: route.id,
+  resource: { type: resourceType(route.path), id: event.pathParameters?.id ?? created ?? null },
+});
+
+// What a route acts on: its path's first segment, singular ("/wallet-addresses/{id}" is a wallet-address).
+const resourceType = (path: string) => path.split('/')[1].replace(/(address)es$|s$/, '$1');
+
+// In the tenant the request acted in, or, refused before that was known, the operator's own.
+async function auditUnchanged(route: Route, event: AdminEvent, operator: Operator, response: APIGatewayProxyResult): Promise<void> {
+  try {
+    const named = operator.tenant ?? lowerCaseHeaders(event.headers)['tenant-id'] ?? OPERATOR_TENANT_ID;
+    const node = event.node ?? (await tenantNode(named)) ?? deployment;
+    const problem = response.headers?.['content-type'] === 'application/problem+json' ? JSON.parse(response.body) : undefined;
+    await recordUnchanged(node, actionOf(route, event, operator), response.statusCode, problem?.code);
+  } catch (e) {
+    logger.error('audit event not written', { route: route.id, actor: operator.name, status: response.statusCode, error: e });
+  }
 }

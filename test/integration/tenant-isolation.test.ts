@@ -16,6 +16,7 @@ import { IlpPacketType, Packet, StreamMoneyFrame } from 'ilp-protocol-stream/dis
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../infra/local/serverless-config';
 import { consentViaIdp } from '../consent';
+import { operatorAdmin } from '../operator';
 import { startRatesServer } from '../rates-server';
 import { type Reply, startTestStack, type TestStack, tenantAdmin } from '../stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
@@ -100,7 +101,8 @@ async function seedTenant(name: string, assetCode: string, rate: number): Promis
   const intent = await ok(admin('POST', '/payment-intents', { walletAddress: bob.address, incomingAmount: usd('500'), metadata: { tenant: name } }));
   const quote = await ok(admin('POST', '/quotes', { walletAddress: alice.address, receiver: intent.id }));
   const payment = await ok(admin('POST', '/payments', { walletAddress: alice.address, quoteId: quote.id }));
-  await ok(admin('POST', `/payments/${payment.id}/fund`), 200);
+  // Funded by its operator signed in to the console: an action in the tenant's audit trail.
+  await ok(operatorAdmin(s, { name: `${name}-operator@fsp.example`, groups: 'operator', tenant: t.id })('POST', `/payments/${payment.id}/fund`), 200);
   await paymentIn({ admin }, payment.id, ['completed']);
   const openIntent = await ok(
     admin('POST', '/payment-intents', { walletAddress: alice.address, incomingAmount: usd('1000'), metadata: { tenant: name, open: true } }),

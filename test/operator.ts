@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { Stack } from '../infra/local/stack';
+import { signedRoutes } from '../lib/routes';
+import type { Reply } from './stack';
+
+// An operator signed in to the console, as a route's function sees one: the API Gateway event the
+// console's function hands on (lambda Invoke), with the claims the console's Cognito authorizer
+// verified in requestContext.authorizer.claims, and no signature. `groups` as Cognito lists them.
+export interface Signed {
+  name: string;
+  groups: string;
+  tenant?: string;
+}
+
+const templateOf = (method: string, path: string) => {
+  const bare = path.split('?')[0];
+  for (const r of signedRoutes) {
+    if (r.method !== method.toLowerCase()) continue;
+    const names = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    const pattern = new RegExp(`^${r.path.replace(/\{\w+\}/g, '([^/]+)')}$`);
+    const m = pattern.exec(bare);
+    if (m) return { route: r, params: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])])) };
+  }
+  throw new Error(`No route serves ${method} ${bare}`);
+};
+
+export function operatorAdmin(stack: Pick<Stack, 'invoke'>, who: Signed) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Pick<Reply, 'status' | 'body'>> => {
+    const { route, params } = templateOf(method, path);
+    const query = new URLSearchParams(path.split('?')[1] ?? '');
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const allHeaders = { ...(text && { 'Content-Type': 'application/json' }), ...headers };
+    const event = {
+      resource: route.path,
+      path: path.split('?')[0],
+      httpMethod: method,
+      headers: allHeaders,
+      multiValueHeaders: Object.fromEntries(Object.entries(allHeaders).map(([k, v]) => [k, [v]])),
+      queryStringParameters: query.size ? Object.fromEntries(query) : null,
+      multiValueQueryStringParameters: query.size ? Object.fromEntries([...new Set(query.keys())].map((k) => [k, query.getAll(k)])) : null,
+      pathParameters: Object.keys(params).length ? params : null,
+      stageVariables: null,
+      body: text ?? null,
+      isBase64Encoded: false,
+      requestContext: {
+        httpMethod: method,
+        path: path.split('?')[0],
+        resourcePath: route.path,
+        requestId: randomUUID(),
+        stage: 'local',
+        identity: { sourceIp: '127.0.0.1' },
+        authorizer: { claims: { email: who.name, 'cognito:groups': who.groups, ...(who.tenant && { 'custom:tenant': who.tenant }) } },
+      },
+    };
+    const res = (await stack.invoke(route.functionName, event)) as { statusCode: number; body: string };
+    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined };
+  };
+}
