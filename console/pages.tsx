@@ -1,4 +1,5 @@
 import type { ComponentType } from 'preact';
+import { AuditPage } from './audit';
 import {
   AssetsPage,
   IntentsPage,
@@ -41,4 +42,5 @@ export const PAGES: Page[] = [
   { path: 'rates', title: 'Rates', group: 'Back office', component: RatesPage },
   { path: 'ledger', title: 'Ledger check', group: 'Back office', component: LedgerPage },
   { path: 'transfers', title: 'Transfers', group: 'Back office', component: TransfersPage },
+  { path: 'audit', title: 'Audit', group: 'Back office', component: AuditPage },
 ];

@@ -2,6 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startConsole } from '../../infra/local/console';
+import { launchChromium } from '../browser';
 import { operatorAdmin } from '../operator';
 import { startTestStack, type TestStack, tenantAdmin } from '../stack';
 import { ok } from '../world';
@@ -241,5 +243,38 @@ describe("a tenant's audit trail", () => {
     expect((await ok(b.admin('GET', '/audit-events'), 200)).items).toHaveLength(1);
     // The deployment's own trail holds neither.
     expect((await events('?limit=100')).some((e: any) => [assetOfA.id, assetOfB.id].includes(e.resource.id))).toBe(false);
+  });
+});
+
+describe("the console's Audit page", () => {
+  it('lists who did what, with role, outcome and a link to the resource’s page, and filters by outcome', async () => {
+    const server = await startConsole({ port: 0, node: 'A', adminUrl: s.adminUrl, secret: s.env.ADMIN_API_SECRET, env: { PROXY_ALLOW_CUSTOM_SECRET: '1' } });
+    const browser = await launchChromium({ width: 1280, height: 900 });
+    try {
+      const asset = await ok(asAnn('POST', '/assets', { code: 'SEK', scale: 2 }));
+      const page = await browser.newPage();
+      await page.goto(`${server.url}/#/audit`);
+      expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Audit');
+      const table = page.locator('table[aria-label="Audit events"]');
+      const row = table.locator('tbody tr').filter({ hasText: asset.id });
+      await row.waitFor();
+      expect(await row.textContent()).toContain(ann.name);
+      expect(await row.textContent()).toContain('admin');
+      expect(await row.textContent()).toContain('POST /assets');
+      expect(await row.locator('.state').textContent()).toBe('succeeded');
+
+      await page.getByLabel('Outcome').selectOption('refused');
+      await table.locator('tbody tr').filter({ hasText: asset.id }).waitFor({ state: 'detached' });
+      const outcomes = await table.locator('tbody .state').allTextContents();
+      expect(outcomes.length).toBeGreaterThan(0);
+      expect(new Set(outcomes)).toEqual(new Set(['refused']));
+
+      await page.getByLabel('Outcome').selectOption('');
+      await row.getByRole('link', { name: 'asset' }).click();
+      await page.locator('table[aria-label="Assets"]').waitFor();
+    } finally {
+      await browser.close();
+      await server.stop();
+    }
   });
 });
