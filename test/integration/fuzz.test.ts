@@ -259,6 +259,7 @@ describe('hostile cursors on every list route', () => {
   it('covers every list route', () =>
     expect(lists.map((op) => op.path).sort()).toEqual([
       '/assets',
+      '/audit-events',
       '/ledger/transfers',
       '/liquidity-withdrawals',
       '/payment-intents',
