@@ -60,6 +60,13 @@ describe('AWS calls per request', () => {
     await paymentIn(s, payment.id, ['completed']);
   });
 
+  // The rate and the signature's replay guard, in one transaction (they were two writes).
+  it('a pushed rate: one write, the replay guard in it', async () => {
+    const push = () => ok(s.admin('POST', '/rates', { sourceAssetCode: 'USD', destinationAssetCode: 'GBP', rate: 0.8 }));
+    await push(); // a warm container
+    expect(await callsOf('ratesPush', push)).toEqual({ 'DynamoDB.TransactWriteItems': 1 });
+  });
+
   it('the worker reads the payment and its intent at once and delivers in one transaction', async () => {
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
     const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }));
