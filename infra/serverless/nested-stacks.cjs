@@ -31,6 +31,9 @@ const STACKS = [
     file: 'open-payments-stack.json',
     description: "The Open Payments resource server's and authorization server's routes and stages (a stack nested in the payment service's)",
     holds: (r) => API_PART.test(r.Type) && OPEN_PAYMENTS_APIS.some((api) => references(r).has(api)),
+    // An API has each path, stage, gateway response and WAF association once: they cannot be made
+    // in the nested stack while the service's still holds them (stillHeld).
+    madeOnce: true,
   },
   {
     name: 'Monitoring',
@@ -63,12 +66,22 @@ class NestedStacks {
       'after:aws:deploy:deploy:uploadArtifacts': async () => {
         if (serverless.service.provider.shouldNotDeploy) return;
         const { Resources } = serverless.service.provider.compiledCloudFormationTemplate;
-        const { S3Client, PutObjectCommand } = require(require.resolve('@aws-sdk/client-s3', { paths: [require.resolve('serverless')] }));
-        const s3 = new S3Client(await provider.getAwsSdkV3Config());
+        const stacks = STACKS.filter((s) => Resources[s.name]);
+        const bodies = Object.fromEntries(stacks.map(({ name, file }) => [name, fs.readFileSync(path.join(dir(), file))]));
+        const sdk = (client) => require(require.resolve(client, { paths: [require.resolve('serverless')] }));
+        const config = await provider.getAwsSdkV3Config();
+        const { CloudFormationClient, paginateListStackResources } = sdk('@aws-sdk/client-cloudformation');
+        const deployed = [];
+        const pages = paginateListStackResources({ client: new CloudFormationClient(config) }, { StackName: provider.naming.getStackName() });
+        for await (const page of pages) deployed.push(...(page.StackResourceSummaries ?? []));
+        const nested = Object.fromEntries(stacks.filter((s) => s.madeOnce).map(({ name }) => [name, JSON.parse(bodies[name])]));
+        const problems = stillHeld(deployed, nested);
+        if (problems.length) throw new serverless.classes.Error(`${problems.join('\n')}\nSee docs/deploy.md, "Upgrading a deployed stack".`);
+        const { S3Client, PutObjectCommand } = sdk('@aws-sdk/client-s3');
+        const s3 = new S3Client(config);
         const Bucket = await provider.getServerlessDeploymentBucketName();
-        for (const { name, file } of STACKS.filter((s) => Resources[s.name])) {
-          const Body = fs.readFileSync(path.join(dir(), file));
-          await s3.send(new PutObjectCommand({ Bucket, Key: Resources[name].Metadata.Key, Body, ContentType: 'application/json' }));
+        for (const { name } of stacks) {
+          await s3.send(new PutObjectCommand({ Bucket, Key: Resources[name].Metadata.Key, Body: bodies[name], ContentType: 'application/json' }));
         }
       },
     };
@@ -174,8 +187,26 @@ function nest(template, { name, description, holds }) {
   };
 }
 
+// A stage deployed before a set was nested holds the set's resources itself, and CloudFormation
+// would make them in the nested stack before it deleted them from the service's: API Gateway
+// refuses a second path or stage of one name, and a gateway response or WAF association made again
+// would be undone by the old one's deletion (or by the rollback). So such a deploy stops before
+// anything changes, naming what `deployed` (the service's stack's resources) still holds of
+// `nested` (each such nested template by its stack's name). (Alarms are made anew, then the old
+// ones deleted: the monitoring stack needs no such check.)
+function stillHeld(deployed, nested) {
+  const held = new Set(deployed.filter((r) => r.ResourceType !== 'AWS::CloudFormation::Stack').map((r) => r.LogicalResourceId));
+  return Object.entries(nested).flatMap(([name, t]) => {
+    const ids = Object.keys(t.Resources).filter((id) => held.has(id));
+    return ids.length
+      ? [`The deployed stack holds ${ids.length} resources itself that this deploy moves to the nested stack ${name} (${ids.slice(0, 3).join(', ')}…).`]
+      : [];
+  });
+}
+
 const partition = (items, test) => [items.filter(test), items.filter((x) => !test(x))];
 
 module.exports = NestedStacks;
 module.exports.STACKS = STACKS;
 module.exports.nest = nest;
+module.exports.stillHeld = stillHeld;

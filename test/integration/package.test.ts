@@ -19,7 +19,7 @@ import { declaredSettings } from '../../infra/serverless/deploy-checks.cjs';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import { encrypt } from '../../infra/serverless/encryption.cjs';
 // @ts-expect-error a serverless plugin, in CommonJS without types
-import { nest, STACKS } from '../../infra/serverless/nested-stacks.cjs';
+import { nest, STACKS, stillHeld } from '../../infra/serverless/nested-stacks.cjs';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import { SETTINGS } from '../../infra/serverless/settings.cjs';
 import { OUTBOX_RETENTION_SECS } from '../../lib/events';
@@ -1058,6 +1058,21 @@ describe('LocalStack', () => {
   });
 });
 
+// LocalStack's free image creates a nested stack but cannot update one (localstack/README.md).
+describe('LocalStack and the nested stacks', () => {
+  it(
+    "leaves both nested templates as they were when only the servers' URLs change (the deploy again that LocalStack asks for)",
+    async () => {
+      const moved = await slsPackage({ WALLET_ADDRESS_URL: 'https://pay.example.org', AUTH_SERVER_URL: 'https://auth.pay.example.org' });
+      expect(moved.code, moved.output).toBe(0);
+      const again: Template = JSON.parse(readFileSync(join(moved.dir, 'cloudformation-template-update-stack.json'), 'utf8'));
+      expect(again.Resources.ResourceServerApiDomain.Properties.DomainName).toBe('pay.example.org'); // the service's stack did change
+      for (const { name } of STACKS as { name: string }[]) expect(again.Resources[name].Metadata.Key, name).toBe(template.Resources[name].Metadata.Key);
+    },
+    BACKSTOP_MS,
+  );
+});
+
 describe('failure queues', () => {
   it('keeps every message 14 days, in every queue', () => {
     for (const [id, q] of ofType('AWS::SQS::Queue')) expect(q.Properties.MessageRetentionPeriod, id).toBe(1209600);
@@ -1375,6 +1390,28 @@ describe('operations', () => {
     });
     expect(t.Resources.Alarms.DependsOn).toEqual(['Stages']);
     expect(Object.keys(t.Resources).sort()).toEqual(['Alarms', 'Api', 'Logs', 'Ready', 'Stages']);
+  });
+
+  // Deployed over a stage whose own stack holds the Open Payments routes, the nested stack would
+  // make them again: API Gateway refuses a path or stage twice, and the rollback would take the
+  // APIs' gateway responses and WAF associations with it.
+  it('refuses to deploy over a stage whose own stack still holds what goes to the Open Payments stack, naming it; the alarms move by themselves', () => {
+    const summary = (id: string, type: string) => ({ LogicalResourceId: id, ResourceType: type });
+    const madeOnce = Object.fromEntries((STACKS as { name: string; madeOnce?: boolean }[]).filter((s) => s.madeOnce).map((s) => [s.name, nested[s.name]]));
+    expect(Object.keys(madeOnce)).toEqual(['OpenPayments']);
+    const before = [
+      summary('ResourceServerApi', 'AWS::ApiGateway::RestApi'),
+      ...Object.entries(nested.OpenPayments.Resources).map(([id, r]) => summary(id, r.Type)),
+    ];
+    const [problem, ...others] = stillHeld(before, madeOnce);
+    expect(others).toEqual([]);
+    expect(problem).toContain(
+      `The deployed stack holds ${Object.keys(nested.OpenPayments.Resources).length} resources itself that this deploy moves to the nested stack OpenPayments`,
+    );
+    // A stage deployed with the nested stack, or a new one: nothing held twice.
+    const after = Object.entries(template.Resources).map(([id, r]) => summary(id, r.Type));
+    expect(stillHeld(after, madeOnce)).toEqual([]);
+    expect(stillHeld([summary('ServerlessDeploymentBucket', 'AWS::S3::Bucket')], madeOnce)).toEqual([]);
   });
 
   it(
