@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run package`, for CI only: builds the CloudFormation templates (the service's, and the
-# monitoring stack nested in it) and the bundles of stage `ci`, offline (no AWS account), into
+# stacks nested in it) and the bundles of stage `ci`, offline (no AWS account), into
 # .serverless/, for `npm run lint:template` and the eye. A deploy must set what it leaves to the
 # deployer (the service's URLs and ILP address, who hears the alarms, who may call the Admin API):
 # this uses example values for those (yours, where set) and prints each. It packages no other stage:

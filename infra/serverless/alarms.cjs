@@ -20,7 +20,7 @@
 //   events that used up their retries wait on the parking queue, which alarms at one).
 // Every alarm notifies AlarmTopic (infra/resources.yml), or the topic custom.alarms.topicArn names. The dashboard is
 // ./dashboard.cjs's, which the local console draws too; the local run evaluates these alarms (infra/local/cloudwatch.ts).
-// The deploy puts them in a stack of their own (./monitoring-stack.cjs).
+// The deploy puts them in a stack of their own (./nested-stacks.cjs).
 const { PERIOD, WIDGETS, watched, expand } = require('./dashboard.cjs');
 
 const MAX_ALARM_METRICS = 10; // in one metric math alarm (a hard limit of CloudWatch's)
