@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { LEDGER_SCALE } from '../lib/ledger-scale';
 import type { RouteResponse } from '../lib/routes';
-import { money, units } from './amounts';
+import { ledgerUnits, money, units } from './amounts';
 import { admin } from './api';
 import { type Action, Alert, ListPage, time } from './list';
 import type { PageProps } from './pages';
@@ -431,7 +431,7 @@ export function LedgerPage() {
                   <strong>{a.assetCode}</strong>
                 </td>
                 <td class="numeric">{a.accounts}</td>
-                <td class="numeric">{units(a.sum, LEDGER_SCALE)}</td>
+                <td class="numeric">{ledgerUnits(a.sum, LEDGER_SCALE, a.assetScale)}</td>
                 <td>
                   <span class={`badge ${a.balanced ? 'ok' : 'alarm'}`}>{a.balanced ? 'zero' : 'not zero'}</span>
                 </td>
@@ -444,7 +444,7 @@ export function LedgerPage() {
                   <code>{u.account}</code> <span class="muted">no record</span>
                 </td>
                 <td class="numeric">1</td>
-                <td class="numeric">{units(u.balance, LEDGER_SCALE)}</td>
+                <td class="numeric">{ledgerUnits(u.balance, LEDGER_SCALE, 0)}</td>
                 <td>
                   <span class="badge alarm">unattributed</span>
                 </td>

@@ -258,7 +258,7 @@ describe('the console in a browser', () => {
         'payment',
         'deposit',
       ]); // the withdrawal: the 1.00 EUR held above
-      expect(await transfers.last().textContent()).toContain('10000.00 EUR');
+      expect(await transfers.last().textContent()).toContain('10,000.00 EUR');
       await page.screenshot({ path: TRANSFERS_SCREENSHOT, fullPage: true });
       const payment92 = page.locator('table[aria-label="Transfers"] tr', { hasText: '-92.00 EUR' });
       await payment92.getByRole('link', { name: /^intent:/ }).click();
