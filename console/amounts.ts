@@ -12,6 +12,15 @@ export function units(value: string, scale: number): string {
 }
 export const money = (a: Amount | null | undefined) => (a ? `${units(a.value, a.assetScale)} ${a.assetCode}` : '–');
 
+// "92.5" (or "1,092.5") at scale 2 is "9250" ("109250"), the integer string the Admin API takes;
+// undefined when it is not a positive amount that the scale can hold.
+export function toUnits(text: string, scale: number): string | undefined {
+  const m = /^(\d+)(?:\.(\d*))?$/.exec(text.trim().replace(/,(?=\d{3}(?:\D|$))/g, ''));
+  if (!m || (m[2] ?? '').length > scale) return undefined;
+  const value = (m[1] + (m[2] ?? '').padEnd(scale, '0')).replace(/^0+/, '');
+  return value || undefined;
+}
+
 // A ledger sum (at the ledger's scale, `ledgerScale`) written at its asset's scale, with the finer
 // digits only where there are some: "0" is "0.00", a dust of 10^-20 keeps all its digits.
 export function ledgerUnits(value: string, ledgerScale: number, assetScale: number): string {

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { LEDGER_SCALE } from '../lib/ledger-scale';
 import type { RouteResponse } from '../lib/routes';
 import { ledgerUnits, money, units } from './amounts';
-import { admin } from './api';
+import { admin, type Page } from './api';
+import { changes, FormDialog, type FormSpec, minorUnits, numberOr, type Values } from './forms';
 import { type Action, Alert, ListPage, time } from './list';
 import type { PageProps } from './pages';
 
@@ -20,6 +21,7 @@ type Withdrawal = RouteResponse<'getLiquidityWithdrawal'>;
 type WebhookEvent = RouteResponse<'getWebhookEvent'>;
 type LedgerCheck = RouteResponse<'checkLedger'>;
 type Transfer = RouteResponse<'listLedgerTransfers'>['items'][number];
+type Rate = RouteResponse<'pushRate'>;
 
 const post = (path: string, key?: string, body?: unknown) => admin('POST', path, body, key);
 const created = { label: 'Created', cell: (r: { createdAt: string }) => time(r.createdAt) };
@@ -67,10 +69,80 @@ const liquidityActions = (route: string, id: string, name: string, code: string,
 // A fee as the FSP set it (PATCH /assets/{id}): "0.10 + 50 bps".
 const feeText = (fee: Asset['sendingFee'], scale: number) => (fee ? `${units(fee.fixed, scale)} + ${fee.basisPoints} bps` : '–');
 
+// What a form typed, as text ('' for an empty field or an unticked box).
+const text = (v: Values, name: string) => String(v[name] ?? '').trim();
+// A form's field that changes a record: undefined when it is as it was, null when emptied (cleared).
+const edited = (v: Values, was: Values, name: string, value: (typed: string) => unknown) =>
+  text(v, name) === text(was, name) ? undefined : text(v, name) === '' ? null : value(text(v, name));
+// The fields of a PATCH body that the form changed.
+const changedOnly = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+
+const newAsset: FormSpec<Asset> = {
+  title: 'New asset',
+  fields: [
+    { name: 'code', label: 'Code', hint: 'e.g. USD' },
+    { name: 'scale', label: 'Scale', hint: 'decimal places, e.g. 2' },
+    { name: 'liquidityThreshold', label: 'Low liquidity below', hint: 'optional, at that scale' },
+  ],
+  initial: { code: '', scale: '2', liquidityThreshold: '' },
+  send: (v, key) => {
+    const scale = numberOr(text(v, 'scale'));
+    const threshold = minorUnits(text(v, 'liquidityThreshold'), typeof scale === 'number' ? scale : 0);
+    return admin('POST', '/assets', { code: text(v, 'code'), scale, ...(threshold !== undefined && { liquidityThreshold: threshold }) }, key);
+  },
+  done: (a) => `Created ${a.code} (scale ${a.scale})`,
+};
+
+// PATCH /assets/{id}: the threshold and the fees, each a fixed amount at the asset's scale and basis points.
+function changeAsset(a: Asset): FormSpec<Asset> {
+  const fee = (f: Asset['sendingFee']) => ({ fixed: f ? units(f.fixed, a.scale) : '', basisPoints: f ? String(f.basisPoints) : '' });
+  const was: Values = {
+    liquidityThreshold: a.liquidityThreshold ? units(a.liquidityThreshold, a.scale) : '',
+    ...Object.fromEntries(['sendingFee', 'receivingFee'].flatMap((name) => Object.entries(fee(a[name as 'sendingFee'])).map(([k, v]) => [`${name}.${k}`, v]))),
+  };
+  const feeOf = (v: Values, name: string) => {
+    const [fixed, bps] = [`${name}.fixed`, `${name}.basisPoints`];
+    if (text(v, fixed) === text(was, fixed) && text(v, bps) === text(was, bps)) return undefined;
+    if (!text(v, fixed) && !text(v, bps)) return null;
+    return { fixed: minorUnits(text(v, fixed), a.scale) ?? '0', basisPoints: numberOr(text(v, bps) || '0') };
+  };
+  const feeFields = (name: string, label: string) => [
+    { name: `${name}.fixed`, label: `${label}, fixed`, hint: a.code },
+    { name: `${name}.basisPoints`, label: `${label}, basis points`, hint: 'of the amount, 0 to 10000' },
+  ];
+  return {
+    title: `Change ${a.code}`,
+    fields: [
+      { name: 'liquidityThreshold', label: 'Low liquidity below', hint: `${a.code}; empty: none` },
+      ...feeFields('sendingFee', 'Sending fee'),
+      ...feeFields('receivingFee', 'Receiving fee'),
+    ],
+    initial: was,
+    send: (v) =>
+      admin(
+        'PATCH',
+        `/assets/${a.id}`,
+        changedOnly({
+          liquidityThreshold: edited(v, was, 'liquidityThreshold', (t) => minorUnits(t, a.scale)),
+          sendingFee: feeOf(v, 'sendingFee'),
+          receivingFee: feeOf(v, 'receivingFee'),
+        }),
+      ),
+    done: (after) =>
+      `Changed ${a.code}: ${changes(a, after, [
+        ['low below', (x) => (x.liquidityThreshold ? units(x.liquidityThreshold, x.scale) : '–')],
+        ['sending fee', (x) => feeText(x.sendingFee, x.scale)],
+        ['receiving fee', (x) => feeText(x.receivingFee, x.scale)],
+      ])}`,
+  };
+}
+
 export const AssetsPage = () => (
   <ListPage<Asset>
     route="/assets"
     label="Assets"
+    create={newAsset}
+    change={changeAsset}
     complete={withDetails('/assets')}
     columns={[
       { label: 'Code', cell: (a) => <strong>{a.code}</strong> },
@@ -90,14 +162,75 @@ export const AssetsPage = () => (
   />
 );
 
+// Whether a wallet address takes new payments (PATCH /wallet-addresses/{id} `status`).
+const statusOf = (w: WalletAddress): string => ('status' in w && typeof w.status === 'string' ? w.status : 'active');
+const yesNo = (b: boolean) => (b ? 'yes' : 'no');
+
+const newWalletAddress: FormSpec<WalletAddress> = {
+  title: 'New wallet address',
+  fields: [
+    { name: 'address', label: 'Address', hint: 'a URL under the node’s prefix' },
+    { name: 'assetCode', label: 'Asset code' },
+    { name: 'publicName', label: 'Public name', hint: 'optional' },
+    { name: 'approvalRequired', label: 'Incoming payments need approval', checkbox: true },
+  ],
+  initial: { address: '', assetCode: '', publicName: '', approvalRequired: false },
+  send: (v, key) =>
+    admin(
+      'POST',
+      '/wallet-addresses',
+      {
+        address: text(v, 'address'),
+        assetCode: text(v, 'assetCode'),
+        ...(text(v, 'publicName') && { publicName: text(v, 'publicName') }),
+        ...(v.approvalRequired === true && { approvalRequired: true }),
+      },
+      key,
+    ),
+  done: (w) => `Created ${w.address} (${w.assetCode})`,
+};
+
+function changeWalletAddress(w: WalletAddress): FormSpec<WalletAddress> {
+  const was: Values = { publicName: w.publicName ?? '', approvalRequired: w.approvalRequired, status: statusOf(w) };
+  return {
+    title: `Change ${w.address}`,
+    fields: [
+      { name: 'publicName', label: 'Public name' },
+      { name: 'approvalRequired', label: 'Incoming payments need approval', checkbox: true },
+      { name: 'status', label: 'Status', options: ['active', 'inactive'], hint: 'inactive: no new intents, quotes, payments or grants' },
+    ],
+    initial: was,
+    send: (v) =>
+      admin(
+        'PATCH',
+        `/wallet-addresses/${w.id}`,
+        changedOnly({
+          publicName: text(v, 'publicName') === text(was, 'publicName') ? undefined : text(v, 'publicName'),
+          approvalRequired: v.approvalRequired === was.approvalRequired ? undefined : v.approvalRequired,
+          status: v.status === was.status ? undefined : v.status,
+        }),
+      ),
+    done: (after) =>
+      `Changed ${w.address}: ${changes(w, after, [
+        ['name', (x) => x.publicName ?? '–'],
+        ['approval', (x) => yesNo(x.approvalRequired)],
+        ['status', statusOf],
+      ])}`,
+  };
+}
+
 export const WalletAddressesPage = () => (
   <ListPage<WalletAddress>
     route="/wallet-addresses"
     label="Wallet addresses"
+    create={newWalletAddress}
+    change={changeWalletAddress}
     columns={[
       { label: 'Address', cell: (w) => <code>{w.address}</code> },
       { label: 'Name', cell: (w) => w.publicName ?? '–' },
       { label: 'Asset', cell: (w) => `${w.assetCode} (${w.assetScale})` },
+      { label: 'Approval', cell: (w) => yesNo(w.approvalRequired) },
+      { label: 'Status', cell: (w) => <span class={`state ${statusOf(w)}`}>{statusOf(w)}</span> },
       created,
     ]}
     more={(w) => <Keys id={w.id} />}
@@ -220,10 +353,99 @@ export const PaymentsPage = () => (
   />
 );
 
+// The scale of the asset a peer's amounts are in, for a form's amounts (0 when the code is unknown:
+// the API refuses the code then, at its field).
+const scaleOf = async (code: string) => (await admin<Page<Asset>>('GET', '/assets?limit=100')).items.find((a) => a.code === code)?.scale ?? 0;
+const tokens = (typed: string) => typed.split(/[\s,]+/).filter(Boolean);
+
+const newPeer: FormSpec<Peer> = {
+  title: 'New peer',
+  fields: [
+    { name: 'name', label: 'Name', hint: 'optional' },
+    { name: 'staticIlpAddress', label: 'ILP address', hint: 'e.g. test.node-b' },
+    { name: 'assetCode', label: 'Asset code' },
+    { name: 'http.incoming.authTokens', label: 'Tokens it sends', hint: 'one or more, by spaces' },
+    { name: 'http.outgoing.authToken', label: 'Token we send' },
+    { name: 'http.outgoing.endpoint', label: 'Its connector', hint: 'e.g. http://localhost:4004/ilp' },
+    { name: 'maxPacketAmount', label: 'Largest packet', hint: 'optional' },
+    { name: 'liquidityThreshold', label: 'Low liquidity below', hint: 'optional' },
+  ],
+  initial: {},
+  send: async (v, key) => {
+    const amounts = text(v, 'maxPacketAmount') || text(v, 'liquidityThreshold');
+    const scale = amounts ? await scaleOf(text(v, 'assetCode')) : 0;
+    const maxPacketAmount = minorUnits(text(v, 'maxPacketAmount'), scale);
+    const liquidityThreshold = minorUnits(text(v, 'liquidityThreshold'), scale);
+    return admin(
+      'POST',
+      '/peers',
+      {
+        ...(text(v, 'name') && { name: text(v, 'name') }),
+        staticIlpAddress: text(v, 'staticIlpAddress'),
+        assetCode: text(v, 'assetCode'),
+        http: {
+          incoming: { authTokens: tokens(text(v, 'http.incoming.authTokens')) },
+          outgoing: { authToken: text(v, 'http.outgoing.authToken'), endpoint: text(v, 'http.outgoing.endpoint') },
+        },
+        ...(maxPacketAmount !== undefined && { maxPacketAmount }),
+        ...(liquidityThreshold !== undefined && { liquidityThreshold }),
+      },
+      key,
+    );
+  },
+  done: (p) => `Created ${p.name ?? p.staticIlpAddress} (${p.assetCode})`,
+};
+
+function changePeer(p: Peer): FormSpec<Peer> {
+  const amount = (value: string | null) => (value ? units(value, p.assetScale) : '');
+  const was: Values = {
+    name: p.name ?? '',
+    maxPacketAmount: amount(p.maxPacketAmount),
+    liquidityThreshold: amount(p.liquidityThreshold),
+    'http.outgoing.endpoint': p.http.outgoing.endpoint,
+    'http.outgoing.authToken': '',
+  };
+  const outgoing = (v: Values) =>
+    text(v, 'http.outgoing.endpoint') === text(was, 'http.outgoing.endpoint') && !text(v, 'http.outgoing.authToken')
+      ? undefined
+      : { outgoing: { endpoint: text(v, 'http.outgoing.endpoint'), authToken: text(v, 'http.outgoing.authToken') } };
+  return {
+    title: `Change ${p.name ?? p.staticIlpAddress}`,
+    fields: [
+      { name: 'name', label: 'Name' },
+      { name: 'maxPacketAmount', label: 'Largest packet', hint: `${p.assetCode}; empty: any` },
+      { name: 'liquidityThreshold', label: 'Low liquidity below', hint: `${p.assetCode}; empty: none` },
+      { name: 'http.outgoing.endpoint', label: 'Its connector' },
+      { name: 'http.outgoing.authToken', label: 'Token we send', hint: 'to change it or the connector' },
+    ],
+    initial: was,
+    send: (v) =>
+      admin(
+        'PATCH',
+        `/peers/${p.id}`,
+        changedOnly({
+          name: text(v, 'name') === text(was, 'name') ? undefined : text(v, 'name'),
+          maxPacketAmount: edited(v, was, 'maxPacketAmount', (t) => minorUnits(t, p.assetScale)),
+          liquidityThreshold: edited(v, was, 'liquidityThreshold', (t) => minorUnits(t, p.assetScale)),
+          http: outgoing(v),
+        }),
+      ),
+    done: (after) =>
+      `Changed ${p.name ?? p.staticIlpAddress}: ${changes(p, after, [
+        ['name', (x) => x.name ?? '–'],
+        ['largest packet', (x) => amount(x.maxPacketAmount) || '–'],
+        ['low below', (x) => amount(x.liquidityThreshold) || '–'],
+        ['connector', (x) => x.http.outgoing.endpoint],
+      ])}`,
+  };
+}
+
 export const PeersPage = () => (
   <ListPage<Peer>
     route="/peers"
     label="Peers"
+    create={newPeer}
+    change={changePeer}
     complete={withDetails('/peers')}
     columns={[
       { label: 'Name', cell: (p) => p.name ?? '–' },
@@ -307,8 +529,37 @@ function Attempts({ event }: { event: WebhookEvent }) {
   );
 }
 
+const pushRate: FormSpec<Rate> = {
+  title: 'Push a rate',
+  fields: [
+    { name: 'sourceAssetCode', label: 'From', hint: 'e.g. USD' },
+    { name: 'destinationAssetCode', label: 'To', hint: 'e.g. EUR' },
+    { name: 'rate', label: 'Rate', hint: 'what one unit of From buys of To' },
+    { name: 'peerId', label: 'Peer id', hint: 'optional: the rate given that peer' },
+    { name: 'rateTtlSecs', label: 'Lives (seconds)', hint: 'optional, 3600 by default' },
+  ],
+  initial: {},
+  send: (v, key) =>
+    admin(
+      'POST',
+      '/rates',
+      {
+        sourceAssetCode: text(v, 'sourceAssetCode').toUpperCase(),
+        destinationAssetCode: text(v, 'destinationAssetCode').toUpperCase(),
+        rate: numberOr(text(v, 'rate')),
+        ...(text(v, 'peerId') && { peerId: text(v, 'peerId') }),
+        ...(text(v, 'rateTtlSecs') && { rateTtlSecs: numberOr(text(v, 'rateTtlSecs')) }),
+      },
+      key,
+    ),
+  done: (r) =>
+    `Pushed ${r.sourceAssetCode} → ${r.destinationAssetCode} at ${r.rate}${r.peerId ? ` for peer ${r.peerId}` : ''}, until ${r.expiresAt ? time(r.expiresAt) : 'replaced'}`,
+};
+
 // There is no list of rates: the Admin API answers the rate in effect for one pair (and peer).
 export function RatesPage() {
+  const [pushing, setPushing] = useState(false);
+  const [said, setSaid] = useState<string>();
   const [query, setQuery] = useState({ sourceAssetCode: '', destinationAssetCode: '', peerId: '' });
   const [rate, setRate] = useState<{
     sourceAssetCode: string;
@@ -351,8 +602,25 @@ export function RatesPage() {
           Peer id (optional) <input value={query.peerId} onInput={(e) => setQuery({ ...query, peerId: e.currentTarget.value.trim() })} />
         </label>
         <button type="submit">Look up</button>
+        <button type="button" onClick={() => setPushing(true)}>
+          {pushRate.title}
+        </button>
         <Alert text={error} />
+        {said && (
+          <span class="said" role="status">
+            {said}
+          </span>
+        )}
       </form>
+      {pushing && (
+        <FormDialog
+          spec={pushRate}
+          close={(text) => {
+            setPushing(false);
+            if (text) setSaid(text);
+          }}
+        />
+      )}
       {rate && (
         <table class="records" aria-label="Rate">
           <thead>

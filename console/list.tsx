@@ -1,19 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { units } from './amounts';
+import { toUnits, units } from './amounts';
 import { admin, type Page } from './api';
+import { FormDialog, type FormSpec } from './forms';
 
 // What the back-office pages share: one Admin API list read page by page (newest first, as the
 // routes answer), its filters, and actions that ask for confirmation before they run.
-
-// "92.5" at scale 2 is "9250", the integer string the Admin API takes; undefined when it is not
-// a positive amount that the scale can hold.
-export function toUnits(text: string, scale: number): string | undefined {
-  const m = /^(\d+)(?:\.(\d*))?$/.exec(text.trim());
-  if (!m || (m[2] ?? '').length > scale) return undefined;
-  const value = (m[1] + (m[2] ?? '').padEnd(scale, '0')).replace(/^0+/, '');
-  return value || undefined;
-}
 
 // What went wrong, where the page says it.
 export const Alert = ({ text }: { text?: string }) =>
@@ -60,6 +52,8 @@ export interface ListProps<T> {
   complete?: (items: T[]) => Promise<T[]>;
   actions?: (item: T) => Action[];
   more?: (item: T) => ComponentChildren; // a cell of details opened on demand
+  create?: FormSpec<T>; // a form that makes a record, offered above the list
+  change?: (item: T) => FormSpec<T>; // a form that changes one, offered on its row
 }
 
 // Loads `load` when the page opens, when `key` (what it loads) changes, and on reload(); the last
@@ -89,6 +83,8 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [cursors, setCursors] = useState<string[]>([]); // the cursors of the pages before this one, and this one's
   const [asking, setAsking] = useState<Action>();
+  const [form, setForm] = useState<FormSpec<T>>();
+  const [said, setSaid] = useState<string>(); // what the last form did
   const query = new URLSearchParams({ ...props.query, ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), limit: '20' });
   if (cursors.length) query.set('cursor', cursors.at(-1)!);
   const path = `${props.route}?${query}`;
@@ -127,7 +123,17 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
         <button type="button" onClick={reload}>
           Reload
         </button>
+        {props.create && (
+          <button type="button" onClick={() => setForm(props.create)}>
+            {props.create.title}
+          </button>
+        )}
         <Alert text={error} />
+        {said && (
+          <span class="said" role="status">
+            {said}
+          </span>
+        )}
       </div>
       {page && (
         <table class="records" aria-label={props.label}>
@@ -139,7 +145,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
                 </th>
               ))}
               {props.more && <th />}
-              {props.actions && <th>Actions</th>}
+              {(props.actions || props.change) && <th>Actions</th>}
             </tr>
           </thead>
           <tbody>
@@ -151,9 +157,14 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
                   </td>
                 ))}
                 {props.more && <td>{props.more(item)}</td>}
-                {props.actions && (
+                {(props.actions || props.change) && (
                   <td class="actions">
-                    {props.actions(item).map((a) => (
+                    {props.change && (
+                      <button type="button" onClick={() => setForm(props.change!(item))}>
+                        Change
+                      </button>
+                    )}
+                    {props.actions?.(item).map((a) => (
                       <button type="button" key={a.label} onClick={() => setAsking(a)}>
                         {a.label}
                       </button>
@@ -185,6 +196,17 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
           </button>
         )}
       </div>
+      {form && (
+        <FormDialog
+          spec={form}
+          close={(text) => {
+            setForm(undefined);
+            if (text === undefined) return;
+            setSaid(text);
+            reload();
+          }}
+        />
+      )}
       {asking && (
         <Confirm
           action={asking}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ledgerUnits, money, units, withAmountsWritten } from '../../console/amounts';
+import { ledgerUnits, money, toUnits, units, withAmountsWritten } from '../../console/amounts';
+import { minorUnits } from '../../console/forms';
 import { LEDGER_SCALE } from '../../lib/ledger-scale';
 
 // Amounts as the console, the consent page and the CLI write them for a person.
@@ -12,6 +13,18 @@ describe('amounts for a person', () => {
     expect(units('-1234567', 3)).toBe('-1,234.567');
     expect(units('1234', 0)).toBe('1,234');
     expect(money({ value: '1005000', assetCode: 'USD', assetScale: 2 })).toBe('10,050.00 USD');
+  });
+
+  it('read what a person types as the integer string the API takes, thousands grouped or not', () => {
+    expect(toUnits('92.5', 2)).toBe('9250');
+    expect(toUnits('10,050.00', 2)).toBe('1005000');
+    expect(toUnits('1.234', 2)).toBeUndefined(); // finer than the scale
+    expect(toUnits('0', 2)).toBeUndefined(); // not a positive amount
+    // A form's amount: zero is one; what is no amount goes to the API as typed, which says why at its field.
+    expect(minorUnits('0.00', 2)).toBe('0');
+    expect(minorUnits(' 1,000 ', 2)).toBe('100000');
+    expect(minorUnits('', 2)).toBeUndefined();
+    expect(minorUnits('ten', 2)).toBe('ten');
   });
 
   it("write a ledger sum at its asset's scale, with finer digits only where it has them", () => {
