@@ -1,10 +1,11 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { LEDGER_SCALE } from '../lib/ledger-scale';
 import type { RouteResponse } from '../lib/routes';
 import { ledgerUnits, money, units } from './amounts';
-import { admin, type Page } from './api';
+import { type Amount, admin, type Page } from './api';
 import { changes, FormDialog, type FormSpec, minorUnits, numberOr, type Values } from './forms';
-import { type Action, Alert, ListPage, time } from './list';
+import { type Action, Alert, Confirm, ListPage, time, useLoaded } from './list';
 import type { PageProps } from './pages';
 
 // The back-office pages: each reads one Admin API list route (docs/api.md) and offers the
@@ -267,10 +268,31 @@ function Keys({ id }: { id: string }) {
   );
 }
 
+// What an account holds, in its asset's minor units: the sum of its transfers (GET /ledger/transfers).
+async function held(account: string): Promise<bigint> {
+  let sum = 0n;
+  for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+    const q = new URLSearchParams({ account, limit: '100', ...(cursor && { cursor }) });
+    const page: Page<Transfer> = await admin('GET', `/ledger/transfers?${q}`);
+    for (const t of page.items) sum += t.direction === 'debit' ? -BigInt(t.amount.value) : BigInt(t.amount.value);
+    cursor = page.nextCursor;
+  }
+  return sum;
+}
+// A page's records with what each holds, for those that may hold something (the others: 0).
+const withHeld =
+  <T extends { id: string; state: string }>(kind: 'intent' | 'payment', mayHold: readonly string[]) =>
+  (items: T[]) =>
+    Promise.all(items.map(async (r) => ({ ...r, held: mayHold.includes(r.state) ? await held(`${kind}:${r.id}`) : 0n })));
+// A withdrawal's answer, said: what left, or that nothing did.
+const withdrew = (r: { withdrawnAmount: Amount }) =>
+  r.withdrawnAmount.value === '0' ? 'Nothing withdrawn: it held nothing' : `Withdrew ${money(r.withdrawnAmount)} to the FSP`;
+
 export const IntentsPage = () => (
-  <ListPage<Intent>
+  <ListPage<Intent & { held: bigint }>
     route="/payment-intents"
     label="Payment intents"
+    complete={withHeld('intent', ['pending', 'processing', 'completed', 'expired'])}
     filters={[
       { name: 'walletAddress', label: 'Wallet address' },
       { name: 'state', label: 'State', options: ['pending_approval', 'pending', 'processing', 'completed', 'expired', 'cancelled'] },
@@ -299,25 +321,68 @@ export const IntentsPage = () => (
       ...(i.state === 'pending' || i.state === 'processing'
         ? [{ label: 'Complete', what: 'Complete this intent: it takes no more payments.', run: () => post(`/payment-intents/${i.id}/complete`) }]
         : []),
-      {
-        label: 'Withdraw',
-        what: `Withdraw what this intent received (${money(i.receivedAmount)}) to the FSP.`,
-        movesMoney: true,
-        run: (key) => post(`/payment-intents/${i.id}/withdraw`, key),
-      },
+      ...(i.held > 0n
+        ? [
+            {
+              label: 'Withdraw',
+              what: `Withdraw what this intent holds (${money({ ...i.receivedAmount, value: String(i.held) })}) to the FSP.`,
+              movesMoney: true,
+              run: (key: string | undefined) => post(`/payment-intents/${i.id}/withdraw`, key),
+              said: withdrew,
+            },
+          ]
+        : []),
     ]}
   />
 );
 
-export const PaymentsPage = () => (
-  <ListPage<Payment>
+// A payment's actions, on its row and its page: fund or cancel it while it waits to be funded,
+// withdraw what it holds once it ended (what it did not send, when it failed).
+const paymentActions = (p: Payment & { held: bigint }): Action[] =>
+  p.state === 'funding'
+    ? [
+        {
+          label: 'Fund',
+          what: `Fund this payment with ${money(p.debitAmount)} and send it.`,
+          movesMoney: true,
+          run: (key) => post(`/payments/${p.id}/fund`, key),
+        },
+        { label: 'Cancel', what: 'Cancel this payment before it is funded.', run: () => post(`/payments/${p.id}/cancel`) },
+      ]
+    : p.held > 0n
+      ? [
+          {
+            label: 'Withdraw',
+            what: `Withdraw what this payment still holds (${money({ ...p.debitAmount, value: String(p.held) })}) to the FSP.`,
+            movesMoney: true,
+            run: (key) => post(`/payments/${p.id}/withdraw`, key),
+            said: withdrew,
+          },
+        ]
+      : [];
+const ENDED = ['completed', 'failed', 'cancelled'];
+
+// #/payments, or one payment's page: #/payments/<id>.
+export const PaymentsPage = ({ args }: PageProps) => (args[0] ? <PaymentPage id={args[0]} /> : <PaymentsList />);
+
+const PaymentsList = () => (
+  <ListPage<Payment & { held: bigint }>
     route="/payments"
     label="Payments"
+    complete={withHeld('payment', ENDED)}
     filters={[
       { name: 'walletAddress', label: 'Wallet address' },
       { name: 'state', label: 'State', options: ['funding', 'sending', 'completed', 'failed', 'cancelled'] },
     ]}
     columns={[
+      {
+        label: 'Id',
+        cell: (p) => (
+          <a href={`#/payments/${p.id}`}>
+            <code>{p.id}</code>
+          </a>
+        ),
+      },
       state,
       { label: 'Reason', cell: (p) => p.failureReason ?? '' },
       { label: 'Debit', cell: (p) => money(p.debitAmount), numeric: true },
@@ -328,30 +393,87 @@ export const PaymentsPage = () => (
       { label: 'Trace', cell: (p) => <a href={`#/traces/payment/${p.id}`}>Trace</a> },
       { label: 'Transfers', cell: (p) => transfersOf(`payment:${p.id}`) },
     ]}
-    actions={(p) =>
-      p.state === 'funding'
-        ? [
-            {
-              label: 'Fund',
-              what: `Fund this payment with ${money(p.debitAmount)} and send it.`,
-              movesMoney: true,
-              run: (key) => post(`/payments/${p.id}/fund`, key),
-            },
-            { label: 'Cancel', what: 'Cancel this payment before it is funded.', run: () => post(`/payments/${p.id}/cancel`) },
-          ]
-        : p.state === 'sending'
-          ? []
-          : [
-              {
-                label: 'Withdraw',
-                what: 'Withdraw what this payment still holds to the FSP.',
-                movesMoney: true,
-                run: (key) => post(`/payments/${p.id}/withdraw`, key),
-              },
-            ]
-    }
+    actions={paymentActions}
   />
 );
+
+// One payment: every field the API answers, its links (trace, transfers, quote, receiver) and its actions.
+function PaymentPage({ id }: { id: string }) {
+  const {
+    value: p,
+    error,
+    reload,
+  } = useLoaded(async () => withHeld<Payment>('payment', ENDED)([await admin<Payment>('GET', `/payments/${id}`)]).then(([one]) => one), id);
+  const [asking, setAsking] = useState<Action>();
+  const [said, setSaid] = useState<string>();
+  const rows: Array<[string, ComponentChildren]> = p
+    ? [
+        ['Id', <code key="id">{p.id}</code>],
+        ['State', state.cell(p)],
+        ...(p.failureReason ? [['Failure', p.failureReason] as [string, ComponentChildren]] : []),
+        ['From', <code key="from">{p.walletAddress}</code>],
+        ['To', <code key="to">{p.receiver}</code>],
+        ['Debit', money(p.debitAmount)],
+        ['Of which fee', money(p.fee)],
+        ['Sent', money(p.sentAmount)],
+        ['Receive', money(p.receiveAmount)],
+        ['Still holds', money({ ...p.debitAmount, value: String(p.held) })],
+        ['Quote', <code key="quote">{p.quoteId}</code>],
+        ['Created', time(p.createdAt)],
+        ...(p.grantId ? [['Grant', <code key="grant">{p.grantId}</code>] as [string, ComponentChildren]] : []),
+        ...(p.client ? [['Client', <code key="client">{p.client}</code>] as [string, ComponentChildren]] : []),
+        ['Metadata', p.metadata ? <code key="metadata">{JSON.stringify(p.metadata)}</code> : '–'],
+      ]
+    : [];
+  return (
+    <div class="list">
+      <div class="toolbar">
+        <a href="#/payments">All payments</a>
+        <button type="button" onClick={reload}>
+          Reload
+        </button>
+        {p &&
+          paymentActions(p).map((a) => (
+            <button type="button" key={a.label} onClick={() => setAsking(a)}>
+              {a.label}
+            </button>
+          ))}
+        <Alert text={error} />
+        {said && (
+          <span class="said" role="status">
+            {said}
+          </span>
+        )}
+      </div>
+      {p && (
+        <>
+          <dl class="record" aria-label="Payment">
+            {rows.map(([label, value]) => (
+              <div key={label}>
+                <dt>{label}</dt>
+                <dd>{value}</dd>
+              </div>
+            ))}
+          </dl>
+          <p>
+            <a href={`#/traces/payment/${p.id}`}>Trace</a> · {transfersOf(`payment:${p.id}`)}
+          </p>
+        </>
+      )}
+      {asking && (
+        <Confirm
+          action={asking}
+          done={(changed, text) => {
+            setAsking(undefined);
+            if (!changed) return;
+            setSaid(text);
+            reload();
+          }}
+        />
+      )}
+    </div>
+  );
+}
 
 // The scale of the asset a peer's amounts are in, for a form's amounts (0 when the code is unknown:
 // the API refuses the code then, at its field).

@@ -28,6 +28,7 @@ export interface Action {
   amountOf?: { code: string; scale: number };
   asksReason?: boolean;
   run: (key: string | undefined, amount: string | undefined, reason: string) => Promise<unknown>;
+  said?: (answer: never) => string; // what the answer means, said on the page after (a withdrawal's amount)
 }
 
 export interface Filter {
@@ -84,7 +85,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
   const [cursors, setCursors] = useState<string[]>([]); // the cursors of the pages before this one, and this one's
   const [asking, setAsking] = useState<Action>();
   const [form, setForm] = useState<FormSpec<T>>();
-  const [said, setSaid] = useState<string>(); // what the last form did
+  const [said, setSaid] = useState<string>(); // what the last form or action did
   const query = new URLSearchParams({ ...props.query, ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), limit: '20' });
   if (cursors.length) query.set('cursor', cursors.at(-1)!);
   const path = `${props.route}?${query}`;
@@ -210,9 +211,11 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
       {asking && (
         <Confirm
           action={asking}
-          done={(changed) => {
+          done={(changed, text) => {
             setAsking(undefined);
-            if (changed) reload();
+            if (!changed) return;
+            setSaid(text);
+            reload();
           }}
         />
       )}
@@ -222,7 +225,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
 
 // The confirmation an action asks for, in the page: it runs only on "Confirm", and a refusal
 // shows the problem's detail here, leaving the dialog open.
-function Confirm({ action, done }: { action: Action; done: (changed: boolean) => void }) {
+export function Confirm({ action, done }: { action: Action; done: (changed: boolean, said?: string) => void }) {
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const [refused, setRefused] = useState<string>();
@@ -232,8 +235,8 @@ function Confirm({ action, done }: { action: Action; done: (changed: boolean) =>
   const confirm = async () => {
     setBusy(true);
     try {
-      await action.run(action.movesMoney ? key : undefined, value, reason);
-      done(true);
+      const answer = await action.run(action.movesMoney ? key : undefined, value, reason);
+      done(true, action.said?.(answer as never));
     } catch (e) {
       setRefused((e as Error).message); // a Problem's message is its detail
       setBusy(false);
