@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { DEFAULT_PORTS, PORT_SETTINGS } from '../infra/local/defaults';
 import { freePort, startedOn } from '../infra/local/emulators';
 import { ROOT } from '../infra/local/serverless-config';
 import type { Trace } from '../infra/local/traces';
@@ -135,6 +136,11 @@ const PORTS = [
 ] as const;
 export type Ports = Record<(typeof PORTS)[number], number>;
 export const freePorts = async () => Object.fromEntries(await Promise.all(PORTS.map(async (n) => [n, await freePort()]))) as Ports;
+// Node A's own ports, as a user's npm start has them (the docs' screenshots show its URLs).
+export function defaultPorts(): Ports {
+  const keyOf = Object.fromEntries(Object.entries(PORT_SETTINGS).map(([key, name]) => [name, key as keyof typeof DEFAULT_PORTS]));
+  return Object.fromEntries(PORTS.map((name) => [name, DEFAULT_PORTS[keyOf[name]]])) as Ports;
+}
 
 export type NpmNode = Awaited<ReturnType<typeof startNpmNode>>;
 
