@@ -5,7 +5,7 @@ import type { RouteResponse } from '../lib/routes';
 import { ledgerUnits, money, units } from './amounts';
 import { type Amount, admin, type Page } from './api';
 import { changes, FormDialog, type FormSpec, minorUnits, numberOr, type Values } from './forms';
-import { type Action, Alert, Confirm, ListPage, time, useLoaded } from './list';
+import { type Action, Alert, ListPage, Said, time, useActions, useLoaded } from './list';
 import type { PageProps } from './pages';
 
 // The back-office pages: each reads one Admin API list route (docs/api.md) and offers the
@@ -404,8 +404,7 @@ function PaymentPage({ id }: { id: string }) {
     error,
     reload,
   } = useLoaded(async () => withHeld<Payment>('payment', ENDED)([await admin<Payment>('GET', `/payments/${id}`)]).then(([one]) => one), id);
-  const [asking, setAsking] = useState<Action>();
-  const [said, setSaid] = useState<string>();
+  const { ask, said, confirming } = useActions(reload);
   const rows: Array<[string, ComponentChildren]> = p
     ? [
         ['Id', <code key="id">{p.id}</code>],
@@ -434,16 +433,12 @@ function PaymentPage({ id }: { id: string }) {
         </button>
         {p &&
           paymentActions(p).map((a) => (
-            <button type="button" key={a.label} onClick={() => setAsking(a)}>
+            <button type="button" key={a.label} onClick={() => ask(a)}>
               {a.label}
             </button>
           ))}
         <Alert text={error} />
-        {said && (
-          <span class="said" role="status">
-            {said}
-          </span>
-        )}
+        <Said text={said} />
       </div>
       {p && (
         <>
@@ -460,17 +455,7 @@ function PaymentPage({ id }: { id: string }) {
           </p>
         </>
       )}
-      {asking && (
-        <Confirm
-          action={asking}
-          done={(changed, text) => {
-            setAsking(undefined);
-            if (!changed) return;
-            setSaid(text);
-            reload();
-          }}
-        />
-      )}
+      {confirming}
     </div>
   );
 }
@@ -728,11 +713,7 @@ export function RatesPage() {
           {pushRate.title}
         </button>
         <Alert text={error} />
-        {said && (
-          <span class="said" role="status">
-            {said}
-          </span>
-        )}
+        <Said text={said} />
       </form>
       {pushing && (
         <FormDialog

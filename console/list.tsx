@@ -7,6 +7,14 @@ import { FormDialog, type FormSpec } from './forms';
 // What the back-office pages share: one Admin API list read page by page (newest first, as the
 // routes answer), its filters, and actions that ask for confirmation before they run.
 
+// What the last form or action did, where the page says it.
+export const Said = ({ text }: { text?: string }) =>
+  text ? (
+    <span class="said" role="status">
+      {text}
+    </span>
+  ) : null;
+
 // What went wrong, where the page says it.
 export const Alert = ({ text }: { text?: string }) =>
   text ? (
@@ -83,9 +91,7 @@ export function useLoaded<T>(load: () => Promise<T>, key: string) {
 export function ListPage<T extends { id: string }>(props: ListProps<T>) {
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [cursors, setCursors] = useState<string[]>([]); // the cursors of the pages before this one, and this one's
-  const [asking, setAsking] = useState<Action>();
   const [form, setForm] = useState<FormSpec<T>>();
-  const [said, setSaid] = useState<string>(); // what the last form or action did
   const query = new URLSearchParams({ ...props.query, ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), limit: '20' });
   if (cursors.length) query.set('cursor', cursors.at(-1)!);
   const path = `${props.route}?${query}`;
@@ -97,6 +103,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
     const p = await admin<Page<T>>('GET', path);
     return { ...p, items: props.complete ? await props.complete(p.items) : p.items };
   }, path);
+  const { ask, said, setSaid, confirming } = useActions(reload);
   const filter = (name: string, value: string) => {
     setFilters({ ...filters, [name]: value });
     setCursors([]);
@@ -130,11 +137,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
           </button>
         )}
         <Alert text={error} />
-        {said && (
-          <span class="said" role="status">
-            {said}
-          </span>
-        )}
+        <Said text={said} />
       </div>
       {page && (
         <table class="records" aria-label={props.label}>
@@ -166,7 +169,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
                       </button>
                     )}
                     {props.actions?.(item).map((a) => (
-                      <button type="button" key={a.label} onClick={() => setAsking(a)}>
+                      <button type="button" key={a.label} onClick={() => ask(a)}>
                         {a.label}
                       </button>
                     ))}
@@ -208,24 +211,33 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
           }}
         />
       )}
-      {asking && (
-        <Confirm
-          action={asking}
-          done={(changed, text) => {
-            setAsking(undefined);
-            if (!changed) return;
-            setSaid(text);
-            reload();
-          }}
-        />
-      )}
+      {confirming}
     </div>
   );
 }
 
+// The actions of a page: the one asked for, confirmed in its dialog; then what it did, said, and
+// the page loaded again (`reload`). `setSaid` says what a form did.
+export function useActions(reload: () => void) {
+  const [asking, setAsking] = useState<Action>();
+  const [said, setSaid] = useState<string>();
+  const confirming = asking && (
+    <Confirm
+      action={asking}
+      done={(changed, text) => {
+        setAsking(undefined);
+        if (!changed) return;
+        setSaid(text);
+        reload();
+      }}
+    />
+  );
+  return { ask: setAsking, said, setSaid, confirming };
+}
+
 // The confirmation an action asks for, in the page: it runs only on "Confirm", and a refusal
 // shows the problem's detail here, leaving the dialog open.
-export function Confirm({ action, done }: { action: Action; done: (changed: boolean, said?: string) => void }) {
+function Confirm({ action, done }: { action: Action; done: (changed: boolean, said?: string) => void }) {
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const [refused, setRefused] = useState<string>();

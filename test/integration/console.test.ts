@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
 import { launchChromium } from '../browser';
-import { defaultPorts, startNpmNode } from '../node';
+import { docsPorts, startNpmNode } from '../node';
 import { paste, readmeBlocks } from '../readme';
 import { DOCS_IMAGES, screenshot } from '../screenshots';
 import { startTestStack, type TestStack } from '../stack';
@@ -128,7 +128,7 @@ describe('the console in a browser', () => {
     // back office signs with the test's secret, which takes the opt-in.
     // For the docs' images, on the default ports, whose URLs the README writes (the pages show them).
     const a = await startNpmNode('start', {
-      ...(DOCS_IMAGES && { ports: defaultPorts() }),
+      ...(DOCS_IMAGES && { ports: await docsPorts() }),
       env: { POWERTOOLS_METRICS_DISABLED: '', PROXY_ALLOW_CUSTOM_SECRET: '1' },
     });
     const browser = await launchChromium({ width: 1280, height: 900 });
