@@ -96,10 +96,14 @@ const newAsset: FormSpec<Asset> = {
 
 // PATCH /assets/{id}: the threshold and the fees, each a fixed amount at the asset's scale and basis points.
 function changeAsset(a: Asset): FormSpec<Asset> {
-  const fee = (f: Asset['sendingFee']) => ({ fixed: f ? units(f.fixed, a.scale) : '', basisPoints: f ? String(f.basisPoints) : '' });
+  const fixed = (f: Asset['sendingFee']) => (f ? units(f.fixed, a.scale) : '');
+  const bps = (f: Asset['sendingFee']) => (f ? String(f.basisPoints) : '');
   const was: Values = {
     liquidityThreshold: a.liquidityThreshold ? units(a.liquidityThreshold, a.scale) : '',
-    ...Object.fromEntries(['sendingFee', 'receivingFee'].flatMap((name) => Object.entries(fee(a[name as 'sendingFee'])).map(([k, v]) => [`${name}.${k}`, v]))),
+    'sendingFee.fixed': fixed(a.sendingFee),
+    'sendingFee.basisPoints': bps(a.sendingFee),
+    'receivingFee.fixed': fixed(a.receivingFee),
+    'receivingFee.basisPoints': bps(a.receivingFee),
   };
   const feeOf = (v: Values, name: string) => {
     const [fixed, bps] = [`${name}.fixed`, `${name}.basisPoints`];
