@@ -1,19 +1,19 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { units } from './amounts';
+import { toUnits, units } from './amounts';
 import { admin, type Page } from './api';
+import { FormDialog, type FormSpec } from './forms';
 
 // What the back-office pages share: one Admin API list read page by page (newest first, as the
 // routes answer), its filters, and actions that ask for confirmation before they run.
 
-// "92.5" at scale 2 is "9250", the integer string the Admin API takes; undefined when it is not
-// a positive amount that the scale can hold.
-export function toUnits(text: string, scale: number): string | undefined {
-  const m = /^(\d+)(?:\.(\d*))?$/.exec(text.trim());
-  if (!m || (m[2] ?? '').length > scale) return undefined;
-  const value = (m[1] + (m[2] ?? '').padEnd(scale, '0')).replace(/^0+/, '');
-  return value || undefined;
-}
+// What the last form or action did, where the page says it.
+export const Said = ({ text }: { text?: string }) =>
+  text ? (
+    <span class="said" role="status">
+      {text}
+    </span>
+  ) : null;
 
 // What went wrong, where the page says it.
 export const Alert = ({ text }: { text?: string }) =>
@@ -36,6 +36,7 @@ export interface Action {
   amountOf?: { code: string; scale: number };
   asksReason?: boolean;
   run: (key: string | undefined, amount: string | undefined, reason: string) => Promise<unknown>;
+  said?: (answer: never) => string; // what the answer means, said on the page after (a withdrawal's amount)
 }
 
 export interface Filter {
@@ -60,6 +61,8 @@ export interface ListProps<T> {
   complete?: (items: T[]) => Promise<T[]>;
   actions?: (item: T) => Action[];
   more?: (item: T) => ComponentChildren; // a cell of details opened on demand
+  create?: FormSpec<T>; // a form that makes a record, offered above the list
+  change?: (item: T) => FormSpec<T>; // a form that changes one, offered on its row
 }
 
 // Loads `load` when the page opens, when `key` (what it loads) changes, and on reload(); the last
@@ -88,7 +91,7 @@ export function useLoaded<T>(load: () => Promise<T>, key: string) {
 export function ListPage<T extends { id: string }>(props: ListProps<T>) {
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [cursors, setCursors] = useState<string[]>([]); // the cursors of the pages before this one, and this one's
-  const [asking, setAsking] = useState<Action>();
+  const [form, setForm] = useState<FormSpec<T>>();
   const query = new URLSearchParams({ ...props.query, ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)), limit: '20' });
   if (cursors.length) query.set('cursor', cursors.at(-1)!);
   const path = `${props.route}?${query}`;
@@ -100,6 +103,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
     const p = await admin<Page<T>>('GET', path);
     return { ...p, items: props.complete ? await props.complete(p.items) : p.items };
   }, path);
+  const { ask, said, setSaid, confirming } = useActions(reload);
   const filter = (name: string, value: string) => {
     setFilters({ ...filters, [name]: value });
     setCursors([]);
@@ -127,7 +131,13 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
         <button type="button" onClick={reload}>
           Reload
         </button>
+        {props.create && (
+          <button type="button" onClick={() => setForm(props.create)}>
+            {props.create.title}
+          </button>
+        )}
         <Alert text={error} />
+        <Said text={said} />
       </div>
       {page && (
         <table class="records" aria-label={props.label}>
@@ -139,7 +149,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
                 </th>
               ))}
               {props.more && <th />}
-              {props.actions && <th>Actions</th>}
+              {(props.actions || props.change) && <th>Actions</th>}
             </tr>
           </thead>
           <tbody>
@@ -151,10 +161,15 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
                   </td>
                 ))}
                 {props.more && <td>{props.more(item)}</td>}
-                {props.actions && (
+                {(props.actions || props.change) && (
                   <td class="actions">
-                    {props.actions(item).map((a) => (
-                      <button type="button" key={a.label} onClick={() => setAsking(a)}>
+                    {props.change && (
+                      <button type="button" onClick={() => setForm(props.change!(item))}>
+                        Change
+                      </button>
+                    )}
+                    {props.actions?.(item).map((a) => (
+                      <button type="button" key={a.label} onClick={() => ask(a)}>
                         {a.label}
                       </button>
                     ))}
@@ -185,22 +200,44 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
           </button>
         )}
       </div>
-      {asking && (
-        <Confirm
-          action={asking}
-          done={(changed) => {
-            setAsking(undefined);
-            if (changed) reload();
+      {form && (
+        <FormDialog
+          spec={form}
+          close={(text) => {
+            setForm(undefined);
+            if (text === undefined) return;
+            setSaid(text);
+            reload();
           }}
         />
       )}
+      {confirming}
     </div>
   );
 }
 
+// The actions of a page: the one asked for, confirmed in its dialog; then what it did, said, and
+// the page loaded again (`reload`). `setSaid` says what a form did.
+export function useActions(reload: () => void) {
+  const [asking, setAsking] = useState<Action>();
+  const [said, setSaid] = useState<string>();
+  const confirming = asking && (
+    <Confirm
+      action={asking}
+      done={(changed, text) => {
+        setAsking(undefined);
+        if (!changed) return;
+        setSaid(text);
+        reload();
+      }}
+    />
+  );
+  return { ask: setAsking, said, setSaid, confirming };
+}
+
 // The confirmation an action asks for, in the page: it runs only on "Confirm", and a refusal
 // shows the problem's detail here, leaving the dialog open.
-function Confirm({ action, done }: { action: Action; done: (changed: boolean) => void }) {
+function Confirm({ action, done }: { action: Action; done: (changed: boolean, said?: string) => void }) {
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
   const [refused, setRefused] = useState<string>();
@@ -210,8 +247,8 @@ function Confirm({ action, done }: { action: Action; done: (changed: boolean) =>
   const confirm = async () => {
     setBusy(true);
     try {
-      await action.run(action.movesMoney ? key : undefined, value, reason);
-      done(true);
+      const answer = await action.run(action.movesMoney ? key : undefined, value, reason);
+      done(true, action.said?.(answer as never));
     } catch (e) {
       setRefused((e as Error).message); // a Problem's message is its detail
       setBusy(false);

@@ -12,6 +12,7 @@ import { logger, serviceName } from './log';
 // Every metric's name (the dashboard and its test read them here).
 export const METRICS = {
   payments: 'Payments',
+  paymentsReceived: 'PaymentsReceived',
   webhookAttempts: 'WebhookAttempts',
   webhookAttemptsFailed: 'WebhookAttemptsFailed',
   webhookEventsParked: 'WebhookEventsParked',
@@ -34,6 +35,14 @@ export function countPayment(outcome: 'completed' | 'failed' | 'cancelled', reas
   single.addDimension('outcome', outcome);
   if (reason) single.addDimensions({ reason });
   single.addMetric(METRICS.payments, MetricUnit.Count, 1);
+}
+
+// A payment received: a payment intent credited by a local payment, or by the first packet of an
+// Interledger payment (its later packets are the same payment). By `via`, on the node that receives.
+export function countPaymentReceived(via: 'local' | 'interledger'): void {
+  const single = metrics().singleMetric();
+  single.addDimension('via', via);
+  single.addMetric(METRICS.paymentsReceived, MetricUnit.Count, 1);
 }
 
 // One POST of an event to the FSP's webhook URL; `delivered` when it answered 2xx.

@@ -43,6 +43,7 @@ import {
 import { createdTenant, createTenantBody, tenant, updateTenantBody } from './tenants/schemas';
 import { pageLimit } from './values';
 import { createWalletAddressBody, ed25519Jwk, updateWalletAddressBody, walletAddress, walletAddressKey } from './wallet-addresses/schemas';
+import { webhookBody, webhookEvents } from './webhooks/catalog';
 import { attempt, webhookEvent } from './webhooks/schemas';
 
 const fieldError = z.object({ field: z.string(), message: z.string() });
@@ -122,6 +123,14 @@ const responseSchemas = {
   OpenApiDocument: openApiDocumentSchema,
 };
 
+// What the FSP's webhook URL receives, one body per event type (lib/webhooks/catalog.ts), named
+// from its type: payment_intent.created's is PaymentIntentCreatedEvent.
+const pascal = (text: string) => text.replace(/(?:^|[._])([a-z])/g, (_, c: string) => c.toUpperCase());
+const webhookBodies = Object.fromEntries(Object.entries(webhookEvents).map(([type, { data }]) => [`${pascal(type)}Event`, webhookBody(type, data)])) as Record<
+  string,
+  z.ZodType
+>;
+
 const componentRef = (id: string) => `#/components/schemas/${id}`;
 
 function registryOf(schemas: Record<string, z.ZodType>) {
@@ -138,7 +147,7 @@ function componentSchemas(schemas: Record<string, z.ZodType>, io: 'input' | 'out
 
 function allComponentSchemas() {
   const requests = componentSchemas(requestSchemas, 'input');
-  const responses = componentSchemas(responseSchemas, 'output');
+  const responses = componentSchemas({ ...responseSchemas, ...webhookBodies }, 'output');
   for (const id of Object.keys(requests)) {
     if (id in responses && JSON.stringify(requests[id]) !== JSON.stringify(responses[id])) {
       throw new Error(`${id} is described differently as a request and as a response: give each its own name`);
@@ -264,6 +273,45 @@ const TENANT_ID =
   "The tenant the request is for, signed with that tenant's Admin API secret; absent or `operator`: the operator's, " +
   "signed with the deployment's ADMIN_API_SECRET. An unknown or deleted tenant is 401, as a wrong signature is.";
 
+const WEBHOOKS_TAG = {
+  name: 'Webhooks',
+  description:
+    "What the service POSTs to the FSP's WEBHOOK_URL, one operation per event type, signed per Standard Webhooks " +
+    '(https://www.standardwebhooks.com) with WEBHOOK_SECRET. Delivery is at least once: de-duplicate on `webhook-id`.',
+};
+
+const WEBHOOK_SIGNATURE =
+  'Standard Webhooks: `v1,<base64 HMAC-SHA256(the secret after `whsec_`, base64-decoded; "<webhook-id>.<webhook-timestamp>.<raw body>")>`, ' +
+  'several separated by spaces while the secret rotates; one must match. Verify it, and refuse an old timestamp, before reading the body.';
+
+// The `webhooks` section: each event type of the catalog as the request the FSP's URL receives.
+function webhooks() {
+  return Object.fromEntries(
+    Object.entries(webhookEvents).map(([type, { about }]) => [
+      type,
+      {
+        post: {
+          operationId: `${pascal(type).replace(/^./, (c) => c.toLowerCase())}Webhook`,
+          tags: [WEBHOOKS_TAG.name],
+          summary: type,
+          description: about,
+          security: [],
+          parameters: [
+            { $ref: '#/components/parameters/WebhookId' },
+            { $ref: '#/components/parameters/WebhookTimestamp' },
+            { $ref: '#/components/parameters/WebhookSignature' },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: componentRef(`${pascal(type)}Event`) } } } },
+          responses: {
+            200: { description: 'Any 2xx: handled. Answer only once the event is handled; anything else is retried on WEBHOOK_RETRY_SCHEDULE_SECS.' },
+            410: { description: 'Gone: no more attempts of this event.' },
+          },
+        },
+      },
+    ]),
+  );
+}
+
 export function openApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of allRoutes) {
@@ -308,8 +356,9 @@ export function openApiDocument() {
       },
     ],
     security: [{ signature: [] }],
-    tags,
+    tags: [...tags, WEBHOOKS_TAG],
     paths,
+    webhooks: webhooks(),
     components: {
       schemas: allComponentSchemas(),
       responses: sharedResponses,
@@ -319,6 +368,27 @@ export function openApiDocument() {
           in: 'header',
           required: false,
           description: TENANT_ID,
+          schema: { type: 'string' },
+        },
+        WebhookId: {
+          name: 'webhook-id',
+          in: 'header',
+          required: true,
+          description: "The event's id, the same on every attempt.",
+          schema: { type: 'string' },
+        },
+        WebhookTimestamp: {
+          name: 'webhook-timestamp',
+          in: 'header',
+          required: true,
+          description: 'When this attempt was signed, in Unix seconds.',
+          schema: { type: 'string', pattern: '^\\d+$' },
+        },
+        WebhookSignature: {
+          name: 'webhook-signature',
+          in: 'header',
+          required: true,
+          description: WEBHOOK_SIGNATURE,
           schema: { type: 'string' },
         },
         IdempotencyKey: {

@@ -1,5 +1,6 @@
 import { type Choice, finishHash } from '../infra/local/idp';
 import { launchChromium } from './browser';
+import { screenshot } from './screenshots';
 
 // The user's consent to an interactive Open Payments grant, as tests give it: in a real browser
 // (Debian's Chromium, driven by playwright-core) on the FSP simulator's consent page, or, for the
@@ -13,7 +14,7 @@ export interface BrowserConsent {
 }
 
 // `finishUri`: the grant's finish URI; the browser's request to it is answered here (the app need
-// not run). `screenshot`: a PNG of the consent page, before the click.
+// not run). `screenshot`: the name of a PNG of the consent page, taken before the click (./screenshots.ts).
 export async function consentInBrowser(
   redirectUrl: string,
   choice: Choice,
@@ -39,7 +40,7 @@ export async function consentInBrowser(
     await page.goto(redirectUrl);
     await page.locator(`#${choice}`).waitFor();
     const consentText = (await page.locator('main').textContent()) ?? '';
-    if (opts.screenshot) await page.screenshot({ path: opts.screenshot, fullPage: true });
+    if (opts.screenshot) await screenshot(page, opts.screenshot);
     await page.click(`#${choice}`);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, fail) => {

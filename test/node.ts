@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { DEFAULT_PORTS, PORT_SETTINGS } from '../infra/local/defaults';
 import { freePort, startedOn } from '../infra/local/emulators';
 import { ROOT } from '../infra/local/serverless-config';
 import type { Trace } from '../infra/local/traces';
@@ -123,6 +124,7 @@ export async function startNodeProcess(settings: Record<string, string>): Promis
 // A node as a user runs it: `npm start` (or `npm run start:node-b`) as a process of its own.
 export const NPM_NODE_SECRET = 'start-test-secret-123456';
 const PORTS = [
+  'SECRETS_MANAGER_PORT',
   'CONSOLE_PORT',
   'ADMIN_PORT',
   'OPEN_PAYMENTS_PORT',
@@ -135,6 +137,12 @@ const PORTS = [
 ] as const;
 export type Ports = Record<(typeof PORTS)[number], number>;
 export const freePorts = async () => Object.fromEntries(await Promise.all(PORTS.map(async (n) => [n, await freePort()]))) as Ports;
+// For the docs' screenshots: Node A's own ports where its pages show them (its console and APIs,
+// the FSP simulator), as a user's npm start has them; its emulators on free ones.
+export async function docsPorts(): Promise<Ports> {
+  const shown = ['console', 'admin', 'openPayments', 'fsp', 'connector', 'authServer'] as const;
+  return { ...(await freePorts()), ...Object.fromEntries(shown.map((key) => [PORT_SETTINGS[key], DEFAULT_PORTS[key]])) };
+}
 
 export type NpmNode = Awaited<ReturnType<typeof startNpmNode>>;
 

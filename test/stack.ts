@@ -32,7 +32,7 @@ export function tenantAdmin(adminUrl: string, id: string, secret: string): TestS
 // `emulators`: other than the file's (a test that measures, on emulators of its own).
 export async function startTestStack(
   settings: Record<string, string> = {},
-  options: Pick<StackOptions, 'envFile' | 'traces' | 'emulators'> = {},
+  options: Pick<StackOptions, 'envFile' | 'traces' | 'emulators' | 'preload' | 'ports'> = {},
 ): Promise<TestStack> {
   const stack = await startStack({
     emulators: options.emulators ?? (await fileEmulators()),

@@ -1,17 +1,22 @@
+import { withAmountsWritten } from '../../console/amounts';
 import { adminClient } from './admin-client';
 import { LOCAL_ADMIN_API_SECRET, NODES, nodeFromArgs } from './defaults';
 
 // `npm run admin -- [options] METHOD PATH [JSON]`: signs and sends one Admin API request, then
-// prints the status and the body (only the body with --json, for jq; one field with --field, for a
-// shell variable). Exits 1 on a 4xx or 5xx.
+// prints the status and the body for a person, each amount written as one ("10,050.00 USD"); with
+// --json only the body, as the API gives it, for jq; with --field one field, raw, for a shell
+// variable. Exits 1 on a 4xx or 5xx.
 const HELP = `usage: npm run -s admin -- [--node b] [--tenant ID] [--json | --field NAME] [-H 'Name: value']... METHOD /path [JSON body]
 
-Signs one Admin API request with ADMIN_API_SECRET (or the local default) and sends it.
+Signs one Admin API request with ADMIN_API_SECRET (or the local default) and sends it, then
+prints the status and the answer, each amount written for a person ("10,050.00 USD").
 
   --node b        send to Node B (port 4001) instead of Node A (3001)
   --tenant ID     send as this tenant (its tenant-id header), signed with its own secret, which
                   ADMIN_API_SECRET must then hold (the adminApiSecret POST /tenants answered)
-  --json          print only the response body (no status line), e.g. to pipe into jq
+  --json          print only the response body as the API gives it (amounts as
+                  {"value": "1005000", "assetCode": "USD", "assetScale": 2}, no status line),
+                  e.g. to pipe into jq
   --field NAME    print only this field of the answer, raw (a dotted path: id, url, items.0.id),
                   e.g. id=$(npm run -s admin -- --field id POST ...); on a 4xx or 5xx, or when
                   the answer lacks it, the whole answer goes to stderr and the exit status is 1
@@ -82,7 +87,7 @@ if (field !== undefined && res.status < 400 && value !== undefined) {
   // With --field, anything else is for the person, not the variable: stderr, and exit 1.
   const out = field === undefined ? console.log : console.error;
   if (!jsonOnly) out(`${res.status} ${res.statusText}`);
-  out(answer === undefined ? res.body : JSON.stringify(answer, null, 2));
+  out(answer === undefined ? res.body : JSON.stringify(jsonOnly ? answer : withAmountsWritten(answer), null, 2));
   if (field !== undefined && res.status < 400) {
     console.error(`The answer has no field ${field}`);
     process.exitCode = 1;

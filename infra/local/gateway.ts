@@ -9,6 +9,7 @@ import type { LambdaRuntime } from './lambda';
 import { listen, readBody } from './listen';
 import type { Route } from './rest-apis';
 import { sigV4Refusal } from './sigv4';
+import { ROUTE_ANNOTATION } from './traces';
 
 // A local API Gateway: routes requests to functions as a REST API does (Lambda proxy events,
 // payload 1.0), with API Gateway's path templates and precedence. A route that needs IAM
@@ -197,6 +198,8 @@ export async function startGateway(opts: {
         return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       }
       const { route } = found.compiled;
+      // Which route the request took, for the console's list of traces (its resource path, not the URL's ids).
+      segment?.annotate(ROUTE_ANNOTATION, `${method} ${route.path}`);
       if (route.iam && !req.headers.authorization) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       const body = await readBody(req, MAX_PAYLOAD);
       if (body === 'too_large') return sendGateway('REQUEST_TOO_LARGE');

@@ -59,6 +59,9 @@ export interface StackOptions {
   // last ones in memory (./traces.ts); default: LOCAL_TRACES, on unless it is `false`. Off, nothing
   // is recorded, and tracing costs the request path nothing.
   traces?: boolean;
+  // Load every function's module once the stack is up, off the request path (npm start), so that
+  // no first request waits for one (lambda.ts, preload).
+  preload?: boolean;
 }
 
 export interface Stack {
@@ -88,6 +91,8 @@ export interface Stack {
   metrics?: LocalCloudWatch & { sample(): Promise<void> };
   // The traces recorded so far; undefined when tracing is off.
   traces?: TraceStore;
+  // Settled once every function's module is loaded (with `preload`), or at once without.
+  preloaded: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -263,6 +268,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       publishedAt: events.putAt,
       metrics: collector && { ...localCloudWatch(service, refs, collector.store), sample: sample! },
       traces: tracing?.store,
+      preloaded: opts.preload ? runtime.preload(service.functions) : Promise.resolve(),
       stop: async () => {
         for (const stop of stops.reverse()) await stop();
         for (const e of owned) await e.stop();

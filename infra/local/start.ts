@@ -95,6 +95,7 @@ if (fsp) {
 
 const stack = await startStack({
   schedules: true,
+  preload: true,
   dataDir,
   envFile: join(dataDir, STACK_ENV_FILE), // for `serverless offline` (docs/local-run.md, "serverless-offline")
   settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret, IDP_SECRET: idpSecret },

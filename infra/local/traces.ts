@@ -10,6 +10,10 @@ const MAX_TRACES = 1000;
 const MAX_DOCUMENTS = 500;
 const FOLD_MS = 1000;
 
+// The gateway's annotation of the route a request took ("POST /payments/{id}/fund"): a trace that
+// began with a request is named by it.
+export const ROUTE_ANNOTATION = 'route';
+
 export interface Trace {
   id: string;
   documents: TraceDocument[];
@@ -17,8 +21,8 @@ export interface Trace {
 
 export interface TraceSummary {
   id: string;
-  name: string; // the first segment's: where the trace began
-  start: number; // epoch seconds
+  name: string; // where the trace began: the route of the request it began with, or its first span's name
+  start: number; // epoch seconds, of its first span
   ms: number; // from its first start to its last end
   documents: number;
   failed: boolean;
@@ -26,6 +30,7 @@ export interface TraceSummary {
 
 interface Kept {
   documents: TraceDocument[];
+  start: number; // its documents' first start_time: the lists' order, newest first
   keys: Set<string>; // its annotations, as "<key>=<value>"
 }
 
@@ -49,11 +54,12 @@ export class TraceStore {
   private add(doc: TraceDocument): void {
     const id = doc.trace_id;
     if (!id) return;
-    const kept = this.traces.get(id) ?? { documents: [], keys: new Set<string>() };
+    const kept = this.traces.get(id) ?? { documents: [], start: doc.start_time, keys: new Set<string>() };
     this.traces.delete(id); // re-added last: the most recently added to
     this.traces.set(id, kept);
     if (kept.documents.length >= MAX_DOCUMENTS) return;
     kept.documents.push(doc);
+    kept.start = Math.min(kept.start, doc.start_time);
     const walk = (d: TraceDocument) => {
       for (const [k, v] of Object.entries(d.annotations ?? {})) {
         const key = annotationKey(k, v);
@@ -82,24 +88,27 @@ export class TraceStore {
     return kept && { id, documents: kept.documents };
   }
 
-  // The traces with this annotation, most recently added to first.
+  // The traces with this annotation, newest first.
   annotated(key: string, value: string, limit = 20): Trace[] {
     this.fold();
-    const ids = [...(this.index.get(annotationKey(key, value)) ?? [])];
-    return ids
-      .reverse()
-      .slice(0, limit)
-      .map((id) => ({ id, documents: this.traces.get(id)!.documents }));
+    return this.newestFirst(this.index.get(annotationKey(key, value)) ?? [], limit);
   }
 
-  // What the traces most recently added to are, first; with an annotation, of those that have it.
+  // What the newest traces are, first; with an annotation, of those that have it.
   recent(limit = 50, annotation?: { key: string; value: string }): TraceSummary[] {
-    if (annotation) return this.annotated(annotation.key, annotation.value, limit).map((t) => summaryOf(t.id, t.documents));
     this.fold();
-    return [...this.traces]
-      .slice(-limit)
-      .reverse()
-      .map(([id, { documents }]) => summaryOf(id, documents));
+    const ids = annotation ? (this.index.get(annotationKey(annotation.key, annotation.value)) ?? []) : this.traces.keys();
+    return this.newestFirst(ids, limit).map((t) => summaryOf(t.id, t.documents));
+  }
+
+  // Newest by when a trace began, strictly: one that a late document was added to (a webhook's
+  // retry, say) keeps its place.
+  private newestFirst(ids: Iterable<string>, limit: number): Trace[] {
+    return [...ids]
+      .map((id) => ({ id, ...this.traces.get(id)! }))
+      .sort((a, b) => b.start - a.start)
+      .slice(0, limit)
+      .map(({ id, documents }) => ({ id, documents }));
   }
 }
 
@@ -107,7 +116,15 @@ function summaryOf(id: string, documents: TraceDocument[]): TraceSummary {
   const spans = spansOf(documents);
   const start = Math.min(...spans.map((d) => d.start_time));
   const end = Math.max(...spans.map((d) => d.end_time ?? d.start_time));
-  return { id, name: spans[0].name, start, ms: (end - start) * 1000, documents: documents.length, failed: spans.some((d) => d.fault || d.error) };
+  const route = spans[0].annotations?.[ROUTE_ANNOTATION];
+  return {
+    id,
+    name: typeof route === 'string' ? route : spans[0].name,
+    start,
+    ms: (end - start) * 1000,
+    documents: documents.length,
+    failed: spans.some((d) => d.fault || d.error),
+  };
 }
 
 // One span of a trace: a document, or a subsegment within one, without its own subsegments; with

@@ -20,7 +20,7 @@ const WIDGETS = [
   { title: 'API requests', metrics: [api('Count', 'Sum')] },
   { title: 'API 4xx and 5xx answers', metrics: [api('4XXError', 'Sum'), api('5XXError', 'Sum')] },
   { title: 'API latency (p99, ms)', metrics: [api('Latency', 'p99')] },
-  { title: 'Payments by outcome', metrics: own('Payments') },
+  { title: 'Payments by outcome', metrics: own('Payments', 'PaymentsReceived') },
   { title: 'Webhook attempts, failures and parked events', metrics: own('WebhookAttempts', 'WebhookAttemptsFailed', 'WebhookEventsParked') },
   { title: 'Rate pulls and failures', metrics: own('RatePulls', 'RatePullsFailed') },
   { title: 'Ledger conflicts retried', metrics: own('LedgerConflictsRetried') },

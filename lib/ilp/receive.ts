@@ -86,6 +86,7 @@ export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpP
         deadline: new Date(prepare.expiresAt.getTime() - CREDIT_MARGIN_MS),
         attempts: ATTEMPTS,
         name: 'ilp-receive',
+        via: 'interledger',
       }),
     (r) => r.kind === 'refused' && r.refusals.some(isInsufficient),
   );

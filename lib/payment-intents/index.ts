@@ -5,6 +5,7 @@ import { commonErrors, invalidField } from '../errors';
 import { event, type Outgoing } from '../events';
 import { account, insufficient, type Leg, settleAll, transferItems } from '../ledger';
 import { logger } from '../log';
+import { countPaymentReceived } from '../metrics';
 import type { Node } from '../node';
 import { intentUrl } from '../resources';
 import type { Page } from '../store';
@@ -247,6 +248,7 @@ export interface Crediting {
   deadline?: Date; // no credit after it (a packet's expiry)
   attempts: number;
   name: string; // for injected faults
+  via: 'local' | 'interledger'; // how the payment came, for the count of payments received
 }
 
 export async function creditIntent(node: Node, read: IntentRecord | undefined, c: Crediting): Promise<CreditOutcome> {
@@ -274,7 +276,11 @@ export async function creditIntent(node: Node, read: IntentRecord | undefined, c
     const outgoing = [...(c.outgoing ?? [])];
     if (after.state === 'completed') outgoing.push(event(store.partition(node, intent.id), 'payment_intent.completed', intentView(node, after)));
     const refusals = await commit(node, [...(await c.writes(credit, fee)), ...store.changeIntent(node, intent, changes, now)], outgoing, c.name);
-    if (!refusals.length) return { kind: 'credited', credit };
+    if (!refusals.length) {
+      // A packet after the first of an Interledger payment is more of the same payment.
+      if (c.via === 'local' || BigInt(intent.received) === 0n) countPaymentReceived(c.via);
+      return { kind: 'credited', credit };
+    }
     if (refusals.some((r) => r !== store.INTENT_CHANGED)) return { kind: 'refused', refusals };
     // Decide again on the intent as it is now, after a short random pause so that competing
     // credits spread out.

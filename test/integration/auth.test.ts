@@ -209,7 +209,7 @@ describe('Admin API signatures', () => {
     expect(JSON.parse(stdout)).toMatchObject({ code: 'USD', scale: 2 });
   });
 
-  it("signs for the README's shell function a (npm run admin): --json prints only the body, and the exit status follows the answer", async () => {
+  it("signs for the README's shell function a (npm run admin): amounts for a person, --json prints only the body as the API gives it, and the exit status follows the answer", async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const fn = readme.match(/^a\(\) \{ npm run -s admin -- "\$@"; \}$/m)![0];
     const run = (line: string) =>
@@ -219,6 +219,11 @@ describe('Admin API signatures', () => {
       });
     const created = await run(`a --json POST /assets '{"code":"CLI","scale":2}'`);
     expect(JSON.parse(created.stdout)).toMatchObject({ code: 'CLI', scale: 2 });
+    // For a person, each amount written as the README writes it; with --json, as the API gives it.
+    const cli = JSON.parse(created.stdout).id;
+    await run(`a POST /assets/${cli}/liquidity '{"amount":"1005000"}'`);
+    expect((await run(`a GET /assets/${cli}`)).stdout).toContain('"liquidity": "10,050.00 CLI"');
+    expect(JSON.parse((await run(`a --json GET /assets/${cli}`)).stdout).liquidity).toEqual({ value: '1005000', assetCode: 'CLI', assetScale: 2 });
     const listed = await run('a --json GET /assets?limit=100');
     expect(JSON.parse(listed.stdout).items.map((x: { code: string }) => x.code)).toContain('CLI');
     await expect(run(`a --json POST /assets '{"code":"CLI","scale":2}'`)).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining('"status": 409') });

@@ -2,9 +2,9 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
 import { launchChromium } from '../browser';
-import { startNpmNode } from '../node';
+import { docsPorts, startNpmNode } from '../node';
 import { paste, readmeBlocks } from '../readme';
-import { screenshotPath } from '../screenshots';
+import { DOCS_IMAGES, screenshot } from '../screenshots';
 import { startTestStack, type TestStack } from '../stack';
 import { ok } from '../world';
 
@@ -12,10 +12,6 @@ import { ok } from '../world';
 // in a browser (Debian's Chromium, driven by playwright-core; .ci/run installs it), the dashboard,
 // the payments list and the payment's trace after the README's walkthrough, which it also
 // photographs (for the docs with `npm run docs:images`).
-const SCREENSHOT = screenshotPath('dashboard.png');
-const PAYMENTS_SCREENSHOT = screenshotPath('payments.png');
-const TRACE_SCREENSHOT = screenshotPath('trace.png');
-const TRANSFERS_SCREENSHOT = screenshotPath('transfers.png');
 const { WIDGETS } = createRequire(import.meta.url)('../../infra/serverless/dashboard.cjs');
 
 describe('the console server', () => {
@@ -73,11 +69,11 @@ describe('the console server', () => {
       expect(requests.map((x: { label: string }) => x.label)).toEqual(['ApiGatewayRestApi Count']);
       expect(dashboard.alarms.length).toBeGreaterThan(75);
 
-      // The traces the node recorded, most recent first: the asset's listing, and its creation.
+      // The traces the node recorded, newest first, each named by its route: the asset's listing, and its creation.
       const recent = (await (await get('/local/traces')).json()).items;
       expect(recent.slice(0, 2)).toMatchObject([
-        { id: expect.stringMatching(/^1-[0-9a-f]{8}-[0-9a-f]{24}$/), name: 'payment-service-local-admin', failed: false },
-        { name: 'payment-service-local-admin', failed: false },
+        { id: expect.stringMatching(/^1-[0-9a-f]{8}-[0-9a-f]{24}$/), name: 'GET /assets', failed: false },
+        { name: 'POST /assets', failed: false },
       ]);
       const functionsOf = async (id: string) => (await (await get(`/local/traces/${id}`)).json()).documents.map((d: { name: string }) => d.name).sort();
       expect(await functionsOf(recent[0].id)).toEqual(['assetsList', 'payment-service-local-admin']);
@@ -130,7 +126,11 @@ describe('the console in a browser', () => {
   it('after "Walk through a payment", shows the payment on the dashboard, in the payments list and in its trace, redelivers its webhook, and finds the ledger balanced', async () => {
     // The functions' own metrics on, as under a user's npm start (the tests turn them off); the
     // back office signs with the test's secret, which takes the opt-in.
-    const a = await startNpmNode('start', { env: { POWERTOOLS_METRICS_DISABLED: '', PROXY_ALLOW_CUSTOM_SECRET: '1' } });
+    // For the docs' images, on the default ports, whose URLs the README writes (the pages show them).
+    const a = await startNpmNode('start', {
+      ...(DOCS_IMAGES && { ports: await docsPorts() }),
+      env: { POWERTOOLS_METRICS_DISABLED: '', PROXY_ALLOW_CUSTOM_SECRET: '1' },
+    });
     const browser = await launchChromium({ width: 1280, height: 900 });
     try {
       const [block] = readmeBlocks('Walk through a payment');
@@ -157,7 +157,7 @@ describe('the console in a browser', () => {
       // The walkthrough took a minute or two: the last quarter of an hour shows it best.
       await page.getByRole('button', { name: '15 min' }).click();
       await page.locator('.dashboard[data-minutes="15"]').waitFor();
-      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+      await screenshot(page, 'dashboard.png');
 
       // The back office: the payment in the payments list, completed.
       await page.getByRole('link', { name: 'Payments' }).click();
@@ -165,7 +165,7 @@ describe('the console in a browser', () => {
       await row.waitFor();
       expect(await row.locator('.state').textContent()).toBe('completed');
       expect(await row.textContent()).toContain('100.00 USD');
-      await page.screenshot({ path: PAYMENTS_SCREENSHOT, fullPage: true });
+      await screenshot(page, 'payments.png');
 
       // Its trace: one, from its creation through the webhook, the FSP's funding (which carried the
       // trace on) and the outbox to the worker, whose span holds its DynamoDB calls.
@@ -180,7 +180,7 @@ describe('the console in a browser', () => {
       // The payment and its intent, the delivery, and the payout asset (EUR) for its liquidity
       // threshold, which a container keeps 10 s (it can change: PATCH /assets/{id}).
       expect((await calls.allTextContents()).sort()).toEqual(['DynamoDB GetItem', 'DynamoDB GetItem', 'DynamoDB GetItem', 'DynamoDB TransactWriteItems']);
-      await page.screenshot({ path: TRACE_SCREENSHOT, fullPage: true });
+      await screenshot(page, 'trace.png');
 
       // A refused action shows the problem's detail in its confirmation, and changes nothing.
       await page.getByRole('link', { name: 'Assets' }).click();
@@ -258,8 +258,8 @@ describe('the console in a browser', () => {
         'payment',
         'deposit',
       ]); // the withdrawal: the 1.00 EUR held above
-      expect(await transfers.last().textContent()).toContain('10000.00 EUR');
-      await page.screenshot({ path: TRANSFERS_SCREENSHOT, fullPage: true });
+      expect(await transfers.last().textContent()).toContain('10,000.00 EUR');
+      await screenshot(page, 'transfers.png');
       const payment92 = page.locator('table[aria-label="Transfers"] tr', { hasText: '-92.00 EUR' });
       await payment92.getByRole('link', { name: /^intent:/ }).click();
       await page.locator('.pager', { hasText: 'Page 1' }).waitFor();
@@ -290,7 +290,7 @@ describe('the console in a browser', () => {
       await page.locator('table[aria-label="Assets"] tr', { hasText: 'GBP' }).waitFor();
       expect(await assets.count()).toBe(1); // the tenant's one asset: none of the operator's
       expect(await tenants.inputValue()).toBe(tenant.id);
-      await page.screenshot({ path: screenshotPath('tenant.png'), fullPage: true });
+      await screenshot(page, 'tenant.png');
       await tenants.selectOption({ label: 'operator' });
       await page.getByRole('link', { name: 'Assets' }).click();
       await page.locator('table[aria-label="Assets"] tr', { hasText: 'USD' }).waitFor();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE_MS, minuteOf, seriesKey } from '../../infra/local/metrics';
 import { db } from '../../lib/db';
 import { METRICS } from '../../lib/metrics';
+import { peerBothWays, startOtherNode } from '../node';
 import { startRatesServer } from '../rates-server';
 import type { TestStack } from '../stack';
 import type { WebhookReceiver } from '../webhook-receiver';
@@ -55,13 +56,16 @@ afterAll(async () => {
 });
 
 describe('payments by outcome', () => {
-  it('a completed payment counts once as completed, in the PaymentService namespace', async () => {
+  it('a completed payment counts once as completed, in the PaymentService namespace, and once as received, on the node whose intent it credited', async () => {
     const before = total(METRICS.payments, { outcome: 'completed' });
+    const received = total(METRICS.paymentsReceived, { via: 'local' });
     const { payment } = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
     await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
     await paymentIn(s, payment.id, ['completed']);
     await grown(METRICS.payments, before, 1, { outcome: 'completed' });
     expect(total(METRICS.payments, { outcome: 'completed' })).toBe(before + 1);
+    await grown(METRICS.paymentsReceived, received, 1, { via: 'local' });
+    expect(total(METRICS.paymentsReceived, { via: 'local' })).toBe(received + 1);
     // Under its outcome alone (a completed payment has no reason).
     expect(s.metrics!.store.find('PaymentService', METRICS.payments).map((x) => x.dimensions)).toContainEqual({
       service: 'payment-service',
@@ -87,6 +91,35 @@ describe('payments by outcome', () => {
     await ok(s.admin('POST', `/payments/${payment.id}/cancel`), 200);
     await grown(METRICS.payments, before, 1, { outcome: 'cancelled' });
   });
+});
+
+describe('payments received over Interledger', () => {
+  it('count once on the node that receives, however many packets the payment took', async () => {
+    const b = await startOtherNode({ ILP_ADDRESS: 'test.node-b' });
+    try {
+      await ok(b.admin('POST', '/assets', { code: 'USD', scale: 2 }));
+      const payer = (await ok(b.admin('POST', '/wallet-addresses', { address: `${b.openPaymentsUrl}/payer`, assetCode: 'USD' }))).address;
+      const { peerOfA: bOnThisNode, peerOfB: thisNodeOnB } = await peerBothWays(s, b);
+      await ok(s.admin('POST', `/peers/${bOnThisNode.id}/liquidity`, { amount: '1000000' }), 200);
+      await ok(b.admin('PATCH', `/peers/${thisNodeOnB.id}`, { maxPacketAmount: '300' }), 200); // 10.00 in 4 packets or more
+      const received = total(METRICS.paymentsReceived, { via: 'interledger' });
+      const intent = await ok(
+        s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '1000', assetCode: 'USD', assetScale: 2 } }),
+      );
+      const quote = await ok(b.admin('POST', '/quotes', { walletAddress: payer, receiver: intent.url }));
+      const payment = await ok(b.admin('POST', '/payments', { walletAddress: payer, quoteId: quote.id }));
+      await ok(b.admin('POST', `/payments/${payment.id}/fund`), 200);
+      await paymentIn(b, payment.id, ['completed']);
+      const packets = (await ok(s.admin('GET', `/ledger/transfers?account=intent:${intent.id}`), 200)).items.filter(
+        (t: { kind: string }) => t.kind === 'packet',
+      );
+      expect(packets.length).toBeGreaterThanOrEqual(4);
+      await grown(METRICS.paymentsReceived, received, 1, { via: 'interledger' });
+      expect(total(METRICS.paymentsReceived, { via: 'interledger' })).toBe(received + 1);
+    } finally {
+      await b.stop();
+    }
+  }, 90_000);
 });
 
 describe('webhooks', () => {

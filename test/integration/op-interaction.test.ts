@@ -9,11 +9,12 @@ import {
   type PendingGrant,
 } from '@interledger/open-payments';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_PORTS } from '../../infra/local/defaults';
 import { freePort } from '../../infra/local/emulators';
 import { startFsp } from '../../infra/local/fsp';
 import { ROOT } from '../../infra/local/serverless-config';
 import { consentInBrowser, consentViaIdp, hashVerifies, interactionOf } from '../consent';
-import { screenshotPath } from '../screenshots';
+import { DOCS_IMAGES } from '../screenshots';
 import { startTestStack, type TestStack } from '../stack';
 import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
 import { ok } from '../world';
@@ -72,15 +73,27 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   // The simulator's port first (the stack's consent URL), then the simulator, told the auth server's URL.
-  const fspPort = await freePort();
-  s = await startTestStack({
-    EXCHANGE_RATES_URL: '',
-    WEBHOOK_URL: `http://localhost:${fspPort}/webhooks`,
-    WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
-    IDP_CONSENT_URL: `http://localhost:${fspPort}/consent`,
-    IDP_SECRET,
-    GNAP_WAIT_SECS: '1',
-  });
+  const fspPort = DOCS_IMAGES ? DEFAULT_PORTS.fsp : await freePort();
+  s = await startTestStack(
+    {
+      EXCHANGE_RATES_URL: '',
+      WEBHOOK_URL: `http://localhost:${fspPort}/webhooks`,
+      WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+      IDP_CONSENT_URL: `http://localhost:${fspPort}/consent`,
+      IDP_SECRET,
+      GNAP_WAIT_SECS: '1',
+    },
+    DOCS_IMAGES
+      ? {
+          ports: {
+            admin: DEFAULT_PORTS.admin,
+            openPayments: DEFAULT_PORTS.openPayments,
+            authServer: DEFAULT_PORTS.authServer,
+            connector: DEFAULT_PORTS.connector,
+          },
+        }
+      : {},
+  ); // the docs' consent page shows the default ports' URLs
   fsp = await startFsp({
     port: fspPort,
     ratesFile: join(ROOT, 'infra/local/fsp-rates.json'),
@@ -116,7 +129,7 @@ describe('an interactive outgoing-payment grant, consented in a browser', () => 
 
     const { finish, consentText } = await consentInBrowser(grant.interact.redirect, 'accept', {
       finishUri: FINISH,
-      screenshot: screenshotPath('consent.png'),
+      screenshot: 'consent.png',
     });
     expect(consentText).toContain('Corner Shop wants to make payments from your account');
     expect(consentText).toContain(shop.walletAddress);

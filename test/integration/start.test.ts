@@ -239,8 +239,8 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
         stdout + stderr,
       ).toEqual([201, 200, 201, 201, 200, 200]);
       const [payment, intent] = answers.slice(-2).map((x) => x.body);
-      expect(payment).toMatchObject({ state: 'completed', sentAmount: { value: '10000', assetCode: 'USD', assetScale: 2 } });
-      expect(intent).toMatchObject({ state: 'completed', receivedAmount: { value: '9200', assetCode: 'EUR', assetScale: 2 } });
+      expect(payment).toMatchObject({ state: 'completed', sentAmount: '100.00 USD' });
+      expect(intent).toMatchObject({ state: 'completed', receivedAmount: '92.00 EUR' });
       const webhooks: Array<{ type: string; verified: boolean }> = JSON.parse(stdout.trim().split('\n').at(-1)!);
       expect(webhooks.map((e) => e.type)).toEqual(expect.arrayContaining(['payment_intent.created', 'payment.created', 'payment.funded']));
       expect(webhooks.every((e) => e.verified)).toBe(true);
@@ -267,13 +267,13 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
         stdout + stderr,
       ).toEqual([201, 201, 200, 201, 201, 200, 200, 200, 200, 200, 200, 201, 201, 201, 200, 200]);
       const [payment, intent, peerOfA, peerOfB] = answers.slice(6, 10).map((x) => x.body);
-      expect(payment).toMatchObject({ state: 'completed', sentAmount: { value: '5000', assetCode: 'USD' } });
-      expect(intent).toMatchObject({ state: 'completed', receivedAmount: { value: '5000', assetCode: 'USD' } });
-      expect(peerOfA.liquidity).toMatchObject({ value: '1005000', assetCode: 'USD' });
-      expect(peerOfB.liquidity).toMatchObject({ value: '995000', assetCode: 'USD' });
+      expect(payment).toMatchObject({ state: 'completed', sentAmount: '50.00 USD' });
+      expect(intent).toMatchObject({ state: 'completed', receivedAmount: '50.00 USD' });
+      expect(peerOfA.liquidity).toBe('10,050.00 USD'); // as the README's comment says
+      expect(peerOfB.liquidity).toBe('9,950.00 USD');
       const [quote, eurIntent] = answers.slice(-2).map((x) => x.body);
-      expect(quote).toMatchObject({ debitAmount: { value: '10000', assetCode: 'USD' }, receiveAmount: { value: '9000', assetCode: 'EUR' } });
-      expect(eurIntent).toMatchObject({ state: 'completed', receivedAmount: { value: '9000', assetCode: 'EUR' } });
+      expect(quote).toMatchObject({ debitAmount: '100.00 USD', receiveAmount: '90.00 EUR' });
+      expect(eurIntent).toMatchObject({ state: 'completed', receivedAmount: '90.00 EUR' });
       await waitFor("B's FSP to hear payment_intent.completed", async () => /\[fsp\] webhook payment_intent\.completed/.test(b.output()) || undefined);
       expect(b.output()).toMatch(/"level":"INFO","message":"request"/);
       expect(a.output()).not.toContain('"level":');

@@ -46,7 +46,17 @@ const WIRE: Record<number, string[]> = {
     'unauthorized',
     'user_denied',
   ],
-  403: ['console_refused', 'console_signing_off', 'forbidden', 'host_refused', 'insufficient_grant', 'invalid_interaction', 'operator_only', 'proxy_refused', 'role_forbidden'],
+  403: [
+    'console_refused',
+    'console_signing_off',
+    'forbidden',
+    'host_refused',
+    'insufficient_grant',
+    'invalid_interaction',
+    'operator_only',
+    'proxy_refused',
+    'role_forbidden',
+  ],
   404: [
     'account_not_found',
     'asset_not_found',

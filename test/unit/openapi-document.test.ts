@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../infra/local/serverless-config';
 import { openApiDocument } from '../../lib/openapi';
+import { webhookEvents } from '../../lib/webhooks/catalog';
 
 // The Admin API's OpenAPI document: what standard tools require of it, and the contract it states.
 interface OperationDoc {
@@ -72,6 +73,28 @@ describe('the OpenAPI document', () => {
       expect(op.responses['409']?.description, route).toContain('`idempotency_key_in_progress`');
       expect(op.responses['422']?.description, route).toContain('`idempotency_key_reused`');
     }
+  });
+
+  it("describes every webhook event type of the catalog: its envelope, its data's schema and the signature headers", () => {
+    const hooks = doc.webhooks as Record<string, { post: OperationDoc }>;
+    expect(Object.keys(hooks)).toEqual(Object.keys(webhookEvents));
+    expect(Object.keys(hooks)).toEqual(
+      expect.arrayContaining(['payment.created', 'payment_intent.completed', 'asset.liquidity_low', 'liquidity_withdrawal.voided']),
+    );
+    const schemas = doc.components.schemas as Record<string, { properties: Record<string, { $ref?: string; const?: string }> }>;
+    for (const [type, { post }] of Object.entries(hooks)) {
+      expect(post.operationId, type).toMatch(/^[a-z][a-zA-Z]+Webhook$/);
+      expect(post.parameters.map((p) => p.$ref)).toEqual(['WebhookId', 'WebhookTimestamp', 'WebhookSignature'].map((n) => `#/components/parameters/${n}`));
+      const ref = post.requestBody!.content['application/json'].schema.$ref!;
+      const body = schemas[ref.split('/').at(-1)!];
+      expect(Object.keys(body.properties), type).toEqual(['id', 'type', 'createdAt', 'data']);
+      expect(body.properties.type.const, type).toBe(type);
+    }
+    const dataOf = (type: string) => schemas[hooks[type].post.requestBody!.content['application/json'].schema.$ref!.split('/').at(-1)!].properties.data.$ref;
+    expect(dataOf('payment.completed')).toBe('#/components/schemas/Payment');
+    expect(dataOf('payment_intent.created')).toBe('#/components/schemas/PaymentIntent');
+    expect(dataOf('peer.liquidity_low')).toBe('#/components/schemas/PeerWithLiquidity');
+    expect(dataOf('liquidity_withdrawal.posted')).toBe('#/components/schemas/LiquidityWithdrawal');
   });
 
   it('lists both local nodes and a deploy, whose URL is templated', () => {

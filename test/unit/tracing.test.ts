@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spansOf, spansUnder, TraceStore } from '../../infra/local/traces';
+import { ROUTE_ANNOTATION, spansOf, spansUnder, TraceStore } from '../../infra/local/traces';
 import { parseTraceHeader, Span, type TraceDocument } from '../../lib/tracing';
 
 // The trace recorder's rules (lib/tracing.ts) and the local store's bounds (infra/local/traces.ts).
@@ -79,17 +79,24 @@ describe('the local trace store', () => {
     ...fields,
   });
 
-  it('keeps the last thousand traces it was added to, and finds them by annotation, nested ones too', () => {
+  it('keeps the last thousand traces it was added to, lists them strictly newest first, and finds them by annotation, nested ones too', () => {
     const store = new TraceStore();
     for (let t = 0; t < 1005; t++)
       store.sink(doc(t, { subsegments: [{ id: 'a'.repeat(16), name: 'x', start_time: t, annotations: { paymentId: `p${t % 10}` } }] }));
-    store.sink(doc(0)); // trace 0 again: now the most recent
-    expect(store.recent(3).map((s) => s.id)).toEqual([traceId(0), traceId(1004), traceId(1003)]);
+    store.sink(doc(1000, { id: 'late'.padStart(16, '0'), start_time: 2000 })); // trace 1000 again, late (a retry): it keeps its place
+    expect(store.recent(5).map((s) => s.id)).toEqual([1004, 1003, 1002, 1001, 1000].map(traceId));
     expect(store.trace(traceId(1))).toBeUndefined(); // forgotten, with its annotations
-    // Most recently added to first, at most 20: 1001, 991, … (1 is forgotten).
+    // Newest first, at most 20: 1001, 991, … (1 is forgotten).
     const p1 = Array.from({ length: 20 }, (_, i) => traceId(1001 - 10 * i));
     expect(store.annotated('paymentId', 'p1').map((t) => t.id)).toEqual(p1);
     expect(store.recent(20, { key: 'paymentId', value: 'p1' }).map((s) => [s.id, s.name, s.documents])).toEqual(p1.map((id) => [id, 'fn', 1]));
+  });
+
+  it('names a trace by the route of the request it began with, as the gateway annotates it, else by its first span', () => {
+    const store = new TraceStore();
+    store.sink(doc(1, { name: 'payment-service-local-admin', annotations: { [ROUTE_ANNOTATION]: 'POST /payments/{id}/fund' } }));
+    store.sink(doc(2, { name: 'paymentsWorker' }));
+    expect(store.recent(2).map((s) => s.name)).toEqual(['paymentsWorker', 'POST /payments/{id}/fund']);
   });
 
   it('orders spans as a waterfall: each followed by those under it, by start, through parent ids across documents', () => {

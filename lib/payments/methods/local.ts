@@ -77,6 +77,7 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
         outgoing: [event(store.partition(node, p.id), 'payment.completed', paymentView(completed))],
         attempts: ATTEMPTS,
         name: 'payment-worker',
+        via: 'local',
       }),
     (r) => r.kind === 'refused' && r.refusals.some(isInsufficient),
   );
