@@ -43,6 +43,7 @@ const assetAccounts = (assetId: string) => (
 const liquidityActions = (route: string, id: string, name: string, code: string, scale: number): Action[] => [
   {
     label: 'Deposit',
+    needs: 'admin',
     what: `Deposit liquidity to ${name}: the amount leaves the asset's settlement account.`,
     movesMoney: true,
     amountOf: { code, scale },
@@ -50,6 +51,7 @@ const liquidityActions = (route: string, id: string, name: string, code: string,
   },
   {
     label: 'Withdraw',
+    needs: 'admin',
     what: `Withdraw liquidity from ${name} to the asset's settlement account.`,
     movesMoney: true,
     amountOf: { code, scale },
@@ -57,6 +59,7 @@ const liquidityActions = (route: string, id: string, name: string, code: string,
   },
   {
     label: 'Hold',
+    needs: 'admin',
     what: `Hold liquidity of ${name} while your bank transfer runs: post it on the Withdrawals page once it went through, or void it. Unposted, it is voided after LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS.`,
     movesMoney: true,
     amountOf: { code, scale },
@@ -164,7 +167,14 @@ export const IntentsPage = () => (
           ]
         : []),
       ...(i.state === 'pending' || i.state === 'processing'
-        ? [{ label: 'Complete', what: 'Complete this intent: it takes no more payments.', run: () => post(`/payment-intents/${i.id}/complete`) }]
+        ? [
+            {
+              label: 'Complete',
+              needs: 'admin' as const,
+              what: 'Complete this intent: it takes no more payments.',
+              run: () => post(`/payment-intents/${i.id}/complete`),
+            },
+          ]
         : []),
       {
         label: 'Withdraw',

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import type { Role } from '../lib/operators';
 import { units } from './amounts';
-import { admin, type Page } from './api';
+import { admin, may, type Page } from './api';
 
 // What the back-office pages share: one Admin API list read page by page (newest first, as the
 // routes answer), its filters, and actions that ask for confirmation before they run.
@@ -31,6 +32,8 @@ export const time = (iso: string) => new Date(iso).toLocaleString('en-GB', { dat
 // connection, a 502) replays that answer rather than moving the money twice.
 export interface Action {
   label: string;
+  needs?: Role; // the role it needs (lib/routes.ts neededRole): operator (a row action) unless it says
+
   what: string;
   movesMoney?: boolean;
   amountOf?: { code: string; scale: number };
@@ -153,11 +156,14 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
                 {props.more && <td>{props.more(item)}</td>}
                 {props.actions && (
                   <td class="actions">
-                    {props.actions(item).map((a) => (
-                      <button type="button" key={a.label} onClick={() => setAsking(a)}>
-                        {a.label}
-                      </button>
-                    ))}
+                    {props
+                      .actions(item)
+                      .filter((a) => may(a.needs ?? 'operator'))
+                      .map((a) => (
+                        <button type="button" key={a.label} onClick={() => setAsking(a)}>
+                          {a.label}
+                        </button>
+                      ))}
                   </td>
                 )}
               </tr>
