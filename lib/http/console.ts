@@ -16,13 +16,14 @@ export const CONSOLE_PREFIX = '/console';
 export const CONSOLE_API_PREFIX = `${CONSOLE_PREFIX}/api`;
 
 // Each route's path template as segments: a variable ({id}) is any one segment, and a static
-// segment wins over it (/wallet-addresses/find before /wallet-addresses/{id}).
+// segment wins over it, as in API Gateway (were /assets/summary a route, before /assets/{id}).
 const templates = allRoutes.map((route) => ({ route, segments: route.path.split('/').filter(Boolean) }));
 
 function paramsOf(segments: string[], parts: string[]): Record<string, string> | undefined {
   if (segments.length !== parts.length) return undefined;
   const params: Record<string, string> = {};
   for (const [i, segment] of segments.entries()) {
+    if (!parts[i]) return undefined; // an empty segment (//) names nothing
     if (segment.startsWith('{')) params[segment.slice(1, -1)] = decodeURIComponent(parts[i]);
     else if (segment !== parts[i]) return undefined;
   }
@@ -34,7 +35,7 @@ const staticCount = (segments: string[]) => segments.filter((s) => !s.startsWith
 // The route that serves `method` on an Admin path (as sent, e.g. /assets/3f…/liquidity), with its
 // path parameters; or the methods the path is served for, when it is not for this one.
 export function routeFor(method: string, path: string): { route: Route; params: Record<string, string> } | { allow: string[] } {
-  const parts = path.split('/').filter(Boolean);
+  const parts = path.split('/').slice(1);
   const matches = templates
     .map(({ route, segments }) => ({ route, segments, params: safeParams(segments, parts) }))
     .filter((m) => m.params !== undefined)
