@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Operator } from '../lib/operators';
 import type { RouteResponse } from '../lib/routes';
-import { admin, currentTenant, OPERATOR_TENANT, operatorsAdmin, type Page, SIGNED_OUT, signedIn, switchTenant } from './api';
-import { PAGES } from './pages';
+import { admin, currentTenant, type Page as ListPage, OPERATOR_TENANT, operatorsAdmin, pageConfig, SIGNED_OUT, signedIn, switchTenant } from './api';
+import { PAGES, type Page } from './pages';
 import { SignInPage, signOutEverywhere } from './sign-in';
 
 // The console: the sign-in until an operator has signed in (and again once their token expires),
@@ -46,11 +46,12 @@ function Console({ node, operator }: { node: string; operator: Operator }) {
     addEventListener('hashchange', changed);
     return () => removeEventListener('hashchange', changed);
   }, []);
-  const page = PAGES.find((p) => p.path === segments[0]) ?? PAGES[0];
+  const pages = usePages();
+  const page = pages.find((p) => p.path === segments[0]) ?? pages[0];
   useEffect(() => {
-    document.title = `${page.title} · Node ${node} · Payment service`;
+    if (page) document.title = `${page.title} · Node ${node} · Payment service`;
   }, [page, node]);
-  const groups = [...new Set(PAGES.map((p) => p.group))];
+  const groups = [...new Set(pages.map((p) => p.group))];
   const tenants = useTenants(operator);
   // A chosen tenant is shown once the operator's list says it is still there (else useTenants goes
   // back to the operator's data), so that no page asks for a deleted tenant's.
@@ -76,23 +77,37 @@ function Console({ node, operator }: { node: string; operator: Operator }) {
           <div key={group}>
             <h2>{group}</h2>
             <ul>
-              {PAGES.filter((p) => p.group === group).map((p) => (
-                <li key={p.path}>
-                  <a href={`#/${p.path}`} aria-current={p === page ? 'page' : undefined}>
-                    {p.title}
-                  </a>
-                </li>
-              ))}
+              {pages
+                .filter((p) => p.group === group)
+                .map((p) => (
+                  <li key={p.path}>
+                    <a href={`#/${p.path}`} aria-current={p === page ? 'page' : undefined}>
+                      {p.title}
+                    </a>
+                  </li>
+                ))}
             </ul>
           </div>
         ))}
       </nav>
-      <main>
-        <h1>{page.title}</h1>
-        {shown && <page.component args={segments.slice(1)} />}
-      </main>
+      {page && (
+        <main>
+          <h1>{page.title}</h1>
+          {shown && <page.component args={segments.slice(1)} />}
+        </main>
+      )}
     </div>
   );
+}
+
+// The pages this console has (none until its settings say): the dashboard and the traces (the
+// Monitor group) are the local run's, from /local/*; on AWS, CloudWatch and X-Ray show them.
+function usePages(): Page[] {
+  const [pages, setPages] = useState<Page[]>([]);
+  useEffect(() => {
+    pageConfig().then(({ signIn }) => setPages(PAGES.filter((p) => signIn.kind === 'local' || p.group !== 'Monitor')));
+  }, []);
+  return pages;
 }
 
 // The Admin API's own description, read through the console's door: its version when it answers,
@@ -122,7 +137,7 @@ function useTenants(operator: Operator): TenantItem[] | undefined {
   useEffect(() => {
     if (operator.tenant) return;
     // The list is the operator's, asked without the chosen tenant's id.
-    operatorsAdmin<Page<TenantItem>>('GET', '/tenants?limit=100')
+    operatorsAdmin<ListPage<TenantItem>>('GET', '/tenants?limit=100')
       .then((page) => {
         const active = page.items.filter((t) => t.state !== 'deleted');
         if (currentTenant() !== OPERATOR_TENANT && !active.some((t) => t.id === currentTenant())) {

@@ -95,8 +95,11 @@ describe("the console's hosted sign-in", () => {
       const [authorize] = seen.authorize;
       expect(Object.fromEntries(authorize)).toMatchObject({ client_id: CLIENT_ID, redirect_uri: `${server.url}/`, scope: 'openid email' });
       expect(seen.tokens.map((t) => t.status)).toEqual([200]);
-      // The page reads the Admin API with the token it got.
+      // The page reads the Admin API with the token it got; the local run's dashboard and traces
+      // are not offered (CloudWatch and X-Ray have them on AWS): the first page is the payments.
       await page.getByRole('status').filter({ hasText: 'Admin API 0.1.0' }).waitFor();
+      await page.locator('nav a[aria-current="page"]', { hasText: 'Payments' }).waitFor();
+      expect(await page.locator('nav h2').allTextContents()).toEqual(['Back office']);
 
       // The code taken by a verifier other than the one whose hash was sent: no token.
       const code = (
