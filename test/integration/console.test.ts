@@ -1,10 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
 import { ID_TOKEN_SECS, localOperators } from '../../infra/local/operators';
+import { ROOT } from '../../infra/local/serverless-config';
 import { launchChromium } from '../browser';
 import { startNpmNode } from '../node';
 import { paste, readmeBlocks } from '../readme';
@@ -263,6 +267,25 @@ async function signIn(page: Page, name: string, password: string) {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.locator('header .who', { hasText: name }).waitFor();
 }
+
+describe('npm run operator', () => {
+  const run = (dataDir: string, ...args: string[]) =>
+    promisify(execFile)('npx', ['tsx', 'infra/local/operator.ts', ...args], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: dataDir } });
+
+  it("adds an operator with a role and a tenant to a node's data folder, with a password it prints once, and refuses a role that is none", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'operators-'));
+    const { stdout } = await run(dataDir, 'alice@fsp.example', 'operator', '--tenant', 'acme');
+    const password = /with the password (\S+)$/m.exec(stdout)?.[1];
+    expect(stdout).toContain('alice@fsp.example (operator of tenant acme) signs in');
+    const operators = localOperators(dataDir);
+    const claims = operators.verify(operators.signIn('alice@fsp.example', password!)?.idToken);
+    expect(claims).toMatchObject({ 'cognito:username': 'alice@fsp.example', 'cognito:groups': 'operator', 'custom:tenant': 'acme' });
+    expect(statSync(join(dataDir, 'operators.json')).mode & 0o777).toBe(0o600);
+    const refused = await run(dataDir, 'bob@fsp.example', 'root').catch((e: { code: number; stderr: string }) => e);
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('usage: npm run operator') });
+    expect(operators.signIn('bob@fsp.example', password!)).toBeUndefined();
+  });
+});
 
 describe('the console in a browser', () => {
   it('after "Walk through a payment", shows the payment on the dashboard, in the payments list and in its trace, redelivers its webhook, and finds the ledger balanced', async () => {
