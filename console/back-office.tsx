@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { LEDGER_SCALE } from '../lib/ledger-scale';
 import type { RouteResponse } from '../lib/routes';
 import { ledgerUnits, money, units } from './amounts';
-import { type Amount, admin, type Page } from './api';
+import { type Amount, admin, may, type Page } from './api';
 import { changes, FormDialog, type FormSpec, minorUnits, numberOr, type Values } from './forms';
 import { type Action, Alert, ListPage, Said, time, useActions, useLoaded } from './list';
 import type { PageProps } from './pages';
@@ -46,6 +46,7 @@ const assetAccounts = (assetId: string) => (
 const liquidityActions = (route: string, id: string, name: string, code: string, scale: number): Action[] => [
   {
     label: 'Deposit',
+    needs: 'admin',
     what: `Deposit liquidity to ${name}: the amount leaves the asset's settlement account.`,
     movesMoney: true,
     amountOf: { code, scale },
@@ -53,6 +54,7 @@ const liquidityActions = (route: string, id: string, name: string, code: string,
   },
   {
     label: 'Withdraw',
+    needs: 'admin',
     what: `Withdraw liquidity from ${name} to the asset's settlement account.`,
     movesMoney: true,
     amountOf: { code, scale },
@@ -60,6 +62,7 @@ const liquidityActions = (route: string, id: string, name: string, code: string,
   },
   {
     label: 'Hold',
+    needs: 'admin',
     what: `Hold liquidity of ${name} while your bank transfer runs: post it on the Withdrawals page once it went through, or void it. Unposted, it is voided after LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS.`,
     movesMoney: true,
     amountOf: { code, scale },
@@ -323,7 +326,14 @@ export const IntentsPage = () => (
           ]
         : []),
       ...(i.state === 'pending' || i.state === 'processing'
-        ? [{ label: 'Complete', what: 'Complete this intent: it takes no more payments.', run: () => post(`/payment-intents/${i.id}/complete`) }]
+        ? [
+            {
+              label: 'Complete',
+              needs: 'admin' as const,
+              what: 'Complete this intent: it takes no more payments.',
+              run: () => post(`/payment-intents/${i.id}/complete`),
+            },
+          ]
         : []),
       ...(i.held > 0n
         ? [
@@ -436,11 +446,13 @@ function PaymentPage({ id }: { id: string }) {
           Reload
         </button>
         {p &&
-          paymentActions(p).map((a) => (
-            <button type="button" key={a.label} onClick={() => ask(a)}>
-              {a.label}
-            </button>
-          ))}
+          paymentActions(p)
+            .filter((a) => may(a.needs ?? 'operator'))
+            .map((a) => (
+              <button type="button" key={a.label} onClick={() => ask(a)}>
+                {a.label}
+              </button>
+            ))}
         <Alert text={error} />
         <Said text={said} />
       </div>
@@ -713,9 +725,11 @@ export function RatesPage() {
           Peer id (optional) <input value={query.peerId} onInput={(e) => setQuery({ ...query, peerId: e.currentTarget.value.trim() })} />
         </label>
         <button type="submit">Look up</button>
-        <button type="button" onClick={() => setPushing(true)}>
-          {pushRate.title}
-        </button>
+        {may('admin') && (
+          <button type="button" onClick={() => setPushing(true)}>
+            {pushRate.title}
+          </button>
+        )}
         <Alert text={error} />
         <Said text={said} />
       </form>

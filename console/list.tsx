@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import type { Role } from '../lib/operators';
 import { toUnits, units } from './amounts';
-import { admin, type Page } from './api';
+import { admin, may, type Page } from './api';
 import { FormDialog, type FormSpec } from './forms';
 
 // What the back-office pages share: one Admin API list read page by page (newest first, as the
@@ -31,6 +32,8 @@ export const time = (iso: string) => new Date(iso).toLocaleString('en-GB', { dat
 // connection, a 502) replays that answer rather than moving the money twice.
 export interface Action {
   label: string;
+  needs?: Role; // the role it needs (lib/routes.ts neededRole): operator (a row action) unless it says
+
   what: string;
   movesMoney?: boolean;
   amountOf?: { code: string; scale: number };
@@ -131,7 +134,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
         <button type="button" onClick={reload}>
           Reload
         </button>
-        {props.create && (
+        {props.create && may('admin') && (
           <button type="button" onClick={() => setForm(props.create)}>
             {props.create.title}
           </button>
@@ -163,16 +166,19 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
                 {props.more && <td>{props.more(item)}</td>}
                 {(props.actions || props.change) && (
                   <td class="actions">
-                    {props.change && (
+                    {props.change && may('admin') && (
                       <button type="button" onClick={() => setForm(props.change!(item))}>
                         Change
                       </button>
                     )}
-                    {props.actions?.(item).map((a) => (
-                      <button type="button" key={a.label} onClick={() => ask(a)}>
-                        {a.label}
-                      </button>
-                    ))}
+                    {props
+                      .actions?.(item)
+                      .filter((a) => may(a.needs ?? 'operator'))
+                      .map((a) => (
+                        <button type="button" key={a.label} onClick={() => ask(a)}>
+                          {a.label}
+                        </button>
+                      ))}
                   </td>
                 )}
               </tr>

@@ -72,6 +72,12 @@ const schema = z.object({
   // (expired, or completed by the FSP): kept by the recipient, or returned to the local payments
   // that paid it (docs/payments.md).
   INCOMING_PARTIAL_PAYMENTS: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['keep', 'return']).default('keep')),
+  // The console's sign-in on AWS: Cognito's hosted sign-in (the user pool's domain) and the console's
+  // app client (infra/resources.yml sets both on the console's function); unset: the local sign-in
+  // of npm start. CONSOLE_NAME: what the page calls the node (npm start: "A", "B"); else ILP_ADDRESS.
+  CONSOLE_SIGN_IN_URL: optionalUrl,
+  CONSOLE_CLIENT_ID: z.string().default(''),
+  CONSOLE_NAME: z.string().default(''),
   WEBHOOK_RETRY_SCHEDULE_SECS: z
     .preprocess((v) => (v === '' || v === undefined ? DEFAULT_WEBHOOK_SCHEDULE : v), z.string())
     .transform((s) => s.split(',').map((x) => Number(x.trim())))

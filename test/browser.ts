@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { LocalOperators } from '../infra/local/operators';
 
 // Headless Chromium from Debian's `chromium` package (installed by .ci/run; no browser download),
 // driven by playwright-core, for the tests that look at pages as a person does. A fresh profile
@@ -24,4 +25,29 @@ export function launchChromium(viewport: { width: number; height: number }): Pro
     ],
     viewport,
   });
+}
+
+// Signs in on the console's form, and waits for the header to name the operator.
+export async function signIn(page: Page, name: string, password: string) {
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('header .who', { hasText: name }).waitFor();
+}
+
+// A new page of the console at `url`, signed in as an operator made here (an admin unless said):
+// the page keeps its token for the tab, so it may go to any of the console's pages after.
+export async function signedInPage(
+  browser: BrowserContext,
+  url: string,
+  operators: LocalOperators,
+  name = 'admin@fsp.example',
+  role: 'viewer' | 'operator' | 'admin' = 'admin',
+): Promise<Page> {
+  const password = 'A-long-Passw0rd!';
+  operators.add({ name, password, role });
+  const page = await browser.newPage();
+  await page.goto(url);
+  await signIn(page, name, password);
+  return page;
 }

@@ -21,6 +21,8 @@
 // - Secrets: the names our modules pass to lib/secrets (`secret(node, 'ADMIN_API_SECRET')`), read with Powertools
 //   Parameters; a tenant's own (TENANT_SECRETS) under `tenants/*/` too. Any other call (create,
 //   delete) is on the tenants' secrets, which are the only ones the service makes. execute-api: a SigV4 signer for it may invoke the template's IAM-authorized routes.
+// - Functions: a Lambda Invoke (the console's hand-off, lib/http/console.ts) may call the function of
+//   any route of the Admin API (the `http` events), but its own.
 // - What Lambda does with the function's role: read its event sources (queue, stream) and send to
 //   the on-failure destinations of those and of its async invocations (from the template).
 // - Bundled but never run: the Admin stack's Idempotency-Key layer outside POST routes, and its
@@ -45,6 +47,8 @@ export interface FunctionContext {
   resources: Resources;
   // Queue settings (PAYMENTS_QUEUE_URL, …) any function reads: where outbox messages can go.
   outboxQueues: Set<string>;
+  // The logical ids of the Admin API's functions (its `http` events'): what an Invoke may call.
+  adminFunctions?: string[];
 }
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -180,8 +184,9 @@ const AS_ACTION: Record<string, string | null> = {
   'SQS.SendMessageBatch': 'sqs:SendMessage',
   'SQS.ChangeMessageVisibilityBatch': 'sqs:ChangeMessageVisibility',
   'SQS.DeleteMessageBatch': 'sqs:DeleteMessage',
+  'Lambda.Invoke': 'lambda:InvokeFunction',
 };
-const SERVICE: Record<string, string> = { DynamoDB: 'dynamodb', SQS: 'sqs', EventBridge: 'events', SecretsManager: 'secretsmanager' };
+const SERVICE: Record<string, string> = { DynamoDB: 'dynamodb', SQS: 'sqs', EventBridge: 'events', SecretsManager: 'secretsmanager', Lambda: 'lambda' };
 
 // "service:Action Resource" lines the function needs.
 export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
@@ -270,6 +275,8 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
         need(action, `secret:${name}`);
         if ((TENANT_SECRETS as readonly string[]).includes(name)) need(action, `secret:${TENANTS_SECRETS}/${name}`);
       }
+    } else if (client === 'Lambda' && action === 'lambda:InvokeFunction') {
+      for (const id of fn.adminFunctions ?? []) if (id !== fn.id) need(action, id);
     } else throw new Error(`${fn.id}: no resource rule for ${f.what}`);
   }
   // What Lambda itself does with the function's role.

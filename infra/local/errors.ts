@@ -9,8 +9,6 @@ export const localErrors = errorCatalog({
     title: 'A request to the console from elsewhere than this machine',
     detail: () => 'The console takes only requests to localhost from this machine',
   },
-  consoleSigningOff: { code: 'console_signing_off', status: 403, title: 'The console signs nothing for this node', detail: (detail: string) => detail },
-  consoleBuildFailed: { code: 'console_build_failed', status: 503, title: "The console's page could not be built", detail: (detail: string) => detail },
   metricsOff: { code: 'metrics_off', status: 404, title: 'This node collects no metrics', detail: () => 'This node collects no metrics (LOCAL_METRICS=false)' },
   tracesOff: { code: 'traces_off', status: 404, title: 'This node records no traces', detail: () => 'This node records no traces (LOCAL_TRACES=false)' },
   traceNotFound: {

@@ -15,7 +15,10 @@ import { ROUTE_ANNOTATION } from './traces';
 // payload 1.0), with API Gateway's path templates and precedence. A route that needs IAM
 // authorization (AWS_IAM) is refused without an Authorization header (404, as the deployed APIs
 // answer MISSING_AUTHENTICATION_TOKEN), and with a SigV4 signature that IAM would refuse (403:
-// ./sigv4.ts verifies it with the local credentials). Given a trace sink, each
+// ./sigv4.ts verifies it with the local credentials). A route with a Cognito authorizer (the
+// console's) takes the ID token in the Authorization header, verified by `authorize` (the local
+// sign-in's, ./operators.ts), and passes its claims in requestContext.authorizer.claims; without a
+// valid one it is 401, as API Gateway's UNAUTHORIZED. Given a trace sink, each
 // request is a segment, as a stage with X-Ray tracing records it: in the trace its X-Amzn-Trace-Id
 // header names (a traced caller: a peer's worker, the local FSP), or in a new one; the function
 // it invokes continues that trace.
@@ -58,7 +61,16 @@ function decode(s: string): string {
   }
 }
 
-function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, params: Record<string, string>, body: Buffer, binary: boolean) {
+function toEvent(
+  route: Route,
+  req: IncomingMessage,
+  rawPath: string,
+  url: URL,
+  params: Record<string, string>,
+  body: Buffer,
+  binary: boolean,
+  claims?: Record<string, string>,
+) {
   // Header names as the client wrote them, as a REST API passes them on.
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -95,6 +107,7 @@ function toEvent(route: Route, req: IncomingMessage, rawPath: string, url: URL, 
       stage: 'local',
       identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' },
       requestTimeEpoch: Date.now(),
+      ...(claims && { authorizer: { claims } }),
     },
   };
 }
@@ -141,6 +154,7 @@ export async function startGateway(opts: {
   trace?: { name: string; sink: TraceSink };
   hosts?: string[]; // the names it answers to besides loopback (./listen.ts)
   rateRule?: RateRule; // what the template's WAF rate-based rule limits on this API
+  authorize?: (token: string | undefined) => Record<string, string> | undefined; // the Cognito authorizer's stand-in
 }) {
   const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
   const { rateRule } = opts;
@@ -201,12 +215,14 @@ export async function startGateway(opts: {
       // Which route the request took, for the console's list of traces (its resource path, not the URL's ids).
       segment?.annotate(ROUTE_ANNOTATION, `${method} ${route.path}`);
       if (route.iam && !req.headers.authorization) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
+      const claims = route.cognito ? opts.authorize?.(req.headers.authorization) : undefined;
+      if (route.cognito && !claims) return sendGateway('DEFAULT_4XX', 401);
       const body = await readBody(req, MAX_PAYLOAD);
       if (body === 'too_large') return sendGateway('REQUEST_TOO_LARGE');
       // A signature IAM refuses (forged, stale, for another key or service): API Gateway's
       // INVALID_SIGNATURE, answered with the DEFAULT_4XX body as deployed.
       if (route.iam && (await sigV4Refusal(req, rawPath, url.searchParams, body))) return sendGateway('DEFAULT_4XX', 403);
-      const event = toEvent(route, req, rawPath, url, found.params, body, opts.binary ?? false);
+      const event = toEvent(route, req, rawPath, url, found.params, body, opts.binary ?? false, claims);
       const result = (await opts.runtime.invoke(route.fn, event, segment?.header)) as {
         statusCode?: number;
         headers?: Record<string, unknown>;

@@ -46,10 +46,11 @@ const stringAttributes = (props: Record<string, unknown>, names: string[]) =>
   Object.fromEntries(names.filter((n) => props[n] !== undefined).map((n) => [n, typeof props[n] === 'object' ? JSON.stringify(props[n]) : String(props[n])]));
 
 // What matters on AWS only: access control, the REST APIs, which the local gateways serve from
-// their definitions (./rest-apis.ts), the event archive, alarms and their topic, and API access
-// logs. Secrets come from the environment locally.
+// their definitions (./rest-apis.ts), the event archive, alarms and their topic, API access logs,
+// and the console's user pool (the local sign-in stands in for it: ./operators.ts). Secrets come
+// from the environment locally.
 const AWS_ONLY =
-  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::(Archive|EventBusPolicy)$/;
+  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation|Cognito)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::(Archive|EventBusPolicy)$/;
 
 export async function provision(
   service: ServiceDef,

@@ -74,10 +74,11 @@ export const fromLocalOrigin = (req: IncomingMessage) => {
   }
 };
 
-// The proxy's requests, signed and forwarded; also the console's (./console.ts), without Node B.
-export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListener {
+// The proxy's requests, signed and forwarded; also the console's (./console.ts), without Node B
+// and unsigned (no `secret`): the console's route takes the operator's token instead.
+export function signingHandler(opts: Omit<ProxyOptions, 'port' | 'secret'> & { secret?: string }): RequestListener {
   const log = opts.log ?? (() => undefined);
-  const signer = adminSigner(opts.secret);
+  const signer = opts.secret ? adminSigner(opts.secret) : undefined;
   async function forward(req: IncomingMessage, res: ServerResponse) {
     const target = req.url ?? '/';
     if (!fromLocalOrigin(req)) {
@@ -103,7 +104,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port'>): RequestListene
     if (body.length || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
       headers.push('content-length', String(body.length));
     }
-    headers.push('signature', signer.sign({ method, pathWithQuery: path, idempotencyKey, body }));
+    if (signer) headers.push('signature', signer.sign({ method, pathWithQuery: path, idempotencyKey, body }));
 
     const upstream = request({ protocol: base.protocol, hostname: base.hostname, port: base.port, method, path, headers });
     upstream.on('response', (answer) => {

@@ -8,6 +8,7 @@ export interface Route {
   path: string; // '/incoming-payments/{proxy+}'
   fn: FunctionDef;
   iam: boolean; // AuthorizationType AWS_IAM: callers must sign with SigV4
+  cognito?: boolean; // a COGNITO_USER_POOLS authorizer: callers send an ID token (the console's)
 }
 
 export interface RestApi {

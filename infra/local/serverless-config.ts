@@ -102,7 +102,9 @@ export function eventRoutes(functions: FunctionDef[]): Route[] {
   return functions.flatMap((fn) =>
     fn.events.flatMap((e) => {
       const spec = e.http;
-      return spec ? [{ method: String(spec.method).toUpperCase(), path: spec.path, fn, iam: spec.authorizer === 'aws_iam' }] : [];
+      if (!spec) return [];
+      const cognito = spec.authorizer?.type === 'COGNITO_USER_POOLS';
+      return [{ method: String(spec.method).toUpperCase(), path: spec.path, fn, iam: spec.authorizer === 'aws_iam', ...(cognito && { cognito }) }];
     }),
   );
 }

@@ -10,8 +10,10 @@ import { type Emulator, freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDb
 import { startEventBridge } from './eventbridge';
 import { type RateRule, startGateway } from './gateway';
 import { type LambdaRuntime, lambdaRuntime } from './lambda';
+import { startLambdaApi } from './lambda-api';
 import { publicHosts } from './listen';
 import { startCollector } from './metrics';
+import { type LocalOperators, localOperators } from './operators';
 import { provision, type Refs, resolveIntrinsics } from './provision';
 import { restApis } from './rest-apis';
 import { scheduledEvent, startSchedules } from './schedules';
@@ -24,7 +26,7 @@ import { startTraceStore, type TraceStore } from './traces';
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
 // functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
 // both use it; tests pass port 0 and a table prefix so that they never collide with anything.
-type Port = 'admin' | 'openPayments' | 'authServer' | 'connector' | 'dynamodb' | 'sqs' | 'eventbridge' | 'secretsmanager';
+type Port = 'admin' | 'openPayments' | 'authServer' | 'connector' | 'dynamodb' | 'sqs' | 'eventbridge' | 'secretsmanager' | 'lambda';
 // The local port of each REST API that infra/resources.yml declares.
 const API_PORTS: Record<string, Port> = { ResourceServerApi: 'openPayments', AuthServerApi: 'authServer', ConnectorApi: 'connector' };
 // What the template's WAF limits per client address, as its rate-based rule (GRANT_RATE_LIMIT_PER_5MIN):
@@ -69,7 +71,7 @@ export interface Stack {
   openPaymentsUrl: string;
   authServerUrl: string;
   connectorUrl: string; // where peers send ILP packets (ILP over HTTP)
-  endpoints: { dynamodb: string; sqs: string; eventbridge: string; secretsmanager: string };
+  endpoints: { dynamodb: string; sqs: string; eventbridge: string; secretsmanager: string; lambda: string };
   // The functions' environment: serverless.yml's, resolved; the secrets; the AWS SDK's settings.
   env: Record<string, string>;
   refs: Refs;
@@ -93,6 +95,9 @@ export interface Stack {
   traces?: TraceStore;
   // Settled once every function's module is loaded (with `preload`), or at once without.
   preloaded: Promise<void>;
+  // The console's operators (the local stand-in for the user pool), whose ID tokens the Admin API's
+  // console route takes: kept in the data folder, else in memory.
+  operators: LocalOperators;
   stop(): Promise<void>;
 }
 
@@ -168,8 +173,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const service = loadService('local');
     const refs = await provision(service, { dynamo, sqs, events }, opts.prefix ?? '');
+    // Lambda's Invoke, for the console's function (it hands each request to its route's function).
+    const lambdaApi = await startLambdaApi({ port: opts.ports?.lambda, functions: service.functions, runtime });
+    stops.push(lambdaApi.stop);
     const env: Record<string, string> = {
       ...awsEnv,
+      AWS_ENDPOINT_URL_LAMBDA: lambdaApi.endpoint,
       ...Object.fromEntries(Object.entries(resolveIntrinsics(service.environment, refs) as Record<string, unknown>).map(([k, v]) => [k, String(v ?? '')])),
     };
     // The secrets too: Secrets Manager's part on AWS, the environment's here (SECRETS_PREFIX empty).
@@ -182,6 +191,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const names = localDimensions(service, refs);
     const observe = (apiName: string) => collector && apiObserver(collector.store, names.api(apiName));
     const trace = (apiName: string) => tracing && { name: apiName, sink: tracing.store.sink };
+    const operators = localOperators(opts.dataDir);
     const admin = await startGateway({
       port: ports.admin!,
       routes: eventRoutes(service.functions),
@@ -189,6 +199,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       observe: observe(service.apiName),
       trace: trace(service.apiName),
       hosts,
+      authorize: (token) => operators.verify(token),
     });
     stops.push(admin.stop);
     const apis: Stack['apis'] = {};
@@ -256,7 +267,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       openPaymentsUrl,
       authServerUrl: env.AUTH_SERVER_URL,
       connectorUrl: `http://localhost:${ports.connector}/ilp`,
-      endpoints: { ...endpoints, eventbridge: events.endpoint, secretsmanager: secrets.endpoint },
+      endpoints: { ...endpoints, eventbridge: events.endpoint, secretsmanager: secrets.endpoint, lambda: lambdaApi.endpoint },
       env,
       refs,
       dynamo,
@@ -269,6 +280,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       metrics: collector && { ...localCloudWatch(service, refs, collector.store), sample: sample! },
       traces: tracing?.store,
       preloaded: opts.preload ? runtime.preload(service.functions) : Promise.resolve(),
+      operators,
       stop: async () => {
         for (const stop of stops.reverse()) await stop();
         for (const e of owned) await e.stop();

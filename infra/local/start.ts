@@ -93,6 +93,7 @@ if (fsp) {
   process.env.IDP_CONSENT_URL ||= `${fsp.url}/consent`;
 }
 
+process.env.CONSOLE_NAME ||= nodeName.toUpperCase(); // what the console's page calls the node
 const stack = await startStack({
   schedules: true,
   preload: true,
@@ -104,11 +105,12 @@ const stack = await startStack({
 
 // Node A runs the signing proxy of the API collection; Node B tells it where its Admin API is.
 // The console, whose port the user may have to change: what started before it stops first.
+// The console's operators: on a first start, one of each role (their passwords in the data folder).
+const seeded = stack.operators.seed();
 const backOffice = await startConsole({
   port: consolePort,
-  node: nodeName.toUpperCase(),
   adminUrl: stack.adminUrl,
-  secret: adminSecret,
+  operators: stack.operators,
   metrics: stack.metrics,
   traces: stack.traces,
 }).catch(async (e) => {
@@ -138,16 +140,12 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 // What the console shows, and what it does not, and why.
 const consoleHas = (s: typeof stack) =>
-  [
-    s.metrics ? 'dashboard and alarms' : 'metrics off: LOCAL_METRICS=false',
-    s.traces ? 'traces' : 'traces off: LOCAL_TRACES=false',
-    ...(backOffice.signingOff ? ['back office off: your ADMIN_API_SECRET is signed for only with PROXY_ALLOW_CUSTOM_SECRET=1'] : []),
-  ].join('; ');
+  [s.metrics ? 'dashboard and alarms' : 'metrics off: LOCAL_METRICS=false', s.traces ? 'traces' : 'traces off: LOCAL_TRACES=false'].join('; ');
 
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`
 Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
-  Console                       ${backOffice.url}   (${consoleHas(stack)})
+  Console                       ${backOffice.url}   (${consoleHas(stack)}; sign in as viewer, operator or admin: ${shown(dataDir)}/operators-seeded.json${seeded ? ', made now' : ''}; npm run operator adds one)
   Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
   Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
   Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})

@@ -5,8 +5,9 @@
 // type gives. A resource is a logical id of the template (a table, a queue, the bus),
 // `<table>/index` (its indexes), `<table>/stream`, `secrets` (names under SECRETS_PREFIX, as the
 // roles name them by ARN pattern, so that retained secrets match too; `secrets <pattern>` for
-// other calls than reading) or an IAM-authorized route,
-// `<RestApi> <METHOD> <path>`. Each becomes one AWS::IAM::Role with one statement a resource,
+// other calls than reading), an IAM-authorized route, `<RestApi> <METHOD> <path>`, or
+// `ApiGatewayRestApi functions` (lambda actions on every function that serves a route of the Admin
+// API, the `http` events, but the role's own: the console hands each request to its route's). Each becomes one AWS::IAM::Role with one statement a resource,
 // besides the logs and X-Ray that every function writes. Every role is under the stage's IAM path
 // (rolePath), by which the stage's key policy names them (encryption.cjs). Packaging fails on a
 // resource, a role or a function's role that does not exist, and on a role no function has.
@@ -15,6 +16,7 @@ const ROUTE = /^(\w+) ([A-Z]+) (\/\S*)$/;
 // `secrets <name pattern>: [actions]`: other calls than reading, on the secrets the pattern names
 // (a tenant's, made and deleted at run time: `secrets tenants/*: [CreateSecret, DeleteSecret]`).
 const SECRETS_OF = /^secrets (\S+)$/;
+const ADMIN_FUNCTIONS = 'ApiGatewayRestApi functions';
 
 class FunctionRoles {
   constructor(serverless, options) {
@@ -24,8 +26,13 @@ class FunctionRoles {
         const stage = options.stage ?? service.provider.stage;
         const prefix = service.provider.environment?.SECRETS_PREFIX || `${service.service}/${stage}/`;
         const functions = Object.fromEntries(Object.entries(service.functions).map(([name, f]) => [name, f.role]));
+        const naming = serverless.getProvider('aws').naming;
+        // The Admin API's functions (by logical id), with their roles.
+        const adminFunctions = Object.entries(service.functions)
+          .filter(([, f]) => (f.events ?? []).some((e) => e.http))
+          .map(([name, f]) => ({ id: naming.getLambdaLogicalId(name), role: f.role }));
         const resources = service.provider.compiledCloudFormationTemplate.Resources;
-        const problems = addRoles(resources, service.custom?.roles ?? {}, functions, prefix, rolePath(service.service, stage));
+        const problems = addRoles(resources, service.custom?.roles ?? {}, functions, adminFunctions, prefix, rolePath(service.service, stage));
         // A function's Role (Fn::GetAtt) already makes it wait for its role.
         for (const r of Object.values(resources))
           if (r.Type === 'AWS::Lambda::Function' && Array.isArray(r.DependsOn))
@@ -50,10 +57,14 @@ const serviceRole = (principal, path, managedPolicies) => ({
 });
 
 // Adds the roles to `resources`; returns what is wrong with them.
-function addRoles(resources, roles, functions, secretsPrefix, path) {
+function addRoles(resources, roles, functions, adminFunctions, secretsPrefix, path) {
   const problems = [];
-  const statement = (key, actions) => {
+  const statement = (key, actions, role) => {
     const list = (service) => actions.map((a) => `${service}:${a}`);
+    if (key === ADMIN_FUNCTIONS) {
+      const arns = adminFunctions.filter((f) => f.role !== role).map((f) => ({ 'Fn::GetAtt': [f.id, 'Arn'] }));
+      return { Effect: 'Allow', Action: list('lambda'), Resource: arns };
+    }
     if (key === 'secrets') {
       const arn = (name) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${secretsPrefix}${name}-??????` });
       return { Effect: 'Allow', Action: ['secretsmanager:GetSecretValue'], Resource: actions.map(arn) };
@@ -82,7 +93,7 @@ function addRoles(resources, roles, functions, secretsPrefix, path) {
   for (const [name, access] of Object.entries(roles)) {
     if (resources[name]) problems.push(`${name}: the template already has a resource of that name`);
     const statements = Object.entries(access ?? {})
-      .map(([key, actions]) => statement(key, actions))
+      .map(([key, actions]) => statement(key, actions, name))
       .filter(Boolean);
     resources[name] = serviceRole('lambda.amazonaws.com', path, ['service-role/AWSLambdaBasicExecutionRole', 'AWSXRayDaemonWriteAccess']);
     if (statements.length) resources[name].Properties.Policies = [{ PolicyName: name, PolicyDocument: { Version: '2012-10-17', Statement: statements } }];

@@ -115,6 +115,8 @@ const SETTINGS = {
   CONNECTOR_THROTTLE_RATE: { check: whole(1, 10000) },
   CONNECTOR_THROTTLE_BURST: { check: whole(1, 5000) },
 
+  // The console's sign-in (console.cjs): Cognito, which LocalStack's free image lacks.
+  CONSOLE_ENABLED: { check: bool, default: 'true' },
   // WAF (edge.cjs): requests per client address per 5 minutes, WAF's window (it takes 10 to 2e9).
   WAF_ENABLED: { check: bool, default: 'true' },
   API_RATE_LIMIT_PER_5MIN: { check: whole(10, 2e9), default: '3000' },

@@ -3,7 +3,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
-import { launchChromium } from '../browser';
+import { launchChromium, signedInPage } from '../browser';
 import { operatorAdmin } from '../operator';
 import { startTestStack, type TestStack, tenantAdmin } from '../stack';
 import { ok } from '../world';
@@ -248,11 +248,11 @@ describe("a tenant's audit trail", () => {
 
 describe("the console's Audit page", () => {
   it('lists who did what, with role, outcome and a link to the resource’s page, and filters by outcome', async () => {
-    const server = await startConsole({ port: 0, node: 'A', adminUrl: s.adminUrl, secret: s.env.ADMIN_API_SECRET, env: { PROXY_ALLOW_CUSTOM_SECRET: '1' } });
+    const server = await startConsole({ port: 0, adminUrl: s.adminUrl, operators: s.operators });
     const browser = await launchChromium({ width: 1280, height: 900 });
     try {
       const asset = await ok(asAnn('POST', '/assets', { code: 'SEK', scale: 2 }));
-      const page = await browser.newPage();
+      const page = await signedInPage(browser, server.url, s.operators);
       await page.goto(`${server.url}/#/audit`);
       expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Audit');
       const table = page.locator('table[aria-label="Audit events"]');

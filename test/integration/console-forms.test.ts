@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
-import { launchChromium } from '../browser';
+import { launchChromium, signedInPage } from '../browser';
 import { startTestStack, type TestStack } from '../stack';
 import { ok } from '../world';
 
@@ -18,9 +18,9 @@ describe('the console forms', () => {
   let page: Page;
   beforeAll(async () => {
     s = await startTestStack({ EXCHANGE_RATES_URL: '' });
-    server = await startConsole({ port: 0, node: 'A', adminUrl: s.adminUrl, secret: s.env.ADMIN_API_SECRET, env: { PROXY_ALLOW_CUSTOM_SECRET: '1' } });
+    server = await startConsole({ port: 0, adminUrl: s.adminUrl, operators: s.operators });
     browser = await launchChromium({ width: 1280, height: 900 });
-    page = await browser.newPage();
+    page = await signedInPage(browser, server.url, s.operators);
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
-import { launchChromium } from '../browser';
+import { launchChromium, signedInPage } from '../browser';
 import { createFlow, ok, paymentIn, startPaymentsStack } from '../world';
 
 // How long a page may take to show an answer, on a loaded machine (a condition, polled).
@@ -15,7 +15,7 @@ describe('the console payments', () => {
   beforeAll(async () => {
     env = await startPaymentsStack();
     const { s } = env;
-    server = await startConsole({ port: 0, node: 'A', adminUrl: s.adminUrl, secret: s.env.ADMIN_API_SECRET, env: { PROXY_ALLOW_CUSTOM_SECRET: '1' } });
+    server = await startConsole({ port: 0, adminUrl: s.adminUrl, operators: s.operators });
     browser = await launchChromium({ width: 1280, height: 900 });
   });
   afterAll(async () => {
@@ -26,7 +26,7 @@ describe('the console payments', () => {
 
   it("lists each payment's id, linked to its page, which funds it; offers Withdraw only while it holds something, and says what a withdrawal took", async () => {
     const { s, w } = env;
-    const page = await browser.newPage();
+    const page = await signedInPage(browser, server.url, s.operators);
     // A payment to be funded from its page, and one that fails (its intent completed before it was
     // funded) and so holds its debit.
     const paid = await createFlow(s, w.alice, w.carlos, { value: '900', assetCode: 'EUR' });

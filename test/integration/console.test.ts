@@ -1,131 +1,284 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
-import { launchChromium } from '../browser';
+import { ID_TOKEN_SECS, localOperators } from '../../infra/local/operators';
+import { ROOT } from '../../infra/local/serverless-config';
+import { launchChromium, signIn } from '../browser';
 import { docsPorts, startNpmNode } from '../node';
 import { paste, readmeBlocks } from '../readme';
 import { DOCS_IMAGES, screenshot } from '../screenshots';
-import { startTestStack, type TestStack } from '../stack';
+import { startTestStack, type TestStack, tenantAdmin } from '../stack';
 import { ok } from '../world';
 
-// The back-office console (infra/local/console.ts, console/): its two doors to the service, and
-// in a browser (Debian's Chromium, driven by playwright-core; .ci/run installs it), the dashboard,
+// The back-office console (functions/console, infra/local/console.ts, console/): its page and its
+// door to the Admin API behind the local sign-in, and in a browser (Debian's Chromium, driven by playwright-core; .ci/run installs it), the dashboard,
 // the payments list and the payment's trace after the README's walkthrough, which it also
 // photographs (for the docs with `npm run docs:images`).
 const { WIDGETS } = createRequire(import.meta.url)('../../infra/serverless/dashboard.cjs');
 
 describe('the console server', () => {
-  // One stack for the file (its functions read their settings once a process), on a secret of the
-  // operator's own: what the console signs with only given PROXY_ALLOW_CUSTOM_SECRET=1.
+  // One stack for the file (its functions read their settings once a process), its operators in
+  // memory: one of each role, and an operator of one tenant.
   let s: TestStack;
+  let server: Awaited<ReturnType<typeof startConsole>>;
+  let tenantId: string;
+  let tenantSecret: string;
+  const PASSWORD = 'A-long-Passw0rd!';
+  const token: Record<string, string> = {};
   beforeAll(async () => {
-    s = await startTestStack({ ADMIN_API_SECRET: 'an-operators-own-secret-0123456789' });
+    s = await startTestStack();
+    const tenant = await ok(s.admin('POST', '/tenants', { name: 'Tenant T', walletAddressPrefix: `${s.env.WALLET_ADDRESS_URL}/acme` }));
+    tenantId = tenant.id;
+    tenantSecret = tenant.adminApiSecret;
+    for (const role of ['viewer', 'operator', 'admin'] as const) s.operators.add({ name: `${role}@fsp.example`, password: PASSWORD, role });
+    s.operators.add({ name: 'tenant-admin@fsp.example', password: PASSWORD, role: 'admin', tenant: tenantId });
+    for (const name of ['viewer', 'operator', 'admin', 'tenant-admin']) token[name] = s.operators.signIn(`${name}@fsp.example`, PASSWORD)!.idToken;
+    server = await startConsole({ port: 0, adminUrl: s.adminUrl, operators: s.operators, metrics: s.metrics, traces: s.traces });
   });
-  afterAll(() => s.stop());
-  const optIn = { PROXY_ALLOW_CUSTOM_SECRET: '1' };
-
-  it('serves its page and a modest bundle, signs Admin API requests for it, gives the dashboard, and refuses other sites', async () => {
-    const server = await startConsole({
-      port: 0,
-      node: 'A',
-      adminUrl: s.adminUrl,
-      secret: s.env.ADMIN_API_SECRET,
-      metrics: s.metrics,
-      traces: s.traces,
-      env: optIn,
+  afterAll(async () => {
+    await server?.stop();
+    await s.stop();
+  });
+  // The console's API on the Admin API, as the page calls it: the operator's ID token, no signature.
+  const api = (as: string | undefined, method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) =>
+    fetch(`${s.adminUrl}/console/api${path}`, {
+      method,
+      headers: { ...(as !== undefined && { authorization: as }), ...(init.body && { 'content-type': 'application/json' }), ...init.headers },
+      body: init.body,
     });
-    const get = (path: string, headers: Record<string, string> = {}) => fetch(server.url + path, { headers });
-    try {
-      const page = await get('/');
+  const codesOf = async () => (await ok(s.admin('GET', '/assets'), 200)).items.map((a: { code: string }) => a.code).sort();
+
+  it("serves its page, a modest bundle and how to sign in, on the Admin API and on the console's port, and refuses other sites", async () => {
+    for (const page of [await fetch(`${s.adminUrl}/console`), await fetch(`${server.url}/`)]) {
       expect(page.status).toBe(200);
-      expect(await page.text()).toContain('<body data-node="A">');
+      expect(await page.text()).toContain('<body data-node="test.node-a">');
       expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
-      const [js, css] = await Promise.all([get('/console.js'), get('/console.css')]);
-      expect([js.status, css.status]).toEqual([200, 200]);
-      // Preact, uPlot and the console's own code, minified.
-      expect((await js.text()).length).toBeLessThan(120 * 1024);
-      expect((await css.text()).length).toBeLessThan(16 * 1024);
-
-      // The Admin API, signed by the console: no signature from the page.
-      const created = await fetch(`${server.url}/admin/assets`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"code":"USD","scale":2}',
-      });
-      expect(created.status).toBe(201);
-      expect((await (await get('/admin/assets')).json()).items.map((a: { code: string }) => a.code)).toEqual(['USD']);
-      const refused = await fetch(`${server.url}/admin/assets`, {
-        method: 'POST',
-        headers: { origin: 'http://evil.example' },
-        body: '{"code":"EUR","scale":2}',
-      });
-      expect(refused.status).toBe(403);
-      expect((await get('/local/dashboard', { origin: 'http://evil.example' })).status).toBe(403);
-
-      const dashboard = await (await get('/local/dashboard?minutes=10')).json();
-      expect(dashboard.minutes).toBe(10);
-      expect(dashboard.widgets.map((w: { title: string }) => w.title)).toEqual(WIDGETS.map((w: { title: string }) => w.title));
-      const requests = dashboard.widgets.find((w: { title: string }) => w.title === 'API requests').series;
-      expect(requests.map((x: { label: string }) => x.label)).toEqual(['ApiGatewayRestApi Count']);
-      expect(dashboard.alarms.length).toBeGreaterThan(75);
-
-      // The traces the node recorded, newest first, each named by its route: the asset's listing, and its creation.
-      const recent = (await (await get('/local/traces')).json()).items;
-      expect(recent.slice(0, 2)).toMatchObject([
-        { id: expect.stringMatching(/^1-[0-9a-f]{8}-[0-9a-f]{24}$/), name: 'GET /assets', failed: false },
-        { name: 'POST /assets', failed: false },
-      ]);
-      const functionsOf = async (id: string) => (await (await get(`/local/traces/${id}`)).json()).documents.map((d: { name: string }) => d.name).sort();
-      expect(await functionsOf(recent[0].id)).toEqual(['assetsList', 'payment-service-local-admin']);
-      expect(await functionsOf(recent[1].id)).toEqual(['assetsCreate', 'payment-service-local-admin']);
-      expect((await (await get('/local/traces?paymentId=nothing-of-that-id')).json()).items).toEqual([]);
-      expect((await get('/local/traces/1-00000000-000000000000000000000000')).status).toBe(404);
-      expect((await get('/local/traces', { origin: 'http://evil.example' })).status).toBe(403);
-    } finally {
-      await server.stop();
     }
+    const [js, css] = await Promise.all([fetch(`${server.url}/console/console.js`), fetch(`${s.adminUrl}/console/console.css`)]);
+    expect([js.status, css.status]).toEqual([200, 200]);
+    // Preact, uPlot and the console's own code, minified.
+    expect((await js.text()).length).toBeLessThan(120 * 1024);
+    expect((await css.text()).length).toBeLessThan(16 * 1024);
+    expect(await (await fetch(`${server.url}/console/config.json`)).json()).toEqual({ signIn: { kind: 'local' } });
+    expect((await fetch(`${s.adminUrl}/console/nothing`)).status).toBe(404);
+    expect((await fetch(`${server.url}/`, { headers: { origin: 'http://evil.example' } })).status).toBe(403);
+    expect((await fetch(`${server.url}/local/dashboard`, { headers: { origin: 'http://evil.example', authorization: token.admin } })).status).toBe(403);
   });
 
-  // Issue 28, item 6: with a secret of the operator's own, the console signed for anyone on the
-  // machine (an unsigned withdrawal through it was 200), where the signing proxy refuses to run.
-  it('signs with a secret other than the local default only when PROXY_ALLOW_CUSTOM_SECRET=1 says so, as the proxy', async () => {
-    const options = { port: 0, node: 'B', adminUrl: s.adminUrl, secret: s.env.ADMIN_API_SECRET, metrics: s.metrics, traces: s.traces };
-    const asset = await ok(s.admin('POST', '/assets', { code: 'GBP', scale: 2 }));
-    await ok(s.admin('POST', `/assets/${asset.id}/liquidity`, { amount: '1000' }), 200);
-    const withdraw = (console: { url: string }) =>
-      fetch(`${console.url}/admin/assets/${asset.id}/liquidity-withdrawals`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"amount":"400"}',
-      });
-    const guarded = await startConsole({ ...options, env: {} });
-    try {
-      const refused = await withdraw(guarded);
-      expect(refused.status).toBe(403);
-      expect(refused.headers.get('content-type')).toBe('application/problem+json');
-      expect(await refused.json()).toMatchObject({ code: 'console_signing_off', detail: expect.stringContaining('PROXY_ALLOW_CUSTOM_SECRET=1') });
-      expect((await fetch(`${guarded.url}/admin/assets`)).status).toBe(403);
-      expect((await ok(s.admin('GET', `/assets/${asset.id}`), 200)).liquidity.value).toBe('1000'); // nothing moved
-      // The rest of the console works.
-      expect((await fetch(`${guarded.url}/local/dashboard`)).status).toBe(200);
-      expect((await fetch(`${guarded.url}/`)).status).toBe(200);
-    } finally {
-      await guarded.stop();
+  it("hands each request to its route's function with its path parameters, query, headers and body as sent, and answers what it answers", async () => {
+    const created = await api(token.admin, 'POST', '/assets', { body: '{"code":"USD","scale":2}', headers: { 'idempotency-key': 'usd-1' } });
+    expect(created.status).toBe(201);
+    const usd = await created.json();
+    // The Idempotency-Key reached the route: the same request is replayed, another body under it refused.
+    const again = await api(token.admin, 'POST', '/assets', { body: '{"code":"USD","scale":2}', headers: { 'idempotency-key': 'usd-1' } });
+    expect([again.status, (await again.json()).id]).toEqual([201, usd.id]);
+    const reused = await api(token.admin, 'POST', '/assets', { body: '{"code":"EUR","scale":2}', headers: { 'idempotency-key': 'usd-1' } });
+    expect([reused.status, (await reused.json()).code]).toEqual([422, 'idempotency_key_reused']);
+    // The content type too (the route refuses another), and the body's bytes as they were.
+    const text = await api(token.admin, 'POST', '/assets', { body: '{"code":"GBP","scale":2}', headers: { 'content-type': 'text/plain' } });
+    expect(text.status).toBe(415);
+    const lone = await api(token.admin, 'POST', '/assets', { body: '{"code":"\\ud800","scale":2}' });
+    expect([lone.status, (await lone.json()).detail]).toEqual([400, expect.stringContaining('unpaired UTF-16 surrogate')]);
+    // Path parameters, and the query.
+    expect(await (await api(token.viewer, 'GET', `/assets/${usd.id}`)).json()).toMatchObject({ id: usd.id, code: 'USD' });
+    expect((await (await api(token.viewer, 'GET', '/assets?limit=1')).json()).items).toHaveLength(1);
+    const badQuery = await api(token.viewer, 'GET', '/assets?color=red');
+    expect([badQuery.status, (await badQuery.json()).code]).toEqual([400, 'invalid_request']);
+    // The tenant-id header: the tenant's data, none yet.
+    expect((await (await api(token.admin, 'GET', '/assets', { headers: { 'tenant-id': tenantId } })).json()).items).toEqual([]);
+    // A path no route serves, and a method its route does not.
+    const none = await api(token.admin, 'GET', '/nothing/here');
+    expect([none.status, none.headers.get('content-type'), (await none.json()).code]).toEqual([404, 'application/problem+json', 'not_found']);
+    const method = await api(token.admin, 'DELETE', '/assets');
+    expect([method.status, method.headers.get('allow')]).toEqual([405, 'GET, POST']);
+    expect(await codesOf()).toEqual(['USD']);
+  });
+
+  it("refuses a missing, forged or expired token (401) and a role or tenant short of the route's (403 role_forbidden), changing nothing", async () => {
+    const body = '{"code":"JPY","scale":0}';
+    const another = localOperators();
+    another.add({ name: 'admin@fsp.example', password: PASSWORD, role: 'admin' });
+    const refusals = {
+      none: await api(undefined, 'POST', '/assets', { body }),
+      garbage: await api('not-a-token', 'POST', '/assets', { body }),
+      forged: await api(another.idToken('admin@fsp.example'), 'POST', '/assets', { body }),
+      expired: await api(s.operators.idToken('admin@fsp.example', -1), 'POST', '/assets', { body }),
+    };
+    for (const [why, res] of Object.entries(refusals)) expect(res.status, why).toBe(401);
+    for (const as of [token.viewer, token.operator]) {
+      const res = await api(as, 'POST', '/assets', { body });
+      expect([res.status, (await res.json()).code]).toEqual([403, 'role_forbidden']);
     }
-    const optedIn = await startConsole({ ...options, env: optIn });
-    try {
-      expect((await withdraw(optedIn)).status).toBe(200);
-      expect((await ok(s.admin('GET', `/assets/${asset.id}`), 200)).liquidity.value).toBe('600');
-    } finally {
-      await optedIn.stop();
+    // An operator of one tenant: that tenant's data, and no other's.
+    const elsewhere = await api(token['tenant-admin'], 'GET', '/assets', { headers: { 'tenant-id': 'operator' } });
+    expect([elsewhere.status, (await elsewhere.json()).code]).toEqual([403, 'role_forbidden']);
+    expect((await (await api(token['tenant-admin'], 'GET', '/assets')).json()).items).toEqual([]);
+    expect(await codesOf()).toEqual(['USD']);
+    // The Admin API's own routes take no token for a signature.
+    expect((await fetch(`${s.adminUrl}/assets`, { headers: { authorization: token.admin } })).status).toBe(401);
+  });
+
+  it('signs an operator in with a name and password, and keeps the dashboard and traces to signed-in operators', async () => {
+    const signIn = (name: string, password: string) =>
+      fetch(`${server.url}/local/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, password }) });
+    for (const wrong of [await signIn('admin@fsp.example', 'A-long-Passw0rd?'), await signIn('nobody@fsp.example', PASSWORD)]) {
+      expect([wrong.status, (await wrong.json()).code]).toEqual([401, 'unauthorized']);
     }
+    const signedIn = await signIn('viewer@fsp.example', PASSWORD);
+    const { idToken, expiresIn } = await signedIn.json();
+    expect(expiresIn).toBe(ID_TOKEN_SECS);
+    expect((await api(idToken, 'GET', '/assets')).status).toBe(200);
+
+    const get = (path: string, as?: string) => fetch(server.url + path, { headers: as ? { authorization: as } : {} });
+    for (const path of ['/local/dashboard', '/local/traces']) expect((await get(path)).status, path).toBe(401);
+    const dashboard = await (await get('/local/dashboard?minutes=10', idToken)).json();
+    expect(dashboard.minutes).toBe(10);
+    expect(dashboard.widgets.map((w: { title: string }) => w.title)).toEqual(WIDGETS.map((w: { title: string }) => w.title));
+    expect(dashboard.alarms.length).toBeGreaterThan(75);
+    // The traces the node recorded, most recent first: the console's request, handed to its route.
+    const recent = (await (await get('/local/traces', idToken)).json()).items;
+    const functionsOf = async (id: string) => (await (await get(`/local/traces/${id}`, idToken)).json()).documents.map((d: { name: string }) => d.name).sort();
+    expect(await functionsOf(recent[0].id)).toEqual(['assetsList', 'console', 'payment-service-local-admin']);
+    expect((await get('/local/traces/1-00000000-000000000000000000000000', idToken)).status).toBe(404);
+  });
+
+  // In a browser (Debian's Chromium): each role signs in on the console's form and sees and does
+  // what its role allows, and no more; what it is not offered, forced through the page's door,
+  // is refused and changes nothing.
+  it('in a browser, signs in as viewer, operator, admin and a tenant operator, each offered and allowed what its role allows, and no more', async () => {
+    await ok(s.admin('POST', '/assets', { code: 'CHF', scale: 2 }));
+    const address = `${s.openPaymentsUrl}/held`;
+    await ok(s.admin('POST', '/wallet-addresses', { address, assetCode: 'CHF', approvalRequired: true }));
+    const intent = async () => (await ok(s.admin('POST', '/payment-intents', { walletAddress: address }))).id as string;
+    const [forViewer, forOperator] = [await intent(), await intent()];
+    const codes = await codesOf();
+    const stateOf = async (id: string) => (await ok(s.admin('GET', `/payment-intents/${id}`), 200)).state;
+    const tenantAddress = `${s.env.WALLET_ADDRESS_URL}/acme/carol`;
+    const asTenant = tenantAdmin(s.adminUrl, tenantId, tenantSecret);
+    await ok(asTenant('POST', '/assets', { code: 'CHF', scale: 2 }));
+    await ok(asTenant('POST', '/wallet-addresses', { address: tenantAddress, assetCode: 'CHF' }));
+
+    const browser = await launchChromium({ width: 1280, height: 900 });
+    try {
+      const as = async (role: string) => {
+        const page = await browser.newPage();
+        await page.addInitScript(PAGE_DOOR);
+        await page.goto(server.url);
+        await signIn(page, `${role}@fsp.example`, PASSWORD);
+        return page;
+      };
+      const intentRow = (page: Page, id: string) => page.locator(`table[aria-label="Payment intents"] tr[data-id="${id}"]`);
+      const forced = (page: Page, path: string, body?: unknown) =>
+        page.evaluate(
+          async ([path, body]) => {
+            const res = await asOperator(path as string, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
+            return { status: res.status, code: (await res.json()).code };
+          },
+          [path, body] as const,
+        );
+      const refused = { status: 403, code: 'role_forbidden' };
+
+      // A viewer: reads every page, is offered no action, and is refused one forced through.
+      const viewer = await as('viewer');
+      expect(await viewer.locator('header .who').textContent()).toBe('viewer@fsp.example viewer');
+      await viewer.getByRole('link', { name: 'Payment intents' }).click();
+      await intentRow(viewer, forViewer).waitFor();
+      expect(await viewer.locator('table[aria-label="Payment intents"] td.actions button').count()).toBe(0);
+      await viewer.getByRole('link', { name: 'Assets' }).click();
+      await viewer.locator('table[aria-label="Assets"] tr', { hasText: 'CHF' }).waitFor();
+      expect(await viewer.locator('table[aria-label="Assets"] td.actions button').count()).toBe(0);
+      expect(await forced(viewer, `/payment-intents/${forViewer}/approve`)).toEqual(refused);
+      expect(await forced(viewer, '/assets', { code: 'SEK', scale: 2 })).toEqual(refused);
+      expect(await stateOf(forViewer)).toBe('pending_approval');
+      expect(await codesOf()).toEqual(codes);
+
+      // An operator: approves an intent from the page; is not offered an admin's liquidity deposit,
+      // and cannot create an asset.
+      const operator = await as('operator');
+      expect(await operator.locator('header .who').textContent()).toBe('operator@fsp.example operator');
+      await operator.getByRole('link', { name: 'Payment intents' }).click();
+      await intentRow(operator, forOperator).getByRole('button', { name: 'Approve' }).click();
+      await operator.getByRole('dialog', { name: 'Approve' }).getByRole('button', { name: 'Confirm' }).click();
+      await expect.poll(() => stateOf(forOperator)).toBe('pending');
+      await operator.getByRole('link', { name: 'Assets' }).click();
+      const chf = operator.locator('table[aria-label="Assets"] tr', { hasText: 'CHF' });
+      await chf.waitFor();
+      expect(await chf.getByRole('button').allTextContents()).toEqual([]);
+      expect(await forced(operator, '/assets', { code: 'SEK', scale: 2 })).toEqual(refused);
+      expect(await codesOf()).toEqual(codes);
+
+      // An admin: offered the deposit, and creates an asset.
+      const admin = await as('admin');
+      await admin.getByRole('link', { name: 'Assets' }).click();
+      await admin.locator('table[aria-label="Assets"] tr', { hasText: 'CHF' }).getByRole('button', { name: 'Deposit' }).waitFor();
+      expect((await forced(admin, '/assets', { code: 'SEK', scale: 2 })).status).toBe(201);
+      await admin.getByRole('button', { name: 'Reload' }).click();
+      await admin.locator('table[aria-label="Assets"] tr', { hasText: 'SEK' }).waitFor();
+      expect(await codesOf()).toEqual([...codes, 'SEK'].sort());
+
+      // An operator of one tenant: that tenant's wallet addresses only, and no tenant switch.
+      const tenantOperator = await as('tenant-admin');
+      expect(await tenantOperator.locator('header .who').textContent()).toBe(`tenant-admin@fsp.example admin of tenant ${tenantId}`);
+      await tenantOperator.getByRole('link', { name: 'Wallet addresses' }).click();
+      await tenantOperator.locator('table[aria-label="Wallet addresses"] tr', { hasText: tenantAddress }).waitFor();
+      expect(await tenantOperator.locator('table[aria-label="Wallet addresses"] tbody tr').count()).toBe(1);
+      expect(await tenantOperator.getByLabel('Tenant').count()).toBe(0);
+
+      // Signing out, and a token that expired, bring the sign-in back; an expired token is refused.
+      await admin.getByRole('button', { name: 'Sign out' }).click();
+      await admin.getByRole('button', { name: 'Sign in' }).waitFor();
+      const expired = s.operators.idToken('operator@fsp.example', -1);
+      await operator.evaluate((token) => sessionStorage.setItem('payment-service.id-token', token), expired);
+      expect((await forced(operator, `/payment-intents/${forViewer}/cancel`, { reason: 'late' })).status).toBe(401);
+      await operator.reload();
+      await operator.getByRole('button', { name: 'Sign in' }).waitFor();
+      expect(await stateOf(forViewer)).toBe('pending_approval');
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+// The page's door to the Admin API with the signed-in operator's token, as console/api.ts calls
+// it, for a test to force a request the page does not offer (declared in the page's scope).
+declare function asOperator(path: string, init?: RequestInit): Promise<Response>;
+const PAGE_DOOR = () => {
+  Object.assign(window, {
+    asOperator: (path: string, init: RequestInit = {}) =>
+      fetch(`console/api${path}`, { ...init, headers: { ...init.headers, authorization: sessionStorage.getItem('payment-service.id-token') ?? '' } }),
+  });
+};
+const seededPassword = (dataDir: string, role: string): string => JSON.parse(readFileSync(join(dataDir, 'operators-seeded.json'), 'utf8'))[role];
+
+describe('npm run operator', () => {
+  const run = (dataDir: string, ...args: string[]) =>
+    promisify(execFile)('npx', ['tsx', 'infra/local/operator.ts', ...args], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: dataDir } });
+
+  it("adds an operator with a role and a tenant to a node's data folder, with a password it prints once, and refuses a role that is none", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'operators-'));
+    const { stdout } = await run(dataDir, 'alice@fsp.example', 'operator', '--tenant', 'acme');
+    const password = /with the password (\S+)$/m.exec(stdout)?.[1];
+    expect(stdout).toContain('alice@fsp.example (operator of tenant acme) signs in');
+    const operators = localOperators(dataDir);
+    const claims = operators.verify(operators.signIn('alice@fsp.example', password!)?.idToken);
+    expect(claims).toMatchObject({ 'cognito:username': 'alice@fsp.example', 'cognito:groups': 'operator', 'custom:tenant': 'acme' });
+    expect(statSync(join(dataDir, 'operators.json')).mode & 0o777).toBe(0o600);
+    const refused = await run(dataDir, 'bob@fsp.example', 'root').catch((e: { code: number; stderr: string }) => e);
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining('usage: npm run operator') });
+    expect(operators.signIn('bob@fsp.example', password!)).toBeUndefined();
   });
 });
 
 describe('the console in a browser', () => {
   it('after "Walk through a payment", shows the payment on the dashboard, in the payments list and in its trace, redelivers its webhook, and finds the ledger balanced', async () => {
     // The functions' own metrics on, as under a user's npm start (the tests turn them off); the
-    // back office signs with the test's secret, which takes the opt-in.
+    // walkthrough's signing proxy signs with the test's secret, which takes the opt-in.
     // For the docs' images, on the default ports, whose URLs the README writes (the pages show them).
     const a = await startNpmNode('start', {
       ...(DOCS_IMAGES && { ports: await docsPorts() }),
@@ -143,15 +296,17 @@ describe('the console in a browser', () => {
       page.on('pageerror', (e) => problems.push(e.message));
       page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
       page.on('request', (r) => r.url().startsWith(`${a.console}/`) || problems.push(`a request away from the console: ${r.url()}`));
+      await page.addInitScript(PAGE_DOOR);
       await page.goto(a.console);
+      await signIn(page, 'admin', seededPassword(a.dataDir, 'admin'));
       await page.getByRole('status').filter({ hasText: 'Admin API 0.1.0' }).waitFor();
       const completed = page.locator('section[aria-label="Payments by outcome"] tr[data-series="Payments outcome=completed"] td.value');
       await completed.waitFor();
       expect(await completed.textContent()).toBe('1');
       expect(await page.locator('section[aria-label="Alarms"] h2').textContent()).toMatch(/\d+ OK 0 in ALARM/);
       expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Dashboard');
-      // The page's own door to the Admin API, which the console signs.
-      const seen = await page.evaluate(async (id) => (await fetch(`/admin/payments/${id}`)).json(), payment.id);
+      // The page's own door to the Admin API, with the admin's token.
+      const seen = await page.evaluate(async (id) => (await asOperator(`/payments/${id}`)).json(), payment.id);
       expect(seen).toMatchObject({ id: payment.id, state: 'completed' });
 
       // The walkthrough took a minute or two: the last quarter of an hour shows it best.
@@ -242,7 +397,7 @@ describe('the console in a browser', () => {
       const eurId = await page.locator('table[aria-label="Ledger check"] tr[data-asset="EUR"]').evaluate((row) => row.getAttribute('data-asset-id'));
       await page.evaluate(async (id) => {
         for (let i = 0; i < 21; i++)
-          await fetch(`/admin/assets/${id}/liquidity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":"100"}' });
+          await asOperator(`/assets/${id}/liquidity`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"amount":"100"}' });
       }, eurId);
       await page.locator('table[aria-label="Ledger check"] tr[data-asset="EUR"]').getByRole('link', { name: 'Liquidity' }).click();
       const transfers = page.locator('table[aria-label="Transfers"] tbody tr');
@@ -274,9 +429,7 @@ describe('the console in a browser', () => {
       // tenant's data only (the operator's secret acts for the tenant), and the operator's again after.
       const tenant = await page.evaluate(async (prefix) => {
         const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-          fetch(`/admin${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then((r) =>
-            r.json(),
-          );
+          asOperator(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then((r) => r.json());
         const t = await post('/tenants', { name: 'Acme', walletAddressPrefix: prefix });
         await post('/assets', { code: 'GBP', scale: 2 }, { 'tenant-id': t.id });
         return t as { id: string };
@@ -298,7 +451,7 @@ describe('the console in a browser', () => {
       // A chosen tenant deleted meanwhile: the page goes back to the operator's data (no tab left stuck on 401s).
       await page.getByLabel('Tenant').selectOption({ label: 'Acme' });
       await page.locator('table[aria-label="Assets"] tr', { hasText: 'GBP' }).waitFor();
-      expect(await page.evaluate(async (id) => (await fetch(`/admin/tenants/${id}`, { method: 'DELETE' })).status, tenant.id)).toBe(204);
+      expect(await page.evaluate(async (id) => (await asOperator(`/tenants/${id}`, { method: 'DELETE' })).status, tenant.id)).toBe(204);
       await page.reload();
       await page.locator('table[aria-label="Assets"] tr', { hasText: 'USD' }).waitFor();
       expect(await page.getByLabel('Tenant').count()).toBe(0); // no active tenant left: no switch

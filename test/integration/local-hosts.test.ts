@@ -32,7 +32,7 @@ beforeAll(async () => {
     idpSecret: s.env.IDP_SECRET,
     hosts: publicHosts(s.env),
   });
-  const console = await startConsole({ port: 0, node: 'A', adminUrl: s.adminUrl, secret: LOCAL_ADMIN_API_SECRET, metrics: s.metrics, traces: s.traces });
+  const console = await startConsole({ port: 0, adminUrl: s.adminUrl, operators: s.operators, metrics: s.metrics, traces: s.traces });
   const proxy = await startProxy({ port: 0, secret: LOCAL_ADMIN_API_SECRET, nodeA: s.adminUrl });
   stops.push(fsp.stop, console.stop, proxy.stop);
   Object.assign(servers, {
@@ -47,6 +47,7 @@ beforeAll(async () => {
     'signing proxy': `${proxy.url}/assets`,
     'SQS emulator': s.endpoints.sqs,
     'EventBridge emulator': s.endpoints.eventbridge,
+    'Lambda emulator': s.endpoints.lambda,
   });
 });
 afterAll(async () => {

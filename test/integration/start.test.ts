@@ -51,17 +51,16 @@ async function startAndStop(signal: NodeJS.Signals) {
   const node = await startNode('start');
   expect(node.output()).toContain(node.adminUrl);
   expect(node.output()).toContain(`ILP connector                 ${node.connector}   (ILP address test.node-a;`);
-  // A secret of the user's own (the test's): the console's back office stays off without the opt-in
-  // (issue 28, item 6: it signed an unsigned request for anyone on the machine).
+  // The console signs nothing: a request without an operator's sign-in is refused, whatever the secret.
   expect(node.output()).toContain(
-    `Console                       ${node.console}   (dashboard and alarms; traces; back office off: your ADMIN_API_SECRET is signed for only with PROXY_ALLOW_CUSTOM_SECRET=1)`,
+    `Console                       ${node.console}   (dashboard and alarms; traces; sign in as viewer, operator or admin: ${node.dataDir}/operators-seeded.json, made now; npm run operator adds one)`,
   );
-  const unsigned = await fetch(`${node.console}/admin/assets`, {
+  const unsigned = await fetch(`${node.console}/console/api/assets`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: '{"code":"XXX","scale":2}',
   });
-  expect(unsigned.status).toBe(403);
+  expect(unsigned.status).toBe(401);
   expect((await ok(node.admin('GET', '/assets'), 200)).items).toEqual([]);
   const openapi = await fetch(`${node.adminUrl}/openapi.json`);
   expect(openapi.status).toBe(200);

@@ -46,17 +46,7 @@ const WIRE: Record<number, string[]> = {
     'unauthorized',
     'user_denied',
   ],
-  403: [
-    'console_refused',
-    'console_signing_off',
-    'forbidden',
-    'host_refused',
-    'insufficient_grant',
-    'invalid_interaction',
-    'operator_only',
-    'proxy_refused',
-    'role_forbidden',
-  ],
+  403: ['console_refused', 'forbidden', 'host_refused', 'insufficient_grant', 'invalid_interaction', 'operator_only', 'proxy_refused', 'role_forbidden'],
   404: [
     'account_not_found',
     'asset_not_found',
@@ -124,7 +114,7 @@ const WIRE: Record<number, string[]> = {
   429: ['too_many_requests'],
   501: ['interaction_not_offered'],
   502: ['node_not_running', 'peer_refused', 'peer_unreachable', 'proxy_failed', 'rate_probe_failed', 'receiver_invalid', 'receiver_unreachable'],
-  503: ['authorization_server_unavailable', 'console_build_failed', 'grant_busy', 'read_throttled'],
+  503: ['authorization_server_unavailable', 'grant_busy', 'read_throttled'],
 };
 
 describe('the catalogs of errors', () => {
