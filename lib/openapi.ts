@@ -4,6 +4,7 @@
 import * as z from 'zod';
 import { amount } from './amounts';
 import { asset, assetWithLiquidity, createAssetBody, feeSchedule, liquidityBody, liquidityWithdrawalBody, updateAssetBody } from './assets/schemas';
+import { grant } from './auth-server/admin-schemas';
 import { type CatalogEntry, commonErrors } from './errors';
 import { httpErrors } from './http/errors';
 import { type Problem, problem } from './http/problem';
@@ -19,6 +20,7 @@ import {
   allRoutes,
   assetLiquidityWithdrawn,
   assetPage,
+  grantPage,
   ledgerTransferPage,
   liquidityWithdrawalPage,
   openApiDocumentSchema,
@@ -107,6 +109,8 @@ const responseSchemas = {
   PeerLiquidityWithdrawn: peerLiquidityWithdrawn,
   UnansweredPacket: unansweredPacket,
   PeerReconciliation: reconciliation,
+  Grant: grant,
+  GrantPage: grantPage,
   WebhookDeliveryAttempt: attempt,
   WebhookEvent: webhookEvent,
   WebhookEventPage: webhookEventPage,
