@@ -129,7 +129,6 @@ export async function walletAddressIdOf(node: Node, url: string, field: string):
   return (await findWalletRecordByUrl(node, url))?.id ?? null;
 }
 
-// Each change is told to the FSP (wallet_address.updated, with the wallet address as it is after).
 // For a filter that names a wallet address by its id or its URL: its URL, or null when none is
 // there; a value that is neither an id nor a URL that can be one is refused (400, naming `field`).
 export async function walletAddressUrlOf(node: Node, ref: string, field: string): Promise<string | null> {
@@ -137,6 +136,7 @@ export async function walletAddressUrlOf(node: Node, ref: string, field: string)
   return canonicalAddress(ref, node.urls.walletAddresses, field);
 }
 
+// Each change is told to the FSP (wallet_address.updated, with the wallet address as it is after).
 export async function updateWalletAddress(node: Node, id: string, changes: UpdateWalletAddress): Promise<WalletAddress> {
   const wallet = await storedWallet(node, id);
   const view = viewOf(node, { ...wallet, ...changes });
@@ -180,7 +180,7 @@ export async function publishServiceIdentity(node: Node, address: string, public
 // Rafiki's on-demand wallet addresses): at most once per address in NOT_FOUND_WINDOW_SECS, so that a
 // client's retries, and many clients asking at once, make one event. After the window a look-up
 // tells again: an FSP that chose not to make it, or could not, hears of it once in five minutes.
-export const NOT_FOUND_WINDOW_SECS = 300;
+const NOT_FOUND_WINDOW_SECS = 300;
 
 async function tellNotFound(node: Node, url: string): Promise<void> {
   let address: string;
