@@ -1,4 +1,7 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { generateJwk } from '@interledger/http-signature-utils';
+import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
 import { launchChromium } from '../browser';
@@ -269,6 +272,27 @@ describe('the console in a browser', () => {
       // Back to the ledger check, which the tenant below has too (that intent's account it has not: 404).
       await page.getByRole('link', { name: 'Ledger check' }).click();
       await page.getByRole('status').filter({ hasText: 'Balanced' }).waitFor();
+
+      // An app's grant, on the Grants page: revoked from its row, its token refused at the app's next call.
+      const { privateKey } = generateKeyPairSync('ed25519');
+      const appWallet = await ok(a.admin('POST', '/wallet-addresses', { address: `${a.wallets}/an-app`, assetCode: 'USD', publicName: 'An app' }));
+      await ok(a.admin('POST', `/wallet-addresses/${appWallet.id}/keys`, generateJwk({ privateKey, keyId: 'an-app' })));
+      const app = await createAuthenticatedClient({ walletAddressUrl: appWallet.address, privateKey, keyId: 'an-app', validateResponses: true });
+      const { authServer, resourceServer } = await app.walletAddress.get({ url: appWallet.address });
+      const access = [{ type: 'incoming-payment', actions: ['create', 'read', 'list'], identifier: appWallet.address }];
+      const grant = await app.grant.request({ url: authServer }, { access_token: { access } } as never);
+      if (!isFinalizedGrantWithAccessToken(grant)) throw new Error('expected a grant issued at once');
+      await page.getByRole('link', { name: 'Grants' }).click();
+      const granted = page.locator('table[aria-label="Grants"] tbody tr', { hasText: appWallet.address });
+      await granted.waitFor();
+      expect(await granted.locator('.state').textContent()).toBe('approved');
+      await granted.getByRole('button', { name: 'Revoke' }).click();
+      const revoking = page.getByRole('dialog', { name: 'Revoke' });
+      await revoking.getByRole('button', { name: 'Confirm' }).click();
+      await revoking.waitFor({ state: 'detached' });
+      await expect.poll(() => granted.locator('.state').textContent()).toBe('revoked');
+      const listed = app.incomingPayment.list({ url: resourceServer, walletAddress: appWallet.address, accessToken: grant.access_token.value });
+      await expect(listed).rejects.toMatchObject({ status: 401 });
 
       // A tenant: the switch appears once the deployment has one, and on it the console shows the
       // tenant's data only (the operator's secret acts for the tenant), and the operator's again after.
