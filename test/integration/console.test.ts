@@ -130,7 +130,7 @@ describe('the console server', () => {
 });
 
 describe('the console in a browser', () => {
-  it('after "Walk through a payment", shows the payment on the dashboard, in the payments list and in its trace, redelivers its webhook, and finds the ledger balanced', async () => {
+  it('after "Walk through a payment", shows the payment on the dashboard, in the payments list and in its trace, redelivers its webhook, finds the ledger balanced, and revokes an app’s grant', async () => {
     // The functions' own metrics on, as under a user's npm start (the tests turn them off); the
     // back office signs with the test's secret, which takes the opt-in.
     const a = await startNpmNode('start', { env: { POWERTOOLS_METRICS_DISABLED: '', PROXY_ALLOW_CUSTOM_SECRET: '1' } });
