@@ -12,11 +12,10 @@ import { commit, type Refusals, type Write } from '../tx';
 import {
   activeWalletRecord,
   findWalletRecordByUrl,
+  isActive,
   requiresApproval,
   WALLET_CHANGED,
-  WALLET_INACTIVE,
   type WalletRecord,
-  walletActive,
   walletAddressIdOf,
   walletUnchanged,
 } from '../wallet-addresses';
@@ -262,6 +261,10 @@ export interface Crediting {
 
 export async function creditIntent(node: Node, read: IntentRecord | undefined, c: Crediting): Promise<CreditOutcome> {
   let intent = read;
+  // Its wallet address's status, read afresh beside the first attempt's own reads: a freeze holds
+  // for every credit that starts after it (docs/api.md, "Wallet address status").
+  const active = intent && isActive(node, intent.walletAddress);
+  active?.catch(() => undefined); // awaited before the first commit
   for (let attempt = 1; attempt <= c.attempts; attempt++) {
     if (!intent) return { kind: 'not_found' };
     const state = stateOf(intent);
@@ -284,11 +287,10 @@ export async function creditIntent(node: Node, read: IntentRecord | undefined, c
     };
     const outgoing = [...(c.outgoing ?? [])];
     if (after.state === 'completed') outgoing.push(event(store.partition(node, intent.id), 'payment_intent.completed', intentView(node, after)));
-    // The wallet address's status is checked as the credit commits: a freeze takes effect at once.
-    const writes = [...(await c.writes(credit, fee)), ...store.changeIntent(node, intent, changes, now), walletActive(node, intent.walletAddress)];
+    const writes = [...(await c.writes(credit, fee)), ...store.changeIntent(node, intent, changes, now)];
+    if (!(await active)) return { kind: 'inactive' };
     const refusals = await commit(node, writes, outgoing, c.name);
     if (!refusals.length) return { kind: 'credited', credit };
-    if (refusals.includes(WALLET_INACTIVE)) return { kind: 'inactive' };
     if (refusals.some((r) => r !== store.INTENT_CHANGED)) return { kind: 'refused', refusals };
     // Decide again on the intent as it is now, after a short random pause so that competing
     // credits spread out.

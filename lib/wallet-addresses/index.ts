@@ -109,7 +109,7 @@ export async function findWalletRecordByUrl(node: Node, url: string, fresh = fal
   return record;
 }
 
-export { WALLET_CHANGED, WALLET_INACTIVE, walletActive, walletUnchanged } from './store';
+export { isActive, WALLET_CHANGED, WALLET_INACTIVE, walletActive, walletUnchanged } from './store';
 
 // The wallet address at `url` that a new quote or payment intent names, which must be active: a
 // cached record that says inactive is read afresh before the refusal (it may have been made active

@@ -136,9 +136,9 @@ export const walletUnchanged = (node: Node, wa: WalletRecord): Write => ({
   },
 });
 
-// A condition, for a transaction that moves money to or from the wallet address at `address` (a
-// quote, a payment, its funding, a credit of one of its intents): the wallet address is active as it
-// commits, whatever a cache said. Refused as 'wallet_address_inactive'.
+// A condition, for a transaction that its owner's side starts on the wallet address at `address` (a
+// quote, a payment, its funding): the wallet address is active as it commits, whatever a cache said.
+// Refused as 'wallet_address_inactive'.
 export const WALLET_INACTIVE = 'wallet_address_inactive';
 export const walletActive = (node: Node, address: string): Write => ({
   refusal: WALLET_INACTIVE,
@@ -150,6 +150,22 @@ export const walletActive = (node: Node, address: string): Write => ({
     ExpressionAttributeValues: { ':inactive': 'inactive' },
   },
 });
+
+// Whether the wallet address at `address` is active, read strongly consistent: for a credit of one
+// of its intents, which many payers make at once. A condition in each credit's transaction would
+// make them all contend on this one record (transactions that touch one item conflict).
+export async function isActive(node: Node, address: string): Promise<boolean> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: node.tables.main,
+      Key: byUrl(node, address),
+      ConsistentRead: true,
+      ProjectionExpression: '#status',
+      ExpressionAttributeNames: { '#status': 'status' },
+    }),
+  );
+  return Item?.status !== 'inactive';
+}
 
 // Unrevoked keys are counted on the wallet address's record (`activeKeys`) in the same
 // transaction as each key, so that racing additions cannot pass MAX_ACTIVE_KEYS. Refused as
