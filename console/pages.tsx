@@ -13,6 +13,7 @@ import {
   WithdrawalsPage,
 } from './back-office';
 import { DashboardPage } from './dashboard';
+import { GrantsPage } from './grants';
 import { TracesPage } from './traces';
 
 // Every page of the console, in the order the navigation lists them under their group. #/<path>
@@ -39,6 +40,7 @@ export const PAGES: Page[] = [
   { path: 'peers', title: 'Peers', group: 'Back office', component: PeersPage },
   { path: 'liquidity-withdrawals', title: 'Withdrawals', group: 'Back office', component: WithdrawalsPage },
   { path: 'webhook-events', title: 'Webhook events', group: 'Back office', component: WebhookEventsPage },
+  { path: 'grants', title: 'Grants', group: 'Back office', component: GrantsPage },
   { path: 'rates', title: 'Rates', group: 'Back office', component: RatesPage },
   { path: 'ledger', title: 'Ledger check', group: 'Back office', component: LedgerPage },
   { path: 'transfers', title: 'Transfers', group: 'Back office', component: TransfersPage },

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { amount } from './amounts';
 import { asset, assetWithLiquidity, createAssetBody, feeSchedule, liquidityBody, liquidityWithdrawalBody, updateAssetBody } from './assets/schemas';
 import { auditEvent } from './audit/schemas';
+import { grant } from './auth-server/admin-schemas';
 import { type CatalogEntry, commonErrors } from './errors';
 import { httpErrors } from './http/errors';
 import { type Problem, problem } from './http/problem';
@@ -21,6 +22,7 @@ import {
   assetLiquidityWithdrawn,
   assetPage,
   auditEventPage,
+  grantPage,
   ledgerTransferPage,
   liquidityWithdrawalPage,
   openApiDocumentSchema,
@@ -110,6 +112,8 @@ const responseSchemas = {
   PeerLiquidityWithdrawn: peerLiquidityWithdrawn,
   UnansweredPacket: unansweredPacket,
   PeerReconciliation: reconciliation,
+  Grant: grant,
+  GrantPage: grantPage,
   WebhookDeliveryAttempt: attempt,
   WebhookEvent: webhookEvent,
   WebhookEventPage: webhookEventPage,

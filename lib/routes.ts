@@ -7,6 +7,8 @@ import { amount } from './amounts';
 import { assetErrors } from './assets/errors';
 import { asset, assetWithLiquidity, createAssetBody, liquidityBody, liquidityWithdrawalBody, updateAssetBody } from './assets/schemas';
 import { auditEvent, auditEventsQuery } from './audit/schemas';
+import { grant, grantsQuery } from './auth-server/admin-schemas';
+import { authErrors } from './auth-server/errors';
 import { type CatalogEntry, commonErrors } from './errors';
 import { idParams, page } from './http/schemas';
 import { ilpErrors } from './ilp/errors';
@@ -49,6 +51,7 @@ export const tags = [
   { name: 'Quotes', description: 'What a payment to an incoming payment will debit and deliver.' },
   { name: 'Payments', description: 'Outgoing payments made from quotes: funded by the FSP, then sent.' },
   { name: 'Peers', description: 'The nodes this one exchanges Interledger packets with, and the credit each has.' },
+  { name: 'Grants', description: "What the FSP's users let Open Payments apps do: listed, and revoked." },
   { name: 'Webhook events', description: 'The events sent to the FSP, with every delivery attempt.' },
   { name: 'Audit events', description: 'What each operator signed in to the console did: who, with which role, when, to what, and the outcome.' },
   { name: 'Tenants', description: "The FSPs the deployment serves besides its operator's: the operator's alone to manage." },
@@ -109,6 +112,7 @@ export const walletAddressKeyList = z.object({ items: z.array(walletAddressKey) 
 export const paymentIntentWithdrawal = paymentIntent.extend({ withdrawnAmount: amount });
 export const paymentWithdrawal = payment.extend({ withdrawnAmount: amount });
 export const peerPage = page(peer);
+export const grantPage = page(grant);
 export const ledgerTransferPage = page(ledgerTransfer);
 // A withdrawal's answer: the asset's or peer's liquidity after it, or, two-phase, the withdrawal held.
 export const liquidityWithdrawalPage = page(liquidityWithdrawal);
@@ -333,7 +337,10 @@ export const routes = withIds({
     tag: 'Wallet addresses',
     method: 'patch',
     path: '/wallet-addresses/{id}',
-    summary: "Change a wallet address's public name or whether its new payment intents wait for approval",
+    summary: "Change a wallet address's public name, status, or whether its new payment intents wait for approval",
+    description:
+      'An `inactive` wallet address takes no new payment intents, quotes, payments, fundings, grants or packets ' +
+      '(`wallet_address_inactive`); what is in flight finishes as it would. Each change emits `wallet_address.updated`.',
     params: idParams,
     body: updateWalletAddressBody,
     status: 200,
@@ -421,7 +428,7 @@ export const routes = withIds({
     body: createIntentBody,
     status: 201,
     response: paymentIntent,
-    problems: [walletAddressErrors.unknown, intentErrors.assetMismatch],
+    problems: [walletAddressErrors.unknown, walletAddressErrors.inactive, intentErrors.assetMismatch],
     transactional: true,
     functionName: 'paymentIntentsCreate',
     role: 'PaymentIntentsCreateRole',
@@ -523,6 +530,7 @@ export const routes = withIds({
     response: quote,
     problems: [
       walletAddressErrors.unknown,
+      walletAddressErrors.inactive,
       ilpErrors.receiverNotFound,
       ilpErrors.receiverNotOpen,
       intentErrors.assetMismatch,
@@ -563,10 +571,10 @@ export const routes = withIds({
     body: createPaymentBody,
     status: 201,
     response: payment,
-    problems: [quoteErrors.used, quoteErrors.unknown, quoteErrors.walletMismatch, quoteErrors.expired],
+    problems: [quoteErrors.used, quoteErrors.unknown, quoteErrors.walletMismatch, quoteErrors.expired, walletAddressErrors.inactive],
     transactional: true,
     functionName: 'paymentsCreate',
-    role: 'AdminChangeRole',
+    role: 'PaymentsCreateRole',
   },
   listPayments: {
     tag: 'Payments',
@@ -601,11 +609,11 @@ export const routes = withIds({
     params: idParams,
     status: 200,
     response: payment,
-    problems: [paymentErrors.notFound, commonErrors.invalidState, quoteErrors.expired, ledgerErrors.balanceTooLarge],
+    problems: [paymentErrors.notFound, commonErrors.invalidState, quoteErrors.expired, walletAddressErrors.inactive, ledgerErrors.balanceTooLarge],
     transactional: true,
     rowAction: true,
     functionName: 'paymentsFund',
-    role: 'AdminLiquidityRole',
+    role: 'PaymentsFundRole',
   },
   cancelPayment: {
     tag: 'Payments',
@@ -747,6 +755,37 @@ export const routes = withIds({
     transactional: true,
     functionName: 'peersLiquidityWithdraw',
     role: 'AdminLiquidityRole',
+  },
+  listGrants: {
+    tag: 'Grants',
+    method: 'get',
+    path: '/grants',
+    summary: 'List Open Payments grants, newest first',
+    description:
+      'Filtered by `walletAddress` (the id or URL of the wallet address a grant is for), `client` (the wallet address of the app it ' +
+      'was given to) and `state`.',
+    query: grantsQuery,
+    status: 200,
+    response: grantPage,
+    functionName: 'grantsList',
+    role: 'GrantsListRole',
+  },
+  revokeGrant: {
+    tag: 'Grants',
+    method: 'post',
+    path: '/grants/{id}/revoke',
+    summary: 'Revoke an Open Payments grant and its access token',
+    description:
+      'The grant becomes `revoked` and its access token stops working at once (introspection answers it inactive). ' +
+      'A grant revoked or rejected before is answered as it is. Each revocation emits `grant.revoked`.',
+    params: idParams,
+    status: 200,
+    response: grant,
+    problems: [authErrors.grantNotFound],
+    transactional: true,
+    rowAction: true,
+    functionName: 'grantsRevoke',
+    role: 'GrantsRevokeRole',
   },
   listWebhookEvents: {
     tag: 'Webhook events',

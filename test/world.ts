@@ -78,6 +78,17 @@ export async function createFlow(s: TestStack, from: string, to: string, incomin
   return { intent, quote, payment };
 }
 
+// A payment of `value` (USD at scale 2) from `from` to `receiver` (an intent's id or URL), quoted
+// and created, not funded; and the same funded, once it has completed or failed.
+export async function quotedPayment(node: Pick<TestStack, 'admin'>, from: string, receiver: string, value: string) {
+  const quote = await ok(node.admin('POST', '/quotes', { walletAddress: from, receiver, receiveAmount: { value, assetCode: 'USD', assetScale: 2 } }));
+  return ok(node.admin('POST', '/payments', { walletAddress: from, quoteId: quote.id }));
+}
+export async function fundedPayment(node: Pick<TestStack, 'admin'>, payment: { id: string }) {
+  await ok(node.admin('POST', `/payments/${payment.id}/fund`), 200);
+  return paymentIn(node, payment.id, ['completed', 'failed'], 60_000);
+}
+
 export const paymentIn = (s: Pick<TestStack, 'admin'>, id: string, states: string[], timeoutMs?: number) =>
   waitFor(
     `payment ${id} in ${states}`,

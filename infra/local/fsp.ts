@@ -12,7 +12,9 @@ import { listen, readBody } from './listen';
 // failed), and, like a careful FSP, funds each payment it is told about (payment.created) through
 // the signed Admin API before it answers, unless autoFund is off (or the payment's metadata says
 // "autoFund": false): a 2xx means the payment is funded, or can never be (`fundingOutcome`), and a
-// funding that failed is a 503, so the service sends the webhook again. Its funding request carries
+// funding that failed is a 503, so the service sends the webhook again. Told that a client looked up
+// a wallet address that is not there (wallet_address.not_found), it creates it, in its
+// `walletAddressAssetCode` (USD unless told), as an FSP that makes wallet addresses on demand does. Its funding request carries
 // the webhook's X-Amzn-Trace-Id, as a traced FSP's would, so that the payment's trace goes on
 // through the funding and the worker.
 // Given the authorization server and the IdP secret, it also serves the consent page of
@@ -44,6 +46,7 @@ export interface FspOptions {
   adminUrl: string;
   adminSecret: string;
   autoFund: boolean;
+  walletAddressAssetCode?: string; // of the wallet addresses it creates on demand; USD unless given
   log?: (line: string) => void;
   // The consent page: the authorization server's URL and the secret it takes as x-idp-secret.
   authServerUrl?: string;
@@ -78,6 +81,25 @@ export async function startFsp(opts: FspOptions) {
     log(`[fsp] funded payment ${paymentId} -> ${res.status} in ${ms} ms${res.status === 200 ? '' : ` (${res.body?.code ?? res.body})`}`);
     return fundingOutcome(res.status, res.body?.code) === 'done' ? 204 : 503;
   }
+  // The answer to wallet_address.not_found: 204 once the address exists (made now, or before) or can
+  // never be made (4xx); 503 while it could still be.
+  async function createOnDemand(address: string): Promise<204 | 503> {
+    const body = { address, assetCode: opts.walletAddressAssetCode ?? 'USD' };
+    const res = await admin.request('POST', '/wallet-addresses', { body }).catch((e: Error) => e);
+    if (res instanceof Error) {
+      log(`[fsp] creating wallet address ${address} failed: ${res.message}`);
+      return 503;
+    }
+    log(`[fsp] created wallet address ${address} on demand -> ${res.status}${res.status === 201 ? '' : ` (${res.body?.code ?? res.body})`}`);
+    return res.status < 500 && res.status !== 401 && res.status !== 429 ? 204 : 503;
+  }
+  // What the simulator does for an event, and its answer.
+  const handle = (type: string, data: { id?: string; walletAddressUrl?: string; metadata?: { autoFund?: unknown } | null }, trace?: string) => {
+    // A payment whose metadata says "autoFund": false is left to the user to fund or cancel.
+    if (type === 'payment.created' && opts.autoFund && data?.metadata?.autoFund !== false && data?.id) return fund(data.id, trace);
+    if (type === 'wallet_address.not_found' && data?.walletAddressUrl) return createOnDemand(data.walletAddressUrl);
+    return 204;
+  };
 
   // A request that fails (a client gone mid-body, a fault here) is answered or dropped on its own:
   // an unhandled rejection would end the npm start this shares a process with.
@@ -96,7 +118,7 @@ export async function startFsp(opts: FspOptions) {
       const body = await readBody(req, MAX_WEBHOOK_BYTES);
       if (body === 'too_large') return reply(res, 413, { error: `a webhook is at most ${MAX_WEBHOOK_BYTES} bytes` });
       const raw = body.toString('utf8');
-      let event: { id: string; type: string; data: { id?: string; metadata?: { autoFund?: unknown } | null } };
+      let event: { id: string; type: string; data: Parameters<typeof handle>[1] };
       try {
         event = verifier.verify(raw, req.headers as Record<string, string>) as typeof event;
       } catch (e) {
@@ -108,13 +130,11 @@ export async function startFsp(opts: FspOptions) {
       // De-duplicate on the event id (delivery is at least once): an event handled already is
       // answered at once; one whose funding failed is tried again.
       if (received.some((r) => r.id === event.id && r.answered === 204)) return reply(res, 200, { duplicate: true });
-      // A payment whose metadata says "autoFund": false is left to the user to fund or cancel.
-      const funds = opts.autoFund && event.data?.metadata?.autoFund !== false;
       const trace = req.headers['x-amzn-trace-id'];
-      const answered = event.type === 'payment.created' && funds && event.data?.id ? await fund(event.data.id, Array.isArray(trace) ? trace[0] : trace) : 204;
+      const answered = await handle(event.type, event.data, Array.isArray(trace) ? trace[0] : trace);
       keep({ id: event.id, type: event.type, verified: true, answered, data: event.data });
-      log(`[fsp] webhook ${event.type} ${event.data?.id ?? ''} (${event.id}) -> ${answered}`);
-      return answered === 204 ? reply(res, 204, {}) : reply(res, 503, { error: `payment ${event.data.id} is not funded yet; send the webhook again` });
+      log(`[fsp] webhook ${event.type} ${event.data?.id ?? event.data?.walletAddressUrl ?? ''} (${event.id}) -> ${answered}`);
+      return answered === 204 ? reply(res, 204, {}) : reply(res, 503, { error: `${event.type} is not handled yet; send the webhook again` });
     }
     if (req.method === 'GET' && url.pathname === '/webhooks') return reply(res, 200, received);
     if (req.method !== 'GET' || url.pathname !== '/rates') return reply(res, 404, { error: 'not found' });

@@ -3,6 +3,8 @@ import { errorCatalog } from '../errors';
 // The authorization server's errors (GNAP's codes, RFC 9635 section 3.6), and those of the
 // interaction with the FSP's consent page (Rafiki's Identity Provider interface).
 export const authErrors = errorCatalog({
+  // The Admin API's, for the FSP's grants (GET /grants, POST /grants/{id}/revoke).
+  grantNotFound: { code: 'grant_not_found', status: 404, title: 'No grant here', detail: (id: string) => `No grant with id ${id}` },
   // GRANT_REQUESTS_PER_MINUTE per client; the answer's Retry-After says when the minute is over.
   tooManyGrantRequests: {
     code: 'too_many_requests',
@@ -24,6 +26,13 @@ export const authErrors = errorCatalog({
     status: 404,
     title: 'The interact_ref is not the one given for this grant',
     detail: () => 'This interact_ref is not the one given for this grant',
+  },
+  // GNAP's code for a refusal of the request itself; the description says which wallet address.
+  walletAddressInactive: {
+    code: 'request_denied',
+    status: 403,
+    title: 'The wallet address is inactive',
+    detail: (address: string) => `The wallet address ${address} is inactive: the FSP froze it, and no grant is issued for it until it is active again`,
   },
   requestDenied: { code: 'request_denied', status: 401, title: 'The grant is not (or no longer) approved', detail: (detail: string) => detail },
   tooFast: {

@@ -1,13 +1,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JWK } from '@interledger/http-signature-utils';
 import { commonErrors } from '../errors';
+import { event } from '../events';
 import { logger } from '../log';
 import type { Node } from '../node';
 import { clientDisplayName, clientKey } from '../open-payments/client-keys';
 import { openPaymentsErrors } from '../open-payments/errors';
 import { intentUrl, isResourceId } from '../resources';
+import type { Page } from '../store';
 import { commit } from '../tx';
-import { canonicalBase, sameAddress } from '../wallet-addresses/address';
+import { findWalletAddressByUrl, walletAddressUrlOf } from '../wallet-addresses';
+import { canonicalBase, canonicalOrUndefined, isUnderBase, sameAddress } from '../wallet-addresses/address';
+import type { Grant, GrantsQuery } from './admin-schemas';
 import { authErrors } from './errors';
 import { continueRule, withQuery } from './interaction-rules';
 import { grantPolicy } from './policy';
@@ -91,6 +95,10 @@ export async function requestGrant(node: Node, body: GrantRequest, proof: KeyPro
   if (body.subject !== undefined) throw commonErrors.invalidRequest('Subject information is not offered by this authorization server');
   if (!body.access_token) throw commonErrors.invalidRequest('The request must ask for access_token');
   const access = body.access_token.access;
+  const decision = grantPolicy(access, { payments: intentUrl(node, ''), walletAddresses: node.urls.walletAddresses });
+  if (decision.outcome === 'refuse') throw commonErrors.invalidRequest(decision.detail);
+  const wallets = walletAddressesNamed(node, access);
+  await refuseInactive(node, wallets);
   const continueToken = newToken();
   const grant: store.GrantRecord = {
     id: randomUUID(),
@@ -99,11 +107,10 @@ export async function requestGrant(node: Node, body: GrantRequest, proof: KeyPro
     client,
     continueTokenHash: store.hashOf(continueToken),
     createdAt: new Date().toISOString(),
+    ...(wallets.length && { walletAddress: wallets[0] }), // an interactive grant's names one alone
   };
   const continuation = { access_token: { value: continueToken }, uri: url(node, `/continue/${grant.id}`) };
 
-  const decision = grantPolicy(access, { payments: intentUrl(node, ''), walletAddresses: node.urls.walletAddresses });
-  if (decision.outcome === 'refuse') throw commonErrors.invalidRequest(decision.detail);
   if (decision.outcome === 'interact') {
     if ('jwk' in client) throw authErrors.clientRefused('A client that gives its key instead of a wallet address can only ask for non-interactive grants');
     if (!body.interact)
@@ -139,6 +146,24 @@ export async function requestGrant(node: Node, body: GrantRequest, proof: KeyPro
   await commit(node, [store.putGrant(node, { ...grant, token: issued.token })]);
   logger.info('Grant issued', { grantId: grant.id, client, access: access.map((a) => `${a.type}:${a.actions.join('+')}`) });
   return { access_token: tokenView(node, issued.value, issued.token, access), continue: continuation };
+}
+
+// The wallet addresses of this node that access items name (canonical, each once): an incoming
+// payment named by its URL is not one.
+function walletAddressesNamed(node: Node, access: AccessItem[]): string[] {
+  const payments = intentUrl(node, '');
+  const named = access.flatMap((a) =>
+    a.identifier && !isUnderBase(a.identifier, payments) ? [canonicalOrUndefined(a.identifier, node.urls.walletAddresses)] : [],
+  );
+  return [...new Set(named.filter((w) => w !== undefined))];
+}
+
+// No grant for a wallet address the FSP froze: each one the request names is read afresh (a freeze
+// takes effect at once).
+async function refuseInactive(node: Node, named: string[]): Promise<void> {
+  const wallets = await Promise.all(named.map((address) => findWalletAddressByUrl(node, address)));
+  const inactive = wallets.find((w) => w?.status === 'inactive');
+  if (inactive) throw authErrors.walletAddressInactive(inactive.address);
 }
 
 // The grant at a continuation URL, if the GNAP token given is its continuation token.
@@ -263,4 +288,38 @@ export function discovery(node: Node) {
     interaction_finish_modes_supported: ['redirect'],
   };
   return { grant_request_endpoint: node.urls.authServer, ...modes, key_proofs_supported: ['httpsig'] };
+}
+
+// The FSP's view of a grant (never its tokens).
+const grantView = (g: store.GrantRecord): Grant => ({
+  id: g.id,
+  state: g.state,
+  client: g.client,
+  walletAddress: g.walletAddress ?? null,
+  access: g.access,
+  createdAt: g.createdAt,
+});
+
+// The grants of this node's users, newest first: for one wallet address (by id or URL; one that is
+// not there has none), one client (its wallet address), one state.
+export async function listGrants(node: Node, q: GrantsQuery): Promise<Page<Grant>> {
+  const walletAddress = q.walletAddress === undefined ? undefined : await walletAddressUrlOf(node, q.walletAddress, 'walletAddress');
+  if (walletAddress === null) return { items: [], nextCursor: null };
+  const filters = { walletAddress, clientUrl: q.client && canonicalBase(q.client), state: q.state };
+  const page = await store.listGrants(node, { limit: q.limit, cursor: q.cursor, ...filters });
+  return { items: page.items.map(grantView), nextCursor: page.nextCursor };
+}
+
+// The FSP revokes a grant (as its client can at its continuation URL, by the same write): its token
+// goes with it, so introspection refuses it at the resource server's next request. Revoking one
+// revoked or rejected answers it as it is; a grant.revoked event tells of each revocation.
+export async function revokeGrantByFsp(node: Node, id: string): Promise<Grant> {
+  const grant = await store.findGrant(node, id);
+  if (!grant) throw authErrors.grantNotFound(id);
+  if (grant.state === 'revoked' || grant.state === 'rejected') return grantView(grant);
+  const revoked = grantView({ ...grant, state: 'revoked' });
+  const refusals = await commit(node, [store.revokeGrant(node, id)], [event(store.grantPartition(node, id), 'grant.revoked', revoked)]);
+  if (refusals.length) return revokeGrantByFsp(node, id); // revoked meanwhile: answered as it is now
+  logger.info('Grant revoked by the FSP', { grantId: id });
+  return revoked;
 }

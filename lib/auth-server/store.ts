@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { scoped } from '../store';
+import { type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
+import { canonicalBase } from '../wallet-addresses/address';
 import type { GrantState, InteractionStep } from './interaction-rules';
 import type { AccessItem, ClientIdentity } from './schemas';
 
@@ -13,7 +14,14 @@ import type { AccessItem, ClientIdentity } from './schemas';
 // each one conditional write of it, on its state and its current token, so that of two racing
 // requests (a rotation and a revocation) the one that commits second sees the first. A grant is
 // kept a month past its last token (tokens can be rotated after they expire); a pending one a day.
+// The FSP lists them (the table's GrantList index, newest first, spread over a few partitions), by the
+// wallet address each is for and its client's wallet address, kept beside it for the filters.
 const grantKey = (node: Node, id: string) => ({ pk: scoped(node, `GRANT#${id}`), sk: 'GRANT' });
+// Where a grant's events are written (the main table's outbox, in a partition of the grant's own).
+export const grantPartition = (node: Node, id: string) => grantKey(node, id).pk;
+const LIST = 'GRANTS';
+const LIST_SHARDS = 4;
+const GRANTS_INDEX = { index: 'GrantList', partitionKey: 'listPk', sortKey: 'listSk' } as const;
 const DAY_SECS = 24 * 3600;
 const KEPT_SECS = 30 * DAY_SECS; // a revoked, rejected or approved grant
 const epoch = (ms: number) => Math.floor(ms / 1000);
@@ -33,6 +41,7 @@ export interface GrantRecord {
   token?: GrantToken; // the access token the grant holds now (approved: none once revoked)
   finish?: { uri: string; nonce: string }; // where the client wants the end user back (its nonce: for the hash)
   createdAt: string;
+  walletAddress?: string; // the wallet address of this node it is for (the one its access names), canonical
   // An interactive grant's interaction (./interaction-rules.ts); the interaction's id is the grant's.
   ixStep?: InteractionStep;
   ixNonceHash?: string; // SHA-256 of the server's nonce, the start and IdP URLs' second segment
@@ -58,10 +67,15 @@ export interface GrantToken {
 
 export function putGrant(node: Node, g: GrantRecord): Write {
   const life = g.state === 'pending' ? DAY_SECS : KEPT_SECS;
+  const listed = {
+    listPk: scoped(node, `${LIST}#${shardOf(g.id, LIST_SHARDS)}`),
+    listSk: `${g.createdAt}#${g.id}`,
+    ...('walletAddress' in g.client && { clientUrl: canonicalBase(g.client.walletAddress) }), // as the filter compares it
+  };
   return {
     Put: {
       TableName: node.tables.auth,
-      Item: { ...grantKey(node, g.id), ...g, access: JSON.stringify(g.access), client: JSON.stringify(g.client), ttl: epoch(Date.now()) + life },
+      Item: { ...grantKey(node, g.id), ...g, ...listed, access: JSON.stringify(g.access), client: JSON.stringify(g.client), ttl: epoch(Date.now()) + life },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -224,6 +238,33 @@ export const countGrantRequest = (node: Node, client: string, minute: number, li
 export async function findGrant(node: Node, id: string): Promise<GrantRecord | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.auth, Key: grantKey(node, id), ConsistentRead: true }));
   if (!Item || (typeof Item.ttl === 'number' && Item.ttl <= epoch(Date.now()))) return undefined;
-  const { pk, sk, ttl, access, client, ...rest } = Item;
-  return { ...rest, access: JSON.parse(access), client: JSON.parse(client) } as GrantRecord;
+  return toGrant(Item);
+}
+
+const toGrant = ({ pk, sk, ttl, listPk, listSk, clientUrl, access, client, ...rest }: Record<string, any>) =>
+  ({ ...rest, access: JSON.parse(access), client: JSON.parse(client) }) as GrantRecord;
+
+// A page of grants, newest first, those past their TTL left out, and filtered as asked.
+export async function listGrants(
+  node: Node,
+  q: { limit: number; cursor?: string; walletAddress?: string; clientUrl?: string; state?: GrantState },
+): Promise<Page<GrantRecord>> {
+  const conditions = ['#ttl > :now'];
+  const names: Record<string, string> = { '#ttl': 'ttl' };
+  const values: Record<string, unknown> = { ':now': epoch(Date.now()) };
+  for (const [name, value] of Object.entries({ walletAddress: q.walletAddress, clientUrl: q.clientUrl, state: q.state })) {
+    if (value === undefined) continue;
+    conditions.push(`#${name} = :${name}`);
+    names[`#${name}`] = name;
+    values[`:${name}`] = value;
+  }
+  const page = await queryNewestFirst({
+    table: node.tables.auth,
+    ...GRANTS_INDEX,
+    partitions: shardKeys(node, LIST, LIST_SHARDS),
+    limit: q.limit,
+    cursor: q.cursor,
+    filter: { expression: conditions.join(' AND '), names, values },
+  });
+  return { items: page.items.map(toGrant), nextCursor: page.nextCursor };
 }

@@ -30,7 +30,7 @@ import { receiveMaxReject, streamServer, worthNothingReject } from './stream';
 // accounts when they differ), and the intent's received amount and state move with it. The
 // transfer's id comes from the packet's condition, so a packet delivered twice is credited once
 // and fulfilled both times. Too little liquidity is T04; an intent that is completed, expired,
-// cancelled, unknown or held for approval declines the packet for good (the sender stops at once). No packet takes an intent past
+// cancelled, unknown, held for approval or on an inactive wallet address declines the packet for good (the sender stops at once). No packet takes an intent past
 // its incomingAmount (creditFor): one that would is F99 with a StreamMaxMoney frame, except the
 // smallest that reaches it across a conversion, whose rounding the node keeps. A packet worth
 // nothing in the intent's asset is F03, never fulfilled: both nodes book every Fulfill, or neither.
@@ -102,6 +102,7 @@ export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpP
     }
     case 'not_found':
     case 'held': // until the FSP approves it (docs/interledger.md): the sender stops, and pays again once it is
+    case 'inactive': // until the FSP makes its wallet address active again: the same
       return money.finalDecline();
     case 'closed': // a retry of a packet it took is still fulfilled
       return (await transferExists(node, transferId)) ? money.accept() : money.finalDecline();

@@ -10,7 +10,16 @@ import type { Node } from '../node';
 import { intentUrl } from '../resources';
 import type { Page } from '../store';
 import { commit, type Refusals, type Write } from '../tx';
-import { approvalUnchanged, findWalletRecordByUrl, requiresApproval, WALLET_CHANGED, type WalletRecord, walletAddressIdOf } from '../wallet-addresses';
+import {
+  activeWalletRecord,
+  findWalletRecordByUrl,
+  isActive,
+  requiresApproval,
+  WALLET_CHANGED,
+  type WalletRecord,
+  walletAddressIdOf,
+  walletUnchanged,
+} from '../wallet-addresses';
 import { walletAddressErrors } from '../wallet-addresses/errors';
 import { afterCredit, creditEntry, creditFor, feeOfCredit, isOpen, isShort, parseCredit, stateOf, UNCLOSED } from './credit';
 import { intentErrors } from './errors';
@@ -80,8 +89,7 @@ export function checkAmountAsset(a: Amount, expected: { code: string; scale: num
 
 // `client`: the Open Payments client creating it (through the resource server), if any.
 export async function createIntent(node: Node, input: CreateIntent, client?: string): Promise<IntentRecord> {
-  const wallet = await findWalletRecordByUrl(node, input.walletAddress);
-  if (!wallet) throw walletAddressErrors.unknown(input.walletAddress);
+  const wallet = await activeWalletRecord(node, input.walletAddress);
   const fees = feesOf(node, wallet.assetId);
   fees.catch(() => undefined); // awaited once the input is checked
   const now = Date.now();
@@ -116,18 +124,19 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
   return insertIntent(node, record, wallet);
 }
 
-// The wallet address may have been read from this container's cache: its approvalRequired is
-// checked in the same transaction, and on a change read again and decided afresh.
+// The wallet address may have been read from this container's cache: its approvalRequired and
+// status are checked in the same transaction, and on a change read again and decided afresh.
 async function insertIntent(node: Node, r: Omit<IntentRecord, 'state'>, wallet: WalletRecord, attempts = 3): Promise<IntentRecord> {
   const record: IntentRecord = { ...r, state: requiresApproval(node, wallet) ? 'pending_approval' : 'pending' };
   // The intent's ledger account comes into being with its first credit.
   const refusals = await commit(
     node,
-    [...store.insertIntent(node, record), approvalUnchanged(node, wallet)],
+    [...store.insertIntent(node, record), walletUnchanged(node, wallet)],
     [event(store.partition(node, record.id), 'payment_intent.created', intentView(node, record))],
   );
   if (!refusals.includes(WALLET_CHANGED)) return record;
   const fresh = await findWalletRecordByUrl(node, wallet.address, true);
+  if (fresh?.status === 'inactive') throw walletAddressErrors.inactive(wallet.address);
   if (!fresh || attempts <= 1) throw new Error(`Wallet address ${wallet.address} kept changing while an intent was created on it`);
   return insertIntent(node, r, fresh, attempts - 1);
 }
@@ -230,6 +239,7 @@ export type CreditOutcome =
   | { kind: 'credited'; credit: bigint }
   | { kind: 'not_found' }
   | { kind: 'held' } // pending_approval: it takes nothing until the FSP approves it
+  | { kind: 'inactive' } // its wallet address is inactive: it takes nothing while it is
   | { kind: 'closed'; state: 'completed' | 'expired' | 'cancelled' }
   | { kind: 'exceeds'; incoming: bigint; received: bigint } // would pass incomingAmount
   | { kind: 'expired_packet' } // the caller's deadline passed before it could be credited
@@ -253,6 +263,10 @@ export interface Crediting {
 
 export async function creditIntent(node: Node, read: IntentRecord | undefined, c: Crediting): Promise<CreditOutcome> {
   let intent = read;
+  // Its wallet address's status, read afresh beside the first attempt's own reads: a freeze holds
+  // for every credit that starts after it (docs/api.md, "Wallet address status").
+  const active = intent && isActive(node, intent.walletAddress);
+  active?.catch(() => undefined); // awaited before the first commit
   for (let attempt = 1; attempt <= c.attempts; attempt++) {
     if (!intent) return { kind: 'not_found' };
     const state = stateOf(intent);
@@ -275,7 +289,9 @@ export async function creditIntent(node: Node, read: IntentRecord | undefined, c
     };
     const outgoing = [...(c.outgoing ?? [])];
     if (after.state === 'completed') outgoing.push(event(store.partition(node, intent.id), 'payment_intent.completed', intentView(node, after)));
-    const refusals = await commit(node, [...(await c.writes(credit, fee)), ...store.changeIntent(node, intent, changes, now)], outgoing, c.name);
+    const writes = [...(await c.writes(credit, fee)), ...store.changeIntent(node, intent, changes, now)];
+    if (!(await active)) return { kind: 'inactive' };
+    const refusals = await commit(node, writes, outgoing, c.name);
     if (!refusals.length) {
       // A packet after the first of an Interledger payment is more of the same payment.
       if (c.via === 'local' || BigInt(intent.received) === 0n) countPaymentReceived(c.via);

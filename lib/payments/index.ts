@@ -17,8 +17,9 @@ import type { QuoteRecord } from '../quotes/schemas';
 import type { Page } from '../store';
 import { annotate } from '../tracing';
 import { commit, type Write } from '../tx';
-import { walletAddressIdOf } from '../wallet-addresses';
+import { WALLET_INACTIVE, walletActive, walletAddressIdOf } from '../wallet-addresses';
 import { canonicalOrUndefined } from '../wallet-addresses/address';
+import { walletAddressErrors } from '../wallet-addresses/errors';
 import { paymentErrors } from './errors';
 import type { CreatePayment, ListPaymentsQuery, Payment, PaymentMessage, PaymentRecord } from './schemas';
 import { mayWithdraw, type PaymentAction, TRANSITIONS } from './states';
@@ -142,10 +143,12 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
     const spending = by ? [store.spend(node, by.grantId, by.period.key, seen, charge, after, by.period.end)] : [];
     const refusals = await commit(
       node,
-      [...store.insertPayment(node, record), quoteWrite, ...spending],
+      // No payment from a wallet address the FSP froze since its quote.
+      [...store.insertPayment(node, record), quoteWrite, ...spending, walletActive(node, record.walletAddress)],
       [event(store.partition(node, record.id), 'payment.created', view)],
     );
     if (!refusals.length) return { record, ...(by && { spent: after }) };
+    if (refusals.includes(WALLET_INACTIVE)) throw walletAddressErrors.inactive(record.walletAddress);
     if (refusals.includes(QUOTE_TAKEN))
       throw (await findQuote(node, quote.id))?.paymentId
         ? quoteErrors.used(quote.id)
@@ -192,6 +195,7 @@ async function move(
   const { writes = [], outgoing } = build(r, next);
   const refusals = await commit(node, [...store.transition(node, r, from, to), ...(await writes)], outgoing);
   refuseTooLarge(refusals);
+  if (refusals.includes(WALLET_INACTIVE)) throw walletAddressErrors.inactive(r.walletAddress);
   if (refusals.length) throw commonErrors.invalidState('Payment', id, (await getPaymentRecord(node, id)).state, done);
   return paymentView(next);
 }
@@ -203,10 +207,12 @@ export const fundPayment = (node: Node, id: string) =>
       throw quoteErrors.expired(`Payment ${r.id}'s quote`, r.quoteExpiresAt, 'cancel it and create a new quote');
     }
     const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
+    const transfer = transferItems(node, `fund:${r.id}`, { kind: 'funding', resource: { type: 'payment', id: r.id } }, [
+      { debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units },
+    ]);
     return {
-      writes: transferItems(node, `fund:${r.id}`, { kind: 'funding', resource: { type: 'payment', id: r.id } }, [
-        { debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units },
-      ]),
+      // Nothing funds a payment from a frozen wallet address; one funded before completes as it would.
+      writes: transfer.then((items) => [...items, walletActive(node, r.walletAddress)]),
       outgoing: [
         event(store.partition(node, r.id), 'payment.funded', paymentView(next)),
         // What its method reads ahead rides along, so that the worker reads it with the payment at once.

@@ -6,6 +6,14 @@ export const walletAddressErrors = errorCatalog({
   notFound: { code: 'wallet_address_not_found', status: 404, title: 'No wallet address here', detail: (ref: string) => `No wallet address ${ref}` },
   // A wallet address named in a body (not the path).
   unknown: { code: 'wallet_address_not_found', status: 422, title: 'No wallet address at this URL', detail: (url: string) => `No wallet address ${url}` },
+  // 422 as a body-named unknown one: the request breaks a rule of the address it names, and Open
+  // Payments (which has no 422) answers it 400, as Rafiki does.
+  inactive: {
+    code: 'wallet_address_inactive',
+    status: 422,
+    title: 'The wallet address is inactive',
+    detail: (address: string) => `The wallet address ${address} is inactive`,
+  },
   exists: {
     code: 'wallet_address_exists',
     status: 409,

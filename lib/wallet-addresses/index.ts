@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { assetErrors } from '../assets/errors';
+import { event } from '../events';
 import type { Node } from '../node';
+import { isResourceId } from '../resources';
 import { scoped } from '../store';
 import { operatorAddressClaims, UNDER_TENANT } from '../tenants/claims';
 import { commit } from '../tx';
 import { canonicalAddress, canonicalBase, canonicalOrUndefined, newAddress } from './address';
 import { walletAddressErrors } from './errors';
-import type { CreateWalletAddress, Ed25519Jwk, UpdateWalletAddress, WalletAddress, WalletAddressKey } from './schemas';
+import type { CreateWalletAddress, Ed25519Jwk, UpdateWalletAddress, WalletAddress, WalletAddressKey, WalletAddressNotFound } from './schemas';
 import * as store from './store';
 
 // Whether new payment intents on the wallet address wait for the FSP's approval: its own setting,
@@ -45,6 +47,7 @@ export async function createWalletAddress(node: Node, input: CreateWalletAddress
     assetScale: asset.scale,
     publicName: input.publicName ?? null,
     ...(input.approvalRequired !== undefined && { approvalRequired: input.approvalRequired }),
+    status: input.status ?? 'active',
     createdAt: new Date().toISOString(),
   };
   // The operator's addresses share the origin with the tenants' prefixes: none may be under one.
@@ -84,8 +87,8 @@ export async function getWalletAddressByUrl(node: Node, url: string): Promise<Wa
 
 // For payments: a wallet address's id, URL and asset never change, so this container keeps what
 // it read (never publicName, which can change, and never a miss, which a creation can end). Its
-// approvalRequired can change: what reads it from here checks it in its own transaction
-// (approvalUnchanged), and reads it afresh (`fresh`) when that fails.
+// approvalRequired and status can change: what reads them from here checks them in its own
+// transaction (walletUnchanged, walletActive), and reads afresh (`fresh`) when that fails.
 const CACHE_MAX = 10_000;
 const recordCache = new Map<string, store.WalletRecord>();
 
@@ -106,7 +109,18 @@ export async function findWalletRecordByUrl(node: Node, url: string, fresh = fal
   return record;
 }
 
-export { approvalUnchanged, WALLET_CHANGED } from './store';
+export { isActive, WALLET_CHANGED, WALLET_INACTIVE, walletActive, walletUnchanged } from './store';
+
+// The wallet address at `url` that a new quote or payment intent names, which must be active: a
+// cached record that says inactive is read afresh before the refusal (it may have been made active
+// since); one that says active is checked again in the creation's transaction (walletActive).
+export async function activeWalletRecord(node: Node, url: string): Promise<WalletRecord> {
+  let wallet = await findWalletRecordByUrl(node, url);
+  if (wallet?.status === 'inactive') wallet = await findWalletRecordByUrl(node, url, true);
+  if (!wallet) throw walletAddressErrors.unknown(url);
+  if (wallet.status === 'inactive') throw walletAddressErrors.inactive(wallet.address);
+  return wallet;
+}
 
 // For a list filtered by wallet address: the id of the one at `url`, or null when there is none;
 // a URL that cannot be a wallet address is refused (400, naming `field`).
@@ -115,11 +129,20 @@ export async function walletAddressIdOf(node: Node, url: string, field: string):
   return (await findWalletRecordByUrl(node, url))?.id ?? null;
 }
 
+// For a filter that names a wallet address by its id or its URL: its URL, or null when none is
+// there; a value that is neither an id nor a URL that can be one is refused (400, naming `field`).
+export async function walletAddressUrlOf(node: Node, ref: string, field: string): Promise<string | null> {
+  if (isResourceId(ref)) return (await store.findWalletAddress(node, ref))?.address ?? null;
+  return canonicalAddress(ref, node.urls.walletAddresses, field);
+}
+
+// Each change is told to the FSP (wallet_address.updated, with the wallet address as it is after).
 export async function updateWalletAddress(node: Node, id: string, changes: UpdateWalletAddress): Promise<WalletAddress> {
   const wallet = await storedWallet(node, id);
-  await commit(node, store.updating(node, wallet, changes));
-  if (changes.approvalRequired !== undefined) recordCache.delete(scoped(node, wallet.address));
-  return viewOf(node, { ...wallet, ...changes });
+  const view = viewOf(node, { ...wallet, ...changes });
+  await commit(node, store.updating(node, wallet, changes), [event(store.walletPartition(node, wallet.address), 'wallet_address.updated', view)]);
+  if (changes.approvalRequired !== undefined || changes.status !== undefined) recordCache.delete(scoped(node, wallet.address));
+  return view;
 }
 
 export async function addKey(node: Node, id: string, jwk: Ed25519Jwk): Promise<WalletAddressKey> {
@@ -152,10 +175,37 @@ export async function publishServiceIdentity(node: Node, address: string, public
   await commit(node, store.putServiceIdentity(node, address, publicName, key));
 }
 
-// The public view and active keys, for the Open Payments resource server.
+// A look-up of an unknown wallet address that could be made (a canonical new address under this
+// node's prefix) tells the FSP, which may make it (wallet_address.not_found, with its URL, as
+// Rafiki's on-demand wallet addresses): at most once per address in NOT_FOUND_WINDOW_SECS, so that a
+// client's retries, and many clients asking at once, make one event. After the window a look-up
+// tells again: an FSP that chose not to make it, or could not, hears of it once in five minutes.
+const NOT_FOUND_WINDOW_SECS = 300;
+
+async function tellNotFound(node: Node, url: string): Promise<void> {
+  let address: string;
+  try {
+    address = newAddress(url, canonicalBase(node.urls.walletAddresses));
+  } catch {
+    return; // no wallet address could be there
+  }
+  const data: WalletAddressNotFound = { walletAddressUrl: address };
+  await commit(
+    node,
+    [store.tellingNotFound(node, address, Math.floor(Date.now() / 1000), NOT_FOUND_WINDOW_SECS)],
+    [event(store.notFoundPartition(node, address), 'wallet_address.not_found', data)],
+  );
+}
+
+// The public view and active keys, for the Open Payments resource server (an inactive wallet
+// address's too: a payer is then told it is inactive, not that it is not there). A miss is told
+// to the FSP (tellNotFound).
 export async function publishedWalletAddress(node: Node, url: string) {
   const wallet = await findWalletAddressByUrl(node, url);
-  if (!wallet) return undefined;
+  if (!wallet) {
+    await tellNotFound(node, url);
+    return undefined;
+  }
   return {
     id: wallet.address,
     ...(wallet.publicName && { publicName: wallet.publicName }),

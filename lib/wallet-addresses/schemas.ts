@@ -10,17 +10,23 @@ const publicName = printable(z.string().trim().min(1).max(200));
 // node's INCOMING_APPROVAL_REQUIRED.
 const approvalRequired = z.boolean();
 
+// An inactive wallet address (frozen by the FSP) takes no new payment intents, quotes, payments,
+// grants or packets; what is in flight finishes as it would (docs/api.md).
+export const walletAddressStatus = z.enum(['active', 'inactive']);
+export type WalletAddressStatus = z.infer<typeof walletAddressStatus>;
+
 export const createWalletAddressBody = z.strictObject({
   address: z.string().max(MAX_ADDRESS_LENGTH),
   assetCode,
   publicName: publicName.optional(),
   approvalRequired: approvalRequired.optional(),
+  status: walletAddressStatus.optional(),
 });
 export type CreateWalletAddress = z.infer<typeof createWalletAddressBody>;
 
 export const updateWalletAddressBody = z
-  .strictObject({ publicName: publicName.optional(), approvalRequired: approvalRequired.optional() })
-  .refine((b) => b.publicName !== undefined || b.approvalRequired !== undefined, 'must change publicName, approvalRequired or both');
+  .strictObject({ publicName: publicName.optional(), approvalRequired: approvalRequired.optional(), status: walletAddressStatus.optional() })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'must change publicName, approvalRequired or status');
 export type UpdateWalletAddress = z.infer<typeof updateWalletAddressBody>;
 
 // A wallet address URL as a client writes it; its form is checked where it is looked up.
@@ -48,9 +54,14 @@ export const walletAddress = z.object({
   publicName: z.string().nullable(),
   // In effect: the wallet address's own, or else the node's default.
   approvalRequired,
+  status: walletAddressStatus,
   createdAt: z.iso.datetime(),
 });
 export type WalletAddress = z.infer<typeof walletAddress>;
+// wallet_address.updated's data is the wallet address (walletAddress); wallet_address.not_found's
+// the URL a client looked up, as Rafiki names it.
+export const walletAddressNotFound = z.object({ walletAddressUrl: z.url() });
+export type WalletAddressNotFound = z.infer<typeof walletAddressNotFound>;
 
 // An Ed25519 public key as a JWK (RFC 8037). A private key (`d`) is refused as an unknown field.
 export const ed25519Jwk = z.strictObject({

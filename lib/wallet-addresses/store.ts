@@ -4,7 +4,7 @@ import { db } from '../db';
 import type { Node } from '../node';
 import { LISTS, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
-import { MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey } from './schemas';
+import { MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey, type WalletAddressStatus } from './schemas';
 
 // A wallet address is stored under its canonical URL (which makes it unique and lets the resource
 // server answer with one read) and under its id, which the Lists index lists, newest first, spread
@@ -17,6 +17,8 @@ const LIST = 'WALLETS';
 const LIST_SHARDS = 4;
 const keyOf = (node: Node, address: string, kid: string) => ({ pk: urlPartition(node, address), sk: `KEY#${kid}` });
 const baseKey = (node: Node) => ({ pk: scoped(node, 'CONFIG'), sk: 'WALLET_ADDRESS_URL' });
+// An address looked up and not found, while the FSP is told of it (until its TTL).
+const notFoundKey = (node: Node, address: string) => ({ pk: scoped(node, `WANOTFOUND#${address}`), sk: 'NOTFOUND' });
 // As stored: approvalRequired is the wallet address's own, absent when it was never given one.
 export type StoredWallet = Omit<WalletAddress, 'approvalRequired'> & { approvalRequired?: boolean };
 const toWallet = (i: Record<string, any>): StoredWallet => ({
@@ -26,6 +28,7 @@ const toWallet = (i: Record<string, any>): StoredWallet => ({
   assetScale: i.assetScale,
   publicName: i.publicName ?? null,
   ...(i.approvalRequired !== undefined && { approvalRequired: i.approvalRequired }),
+  status: i.status ?? 'active', // none before statuses were
   createdAt: i.createdAt,
 });
 const toKey = (i: Record<string, any>): WalletAddressKey => ({
@@ -97,32 +100,72 @@ export async function findWalletAddressByUrl(node: Node, address: string): Promi
   return Item && { ...toWallet(Item), assetId: Item.assetId };
 }
 
-// The public name and approvalRequired are kept on both records, as read together with each.
-export function updating(node: Node, wa: StoredWallet, changes: { publicName?: string; approvalRequired?: boolean }): Write[] {
+// The public name, approvalRequired and status are kept on both records, as read together with each.
+// `partition`: where the change's event is written (the URL's, beside the record it describes).
+export type WalletChanges = { publicName?: string; approvalRequired?: boolean; status?: WalletAddressStatus };
+export const walletPartition = urlPartition;
+export function updating(node: Node, wa: StoredWallet, changes: WalletChanges): Write[] {
   const names = Object.keys(changes).filter((k) => changes[k as keyof typeof changes] !== undefined);
   return [byId(node, wa.id), byUrl(node, wa.address)].map((Key) => ({
     Update: {
       TableName: node.tables.main,
       Key,
-      UpdateExpression: `SET ${names.map((n) => `${n} = :${n}`).join(', ')}`,
+      UpdateExpression: `SET ${names.map((n) => `#${n} = :${n}`).join(', ')}`,
       ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: Object.fromEntries(names.map((n) => [`#${n}`, n])), // `status` is a reserved word
       ExpressionAttributeValues: Object.fromEntries(names.map((n) => [`:${n}`, changes[n as keyof typeof changes]])),
     },
   }));
 }
 
+// Active: not inactive (a record from before statuses were has none, and is active).
+const ACTIVE = '#status <> :inactive';
+
 // A condition, for the transaction that creates a payment intent from a wallet address read earlier
-// (perhaps cached): its approvalRequired is still what was read. Refused as 'wallet_changed'.
+// (perhaps cached): its approvalRequired is still what was read, and it is still active. Refused as
+// 'wallet_changed'.
 export const WALLET_CHANGED = 'wallet_changed';
-export const approvalUnchanged = (node: Node, wa: WalletRecord): Write => ({
+export const walletUnchanged = (node: Node, wa: WalletRecord): Write => ({
   refusal: WALLET_CHANGED,
   ConditionCheck: {
     TableName: node.tables.main,
     Key: byUrl(node, wa.address),
-    ConditionExpression: wa.approvalRequired === undefined ? 'attribute_not_exists(approvalRequired)' : 'approvalRequired = :a',
-    ...(wa.approvalRequired !== undefined && { ExpressionAttributeValues: { ':a': wa.approvalRequired } }),
+    ConditionExpression: `${wa.approvalRequired === undefined ? 'attribute_not_exists(approvalRequired)' : 'approvalRequired = :a'} AND ${ACTIVE}`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':inactive': 'inactive', ...(wa.approvalRequired !== undefined && { ':a': wa.approvalRequired }) },
   },
 });
+
+// A condition, for a transaction that its owner's side starts on the wallet address at `address` (a
+// quote, a payment, its funding): the wallet address is active as it commits, whatever a cache said.
+// Refused as 'wallet_address_inactive'.
+export const WALLET_INACTIVE = 'wallet_address_inactive';
+export const walletActive = (node: Node, address: string): Write => ({
+  refusal: WALLET_INACTIVE,
+  ConditionCheck: {
+    TableName: node.tables.main,
+    Key: byUrl(node, address),
+    ConditionExpression: ACTIVE,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':inactive': 'inactive' },
+  },
+});
+
+// Whether the wallet address at `address` is active, read strongly consistent: for a credit of one
+// of its intents, which many payers make at once. A condition in each credit's transaction would
+// make them all contend on this one record (transactions that touch one item conflict).
+export async function isActive(node: Node, address: string): Promise<boolean> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: node.tables.main,
+      Key: byUrl(node, address),
+      ConsistentRead: true,
+      ProjectionExpression: '#status',
+      ExpressionAttributeNames: { '#status': 'status' },
+    }),
+  );
+  return Item?.status !== 'inactive';
+}
 
 // Unrevoked keys are counted on the wallet address's record (`activeKeys`) in the same
 // transaction as each key, so that racing additions cannot pass MAX_ACTIVE_KEYS. Refused as
@@ -193,3 +236,19 @@ export async function findKey(node: Node, address: string, kid: string): Promise
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: keyOf(node, address, kid), ConsistentRead: true }));
   return Item && toKey(Item);
 }
+
+// The FSP is told of a look-up of `address`, which is not there, unless it was told within the
+// window (the item's TTL, which every write checks itself: DynamoDB deletes late). Refused as
+// 'not_found_told'. `partition`: where the event is written, beside it.
+export const NOT_FOUND_TOLD = 'not_found_told';
+export const notFoundPartition = (node: Node, address: string) => notFoundKey(node, address).pk;
+export const tellingNotFound = (node: Node, address: string, nowSecs: number, windowSecs: number): Write => ({
+  refusal: NOT_FOUND_TOLD,
+  Put: {
+    TableName: node.tables.main,
+    Item: { ...notFoundKey(node, address), address, ttl: nowSecs + windowSecs },
+    ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now',
+    ExpressionAttributeNames: { '#ttl': 'ttl' },
+    ExpressionAttributeValues: { ':now': nowSecs },
+  },
+});

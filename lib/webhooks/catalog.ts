@@ -1,9 +1,11 @@
 import * as z from 'zod';
 import { asset, assetWithLiquidity } from '../assets/schemas';
+import { grant } from '../auth-server/admin-schemas';
 import { liquidityWithdrawal } from '../liquidity-withdrawals/schemas';
 import { paymentIntent } from '../payment-intents/schemas';
 import { payment } from '../payments/schemas';
 import { peerWithLiquidity } from '../peers/schemas';
+import { walletAddress, walletAddressNotFound } from '../wallet-addresses/schemas';
 
 // Every event type the service sends the FSP's webhook URL, each with the zod schema of its `data`
 // (the resource as it is after the change) and what it means: the one list that the OpenAPI
@@ -28,6 +30,16 @@ export const webhookEvents = {
     data: peerWithLiquidity,
     about: 'Packets from the peer took its liquidity below its liquidityThreshold (once, as it crossed it); `liquidity` is what is left.',
   },
+  'wallet_address.updated': {
+    data: walletAddress,
+    about: 'A wallet address was changed (PATCH /wallet-addresses/{id}): its name, approval or `status` (an `inactive` one takes and sends nothing).',
+  },
+  'wallet_address.not_found': {
+    data: walletAddressNotFound,
+    about:
+      "An Open Payments client looked up an address under the FSP's prefix that does not exist (once per address in 5 minutes): create it, and its next lookup finds it.",
+  },
+  'grant.revoked': { data: grant, about: 'The FSP revoked an Open Payments grant (POST /grants/{id}/revoke): its access token is refused from now on.' },
   'payment_intent.created': intent('A payment intent was made; in state `pending_approval`, it waits for the FSP to approve or cancel it.'),
   'payment_intent.approved': intent('The FSP approved an intent held for approval: it takes payments from now on.'),
   'payment_intent.cancelled': intent('The FSP cancelled an intent held for approval; `cancelReason` says why.'),

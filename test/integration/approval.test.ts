@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OtherNode, peerBothWays, startOtherNode } from '../node';
 import { startTestStack, type TestStack } from '../stack';
 import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
-import { ledger, ok, paymentIn, sum, waitFor } from '../world';
+import { fundedPayment, ledger, ok, quotedPayment, sum, waitFor } from '../world';
 
 // Incoming payments held for the FSP's approval, and intents closed short of their amount (issue 31
 // item 2). Node A (this file's stack, its webhooks to a receiver of the test's, returning what a
@@ -56,15 +56,10 @@ const heldIntent = async (value?: string) => {
   expect(intent.state).toBe('pending_approval');
   return intent;
 };
-// A quoted payment to the intent, from A's alice (local) or B's payer (over Interledger), not yet funded.
-const quoted = async (node: Pick<TestStack, 'admin'>, from: string, receiver: string, value: string) => {
-  const quote = await ok(node.admin('POST', '/quotes', { walletAddress: from, receiver, receiveAmount: usd(value) }));
-  return ok(node.admin('POST', '/payments', { walletAddress: from, quoteId: quote.id }));
-};
-const funded = async (node: Pick<TestStack, 'admin'>, payment: { id: string }) => {
-  await ok(node.admin('POST', `/payments/${payment.id}/fund`), 200);
-  return paymentIn(node, payment.id, ['completed', 'failed'], 60_000);
-};
+// A quoted payment to the intent, from A's alice (local) or B's payer (over Interledger), not yet
+// funded; and one funded, once it ended.
+const quoted = quotedPayment;
+const funded = fundedPayment;
 const peerBalance = async () => (await ledger(a)).get(`PEER#${peerOfA.id}`) ?? 0n;
 
 describe('a payment intent held for approval', () => {

@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { generateJwk } from '@interledger/http-signature-utils';
+import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
@@ -276,7 +279,7 @@ describe('npm run operator', () => {
 });
 
 describe('the console in a browser', () => {
-  it('after "Walk through a payment", shows the payment on the dashboard, in the payments list and in its trace, redelivers its webhook, and finds the ledger balanced', async () => {
+  it('after "Walk through a payment", shows the payment on the dashboard, in the payments list and in its trace, redelivers its webhook, finds the ledger balanced, and revokes an app’s grant', async () => {
     // The functions' own metrics on, as under a user's npm start (the tests turn them off); the
     // walkthrough's signing proxy signs with the test's secret, which takes the opt-in.
     // For the docs' images, on the default ports, whose URLs the README writes (the pages show them).
@@ -424,6 +427,27 @@ describe('the console in a browser', () => {
       // Back to the ledger check, which the tenant below has too (that intent's account it has not: 404).
       await page.getByRole('link', { name: 'Ledger check' }).click();
       await page.getByRole('status').filter({ hasText: 'Balanced' }).waitFor();
+
+      // An app's grant, on the Grants page: revoked from its row, its token refused at the app's next call.
+      const { privateKey } = generateKeyPairSync('ed25519');
+      const appWallet = await ok(a.admin('POST', '/wallet-addresses', { address: `${a.wallets}/an-app`, assetCode: 'USD', publicName: 'An app' }));
+      await ok(a.admin('POST', `/wallet-addresses/${appWallet.id}/keys`, generateJwk({ privateKey, keyId: 'an-app' })));
+      const app = await createAuthenticatedClient({ walletAddressUrl: appWallet.address, privateKey, keyId: 'an-app', validateResponses: true });
+      const { authServer, resourceServer } = await app.walletAddress.get({ url: appWallet.address });
+      const access = [{ type: 'incoming-payment', actions: ['create', 'read', 'list'], identifier: appWallet.address }];
+      const grant = await app.grant.request({ url: authServer }, { access_token: { access } } as never);
+      if (!isFinalizedGrantWithAccessToken(grant)) throw new Error('expected a grant issued at once');
+      await page.getByRole('link', { name: 'Grants' }).click();
+      const granted = page.locator('table[aria-label="Grants"] tbody tr', { hasText: appWallet.address });
+      await granted.waitFor();
+      expect(await granted.locator('.state').textContent()).toBe('approved');
+      await granted.getByRole('button', { name: 'Revoke' }).click();
+      const revoking = page.getByRole('dialog', { name: 'Revoke' });
+      await revoking.getByRole('button', { name: 'Confirm' }).click();
+      await revoking.waitFor({ state: 'detached' });
+      await expect.poll(() => granted.locator('.state').textContent()).toBe('revoked');
+      const listed = app.incomingPayment.list({ url: resourceServer, walletAddress: appWallet.address, accessToken: grant.access_token.value });
+      await expect(listed).rejects.toMatchObject({ status: 401 });
 
       // A tenant: the switch appears once the deployment has one, and on it the console shows the
       // tenant's data only (the operator's secret acts for the tenant), and the operator's again after.

@@ -83,6 +83,10 @@ async function seedTenant(name: string, assetCode: string, rate: number): Promis
   const { privateKey } = generateKeyPairSync('ed25519');
   await ok(admin('POST', `/wallet-addresses/${alice.id}/keys`, generateJwk({ privateKey, keyId: kid })));
   const app = await createAuthenticatedClient({ walletAddressUrl: alice.address, privateKey, keyId: kid, validateResponses: true });
+  // A grant of its own app's, which GET /grants lists and POST /grants/{id}/revoke names.
+  const grant = await app.grant.request({ url: `${s.authServerUrl}/t/${t.id}` }, {
+    access_token: { access: [{ type: 'incoming-payment', actions: ['create', 'read'], identifier: alice.address }] },
+  } as never);
 
   const peerToken = `${name}-peer-incoming-token-0123456789`;
   const peer = await ok(
@@ -128,6 +132,7 @@ async function seedTenant(name: string, assetCode: string, rate: number): Promis
       peers: peer.id,
       'liquidity-withdrawals': withdrawal.id,
       'webhook-events': event.id,
+      grants: grant.continue.uri.split('/').at(-1)!,
       tenants: t.id,
     },
     kid,

@@ -36,6 +36,7 @@ describe('wallet addresses', () => {
       assetScale: 2,
       publicName: 'Alice',
       approvalRequired: false, // the node's INCOMING_APPROVAL_REQUIRED, in effect
+      status: 'active', // new ones are
       createdAt: expect.any(String),
     });
     expect((await s.admin('GET', `/wallet-addresses/${res.body.id}`)).body).toEqual(res.body);

@@ -90,6 +90,8 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
       return fail(node, p, 'payment_intent_not_found');
     case 'held': // its money stays in its account, to withdraw, as with every failure
       return fail(node, p, 'payment_intent_pending_approval');
+    case 'inactive':
+      return fail(node, p, 'wallet_address_inactive');
     case 'closed':
       return fail(node, p, `payment_intent_${result.state}`);
     case 'exceeds':

@@ -9,7 +9,7 @@ import type { MethodName } from '../../quotes/method';
 import type { CreateQuote, QuoteRecord } from '../../quotes/schemas';
 import { localIntentId } from '../../resources';
 import { commit } from '../../tx';
-import { findWalletRecordByUrl } from '../../wallet-addresses';
+import { activeWalletRecord, WALLET_INACTIVE, walletActive } from '../../wallet-addresses';
 import { walletAddressErrors } from '../../wallet-addresses/errors';
 import { ilpQuoting } from './ilp-quote';
 import { localQuoting } from './local-quote';
@@ -26,7 +26,8 @@ const methodFor = (node: Node, receiver: string): MethodName => (localIntentId(n
 // `client`: the Open Payments client asking (lib/resource-server), kept on the quote.
 export async function createQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
   const record = await priceQuote(node, input, client);
-  await commit(node, [putQuote(node, record)]);
+  const refusals = await commit(node, [putQuote(node, record), walletActive(node, record.walletAddress)]);
+  if (refusals.includes(WALLET_INACTIVE)) throw walletAddressErrors.inactive(record.walletAddress);
   return record;
 }
 
@@ -38,7 +39,7 @@ export async function priceQuote(node: Node, input: CreateQuote, client?: string
     throw invalidFields([{ field: 'receiveAmount', message: 'cannot be given together with debitAmount' }]);
   }
   const method = quoting[methodFor(node, input.receiver)]; // local for this node's intents, ilp for another node's
-  const sender = findSender(node, input.walletAddress);
+  const sender: Promise<Sender> = activeWalletRecord(node, input.walletAddress); // refused unknown or inactive
   sender.catch(() => undefined); // awaited by the method, or not needed once it has failed
   const fees = sender.then((s) => feesOf(node, s.assetId));
   fees.catch(() => undefined); // read while the method prices, unless the debit amount waits for it
@@ -68,10 +69,4 @@ export async function priceQuote(node: Node, input: CreateQuote, client?: string
     sourceAssetId: from.assetId,
     ...(client && { client }),
   };
-}
-
-async function findSender(node: Node, walletAddress: string): Promise<Sender> {
-  const sender = await findWalletRecordByUrl(node, walletAddress);
-  if (!sender) throw walletAddressErrors.unknown(walletAddress);
-  return sender;
 }

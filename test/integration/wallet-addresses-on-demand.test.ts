@@ -1,0 +1,119 @@
+import { join } from 'node:path';
+import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { createUnauthenticatedClient } from '@interledger/open-payments';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../infra/local/emulators';
+import { startFsp } from '../../infra/local/fsp';
+import { ROOT } from '../../infra/local/serverless-config';
+import { startTestStack, type TestStack } from '../stack';
+import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
+import { ok, waitFor } from '../world';
+
+// Wallet addresses on demand: a client's GET of an unknown wallet address under the node's prefix
+// tells the FSP (wallet_address.not_found, once per address in a window) and answers 404; the FSP
+// simulator creates the address, and the client's retried GET finds it.
+let s: TestStack;
+let fsp: Awaited<ReturnType<typeof startFsp>>;
+let fspPort: number;
+const ADMIN_SECRET = 'on-demand-test-admin-secret-123456';
+let client: Awaited<ReturnType<typeof createUnauthenticatedClient>>;
+const simulator = () =>
+  startFsp({
+    port: fspPort,
+    ratesFile: join(ROOT, 'infra/local/fsp-rates.json'),
+    webhookSecret: TEST_WEBHOOK_SECRET,
+    adminUrl: s.adminUrl,
+    adminSecret: ADMIN_SECRET,
+    autoFund: false,
+  });
+
+beforeAll(async () => {
+  fspPort = await freePort();
+  s = await startTestStack({
+    ADMIN_API_SECRET: ADMIN_SECRET,
+    EXCHANGE_RATES_URL: '',
+    WEBHOOK_URL: `http://localhost:${fspPort}/webhooks`,
+    WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+  });
+  fsp = await simulator();
+  client = await createUnauthenticatedClient({ validateResponses: true });
+  await ok(s.admin('POST', '/assets', { code: 'USD', scale: 2 }));
+}, 60_000);
+afterAll(async () => {
+  await s?.stop();
+  await fsp?.stop();
+});
+
+// The wallet_address.not_found events written for `address` (the outbox items beside its marker):
+// all of them are written by the time the GETs that wrote them have answered.
+const toldOf = async (address: string) => {
+  const { Items = [] } = await s.dynamo.send(
+    new QueryCommand({
+      TableName: s.env.MAIN_TABLE,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :out)',
+      ExpressionAttributeValues: { ':pk': { S: `WANOTFOUND#${address}` }, ':out': { S: 'OUT#' } },
+    }),
+  );
+  return Items.flatMap((i) => JSON.parse(i.out.S!)).filter((o) => o.event?.type === 'wallet_address.not_found');
+};
+const notFound = async (url: string) => {
+  const e = await client.walletAddress.get({ url }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(e, url).toMatchObject({ status: 404 });
+};
+
+describe('a GET of an unknown wallet address', () => {
+  it('tells the FSP once however often it is asked, the simulator creates it, and the retried GET finds it', async () => {
+    const url = `${s.openPaymentsUrl}/on-demand-${Date.now()}`;
+    await Promise.all([1, 2, 3].map(() => notFound(url)));
+    await notFound(url.replace('/on-demand-', '/On-Demand-')); // the same address, in other letters
+    const told = await toldOf(url);
+    expect(told.map((o) => o.event.data)).toEqual([{ walletAddressUrl: url }]);
+
+    const found = await waitFor('the simulator to create it, and the retried GET to find it', () => client.walletAddress.get({ url }).catch(() => undefined));
+    expect(found).toMatchObject({ id: url, assetCode: 'USD', assetScale: 2 });
+    const created = await ok(s.admin('GET', `/wallet-addresses?address=${encodeURIComponent(url)}`), 200);
+    expect(created).toMatchObject({ address: url, status: 'active' });
+    const received = (await (await fetch(`${fsp.url}/webhooks`)).json()) as Array<{ type: string; answered: number; data: unknown }>;
+    expect(received.filter((e) => e.type === 'wallet_address.not_found')).toContainEqual(
+      expect.objectContaining({ answered: 204, data: { walletAddressUrl: url } }),
+    );
+  });
+
+  it('tells the FSP again once the window has passed', async () => {
+    const url = `${s.openPaymentsUrl}/nobody-${Date.now()}`;
+    await fsp.stop(); // nobody creates it meanwhile
+    try {
+      await notFound(url);
+      await notFound(url);
+      expect(await toldOf(url)).toHaveLength(1);
+      // The window's end, as DynamoDB may not have deleted the marker yet.
+      await s.dynamo.send(
+        new UpdateItemCommand({
+          TableName: s.env.MAIN_TABLE,
+          Key: { pk: { S: `WANOTFOUND#${url}` }, sk: { S: 'NOTFOUND' } },
+          UpdateExpression: 'SET #ttl = :past',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':past': { N: String(Math.floor(Date.now() / 1000) - 1) } },
+        }),
+      );
+      await notFound(url);
+      expect(await toldOf(url)).toHaveLength(2);
+    } finally {
+      fsp = await simulator();
+    }
+  });
+
+  it('tells nothing of a URL no wallet address could have, nor of an unknown key set', async () => {
+    for (const path of ['/quotes/x', '/-starts-badly', '/has%20space']) {
+      const url = `${s.openPaymentsUrl}${path}`;
+      expect((await fetch(url)).status, url).toBe(404);
+      expect(await toldOf(url.toLowerCase()), url).toEqual([]);
+    }
+    const unknown = `${s.openPaymentsUrl}/keyless-${Date.now()}`;
+    expect((await fetch(`${unknown}/jwks.json`)).status).toBe(404);
+    expect(await toldOf(unknown)).toEqual([]);
+  });
+});
