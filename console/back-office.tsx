@@ -5,7 +5,7 @@ import type { RouteResponse } from '../lib/routes';
 import { ledgerUnits, money, units } from './amounts';
 import { type Amount, admin, may, type Page } from './api';
 import { changes, FormDialog, type FormSpec, minorUnits, numberOr, type Values } from './forms';
-import { type Action, Alert, ListPage, Said, time, useActions, useLoaded } from './list';
+import { type Action, ActionButtons, Alert, ListPage, Said, time, useActions, useLoaded } from './list';
 import type { PageProps } from './pages';
 
 // The back-office pages: each reads one Admin API list route (docs/api.md) and offers the
@@ -445,14 +445,7 @@ function PaymentPage({ id }: { id: string }) {
         <button type="button" onClick={reload}>
           Reload
         </button>
-        {p &&
-          paymentActions(p)
-            .filter((a) => may(a.needs ?? 'operator'))
-            .map((a) => (
-              <button type="button" key={a.label} onClick={() => ask(a)}>
-                {a.label}
-              </button>
-            ))}
+        {p && <ActionButtons actions={paymentActions(p)} ask={ask} />}
         <Alert text={error} />
         <Said text={said} />
       </div>

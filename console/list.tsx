@@ -171,14 +171,7 @@ export function ListPage<T extends { id: string }>(props: ListProps<T>) {
                         Change
                       </button>
                     )}
-                    {props
-                      .actions?.(item)
-                      .filter((a) => may(a.needs ?? 'operator'))
-                      .map((a) => (
-                        <button type="button" key={a.label} onClick={() => ask(a)}>
-                          {a.label}
-                        </button>
-                      ))}
+                    {props.actions && <ActionButtons actions={props.actions(item)} ask={ask} />}
                   </td>
                 )}
               </tr>
@@ -297,5 +290,20 @@ function Confirm({ action, done }: { action: Action; done: (changed: boolean, sa
         </div>
       </div>
     </div>
+  );
+}
+
+// The actions the signed-in operator's role allows, as buttons that ask before they run.
+export function ActionButtons(props: { actions: Action[]; ask: (a: Action) => void }) {
+  return (
+    <>
+      {props.actions
+        .filter((a) => may(a.needs ?? 'operator'))
+        .map((a) => (
+          <button type="button" key={a.label} onClick={() => props.ask(a)}>
+            {a.label}
+          </button>
+        ))}
+    </>
   );
 }

@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { httpErrors } from '../../lib/http/errors';
 import { problemResponse } from '../../lib/http/problem';
-import { Span, type TraceSink } from '../../lib/tracing';
+import { ROUTE_ANNOTATION, Span, type TraceSink } from '../../lib/tracing';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import gatewayResponses from '../serverless/gateway-responses.cjs';
 import type { LambdaRuntime } from './lambda';
 import { listen, readBody } from './listen';
 import type { Route } from './rest-apis';
 import { sigV4Refusal } from './sigv4';
-import { ROUTE_ANNOTATION } from './traces';
 
 // A local API Gateway: routes requests to functions as a REST API does (Lambda proxy events,
 // payload 1.0), with API Gateway's path templates and precedence. A route that needs IAM
@@ -213,7 +212,8 @@ export async function startGateway(opts: {
       }
       const { route } = found.compiled;
       // Which route the request took, for the console's list of traces (its resource path, not the URL's ids).
-      segment?.annotate(ROUTE_ANNOTATION, `${method} ${route.path}`);
+      // (A greedy route's template says nothing: the function behind it names what it serves.)
+      if (!route.path.includes('+}')) segment?.annotate(ROUTE_ANNOTATION, `${method} ${route.path}`);
       if (route.iam && !req.headers.authorization) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
       const claims = route.cognito ? opts.authorize?.(req.headers.authorization) : undefined;
       if (route.cognito && !claims) return sendGateway('DEFAULT_4XX', 401);

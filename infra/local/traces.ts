@@ -1,4 +1,4 @@
-import type { TraceDocument, TraceSink } from '../../lib/tracing';
+import { ROUTE_ANNOTATION, type TraceDocument, type TraceSink } from '../../lib/tracing';
 
 // The local run's X-Ray: the segment documents that the gateways, the runtime and the functions
 // record (lib/tracing.ts), kept in memory while the stack runs, for the console's trace pages.
@@ -9,10 +9,6 @@ import type { TraceDocument, TraceSink } from '../../lib/tracing';
 const MAX_TRACES = 1000;
 const MAX_DOCUMENTS = 500;
 const FOLD_MS = 1000;
-
-// The gateway's annotation of the route a request took ("POST /payments/{id}/fund"): a trace that
-// began with a request is named by it.
-export const ROUTE_ANNOTATION = 'route';
 
 export interface Trace {
   id: string;
@@ -116,7 +112,8 @@ function summaryOf(id: string, documents: TraceDocument[]): TraceSummary {
   const spans = spansOf(documents);
   const start = Math.min(...spans.map((d) => d.start_time));
   const end = Math.max(...spans.map((d) => d.end_time ?? d.start_time));
-  const route = spans[0].annotations?.[ROUTE_ANNOTATION];
+  // The first route in it: the request it began with (the console's, the Admin route it handed on).
+  const route = spans.find((d) => typeof d.annotations?.[ROUTE_ANNOTATION] === 'string')?.annotations?.[ROUTE_ANNOTATION];
   return {
     id,
     name: typeof route === 'string' ? route : spans[0].name,

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { counted } from '../aws';
 import { commonErrors } from '../errors';
 import { allRoutes, type Route } from '../routes';
-import { currentTraceHeader, TRACE_HEADER } from '../tracing';
+import { annotate, currentTraceHeader, ROUTE_ANNOTATION, TRACE_HEADER } from '../tracing';
 import { httpErrors } from './errors';
 import { problemResponse } from './problem';
 
@@ -106,6 +106,7 @@ export async function handOff(event: APIGatewayProxyEvent, invoke: Invoke): Prom
     multiValueHeaders: withoutToken(event.multiValueHeaders) ?? {},
     requestContext: { ...event.requestContext, path, resourcePath: route.path },
   };
+  annotate(ROUTE_ANNOTATION, `${event.httpMethod} ${route.path}`);
   return invoke(route.functionName, handed);
 }
 

@@ -148,6 +148,8 @@ describe('the console server', () => {
     const recent = (await (await get('/local/traces', idToken)).json()).items;
     const functionsOf = async (id: string) => (await (await get(`/local/traces/${id}`, idToken)).json()).documents.map((d: { name: string }) => d.name).sort();
     expect(await functionsOf(recent[0].id)).toEqual(['assetsList', 'console', 'payment-service-local-admin']);
+    // Named by the Admin route the console handed it to, not by the console's own greedy route.
+    expect(recent[0].name).toBe('GET /assets');
     expect((await get('/local/traces/1-00000000-000000000000000000000000', idToken)).status).toBe(404);
   });
 
