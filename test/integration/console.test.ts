@@ -157,6 +157,7 @@ describe('the console server', () => {
   // what its role allows, and no more; what it is not offered, forced through the page's door,
   // is refused and changes nothing.
   it('in a browser, signs in as viewer, operator, admin and a tenant operator, each offered and allowed what its role allows, and no more', async () => {
+    const since = new Date().toISOString();
     await ok(s.admin('POST', '/assets', { code: 'CHF', scale: 2 }));
     const address = `${s.openPaymentsUrl}/held`;
     await ok(s.admin('POST', '/wallet-addresses', { address, assetCode: 'CHF', approvalRequired: true }));
@@ -234,6 +235,18 @@ describe('the console server', () => {
       await tenantOperator.locator('table[aria-label="Wallet addresses"] tr', { hasText: tenantAddress }).waitFor();
       expect(await tenantOperator.locator('table[aria-label="Wallet addresses"] tbody tr').count()).toBe(1);
       expect(await tenantOperator.getByLabel('Tenant').count()).toBe(0);
+
+      // Every action each took or was refused is in the audit trail, under the operator's name and
+      // role (the machine's signed requests above are not: the request log names them).
+      const trail = (await ok(s.admin('GET', `/audit-events?from=${since}&limit=50`), 200)).items.reverse();
+      expect(trail.map((e: any) => [e.actor.name, e.actor.role, e.action, e.outcome, e.status])).toEqual([
+        ['viewer@fsp.example', 'viewer', 'POST /payment-intents/{id}/approve', 'refused', 403],
+        ['viewer@fsp.example', 'viewer', 'POST /assets', 'refused', 403],
+        ['operator@fsp.example', 'operator', 'POST /payment-intents/{id}/approve', 'succeeded', 200],
+        ['operator@fsp.example', 'operator', 'POST /assets', 'refused', 403],
+        ['admin@fsp.example', 'admin', 'POST /assets', 'succeeded', 201],
+      ]);
+      expect(trail[2].resource).toEqual({ type: 'payment-intent', id: forOperator });
 
       // Signing out, and a token that expired, bring the sign-in back; an expired token is refused.
       await admin.getByRole('button', { name: 'Sign out' }).click();
