@@ -350,9 +350,15 @@ describe('the console in a browser', () => {
       expect(await trace.locator('tbody tr').first().textContent()).toContain('POST /payments');
       expect(await trace.locator('tr[data-name="paymentsFund"]').count()).toBe(1);
       const calls = trace.locator(`tr[data-parent="${await worker.getAttribute('data-id')}"][data-namespace="aws"] td.span-name`);
-      // The payment and its intent, the delivery, and the payout asset (EUR) for its liquidity
-      // threshold, which a container keeps 10 s (it can change: PATCH /assets/{id}).
-      expect((await calls.allTextContents()).sort()).toEqual(['DynamoDB GetItem', 'DynamoDB GetItem', 'DynamoDB GetItem', 'DynamoDB TransactWriteItems']);
+      // The payment and its intent, the delivery, the intent's wallet address's status (read as the
+      // credit is made), and the payout asset (EUR) for its liquidity threshold.
+      expect((await calls.allTextContents()).sort()).toEqual([
+        'DynamoDB GetItem',
+        'DynamoDB GetItem',
+        'DynamoDB GetItem',
+        'DynamoDB GetItem',
+        'DynamoDB TransactWriteItems',
+      ]);
       await screenshot(page, 'trace.png');
 
       // A refused action shows the problem's detail in its confirmation, and changes nothing.

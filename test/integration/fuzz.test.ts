@@ -260,6 +260,7 @@ describe('hostile cursors on every list route', () => {
     expect(lists.map((op) => op.path).sort()).toEqual([
       '/assets',
       '/audit-events',
+      '/grants',
       '/ledger/transfers',
       '/liquidity-withdrawals',
       '/payment-intents',
