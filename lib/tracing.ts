@@ -187,11 +187,6 @@ export const currentTraceHeader = (): string | undefined => currentSpan()?.heade
 
 // An X-Ray annotation (indexed: `annotation.paymentId = "…"` finds a payment's traces in the X-Ray
 // console; the local console's trace link looks payments up the same way).
-// The route a request took ("POST /payments/{id}/fund", its resource path, not the URL's ids),
-// annotated by the gateway, or by the console's function for the Admin route it hands a request to:
-// the local console names a trace by it.
-export const ROUTE_ANNOTATION = 'route';
-
 export const annotate = (key: string, value: string | number | boolean) => currentSpan()?.annotate(key, value);
 
 // On Lambda: the daemon's address (AWS_XRAY_DAEMON_ADDRESS, "host:port", or "tcp:h:p udp:h:p"),

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { httpErrors } from '../../lib/http/errors';
 import { problemResponse } from '../../lib/http/problem';
-import { ROUTE_ANNOTATION, Span, type TraceSink } from '../../lib/tracing';
+import { ROUTE_ANNOTATION } from '../../lib/trace-annotations';
+import { Span, type TraceSink } from '../../lib/tracing';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import gatewayResponses from '../serverless/gateway-responses.cjs';
 import type { LambdaRuntime } from './lambda';

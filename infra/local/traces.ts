@@ -1,4 +1,5 @@
-import { ROUTE_ANNOTATION, type TraceDocument, type TraceSink } from '../../lib/tracing';
+import { ROUTE_ANNOTATION } from '../../lib/trace-annotations';
+import type { TraceDocument, TraceSink } from '../../lib/tracing';
 
 // The local run's X-Ray: the segment documents that the gateways, the runtime and the functions
 // record (lib/tracing.ts), kept in memory while the stack runs, for the console's trace pages.

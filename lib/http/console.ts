@@ -3,7 +3,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { counted } from '../aws';
 import { commonErrors } from '../errors';
 import { allRoutes, type Route } from '../routes';
-import { annotate, currentTraceHeader, ROUTE_ANNOTATION, TRACE_HEADER } from '../tracing';
+import { ROUTE_ANNOTATION } from '../trace-annotations';
+import { annotate, currentTraceHeader, TRACE_HEADER } from '../tracing';
 import { httpErrors } from './errors';
 import { problemResponse } from './problem';
 

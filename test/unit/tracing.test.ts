@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { spansOf, spansUnder, TraceStore } from '../../infra/local/traces';
-import { parseTraceHeader, ROUTE_ANNOTATION, Span, type TraceDocument } from '../../lib/tracing';
+import { ROUTE_ANNOTATION } from '../../lib/trace-annotations';
+import { parseTraceHeader, Span, type TraceDocument } from '../../lib/tracing';
 
 // The trace recorder's rules (lib/tracing.ts) and the local store's bounds (infra/local/traces.ts).
 const ROOT = '1-6a000000-0123456789abcdef01234567';
