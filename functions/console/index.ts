@@ -13,5 +13,5 @@ export const handler = observed(
   async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
     event.path.startsWith(`${CONSOLE_API_PREFIX}/`)
       ? handOff(event, lambdaInvoke(context.functionName, 'console'))
-      : servePage(event, await pageFiles(), signIn, name),
+      : servePage(event, await pageFiles().catch((e: Error) => e), signIn, name),
 );

@@ -4,5 +4,10 @@ import type { PageFiles } from './console';
 
 // The console's page, built with esbuild the first time it is asked for (npm start). A packaged
 // function has it built already: infra/esbuild/console-page.cjs puts it in this module's place.
+// A failed build is not kept: the next request builds again (once console/ is mended).
 let built: Promise<PageFiles> | undefined;
-export const pageFiles = (): Promise<PageFiles> => (built ??= buildConsolePage());
+export const pageFiles = (): Promise<PageFiles> =>
+  (built ??= buildConsolePage().catch((e: Error) => {
+    built = undefined;
+    throw e;
+  }));

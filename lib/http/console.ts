@@ -132,19 +132,21 @@ const file = (type: string, body: string, signIn: SignIn): APIGatewayProxyResult
   body,
 });
 
-// GET /console (the page), /console/console.js, /console/console.css, /console/config.json.
-export function servePage(event: APIGatewayProxyEvent, files: PageFiles, signIn: SignIn, node: string): APIGatewayProxyResult {
+// GET /console (the page), /console/console.js, /console/console.css, /console/config.json. `files`
+// is the error of a page that could not be built (under npm start, console/ as it is being edited):
+// each of its files is then a 503 that says why, and the next request builds again.
+export function servePage(event: APIGatewayProxyEvent, files: PageFiles | Error, signIn: SignIn, node: string): APIGatewayProxyResult {
   if (event.httpMethod !== 'GET') return problemResponse(httpErrors.methodNotAllowed(`${event.httpMethod} is not served at ${event.path}; GET is`, ['GET']));
-  switch (event.path.slice(CONSOLE_PREFIX.length)) {
-    case '':
-    case '/':
-      return file('text/html; charset=utf-8', files.html.replaceAll('{{node}}', node), signIn);
-    case '/console.js':
-      return file('text/javascript; charset=utf-8', files.js, signIn);
-    case '/console.css':
-      return file('text/css; charset=utf-8', files.css, signIn);
-    case '/config.json':
-      return file('application/json', JSON.stringify({ signIn }), signIn);
-  }
-  return problemResponse(commonErrors.notFound(`The console has nothing at ${event.path}`));
+  const path = event.path.slice(CONSOLE_PREFIX.length);
+  if (path === '/config.json') return file('application/json', JSON.stringify({ signIn }), signIn);
+  const page: Record<string, [string, (f: PageFiles) => string]> = {
+    '': ['text/html; charset=utf-8', (f) => f.html.replaceAll('{{node}}', node)],
+    '/': ['text/html; charset=utf-8', (f) => f.html.replaceAll('{{node}}', node)],
+    '/console.js': ['text/javascript; charset=utf-8', (f) => f.js],
+    '/console.css': ['text/css; charset=utf-8', (f) => f.css],
+  };
+  if (!Object.hasOwn(page, path)) return problemResponse(commonErrors.notFound(`The console has nothing at ${event.path}`));
+  if (files instanceof Error) return problemResponse(httpErrors.pageUnavailable(files.message));
+  const [type, body] = page[path];
+  return file(type, body(files), signIn);
 }

@@ -1,5 +1,6 @@
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { routeFor } from '../../lib/http/console';
+import { routeFor, servePage } from '../../lib/http/console';
 import { allRoutes } from '../../lib/routes';
 
 // The console's hand-off (lib/http/console.ts) finds the Admin route a path names, as API Gateway
@@ -17,5 +18,27 @@ describe("the console's route finder", () => {
     expect(routeFor('DELETE', '/assets')).toEqual({ allow: ['GET', 'POST'] });
     expect(routeFor('PUT', '/payments/3f5f0d2c-0000-4000-8000-000000000000/fund')).toEqual({ allow: ['POST'] });
     for (const path of ['/nothing', '/assets/a/b/c', '/', '/assets/%zz', '/payments//fund']) expect(routeFor('GET', path), path).toEqual({ allow: [] });
+  });
+});
+
+describe("servePage: the console's page and its files", () => {
+  const get = (path: string) => ({ httpMethod: 'GET', path }) as APIGatewayProxyEvent;
+  const files = { html: '<body data-node="{{node}}">', js: 'js', css: 'css' };
+  const local = { kind: 'local' } as const;
+  it('serves each file, how to sign in, and 404 for anything else', () => {
+    expect(servePage(get('/console'), files, local, 'A').body).toBe('<body data-node="A">');
+    expect(servePage(get('/console/console.js'), files, local, 'A').body).toBe('js');
+    expect(JSON.parse(servePage(get('/console/config.json'), files, local, 'A').body)).toEqual({ signIn: local });
+    expect(servePage(get('/console/other'), files, local, 'A').statusCode).toBe(404);
+  });
+  it('answers a page that could not be built with a 503 problem that says why, and still how to sign in', () => {
+    const failed = new Error('console/list.tsx:3: Expected ")"');
+    for (const path of ['/console', '/console/', '/console/console.js', '/console/console.css']) {
+      const res = servePage(get(path), failed, local, 'A');
+      expect([res.statusCode, res.headers?.['content-type']], path).toEqual([503, 'application/problem+json']);
+      expect(JSON.parse(res.body), path).toMatchObject({ code: 'console_unavailable', detail: failed.message });
+    }
+    expect(servePage(get('/console/config.json'), failed, local, 'A').statusCode).toBe(200);
+    expect(servePage(get('/console/other'), failed, local, 'A').statusCode).toBe(404);
   });
 });

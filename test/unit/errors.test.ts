@@ -126,7 +126,7 @@ const WIRE: Record<number, string[]> = {
   429: ['too_many_requests'],
   501: ['interaction_not_offered'],
   502: ['node_not_running', 'peer_refused', 'peer_unreachable', 'proxy_failed', 'rate_probe_failed', 'receiver_invalid', 'receiver_unreachable'],
-  503: ['authorization_server_unavailable', 'grant_busy', 'read_throttled'],
+  503: ['authorization_server_unavailable', 'console_unavailable', 'grant_busy', 'read_throttled'],
 };
 
 describe('the catalogs of errors', () => {
