@@ -263,8 +263,9 @@ export interface Crediting {
 
 export async function creditIntent(node: Node, read: IntentRecord | undefined, c: Crediting): Promise<CreditOutcome> {
   let intent = read;
-  // Its wallet address's status, read afresh beside the first attempt's own reads: a freeze holds
-  // for every credit that starts after it (docs/api.md, "Wallet address status").
+  // Its wallet address's status, read afresh: a freeze holds for every credit that starts after it
+  // (docs/api.md, "Wallet address status"). The credit does no other I/O before it commits, so this
+  // is one more round trip on the payment path; reading it with the payment and intent would hide it.
   const active = intent && isActive(node, intent.walletAddress);
   active?.catch(() => undefined); // awaited before the first commit
   for (let attempt = 1; attempt <= c.attempts; attempt++) {
