@@ -259,14 +259,15 @@ export interface Crediting {
   attempts: number;
   name: string; // for injected faults
   via: 'local' | 'interledger'; // how the payment came, for the count of payments received
+  active?: boolean; // the intent's wallet address's status, if the caller read it already
 }
 
 export async function creditIntent(node: Node, read: IntentRecord | undefined, c: Crediting): Promise<CreditOutcome> {
   let intent = read;
   // Its wallet address's status, read afresh: a freeze holds for every credit that starts after it
-  // (docs/api.md, "Wallet address status"). The credit does no other I/O before it commits, so this
-  // is one more round trip on the payment path; reading it with the payment and intent would hide it.
-  const active = intent && isActive(node, intent.walletAddress);
+  // (docs/api.md, "Wallet address status"). The payment worker reads it with the payment and intent
+  // (one round trip for the three); others read it here, beside their own work.
+  const active = intent && (c.active === undefined ? isActive(node, intent.walletAddress) : Promise.resolve(c.active));
   active?.catch(() => undefined); // awaited before the first commit
   for (let attempt = 1; attempt <= c.attempts; attempt++) {
     if (!intent) return { kind: 'not_found' };

@@ -18,7 +18,9 @@ async function deliverPayment(node: Node, message: PaymentMessage, attempt: stri
 }
 
 const isPaymentMessage = (body: unknown): body is PaymentMessage =>
-  typeof (body as PaymentMessage)?.paymentId === 'string' && ['string', 'undefined'].includes(typeof (body as PaymentMessage)?.intentId);
+  typeof (body as PaymentMessage)?.paymentId === 'string' &&
+  ['string', 'undefined'].includes(typeof (body as PaymentMessage)?.intentId) &&
+  ['string', 'undefined'].includes(typeof (body as PaymentMessage)?.walletAddress);
 
 // One message of the payments queue (see lib/queue.ts for retries). Its id names the attempt
 // that sends a remote payment (lib/payments/methods/ilp.ts).

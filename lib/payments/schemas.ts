@@ -63,8 +63,9 @@ export type PaymentRecord = MethodFields & {
 };
 
 // What the payments queue carries: a funded payment to send, and what its method has the worker
-// read together with it (lib/payments/methods: a local payment's intent).
+// read together with it (lib/payments/methods: a local payment's intent and its wallet address).
 export interface PaymentMessage {
   paymentId: string;
   intentId?: string;
+  walletAddress?: string;
 }

@@ -9,6 +9,7 @@ export type MethodName = 'local' | 'ilp';
 export interface LocalFields {
   intentId: string;
   destinationAssetId: string;
+  walletAddress?: string; // the intent's, whose status the worker reads with the payment (older quotes lack it)
 }
 
 // Interledger: what the quote's probe found (the peer, pay's rates, among them the path's minimum,
@@ -29,8 +30,9 @@ export function withMethodFields<T extends Record<string, unknown>>(item: T): Om
 }
 
 // What a payment's queue message names besides the payment, for the worker to read together with
-// it (lib/payments/methods readAhead): a local payment's intent.
-export const readAheadOf = (f: MethodFields): { intentId?: string } => (f.method === 'local' ? { intentId: f.local.intentId } : {});
+// it (lib/payments/methods readAhead): a local payment's intent and its wallet address.
+export const readAheadOf = (f: MethodFields): { intentId?: string; walletAddress?: string } =>
+  f.method === 'local' ? { intentId: f.local.intentId, ...(f.local.walletAddress && { walletAddress: f.local.walletAddress }) } : {};
 
 // A quote's method and its fields, as its payment carries them.
 export const methodFieldsOf = (f: MethodFields): MethodFields => (f.method === 'local' ? { method: 'local', local: f.local } : { method: 'ilp', ilp: f.ilp });

@@ -34,7 +34,7 @@ async function quoteLocal(node: Node, input: CreateQuote, sender: Promise<Sender
     receiveAmount: amountOf(receive, receiver.asset),
     estimatedExchangeRate: rate.rate,
     method: 'local',
-    local: { intentId: intent.id, destinationAssetId: intent.assetId },
+    local: { intentId: intent.id, destinationAssetId: intent.assetId, walletAddress: intent.walletAddress },
     expiresBy: intent.expiresAt,
   };
 }

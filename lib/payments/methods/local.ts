@@ -8,6 +8,7 @@ import { creditIntent, findIntent } from '../../payment-intents';
 import type { IntentRecord } from '../../payment-intents/schemas';
 import { feeOf } from '../../quotes';
 import type { LocalFields } from '../../quotes/method';
+import { isActive } from '../../wallet-addresses';
 import { feeLeg, finishPayment, paymentView } from '..';
 import type { PaymentRecord } from '../schemas';
 import * as store from '../store';
@@ -23,10 +24,13 @@ import type { Sending, SendOutcome } from './method';
 // its funds in its account to withdraw; anything else is thrown, so the message is retried.
 const ATTEMPTS = 5;
 
-// The intent the payment's message names (lib/quotes/method.ts readAheadOf), as read with the payment.
+// The intent the payment's message names (lib/quotes/method.ts readAheadOf), and whether its wallet
+// address is active, as read with the payment.
 interface Ahead {
   intentId: string;
   intent: IntentRecord | undefined;
+  walletAddress?: string;
+  active?: boolean;
 }
 
 // Each fee is booked in its own asset, with no conversion: the sending fee from the payment's
@@ -59,6 +63,7 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
   // The credit is conditional on the intent as read, so racing payments decide one after the
   // other; one that would overpay it fails instead (two quotes can each cover what remains).
   const intent = ahead ? ahead.intent : await findIntent(node, intentId);
+  const active = ahead?.walletAddress !== undefined && ahead.walletAddress === intent?.walletAddress ? ahead.active : undefined;
   const result = await blindThenRead(
     (readShards) =>
       creditIntent(node, intent, {
@@ -78,6 +83,7 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
         attempts: ATTEMPTS,
         name: 'payment-worker',
         via: 'local',
+        active,
       }),
     (r) => r.kind === 'refused' && r.refusals.some(isInsufficient),
   );
@@ -114,7 +120,11 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
 }
 
 export const local: Sending<Ahead> = {
-  readAhead: async (node, message) => (message.intentId ? { intentId: message.intentId, intent: await findIntent(node, message.intentId) } : undefined),
+  readAhead: async (node, { intentId, walletAddress }) => {
+    if (!intentId) return undefined;
+    const [intent, active] = await Promise.all([findIntent(node, intentId), walletAddress && isActive(node, walletAddress)]);
+    return { intentId, intent, ...(walletAddress && { walletAddress, active: active as boolean }) };
+  },
   send: (node, p, _attempt, ahead) => sendLocal(node, p, ahead),
   giveUp: async (node, p) => {
     await fail(node, p, 'delivery_failed');
