@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
@@ -9,13 +9,16 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/local/emulators';
 import type { FunctionStats } from '../infra/local/lambda';
 import { measureBundles } from './bundles';
 import { measure, percentile, print, type Result } from './measure';
+import { measureRafiki, rafikiMissing } from './rafiki';
 
 // `npm run bench`: the local stack on free ports, measured through its real HTTP front door, with
 // the AWS calls each operation made (counted by the local runtime). BENCH_N sets the operations
 // per row (default 1000); BENCH_ONLY=routes,flow,fund,remote,webhook,rates,resource,bundles picks
 // sections, and BENCH_CLIENTS=1,8 the numbers of concurrent clients. BENCH_DATA=disk keeps the
 // node's data in a temporary folder as `npm start` does (DynamoDB Local on disk, the queues'
-// journal) instead of in memory.
+// journal) instead of in memory. With the flow or fund sections, Rafiki, when it is built beside
+// this checkout (bench/rafiki.ts), is then measured on the same flows and printed beside, with the
+// ratio and each row's load.
 const N = Number(process.env.BENCH_N ?? 1000);
 const only = process.env.BENCH_ONLY?.split(',');
 const CLIENTS = (process.env.BENCH_CLIENTS ?? '1,8').split(',').map(Number);
@@ -110,7 +113,8 @@ async function row(
 ): Promise<Result> {
   const statsOf = async () => [await stats(), onB.length ? await nodeB!.ask<Record<string, FunctionStats>>('stats', 'stats') : {}];
   const before = await statsOf();
-  const result = await measure(name, count, clients, async (i) => void (await op(i)));
+  // An operation that answers a number says its own latency (fund -> completed: until the completion).
+  const result = await measure(name, count, clients, op);
   const after = await statsOf();
   const calls: Record<string, number> = {};
   for (const [side, fns] of [functions, onB].entries()) {
@@ -133,16 +137,24 @@ const flow = async (from: string, to: string, value: string, assetCode: string) 
 const CREATE = ['paymentIntentsCreate', 'quotesCreate', 'paymentsCreate'];
 const DELIVERY = ['paymentsFund', 'outboxRelay', 'paymentsWorker'];
 
-// Completion is observed on the payment's item itself, read every millisecond.
-async function completed(id: string) {
+// Completion is read on the payment's item itself, every 5 ms; the latency is from `since` (epoch
+// ms) to the completion the item records (`completedAt`), not to when this reader saw it, so that a
+// slower reader costs the service no latency and a faster one no load (Rafiki's is read alike).
+async function completed(id: string, since: number): Promise<number> {
   const Key = { pk: { S: `PAYMENT#${id}` }, sk: { S: 'PAYMENT' } };
   for (;;) {
     const { Item } = await dynamo.send(new GetItemCommand({ TableName: stack.env.MAIN_TABLE, Key, ConsistentRead: true }));
-    if (Item?.state.S === 'completed') return;
+    if (Item?.state.S === 'completed') return Date.parse(Item.completedAt.S!) - since;
     if (Item?.state.S === 'failed') throw new Error(`payment ${id} failed: ${Item.failureReason?.S}`);
-    await new Promise((r) => setTimeout(r, 1));
+    await new Promise((r) => setTimeout(r, 5));
   }
 }
+// Funds a payment; how long until it completed.
+const fundAndComplete = async (id: string) => {
+  const since = Date.now();
+  await admin('POST', `/payments/${id}/fund`);
+  return completed(id, since);
+};
 
 const results: Result[] = [];
 const lines: string[] = [];
@@ -165,8 +177,7 @@ try {
   ]) {
     await warm(100, async () => {
       const payment = await flow(alice, to, value, code);
-      await admin('POST', `/payments/${payment.id}/fund`);
-      await completed(payment.id);
+      await fundAndComplete(payment.id);
     });
   }
 
@@ -239,12 +250,7 @@ try {
         const count = Math.min(N, 400);
         const payments: Array<{ id: string }> = [];
         for (let i = 0; i < count; i++) payments.push(await flow(alice, to, value, code));
-        results.push(
-          await row(DELIVERY, `fund -> completed ${label}`, count, clients, async (i) => {
-            await admin('POST', `/payments/${payments[i].id}/fund`);
-            await completed(payments[i].id);
-          }),
-        );
+        results.push(await row(DELIVERY, `fund -> completed ${label}`, count, clients, (i) => fundAndComplete(payments[i].id)));
       }
     }
   }
@@ -285,19 +291,7 @@ try {
     const sendAll = async (label: string, value: string, clients: number, count: number) => {
       const payments: Array<{ id: string }> = [];
       for (let i = 0; i < count; i++) payments.push(await remoteFlow(value));
-      results.push(
-        await row(
-          DELIVERY,
-          `fund -> completed remote ${label}`,
-          count,
-          clients,
-          async (i) => {
-            await admin('POST', `/payments/${payments[i].id}/fund`);
-            await completed(payments[i].id);
-          },
-          ['ilpConnector'],
-        ),
-      );
+      results.push(await row(DELIVERY, `fund -> completed remote ${label}`, count, clients, (i) => fundAndComplete(payments[i].id), ['ilpConnector']));
       const packets = await Promise.all(payments.map((p) => fulfilledPackets(p.id)));
       lines.push(
         `remote ${label}, ${clients} client(s): ${(packets.reduce((x, y) => x + y, 0) / count).toFixed(2)} packets per payment (${Math.min(...packets)} to ${Math.max(...packets)})`,
@@ -305,8 +299,7 @@ try {
     };
     await warm(30, async () => {
       const payment = await remoteFlow('100');
-      await admin('POST', `/payments/${payment.id}/fund`);
-      await completed(payment.id);
+      await fundAndComplete(payment.id);
     });
     const count = Math.min(N, 200);
     for (const clients of CLIENTS) {
@@ -370,38 +363,58 @@ try {
     lines.push(`webhook burst: ${ids.length} events created by 8 clients, all delivered ${(last - t0).toFixed(0)} ms after the last was created`);
   }
   if (section('bundles')) lines.push(['Deployment bundles (serverless package):', ...(await measureBundles())].join('\n'));
-  const os = await import('node:os');
-  console.log(
-    `\nLocal stack, Node ${process.version}, ${os.cpus().length} cores; a flow is three signed HTTP calls; completion read from DynamoDB every 1 ms; data ${onDisk ? 'on disk (as npm start)' : 'in memory'}`,
-  );
-  console.log('AWS calls: per operation, made by the functions serving it (fund -> completed: funding, outbox relay and worker)\n');
-  print(results);
-  for (const l of lines) console.log(`\n${l}`);
-  sideBySide(results);
 } finally {
   await Promise.all([stack.stop(), nodeB?.stop()]);
   fsp.close();
   receiver.close();
   dynamo.destroy();
 }
+console.log(
+  `\nLocal stack, Node ${process.version}, ${cpus().length} cores; a flow is three signed HTTP calls; fund -> completed: until the payment's completedAt (its item read every 5 ms); data ${onDisk ? 'on disk (as npm start)' : 'in memory'}; load: the 1-minute load average as each row began`,
+);
+console.log('AWS calls: per operation, made by the functions serving it (fund -> completed: funding, outbox relay and worker)\n');
+print(results);
+for (const l of lines) console.log(`\n${l}`);
 
-// This service next to Rafiki's figures, measured on the same machine kind.
-function sideBySide(rs: Result[]) {
-  const find = (prefix: string, clients: number) => rs.filter((r) => r.name.startsWith(prefix) && r.concurrency === clients);
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const rows: Array<[string, string, string]> = [];
-  const add = (label: string, prefix: string, clients: number, show: (r: Result[]) => string, rafiki: string) => {
-    const found = find(prefix, clients);
-    if (found.length) rows.push([label, show(found), rafiki]);
-  };
-  const latency = (r: Result[]) => `p50 ${mean(r.map((x) => x.p50)).toFixed(1)} ms, p95 ${mean(r.map((x) => x.p95)).toFixed(1)} ms`;
-  const rate = (unit: string) => (r: Result[]) => `${mean(r.map((x) => x.perSecond)).toFixed(0)} ${unit}/s, p95 ${mean(r.map((x) => x.p95)).toFixed(0)} ms`;
-  add('create flow, 1 client', 'create flow', 1, (r) => `${latency(r)}, ${rate('flows')(r).split(',')[0]}`, 'p50 16.7 ms, p95 24.6 ms, 58-60 flows/s');
-  add('create flow, 8 clients', 'create flow', 8, rate('flows'), '119-124 flows/s, p95 89 ms');
-  add('fund -> completed, 1 client', 'fund -> completed USD', 1, latency, 'p50 47 ms, p95 62 ms');
-  add('fund -> completed, 8 clients', 'fund -> completed USD', 8, rate('payments'), '25.5 payments/s, p95 277 ms');
+// Rafiki beside it, in the same run, once this node has stopped (bench/rafiki.ts).
+if (section('flow') || section('fund')) {
+  const missing = rafikiMissing();
+  if (missing) console.log(`\nRafiki is not measured: ${missing}`);
+  else {
+    const rafiki = await measureRafiki(N, CLIENTS);
+    console.log('\nRafiki, measured now on this machine (the same flows; Postgres and Redis as ../shared/rafiki/start.sh runs them):\n');
+    print(rafiki);
+    sideBySide(results, rafiki);
+  }
+}
+
+// This service beside Rafiki, flow by flow, with the ratio (above 1: this service is ahead: more per
+// second, or a shorter p50 for one client's fund -> completed) and the load as each row began.
+function sideBySide(ours: Result[], rafiki: Result[]) {
+  const find = (rs: Result[], prefix: string, clients: number) => rs.find((r) => r.name.startsWith(prefix) && r.concurrency === clients);
+  const shown = (r: Result, unit: string) =>
+    `${r.perSecond.toFixed(1)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms (load ${r.load?.toFixed(2)})`;
+  const rows: string[][] = [];
+  for (const clients of CLIENTS) {
+    const pairs: Array<[string, Result | undefined, Result | undefined, string]> = [
+      ['create flow', find(ours, 'create flow USD->USD', clients), find(rafiki, 'Rafiki: create flow', clients), 'flows'],
+      ['fund -> completed', find(ours, 'fund -> completed USD->USD', clients), find(rafiki, 'Rafiki: deposit -> completed', clients), 'payments'],
+    ];
+    for (const [label, o, r, unit] of pairs) {
+      if (!o || !r) continue;
+      const ratio = clients === 1 && unit === 'payments' ? r.p50 / o.p50 : o.perSecond / r.perSecond;
+      rows.push([`${label}, ${clients} client${clients > 1 ? 's' : ''}`, shown(o, unit), shown(r, unit), ratio.toFixed(2)]);
+    }
+  }
   if (!rows.length) return;
-  const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length), ['', 'this service', 'Rafiki'][i].length));
-  console.log(`\n${''.padEnd(w[0])}  ${'this service'.padEnd(w[1])}  Rafiki (same machine kind)`);
-  for (const r of rows) console.log(`${r[0].padEnd(w[0])}  ${r[1].padEnd(w[1])}  ${r[2]}`);
+  const head = ['', 'this service', 'Rafiki', 'ratio'];
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  console.log('');
+  for (const r of [head, ...rows])
+    console.log(
+      r
+        .map((c, i) => c.padEnd(w[i]))
+        .join('  ')
+        .trimEnd(),
+    );
 }

@@ -1,3 +1,5 @@
+import { loadavg } from 'node:os';
+
 // Latency and throughput of an async operation, run `count` times by `concurrency` clients.
 export interface Result {
   name: string;
@@ -8,20 +10,24 @@ export interface Result {
   p99: number;
   perSecond: number;
   calls?: Record<string, number>; // AWS calls per operation, by "Service.Operation"
+  load?: number; // the machine's load average (1 minute) as the row began
 }
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-export async function measure(name: string, count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Result> {
+// An operation that answers a number says its own latency (ms): one that ends when its client
+// notices something happened can say when it did happen.
+export async function measure(name: string, count: number, concurrency: number, op: (i: number) => Promise<unknown>): Promise<Result> {
   const latencies: number[] = [];
   let next = 0;
+  const load = loadavg()[0];
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       for (let i = next++; i < count; i = next++) {
         const t = performance.now();
-        await op(i);
-        latencies.push(performance.now() - t);
+        const own = await op(i);
+        latencies.push(typeof own === 'number' ? own : performance.now() - t);
       }
     }),
   );
@@ -35,6 +41,7 @@ export async function measure(name: string, count: number, concurrency: number, 
     p95: percentile(latencies, 95),
     p99: percentile(latencies, 99),
     perSecond: count / seconds,
+    load,
   };
 }
 
@@ -55,10 +62,11 @@ export function print(results: Result[]) {
     r.p95.toFixed(2),
     r.p99.toFixed(2),
     r.perSecond.toFixed(0),
+    r.load === undefined ? '' : r.load.toFixed(2),
     r.calls ? total(r.calls).toFixed(2) : '',
     short(r.calls),
   ]);
-  const head = ['operation', 'clients', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'ops/s', 'AWS calls', 'of which'];
+  const head = ['operation', 'clients', 'n', 'p50 ms', 'p95 ms', 'p99 ms', 'ops/s', 'load', 'AWS calls', 'of which'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log(line(head));
