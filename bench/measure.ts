@@ -15,9 +15,7 @@ export interface Result {
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
-// An operation that answers a number says its own latency (ms): one that ends when its client
-// notices something happened can say when it did happen.
-export async function measure(name: string, count: number, concurrency: number, op: (i: number) => Promise<unknown>): Promise<Result> {
+export async function measure(name: string, count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Result> {
   const latencies: number[] = [];
   let next = 0;
   const load = loadavg()[0];
@@ -26,8 +24,8 @@ export async function measure(name: string, count: number, concurrency: number, 
     Array.from({ length: concurrency }, async () => {
       for (let i = next++; i < count; i = next++) {
         const t = performance.now();
-        const own = await op(i);
-        latencies.push(typeof own === 'number' ? own : performance.now() - t);
+        await op(i);
+        latencies.push(performance.now() - t);
       }
     }),
   );
