@@ -67,7 +67,7 @@ describe('AWS calls per request', () => {
     expect(await callsOf('ratesPush', push)).toEqual({ 'DynamoDB.TransactWriteItems': 1 });
   });
 
-  it("the worker reads the payment and its intent at once, then its wallet address's status, and delivers in one transaction", async () => {
+  it("the worker reads the payment, its intent and the intent's wallet address's status at once, and delivers in one transaction", async () => {
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
     const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }));
     const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));
@@ -78,8 +78,8 @@ describe('AWS calls per request', () => {
       s.stats().paymentsWorker.invocations > before.invocations ? s.stats().paymentsWorker : undefined,
     );
     const delta = (k: string) => (after.calls[k] ?? 0) - (before.calls[k] ?? 0);
-    // The payment and its intent, and the intent's wallet address's status (read afresh: a freeze
-    // holds for every credit; docs/api.md, "Wallet address status").
+    // The payment, its intent and the intent's wallet address's status (read afresh: a freeze holds
+    // for every credit; docs/api.md, "Wallet address status"), all three at once.
     expect(delta('DynamoDB.GetItem')).toBe(3);
     expect(delta('DynamoDB.TransactWriteItems')).toBe(1);
   });
