@@ -72,17 +72,15 @@ async function post(node: Node, r: WebhookEvent): Promise<Attempt> {
 const parked = (node: Node, r: Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 'data'>) =>
   message(store.partition(node, r.id), node.queues.webhookParking, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
-// The first attempt (EventBridge's message) posts, then writes the record with its outcome in one
-// conditional put (with its lookup item, in one transaction), which finds a duplicate message (SQS
-// delivers at least once) and records nothing for it. It reads nothing first: that read would cost
-// every event a round trip to spare the FSP a rare second POST of the same webhook-id, which it
-// de-duplicates anyway (docs/webhooks.md). Later attempts (our retry messages) read the record and
-// update it.
+// The first attempt (EventBridge's message) checks that the event has no record yet, posts, and
+// writes the record with its outcome in one conditional put (with its lookup item, in one
+// transaction); later attempts (our retry messages) update the record.
 export async function handleWebhookMessage(node: Node, body: unknown): Promise<void> {
   const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
   let record: WebhookEvent & { failures: number };
   let attempt = 0;
   if (msg.detail?.id) {
+    if (await store.findRecord(node, msg.detail.id)) return; // this event was already attempted: a duplicate
     record = { ...msg.detail, status: 'pending', attempts: [], failures: 0 };
   } else if (typeof msg.webhookEvent === 'string' && Number.isInteger(msg.attempt)) {
     const stored = await store.findRecord(node, msg.webhookEvent);
