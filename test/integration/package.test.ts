@@ -90,12 +90,12 @@ const packageEnv: NodeJS.ProcessEnv = {
 for (const name of ['ALARMS_UNSUBSCRIBED', 'ADMIN_OPEN_TO_INTERNET', 'ALARM_TOPIC_ARN', 'KMS_KEY_ARN', 'STAGE']) delete packageEnv[name];
 
 // A command run to its end: its exit code and everything it printed.
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
-  return new Promise((done) =>
-    execFile(command, args, { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 }, (e, stdout, stderr) =>
-      done({ code: e ? Number(e.code ?? 1) : 0, output: `${stdout}${stderr}` }),
-    ),
-  );
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; output: string; pid?: number }> {
+  return new Promise((done) => {
+    const child = execFile(command, args, { cwd: ROOT, env, maxBuffer: 16 * 1024 * 1024 }, (e, stdout, stderr) =>
+      done({ code: e ? Number(e.code ?? 1) : 0, output: `${stdout}${stderr}`, pid: child.pid }),
+    );
+  });
 }
 const SLS = join(ROOT, 'node_modules/.bin/serverless');
 // `serverless package` of the production stage with `changes` to its settings (undefined: unset);
@@ -109,9 +109,11 @@ async function slsPackage(changes: Record<string, string | undefined>, args = ['
 }
 const BACKSTOP_MS = 20 * 60_000; // a full package on a loaded 2-core machine takes minutes
 
+let packagedBy: number | undefined; // the pid of the packaging that beforeAll ran
 beforeAll(async () => {
-  const { code, output, dir } = await slsPackage({});
+  const { code, output, dir, pid } = await slsPackage({});
   if (code !== 0) throw new Error(`serverless package failed:\n${output}`);
+  packagedBy = pid;
   template = JSON.parse(readFileSync(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'));
   nested = Object.fromEntries(STACKS.map((s: { name: string; file: string }) => [s.name, JSON.parse(readFileSync(join(dir, s.file), 'utf8'))]));
   deployed = Object.fromEntries(Object.entries(template.Resources).filter(([id]) => !nested[id]));
@@ -191,6 +193,13 @@ describe('the CloudFormation template', () => {
     for (const [, fn] of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
     const zips = readdirSync(packagedDir).filter((f) => f.endsWith('.zip'));
     expect(zips.sort()).toEqual(names.map((n) => `${n}.zip`).sort());
+  });
+
+  it('leaves nothing in the temporary folder: no folder a function was zipped from', () => {
+    expect(packagedBy).toBeGreaterThan(0);
+    // serverless-esbuild names each "<function>-<its process's pid>-<time>-<8 hex>" (infra/serverless/esbuild-temp.cjs).
+    const left = readdirSync(tmpdir()).filter((name) => new RegExp(`^[A-Za-z0-9]+-${packagedBy}-\\d+-[0-9a-f]{8}$`).test(name));
+    expect(left).toEqual([]);
   });
 
   it('has every table with its TTL attribute', () => {
@@ -1511,7 +1520,7 @@ describe('operations', () => {
         files.map((f) => join(packagedDir, f)),
         process.env,
       );
-      expect(lint).toEqual({ code: 0, output: '' });
+      expect({ code: lint.code, output: lint.output }).toEqual({ code: 0, output: '' });
     },
     BACKSTOP_MS,
   );
