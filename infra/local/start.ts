@@ -129,10 +129,20 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping`);
-  await backOffice.stop();
-  await proxy.stop();
-  await stack.stop();
-  await fsp?.stop();
+  // Each part in turn, whatever an earlier one threw: a failed stop of the console must not leave
+  // the stack (its JVM, its env file for serverless offline) behind.
+  for (const [part, stop] of [
+    ['the console', () => backOffice.stop()],
+    ['the signing proxy', () => proxy.stop()],
+    ['the stack', () => stack.stop()],
+    ['the FSP simulator', async () => fsp?.stop()],
+  ] as const) {
+    try {
+      await stop();
+    } catch (e) {
+      console.error(`Stopping ${part} failed: ${(e as Error).message}`);
+    }
+  }
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -80,7 +80,7 @@ async function startAndStop(signal: NodeJS.Signals) {
     const { jvm, node: started } = startedOn(node.dataDir);
     return jvm === undefined && started === undefined ? true : undefined;
   });
-  expect(existsSync(envFile)).toBe(false);
+  expect(existsSync(envFile), node.output()).toBe(false);
 }
 
 describe('npm start', () => {
