@@ -139,14 +139,15 @@ export function servePage(event: APIGatewayProxyEvent, files: PageFiles | Error,
   if (event.httpMethod !== 'GET') return problemResponse(httpErrors.methodNotAllowed(`${event.httpMethod} is not served at ${event.path}; GET is`, ['GET']));
   const path = event.path.slice(CONSOLE_PREFIX.length);
   if (path === '/config.json') return file('application/json', JSON.stringify({ signIn }), signIn);
-  const page: Record<string, [string, (f: PageFiles) => string]> = {
-    '': ['text/html; charset=utf-8', (f) => f.html.replaceAll('{{node}}', node)],
-    '/': ['text/html; charset=utf-8', (f) => f.html.replaceAll('{{node}}', node)],
-    '/console.js': ['text/javascript; charset=utf-8', (f) => f.js],
-    '/console.css': ['text/css; charset=utf-8', (f) => f.css],
-  };
-  if (!Object.hasOwn(page, path)) return problemResponse(commonErrors.notFound(`The console has nothing at ${event.path}`));
-  if (files instanceof Error) return problemResponse(httpErrors.pageUnavailable(files.message));
-  const [type, body] = page[path];
-  return file(type, body(files), signIn);
+  const built = PAGE_FILES.get(path === '' ? '/' : path);
+  if (!built) return problemResponse(commonErrors.notFound(`The console has nothing at ${event.path}`));
+  if (files instanceof Error) return problemResponse(httpErrors.consoleUnavailable(files.message));
+  return file(built.type, built.body(files, node), signIn);
 }
+
+// The page's built files, by their path under /console (a Map: no path reaches a prototype's key).
+const PAGE_FILES = new Map<string, { type: string; body: (f: PageFiles, node: string) => string }>([
+  ['/', { type: 'text/html; charset=utf-8', body: (f, node) => f.html.replaceAll('{{node}}', node) }],
+  ['/console.js', { type: 'text/javascript; charset=utf-8', body: (f) => f.js }],
+  ['/console.css', { type: 'text/css; charset=utf-8', body: (f) => f.css }],
+]);

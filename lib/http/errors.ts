@@ -24,7 +24,7 @@ export const httpErrors = errorCatalog(
   {
     malformedJson: { code: 'malformed_json', status: 400, title: 'A body that is not JSON in UTF-8', detail: (detail: string) => detail },
     unauthorized: { code: 'unauthorized', status: 401, title: 'No credentials, or bad ones', detail: (detail: string) => detail },
-    pageUnavailable: {
+    consoleUnavailable: {
       code: 'console_unavailable',
       status: 503,
       title: "The console's page could not be built",

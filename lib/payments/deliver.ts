@@ -19,8 +19,7 @@ async function deliverPayment(node: Node, message: PaymentMessage, attempt: stri
 
 const isPaymentMessage = (body: unknown): body is PaymentMessage =>
   typeof (body as PaymentMessage)?.paymentId === 'string' &&
-  ['string', 'undefined'].includes(typeof (body as PaymentMessage)?.intentId) &&
-  ['string', 'undefined'].includes(typeof (body as PaymentMessage)?.walletAddress);
+  (['intentId', 'walletAddress'] as const).every((k) => ['string', 'undefined'].includes(typeof (body as PaymentMessage)[k]));
 
 // One message of the payments queue (see lib/queue.ts for retries). Its id names the attempt
 // that sends a remote payment (lib/payments/methods/ilp.ts).

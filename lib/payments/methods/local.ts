@@ -25,11 +25,10 @@ import type { Sending, SendOutcome } from './method';
 const ATTEMPTS = 5;
 
 // The intent the payment's message names (lib/quotes/method.ts readAheadOf), and whether its wallet
-// address is active, as read with the payment.
+// address is active (when the message names it), as read with the payment.
 interface Ahead {
   intentId: string;
   intent: IntentRecord | undefined;
-  walletAddress?: string;
   active?: boolean;
 }
 
@@ -63,7 +62,6 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
   // The credit is conditional on the intent as read, so racing payments decide one after the
   // other; one that would overpay it fails instead (two quotes can each cover what remains).
   const intent = ahead ? ahead.intent : await findIntent(node, intentId);
-  const active = ahead?.walletAddress !== undefined && ahead.walletAddress === intent?.walletAddress ? ahead.active : undefined;
   const result = await blindThenRead(
     (readShards) =>
       creditIntent(node, intent, {
@@ -83,7 +81,7 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
         attempts: ATTEMPTS,
         name: 'payment-worker',
         via: 'local',
-        active,
+        active: ahead?.active,
       }),
     (r) => r.kind === 'refused' && r.refusals.some(isInsufficient),
   );
@@ -122,8 +120,9 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
 export const local: Sending<Ahead> = {
   readAhead: async (node, { intentId, walletAddress }) => {
     if (!intentId) return undefined;
-    const [intent, active] = await Promise.all([findIntent(node, intentId), walletAddress && isActive(node, walletAddress)]);
-    return { intentId, intent, ...(walletAddress && { walletAddress, active: active as boolean }) };
+    const [intent, active] = await Promise.all([findIntent(node, intentId), walletAddress ? isActive(node, walletAddress) : undefined]);
+    // The status counts only for the wallet address the intent is on.
+    return { intentId, intent, active: intent?.walletAddress === walletAddress ? active : undefined };
   },
   send: (node, p, _attempt, ahead) => sendLocal(node, p, ahead),
   giveUp: async (node, p) => {
