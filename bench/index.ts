@@ -8,7 +8,7 @@ import { adminClient } from '../infra/local/admin-client';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/local/emulators';
 import type { FunctionStats } from '../infra/local/lambda';
 import { measureBundles } from './bundles';
-import { measure, percentile, print, type Result } from './measure';
+import { endWatcher, measure, percentile, print, type Result } from './measure';
 import { measureRafiki, rafikiMissing } from './rafiki';
 
 // `npm run bench`: the local stack on free ports, measured through its real HTTP front door, with
@@ -136,34 +136,17 @@ const flow = async (from: string, to: string, value: string, assetCode: string) 
 const CREATE = ['paymentIntentsCreate', 'quotesCreate', 'paymentsCreate'];
 const DELIVERY = ['paymentsFund', 'outboxRelay', 'paymentsWorker'];
 
-// A payment's end is seen by one reader for every client: every 5 ms it reads the state of each
-// payment still awaited, all in one request, and hands on the ends it finds. Rafiki's are watched
-// alike (bench/rafiki.ts), so both are timed to when a reader saw the end, with the same lag, and
-// the reading costs each side one request per 5 ms however many clients wait.
-const awaited = new Map<string, (end: Record<string, { S?: string }>) => void>();
-let watching = false; // a reader runs
-async function watchEnds() {
-  while (awaited.size) {
-    const Keys = [...awaited.keys()].slice(0, 100).map((id) => ({ pk: { S: `PAYMENT#${id}` }, sk: { S: 'PAYMENT' } }));
-    const { Responses } = await dynamo.send(new BatchGetItemCommand({ RequestItems: { [stack.env.MAIN_TABLE]: { Keys, ConsistentRead: true } } }));
-    for (const item of Responses?.[stack.env.MAIN_TABLE] ?? []) {
-      const id = item.pk.S!.slice('PAYMENT#'.length);
-      if (item.state.S !== 'completed' && item.state.S !== 'failed') continue;
-      awaited.get(id)?.(item);
-      awaited.delete(id);
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  watching = false;
-}
+// A payment's end, as one reader for every client sees it (./measure.ts endWatcher), all awaited
+// payments in one BatchGetItem; Rafiki's are watched alike (./rafiki.ts).
+const paymentEnd = endWatcher(async (ids) => {
+  const Keys = ids.slice(0, 100).map((id) => ({ pk: { S: `PAYMENT#${id}` }, sk: { S: 'PAYMENT' } }));
+  const { Responses } = await dynamo.send(new BatchGetItemCommand({ RequestItems: { [stack.env.MAIN_TABLE]: { Keys, ConsistentRead: true } } }));
+  return (Responses?.[stack.env.MAIN_TABLE] ?? [])
+    .filter((item) => item.state.S === 'completed' || item.state.S === 'failed')
+    .map((item) => [item.pk.S!.slice('PAYMENT#'.length), item] as [string, typeof item]);
+});
 async function completed(id: string): Promise<void> {
-  const end = await new Promise<Record<string, { S?: string }>>((ok) => {
-    awaited.set(id, ok);
-    if (!watching) {
-      watching = true;
-      void watchEnds();
-    }
-  });
+  const end = await paymentEnd(id);
   if (end.state.S === 'failed') throw new Error(`payment ${id} failed: ${end.failureReason?.S}`);
 }
 const fundAndComplete = async (id: string) => {

@@ -70,3 +70,30 @@ export function print(results: Result[]) {
   console.log(line(head));
   for (const r of rows) console.log(line(r).trimEnd());
 }
+
+// The ends of what many clients await, seen by one reader for all: every `everyMs` it asks `read` for
+// the ends among the ids still awaited (in one request) and hands each on. So both sides of a
+// comparison are timed to when a reader saw the end, with the same lag, and reading costs one request
+// per `everyMs` however many clients wait. Answers the wait for one id's end.
+export function endWatcher<End>(read: (ids: string[]) => Promise<Array<[string, End]>>, everyMs = 5): (id: string) => Promise<End> {
+  const awaited = new Map<string, (end: End) => void>();
+  let reading = false;
+  const readEnds = async () => {
+    while (awaited.size) {
+      for (const [id, end] of await read([...awaited.keys()])) {
+        awaited.get(id)?.(end);
+        awaited.delete(id);
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+    reading = false;
+  };
+  return (id) =>
+    new Promise<End>((ok) => {
+      awaited.set(id, ok);
+      if (!reading) {
+        reading = true;
+        void readEnds();
+      }
+    });
+}

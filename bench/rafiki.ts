@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../infra/local/serverless-config';
-import { measure, type Result } from './measure';
+import { endWatcher, measure, type Result } from './measure';
 
 // Rafiki, built from source beside this checkout (../shared/rafiki: setup.sh builds it, start.sh and
 // stop.sh run it), measured by the bench with the same two flows as this service, once this
@@ -55,36 +55,18 @@ export async function measureRafiki(n: number, clients: number[]): Promise<Resul
       const quote = (await gql(Q.createQuote, { input: { walletAddressId: alice.id, receiver: ip.url } })).data.createQuote.quote;
       return (await gql(Q.createOutgoingPayment, { input: { walletAddressId: alice.id, quoteId: quote.id } })).data.createOutgoingPayment.payment.id;
     };
-    // An outgoing payment's end is seen as this service's is (bench/index.ts): one reader, every 5 ms,
-    // of every payment still awaited, in one query of Rafiki's own table.
+    // An outgoing payment's end is seen as this service's is (./measure.ts endWatcher): one query of
+    // Rafiki's own table for every payment still awaited.
     const pg = createRequire(join(SOURCE, 'packages/backend/package.json'))('pg');
     const client = new pg.Client({ connectionString: `postgresql://postgres:password@127.0.0.1:${process.env.PG_PORT ?? 5432}/rafiki_backend` });
     db = client;
     await client.connect();
-    const awaited = new Map<string, (state: string) => void>();
-    let watching = false; // a reader runs
-    const watchEnds = async () => {
-      while (awaited.size) {
-        const { rows } = await client.query(`SELECT id, state FROM "outgoingPayments" WHERE id = ANY($1) AND state IN ('COMPLETED', 'FAILED')`, [
-          [...awaited.keys()],
-        ]);
-        for (const r of rows) {
-          awaited.get(r.id)?.(r.state);
-          awaited.delete(r.id);
-        }
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      watching = false;
-    };
+    const paymentEnd = endWatcher<string>(async (ids) => {
+      const { rows } = await client.query(`SELECT id, state FROM "outgoingPayments" WHERE id = ANY($1) AND state IN ('COMPLETED', 'FAILED')`, [ids]);
+      return rows.map((r: { id: string; state: string }) => [r.id, r.state]);
+    });
     const completed = async (id: string) => {
-      const state = await new Promise<string>((ok) => {
-        awaited.set(id, ok);
-        if (!watching) {
-          watching = true;
-          void watchEnds();
-        }
-      });
-      if (state !== 'COMPLETED') throw new Error(`Rafiki's outgoing payment ${id} failed`);
+      if ((await paymentEnd(id)) !== 'COMPLETED') throw new Error(`Rafiki's outgoing payment ${id} failed`);
     };
 
     for (let i = 0; i < 20; i++) await flow(); // warms Rafiki as the bench warms this service
