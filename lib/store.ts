@@ -25,6 +25,9 @@ export const idOfKey = (pk: string) => pk.slice(pk.lastIndexOf('#') + 1);
 
 // The main table's index of collections, each listed newest first (listSk: "<createdAt>#<id>").
 export const LISTS = { index: 'Lists', partitionKey: 'listPk', sortKey: 'listSk' } as const;
+// A second collection an item is listed in, by the same sort key: a transfer leg is in its debit
+// account's history under Lists and in its credit account's under Lists2 (lib/ledger/store.ts).
+export const LISTS2 = { index: 'Lists2', partitionKey: 'list2Pk', sortKey: 'listSk' } as const;
 
 export interface Page<T> {
   items: T[];
@@ -66,6 +69,8 @@ export async function queryNewestFirst(opts: {
   partitionKey: string;
   sortKey: string;
   partitions: string[];
+  // More partitions, of another index with the same sort key, merged in as the others.
+  alsoIn?: { index: string; partitionKey: string; partitions: string[] };
   limit: number;
   cursor?: string;
   // Only items that pass it; each partition is then read on until it has enough or ends.
@@ -85,7 +90,7 @@ export async function queryNewestFirst(opts: {
     : after !== undefined
       ? { condition: ' AND #sk < :after', values: { ':after': after } }
       : undefined;
-  const newest = async (partition: string) => {
+  const newest = async ({ index, partitionKey, partition }: { index?: string; partitionKey: string; partition: string }) => {
     const items: Record<string, any>[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     // A page's worth first; where a filter leaves too few, each next read is twice as long, so that
@@ -95,10 +100,10 @@ export async function queryNewestFirst(opts: {
       const res = await db().send(
         new QueryCommand({
           TableName: opts.table,
-          IndexName: opts.index,
+          IndexName: index,
           KeyConditionExpression: `#pk = :pk${key?.condition ?? ''}`,
           ...(opts.filter && { FilterExpression: opts.filter.expression }),
-          ExpressionAttributeNames: { '#pk': opts.partitionKey, ...(key && { '#sk': opts.sortKey }), ...opts.filter?.names },
+          ExpressionAttributeNames: { '#pk': partitionKey, ...(key && { '#sk': opts.sortKey }), ...opts.filter?.names },
           ExpressionAttributeValues: { ':pk': partition, ...key?.values, ...opts.filter?.values },
           ScanIndexForward: false,
           Limit,
@@ -111,7 +116,12 @@ export async function queryNewestFirst(opts: {
     } while (ExclusiveStartKey && items.length <= opts.limit);
     return items;
   };
-  const merged = (await Promise.all(opts.partitions.map(newest))).flat().sort((a, b) => (a[opts.sortKey] < b[opts.sortKey] ? 1 : -1));
+  const { alsoIn } = opts;
+  const reads = [
+    ...opts.partitions.map((partition) => ({ index: opts.index, partitionKey: opts.partitionKey, partition })),
+    ...(alsoIn ? alsoIn.partitions.map((partition) => ({ index: alsoIn.index, partitionKey: alsoIn.partitionKey, partition })) : []),
+  ];
+  const merged = (await Promise.all(reads.map(newest))).flat().sort((a, b) => (a[opts.sortKey] < b[opts.sortKey] ? 1 : -1));
   const items = merged.slice(0, opts.limit);
   const more = merged.length > opts.limit;
   return { items, nextCursor: more ? Buffer.from(JSON.stringify({ after: items.at(-1)![opts.sortKey] })).toString('base64url') : null };

@@ -6,12 +6,13 @@ import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetSha
 // the code meant. Each record is timed when it is read, every POLL_MS: DynamoDB Local dates stream
 // records to the minute only. An item's writes also write its index entries; a Lists entry lives
 // in the partition its listPk names, so those partitions are counted too (their writes share one
-// partition's capacity in the index, as an item's share its own); and so are the partitions of the
-// ledger's transfer history, where each item is new but every transfer of an account writes one.
+// partition's capacity in the index, as an item's share its own), and a Lists2 entry in its
+// list2Pk's: the ledger's transfer history is in both, where each entry is new but every transfer
+// of an account writes one.
 const POLL_MS = 100;
 
 export interface WriteRates {
-  // item ("pk | sk"), index partition ("Lists: <listPk>") or history partition ("History: <pk>") -> its
+  // item ("pk | sk") or index partition ("Lists: <listPk>", "Lists2: <list2Pk>") -> its
   // writes, and the most in one second
   writes: Map<string, { total: number; peakPerSecond: number }>;
   seconds: number;
@@ -57,7 +58,7 @@ export async function recordWrites(dynamo: DynamoDBClient, table: string): Promi
           if (!keys) continue;
           count(`${keys.pk?.S} | ${keys.sk?.S}`, second);
           if (image?.listPk?.S) count(`Lists: ${image.listPk.S}`, second);
-          if (keys.pk?.S?.startsWith('HIST#')) count(`History: ${keys.pk.S}`, second);
+          if (image?.list2Pk?.S) count(`Lists2: ${image.list2Pk.S}`, second);
         }
         next = res.NextShardIterator;
         if (!res.Records?.length) break;

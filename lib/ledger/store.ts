@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException, TransactionConflictException } from '@
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { getAll, type Page, queryNewestFirst, scoped } from '../store';
+import { getAll, LISTS, LISTS2, type Page, queryNewestFirst, scoped } from '../store';
 import type { Write } from '../tx';
 import {
   accountOfItem,
@@ -30,12 +30,27 @@ const accountPrefix = (node: Node) => scoped(node, 'ACCT#');
 const accountKey = (node: Node, id: string) => ({ pk: `${accountPrefix(node)}${id}`, sk: 'ACCT' });
 const accountIdOf = (node: Node, pk: string) => pk.slice(accountPrefix(node).length);
 const transferKey = (node: Node, id: string) => ({ pk: scoped(node, `XFER#${id}`), sk: 'XFER' });
-// An account's history: one item per leg of a transfer that touches it, written in the transfer's
-// transaction, sorted "<createdAt>#<uuid>" (the shape of every list's sort key, so its cursor is
-// the lists' cursor). A split account's history is split as its balance is, over SHARDS partitions
-// (one picked at random per item), so that no partition takes every payment of the asset or peer.
+// An account's history: the legs of the transfers that touch it, newest first. A leg is one item,
+// listed in its debit account's history by the Lists index and in its credit account's by Lists2,
+// sorted "<createdAt>#<uuid>" (the lists' cursor): the transfer's record is its first leg's item,
+// and each further leg an item beside it (LEG#<n>), written in the transfer's transaction. An
+// index entry costs far less than an item (the writes' own cost, DynamoDB Local's and on AWS), so a
+// one-leg transfer writes what it wrote before it was listed. A split account's history is split as
+// its balance is, over SHARDS partitions (one picked at random per leg), so that no partition takes
+// every payment of the asset or peer.
 const historyPartitions = (node: Node, id: string) =>
   isSharded(id) ? Array.from({ length: SHARDS }, (_, k) => scoped(node, `HIST#${id}#${k}`)) : [scoped(node, `HIST#${id}`)];
+const anyOf = (partitions: string[]) => partitions[randomInt(partitions.length)];
+
+// A leg as its item keeps it, with the keys that list it under both its accounts.
+const listedLeg = (node: Node, leg: Leg, createdAt: string) => ({
+  debit: leg.debit,
+  credit: leg.credit,
+  amount: leg.amount.toString(),
+  [LISTS.partitionKey]: anyOf(historyPartitions(node, leg.debit)),
+  [LISTS2.partitionKey]: anyOf(historyPartitions(node, leg.credit)),
+  [LISTS.sortKey]: `${createdAt}#${randomUUID()}`,
+});
 
 // Conditions, for a transaction, that an account holds nothing (each of its items holds nothing
 // or was never written).
@@ -75,7 +90,7 @@ export async function transferItems(
   const createdAt = new Date().toISOString();
   const writes: Write[] = [
     transferRecord(node, transferId, legs, description, createdAt),
-    ...legs.flatMap((leg) => [leg.debit, leg.credit].map((id) => historyEntry(node, id, transferId, description, leg, createdAt))),
+    ...legs.slice(1).map((leg, n) => furtherLeg(node, transferId, description, leg, n + 1, createdAt)),
   ];
   for (const [id, delta] of net) {
     if (!planned([id, delta])) {
@@ -92,8 +107,8 @@ export async function transferItems(
   return writes;
 }
 
-// A transfer's record, written only where none is: its id makes the transfer idempotent.
-// (A voided id's record has no legs and no description.)
+// A transfer's record, written only where none is: its id makes the transfer idempotent. It is
+// its first leg's item in the history. (A voided id's record has no legs and no description.)
 const transferRecord = (node: Node, transferId: string, legs: Leg[], description?: TransferDescription, createdAt = new Date().toISOString()) => ({
   refusal: TRANSFER_EXISTS,
   Put: {
@@ -104,32 +119,21 @@ const transferRecord = (node: Node, transferId: string, legs: Leg[], description
       legs: legs.map((l) => ({ debit: l.debit, credit: l.credit, amount: l.amount.toString() })),
       ...description,
       createdAt,
+      ...(legs.length > 0 && listedLeg(node, legs[0], createdAt)),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   },
 });
 
-// A leg in the history of one of its two accounts. No condition: the transfer's record guards it.
-const historyEntry = (node: Node, accountId: string, transferId: string, description: TransferDescription, leg: Leg, createdAt: string): Write => {
-  const partitions = historyPartitions(node, accountId);
-  return {
-    Put: {
-      TableName: node.tables.main,
-      Item: {
-        pk: partitions[randomInt(partitions.length)],
-        sk: `${createdAt}#${randomUUID()}`,
-        transferId,
-        ...description,
-        debit: leg.debit,
-        credit: leg.credit,
-        amount: leg.amount.toString(),
-        createdAt,
-      },
-    },
-  };
-};
+// A transfer's leg after its first, as an item of the history. No condition: the record guards it.
+const furtherLeg = (node: Node, transferId: string, description: TransferDescription, leg: Leg, n: number, createdAt: string): Write => ({
+  Put: {
+    TableName: node.tables.main,
+    Item: { pk: transferKey(node, transferId).pk, sk: `LEG#${n}`, transferId, ...description, createdAt, ...listedLeg(node, leg, createdAt) },
+  },
+});
 
-// A stored history entry, as historyEntry wrote it.
+// An entry of an account's history: a leg, as listedLeg keeps it, of the transfer it belongs to.
 export interface HistoryEntry extends TransferDescription {
   transferId: string;
   debit: string;
@@ -138,16 +142,11 @@ export interface HistoryEntry extends TransferDescription {
   createdAt: string;
 }
 
-// A page of an account's history, newest first: its partitions queried at once and merged.
+// A page of an account's history, newest first: its partitions in both indexes queried at once and
+// merged (as a debit and as a credit).
 export async function transferHistory(node: Node, accountId: string, limit: number, cursor?: string): Promise<Page<HistoryEntry>> {
-  const page = await queryNewestFirst({
-    table: node.tables.main,
-    partitionKey: 'pk',
-    sortKey: 'sk',
-    partitions: historyPartitions(node, accountId),
-    limit,
-    cursor,
-  });
+  const partitions = historyPartitions(node, accountId);
+  const page = await queryNewestFirst({ table: node.tables.main, ...LISTS, partitions, alsoIn: { ...LISTS2, partitions }, limit, cursor });
   return {
     items: page.items.map((i) => ({
       transferId: i.transferId,

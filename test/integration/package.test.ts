@@ -245,6 +245,20 @@ describe('the CloudFormation template', () => {
     expect(props.AttributeDefinitions.map((a: { AttributeName: string }) => a.AttributeName)).toEqual(['id', 'statusShard', 'statusSort', 'lookupPk']);
   });
 
+  it('adds one index to the main table, Lists2, for the transfer history, and leaves the others as they were', () => {
+    // One index per update of a table (as above): a stage deployed before the history takes it in one deploy.
+    const props = template.Resources.MainTable.Properties;
+    expect(props.GlobalSecondaryIndexes.map((i: { IndexName: string }) => i.IndexName)).toEqual(['OpenIntents', 'Lists', 'Lists2']);
+    expect(props.GlobalSecondaryIndexes[2]).toEqual({
+      IndexName: 'Lists2',
+      KeySchema: [
+        { AttributeName: 'list2Pk', KeyType: 'HASH' },
+        { AttributeName: 'listSk', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['transferId', 'kind', 'resource', 'debit', 'credit', 'amount', 'createdAt'] },
+    });
+  });
+
   it('reserves concurrency for the payment worker and the outbox relay', () => {
     const fns = Object.fromEntries(ofType('AWS::Lambda::Function'));
     expect(fns.PaymentsWorkerLambdaFunction.Properties.ReservedConcurrentExecutions).toBe(50);
