@@ -368,7 +368,7 @@ try {
   dynamo.destroy();
 }
 console.log(
-  `\nLocal stack, Node ${process.version}, ${cpus().length} cores; a flow is three signed HTTP calls; fund -> completed: until a reader of every awaited payment (every 5 ms) sees it completed; data ${onDisk ? 'on disk (as npm start)' : 'in memory'}; load: the 1-minute load average as each row began`,
+  `\nLocal stack, Node ${process.version}, ${cpus().length} cores; a flow is three signed HTTP calls; fund -> completed: until a reader of every awaited payment (every 5 ms) sees it completed; data ${onDisk ? 'on disk (as npm start)' : 'in memory'}; load: the 1-minute load average as each row began; CPU ms: the machine's busy CPU time per operation while the row ran`,
 );
 console.log('AWS calls: per operation, made by the functions serving it (fund -> completed: funding, outbox relay and worker)\n');
 print(results);
@@ -387,11 +387,12 @@ if (section('flow') || section('fund')) {
 }
 
 // This service beside Rafiki, flow by flow, with the ratio (above 1: this service is ahead: more per
-// second, or a shorter p50 for one client's fund -> completed) and the load as each row began.
+// second, or a shorter p50 for one client's fund -> completed), the load as each row began and the
+// machine's CPU per operation.
 function sideBySide(ours: Result[], rafiki: Result[]) {
   const find = (rs: Result[], prefix: string, clients: number) => rs.find((r) => r.name.startsWith(prefix) && r.concurrency === clients);
   const shown = (r: Result, unit: string) =>
-    `${r.perSecond.toFixed(1)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms (load ${r.load?.toFixed(2)})`;
+    `${r.perSecond.toFixed(1)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms (load ${r.load?.toFixed(2)}${r.cpuMs === undefined ? '' : `, CPU ${r.cpuMs.toFixed(1)} ms`})`;
   const rows: string[][] = [];
   for (const clients of CLIENTS) {
     const pairs: Array<[string, Result | undefined, Result | undefined, string]> = [
