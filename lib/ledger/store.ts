@@ -47,9 +47,9 @@ const listedLeg = (node: Node, leg: Leg, createdAt: string) => ({
   debit: leg.debit,
   credit: leg.credit,
   amount: leg.amount.toString(),
-  [LISTS.partitionKey]: anyOf(historyPartitions(node, leg.debit)),
-  [LISTS2.partitionKey]: anyOf(historyPartitions(node, leg.credit)),
-  [LISTS.sortKey]: `${createdAt}#${randomUUID()}`,
+  listPk: anyOf(historyPartitions(node, leg.debit)),
+  list2Pk: anyOf(historyPartitions(node, leg.credit)),
+  listSk: `${createdAt}#${randomUUID()}`,
 });
 
 // Conditions, for a transaction, that an account holds nothing (each of its items holds nothing

@@ -103,9 +103,10 @@ describe('capacity: many senders through one peer', () => {
     const elapsed = (Date.now() - started) / 1000;
     const [ratesA, ratesB] = await Promise.all([onA.stop(), onB.stop()]);
 
-    // The packets that paid, counted from B's side: one transfer record each. Each payment's
-    // packets, from A's: all it sent (a rejected or unanswered one writes as much as one that paid).
-    const packets = [...ratesB.writes.keys()].filter((k) => k.startsWith('XFER#ilp:')).length;
+    // The packets that paid, counted from B's side: one transfer record each (a packet across
+    // currencies has a second leg's item beside it). Each payment's packets, from A's: all it sent
+    // (a rejected or unanswered one writes as much as one that paid).
+    const packets = [...ratesB.writes.keys()].filter((k) => k.startsWith('XFER#ilp:') && k.endsWith(' | XFER')).length;
     const sentBy = new Map(await Promise.all(flows.map(async (f) => [f.payment.id, await packetsOf(a, f.payment.id)] as const)));
     const ownPackets = new Map<string, number>([
       ['packet', 1],
