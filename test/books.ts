@@ -21,8 +21,9 @@ async function transfers(node: Books, prefix: string): Promise<Transfer[]> {
     const res: any = await node.dynamo.send(
       new ScanCommand({
         TableName: node.env.MAIN_TABLE,
-        FilterExpression: 'begins_with(pk, :p)',
-        ExpressionAttributeValues: { ':p': { S: `XFER#${prefix}` } },
+        // The records only: a transfer's further legs are items beside its record (LEG#<n>).
+        FilterExpression: 'begins_with(pk, :p) AND sk = :record',
+        ExpressionAttributeValues: { ':p': { S: `XFER#${prefix}` }, ':record': { S: 'XFER' } },
         ConsistentRead: true,
         ExclusiveStartKey,
       }),
