@@ -27,7 +27,7 @@ export const idOfKey = (pk: string) => pk.slice(pk.lastIndexOf('#') + 1);
 export const LISTS = { index: 'Lists', partitionKey: 'listPk', sortKey: 'listSk' } as const;
 // A second collection an item is listed in, by the same sort key: a transfer leg is in its debit
 // account's history under Lists and in its credit account's under Lists2 (lib/ledger/store.ts).
-export const LISTS2 = { index: 'Lists2', partitionKey: 'list2Pk', sortKey: 'listSk' } as const;
+export const LISTS2 = { index: 'Lists2', partitionKey: 'list2Pk', sortKey: LISTS.sortKey } as const;
 
 export interface Page<T> {
   items: T[];
@@ -70,7 +70,7 @@ export async function queryNewestFirst(opts: {
   sortKey: string;
   partitions: string[];
   // More partitions, of another index with the same sort key, merged in as the others.
-  alsoIn?: { index: string; partitionKey: string; partitions: string[] };
+  alsoIn?: { index: string; partitionKey: string; sortKey: string; partitions: string[] };
   limit: number;
   cursor?: string;
   // Only items that pass it; each partition is then read on until it has enough or ends.
@@ -117,6 +117,7 @@ export async function queryNewestFirst(opts: {
     return items;
   };
   const { alsoIn } = opts;
+  if (alsoIn && alsoIn.sortKey !== opts.sortKey) throw new Error(`${alsoIn.index} is not sorted by ${opts.sortKey}: its items cannot be merged in`);
   const reads = [
     ...opts.partitions.map((partition) => ({ index: opts.index, partitionKey: opts.partitionKey, partition })),
     ...(alsoIn ? alsoIn.partitions.map((partition) => ({ index: alsoIn.index, partitionKey: alsoIn.partitionKey, partition })) : []),
