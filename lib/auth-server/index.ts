@@ -158,8 +158,8 @@ function walletAddressesNamed(node: Node, access: AccessItem[]): string[] {
   return [...new Set(named.filter((w) => w !== undefined))];
 }
 
-// No grant for a wallet address the FSP froze: each one the request names is read afresh (a freeze
-// takes effect at once).
+// No grant, nor a token after consent, for a wallet address the FSP froze: each one the grant names
+// is read afresh (a freeze takes effect at once).
 async function refuseInactive(node: Node, named: string[]): Promise<void> {
   const wallets = await Promise.all(named.map((address) => findWalletAddressByUrl(node, address)));
   const inactive = wallets.find((w) => w?.status === 'inactive');
@@ -206,6 +206,9 @@ export async function continueGrant(node: Node, id: string, continueToken: strin
       return { continue: { ...continuation, wait: node.gnapWaitSecs } };
     }
     case 'issue': {
+      // A freeze after the request (or the consent) stops the token too; the grant stays as it
+      // was, so it can be continued once the address is active again, in the time it has to be continued.
+      await refuseInactive(node, walletAddressesNamed(node, grant.access));
       const issued = newAccessToken(node, grant.id);
       const refused = await commit(node, [store.approveInteractive(node, id, ref === undefined ? undefined : store.hashOf(ref), issued.token, now)]);
       if (refused.length) throw authErrors.requestDenied('The grant changed meanwhile: its token was issued already, or it was revoked');

@@ -52,14 +52,17 @@ async function newApp(name: string, publicName?: string) {
   return { api, walletAddress: created.address as string, privateKey, keyId };
 }
 
-const outgoingAccess = (limits: object = { debitAmount: amount('2500') }) => ({
-  access_token: { access: [{ type: 'outgoing-payment' as const, actions: ['create' as const, 'read' as const], identifier: alice, limits }] },
+const outgoingAccess = (limits: object = { debitAmount: amount('2500') }, identifier = alice) => ({
+  access_token: { access: [{ type: 'outgoing-payment' as const, actions: ['create' as const, 'read' as const], identifier, limits }] },
 });
 
-async function pending(opts: { nonce?: string; finish?: boolean; limits?: object; client?: typeof app } = {}): Promise<PendingGrant> {
+async function pending(opts: { nonce?: string; finish?: boolean; limits?: object; client?: typeof app; walletAddress?: string } = {}): Promise<PendingGrant> {
   const nonce = opts.nonce ?? `client-nonce-${Math.random().toString(36).slice(2)}`;
   const interact = { start: ['redirect' as const], ...(opts.finish !== false && { finish: { method: 'redirect' as const, uri: `${FINISH}?order=7`, nonce } }) };
-  const grant = await (opts.client ?? app).api.grant.request({ url: s.authServerUrl }, { ...outgoingAccess(opts.limits), interact } as never);
+  const grant = await (opts.client ?? app).api.grant.request({ url: s.authServerUrl }, {
+    ...outgoingAccess(opts.limits, opts.walletAddress),
+    interact,
+  } as never);
   if (!isPendingGrant(grant)) throw new Error('expected a pending grant');
   return grant;
 }
@@ -327,6 +330,21 @@ describe('continuing', () => {
     expect(await failure(cont(one))).toMatchObject({ status: 400, code: 'invalid_request' });
     expect(isFinalizedGrantWithAccessToken(await cont(one, ref(first)))).toBe(true);
     expect(isFinalizedGrantWithAccessToken(await cont(two, ref(second)))).toBe(true);
+  });
+
+  it('consented, then its wallet address frozen: no token (403), the grant kept as it was; active again, the same interact_ref gets it', async () => {
+    const carol = await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/carol`, assetCode: 'USD', publicName: 'Carol' }));
+    const grant = await pending({ walletAddress: carol.address });
+    const consent = await consentViaIdp(grant.interact.redirect, 'accept', { idpSecret: IDP_SECRET });
+    const ref = consent.finish!.searchParams.get('interact_ref')!;
+    await ok(s.admin('PATCH', `/wallet-addresses/${carol.id}`, { status: 'inactive' }), 200);
+    expect(await failure(cont(grant, ref))).toMatchObject({ status: 403, code: 'request_denied', description: expect.stringContaining(carol.address) });
+
+    // The refusal changed nothing: the same reference, once the address is active, gets the token.
+    await ok(s.admin('PATCH', `/wallet-addresses/${carol.id}`, { status: 'active' }), 200);
+    const approved = await cont(grant, ref);
+    if (!isFinalizedGrantWithAccessToken(approved)) throw new Error('expected an access token');
+    expect(approved.access_token.access[0]).toMatchObject({ identifier: carol.address });
   });
 
   it('a grant without a finish URI: the interaction ends with 202 and a poll gets the token', async () => {
