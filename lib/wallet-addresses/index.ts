@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { assetErrors } from '../assets/errors';
 import { event } from '../events';
+import { logger } from '../log';
 import type { Node } from '../node';
 import { isResourceId } from '../resources';
 import { scoped } from '../store';
@@ -180,7 +181,10 @@ export async function publishServiceIdentity(node: Node, address: string, public
 // Rafiki's on-demand wallet addresses): at most once per address in NOT_FOUND_WINDOW_SECS, so that a
 // client's retries, and many clients asking at once, make one event. After the window a look-up
 // tells again: an FSP that chose not to make it, or could not, hears of it once in five minutes.
+// A tenant is told of at most NOT_FOUND_EVENTS_PER_MINUTE addresses a minute; the rest are told
+// when looked up again in a later minute (an on-demand client retries its look-up).
 const NOT_FOUND_WINDOW_SECS = 300;
+export const NOT_FOUND_EVENTS_PER_MINUTE = 100;
 
 async function tellNotFound(node: Node, url: string): Promise<void> {
   let address: string;
@@ -190,11 +194,14 @@ async function tellNotFound(node: Node, url: string): Promise<void> {
     return; // no wallet address could be there
   }
   const data: WalletAddressNotFound = { walletAddressUrl: address };
-  await commit(
+  const nowSecs = Math.floor(Date.now() / 1000);
+  const refused = await commit(
     node,
-    [store.tellingNotFound(node, address, Math.floor(Date.now() / 1000), NOT_FOUND_WINDOW_SECS)],
+    [store.tellingNotFound(node, address, nowSecs, NOT_FOUND_WINDOW_SECS), store.countNotFound(node, nowSecs - (nowSecs % 60), NOT_FOUND_EVENTS_PER_MINUTE)],
     [event(store.notFoundPartition(node, address), 'wallet_address.not_found', data)],
   );
+  if (refused.includes(store.NOT_FOUND_RATE_OVER) && !refused.includes(store.NOT_FOUND_TOLD))
+    logger.warn('wallet_address.not_found not told: this minute has had as many as a tenant is told of', { address, perMinute: NOT_FOUND_EVENTS_PER_MINUTE });
 }
 
 // The public view and active keys, for the Open Payments resource server (an inactive wallet
@@ -203,7 +210,9 @@ async function tellNotFound(node: Node, url: string): Promise<void> {
 export async function publishedWalletAddress(node: Node, url: string) {
   const wallet = await findWalletAddressByUrl(node, url);
   if (!wallet) {
-    await tellNotFound(node, url);
+    // The answer is 404 whether or not the FSP could be told (a flood's contention on the minute's
+    // count may outlast the retries): nothing was written, so a later look-up tells.
+    await tellNotFound(node, url).catch((e) => logger.error('wallet_address.not_found could not be told', { url, error: (e as Error).message }));
     return undefined;
   }
   return {

@@ -252,3 +252,19 @@ export const tellingNotFound = (node: Node, address: string, nowSecs: number, wi
     ExpressionAttributeValues: { ':now': nowSecs },
   },
 });
+
+// At most `limit` of those events a minute (of the clock) for a tenant: a scanner that tries many
+// addresses cannot flood the FSP. Refused as 'not_found_rate_over'; the address is then not marked
+// told (the same transaction), so a look-up in a later minute tells of it.
+export const NOT_FOUND_RATE_OVER = 'not_found_rate_over';
+export const countNotFound = (node: Node, minuteSecs: number, limit: number): Write => ({
+  refusal: NOT_FOUND_RATE_OVER,
+  Update: {
+    TableName: node.tables.main,
+    Key: { pk: scoped(node, `WANOTFOUNDRATE#${minuteSecs}`), sk: 'RATE' },
+    UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :one, #ttl = :ttl',
+    ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+    ExpressionAttributeNames: { '#n': 'n', '#ttl': 'ttl' },
+    ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit, ':ttl': minuteSecs + 120 },
+  },
+});

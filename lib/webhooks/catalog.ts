@@ -37,7 +37,7 @@ export const webhookEvents = {
   'wallet_address.not_found': {
     data: walletAddressNotFound,
     about:
-      "An Open Payments client looked up an address under the FSP's prefix that does not exist (once per address in 5 minutes): create it, and its next lookup finds it.",
+      "An Open Payments client looked up an address under the FSP's prefix that does not exist (once per address in 5 minutes, for at most 100 addresses a minute): create it, and its next lookup finds it.",
   },
   'grant.revoked': { data: grant, about: 'The FSP revoked an Open Payments grant (POST /grants/{id}/revoke): its access token is refused from now on.' },
   'payment_intent.created': intent('A payment intent was made; in state `pending_approval`, it waits for the FSP to approve or cancel it.'),

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { createUnauthenticatedClient } from '@interledger/open-payments';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../infra/local/emulators';
 import { startFsp } from '../../infra/local/fsp';
 import { ROOT } from '../../infra/local/serverless-config';
+import { NOT_FOUND_EVENTS_PER_MINUTE } from '../../lib/wallet-addresses';
 import { startTestStack, type TestStack } from '../stack';
 import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
 import { ok, waitFor } from '../world';
@@ -102,6 +103,31 @@ describe('a GET of an unknown wallet address', () => {
       await notFound(url);
       expect(await toldOf(url)).toHaveLength(2);
     } finally {
+      fsp = await simulator();
+    }
+  });
+
+  it(`tells a tenant of ${NOT_FOUND_EVENTS_PER_MINUTE} addresses a minute, however many are tried at once; one more is told when looked up the next minute`, async () => {
+    const now = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(now - (now % 60_000) + 60_000 + 5_000); // 5 s into a minute of its own
+    await fsp.stop(); // nobody creates them meanwhile
+    try {
+      const urls = Array.from({ length: NOT_FOUND_EVENTS_PER_MINUTE + 1 }, (_, i) => `${s.openPaymentsUrl}/scan-${now}-${i}`);
+      for (let i = 0; i < urls.length; i += 10) await Promise.all(urls.slice(i, i + 10).map(notFound));
+      const told = await Promise.all(urls.map(async (url) => (await toldOf(url)).length));
+      expect(told.filter((n) => n === 1)).toHaveLength(NOT_FOUND_EVENTS_PER_MINUTE);
+      const untold = urls.filter((_, i) => told[i] === 0);
+      expect(untold).toHaveLength(1);
+
+      vi.setSystemTime(Date.now() + 60_000);
+      await notFound(untold[0]);
+      expect(await toldOf(untold[0])).toHaveLength(1);
+      const another = urls.find((url) => url !== untold[0])!;
+      await notFound(another); // told last minute, in its window still
+      expect(await toldOf(another)).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
       fsp = await simulator();
     }
   });
