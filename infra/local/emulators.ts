@@ -1,7 +1,8 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { StartError } from './listen';
@@ -16,12 +17,17 @@ export const LOCAL_REGION = 'us-east-1';
 // below the kernels' ephemeral ranges (Linux 32768-60999, macOS 49152-65535): a port the kernel
 // picked (port 0) is one it also gives outgoing connections, and in the time between the pick and
 // the listen, a connection of this process or another could take it (EADDRINUSE).
+// A port is also claimed, for CLAIM_MS, by a file that every process on this machine sees: a test's
+// FSP simulator may listen minutes after its port was picked, and meanwhile another test worker
+// would find the port free and pick it too.
 const PICK_FROM = 20_000;
 const PICK_TO = 32_767;
+const CLAIMS = join(tmpdir(), 'payment-service-port-claims');
+const CLAIM_MS = 30 * 60_000;
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < 50; tries++) {
     const port = PICK_FROM + Math.floor(Math.random() * (PICK_TO - PICK_FROM + 1));
-    if (await portIsFree(port)) return port;
+    if (claim(port) && (await portIsFree(port))) return port;
   }
   return new Promise((ok, fail) => {
     const srv = createServer();
@@ -31,6 +37,22 @@ export async function freePort(): Promise<number> {
       srv.close(() => ok(port));
     });
   });
+}
+
+// Whether this process claimed the port: no claim was there, or it is stale (its file's time is the
+// file system's, compared with the wall clock, which a test's faked Date does not move).
+function claim(port: number): boolean {
+  const file = join(CLAIMS, String(port));
+  mkdirSync(CLAIMS, { recursive: true });
+  try {
+    writeFileSync(file, String(process.pid), { flag: 'wx' });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  if (statSync(file).mtimeMs > performance.timeOrigin + performance.now() - CLAIM_MS) return false;
+  writeFileSync(file, String(process.pid));
+  return true;
 }
 
 // Whether this process could listen on the port, on every interface (as DynamoDB Local does): what

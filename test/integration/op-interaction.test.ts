@@ -72,7 +72,11 @@ const cont = (g: PendingGrant, interact_ref?: string, client = app) =>
 const idp = (path: string, method = 'GET', secret: string | null = IDP_SECRET) =>
   fetch(`${s.authServerUrl}${path}`, { method, headers: secret === null ? {} : { 'x-idp-secret': secret } });
 const problem = async (res: Response) => ({ status: res.status, type: res.headers.get('content-type'), code: (await res.json()).code });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// GNAP's wait between continuations, passed on the clock (the stack runs in this process) rather than slept.
+const pass = (ms: number) => {
+  if (!vi.isFakeTimers()) vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now() + ms);
+};
 
 beforeAll(async () => {
   // The simulator's port first (the stack's consent URL), then the simulator, told the auth server's URL.
@@ -126,7 +130,7 @@ describe('an interactive outgoing-payment grant, consented in a browser', () => 
     expect(grant.interact.redirect).toMatch(new RegExp(`^${s.authServerUrl}/interact/[0-9a-f-]{36}/[A-Za-z0-9_-]{43}\\?clientName=`));
     expect(grant.continue).toMatchObject({ uri: expect.stringMatching(`^${s.authServerUrl}/continue/`), wait: 1 });
     // Polling before consent: wait, then still pending; sooner is too fast.
-    await sleep(1100);
+    pass(1100);
     expect(await cont(grant, undefined, shop)).toMatchObject({ continue: { wait: 1 } });
     expect(await failure(cont(grant, undefined, shop))).toMatchObject({ status: 400, code: 'too_fast' });
 
@@ -188,7 +192,7 @@ describe('an interactive outgoing-payment grant, consented in a browser', () => 
     expect(finish.searchParams.get('hash')).toBeNull();
     expect(finish.searchParams.get('interact_ref')).toBeNull();
     expect(await failure(cont(grant, 'anything'))).toMatchObject({ status: 401, code: 'request_denied' });
-    await sleep(1100);
+    pass(1100);
     expect(await failure(cont(grant))).toMatchObject({ status: 401, code: 'request_denied' });
     const { id, nonce } = interactionOf(grant.interact.redirect);
     expect(await (await idp(`/grant/${id}/${nonce}`)).json()).toMatchObject({ state: 'DENIED' });
@@ -351,10 +355,10 @@ describe('continuing', () => {
     const grant = await pending({ finish: false });
     const consent = await consentViaIdp(grant.interact.redirect, 'accept', { idpSecret: IDP_SECRET });
     expect(consent.finishResponse.status).toBe(202);
-    await sleep(1100);
+    pass(1100);
     const approved = await cont(grant);
     expect(isFinalizedGrantWithAccessToken(approved)).toBe(true);
-    await sleep(1100);
+    pass(1100);
     expect(await failure(cont(grant))).toMatchObject({ status: 401, code: 'request_denied' }); // issued once
   });
 
@@ -362,8 +366,7 @@ describe('continuing', () => {
     const grant = await pending();
     const started = await consentViaIdp(grant.interact.redirect, 'accept', { idpSecret: IDP_SECRET });
     const late = await pending();
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(Date.now() + 601_000);
+    pass(601_000);
     const start = await fetch(late.interact.redirect, { redirect: 'manual' });
     expect(start.status).toBe(302);
     expect(Object.fromEntries(new URL(start.headers.get('location')!).searchParams)).toMatchObject({
