@@ -22,7 +22,7 @@ export const LOCAL_REGION = 'us-east-1';
 // would find the port free and pick it too.
 const PICK_FROM = 20_000;
 const PICK_TO = 32_767;
-const CLAIMS = join(tmpdir(), 'payment-service-port-claims');
+const CLAIMS = join(tmpdir(), `payment-service-port-claims-${process.getuid?.() ?? 0}`); // a user's own: /tmp is shared
 const CLAIM_MS = 30 * 60_000;
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < 50; tries++) {

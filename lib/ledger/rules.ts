@@ -72,6 +72,7 @@ export function debitFrom(balances: Map<string, bigint>, amount: bigint, random 
   let left = amount;
   for (const [id, balance] of [...balances].sort((x, y) => (y[1] > x[1] ? 1 : y[1] < x[1] ? -1 : 0))) {
     if (left === 0n || balance <= 0n) break;
+    // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.min does not take
     const part = balance < left ? balance : left;
     taken.set(id, part);
     left -= part;
