@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,9 @@ const CLAIM_MS = 30 * 60_000;
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < 50; tries++) {
     const port = PICK_FROM + Math.floor(Math.random() * (PICK_TO - PICK_FROM + 1));
-    if (claim(port) && (await portIsFree(port))) return port;
+    if (!claim(port)) continue;
+    if (await portIsFree(port)) return port;
+    unclaim(port);
   }
   return new Promise((ok, fail) => {
     const srv = createServer();
@@ -39,21 +41,49 @@ export async function freePort(): Promise<number> {
   });
 }
 
-// Whether this process claimed the port: no claim was there, or it is stale (its file's time is the
-// file system's, compared with the wall clock, which a test's faked Date does not move).
-function claim(port: number): boolean {
-  const file = join(CLAIMS, String(port));
-  mkdirSync(CLAIMS, { recursive: true });
+// The claims' folder, if it is this user's own directory (not another user's, nor a link placed in
+// the shared temporary folder); without one, ports are picked unclaimed, as they were before claims.
+let claims: string | null | undefined;
+function claimsFolder(): string | null {
+  if (claims !== undefined) return claims;
   try {
-    writeFileSync(file, String(process.pid), { flag: 'wx' });
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    mkdirSync(CLAIMS, { recursive: true, mode: 0o700 });
+    const folder = lstatSync(CLAIMS);
+    claims = folder.isDirectory() && folder.uid === (process.getuid?.() ?? folder.uid) ? CLAIMS : null;
+  } catch {
+    claims = null;
   }
-  if (statSync(file).mtimeMs > performance.timeOrigin + performance.now() - CLAIM_MS) return false;
-  writeFileSync(file, String(process.pid));
-  return true;
+  return claims;
 }
+
+// Whether this process claimed the port: no claim was there, or it was stale (its file's time is the
+// file system's, compared with the wall clock, which a test's faked Date does not move). A stale
+// claim is taken by renaming it away first, which one process alone can do.
+function claim(port: number): boolean {
+  const folder = claimsFolder();
+  if (!folder) return true;
+  const file = join(folder, String(port));
+  const create = () => {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      return true; // a folder that cannot take claims: unclaimed, as before claims
+    }
+  };
+  if (create()) return true;
+  try {
+    if (statSync(file).mtimeMs > performance.timeOrigin + performance.now() - CLAIM_MS) return false;
+    const away = `${file}.${process.pid}.stale`;
+    renameSync(file, away);
+    rmSync(away, { force: true });
+  } catch {
+    return false; // another process took it meanwhile
+  }
+  return create();
+}
+const unclaim = (port: number) => claims && rmSync(join(claims, String(port)), { force: true });
 
 // Whether this process could listen on the port, on every interface (as DynamoDB Local does): what
 // another program holds, in this network namespace, is taken.

@@ -195,14 +195,25 @@ async function tellNotFound(node: Node, url: string): Promise<void> {
   }
   const data: WalletAddressNotFound = { walletAddressUrl: address };
   const nowSecs = Math.floor(Date.now() / 1000);
+  const minute = nowSecs - (nowSecs % 60);
+  const tenant = scoped(node, '');
+  if (fullMinutes.get(tenant) === minute) return;
   const refused = await commit(
     node,
-    [store.tellingNotFound(node, address, nowSecs, NOT_FOUND_WINDOW_SECS), store.countNotFound(node, nowSecs - (nowSecs % 60), NOT_FOUND_EVENTS_PER_MINUTE)],
+    [store.tellingNotFound(node, address, nowSecs, NOT_FOUND_WINDOW_SECS), store.countNotFound(node, minute, NOT_FOUND_EVENTS_PER_MINUTE)],
     [event(store.notFoundPartition(node, address), 'wallet_address.not_found', data)],
   );
-  if (refused.includes(store.NOT_FOUND_RATE_OVER) && !refused.includes(store.NOT_FOUND_TOLD))
-    logger.warn('wallet_address.not_found not told: this minute has had as many as a tenant is told of', { address, perMinute: NOT_FOUND_EVENTS_PER_MINUTE });
+  if (refused.includes(store.NOT_FOUND_RATE_OVER) && !refused.includes(store.NOT_FOUND_TOLD)) {
+    fullMinutes.set(tenant, minute);
+    logger.warn('wallet_address.not_found: this minute has had as many as a tenant is told of; the rest are told when looked up later', {
+      address,
+      perMinute: NOT_FOUND_EVENTS_PER_MINUTE,
+    });
+  }
 }
+// The minute in which this container found each tenant's count full: its further misses in that
+// minute write nothing (under a flood, each would be a cancelled transaction on the one count item).
+const fullMinutes = new Map<string, number>();
 
 // The public view and active keys, for the Open Payments resource server (an inactive wallet
 // address's too: a payer is then told it is inactive, not that it is not there). A miss is told

@@ -109,16 +109,18 @@ describe('a GET of an unknown wallet address', () => {
 
   it(`tells a tenant of ${NOT_FOUND_EVENTS_PER_MINUTE} addresses a minute, however many are tried at once; one more is told when looked up the next minute`, async () => {
     const now = Date.now();
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(now - (now % 60_000) + 60_000 + 5_000); // 5 s into a minute of its own
-    await fsp.stop(); // nobody creates them meanwhile
     try {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(now - (now % 60_000) + 60_000 + 5_000); // 5 s into a minute of its own
+      await fsp.stop(); // nobody creates them meanwhile
       const urls = Array.from({ length: NOT_FOUND_EVENTS_PER_MINUTE + 1 }, (_, i) => `${s.openPaymentsUrl}/scan-${now}-${i}`);
       for (let i = 0; i < urls.length; i += 10) await Promise.all(urls.slice(i, i + 10).map(notFound));
       const told = await Promise.all(urls.map(async (url) => (await toldOf(url)).length));
       expect(told.filter((n) => n === 1)).toHaveLength(NOT_FOUND_EVENTS_PER_MINUTE);
       const untold = urls.filter((_, i) => told[i] === 0);
       expect(untold).toHaveLength(1);
+      await notFound(untold[0]); // the same minute: still not told
+      expect(await toldOf(untold[0])).toHaveLength(0);
 
       vi.setSystemTime(Date.now() + 60_000);
       await notFound(untold[0]);
