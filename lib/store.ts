@@ -23,6 +23,16 @@ export const shardKeys = (node: Pick<Node, 'tenant'>, name: string, shards: numb
 // The id at the end of a partition key ("INTENT#<id>", scoped or not): ids hold no '#'.
 export const idOfKey = (pk: string) => pk.slice(pk.lastIndexOf('#') + 1);
 
+// An Update's expressions that add one to a count stopping at `limit` (a rate's, in the window its
+// key names), the item kept until `keepUntilSecs` (its TTL): a full count fails the condition and
+// changes nothing. The caller builds the Update, so that its table is named in its own module.
+export const countUpTo = (limit: number, keepUntilSecs: number) => ({
+  UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :one, #ttl = :ttl',
+  ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+  ExpressionAttributeNames: { '#n': 'n', '#ttl': 'ttl' },
+  ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit, ':ttl': keepUntilSecs },
+});
+
 // The main table's index of collections, each listed newest first (listSk: "<createdAt>#<id>").
 export const LISTS = { index: 'Lists', partitionKey: 'listPk', sortKey: 'listSk' } as const;
 // A second collection an item is listed in, by the same sort key: a transfer leg is in its debit

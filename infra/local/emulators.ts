@@ -58,7 +58,9 @@ function claimsFolder(): string | null {
 
 // Whether this process claimed the port: no claim was there, or it was stale (its file's time is the
 // file system's, compared with the wall clock, which a test's faked Date does not move). A stale
-// claim is taken by renaming it away first, which one process alone can do.
+// claim is renamed away before it is taken, so that of two processes that found it stale one fails
+// (both could still win if one renamed and re-created it between the other's look and its rename:
+// microseconds, on one port of 12,768).
 function claim(port: number): boolean {
   const folder = claimsFolder();
   if (!folder) return true;

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
+import { countUpTo, type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { canonicalBase } from '../wallet-addresses/address';
 import type { GrantState, InteractionStep } from './interaction-rules';
@@ -226,10 +226,7 @@ export const countGrantRequest = (node: Node, client: string, minute: number, li
   Update: {
     TableName: node.tables.auth,
     Key: { pk: scoped(node, `GRANTRATE#${hashOf(client)}#${minute}`), sk: 'RATE' },
-    UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :one, #ttl = :ttl',
-    ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
-    ExpressionAttributeNames: { '#n': 'n', '#ttl': 'ttl' },
-    ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit, ':ttl': epoch(minute) + 120 },
+    ...countUpTo(limit, epoch(minute) + 120),
   },
   refusal: GRANT_RATE_OVER,
 });

@@ -185,6 +185,9 @@ export async function publishServiceIdentity(node: Node, address: string, public
 // when looked up again in a later minute (an on-demand client retries its look-up).
 const NOT_FOUND_WINDOW_SECS = 300;
 export const NOT_FOUND_EVENTS_PER_MINUTE = 100;
+// The minute in which this container found each tenant's count full: its further misses in that
+// minute write nothing (under a flood, each would be a cancelled transaction on the one count item).
+const fullMinutes = new Map<string, number>();
 
 async function tellNotFound(node: Node, url: string): Promise<void> {
   let address: string;
@@ -211,9 +214,6 @@ async function tellNotFound(node: Node, url: string): Promise<void> {
     });
   }
 }
-// The minute in which this container found each tenant's count full: its further misses in that
-// minute write nothing (under a flood, each would be a cancelled transaction on the one count item).
-const fullMinutes = new Map<string, number>();
 
 // The public view and active keys, for the Open Payments resource server (an inactive wallet
 // address's too: a payer is then told it is inactive, not that it is not there). A miss is told

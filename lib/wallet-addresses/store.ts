@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
-import { LISTS, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
+import { countUpTo, LISTS, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey, type WalletAddressStatus } from './schemas';
 
@@ -259,12 +259,5 @@ export const tellingNotFound = (node: Node, address: string, nowSecs: number, wi
 export const NOT_FOUND_RATE_OVER = 'not_found_rate_over';
 export const countNotFound = (node: Node, minuteSecs: number, limit: number): Write => ({
   refusal: NOT_FOUND_RATE_OVER,
-  Update: {
-    TableName: node.tables.main,
-    Key: { pk: scoped(node, `WANOTFOUNDRATE#${minuteSecs}`), sk: 'RATE' },
-    UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :one, #ttl = :ttl',
-    ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
-    ExpressionAttributeNames: { '#n': 'n', '#ttl': 'ttl' },
-    ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit, ':ttl': minuteSecs + 120 },
-  },
+  Update: { TableName: node.tables.main, Key: { pk: scoped(node, `WANOTFOUNDRATE#${minuteSecs}`), sk: 'RATE' }, ...countUpTo(limit, minuteSecs + 120) },
 });
