@@ -14,6 +14,14 @@ const flag = (fallback: boolean) =>
     z.boolean({ error: 'must be true or false' }),
   );
 
+function isKeySet(text: string): boolean {
+  try {
+    return Array.isArray(JSON.parse(text)?.keys);
+  } catch {
+    return false;
+  }
+}
+
 const DEFAULT_WEBHOOK_SCHEDULE = '5,300,1800,7200,18000,36000,50400,72000,86400';
 
 const schema = z.object({
@@ -77,6 +85,18 @@ const schema = z.object({
   // of npm start. CONSOLE_NAME: what the page calls the node (npm start: "A", "B"); else ILP_ADDRESS.
   CONSOLE_SIGN_IN_URL: optionalUrl,
   CONSOLE_CLIENT_ID: z.string().default(''),
+  // Whose ID tokens name the console's operators (every Admin function verifies the token itself,
+  // lib/http/operator-token.ts): the stage's Cognito user pool and the console's app client (the
+  // template sets both); unset, no operator is taken. CONSOLE_JWKS, local only: the local sign-in's
+  // public keys, which stand in for the pool's (npm start sets it); on AWS they come from Cognito.
+  CONSOLE_USER_POOL_ID: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^(?:eusc-[a-z]{2}|[a-z]{2})-(?:gov-)?[a-z]+-\d_[a-zA-Z0-9]+$/, 'must be a Cognito user pool id, e.g. us-east-1_AbC123')
+      .optional(),
+  ),
+  CONSOLE_JWKS: z.preprocess((v) => (v === '' ? undefined : v), z.string().refine(isKeySet, 'must be a JSON Web Key Set: {"keys": [...]}').optional()),
   CONSOLE_NAME: z.string().default(''),
   WEBHOOK_RETRY_SCHEDULE_SECS: z
     .preprocess((v) => (v === '' || v === undefined ? DEFAULT_WEBHOOK_SCHEDULE : v), z.string())

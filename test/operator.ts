@@ -4,8 +4,9 @@ import { signedRoutes } from '../lib/routes';
 import type { Reply } from './stack';
 
 // An operator signed in to the console, as a route's function sees one: the API Gateway event the
-// console's function hands on (lambda Invoke), with the claims the console's Cognito authorizer
-// verified in requestContext.authorizer.claims, and no signature. `groups` as Cognito lists them.
+// console's function hands on (lambda Invoke), with the operator's ID token (the local sign-in's,
+// which the functions verify as Cognito's) in requestContext.authorizer.idToken, and no signature.
+// `groups` as API Gateway's authorizer renders Cognito's ("admin", "[viewer operator]").
 export interface Signed {
   name: string;
   groups: string;
@@ -24,7 +25,14 @@ const templateOf = (method: string, path: string) => {
   throw new Error(`No route serves ${method} ${bare}`);
 };
 
-export function operatorAdmin(stack: Pick<Stack, 'invoke'>, who: Signed) {
+const groupsOf = (rendered: string) =>
+  rendered
+    .replace(/^\[|\]$/g, '')
+    .split(/[\s,]+/)
+    .filter(Boolean);
+
+// `authorizer`: what the event carries instead (a forged one: claims, or a token of another key).
+export function operatorAdmin(stack: Pick<Stack, 'invoke' | 'operators'>, who: Signed, authorizer?: Record<string, unknown>) {
   return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Pick<Reply, 'status' | 'body'>> => {
     const { route, params } = templateOf(method, path);
     const query = new URLSearchParams(path.split('?')[1] ?? '');
@@ -49,7 +57,7 @@ export function operatorAdmin(stack: Pick<Stack, 'invoke'>, who: Signed) {
         requestId: randomUUID(),
         stage: 'local',
         identity: { sourceIp: '127.0.0.1' },
-        authorizer: { claims: { email: who.name, 'cognito:groups': who.groups, ...(who.tenant && { 'custom:tenant': who.tenant }) } },
+        authorizer: authorizer ?? { idToken: stack.operators.issue({ name: who.name, groups: groupsOf(who.groups), tenant: who.tenant }) },
       },
     };
     const res = (await stack.invoke(route.functionName, event)) as { statusCode: number; body: string };

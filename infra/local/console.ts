@@ -53,7 +53,7 @@ export async function startConsole(opts: ConsoleOptions) {
     if (req.method !== 'GET') return sendProblem(res, httpErrors.methodNotAllowed(`${req.method} is not served at ${url.pathname}; GET is`, ['GET']));
     const known = url.pathname === '/local/dashboard' || url.pathname === TRACES || url.pathname.startsWith(`${TRACES}/`);
     if (!known) return sendProblem(res, commonErrors.notFound(`The console has nothing at ${url.pathname}`));
-    if (!opts.operators.verify(req.headers.authorization)) return sendProblem(res, httpErrors.unauthorized('Sign in to the console first'));
+    if (!(await opts.operators.verify(req.headers.authorization))) return sendProblem(res, httpErrors.unauthorized('Sign in to the console first'));
     if (url.pathname === '/local/dashboard') {
       if (!opts.metrics) return sendProblem(res, localErrors.metricsOff());
       const minutes = Math.min(24 * 60, Math.max(5, Number(url.searchParams.get('minutes')) || 60));

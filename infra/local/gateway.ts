@@ -154,7 +154,7 @@ export async function startGateway(opts: {
   trace?: { name: string; sink: TraceSink };
   hosts?: string[]; // the names it answers to besides loopback (./listen.ts)
   rateRule?: RateRule; // what the template's WAF rate-based rule limits on this API
-  authorize?: (token: string | undefined) => Record<string, string> | undefined; // the Cognito authorizer's stand-in
+  authorize?: (token: string | undefined) => Promise<Record<string, string> | undefined>; // the Cognito authorizer's stand-in
 }) {
   const routes = opts.routes.map(compile).sort((a, b) => b.segments.length - a.segments.length || b.score - a.score);
   const { rateRule } = opts;
@@ -216,7 +216,7 @@ export async function startGateway(opts: {
       // (A greedy route's template says nothing: the function behind it names what it serves.)
       if (!route.path.includes('+}')) segment?.annotate(ROUTE_ANNOTATION, `${method} ${route.path}`);
       if (route.iam && !req.headers.authorization) return sendGateway('MISSING_AUTHENTICATION_TOKEN');
-      const claims = route.cognito ? opts.authorize?.(req.headers.authorization) : undefined;
+      const claims = route.cognito ? await opts.authorize?.(req.headers.authorization) : undefined;
       if (route.cognito && !claims) return sendGateway('DEFAULT_4XX', 401);
       const body = await readBody(req, MAX_PAYLOAD);
       if (body === 'too_large') return sendGateway('REQUEST_TOO_LARGE');

@@ -1,18 +1,25 @@
-import { createHmac, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, scryptSync, sign, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { consoleTokens } from '../../lib/http/operator-token';
 import { type Role, roles } from '../../lib/operators';
+import { LOCAL_REGION } from './emulators';
 
 // The console's operators under npm start: the local stand-in for the stage's Cognito user pool
-// (infra/resources.yml). Each operator has a password (kept as a scrypt hash), a role and maybe a
-// tenant; signing in gives an ID token (a JWT, HMAC-signed with a key of the node's) that lives as
-// long as the pool's (15 minutes), and the local gateway's authorizer verifies it and puts the
-// claims in the event as API Gateway's Cognito authorizer does. Kept in <data folder>/operators.json
-// (mode 0600), read at each sign-in so that `npm run operator` adds one to a running node; without
-// a data folder (tests), in memory. No second factor here: the TOTP that the pool asks for on AWS
-// is Cognito's own, and nothing of it reaches the service.
+// (infra/resources.yml) and its app client. Each operator has a password (kept as a scrypt hash), a
+// role and maybe a tenant; signing in gives an ID token as Cognito's: a JWT signed (RS256) with a
+// key of the node's, issued by the pool `LOCAL_USER_POOL_ID` for the client `LOCAL_CLIENT_ID`,
+// living as long as the pool's (15 minutes). Its public keys (`jwks`) reach the functions as
+// CONSOLE_JWKS, so that each Admin function verifies the token with AWS's verifier exactly as on
+// AWS (lib/http/operator-token.ts), and the local gateway's stand-in for the Cognito authorizer
+// does the same and puts the claims in the event as API Gateway does. Kept in
+// <data folder>/operators.json (mode 0600), read at each sign-in so that `npm run operator` adds one
+// to a running node; without a data folder (tests), in memory. No second factor here: the TOTP that
+// the pool asks for on AWS is Cognito's own, and nothing of it reaches the service.
 export const ID_TOKEN_SECS = 15 * 60;
-const ISSUER = 'local-sign-in';
+export const LOCAL_USER_POOL_ID = `${LOCAL_REGION}_local`;
+export const LOCAL_CLIENT_ID = 'local-console';
+const ISSUER = `https://cognito-idp.${LOCAL_REGION}.amazonaws.com/${LOCAL_USER_POOL_ID}`;
 
 interface StoredOperator {
   role: Role;
@@ -21,12 +28,12 @@ interface StoredOperator {
   hash: string;
 }
 interface Stored {
-  signingKey: string;
+  signingKey: string; // a PKCS#8 PEM (an older store's HMAC key is replaced at the next start)
   operators: Record<string, StoredOperator>;
 }
 
 // What API Gateway's Cognito authorizer passes a function (requestContext.authorizer.claims): the
-// ID token's claims, every one a string, one group as its name.
+// ID token's claims, every one a string, groups joined.
 export type Claims = Record<string, string>;
 
 export interface NewOperator {
@@ -36,14 +43,24 @@ export interface NewOperator {
   tenant?: string;
 }
 
+// What an ID token says of whom it names (for tests, any of it: the local pool signs what it is given).
+export interface Subject {
+  name: string;
+  groups: string[];
+  tenant?: string;
+}
+
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const hashOf = (password: string, salt: string) => scryptSync(password, salt, 32).toString('base64url');
 // Cognito's minimum, as the pool's password policy asks for it.
 const STRONG = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[^A-Za-z0-9]).{14,}$/;
+const newSigningKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+// An operator by name, never a name every object has (__proto__, constructor, toString).
+const own = (stored: Stored, name: string) => (Object.hasOwn(stored.operators, name) ? stored.operators[name] : undefined);
 
 export function localOperators(dataDir?: string) {
   const file = dataDir && join(dataDir, 'operators.json');
-  let memory: Stored = { signingKey: randomBytes(32).toString('base64url'), operators: {} };
+  let memory: Stored = { signingKey: newSigningKey(), operators: {} };
   const read = (): Stored => (file ? JSON.parse(readFileSync(file, 'utf8')) : memory);
   const write = (stored: Stored) => {
     memory = stored;
@@ -53,11 +70,18 @@ export function localOperators(dataDir?: string) {
     mkdirSync(dataDir!, { recursive: true });
     write(memory);
   }
-  const signingKey = read().signingKey;
-  const sign = (data: string) => createHmac('sha256', signingKey).update(data).digest();
+  // A store from before the keys were asymmetric: a key pair now (its tokens, 15 minutes at most, lapse).
+  if (!read().signingKey.startsWith('-----BEGIN')) write({ ...read(), signingKey: newSigningKey() });
+  const privateKey = createPrivateKey(read().signingKey);
+  const kid = `local-${createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).subarray(-8).toString('hex')}`;
+  // The pool's public keys, as Cognito publishes them at <issuer>/.well-known/jwks.json.
+  const jwks = { keys: [{ ...createPublicKey(privateKey).export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' }] };
+  const check = consoleTokens({ userPoolId: LOCAL_USER_POOL_ID, clientId: LOCAL_CLIENT_ID, jwks: JSON.stringify(jwks) });
 
   function add(op: NewOperator): void {
-    if (!/^[\w.@+-]{1,128}$/.test(op.name)) throw new Error(`An operator's name is letters, digits and . @ + - _ (${op.name} is not)`);
+    if (!/^[\w.@+-]{1,128}$/.test(op.name) || op.name in Object.prototype) {
+      throw new Error(`An operator's name is letters, digits and . @ + - _, and not a name every object has (${op.name} is not)`);
+    }
     if (!roles.includes(op.role)) throw new Error(`A role is one of ${roles.join(', ')} (${op.role} is not)`);
     if (!STRONG.test(op.password)) throw new Error('A password has at least 14 characters, with a lower-case and an upper-case letter, a digit and a symbol');
     const stored = read();
@@ -66,45 +90,50 @@ export function localOperators(dataDir?: string) {
     write(stored);
   }
 
-  // An ID token for the operator, as Cognito's: `cognito:groups` the role, `custom:tenant` the tenant.
-  function idToken(name: string, lifetimeSecs = ID_TOKEN_SECS, now = Date.now()): string {
-    const op = read().operators[name];
-    if (!op) throw new Error(`No operator ${name}`);
-    const iat = Math.floor(now / 1000);
+  // An ID token as Cognito's for whom it names: `cognito:groups` the roles, `custom:tenant` the
+  // tenant. `claims`: others in their place (a test's token for another client, or of another use).
+  function issue(who: Subject, lifetimeSecs = ID_TOKEN_SECS, claims: Record<string, unknown> = {}): string {
+    const iat = Math.floor(Date.now() / 1000);
     const payload = {
-      sub: name,
-      'cognito:username': name,
-      'cognito:groups': [op.role],
-      ...(op.tenant && { 'custom:tenant': op.tenant }),
+      sub: who.name,
+      email: who.name,
+      'cognito:username': who.name,
+      'cognito:groups': who.groups,
+      ...(who.tenant && { 'custom:tenant': who.tenant }),
       token_use: 'id',
       iss: ISSUER,
+      aud: LOCAL_CLIENT_ID,
+      auth_time: iat,
       iat,
       exp: iat + lifetimeSecs,
+      ...claims,
     };
-    const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(payload)}`;
-    return `${unsigned}.${sign(unsigned).toString('base64url')}`;
+    const unsigned = `${b64({ alg: 'RS256', typ: 'JWT', kid })}.${b64(payload)}`;
+    return `${unsigned}.${sign('sha256', Buffer.from(unsigned), privateKey).toString('base64url')}`;
+  }
+
+  // A stored operator's ID token.
+  function idToken(name: string, lifetimeSecs = ID_TOKEN_SECS): string {
+    const op = own(read(), name);
+    if (!op) throw new Error(`No operator ${name}`);
+    return issue({ name, groups: [op.role], tenant: op.tenant }, lifetimeSecs);
   }
 
   // The operator's ID token for a right name and password; undefined for any wrong one.
   function signIn(name: string, password: string): { idToken: string; expiresIn: number } | undefined {
-    const op = read().operators[name];
+    const op = own(read(), name);
     // (A name nobody has costs a hash too, so that the time taken tells nothing.)
     const hash = hashOf(password, op?.salt ?? 'nobody');
     if (!op || !timingSafeEqual(Buffer.from(hash), Buffer.from(op.hash))) return undefined;
     return { idToken: idToken(name), expiresIn: ID_TOKEN_SECS };
   }
 
-  // The claims of a valid, unexpired ID token of this node's, as the authorizer passes them; else undefined.
-  function verify(token: string | undefined, now = Date.now()): Claims | undefined {
-    const [header, payload, signature] = token?.split('.') ?? [];
-    if (!header || !payload || !signature) return undefined;
-    const expected = sign(`${header}.${payload}`);
-    const given = Buffer.from(signature, 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>; // signed by us: JSON
-    if (claims.token_use !== 'id' || claims.iss !== ISSUER || typeof claims.exp !== 'number' || claims.exp * 1000 <= now) return undefined;
-    const groups = claims['cognito:groups'] as string[];
-    return Object.fromEntries(Object.entries(claims).map(([k, v]) => [k, k === 'cognito:groups' ? groups.join(',') : String(v)]));
+  // The claims of a valid, current ID token of this pool's, as API Gateway's authorizer passes
+  // them (strings, groups joined by commas); else undefined.
+  async function verify(token: string | undefined): Promise<Claims | undefined> {
+    const checked = await check(token);
+    if (!checked.ok) return undefined;
+    return Object.fromEntries(Object.entries(checked.claims).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]));
   }
 
   // On a first start: one operator of each role, with a password made here, kept beside the store
@@ -117,6 +146,9 @@ export function localOperators(dataDir?: string) {
     return passwords;
   }
 
-  return { add, signIn, verify, idToken, seed, file };
+  // What the functions need to verify its tokens as on AWS (CONSOLE_USER_POOL_ID, CONSOLE_CLIENT_ID, CONSOLE_JWKS).
+  const pool = { userPoolId: LOCAL_USER_POOL_ID, clientId: LOCAL_CLIENT_ID, jwks: JSON.stringify(jwks) };
+
+  return { add, signIn, verify, issue, idToken, seed, pool, file };
 }
 export type LocalOperators = ReturnType<typeof localOperators>;

@@ -173,6 +173,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const service = loadService('local');
     const refs = await provision(service, { dynamo, sqs, events }, opts.prefix ?? '');
+    // The console's operators: the local sign-in stands in for the user pool and its app client,
+    // and its public keys reach the functions (CONSOLE_JWKS), which verify its tokens as Cognito's.
+    const operators = localOperators(opts.dataDir);
+    refs.ConsoleUserPool = { ref: operators.pool.userPoolId, arn: `arn:aws:cognito-idp:${LOCAL_REGION}:000000000000:userpool/${operators.pool.userPoolId}` };
+    refs.ConsoleUserPoolClient = { ref: operators.pool.clientId, arn: '' };
     // Lambda's Invoke, for the console's function (it hands each request to its route's function).
     const lambdaApi = await startLambdaApi({ port: opts.ports?.lambda, functions: service.functions, runtime });
     stops.push(lambdaApi.stop);
@@ -184,6 +189,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // The secrets too: Secrets Manager's part on AWS, the environment's here (SECRETS_PREFIX empty).
     for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET', 'IDP_SECRET'] as const)
       env[name] = settings[name];
+    env.CONSOLE_JWKS = operators.pool.jwks;
     Object.assign(process.env, env);
 
     // The names the gateways answer to besides loopback: the hosts of the node's public URLs.
@@ -191,7 +197,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const names = localDimensions(service, refs);
     const observe = (apiName: string) => collector && apiObserver(collector.store, names.api(apiName));
     const trace = (apiName: string) => tracing && { name: apiName, sink: tracing.store.sink };
-    const operators = localOperators(opts.dataDir);
     const admin = await startGateway({
       port: ports.admin!,
       routes: eventRoutes(service.functions),

@@ -27,9 +27,11 @@ function withoutSignIn(resources, outputs) {
       r.DependsOn = (r.DependsOn ?? []).filter((d) => d !== 'ConsoleAuthorizer');
     }
   }
-  const variables = resources.ConsoleLambdaFunction.Properties.Environment.Variables;
-  delete variables.CONSOLE_SIGN_IN_URL;
-  delete variables.CONSOLE_CLIENT_ID;
+  // No pool: no function takes an operator's token.
+  for (const r of Object.values(resources)) {
+    const variables = r.Type === 'AWS::Lambda::Function' ? r.Properties.Environment?.Variables : undefined;
+    for (const name of ['CONSOLE_SIGN_IN_URL', 'CONSOLE_CLIENT_ID', 'CONSOLE_USER_POOL_ID']) delete variables?.[name];
+  }
   delete outputs.ConsoleUrl;
   delete outputs.ConsoleUserPoolId;
 }

@@ -6,6 +6,7 @@ import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { output, ZodType } from 'zod';
 import { type Action, createdId, recordUnchanged, succeededItem } from '../audit';
+import { config } from '../config';
 import { deployment, tenantNode } from '../context';
 import { dynamoForLibraries } from '../db';
 import { commonErrors, DomainError, invalidFields } from '../errors';
@@ -20,6 +21,7 @@ import { observed } from '../tracing';
 import { rideAlong, riderScope, untakenRider } from '../tx';
 import { httpErrors } from './errors';
 import { refuseLoneSurrogates } from './json';
+import { consoleTokens } from './operator-token';
 import { fieldErrors, problemResponse } from './problem';
 import { entriesOf, sentQueries } from './query';
 import { lowerCaseHeaders, requestBody } from './request';
@@ -45,11 +47,13 @@ export interface RouteInput<R extends Route> {
 // Header names in lower case (a REST API passes them as the client wrote them).
 // `raw`: the body's bytes, decoded once (the signature covers them, the JSON parse reads them).
 // `node`: the node as the request's tenant sees it, once its signature is checked.
+// `console`: a console request's operator, once its token is verified (none: in no role).
 type AdminEvent = APIGatewayProxyEvent & {
   headers: Record<string, string | undefined>;
   raw?: Buffer;
   node?: Node;
   actor?: Actor;
+  console?: { operator?: Operator };
   input?: RouteInput<Route>;
 };
 type AdminRequest = Request<AdminEvent, APIGatewayProxyResult, Error, Context>;
@@ -107,10 +111,20 @@ async function signedBy(event: AdminEvent, tenant: Node | undefined) {
   return result;
 }
 
-// A console request: its operator's token verified by the console's authorizer (Cognito on AWS,
-// the local one under npm start), whose claims API Gateway puts in the event only on a route with
-// that authorizer, and which only the console's function, allowed to invoke this one, hands on. An
-// operator of one tenant works for that tenant alone; the deployment operator's staff, for any.
+// A console request, as the console's function hands it on (lib/http/console.ts): the operator's
+// ID token where API Gateway's authorizer puts its context, which no request to the Admin API's own
+// routes can set. Anything there marks a console request; only a token this function verifies
+// names its operator, never claims beside it (a direct invoke of this function could write any).
+const checkToken = consoleTokens({ userPoolId: config.CONSOLE_USER_POOL_ID, clientId: config.CONSOLE_CLIENT_ID, jwks: config.CONSOLE_JWKS });
+type Signed = { console: false } | { console: true; operator?: Operator } | { console: true; refused: string };
+async function signedIn(event: AdminEvent): Promise<Signed> {
+  const authorizer = event.requestContext?.authorizer as { idToken?: unknown; claims?: unknown } | null | undefined;
+  if (!authorizer || (authorizer.idToken === undefined && authorizer.claims === undefined)) return { console: false };
+  const checked = await checkToken(typeof authorizer.idToken === 'string' ? authorizer.idToken : undefined);
+  return checked.ok ? { console: true, operator: operatorOf(checked.claims) } : { console: true, refused: checked.reason };
+}
+
+// An operator of one tenant works for that tenant alone; the deployment operator's staff, for any.
 async function operatorTenant(event: AdminEvent, operator: Operator, route: Route): Promise<Node> {
   const named = event.headers['tenant-id'] ?? operator.tenant ?? OPERATOR_TENANT_ID;
   if (operator.tenant && named !== operator.tenant) throw httpErrors.roleForbids(`${operator.name} works for tenant ${operator.tenant} only`);
@@ -124,9 +138,8 @@ async function operatorTenant(event: AdminEvent, operator: Operator, route: Rout
 
 const authenticate = (route: Route): MiddlewareObj<AdminEvent> => ({
   before: async ({ event }) => {
-    const claims = event.requestContext?.authorizer?.claims;
-    const operator = operatorOf(claims);
-    if (claims && !operator) throw httpErrors.roleForbids('The signed-in user is in no role: viewer, operator or admin');
+    const operator = event.console?.operator;
+    if (event.console && !operator) throw httpErrors.roleForbids('The signed-in user is in no role: viewer, operator or admin');
     const tenant = operator ? await operatorTenant(event, operator, route) : await tenantNode(event.headers['tenant-id'] ?? OPERATOR_TENANT_ID);
     const signature = operator ? undefined : await signedBy(event, tenant);
     event.node = tenant!;
@@ -311,6 +324,14 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
     route,
     observed((event: AdminEvent, context: Context) =>
       riderScope(async () => {
+        const signed = await signedIn(event);
+        // A console request whose token is not this pool's, valid and current: nothing is done,
+        // nothing recorded (no audit event: its name is not known), and the refusal is logged.
+        if ('refused' in signed) {
+          logger.warn('console token refused', { route: routeOf(event), reason: signed.refused, requestId: context.awsRequestId });
+          return problemResponse(httpErrors.unauthorized(`The operator's ID token was refused: ${signed.refused}`));
+        }
+        if (signed.console) event.console = { operator: signed.operator };
         const audited = auditing(route, event);
         const response = await handler(event, context);
         const guard = untakenRider(GUARD);
@@ -327,7 +348,7 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
 // the create flow.) An action's audit event rides in the transaction of its change, so that both
 // commit or neither does; one that changed nothing, refused or not, has its event written after.
 function auditing(route: Route, event: AdminEvent): Operator | undefined {
-  const operator = route.method === 'get' ? undefined : operatorOf(event.requestContext?.authorizer?.claims);
+  const operator = route.method === 'get' ? undefined : event.console?.operator;
   if (operator)
     rideAlong(AUDIT, { write: (writes) => succeededItem(event.node!, actionOf(route, event, operator, createdId(writes)), route.status), refused: auditClash });
   return operator;

@@ -9,10 +9,10 @@ import { httpErrors } from './errors';
 import { problemResponse } from './problem';
 
 // The console's function (functions/console/): its page, and its door to the Admin API. A request
-// to /console/api/<Admin path> comes with the operator's claims, which the console's authorizer
+// to /console/api/<Admin path> comes with the operator's ID token, which the console's authorizer
 // verified (Cognito on AWS, the local one under npm start); it is handed to the function of the
-// route that serves that path (lib/routes.ts), with the claims kept, so that each route keeps its
-// own function and role, and checks the operator's role itself (lib/http/admin.ts).
+// route that serves that path (lib/routes.ts) with the token, so that each route keeps its own
+// function and role, and verifies the token and checks the operator's role itself (lib/http/admin.ts).
 export const CONSOLE_PREFIX = '/console';
 export const CONSOLE_API_PREFIX = `${CONSOLE_PREFIX}/api`;
 
@@ -86,8 +86,11 @@ export const lambdaInvoke =
   };
 
 // A console API request handed to its route's function: the event as API Gateway would have made
-// it for the route on the Admin API (path, resource, path parameters), with the authorizer's claims,
-// the headers but the operator's token (which the route does not read), the query and the body.
+// it for the route on the Admin API (path, resource, path parameters), the headers, the query and
+// the body, with the operator's ID token moved from the Authorization header to where an
+// authorizer's context goes (requestContext.authorizer.idToken), which no request to the Admin API
+// itself can fill; the route's function verifies it (lib/http/operator-token.ts). The claims API
+// Gateway's authorizer put there are not handed on: nothing takes claims but from a verified token.
 export async function handOff(event: APIGatewayProxyEvent, invoke: Invoke): Promise<APIGatewayProxyResult> {
   const path = event.path.slice(CONSOLE_API_PREFIX.length) || '/';
   const found = routeFor(event.httpMethod, path);
@@ -98,6 +101,7 @@ export async function handOff(event: APIGatewayProxyEvent, invoke: Invoke): Prom
   const { route, params } = found;
   const withoutToken = <T>(headers: Record<string, T> | null) =>
     headers && Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
+  const idToken = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1] ?? '';
   const handed: APIGatewayProxyEvent = {
     ...event,
     path,
@@ -105,7 +109,7 @@ export async function handOff(event: APIGatewayProxyEvent, invoke: Invoke): Prom
     pathParameters: Object.keys(params).length ? params : null,
     headers: withoutToken(event.headers) ?? {},
     multiValueHeaders: withoutToken(event.multiValueHeaders) ?? {},
-    requestContext: { ...event.requestContext, path, resourcePath: route.path },
+    requestContext: { ...event.requestContext, path, resourcePath: route.path, authorizer: { idToken } },
   };
   annotate(ROUTE_ANNOTATION, `${event.httpMethod} ${route.path}`);
   return invoke(route.functionName, handed);

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
 import { listen, readBody } from '../../infra/local/listen';
+import { LOCAL_CLIENT_ID } from '../../infra/local/operators';
 import { launchChromium } from '../browser';
 import { startTestStack, type TestStack } from '../stack';
 
@@ -12,7 +13,7 @@ import { startTestStack, type TestStack } from '../stack';
 // signs the operator in at once; /oauth2/token gives the ID token only for the verifier whose S256
 // hash the authorization carried) and /logout, whose tokens are the local sign-in's, so that the
 // local Admin API's authorizer takes them.
-const CLIENT_ID = 'console-app-client';
+const CLIENT_ID = LOCAL_CLIENT_ID; // the local pool's app client, whose tokens the functions take
 const OPERATOR = 'admin@fsp.example';
 
 let s: TestStack;
@@ -69,7 +70,7 @@ async function startHostedSignIn(idToken: () => string) {
 
 beforeAll(async () => {
   hosted = await startHostedSignIn(() => s.operators.idToken(OPERATOR));
-  s = await startTestStack({ CONSOLE_SIGN_IN_URL: hosted.url, CONSOLE_CLIENT_ID: CLIENT_ID });
+  s = await startTestStack({ CONSOLE_SIGN_IN_URL: hosted.url });
   s.operators.add({ name: OPERATOR, password: 'A-long-Passw0rd!', role: 'admin' });
 });
 afterAll(async () => {

@@ -284,7 +284,7 @@ describe('npm run operator', () => {
     const password = /with the password (\S+)$/m.exec(stdout)?.[1];
     expect(stdout).toContain('alice@fsp.example (operator of tenant acme) signs in');
     const operators = localOperators(dataDir);
-    const claims = operators.verify(operators.signIn('alice@fsp.example', password!)?.idToken);
+    const claims = await operators.verify(operators.signIn('alice@fsp.example', password!)?.idToken);
     expect(claims).toMatchObject({ 'cognito:username': 'alice@fsp.example', 'cognito:groups': 'operator', 'custom:tenant': 'acme' });
     expect(statSync(join(dataDir, 'operators.json')).mode & 0o777).toBe(0o600);
     const refused = await run(dataDir, 'bob@fsp.example', 'root').catch((e: { code: number; stderr: string }) => e);

@@ -1393,6 +1393,31 @@ describe('operations', () => {
     expect(statement.Action).toEqual(['lambda:InvokeFunction']);
     const invoked = statement.Resource.map((a: any) => a['Fn::GetAtt'][0]).sort();
     expect(invoked).toEqual(allRoutes.map((route) => functionId(route.functionName)).sort());
+    // Nothing else the template makes may invoke them: no other role or policy names lambda's
+    // actions on them, and each one's only resource policy lets the Admin API call it.
+    const adminFunctions = new Set(invoked as string[]);
+    const namesAdminFunction = (resource: unknown) => [...adminFunctions].some((id) => JSON.stringify(resource).includes(`"${id}"`)) || resource === '*';
+    const grants = [...ofType('AWS::IAM::Role'), ...ofType('AWS::IAM::Policy'), ...ofType('AWS::IAM::ManagedPolicy')].flatMap(([id, p]) =>
+      [...(p.Properties.Policies ?? []).map((x: any) => x.PolicyDocument), p.Properties.PolicyDocument]
+        .filter(Boolean)
+        .flatMap((doc: any) => doc.Statement)
+        .filter((st: any) => [st.Action].flat().some((a: string) => /^lambda:(Invoke|\*)|^\*$/.test(a)) && [st.Resource].flat().some(namesAdminFunction))
+        .map(() => id),
+    );
+    expect(grants).toEqual(['ConsoleRole']);
+    // And each Admin function verifies an operator's token itself, against the pool and its app client.
+    for (const id of adminFunctions) {
+      expect(r[id].Properties.Environment.Variables, id).toMatchObject({
+        CONSOLE_USER_POOL_ID: { Ref: 'ConsoleUserPool' },
+        CONSOLE_CLIENT_ID: { Ref: 'ConsoleUserPoolClient' },
+      });
+    }
+    const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => adminFunctions.has(p.Properties.FunctionName?.['Fn::GetAtt']?.[0]));
+    expect(permissions.length).toBeGreaterThan(0);
+    for (const [id, p] of permissions) {
+      expect(p.Properties.Principal, id).toBe('apigateway.amazonaws.com');
+      expect(JSON.stringify(p.Properties.SourceArn), id).toContain('ApiGatewayRestApi');
+    }
   });
 
   // 462 of CloudFormation's 500 were used, and every route adds about five. The alarms and the
