@@ -262,11 +262,12 @@ const API =
 
 const SIGNATURE =
   'Every request carries `signature: t=<unix seconds, optionally with a fraction>, ' +
-  'v2=<hex HMAC-SHA256(ADMIN_API_SECRET, "<t>\\n<METHOD>\\n<path with query>\\n<Idempotency-Key header value, empty if ' +
-  'none>\\n<raw body>")>`: the five fields joined by newlines, `t` in the signed string exactly as sent and `<raw body>` ' +
-  "the exact bytes sent (empty for none). A signature is valid for 300 s around the server's clock; a non-GET " +
-  'signature is accepted once. Several `v2=` values may be sent (for secret rotation); one must match. A `v1=` ' +
-  'signature (fields joined by ".") is refused with 401.';
+  'v3=<hex HMAC-SHA256(secret, "<t>\\n<METHOD>\\n<path with query>\\n<Idempotency-Key header value, empty if ' +
+  'none>\\n<tenant-id header value, empty if none>\\n<raw body>")>`: the six fields joined by newlines, `t` in the ' +
+  'signed string exactly as sent and `<raw body>` the exact bytes sent (empty for none). The secret is ' +
+  "ADMIN_API_SECRET, or a tenant's own. A signature is valid for 300 s around the server's clock; a non-GET " +
+  'signature is accepted once. Several `v3=` values may be sent (for secret rotation); one must match. A `v2=` ' +
+  'signature (without the tenant) or `v1=` (fields joined by ".") is refused with 401.';
 
 const IDEMPOTENCY_KEY =
   'Makes a retry safe (kept 24 h, per route): the same key and body replay the first response; the same key with ' +

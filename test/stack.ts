@@ -10,7 +10,7 @@ export interface TestStack extends Stack {
   admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   send(method: string, path: string, init?: { body?: string; headers?: Record<string, string> }): Promise<Reply>;
   // Without `t`, a fresh one: two equal requests signed at once still get different signatures.
-  sign(method: string, path: string, body?: string, t?: number | string, idempotencyKey?: string): string;
+  sign(method: string, path: string, body?: string, t?: number | string, idempotencyKey?: string, tenantId?: string): string;
 }
 
 // The signed Admin API of a node at `adminUrl`, as an FSP client calls it, in the tests' terms.
@@ -19,7 +19,7 @@ export function adminClient(adminUrl: string, secret: string): Pick<TestStack, '
   return {
     admin: (method, path, body, headers) => client.request(method, path, { body, headers }),
     send: client.send,
-    sign: (method, path, body = '', t, idempotencyKey) => client.sign({ method, pathWithQuery: path, body, idempotencyKey }, t),
+    sign: (method, path, body = '', t, idempotencyKey, tenantId) => client.sign({ method, pathWithQuery: path, body, idempotencyKey, tenantId }, t),
   };
 }
 

@@ -2,7 +2,7 @@ import { type SignedRequest, signatureHeader } from '../../lib/http/signature';
 
 // The one client of the signed Admin API: the CLI, the FSP simulator, op-demo, the bench and the
 // tests send through it, and the signing proxy signs with its `sign`. A request is signed over the
-// method and the Idempotency-Key exactly as they are sent, so no key can go out unsigned.
+// method, the Idempotency-Key and the tenant-id exactly as they are sent, so neither can go out unsigned.
 
 export interface AdminReply {
   status: number;
@@ -52,8 +52,8 @@ export function adminClient(baseUrl: string, secret: string) {
   const request = async (method: string, path: string, { body, headers = {} }: AdminRequest = {}) => {
     const raw = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
     const sent = new Headers({ ...(raw && { 'content-type': 'application/json' }), ...headers });
-    const idempotencyKey = sent.get('idempotency-key') ?? undefined;
-    sent.set('signature', signer.sign({ method, pathWithQuery: path, idempotencyKey, body: raw }));
+    const [idempotencyKey, tenantId] = ['idempotency-key', 'tenant-id'].map((name) => sent.get(name) ?? undefined);
+    sent.set('signature', signer.sign({ method, pathWithQuery: path, idempotencyKey, tenantId, body: raw }));
     return send(method, path, { body: raw || undefined, headers: sent });
   };
   // The body of an answer that succeeded; any other answer throws, naming the request and the problem.

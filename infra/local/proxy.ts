@@ -97,14 +97,14 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port' | 'secret'> & { s
     const body = await readBody(req, MAX_BODY);
     if (body === 'too_large') return sendProblem(res, httpErrors.payloadTooLarge(`The body is over ${MAX_BODY} bytes`));
     const method = req.method ?? 'GET';
-    // A repeated Idempotency-Key is forwarded as sent, and the service refuses it (400).
-    const idempotencyKey = req.headers['idempotency-key'] as string | undefined;
+    // A repeated Idempotency-Key or tenant-id is forwarded as sent, and the service refuses it (400).
+    const [idempotencyKey, tenantId] = ['idempotency-key', 'tenant-id'].map((name) => req.headers[name] as string | undefined);
     // The body is read whole already, so an Expect: 100-continue has nothing left to wait for.
     const headers = ['host', base.host, ...forwardable(req.rawHeaders, ['host', 'signature', 'content-length', 'expect'])];
     if (body.length || req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined) {
       headers.push('content-length', String(body.length));
     }
-    if (signer) headers.push('signature', signer.sign({ method, pathWithQuery: path, idempotencyKey, body }));
+    if (signer) headers.push('signature', signer.sign({ method, pathWithQuery: path, idempotencyKey, tenantId, body }));
 
     const upstream = request({ protocol: base.protocol, hostname: base.hostname, port: base.port, method, path, headers });
     upstream.on('response', (answer) => {

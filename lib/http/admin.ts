@@ -98,7 +98,13 @@ async function adminSecret(tenant: Node): Promise<string> {
 // whether the tenant exists.
 const NOBODYS_SECRET = randomBytes(32).toString('hex');
 async function signedBy(event: AdminEvent, tenant: Node | undefined) {
-  const signed = { method: event.httpMethod, pathWithQuery: signedPaths(event), idempotencyKey: event.headers['idempotency-key'], body: event.raw! };
+  const signed = {
+    method: event.httpMethod,
+    pathWithQuery: signedPaths(event),
+    idempotencyKey: event.headers['idempotency-key'],
+    tenantId: event.headers['tenant-id'],
+    body: event.raw!,
+  };
   const verify = async (by: Node | undefined) =>
     verifySignature(event.headers.signature, by ? await adminSecret(by) : NOBODYS_SECRET, signed, Date.now() / 1000);
   let result = await verify(tenant);

@@ -253,18 +253,20 @@ describe('Admin API signatures', () => {
 
   it('refuses malformed signature headers', async () => {
     const body = json({ code: 'MALF', scale: 2 });
-    for (const header of ['v2=abc', 't=abc, v2=00', `t=${now()}`, 'garbage', `t=${now()}, v2=${'0'.repeat(64)}`, `t=${now()}.5.5, v2=${'0'.repeat(64)}`]) {
+    for (const header of ['v3=abc', 't=abc, v3=00', `t=${now()}`, 'garbage', `t=${now()}, v3=${'0'.repeat(64)}`, `t=${now()}.5.5, v3=${'0'.repeat(64)}`]) {
       expect((await post(body, header)).status, header).toBe(401);
     }
   });
 
-  it('refuses a v1 signature with a 401 that names v2', async () => {
+  it('refuses a v1 or v2 signature (made as they were) with a 401 that names v3', async () => {
     const body = json({ code: 'VONE', scale: 2 });
     const t = (Date.now() / 1000).toFixed(3);
-    const v1 = createHmac('sha256', s.env.ADMIN_API_SECRET).update(`${t}.POST./assets..${body}`).digest('hex');
-    const res = await post(body, `t=${t}, v1=${v1}`);
-    expect(res.status).toBe(401);
-    expect(res.body.detail).toContain('v2');
+    const hmac = (text: string) => createHmac('sha256', s.env.ADMIN_API_SECRET).update(text).digest('hex');
+    for (const header of [`t=${t}, v1=${hmac(`${t}.POST./assets..${body}`)}`, `t=${t}, v2=${hmac(`${t}\nPOST\n/assets\n\n${body}`)}`]) {
+      const res = await post(body, header);
+      expect(res.status).toBe(401);
+      expect(res.body.detail).toContain('sign with v3');
+    }
     expect(await assetCodes()).not.toContain('VONE');
   });
 

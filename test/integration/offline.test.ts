@@ -56,7 +56,7 @@ async function stopGroup(pgid: number): Promise<string[]> {
 
 // A 401 problem for a forged signature, from the Admin API at `send`'s URL.
 async function expectForgedRefused(send: ReturnType<typeof adminClient>['send']) {
-  const forged = `t=${Math.floor(Date.now() / 1000)},v2=${'0'.repeat(64)}`;
+  const forged = `t=${Math.floor(Date.now() / 1000)},v3=${'0'.repeat(64)}`;
   const refused = await send('POST', '/assets', {
     body: JSON.stringify({ code: 'EUR', scale: 2 }),
     headers: { 'content-type': 'application/json', signature: forged },

@@ -54,6 +54,15 @@ describe('the signing proxy', () => {
     expect(listed.body.items).toContainEqual(created.body);
   });
 
+  it("signs the tenant-id header it forwards (signature v3), so the operator's proxy acts for that tenant", async () => {
+    const tenant = await send('POST', '/tenants', { body: JSON.stringify({ name: 'Proxied', walletAddressPrefix: `${s.openPaymentsUrl}/proxied` }) });
+    expect(tenant.status).toBe(201);
+    const headers = { 'tenant-id': tenant.body.id };
+    expect((await send('POST', '/assets', { body: JSON.stringify({ code: 'PTN', scale: 2 }), headers })).status).toBe(201);
+    const theirs = await send('GET', '/assets?limit=100', { headers });
+    expect([theirs.status, theirs.body.items.map((a: { code: string }) => a.code)]).toEqual([200, ['PTN']]);
+  });
+
   it('signs the query exactly as sent, encoded or not', async () => {
     await send('POST', '/assets', { body: JSON.stringify({ code: 'PRQ', scale: 0 }) });
     const one = await send('GET', '/assets?limit=1');
@@ -91,7 +100,7 @@ describe('the signing proxy', () => {
   });
 
   it('replaces a signature the client sent', async () => {
-    const res = await send('GET', '/assets?limit=1', { headers: { signature: 't=1, v2=00' } });
+    const res = await send('GET', '/assets?limit=1', { headers: { signature: 't=1, v3=00' } });
     expect(res.status).toBe(200);
   });
 

@@ -371,19 +371,37 @@ describe('tenants', () => {
     }
   });
 
-  it("accept an operator's signed write once, whichever tenant it is then sent for", async () => {
+  // Issue 42, item 3: the tenant is in the signed string (v3), so a request the operator signed for
+  // one tenant is refused for another, or for none (its own data), GET or write; a write once.
+  it("take an operator's signature only for the tenant it was made for: a GET or a write resent for another tenant, or none, is 401", async () => {
     const [a, b] = [
       await createTenant({ name: 'Once A', walletAddressPrefix: prefix() }),
       await createTenant({ name: 'Once B', walletAddressPrefix: prefix() }),
     ];
+    await ok(asTenant(b.id, b.adminApiSecret)('POST', '/assets', { code: 'BBB', scale: 2 }));
+    const get = s.sign('GET', '/assets', '', undefined, undefined, a.id);
+    const getFor = (tenant?: string) => s.send('GET', '/assets', { headers: { signature: get, ...(tenant && { 'tenant-id': tenant }) } });
+    expect((await getFor(a.id)).status).toBe(200);
+    for (const replay of [await getFor(b.id), await getFor(undefined)]) {
+      expect(problemOf(replay)).toEqual({ status: 401, code: 'unauthorized' });
+      expect(replay.body.detail).toMatch(/does not match/);
+    }
+
     const body = JSON.stringify({ code: 'ONC', scale: 2 });
-    const signature = s.sign('POST', '/assets', body);
+    const signature = s.sign('POST', '/assets', body, undefined, undefined, a.id);
     const sendFor = (tenant?: string) =>
       s.send('POST', '/assets', { body, headers: { 'content-type': 'application/json', signature, ...(tenant && { 'tenant-id': tenant }) } });
-    expect((await sendFor(a.id)).status).toBe(201);
-    for (const replay of [await sendFor(b.id), await sendFor(undefined), await sendFor(a.id)]) {
-      expect(problemOf(replay)).toEqual({ status: 401, code: 'unauthorized' });
-      expect(replay.body.detail).toMatch(/already used/);
+    for (const elsewhere of [await sendFor(b.id), await sendFor(undefined)]) {
+      expect(problemOf(elsewhere)).toEqual({ status: 401, code: 'unauthorized' });
+      expect(elsewhere.body.detail).toMatch(/does not match/);
     }
+    expect((await sendFor(a.id)).status).toBe(201);
+    const again = await sendFor(a.id);
+    expect(problemOf(again)).toEqual({ status: 401, code: 'unauthorized' });
+    expect(again.body.detail).toMatch(/already used/);
+    // Nothing reached B or the operator: their assets are as they were.
+    const codes = async (res: Promise<Reply>) => (await res).body.items.map((x: { code: string }) => x.code);
+    expect(await codes(asTenant(b.id, b.adminApiSecret)('GET', '/assets?limit=100'))).toEqual(['BBB']);
+    expect(await codes(s.admin('GET', '/assets?limit=100'))).not.toContain('ONC');
   });
 });

@@ -9,12 +9,26 @@ const secret = 'unit-test-secret-123456';
 const req = { method: 'POST', pathWithQuery: '/assets?x=1', body: '{"code":"USD","scale":2}' };
 
 describe('request signatures', () => {
-  it('matches an HMAC computed by hand over "<t>\\n<METHOD>\\n<path>\\n<Idempotency-Key>\\n<body>", t as sent', () => {
+  it('matches an HMAC computed by hand over "<t>\\n<METHOD>\\n<path>\\n<Idempotency-Key>\\n<tenant-id>\\n<body>", t as sent', () => {
     const hmac = (text: string) => createHmac('sha256', secret).update(text).digest('hex');
-    expect(computeSignature(secret, '1700000000', req)).toBe(hmac(`1700000000\nPOST\n/assets?x=1\n\n${req.body}`));
-    expect(signatureHeader(secret, req, 1700000000)).toBe(`t=1700000000, v2=${hmac(`1700000000\nPOST\n/assets?x=1\n\n${req.body}`)}`);
-    const keyed = { ...req, idempotencyKey: 'k-1' };
-    expect(signatureHeader(secret, keyed, '1700000000.120')).toBe(`t=1700000000.120, v2=${hmac(`1700000000.120\nPOST\n/assets?x=1\nk-1\n${req.body}`)}`);
+    expect(computeSignature(secret, '1700000000', req)).toBe(hmac(`1700000000\nPOST\n/assets?x=1\n\n\n${req.body}`));
+    expect(signatureHeader(secret, req, 1700000000)).toBe(`t=1700000000, v3=${hmac(`1700000000\nPOST\n/assets?x=1\n\n\n${req.body}`)}`);
+    const keyed = { ...req, idempotencyKey: 'k-1', tenantId: 't-1' };
+    expect(signatureHeader(secret, keyed, '1700000000.120')).toBe(`t=1700000000.120, v3=${hmac(`1700000000.120\nPOST\n/assets?x=1\nk-1\nt-1\n${req.body}`)}`);
+  });
+
+  // Issue 42, item 3: v2 left the tenant out, so an operator's signed GET read any tenant's data
+  // (the same signature with another tenant-id header, or none).
+  it('refuses a request whose tenant-id was removed, added or changed', () => {
+    const get = { method: 'GET', pathWithQuery: '/assets', body: '', tenantId: 'tenant-1' };
+    const header = signatureHeader(secret, get, 1000);
+    expect(verifySignature(header, secret, get, 1000).ok).toBe(true);
+    for (const tenantId of ['tenant-2', undefined, '']) expect(verifySignature(header, secret, { ...get, tenantId }, 1000).ok, String(tenantId)).toBe(false);
+    expect(verifySignature(signatureHeader(secret, { ...get, tenantId: undefined }, 1000), secret, get, 1000).ok).toBe(false);
+    // The key and the tenant are two fields: a character cannot move from one to the other.
+    const split = { ...get, idempotencyKey: 'a', tenantId: 'b' };
+    expect(verifySignature(signatureHeader(secret, split, 1000), secret, { ...split, idempotencyKey: 'a\nb', tenantId: undefined }, 1000).ok).toBe(false);
+    expect(() => signatureHeader(secret, { ...get, tenantId: 'a\nb' }, 1000)).toThrow(/line break/);
   });
 
   // D1: with fields joined by ".", a "." could move from one field to the next and the same
@@ -34,18 +48,20 @@ describe('request signatures', () => {
     // key, so the signer refuses to sign one and the verifier never matches one.
     expect(() => signatureHeader(secret, { ...retry, idempotencyKey: 'retry\n{}' }, 1000)).toThrow(/line break/);
     const keyed = { method: 'GET', pathWithQuery: '/assets', idempotencyKey: 'a\nb', body: '' };
-    expect(verifySignature(`t=1000, v2=${computeSignature(secret, '1000', keyed)}`, secret, keyed, 1000).ok).toBe(false);
+    expect(verifySignature(`t=1000, v3=${computeSignature(secret, '1000', keyed)}`, secret, keyed, 1000).ok).toBe(false);
     const pathBreak = { method: 'GET', pathWithQuery: '/assets\nx', body: '' };
-    expect(verifySignature(`t=1000, v2=${computeSignature(secret, '1000', pathBreak)}`, secret, pathBreak, 1000).ok).toBe(false);
+    expect(verifySignature(`t=1000, v3=${computeSignature(secret, '1000', pathBreak)}`, secret, pathBreak, 1000).ok).toBe(false);
   });
 
-  it('refuses v1 with a reason that names v2', () => {
+  it('refuses v1 and v2 with a reason that names v3', () => {
     const v1 = createHmac('sha256', secret).update(`1000.POST./assets?x=1..${req.body}`).digest('hex');
-    expect(verifySignature(`t=1000, v1=${v1}`, secret, req, 1000)).toEqual({ ok: false, reason: expect.stringContaining('v2') });
+    expect(verifySignature(`t=1000, v1=${v1}`, secret, req, 1000)).toEqual({ ok: false, reason: expect.stringContaining('sign with v3') });
+    const v2 = createHmac('sha256', secret).update(`1000\nPOST\n/assets?x=1\n\n${req.body}`).digest('hex');
+    expect(verifySignature(`t=1000, v2=${v2}`, secret, req, 1000)).toEqual({ ok: false, reason: expect.stringContaining('sign with v3') });
   });
 
   it('signs with milliseconds by default', () => {
-    expect(signatureHeader(secret, req)).toMatch(/^t=\d{10}\.\d{3}, v2=[0-9a-f]{64}$/);
+    expect(signatureHeader(secret, req)).toMatch(/^t=\d{10}\.\d{3}, v3=[0-9a-f]{64}$/);
   });
 
   it('takes t exactly as sent: the same instant written otherwise does not match', () => {
@@ -80,14 +96,27 @@ describe('request signatures', () => {
     expect(verifySignature(header, secret, req, 699).ok).toBe(false);
   });
 
-  it('accepts any one matching v2 (secret rotation) and tolerates spacing', () => {
+  it('accepts any one matching v3 (secret rotation) and tolerates spacing', () => {
     const good = computeSignature(secret, '1000', req);
-    expect(verifySignature(`t=1000,v2=${'a'.repeat(64)},v2=${good}`, secret, req, 1000).ok).toBe(true);
-    expect(verifySignature(`t=1000 , v2=${good.toUpperCase()}`, secret, req, 1000).ok).toBe(true);
+    expect(verifySignature(`t=1000,v3=${'a'.repeat(64)},v3=${good}`, secret, req, 1000).ok).toBe(true);
+    expect(verifySignature(`t=1000 , v3=${good.toUpperCase()}`, secret, req, 1000).ok).toBe(true);
   });
 
   it('refuses malformed headers with a reason', () => {
-    for (const h of [undefined, '', 'x', 't=1000', 'v2=ab', 't=-5, v2=ab', 't=1e3, v2=ab', 't=1000., v2=ab', 't=.5, v2=ab', 't=1000, v2=zz', 't=1000, v1=ab']) {
+    for (const h of [
+      undefined,
+      '',
+      'x',
+      't=1000',
+      'v3=ab',
+      't=-5, v3=ab',
+      't=1e3, v3=ab',
+      't=1000., v3=ab',
+      't=.5, v3=ab',
+      't=1000, v3=zz',
+      't=1000, v1=ab',
+      't=1000, v2=ab',
+    ]) {
       const r = verifySignature(h, secret, req, 1000);
       expect(r.ok, String(h)).toBe(false);
     }
