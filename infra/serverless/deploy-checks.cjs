@@ -19,8 +19,9 @@ const { customDomains } = require('./edge.cjs');
 // - a stream consumer's reserved concurrency takes its parallelization factor times the shards of
 //   a new on-demand table's stream (4), so that it is not throttled from its first day;
 // - custom domains are all four or none, each API on a name of its own.
-const STAND_INS = { string: 'set-by-cloudformation', url: 'https://set-by-cloudformation.example/000000000000/queue' };
+const STAND_INS = { string: 'set-by-cloudformation', url: 'https://set-by-cloudformation.example/000000000000/queue', pool: 'us-east-1_SetByCloudFormation' };
 const URL_SETTINGS = /_URL$/;
+const POOL_SETTINGS = /_USER_POOL_ID$/;
 const DECLARATIONS = ['serverless.yml', 'infra/resources.yml'];
 const NEW_TABLE_SHARDS = 4;
 
@@ -91,7 +92,8 @@ function check(serverless, stage, region) {
 function functionSettings(environment) {
   const env = {};
   for (const [name, value] of Object.entries(environment)) {
-    env[name] = typeof value === 'string' ? value : URL_SETTINGS.test(name) ? STAND_INS.url : STAND_INS.string;
+    const standIn = URL_SETTINGS.test(name) ? STAND_INS.url : POOL_SETTINGS.test(name) ? STAND_INS.pool : STAND_INS.string;
+    env[name] = typeof value === 'string' ? value : standIn;
   }
   const { register } = require('tsx/cjs/api');
   const unregister = register();
