@@ -293,7 +293,10 @@ describe('tenants', () => {
     const wallet = await ok(tenant('POST', '/wallet-addresses', { address: `${t.walletAddressPrefix}/alice`, assetCode: `DP${n}` }));
     expect((await fetch(wallet.address)).status).toBe(200);
     const deeper = await tenant('POST', '/wallet-addresses', { address: `${t.walletAddressPrefix}/alice/x`, assetCode: `DP${n}` });
-    expect([deeper.status, deeper.body.errors?.[0]?.field]).toEqual([400, 'address']);
+    expect(problemOf(deeper)).toEqual({ status: 400, code: 'invalid_request' });
+    expect(deeper.body.errors).toEqual([
+      { field: 'address', message: `must have at most ${MAX_ADDRESS_SEGMENTS} path segments, not ${MAX_ADDRESS_SEGMENTS + 1}` },
+    ]);
     await ok(s.admin('DELETE', `/tenants/${t.id}`), 204);
   });
 
