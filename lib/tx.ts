@@ -53,7 +53,8 @@ export const untakenRider = (name: string): Rider | undefined => scope.getStore(
 // Transactions that touch a busy item (an asset's liquidity or settlement account) can be
 // cancelled for a conflict with another transaction; that is retried here, with jitter.
 const CONFLICT_RETRIES = 8;
-const isConflict = (e: unknown) => e instanceof TransactionCanceledException && (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+export const isConflict = (e: unknown) =>
+  e instanceof TransactionCanceledException && (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
 const bare = ({ refusal, ...item }: Write): TransactItem => item;
 
 // Commits, and answers the refusals of the writes whose condition failed ([] on success).

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 // The values every domain's schemas share: asset codes, amounts, text people read, the FSP's
-// metadata, and the page a list operation is asked for.
+// metadata, the page a list operation is asked for, and the time window it may be narrowed to.
 export const assetCode = z.string().regex(/^[A-Z0-9]{3,12}$/, 'must be 3 to 12 upper-case letters or digits');
 
 // An amount's value: a non-negative integer in the asset's smallest unit, as a string.
@@ -59,3 +59,28 @@ export const pageQuery = z.strictObject({
   limit: pageLimit,
   cursor: z.string().optional(), // checked where it is decoded (lib/store.ts): 400 invalid_cursor
 });
+
+// A time a client names (a list's bound): ISO 8601 with any offset, kept as the instant in UTC
+// (`2026-01-01T01:00:00+01:00` is `2026-01-01T00:00:00.000Z`), in the years 0001 to 9999 there: the
+// stores sort times as text, which a year past 9999 (`+010000-…`) or before 0001 would break.
+const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+const instant = z.iso
+  .datetime({ offset: true })
+  // (NaN, not a date-time, passes here: the format's own error says it)
+  .refine((t) => !(Date.parse(t) < EARLIEST || Date.parse(t) > LATEST), 'must be in the years 0001 to 9999 in UTC')
+  .transform((t) => new Date(t).toISOString())
+  .describe('An ISO 8601 date-time with an offset (Z or ±hh:mm), in the years 0001 to 9999 in UTC');
+
+// A list's page, narrowed by `filters` and to a window [from, to) of instants: `to` after `from`
+// as instants (in UTC, as `instant` keeps them), not as the text sent.
+type Window = { from?: string; to?: string };
+export const windowedPageQuery = <F extends z.core.$ZodLooseShape>(filters: F) =>
+  pageQuery.extend({ ...filters, from: instant.optional(), to: instant.optional() }).refine(
+    (q) => {
+      const { from, to } = q as Window;
+      return !from || !to || from < to;
+    },
+    // Only bounds that parsed: a refused one is still the text sent.
+    { message: 'must be after from', path: ['to'], when: (payload) => payload.issues.length === 0 },
+  );

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { roles } from '../operators';
-import { pageQuery } from '../values';
+import { windowedPageQuery } from '../values';
 
 // The audit trail: what each signed-in operator did on the Admin API, succeeded or refused.
 export const auditOutcomes = ['succeeded', 'refused'] as const;
@@ -22,22 +22,15 @@ export const auditEvent = z.object({
 });
 export type AuditEvent = z.infer<typeof auditEvent>;
 
-// A time bound: any offset, compared in UTC.
-const instant = z.iso.datetime({ offset: true }).transform((t) => new Date(t).toISOString());
-
 // GET /audit-events: newest first; each filter narrows, `from` and `to` bound the time, [from, to).
-export const auditEventsQuery = pageQuery
-  .extend({
-    actor: z.string().min(1).max(256).optional(),
-    resourceId: z.string().min(1).max(128).optional(),
-    action: z
-      .string()
-      .regex(/^(POST|PATCH|PUT|DELETE) \/\S*$/, 'must be a route, e.g. POST /assets/{id}/liquidity')
-      .max(256)
-      .optional(),
-    outcome: z.enum(auditOutcomes).optional(),
-    from: instant.optional(),
-    to: instant.optional(),
-  })
-  .refine((q) => !q.from || !q.to || q.from < q.to, { message: 'must be after from', path: ['to'] });
+export const auditEventsQuery = windowedPageQuery({
+  actor: z.string().min(1).max(256).optional(),
+  resourceId: z.string().min(1).max(128).optional(),
+  action: z
+    .string()
+    .regex(/^(POST|PATCH|PUT|DELETE) \/\S*$/, 'must be a route, e.g. POST /assets/{id}/liquidity')
+    .max(256)
+    .optional(),
+  outcome: z.enum(auditOutcomes).optional(),
+});
 export type AuditEventsQuery = z.infer<typeof auditEventsQuery>;

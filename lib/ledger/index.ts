@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Outgoing } from '../events';
 import type { Node } from '../node';
-import { commit, type Refusals, type Write } from '../tx';
+import { commit, isConflict, type Refusals, type Write } from '../tx';
 import { ledgerErrors } from './errors';
 import { insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, type TransferDescription } from './rules';
 import { balances, transferItems } from './store';
@@ -113,9 +113,14 @@ export async function moveFunds(
 // One transfer whose debit the balance must cover, committed with `writes` and `outgoing` in one
 // transaction: 'made_before' when a transfer under this id was made already (an idempotent retry).
 // A debit of a split account takes from the shards it read; another debit that took from them
-// meanwhile refuses it, so it reads again while the account as a whole still covers it: a
-// withdrawal of everything there is succeeds.
-const COVERED_ATTEMPTS = 4;
+// meanwhile refuses it (or its transaction keeps meeting others'), so it waits a jittered while
+// and reads again, for as long as the account as a whole covers the amount: 'insufficient' only
+// when the balance does not cover it, so a withdrawal of everything there is succeeds. Contention
+// that outlasts COVERED_ATTEMPTS is a 409 to retry, never a refusal for want of money.
+const COVERED_ATTEMPTS = 12;
+const COVERED_WAIT_MS = 10; // doubled each attempt, up to COVERED_MAX_WAIT_MS, of which a random part is waited
+const COVERED_MAX_WAIT_MS = 320;
+const CONTENDED = 'contended'; // a transaction cancelled for conflicts, after commit's own retries
 
 export async function moveCovered(
   node: Node,
@@ -126,10 +131,15 @@ export async function moveCovered(
 ): Promise<'moved' | 'made_before' | 'insufficient'> {
   for (let attempt = 1; ; attempt++) {
     const transfer = await transferItems(node, transferId, about, [leg], { read: true, spread: opts.spread });
-    const refusals = await commit(node, [...transfer, ...(opts.writes ?? [])], opts.outgoing);
+    const refusals = await commit(node, [...transfer, ...(opts.writes ?? [])], opts.outgoing).catch((e) => {
+      if (isConflict(e)) return [CONTENDED];
+      throw e;
+    });
     if (!refusals.length) return 'moved';
     if (refusals.includes(TRANSFER_EXISTS)) return 'made_before';
     refuseTooLarge(refusals);
-    if (attempt === COVERED_ATTEMPTS || (await balanceOf(node, leg.debit)) < leg.amount) return 'insufficient';
+    if ((await balanceOf(node, leg.debit)) < leg.amount) return 'insufficient';
+    if (attempt === COVERED_ATTEMPTS) throw ledgerErrors.concurrentWithdrawal();
+    await new Promise((r) => setTimeout(r, Math.random() * Math.min(COVERED_MAX_WAIT_MS, COVERED_WAIT_MS * 2 ** attempt)));
   }
 }

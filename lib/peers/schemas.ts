@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { amount } from '../amounts';
-import { amountValue, assetCode, pageQuery } from '../values';
+import { amountValue, assetCode, windowedPageQuery } from '../values';
 
 // Peers: the FSPs this node exchanges ILP packets with, over ILP-over-HTTP (Interledger RFC 35).
 export const ilpAddress = z
@@ -73,10 +73,7 @@ export interface PeerRecord extends Peer {
 // they expired (booked as not paid), in a window of their expiry, [from, to): by default the 24
 // hours before now, at most 31 days.
 export const RECONCILIATION_MAX_DAYS = 31;
-export const reconciliationQuery = pageQuery.extend({
-  from: z.iso.datetime({ offset: true }).optional(),
-  to: z.iso.datetime({ offset: true }).optional(),
-});
+export const reconciliationQuery = windowedPageQuery({});
 export type ReconciliationQuery = z.infer<typeof reconciliationQuery>;
 
 export const unansweredPacket = z.object({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Node, OPERATOR_TENANT_ID, type TenantSettings } from '../node';
 import { createTenantSecrets, deleteTenantSecrets } from '../secrets';
 import { commit } from '../tx';
-import { canonicalBase, newAddress } from '../wallet-addresses/address';
+import { canonicalBase, MAX_PREFIX_SEGMENTS, newAddress } from '../wallet-addresses/address';
 import { tenantErrors } from './errors';
 import { defaultSuffix, isAtOrBelow, pathsOf } from './rules';
 import type { CreatedTenant, CreateTenant, Tenant, TenantRecord, UpdateTenant } from './schemas';
@@ -88,9 +88,9 @@ const operatorView = (base: Node): Tenant => ({
 
 // A prefix in its canonical form: a URL under the deployment's WALLET_ADDRESS_URL (so on its
 // origin, with a path), lower case, without a trailing slash, query or fragment, whose segments a
-// wallet address could have.
+// wallet address could have, one fewer of them at most (MAX_PREFIX_SEGMENTS).
 function canonicalPrefix(base: Node, input: string): string {
-  return newAddress(input, base.urls.walletAddresses, 'walletAddressPrefix');
+  return newAddress(input, base.urls.walletAddresses, 'walletAddressPrefix', MAX_PREFIX_SEGMENTS);
 }
 
 // Which active tenant's prefix a refused one met, and how: the claims say who holds the prefix or

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { printable } from '../values';
+import { MAX_ADDRESS_SEGMENTS, MAX_PREFIX_SEGMENTS } from '../wallet-addresses/address';
 
 // Tenants: the FSPs one deployment serves besides its operator's. Each has its own wallet address
 // prefix (where its wallet addresses live, and by which the Open Payments servers find it), ILP
@@ -15,7 +16,13 @@ export const ilpAddressSuffix = z
 export const createTenantBody = z.strictObject({
   name,
   // Checked against the deployment's WALLET_ADDRESS_URL and the other tenants' in lib/tenants.
-  walletAddressPrefix: z.string().max(1024),
+  walletAddressPrefix: z
+    .string()
+    .max(1024)
+    .describe(
+      `An http(s) URL under WALLET_ADDRESS_URL, with at most ${MAX_PREFIX_SEGMENTS} path segments (WALLET_ADDRESS_URL's included): ` +
+        `one fewer than a wallet address's ${MAX_ADDRESS_SEGMENTS}, so that one fits under it`,
+    ),
   ilpAddressSuffix: ilpAddressSuffix.optional(),
   webhookUrl: url.optional(),
   ratesUrl: url.optional(),

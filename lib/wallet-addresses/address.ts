@@ -40,9 +40,19 @@ export function canonicalAddress(input: string, base: string, field = 'address')
   return address;
 }
 
-// The canonical form of an address to create (or of a tenant's prefix, named by `field`).
-export function newAddress(input: string, base: string, field = 'address'): string {
+// The most path segments a new address has (the base's counted): the operator's claims each of its
+// paths in the transaction that makes it, as a tenant's prefix does (lib/tenants), and DynamoDB takes
+// at most 100 items in one; 64 leaves room for the record, its look-up item, the audit event and the
+// signature's guard. A prefix has one fewer, so that an address fits under it.
+export const MAX_ADDRESS_SEGMENTS = 64;
+export const MAX_PREFIX_SEGMENTS = MAX_ADDRESS_SEGMENTS - 1;
+
+// The canonical form of an address to create (or of a tenant's prefix, named by `field`, with at
+// most `maxSegments`).
+export function newAddress(input: string, base: string, field = 'address', maxSegments = MAX_ADDRESS_SEGMENTS): string {
   const address = canonicalAddress(input, base, field);
+  const path = new URL(address).pathname.split('/').filter(Boolean);
+  if (path.length > maxSegments) throw invalidField(field, `must have at most ${maxSegments} path segments, not ${path.length}`);
   const segments = address.slice(canonicalBase(base).length + 1).split('/');
   const reserved = segments.find((s) => RESERVED_SEGMENTS.includes(s));
   if (reserved) throw invalidField(field, `must not have a path segment "${reserved}": ${RESERVED_SEGMENTS.join(', ')} are the resource server's own paths`);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { assetCode, pageQuery, printable } from '../values';
+import { MAX_ADDRESS_SEGMENTS } from './address';
 
 // The longest wallet address URL (it is also a DynamoDB key and a resource server path).
 export const MAX_ADDRESS_LENGTH = 512;
@@ -16,7 +17,13 @@ export const walletAddressStatus = z.enum(['active', 'inactive']);
 export type WalletAddressStatus = z.infer<typeof walletAddressStatus>;
 
 export const createWalletAddressBody = z.strictObject({
-  address: z.string().max(MAX_ADDRESS_LENGTH),
+  address: z
+    .string()
+    .max(MAX_ADDRESS_LENGTH)
+    .describe(
+      `An http(s) URL under WALLET_ADDRESS_URL, with at most ${MAX_ADDRESS_SEGMENTS} path segments (WALLET_ADDRESS_URL's included); ` +
+        'each segment letters, digits, ".", "_", "~" and "-", starting with a letter or digit',
+    ),
   assetCode,
   publicName: publicName.optional(),
   approvalRequired: approvalRequired.optional(),

@@ -208,6 +208,56 @@ describe('hostile input', () => {
   });
 });
 
+// Issue 42: times any ISO 8601 parser takes but no store holds (their instant in UTC past the year
+// 9999, or before 0001), and windows whose bounds compare one way as instants, the other as text,
+// on every list with a time window.
+describe('time windows', () => {
+  let lists: string[];
+  beforeAll(async () => {
+    await s.admin('POST', '/assets', { code: 'WIN', scale: 2 });
+    const http = {
+      incoming: { authTokens: ['window-incoming-token-0001'] },
+      outgoing: { authToken: 'window-outgoing-token-01', endpoint: 'http://127.0.0.1:9/ilp' },
+    };
+    const peer = await ok(s.admin('POST', '/peers', { staticIlpAddress: 'test.window-peer', assetCode: 'WIN', http }));
+    lists = ['/audit-events', `/peers/${peer.id}/reconciliation`];
+  });
+
+  it('refuses a time outside the years 0001 to 9999 in UTC with 400 naming it', async () => {
+    const cases = [
+      ['to=9999-12-31T23:59:59-00:01', 'to'],
+      ['from=9999-12-31T23:59:59-00:01', 'from'],
+      ['to=0000-01-01T00:00:00%2B14:00', 'to'],
+      ['from=0001-01-01T00:00:00%2B00:01', 'from'],
+      ['from=2026-01-01T00:00:00Z&to=9999-12-31T23:59:59-14:00', 'to'],
+      ['from=9999-12-31T23:59:59Z&to=9999-12-31T23:59:59-14:00', 'to'], // after from as instants, before it as text
+    ];
+    for (const list of lists)
+      for (const [query, field] of cases) {
+        const res = await s.admin('GET', `${list}?${query}`);
+        expect([res.status, res.body.errors], `${list}?${query}`).toEqual([
+          400,
+          [{ field: `query.${field}`, message: 'must be in the years 0001 to 9999 in UTC' }],
+        ]);
+      }
+  });
+
+  it('compares from and to as the instants they name, not as the text sent', async () => {
+    for (const list of lists) {
+      // 2026-01-01T10:00Z: before from, though after it as text.
+      const before = await s.admin('GET', `${list}?from=2026-01-01T12:00:00Z&to=2026-01-02T00:00:00%2B14:00`);
+      expect([before.status, before.body.errors], list).toEqual([400, [{ field: 'query.to', message: 'must be after from' }]]);
+      const after = await ok(s.admin('GET', `${list}?from=2026-01-02T00:00:00%2B14:00&to=2026-01-01T12:00:00Z`), 200);
+      expect(after.items, list).toEqual([]);
+    }
+    const window = await ok(s.admin('GET', `${lists[1]}?from=2026-01-02T00:00:00%2B14:00&to=2026-01-01T12:00:00Z`), 200);
+    expect([window.from, window.to]).toEqual(['2026-01-01T10:00:00.000Z', '2026-01-01T12:00:00.000Z']);
+    // The years' edges are times like any other.
+    await ok(s.admin('GET', '/audit-events?from=0001-01-01T00:00:00Z&to=9999-12-31T23:59:59.999Z'), 200);
+    expect((await ok(s.admin('GET', `${lists[1]}?to=9999-12-31T23:59:59.999Z`), 200)).from).toBe('9999-12-30T23:59:59.999Z');
+  });
+});
+
 describe('the local gateway', () => {
   // node:http, not fetch: fetch would resolve the dot segments before sending.
   const raw = (base: string, method: string, path: string, headers: Record<string, string> = {}) =>

@@ -29,6 +29,9 @@ beforeAll(async () => {
   await ok(s.admin('POST', `/wallet-addresses/${ids.wallet}/keys`, { kid: 'k1', kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43), alg: 'EdDSA' }));
   ids.peer = (await ok(s.admin('POST', '/peers', peerBody('test.fuzz-peer', 'fuzz-incoming-token-0001')))).id;
   ids.withdrawal = (await ok(s.admin('POST', `/assets/${w.eur.id}/liquidity-withdrawals`, { amount: '100', twoPhase: true }), 200)).id;
+  // Wallet addresses (and tenant prefixes) under the node's base too deep for a transaction that
+  // claims each of their paths.
+  HOSTILE.push(...[99, 150].map((n) => `${s.openPaymentsUrl}/${'d/'.repeat(n - 1)}d`));
   await s.streams.stop();
 }, 60_000);
 afterAll(() => stop());
@@ -202,6 +205,12 @@ function mutate(op: Route, rnd: () => number, n: number): Mutated {
         '?sourceAssetCode=&destinationAssetCode=',
         `?limit=${'9'.repeat(30)}`,
         '?peerId=nope',
+        // Times past what a store holds (year 10000 or 0000 in UTC, by their offset), and a window
+        // whose bounds compare one way as instants, the other as text.
+        '?to=9999-12-31T23:59:59-00:01',
+        '?from=0000-01-01T00:00:00%2B14:00&to=0000-01-01T00:00:00%2B14:00',
+        '?from=9999-12-31T23:59:59Z&to=9999-12-31T23:59:59-14:00',
+        '?from=2026-01-01T12:00:00Z&to=2026-01-02T00:00:00%2B14:00',
       ]);
       break;
     case 'contentType':

@@ -183,3 +183,34 @@ describe('two-phase liquidity withdrawals', () => {
     expect(await withdrawal(s, pending.id)).toEqual(pending);
   });
 });
+
+// A one-step withdrawal is refused only when the balance does not cover it: 30 at once, summing
+// under the liquidity, each take from the shards they read, which the others take from meanwhile
+// (a deposit spreads the liquidity over 16 shards, each holding less than two of them).
+describe('one-step withdrawals under contention', () => {
+  const ROUNDS = 10;
+  const AT_ONCE = 30;
+  it(`${AT_ONCE} at once, summing under the liquidity, all succeed (${ROUNDS} rounds); one over the balance is still 422`, async () => {
+    const peer = await peerWith(s, '1');
+    const asset = `/assets/${w.usd.id}`;
+    for (let round = 0; round < ROUNDS; round++) {
+      const path = round % 2 ? peer : asset;
+      await ok(s.admin('POST', `${path}/liquidity`, { amount: String(AT_ONCE * 100 + 50) }), 200);
+      const start = BigInt(await liquidityOf(s, path));
+      const answers = await Promise.all(Array.from({ length: AT_ONCE }, () => s.admin('POST', `${path}/liquidity-withdrawals`, { amount: '100' })));
+      expect(
+        answers.filter((a) => a.status !== 200).map((a) => `${a.status} ${a.body.code}`),
+        `round ${round}`,
+      ).toEqual([]);
+      expect(BigInt(await liquidityOf(s, path))).toBe(start - BigInt(AT_ONCE * 100));
+      await expectBalanced(s);
+    }
+    for (const path of [asset, peer]) {
+      const left = BigInt(await liquidityOf(s, path));
+      const over = await s.admin('POST', `${path}/liquidity-withdrawals`, { amount: String(left + 1n) });
+      expect([over.status, over.body.code]).toEqual([422, 'insufficient_liquidity']);
+      expect(BigInt(await liquidityOf(s, path))).toBe(left);
+    }
+    await expectBalanced(s);
+  }, 300_000);
+});

@@ -16,8 +16,31 @@ beforeAll(async () => {
   Object.assign(ids, { asset: started.w.usd.id, intent: intent.id, quote: quote.id, payment: payment.id });
   ids.wallet = (await s.admin('GET', `/wallet-addresses?address=${encodeURIComponent(started.w.alice)}`)).body.id;
   await ok(s.admin('POST', `/wallet-addresses/${ids.wallet}/keys`, { kid: 'k1', kty: 'OKP', crv: 'Ed25519', x: 'A'.repeat(43), alg: 'EdDSA' }));
+  const http = {
+    incoming: { authTokens: ['no-500-incoming-token-0001'] },
+    outgoing: { authToken: 'no-500-outgoing-token-01', endpoint: 'http://127.0.0.1:9/ilp' },
+  };
+  ids.peer = (await ok(s.admin('POST', '/peers', { staticIlpAddress: 'test.no-500-peer', assetCode: 'USD', http }))).id;
+  await ok(s.admin('POST', `/peers/${ids.peer}/liquidity`, { amount: '100' }), 200); // which keeps DELETE from removing it
 });
 afterAll(() => stop());
+
+// Times past what a store can hold (year 10000 in UTC, or before 0001, by their offset), and windows
+// whose bounds compare one way as instants and the other as text.
+const DATES = [
+  '?to=9999-12-31T23:59:59-00:01',
+  '?from=9999-12-31T23:59:59-00:01',
+  '?to=0000-01-01T00:00:00%2B14:00',
+  '?from=0001-01-01T00:00:00%2B00:01',
+  '?from=2026-01-01T00:00:00Z&to=9999-12-31T23:59:59-14:00',
+  '?from=9999-12-31T23:59:59Z&to=9999-12-31T23:59:59-14:00',
+  '?from=2026-01-01T12:00:00Z&to=2026-01-02T00:00:00%2B14:00',
+  '?from=2026-01-02T00:00:00%2B14:00&to=2026-01-01T12:00:00Z',
+];
+// URLs under the node's base with this many path segments: a transaction of one claim per segment
+// would pass DynamoDB's 100 items.
+const DEPTHS = [99, 150];
+const deep = (n: number) => `${s.openPaymentsUrl}/${'d/'.repeat(n - 1)}d`;
 
 const weird = [null, true, -1, 0, 1.5, 1e308, '', ' ', 'x'.repeat(5000), '-1', '1e3', '0x10', '١٢', [], {}, [1, 2], { value: '1' }, '\u0000', '🙂'];
 const bodies = (): string[] => {
@@ -25,6 +48,11 @@ const bodies = (): string[] => {
   for (const v of weird) {
     out.push(JSON.stringify({ code: v, scale: v, address: v, assetCode: v, walletAddress: v, receiver: v, quoteId: v, amount: v, rate: v }));
     out.push(JSON.stringify({ incomingAmount: v, debitAmount: v, receiveAmount: v, metadata: v, expiresAt: v, publicName: v, sourceAssetCode: v }));
+  }
+  for (const n of DEPTHS) {
+    out.push(JSON.stringify({ address: deep(n), assetCode: 'USD', publicName: 'Deep' }));
+    out.push(JSON.stringify({ name: 'Deep', walletAddressPrefix: deep(n) }));
+    out.push(JSON.stringify({ walletAddress: deep(n), incomingAmount: { value: '1', assetCode: 'USD', assetScale: 2 } }));
   }
   return out;
 };
@@ -51,6 +79,8 @@ describe('no input reaches a 500', () => {
                 '?address=%00',
                 '?sourceAssetCode=&destinationAssetCode=X',
                 '?x=1&x=2',
+                ...DATES,
+                ...DEPTHS.map((n) => `?address=${encodeURIComponent(deep(n))}`),
               ]
             : [''];
         for (const q of queries) {
@@ -67,5 +97,21 @@ describe('no input reaches a 500', () => {
       }
       expect([...statuses].some((x) => x >= 400)).toBe(true);
     }, 120_000);
+  }
+});
+
+// The Open Payments resource server's GETs, of wallet addresses too deep to be made: 404, as for
+// any unknown address (their payments: a 4xx, unauthorized).
+describe('no Open Payments GET reaches a 500', () => {
+  for (const n of DEPTHS) {
+    it(`GET of a wallet address of ${n} path segments, and of its keys and payments`, async () => {
+      for (const path of ['', '/jwks.json', '/incoming-payments', '/outgoing-payments', '/quotes']) {
+        const res = await fetch(`${deep(n)}${path}`);
+        const what = `${n} ${path} -> ${res.status} ${(await res.text()).slice(0, 200)}`;
+        if (path === '' || path === '/jwks.json') expect(res.status, what).toBe(404);
+        else expect(res.status, what).toBeLessThan(500);
+        expect(res.headers.get('content-type'), what).toContain('json');
+      }
+    });
   }
 });

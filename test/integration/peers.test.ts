@@ -156,7 +156,8 @@ describe('reconciliation', () => {
       expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
     };
     await bad('from=yesterday', 'query.from');
-    await bad('from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'query.from');
+    await bad('from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', 'query.to'); // not after from, as every window names it
+    await bad(`from=${new Date(Date.now() + 60_000).toISOString()}`, 'query.from'); // not before the default to, now
     await bad('from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z', 'query.from');
     await bad('cursor=not-a-cursor', 'query.cursor');
     await bad('limit=0', 'query.limit');

@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
 import { ROOT } from '../../infra/local/serverless-config';
+import { MAX_ADDRESS_SEGMENTS, MAX_PREFIX_SEGMENTS } from '../../lib/wallet-addresses/address';
 import { adminClient, type Reply, startTestStack, type TestStack, tenantAdmin } from '../stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
 import { ok } from '../world';
@@ -271,6 +272,32 @@ describe('tenants', () => {
     expect(await mainItems()).toBe(afterSibling);
     expect(afterSibling).toBeGreaterThan(before);
     expect(sibling.walletAddressPrefix).toBe(`${base}/mid2`);
+  });
+
+  it(`take a prefix of at most ${MAX_PREFIX_SEGMENTS} path segments, under which its wallet addresses have ${MAX_ADDRESS_SEGMENTS}; a deeper one is 400 naming it, writing nothing`, async () => {
+    const deep = (segments: number) => prefix(`deep-${++n}${'/d'.repeat(segments - 1)}`);
+    const before = await mainItems();
+    for (const segments of [MAX_PREFIX_SEGMENTS + 1, 98, 150]) {
+      const walletAddressPrefix = deep(segments);
+      expect(new URL(walletAddressPrefix).pathname.split('/').length - 1).toBe(segments);
+      const res = await s.admin('POST', '/tenants', { name: 'Deep', walletAddressPrefix });
+      expect([res.status, res.body.errors], `${segments} segments`).toEqual([
+        400,
+        [{ field: 'walletAddressPrefix', message: `must have at most ${MAX_PREFIX_SEGMENTS} path segments, not ${segments}` }],
+      ]);
+    }
+    expect(await mainItems()).toBe(before);
+    const t = await createTenant({ name: 'Deep', walletAddressPrefix: deep(MAX_PREFIX_SEGMENTS) });
+    const tenant = asTenant(t.id, t.adminApiSecret);
+    await ok(tenant('POST', '/assets', { code: `DP${n}`, scale: 2 }));
+    const wallet = await ok(tenant('POST', '/wallet-addresses', { address: `${t.walletAddressPrefix}/alice`, assetCode: `DP${n}` }));
+    expect((await fetch(wallet.address)).status).toBe(200);
+    const deeper = await tenant('POST', '/wallet-addresses', { address: `${t.walletAddressPrefix}/alice/x`, assetCode: `DP${n}` });
+    expect(problemOf(deeper)).toEqual({ status: 400, code: 'invalid_request' });
+    expect(deeper.body.errors).toEqual([
+      { field: 'address', message: `must have at most ${MAX_ADDRESS_SEGMENTS} path segments, not ${MAX_ADDRESS_SEGMENTS + 1}` },
+    ]);
+    await ok(s.admin('DELETE', `/tenants/${t.id}`), 204);
   });
 
   it('make one tenant of two made at once on nested prefixes', async () => {

@@ -6,6 +6,7 @@ import { freePort } from '../../infra/local/emulators';
 import { startFsp } from '../../infra/local/fsp';
 import { ROOT } from '../../infra/local/serverless-config';
 import { NOT_FOUND_EVENTS_PER_MINUTE } from '../../lib/wallet-addresses';
+import { MAX_ADDRESS_SEGMENTS } from '../../lib/wallet-addresses/address';
 import { startTestStack, type TestStack } from '../stack';
 import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
 import { ok, waitFor } from '../world';
@@ -143,5 +144,19 @@ describe('a GET of an unknown wallet address', () => {
     const unknown = `${s.openPaymentsUrl}/keyless-${Date.now()}`;
     expect((await fetch(`${unknown}/jwks.json`)).status).toBe(404);
     expect(await toldOf(unknown)).toEqual([]);
+  });
+
+  it(`tells nothing of an address deeper than ${MAX_ADDRESS_SEGMENTS} path segments, which could never be made; one of ${MAX_ADDRESS_SEGMENTS} is told and made`, async () => {
+    const deep = (n: number) => `${s.openPaymentsUrl}/deep-${Date.now()}${'/d'.repeat(n - 1)}`;
+    for (const n of [MAX_ADDRESS_SEGMENTS + 1, 99, 150]) {
+      const url = deep(n);
+      await notFound(url);
+      expect(await toldOf(url), `${n} segments`).toEqual([]);
+    }
+    const url = deep(MAX_ADDRESS_SEGMENTS);
+    await notFound(url);
+    expect((await toldOf(url)).map((o) => o.event.data)).toEqual([{ walletAddressUrl: url }]);
+    const found = await waitFor('the simulator to create it, and the retried GET to find it', () => client.walletAddress.get({ url }).catch(() => undefined));
+    expect(found).toMatchObject({ id: url });
   });
 });

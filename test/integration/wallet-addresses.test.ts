@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MAX_ADDRESS_SEGMENTS } from '../../lib/wallet-addresses/address';
 import { MAX_ACTIVE_KEYS } from '../../lib/wallet-addresses/schemas';
 import { startTestStack, type TestStack } from '../stack';
 
@@ -92,6 +93,21 @@ describe('wallet addresses', () => {
     }
     const missing = await s.admin('POST', '/wallet-addresses', { assetCode: 'USD' });
     expect(missing.status).toBe(400);
+  });
+
+  it(`takes at most ${MAX_ADDRESS_SEGMENTS} path segments: a deeper address is 400 naming address, and writes nothing`, async () => {
+    const deep = (n: number) => `${base}/deep${'/d'.repeat(n - 1)}`;
+    for (const n of [MAX_ADDRESS_SEGMENTS + 1, 99, 150]) {
+      const res = await s.admin('POST', '/wallet-addresses', { address: deep(n), assetCode: 'USD' });
+      expect([res.status, res.body.errors], `${n} segments`).toEqual([
+        400,
+        [{ field: 'address', message: `must have at most ${MAX_ADDRESS_SEGMENTS} path segments, not ${n}` }],
+      ]);
+      expect((await s.admin('GET', `/wallet-addresses?address=${encodeURIComponent(deep(n))}`)).status).toBe(404);
+    }
+    const made = await s.admin('POST', '/wallet-addresses', { address: deep(MAX_ADDRESS_SEGMENTS), assetCode: 'USD' });
+    expect([made.status, made.body.address]).toEqual([201, deep(MAX_ADDRESS_SEGMENTS)]);
+    expect((await publicGet(deep(MAX_ADDRESS_SEGMENTS))).status).toBe(200);
   });
 
   it('changes the public name with PATCH, everywhere it is read', async () => {
