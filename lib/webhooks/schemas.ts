@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { EVENT_SOURCE } from '../events';
+import { tenantId } from '../tenants/schemas';
 import { pageQuery } from '../values';
 
 export const webhookStatuses = ['pending', 'delivered', 'failed'] as const;
@@ -24,12 +26,11 @@ export const webhookEvent = z.object({
 export type WebhookEvent = z.infer<typeof webhookEvent>;
 
 // Without a status, every event; `type` and `resourceId` (the id in its data) narrow the list.
+const eventType = z.string().regex(/^[a-z_]+\.[a-z_]+$/, 'must be an event type, e.g. payment.completed');
+
 export const listQuery = pageQuery.extend({
   status: z.enum(webhookStatuses).optional(),
-  type: z
-    .string()
-    .regex(/^[a-z_]+\.[a-z_]+$/, 'must be an event type, e.g. payment.completed')
-    .optional(),
+  type: eventType.optional(),
   resourceId: z.string().min(1).max(128).optional(),
 });
 export type ListQuery = z.infer<typeof listQuery>;
@@ -37,9 +38,25 @@ export type ListQuery = z.infer<typeof listQuery>;
 export const eventIdParams = z.object({ id: z.string().min(1).max(128) });
 
 // A message on the webhook queue: EventBridge's envelope for the first attempt, or our own for
-// attempt k (k attempts made before it) with the time it may run.
+// attempt k (k attempts made before it) with the time it may run, or for a parked event sent back
+// (`npm run redrive -- WebhookParkingQueue`), which is redelivered if its record still says failed.
 export interface RetryMessage {
   webhookEvent: string;
   attempt: number;
   notBefore: string;
 }
+export interface RedeliverMessage {
+  redeliver: string;
+}
+
+// The same, as the queues that hold them must read (infra/redrive.ts checks a message against these
+// before it sends it anywhere): each with the tenant the relay names on a tenant's (lib/events/relay.ts).
+const tenant = tenantId.optional();
+// An event as the bus carries it (in the envelope's detail) and as it is parked (WebhookParkingQueue).
+export const queuedEvent = z.strictObject({ id: z.string().min(1).max(128), type: eventType, createdAt: z.iso.datetime(), data: z.unknown(), tenant });
+export const busEnvelope = z.object({ source: z.literal(EVENT_SOURCE), 'detail-type': eventType, detail: queuedEvent });
+export const webhookQueueMessage = z.union([
+  busEnvelope,
+  z.strictObject({ webhookEvent: z.string().min(1).max(128), attempt: z.int().min(0), notBefore: z.iso.datetime(), tenant }),
+  z.strictObject({ redeliver: z.string().min(1).max(128), tenant }),
+]);

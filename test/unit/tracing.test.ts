@@ -95,7 +95,9 @@ describe('the local trace store', () => {
 
   it("shows a tenant's staff the traces of that tenant alone: not one of no tenant, nor one another tenant's work is in too", () => {
     const store = new TraceStore();
-    const of = (...tenants: string[]) => ({ subsegments: tenants.map((t) => ({ id: 'b'.repeat(16), name: 'x', start_time: 1, annotations: { [TENANT_ANNOTATION]: t } })) });
+    const of = (...tenants: string[]) => ({
+      subsegments: tenants.map((t) => ({ id: 'b'.repeat(16), name: 'x', start_time: 1, annotations: { [TENANT_ANNOTATION]: t } })),
+    });
     store.sink(doc(1, of('t1')));
     store.sink(doc(2, { ...of('t1', 't2'), annotations: { paymentId: 'p' } })); // a payment from t1 to t2, say
     store.sink(doc(3, of('t2')));
