@@ -1,6 +1,4 @@
 import * as z from 'zod';
-import { EVENT_SOURCE } from '../events';
-import { tenantId } from '../tenants/schemas';
 import { pageQuery } from '../values';
 
 export const webhookStatuses = ['pending', 'delivered', 'failed'] as const;
@@ -26,7 +24,7 @@ export const webhookEvent = z.object({
 export type WebhookEvent = z.infer<typeof webhookEvent>;
 
 // Without a status, every event; `type` and `resourceId` (the id in its data) narrow the list.
-const eventType = z.string().regex(/^[a-z_]+\.[a-z_]+$/, 'must be an event type, e.g. payment.completed');
+export const eventType = z.string().regex(/^[a-z_]+\.[a-z_]+$/, 'must be an event type, e.g. payment.completed');
 
 export const listQuery = pageQuery.extend({
   status: z.enum(webhookStatuses).optional(),
@@ -48,15 +46,3 @@ export interface RetryMessage {
 export interface RedeliverMessage {
   redeliver: string;
 }
-
-// The same, as the queues that hold them must read (infra/redrive.ts checks a message against these
-// before it sends it anywhere): each with the tenant the relay names on a tenant's (lib/events/relay.ts).
-const tenant = tenantId.optional();
-// An event as the bus carries it (in the envelope's detail) and as it is parked (WebhookParkingQueue).
-export const queuedEvent = z.strictObject({ id: z.string().min(1).max(128), type: eventType, createdAt: z.iso.datetime(), data: z.unknown(), tenant });
-export const busEnvelope = z.object({ source: z.literal(EVENT_SOURCE), 'detail-type': eventType, detail: queuedEvent });
-export const webhookQueueMessage = z.union([
-  busEnvelope,
-  z.strictObject({ webhookEvent: z.string().min(1).max(128), attempt: z.int().min(0), notBefore: z.iso.datetime(), tenant }),
-  z.strictObject({ redeliver: z.string().min(1).max(128), tenant }),
-]);
