@@ -273,7 +273,15 @@ async function relayAll(p: Place, records: DynamoDBRecord[]) {
 // it answers what it did, or throws (Refused: the message is not what the queue holds).
 class Refused extends Error {}
 
-// The message's body, as `schema` reads it; else it is refused, saying where it is not.
+// `value` as `schema` reads it; else refused, saying why and where.
+function parsedAs<S extends z.ZodType>(schema: S, value: unknown, why: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const [{ path, message }] = parsed.error.issues;
+  throw new Refused(`${why}: ${path.length ? `${path.join('.')}: ` : ''}${message}`);
+}
+
+// The message's body, as `schema` reads it; else it is refused.
 function bodyOf<S extends z.ZodType>(m: Message, schema: S | undefined, what: string): z.output<S> {
   if (!schema) throw new Refused(`this command cannot tell ${what} (redrive.ts CARRIES)`);
   let json: unknown;
@@ -282,12 +290,7 @@ function bodyOf<S extends z.ZodType>(m: Message, schema: S | undefined, what: st
   } catch {
     throw new Refused('its body is not JSON');
   }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const [issue] = parsed.error.issues;
-    throw new Refused(`not ${what}: ${issue.path.join('.') || 'the body'}: ${issue.message}`);
-  }
-  return parsed.data;
+  return parsedAs(schema, json, `not ${what}`);
 }
 
 // What a `schedule` event gives its function (EventBridge's scheduled event): all a scheduled run
@@ -343,9 +346,7 @@ const REDRIVE: Record<Kind, Redrive> = {
     const fn = failedFunction(p, record.requestContext.functionArn, queue, q);
     const trigger = triggerOf(fn);
     if (!trigger) throw new Refused(`${fn.name} has no trigger whose event this command knows`);
-    const payload = trigger.safeParse(record.requestPayload);
-    if (!payload.success) throw new Refused(`its payload is not the event ${fn.name}'s trigger gives it: ${payload.error.issues[0].message}`);
-    await p.invoke(fn, payload.data);
+    await p.invoke(fn, parsedAs(trigger, record.requestPayload, `its payload is not the event ${fn.name}'s trigger gives it`));
     return `${fn.name} ran again`;
   },
   // To the webhook sender, as a message for the event's tenant: the sender redelivers it if its

@@ -474,7 +474,7 @@ describe('`npm run redrive -- <queue>` trusts nothing on a failure queue', () =>
       [
         'PaymentsDeadLetterQueue',
         { paymentId: randomUUID(), queueUrl: 'https://elsewhere.example' },
-        'not a message of PaymentsQueue: the body: Unrecognized key: "queueUrl"',
+        'not a message of PaymentsQueue: Unrecognized key: "queueUrl"',
       ],
       ['WebhookDeadLetterQueue', { ...busEvent('test.forged'), source: 'someone.else' }, 'not a message of WebhookQueue'],
       ['EventsDeadLetterQueue', { webhookEvent: randomUUID(), attempt: 0, notBefore: new Date().toISOString() }, 'not a message of WebhookQueue: source:'],
