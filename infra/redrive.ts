@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AttributeValue, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DescribeTableCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { GetFunctionConfigurationCommand, InvokeCommand, LambdaClient, ListEventSourceMappingsCommand } from '@aws-sdk/client-lambda';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -15,11 +14,16 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import * as z from 'zod';
 import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX } from '../lib/events';
-import { adminClient } from './local/admin-client';
-import { dataDirOf, LOCAL_ADMIN_API_SECRET, NODES, type NodeName, nodeFromArgs, STACK_ENV_FILE } from './local/defaults';
+import { OPERATOR_TENANT_ID } from '../lib/node';
+import type { PaymentMessage } from '../lib/payments/schemas';
+import { tenantId } from '../lib/tenants/schemas';
+import { busEnvelope, queuedEvent, webhookQueueMessage } from '../lib/webhooks/messages';
+import type { RedeliverMessage } from '../lib/webhooks/schemas';
+import { dataDirOf, type NodeName, nodeFromArgs, STACK_ENV_FILE } from './local/defaults';
 import { matches } from './local/event-pattern';
-import { lambdaRuntime } from './local/lambda';
+import { lambdaRuntime, localFunctionArn } from './local/lambda';
 import { type FunctionDef, loadService, ROOT, type ServiceDef } from './local/serverless-config';
 import { lambdaRecord } from './local/stream-poller';
 
@@ -35,16 +39,25 @@ import { lambdaRecord } from './local/stream-poller';
 //   meant for, through the relay, as one outbox message of its own;
 // - ScheduledFailuresQueue: Lambda's on-failure records of scheduled runs: each run again, with
 //   the event it failed on, by invoking its function;
-// - WebhookParkingQueue: events whose delivery attempts were used up, redelivered through the
-//   Admin API (POST /webhook-events/{id}/redeliver) if their record still says failed.
+// - WebhookParkingQueue: events whose delivery attempts were used up, each sent back to the webhook
+//   sender (through the relay, as a message for its tenant), which redelivers it if its record still
+//   says failed: the tenant's, a deleted tenant's too, to its own webhook URL, signed with its secret.
 // Which queue is which comes from serverless.yml, as the template does. A message is deleted once
 // its re-drive succeeded; one that failed stays (visible again at the end), and the exit status is 1.
+//
+// Nothing on a failure queue is trusted (anyone the queue's policy misses could have put it there):
+// each message is checked before anything is done with it. An on-failure record must name, by the
+// ARN it has on this stage, a function whose failures go to this queue, with the event that
+// function's trigger gives it (a schedule's; a batch of the main table's stream for the relay); a
+// dead-letter or parked message must be what its queue carries. Anything else is refused, named, and
+// left on the queue; no other function (an Admin route's, say) is ever invoked.
 //
 // Sending again is safe, and happens (a range holds records the relay did send; a run that dies after
 // sending sends again): events keep their ids, and the webhook sender writes one record per event id
 // and skips an event it has (the FSP also gets each event's id as webhook-id); a payment message
 // only moves a payment that is in the state it expects; a webhook retry message runs only if its
-// event has made exactly the attempts it names; a scheduled run does what the next one would.
+// event has made exactly the attempts it names, and a parked event is redelivered only while its
+// record says failed; a scheduled run does what the next one would.
 const HELP = `usage: npm run redrive -- <queue> [--stage STAGE [--region REGION]] [--node b] [--from-table]
        npm run redrive [--stage STAGE [--region REGION]] [--node b]   (the failure queues and what they hold)
 
@@ -57,8 +70,7 @@ Sends again, through the service's own code, what waits on one of its failure qu
   --from-table     RelayFailuresQueue: read the items from the table even if the stream still has them
   -h, --help       this text
 
-WebhookParkingQueue goes through the Admin API: ADMIN_API_URL (on AWS, the stack's AdminApiUrl),
-ADMIN_API_SECRET (else, on AWS, read from Secrets Manager).
+A message that is not what its queue holds is refused: named, with why, and left on the queue.
 
 Exit status: 0 when nothing is left on the queue, 1 when something could not be re-driven (it stays), 2 for bad usage.`;
 
@@ -66,32 +78,56 @@ type Kind = 'stream' | 'invocation' | 'dead-letter' | 'parked';
 interface FailureQueue {
   kind: Kind;
   for: string; // what it holds the failures of: a function, a queue, a rule's target queue
-  target?: string; // a dead-letter queue's queue
+  functions: FunctionDef[]; // stream, invocation: the functions whose failures go to it
+  target?: string; // dead-letter, parked: the queue its messages go back to
+  carries?: z.ZodType; // dead-letter: what each of its messages must be
 }
 
 const ref = (arn: unknown) => (arn as { 'Fn::GetAtt'?: [string, string] })?.['Fn::GetAtt']?.[0];
 
+// What PaymentsQueue carries (lib/payments/schemas.ts), with the tenant the relay names on a tenant's.
+const paymentMessage = z.strictObject({
+  paymentId: z.string().min(1).max(128),
+  intentId: z.string().min(1).max(128).optional(),
+  walletAddress: z.string().min(1).max(2048).optional(),
+  tenant: tenantId.optional(),
+}) satisfies z.ZodType<PaymentMessage>;
+// What each work queue carries, by its logical id: what its dead-letter queue holds. A new work
+// queue's dead-letter queue is refused whole until it is here.
+const CARRIES: Record<string, z.ZodType> = { PaymentsQueue: paymentMessage, WebhookQueue: webhookQueueMessage };
+
 // The service's failure queues, by logical id, from serverless.yml and infra/resources.yml.
 function failureQueues(service: ServiceDef): Map<string, FailureQueue> {
   const queues = new Map<string, FailureQueue>();
+  const add = (id: string, kind: 'stream' | 'invocation', fn: FunctionDef) => {
+    const q = queues.get(id) ?? { kind, for: '', functions: [] };
+    q.functions.push(fn);
+    q.for = q.functions.map((f) => f.name).join(', ');
+    queues.set(id, q);
+  };
   for (const fn of service.functions) {
     for (const e of fn.events) {
       const onFailure = ref(e.stream?.destinations?.onFailure?.arn);
-      if (onFailure) queues.set(onFailure, { kind: 'stream', for: fn.name });
+      if (onFailure) add(onFailure, 'stream', fn);
     }
     const onFailure = ref(fn.destinations?.onFailure?.arn);
-    if (onFailure) queues.set(onFailure, { kind: 'invocation', for: [queues.get(onFailure)?.for, fn.name].filter(Boolean).join(', ') });
+    if (onFailure) add(onFailure, 'invocation', fn);
   }
   for (const [id, r] of Object.entries(service.resources)) {
     const dlq = ref(r.Properties?.RedrivePolicy?.deadLetterTargetArn);
-    if (dlq) queues.set(dlq, { kind: 'dead-letter', for: id, target: id });
+    if (dlq) queues.set(dlq, { kind: 'dead-letter', for: id, functions: [], target: id, carries: CARRIES[id] });
     for (const t of r.Type === 'AWS::Events::Rule' ? (r.Properties?.Targets ?? []) : []) {
       const target = ref(t.Arn);
       const dead = ref(t.DeadLetterConfig?.Arn);
-      if (dead && target) queues.set(dead, { kind: 'dead-letter', for: `${id} (to ${target})`, target });
+      // What a rule of the bus could not deliver: one of the bus's events.
+      if (dead && target) queues.set(dead, { kind: 'dead-letter', for: `${id} (to ${target})`, functions: [], target, carries: busEnvelope });
     }
   }
-  for (const id of service.custom.alarms?.parkingQueues ?? []) queues.set(id, { kind: 'parked', for: 'webhook events whose attempts were used up' });
+  // Parked events go back to the webhook sender's queue.
+  const webhooks = (service.environment.WEBHOOK_QUEUE_URL as { Ref?: string } | undefined)?.Ref;
+  for (const id of service.custom.alarms?.parkingQueues ?? []) {
+    queues.set(id, { kind: 'parked', for: 'webhook events whose attempts were used up', functions: [], target: webhooks });
+  }
   return queues;
 }
 
@@ -99,14 +135,16 @@ function failureQueues(service: ServiceDef): Map<string, FailureQueue> {
 interface Place {
   sqs: SQSClient;
   queueUrl(id: string): Promise<string>;
+  // The ARN a function of the service has here, unqualified.
+  functionArn(fn: FunctionDef): string;
   // The outbox relay, given stream records of outbox items.
   relay(records: DynamoDBRecord[]): Promise<DynamoDBBatchResponse | undefined>;
-  // The function an on-failure record names, run again with its event.
-  invoke(functionArn: string, payload: unknown): Promise<void>;
-  admin(): Promise<ReturnType<typeof adminClient>>;
+  // A function of the service, run again with the event it failed on.
+  invoke(fn: FunctionDef, payload: unknown): Promise<void>;
   streams: DynamoDBStreamsClient;
   dynamo: DynamoDBClient;
   table: string;
+  tableArn: string; // the main table's: a stream batch's must be one of its streams
   relayMapping: { filters: Record<string, unknown>[]; batchSize: number };
 }
 
@@ -118,14 +156,25 @@ const WINDOW_SECS = 60;
 const MAX_EMPTY_READS = 10; // an open shard can answer empty pages before the records a range names
 const MAX_INVOKE_BYTES = 5_000_000; // under Lambda's 6 MB request payload
 
-interface BatchInfo {
-  shardId: string;
-  startSequenceNumber: string;
-  endSequenceNumber: string;
-  approximateArrivalOfFirstRecord: string;
-  approximateArrivalOfLastRecord: string;
-  streamArn: string;
-}
+// Lambda's on-failure records: the function by its ARN (with a version or alias, or none), and what
+// it failed on: a stream batch's shard and range, or the event it was invoked with.
+const requestContext = z.object({
+  functionArn: z.string().regex(/^arn:[\w-]+:lambda:[\w-]+:\d{12}:function:[\w-]{1,140}(:[\w$-]+)?$/, 'must be a function ARN'),
+});
+const sequenceNumber = z.string().regex(/^\d{1,40}$/, 'must be a sequence number');
+const streamFailure = z.object({
+  requestContext,
+  DDBStreamBatchInfo: z.object({
+    shardId: z.string().min(1).max(65),
+    startSequenceNumber: sequenceNumber,
+    endSequenceNumber: sequenceNumber,
+    approximateArrivalOfFirstRecord: z.iso.datetime(),
+    approximateArrivalOfLastRecord: z.iso.datetime(),
+    streamArn: z.string().min(1).max(1024),
+  }),
+});
+const invocationFailure = z.object({ requestContext, requestPayload: z.unknown() });
+type BatchInfo = z.output<typeof streamFailure>['DDBStreamBatchInfo'];
 
 const seq = (s: string) => BigInt(s);
 
@@ -220,12 +269,65 @@ async function relayAll(p: Place, records: DynamoDBRecord[]) {
   }
 }
 
-// What re-drives one message of each kind of queue; it answers what it did, or throws.
-type Redrive = (p: Place, m: Message, q: FailureQueue, options: { fromTable: boolean }) => Promise<string>;
+// What re-drives one message of each kind of queue, once it is found to be what the queue holds;
+// it answers what it did, or throws (Refused: the message is not what the queue holds).
+class Refused extends Error {}
+
+// `value` as `schema` reads it; else refused, saying why and where.
+function parsedAs<S extends z.ZodType>(schema: S, value: unknown, why: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const [{ path, message }] = parsed.error.issues;
+  throw new Refused(`${why}: ${path.length ? `${path.join('.')}: ` : ''}${message}`);
+}
+
+// The message's body, as `schema` reads it; else it is refused.
+function bodyOf<S extends z.ZodType>(m: Message, schema: S | undefined, what: string): z.output<S> {
+  if (!schema) throw new Refused(`this command cannot tell ${what} (redrive.ts CARRIES)`);
+  let json: unknown;
+  try {
+    json = JSON.parse(m.Body ?? '');
+  } catch {
+    throw new Refused('its body is not JSON');
+  }
+  return parsedAs(schema, json, `not ${what}`);
+}
+
+// What a `schedule` event gives its function (EventBridge's scheduled event): all a scheduled run
+// may be run again with.
+const scheduledEvent = z.strictObject({
+  version: z.literal('0'),
+  id: z.string().min(1).max(128),
+  'detail-type': z.literal('Scheduled Event'),
+  source: z.literal('aws.events'),
+  account: z
+    .string()
+    .regex(/^\d{12}$/)
+    .optional(),
+  time: z.iso.datetime(),
+  region: z.string().max(64).optional(),
+  resources: z.array(z.string().max(2048)).max(5).optional(),
+  detail: z.strictObject({}),
+});
+// The event a function's trigger gives it, for the triggers whose failures are re-driven by invoking it.
+const triggerOf = (fn: FunctionDef): z.ZodType | undefined => (fn.events.some((e) => e.schedule) ? scheduledEvent : undefined);
+
+// The function an on-failure record names, if it is one whose failures go to this queue, by the ARN
+// it has here (a version or alias qualifier aside); else the record is refused.
+function failedFunction(p: Place, functionArn: string, queue: string, q: FailureQueue): FunctionDef {
+  const unqualified = functionArn.split(':').slice(0, 7).join(':');
+  const fn = q.functions.find((f) => p.functionArn(f) === unqualified);
+  if (!fn) throw new Refused(`it names ${functionArn}, which is not a function of this service whose failures go to ${queue} (${q.for})`);
+  return fn;
+}
+
+type Redrive = (p: Place, m: Message, queue: string, q: FailureQueue, options: { fromTable: boolean }) => Promise<string>;
 const REDRIVE: Record<Kind, Redrive> = {
-  async stream(p, m, _q, { fromTable }) {
-    const info = JSON.parse(m.Body ?? '').DDBStreamBatchInfo as BatchInfo | undefined;
-    if (!info?.shardId) throw new Error("not a stream batch's failure record");
+  async stream(p, m, queue, q, { fromTable }) {
+    const record = bodyOf(m, streamFailure, "a stream batch's on-failure record");
+    failedFunction(p, record.requestContext.functionArn, queue, q);
+    const info = record.DDBStreamBatchInfo;
+    if (!info.streamArn.startsWith(`${p.tableArn}/stream/`)) throw new Refused(`its batch is of ${info.streamArn}, not of a stream of the main table`);
     const age = Date.now() / 1000 - Date.parse(info.approximateArrivalOfFirstRecord) / 1000;
     const streamed = fromTable || age > STREAM_RETENTION_SECS ? undefined : await streamRecords(p, info);
     const { filters } = p.relayMapping;
@@ -234,40 +336,44 @@ const REDRIVE: Record<Kind, Redrive> = {
     return `${info.shardId} ${info.startSequenceNumber}..${info.endSequenceNumber}: ${records.length} outbox record(s), from ${streamed ? 'the stream' : 'the table'}`;
   },
   // Back to its queue, as one outbox message of its own (the relay sends it with the trace it had).
-  async 'dead-letter'(p, m, q) {
-    const queueUrl = await p.queueUrl(q.target!);
-    const out = JSON.stringify([{ kind: 'message', id: m.MessageId, queueUrl, body: m.Body }]);
-    const trace = m.Attributes?.AWSTraceHeader;
-    await relayAll(p, [
-      outboxRecord('1', {
-        pk: { S: `REDRIVE#${m.MessageId}` },
-        sk: { S: `${OUTBOX_SORT_PREFIX}${m.MessageId}` },
-        out: { S: out },
-        ...(trace && { trace: { S: trace } }),
-      }),
-    ]);
+  async 'dead-letter'(p, m, _queue, q) {
+    bodyOf(m, q.carries, `a message of ${q.target}`);
+    await backOn(p, m, q.target!, m.Body!);
     return `message ${m.MessageId} back on ${q.target}`;
   },
-  async invocation(p, m) {
-    const record = JSON.parse(m.Body ?? '');
-    const functionArn = record?.requestContext?.functionArn;
-    if (typeof functionArn !== 'string' || !('requestPayload' in record)) throw new Error("not a function's on-failure record");
-    await p.invoke(functionArn, record.requestPayload);
-    return `${functionArn.split(':')[6]} ran again`;
+  async invocation(p, m, queue, q) {
+    const record = bodyOf(m, invocationFailure, "a function's on-failure record");
+    const fn = failedFunction(p, record.requestContext.functionArn, queue, q);
+    const trigger = triggerOf(fn);
+    if (!trigger) throw new Refused(`${fn.name} has no trigger whose event this command knows`);
+    await p.invoke(fn, parsedAs(trigger, record.requestPayload, `its payload is not the event ${fn.name}'s trigger gives it`));
+    return `${fn.name} ran again`;
   },
-  async parked(p, m) {
-    const { id } = JSON.parse(m.Body ?? '');
-    if (typeof id !== 'string') throw new Error('not a parked webhook event');
-    const admin = await p.admin();
-    const found = await admin.request('GET', `/webhook-events/${id}`);
-    if (found.status !== 200) throw new Error(`GET /webhook-events/${id}: ${found.status} ${JSON.stringify(found.body)}`);
-    // Redelivered or delivered since it was parked: this copy is all that is left to do.
-    if (found.body.status !== 'failed') return `webhook event ${id} is ${found.body.status} now: nothing to redeliver`;
-    const sent = await admin.request('POST', `/webhook-events/${id}/redeliver`);
-    if (sent.status !== 202) throw new Error(`POST /webhook-events/${id}/redeliver: ${sent.status} ${JSON.stringify(sent.body)}`);
-    return `webhook event ${id} redelivered`;
+  // To the webhook sender, as a message for the event's tenant: the sender redelivers it if its
+  // record still says failed.
+  async parked(p, m, _queue, q) {
+    const event = bodyOf(m, queuedEvent, 'a parked webhook event');
+    const message: RedeliverMessage & { tenant?: string } = { redeliver: event.id, ...(event.tenant && { tenant: event.tenant }) };
+    await backOn(p, m, q.target!, JSON.stringify(message));
+    return `webhook event ${event.id} of tenant ${event.tenant ?? OPERATOR_TENANT_ID} back to the webhook sender on ${q.target}, which redelivers it if it is still failed`;
   },
 };
+
+// `body` on the queue `target`, as the message `m` put there again: one outbox message of its own,
+// sent by the relay with the trace `m` had.
+async function backOn(p: Place, m: Message, target: string, body: string) {
+  const queueUrl = await p.queueUrl(target);
+  const out = JSON.stringify([{ kind: 'message', id: m.MessageId, queueUrl, body }]);
+  const trace = m.Attributes?.AWSTraceHeader;
+  await relayAll(p, [
+    outboxRecord('1', {
+      pk: { S: `REDRIVE#${m.MessageId}` },
+      sk: { S: `${OUTBOX_SORT_PREFIX}${m.MessageId}` },
+      out: { S: out },
+      ...(trace && { trace: { S: trace } }),
+    }),
+  ]);
+}
 
 // Re-drives every message on the queue; returns how many it re-drove and how many stay.
 async function redrive(p: Place, id: string, q: FailureQueue, options: { fromTable: boolean }, log: (line: string) => void) {
@@ -287,12 +393,12 @@ async function redrive(p: Place, id: string, q: FailureQueue, options: { fromTab
     if (!Messages.length) break;
     for (const m of Messages) {
       try {
-        const what = await REDRIVE[q.kind](p, m, q, options);
+        const what = await REDRIVE[q.kind](p, m, id, q, options);
         await p.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle }));
         log(`re-driven: ${what}`);
         redriven++;
       } catch (e) {
-        log(`left on ${id}: message ${m.MessageId}: ${(e as Error).message}`);
+        log(`left on ${id}: message ${m.MessageId}: ${e instanceof Refused ? 'refused: ' : ''}${(e as Error).message}`);
         left.push(m.ReceiptHandle!);
       }
     }
@@ -306,6 +412,7 @@ async function redrive(p: Place, id: string, q: FailureQueue, options: { fromTab
 async function onAws(service: ServiceDef, stage: string, region: string): Promise<Place> {
   const lambda = new LambdaClient({ region });
   const sqs = new SQSClient({ region });
+  const dynamo = new DynamoDBClient({ region });
   const stack = `${service.service}-${stage}`;
   const queueUrl = async (id: string) => {
     const prefix = `${stack}-${id}-`.slice(0, 80);
@@ -313,10 +420,13 @@ async function onAws(service: ServiceDef, stage: string, region: string): Promis
     if (QueueUrls.length !== 1) throw new Error(`${QueueUrls.length} queues are named ${prefix}…: expected one`);
     return QueueUrls[0];
   };
-  const relayFn = `${stack}-${relayOf(service).name}`;
-  const { Environment } = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: relayFn }));
+  const nameOf = (fn: FunctionDef) => `${stack}-${fn.name}`;
+  const relayFn = nameOf(relayOf(service));
+  const { Environment, FunctionArn = '' } = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: relayFn }));
   const { EventSourceMappings = [] } = await lambda.send(new ListEventSourceMappingsCommand({ FunctionName: relayFn }));
   const mapping = EventSourceMappings.find((m) => m.EventSourceArn?.includes(':dynamodb:'));
+  const table = Environment?.Variables?.MAIN_TABLE ?? '';
+  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: table }));
   const invoke = async (functionName: string, payload: unknown) => {
     const res = await lambda.send(new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify(payload)) }));
     const text = Buffer.from(res.Payload ?? []).toString('utf8');
@@ -326,20 +436,15 @@ async function onAws(service: ServiceDef, stage: string, region: string): Promis
   return {
     sqs,
     queueUrl,
+    // The relay's ARN names the account and region: the others differ by their names.
+    functionArn: (fn) => `${FunctionArn.slice(0, FunctionArn.lastIndexOf(':function:'))}:function:${nameOf(fn)}`,
     streams: new DynamoDBStreamsClient({ region }),
-    dynamo: new DynamoDBClient({ region }),
-    table: Environment?.Variables?.MAIN_TABLE ?? '',
+    dynamo,
+    table,
+    tableArn: Table?.TableArn ?? '',
     relayMapping: { filters: (mapping?.FilterCriteria?.Filters ?? []).map((f) => JSON.parse(f.Pattern!)), batchSize: mapping?.BatchSize ?? 100 },
     relay: (records) => invoke(relayFn, { Records: records }),
-    invoke: async (functionArn, payload) => void (await invoke(functionArn, payload)),
-    admin: async () => {
-      const url = process.env.ADMIN_API_URL;
-      if (!url) throw new Error("set ADMIN_API_URL to the Admin API (the stack's output AdminApiUrl)");
-      const secretId = `${service.environment.SECRETS_PREFIX}ADMIN_API_SECRET`;
-      const secret =
-        process.env.ADMIN_API_SECRET ?? (await new SecretsManagerClient({ region }).send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString!;
-      return adminClient(url, secret);
-    },
+    invoke: async (fn, payload) => void (await invoke(nameOf(fn), payload)),
   };
 }
 
@@ -353,26 +458,24 @@ async function onLocalStack(service: ServiceDef, node: NodeName): Promise<Place>
   // The local run names each table and queue <prefix><logical id> (infra/local/provision.ts).
   const prefix = env.MAIN_TABLE.slice(0, -(service.environment.MAIN_TABLE as { Ref: string }).Ref.length);
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+  const dynamo = new DynamoDBClient({});
   const relay = relayOf(service);
   const stream = relay.events.find((e) => e.stream)!.stream;
   const runtime = lambdaRuntime();
+  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: env.MAIN_TABLE }));
   // After the environment is set: the functions' settings are read when lib/config loads.
   const [{ node: serviceNode }, { relayOutbox }] = await Promise.all([import('../lib/config'), import('../lib/events/relay')]);
   return {
     sqs,
     queueUrl: async (id) => (await sqs.send(new GetQueueUrlCommand({ QueueName: `${prefix}${id}` }))).QueueUrl!,
+    functionArn: localFunctionArn,
     streams: new DynamoDBStreamsClient({ endpoint: env.AWS_ENDPOINT_URL_DYNAMODB }),
-    dynamo: new DynamoDBClient({}),
+    dynamo,
     table: env.MAIN_TABLE,
+    tableArn: Table?.TableArn ?? '',
     relayMapping: { filters: stream.filterPatterns ?? [], batchSize: Number(stream.batchSize ?? 100) },
     relay: (records) => relayOutbox(serviceNode, records),
-    invoke: async (functionArn, payload) => {
-      const name = functionArn.split(':')[6];
-      const fn = service.functions.find((f) => name === f.name || name === `${service.service}-${service.stage}-${f.name}`);
-      if (!fn) throw new Error(`serverless.yml has no function ${name}`);
-      await runtime.invoke(fn, payload);
-    },
-    admin: async () => adminClient(process.env.ADMIN_API_URL ?? `http://localhost:${NODES[node].ports.admin}`, env.ADMIN_API_SECRET ?? LOCAL_ADMIN_API_SECRET),
+    invoke: async (fn, payload) => void (await runtime.invoke(fn, payload)),
   };
 }
 

@@ -3,25 +3,34 @@ import { logger } from './log';
 import { type Node, nodeFor, OPERATOR_TENANT_ID } from './node';
 import { activeTenants, tenantById, tenantForWalletAddress } from './tenants';
 import { tenantId } from './tenants/schemas';
+import { TENANT_ANNOTATION } from './trace-annotations';
+import { annotate } from './tracing';
 
 // The per-request context: each entry adapter (an API's stack, a queue's consumer, a schedule, the
 // connector) finds which tenant it works for, and passes that tenant's node down. The operator's
 // node is the deployment's settings; another tenant's is those with its own (lib/node.ts nodeFor).
 export { deployment };
 
+// The node an entry adapter works for, its tenant annotated on the current trace (the local console
+// shows a tenant's staff the traces of their tenant only: infra/local/traces.ts).
+function working(node: Node): Node {
+  annotate(TENANT_ANNOTATION, node.tenant.id);
+  return node;
+}
+
 // The node of an active tenant, by id (the operator's: the deployment's, read from nothing);
 // undefined when the deployment has no such tenant, or deleted it. `evenDeleted`: see tenantById.
 export async function tenantNode(id: string, evenDeleted = false): Promise<Node | undefined> {
-  if (id === OPERATOR_TENANT_ID) return deployment;
+  if (id === OPERATOR_TENANT_ID) return working(deployment);
   const settings = tenantId.safeParse(id).success ? await tenantById(deployment, id, evenDeleted) : undefined;
-  return settings && nodeFor(deployment, settings);
+  return settings && working(nodeFor(deployment, settings));
 }
 
 // The node of the tenant whose wallet address `url` would be: the one with the longest prefix of it,
 // else the operator's.
 export async function walletAddressNode(url: string): Promise<Node> {
   const settings = await tenantForWalletAddress(deployment, url);
-  return settings ? nodeFor(deployment, settings) : deployment;
+  return working(settings ? nodeFor(deployment, settings) : deployment);
 }
 
 // The tenant a queue message or a bus event is for: the outbox relay names it (lib/events/relay.ts)
@@ -49,7 +58,9 @@ async function everyTenantNode(): Promise<Node[]> {
 
 // A schedule's work for every tenant, in turn: one tenant's failure does not keep the others'
 // work from being done; the run fails after, naming those that failed. Answers each one's result.
+// Its trace is the deployment's (it works for every tenant).
 export async function forEachTenant<T>(work: (node: Node) => Promise<T>): Promise<T[]> {
+  working(deployment);
   const results: T[] = [];
   const failed: string[] = [];
   for (const node of await everyTenantNode()) {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { commonErrors, invalidField } from '../../lib/errors';
 import { httpErrors } from '../../lib/http/errors';
+import { operatorOf } from '../../lib/operators';
 import { PAYMENT_ANNOTATION } from '../../lib/payments';
 import type { LocalCloudWatch } from './cloudwatch';
 import { localErrors } from './errors';
@@ -16,7 +17,8 @@ import type { TraceStore } from './traces';
 // /local/sign-in, the local stand-in for Cognito's hosted sign-in (a name and password from the
 // local operators, ./operators.ts, for an ID token); and, for a signed-in operator, /local/dashboard
 // (the template's dashboard and alarms on the metrics the local run collects) and /local/traces
-// (the traces it records: the recent ones, a payment's by its id, one by its id). Like the signing
+// (the traces it records: the recent ones, a payment's by its id, one by its id; an operator of one
+// tenant, its `custom:tenant`, sees that tenant's only, ./traces.ts). Like the signing
 // proxy, it takes requests only from this machine, and no web page of another site.
 const CONSOLE = '/console';
 const TRACES = '/local/traces';
@@ -53,13 +55,16 @@ export async function startConsole(opts: ConsoleOptions) {
     if (req.method !== 'GET') return sendProblem(res, httpErrors.methodNotAllowed(`${req.method} is not served at ${url.pathname}; GET is`, ['GET']));
     const known = url.pathname === '/local/dashboard' || url.pathname === TRACES || url.pathname.startsWith(`${TRACES}/`);
     if (!known) return sendProblem(res, commonErrors.notFound(`The console has nothing at ${url.pathname}`));
-    if (!(await opts.operators.verify(req.headers.authorization))) return sendProblem(res, httpErrors.unauthorized('Sign in to the console first'));
+    const claims = await opts.operators.verify(req.headers.authorization);
+    if (!claims) return sendProblem(res, httpErrors.unauthorized('Sign in to the console first'));
+    const operator = operatorOf(claims);
+    if (!operator) return sendProblem(res, httpErrors.roleForbids('The signed-in user is in no role: viewer, operator or admin'));
     if (url.pathname === '/local/dashboard') {
       if (!opts.metrics) return sendProblem(res, localErrors.metricsOff());
       const minutes = Math.min(24 * 60, Math.max(5, Number(url.searchParams.get('minutes')) || 60));
       return sendJson(res, { ...opts.metrics.dashboard(minutes), alarms: opts.metrics.alarms() });
     }
-    return serveTraces(res, url);
+    return serveTraces(res, url, operator.tenant);
   }
   // POST /local/sign-in {"name","password"}: the operator's ID token, or 401 for any wrong pair.
   async function signIn(req: IncomingMessage, res: ServerResponse) {
@@ -77,15 +82,16 @@ export async function startConsole(opts: ConsoleOptions) {
     sendJson(res, signedIn);
   }
   // /local/traces[?paymentId=…]: what the recent traces are (a payment's); /local/traces/<id>: one.
-  function serveTraces(res: ServerResponse, url: URL) {
+  // Those of `tenant` only, for its staff: another tenant's is not found, as one never recorded.
+  function serveTraces(res: ServerResponse, url: URL, tenant: string | undefined) {
     if (!opts.traces) return sendProblem(res, localErrors.tracesOff());
     const id = url.pathname.slice(TRACES.length + 1);
     if (!id) {
       const paymentId = url.searchParams.get('paymentId');
-      const items = opts.traces.recent(50, paymentId ? { key: PAYMENT_ANNOTATION, value: paymentId } : undefined);
+      const items = opts.traces.recent(50, paymentId ? { key: PAYMENT_ANNOTATION, value: paymentId } : undefined, tenant);
       return sendJson(res, { items });
     }
-    const trace = opts.traces.trace(id);
+    const trace = opts.traces.trace(id, tenant);
     if (!trace) return sendProblem(res, localErrors.traceNotFound(id));
     sendJson(res, trace);
   }

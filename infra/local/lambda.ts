@@ -25,6 +25,9 @@ export interface FunctionStats {
   calls: Record<string, number>; // "DynamoDB.GetItem" -> how many, over all invocations
 }
 
+// A function's ARN as the local run names it (its context's, and its on-failure records').
+export const localFunctionArn = (fn: FunctionDef) => `arn:aws:lambda:us-east-1:000000000000:function:${fn.name}`;
+
 export function lambdaRuntime(opts: { metrics?: MetricStore; traces?: TraceSink } = {}) {
   const { metrics, traces } = opts;
   const metricKeys = new Map<string, Record<'invocations' | 'errors' | 'duration' | 'iteratorAge', string>>();
@@ -64,7 +67,7 @@ export function lambdaRuntime(opts: { metrics?: MetricStore; traces?: TraceSink 
     const context = {
       functionName: fn.name,
       functionVersion: '$LATEST',
-      invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${fn.name}`,
+      invokedFunctionArn: localFunctionArn(fn),
       memoryLimitInMB: '1024',
       awsRequestId: randomUUID(),
       logGroupName: `/aws/lambda/${fn.name}`,

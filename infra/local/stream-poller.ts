@@ -10,7 +10,7 @@ import {
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse } from 'aws-lambda';
 import { matches } from './event-pattern';
-import type { LambdaRuntime } from './lambda';
+import { type LambdaRuntime, localFunctionArn } from './lambda';
 import { type Refs, resolveIntrinsics } from './provision';
 import type { FunctionDef } from './serverless-config';
 
@@ -129,7 +129,7 @@ function failureRecord(mapping: Mapping, shardId: string, batch: LambdaRecord[],
   return {
     requestContext: {
       requestId: randomUUID(),
-      functionArn: `arn:aws:lambda:us-east-1:000000000000:function:${mapping.fn.name}`,
+      functionArn: localFunctionArn(mapping.fn),
       condition,
       approximateInvokeCount: invokes,
     },

@@ -1,4 +1,4 @@
-import { ROUTE_ANNOTATION } from '../../lib/trace-annotations';
+import { ROUTE_ANNOTATION, TENANT_ANNOTATION } from '../../lib/trace-annotations';
 import type { TraceDocument, TraceSink } from '../../lib/tracing';
 
 // The local run's X-Ray: the segment documents that the gateways, the runtime and the functions
@@ -7,6 +7,10 @@ import type { TraceDocument, TraceSink } from '../../lib/tracing';
 // request path (a read folds it first). Bounded: the MAX_TRACES traces most recently added to, and
 // at most MAX_DOCUMENTS documents in one. Annotations are indexed, as X-Ray indexes them, so that
 // a payment's traces are found by its id (`annotation.paymentId` in X-Ray's filter expressions).
+// Each read may be for one tenant's staff (`tenant`): they see the traces of that tenant alone, those
+// whose every tenant annotation names it (lib/context.ts); a trace of no tenant (a request refused
+// before its tenant was found) or of several (a schedule's run, a payment between two tenants) is
+// the deployment operator's only. Without `tenant`, every trace.
 const MAX_TRACES = 1000;
 const MAX_DOCUMENTS = 500;
 const FOLD_MS = 1000;
@@ -29,6 +33,7 @@ interface Kept {
   documents: TraceDocument[];
   start: number; // its documents' first start_time: the lists' order, newest first
   keys: Set<string>; // its annotations, as "<key>=<value>"
+  tenants: Set<string>; // the tenants it was annotated with
 }
 
 const annotationKey = (key: string, value: unknown) => `${key}=${value}`;
@@ -51,7 +56,7 @@ export class TraceStore {
   private add(doc: TraceDocument): void {
     const id = doc.trace_id;
     if (!id) return;
-    const kept = this.traces.get(id) ?? { documents: [], start: doc.start_time, keys: new Set<string>() };
+    const kept = this.traces.get(id) ?? { documents: [], start: doc.start_time, keys: new Set<string>(), tenants: new Set<string>() };
     this.traces.delete(id); // re-added last: the most recently added to
     this.traces.set(id, kept);
     if (kept.documents.length >= MAX_DOCUMENTS) return;
@@ -61,6 +66,7 @@ export class TraceStore {
       for (const [k, v] of Object.entries(d.annotations ?? {})) {
         const key = annotationKey(k, v);
         kept.keys.add(key);
+        if (k === TENANT_ANNOTATION) kept.tenants.add(String(v));
         if (!this.index.has(key)) this.index.set(key, new Set());
         this.index.get(key)!.add(id);
       }
@@ -79,10 +85,14 @@ export class TraceStore {
     this.traces.delete(id);
   }
 
-  trace(id: string): Trace | undefined {
+  private visible(kept: Kept, tenant: string | undefined): boolean {
+    return tenant === undefined || (kept.tenants.size === 1 && kept.tenants.has(tenant));
+  }
+
+  trace(id: string, tenant?: string): Trace | undefined {
     this.fold();
     const kept = this.traces.get(id);
-    return kept && { id, documents: kept.documents };
+    return kept && this.visible(kept, tenant) ? { id, documents: kept.documents } : undefined;
   }
 
   // The traces with this annotation, newest first.
@@ -92,17 +102,20 @@ export class TraceStore {
   }
 
   // What the newest traces are, first; with an annotation, of those that have it.
-  recent(limit = 50, annotation?: { key: string; value: string }): TraceSummary[] {
+  recent(limit = 50, annotation?: { key: string; value: string }, tenant?: string): TraceSummary[] {
     this.fold();
-    const ids = annotation ? (this.index.get(annotationKey(annotation.key, annotation.value)) ?? []) : this.traces.keys();
-    return this.newestFirst(ids, limit).map((t) => summaryOf(t.id, t.documents));
+    // (A tenant's through its index: the traces of other tenants are not looked at.)
+    const by = annotation ?? (tenant === undefined ? undefined : { key: TENANT_ANNOTATION, value: tenant });
+    const ids = by ? (this.index.get(annotationKey(by.key, by.value)) ?? []) : this.traces.keys();
+    return this.newestFirst(ids, limit, tenant).map((t) => summaryOf(t.id, t.documents));
   }
 
   // Newest by when a trace began, strictly: one that a late document was added to (a webhook's
   // retry, say) keeps its place.
-  private newestFirst(ids: Iterable<string>, limit: number): Trace[] {
+  private newestFirst(ids: Iterable<string>, limit: number, tenant?: string): Trace[] {
     return [...ids]
       .map((id) => ({ id, ...this.traces.get(id)! }))
+      .filter((t) => this.visible(t, tenant))
       .sort((a, b) => b.start - a.start)
       .slice(0, limit)
       .map(({ id, documents }) => ({ id, documents }));

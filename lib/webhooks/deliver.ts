@@ -8,9 +8,9 @@ import { secret } from '../secrets';
 import { sqs, withTraceHeader } from '../sqs';
 import { currentTraceHeader, tracedFetch } from '../tracing';
 import { commit } from '../tx';
-import { retryMessage } from '.';
+import { redeliverParked, retryMessage } from '.';
 import { hopDelay, retryDelay } from './schedule';
-import type { Attempt, RetryMessage, WebhookEvent } from './schemas';
+import type { Attempt, RedeliverMessage, RetryMessage, WebhookEvent } from './schemas';
 import * as store from './store';
 
 // Webhook delivery to the FSP. Each domain event reaches the webhook queue (EventBridge rule) and
@@ -76,7 +76,7 @@ const parked = (node: Node, r: Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 
 // writes the record with its outcome in one conditional put (with its lookup item, in one
 // transaction); later attempts (our retry messages) update the record.
 export async function handleWebhookMessage(node: Node, body: unknown): Promise<void> {
-  const msg = body as Partial<RetryMessage> & { detail?: DomainEvent };
+  const msg = body as Partial<RetryMessage & RedeliverMessage> & { detail?: DomainEvent };
   let record: WebhookEvent & { failures: number };
   let attempt = 0;
   if (msg.detail?.id) {
@@ -87,7 +87,8 @@ export async function handleWebhookMessage(node: Node, body: unknown): Promise<v
     if (stored?.status !== 'pending' || stored.attempts.length !== msg.attempt) return; // done, or a duplicate
     record = stored;
     attempt = msg.attempt!;
-  } else return logger.error('Dropping a webhook message of unknown shape', { body });
+  } else if (typeof msg.redeliver === 'string') return redeliverParked(node, msg.redeliver);
+  else return logger.error('Dropping a webhook message of unknown shape', { body });
 
   // Waits past SQS's 15-minute delay limit are chained, one hop at a time, in the same trace.
   if (msg.notBefore && Date.parse(msg.notBefore) > Date.now()) {

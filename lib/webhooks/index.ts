@@ -1,5 +1,6 @@
 import { commonErrors } from '../errors';
 import { message } from '../events';
+import { logger } from '../log';
 import type { Node } from '../node';
 import { commit } from '../tx';
 import { webhookErrors } from './errors';
@@ -57,10 +58,25 @@ export async function redeliverWebhookEvent(node: Node, id: string): Promise<Web
       ms: 0,
     };
   }
+  if (!(await reopenNow(node, r, now, skipped))) throw commonErrors.invalidState('Webhook event', id, 'changing', 'redelivered now');
+  return webhookView({ ...r, status: 'pending', attempts: skipped ? [...r.attempts, skipped] : r.attempts, nextAttemptAt: now.toISOString() });
+}
+
+// A parked event sent back to the sender (`npm run redrive -- WebhookParkingQueue`): redelivered as
+// above if its record still says failed; one delivered or redelivered since is left as it is. Its
+// tenant's node, a deleted tenant's too (lib/context.ts onTenantOf): what was in flight ends as it would have.
+export async function redeliverParked(node: Node, id: string): Promise<void> {
+  const r = await store.findRecord(node, id);
+  if (r?.status !== 'failed') return logger.info('A parked webhook event is no longer failed; not redelivered', { id, status: r?.status });
+  if (await reopenNow(node, r, new Date())) logger.info('Parked webhook event redelivered', { id });
+}
+
+// Puts an event back to pending, its next attempt due now, with that attempt's message, in one
+// commit; false when the record changed since it was read (another redelivery, an attempt).
+async function reopenNow(node: Node, r: store.WebhookRecord, now: Date, skipped?: Attempt): Promise<boolean> {
   const attempt = r.attempts.length + (skipped ? 1 : 0);
   const conflicts = await commit(node, store.reopen(node, r, now.toISOString(), skipped), [
-    retryMessage(node, { webhookEvent: id, attempt, notBefore: now.toISOString() }, 0),
+    retryMessage(node, { webhookEvent: r.id, attempt, notBefore: now.toISOString() }, 0),
   ]);
-  if (conflicts.length) throw commonErrors.invalidState('Webhook event', id, 'changing', 'redelivered now');
-  return webhookView({ ...r, status: 'pending', attempts: skipped ? [...r.attempts, skipped] : r.attempts, nextAttemptAt: now.toISOString() });
+  return conflicts.length === 0;
 }

@@ -24,12 +24,11 @@ export const webhookEvent = z.object({
 export type WebhookEvent = z.infer<typeof webhookEvent>;
 
 // Without a status, every event; `type` and `resourceId` (the id in its data) narrow the list.
+export const eventType = z.string().regex(/^[a-z_]+\.[a-z_]+$/, 'must be an event type, e.g. payment.completed');
+
 export const listQuery = pageQuery.extend({
   status: z.enum(webhookStatuses).optional(),
-  type: z
-    .string()
-    .regex(/^[a-z_]+\.[a-z_]+$/, 'must be an event type, e.g. payment.completed')
-    .optional(),
+  type: eventType.optional(),
   resourceId: z.string().min(1).max(128).optional(),
 });
 export type ListQuery = z.infer<typeof listQuery>;
@@ -37,9 +36,13 @@ export type ListQuery = z.infer<typeof listQuery>;
 export const eventIdParams = z.object({ id: z.string().min(1).max(128) });
 
 // A message on the webhook queue: EventBridge's envelope for the first attempt, or our own for
-// attempt k (k attempts made before it) with the time it may run.
+// attempt k (k attempts made before it) with the time it may run, or for a parked event sent back
+// (`npm run redrive -- WebhookParkingQueue`), which is redelivered if its record still says failed.
 export interface RetryMessage {
   webhookEvent: string;
   attempt: number;
   notBefore: string;
+}
+export interface RedeliverMessage {
+  redeliver: string;
 }

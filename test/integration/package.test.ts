@@ -632,6 +632,68 @@ describe('the CloudFormation template', () => {
     });
   });
 
+  // What waits on a failure queue, `npm run redrive` sends on (infra/redrive.ts): whoever could put a
+  // message there could have it sent, or a function run. So each takes messages from its feeders only.
+  it('lets each failure queue take messages only from what feeds it: a function, with its role; the bus, for its rule; SQS itself', () => {
+    const fns = Object.fromEntries(ofType('AWS::Lambda::Function'));
+    const queueOf = (arn: any) => arn['Fn::GetAtt'][0] as string;
+    const roleOf = (fn: string) => fns[fn].Properties.Role;
+    type Feeders = { roles: unknown[]; rules: unknown[]; sqs: boolean };
+    const feeders = new Map<string, Feeders>();
+    const of = (queue: string) => feeders.get(queue) ?? feeders.set(queue, { roles: [], rules: [], sqs: false }).get(queue)!;
+    // Lambda's on-failure destinations, which Lambda sends to with the function's role: of its
+    // asynchronous invocations (the schedules') and of its stream mapping (the relay's).
+    for (const [, c] of ofType('AWS::Lambda::EventInvokeConfig'))
+      of(queueOf(c.Properties.DestinationConfig.OnFailure.Destination)).roles.push(roleOf(c.Properties.FunctionName.Ref));
+    for (const [, m] of ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.DestinationConfig)) {
+      of(queueOf(m.Properties.DestinationConfig.OnFailure.Destination)).roles.push(roleOf(m.Properties.FunctionName['Fn::GetAtt'][0]));
+    }
+    // Parked webhook events: an outbox message of the sender's, which the relay sends.
+    for (const queue of loadService(STAGE).custom.alarms.parkingQueues) of(queue).roles.push({ 'Fn::GetAtt': ['OutboxRelayRole', 'Arn'] });
+    // Dead-letter queues: SQS moves a message there itself (no one sends); a rule's, EventBridge for that rule.
+    for (const [, q] of ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties.RedrivePolicy))
+      of(queueOf(q.Properties.RedrivePolicy.deadLetterTargetArn)).sqs = true;
+    for (const [rule, r] of ofType('AWS::Events::Rule')) {
+      for (const t of (r.Properties.Targets ?? []).filter((t: any) => t.DeadLetterConfig))
+        of(queueOf(t.DeadLetterConfig.Arn)).rules.push({ 'Fn::GetAtt': [rule, 'Arn'] });
+    }
+    expect([...feeders.keys()].sort()).toEqual([
+      'EventsDeadLetterQueue',
+      'PaymentsDeadLetterQueue',
+      'RelayFailuresQueue',
+      'ScheduledFailuresQueue',
+      'WebhookDeadLetterQueue',
+      'WebhookParkingQueue',
+    ]);
+    const policies = ofType('AWS::SQS::QueuePolicy').map(([, p]) => p.Properties);
+    const byArn = (ids: unknown[]) => [...new Set(ids.map((id) => JSON.stringify(id)))].sort();
+    for (const [queue, fed] of feeders) {
+      // One policy (a queue has one: a second would replace it), whose statements about sending to it are these.
+      const held = policies.filter((p) => p.Queues.some((q: any) => q.Ref === queue));
+      expect(held, queue).toHaveLength(1);
+      const arn = { 'Fn::GetAtt': [queue, 'Arn'] };
+      const statements = held[0].PolicyDocument.Statement.filter((st: any) =>
+        [st.Resource].flat().some((r: unknown) => JSON.stringify(r) === JSON.stringify(arn)),
+      );
+      const denials = statements.filter((st: any) => st.Effect === 'Deny');
+      expect(
+        denials.map((st: any) => [st.Principal, st.Action]),
+        queue,
+      ).toEqual([['*', 'sqs:SendMessage']]);
+      const [{ Condition }] = denials;
+      if (fed.sqs) expect(Condition, queue).toBeUndefined();
+      else if (fed.rules.length) expect(Condition, queue).toEqual({ ArnNotEquals: { 'aws:SourceArn': fed.rules[0] } });
+      else expect(byArn(Condition.ArnNotEquals['aws:PrincipalArn']), queue).toEqual(byArn(fed.roles));
+      // An Allow only for the bus's rule (EventBridge needs the queue's leave), none for anyone else.
+      const allows = statements.filter((st: any) => st.Effect === 'Allow');
+      expect(allows, queue).toEqual(
+        fed.rules.map((rule) =>
+          expect.objectContaining({ Principal: { Service: 'events.amazonaws.com' }, Condition: { ArnEquals: { 'aws:SourceArn': rule } } }),
+        ),
+      );
+    }
+  });
+
   it('gives the ILP connector a role of its own: the main table, rates, and the STREAM secret', () => {
     const fns = Object.fromEntries(ofType('AWS::Lambda::Function'));
     expect(fns.IlpConnectorLambdaFunction.Properties.Role).toEqual({ 'Fn::GetAtt': ['IlpConnectorRole', 'Arn'] });

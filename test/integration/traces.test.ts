@@ -3,12 +3,13 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startConsole } from '../../infra/local/console';
 import { spansOf, spansUnder, type Trace, type TraceSpan } from '../../infra/local/traces';
 import { db } from '../../lib/db';
 import { relayOutbox } from '../../lib/events/relay';
 import { queueConsumer } from '../../lib/queue';
 import type { TraceDocument } from '../../lib/tracing';
-import type { TestStack } from '../stack';
+import { type TestStack, tenantAdmin } from '../stack';
 import type { WebhookReceiver } from '../webhook-receiver';
 import { createFlow, ok, paymentIn, startPaymentsStack, type World, waitFor } from '../world';
 
@@ -76,6 +77,64 @@ describe('a payment as one trace', () => {
     expect(posts.map((p) => [p.http!.request!.method, p.http!.request!.url, p.http!.response!.status])).toEqual(Array(3).fill(['POST', events.url, 204]));
     const sent = events.deliveries.find((d) => d.event.id === completed.id)!;
     expect(sent.headers['x-amzn-trace-id']).toMatch(new RegExp(`^Root=${funding.id};Parent=[0-9a-f]{16};Sampled=1$`));
+  });
+});
+
+describe("the console's traces, by tenant", () => {
+  it("show a tenant's staff the traces of their tenant alone (the recent ones, a payment's, one by id), and the operator's staff every tenant's", async () => {
+    const server = await startConsole({ port: 0, adminUrl: s.adminUrl, operators: s.operators, traces: s.traces });
+    const password = 'A-long-Passw0rd!';
+    // Two tenants, each with a payment between two of its own wallet addresses, and a viewer of its own.
+    const tenants = [];
+    for (const name of ['t1', 't2']) {
+      const prefix = `${s.openPaymentsUrl}/${name}-traces`;
+      const t = await ok(s.admin('POST', '/tenants', { name, walletAddressPrefix: prefix }));
+      const admin = tenantAdmin(s.adminUrl, t.id, t.adminApiSecret);
+      await ok(admin('POST', '/assets', { code: 'USD', scale: 2 }));
+      const wallet = async (who: string) => (await ok(admin('POST', '/wallet-addresses', { address: `${prefix}/${who}`, assetCode: 'USD' }))).address;
+      const { payment } = await createFlow({ ...s, admin }, await wallet('payer'), await wallet('payee'), { value: '100', assetCode: 'USD' });
+      s.operators.add({ name: `viewer@${name}.example`, password, role: 'viewer', tenant: t.id });
+      tenants.push({ payment, token: s.operators.signIn(`viewer@${name}.example`, password)!.idToken });
+    }
+    s.operators.add({ name: 'viewer@operator.example', password, role: 'viewer' });
+    const operator = s.operators.signIn('viewer@operator.example', password)!.idToken;
+    const get = async (token: string, path: string) => {
+      const res = await fetch(`${server.url}/local/traces${path}`, { headers: { authorization: token } });
+      return { status: res.status, body: await res.json() };
+    };
+    const ids = async (token: string, path = '') => (await get(token, path)).body.items.map((t: { id: string }) => t.id) as string[];
+    try {
+      // Each payment's creation, as the operator's staff find it by the payment's id.
+      const [one, two] = await Promise.all(
+        tenants.map(({ payment }) =>
+          waitFor(`payment ${payment.id}'s trace`, async () => {
+            const [id] = await ids(operator, `?paymentId=${payment.id}`);
+            return id;
+          }),
+        ),
+      );
+      const [t1, t2] = tenants.map((t) => t.token);
+      expect(await ids(t1, `?paymentId=${tenants[0].payment.id}`)).toEqual([one]);
+      expect(await ids(t1, `?paymentId=${tenants[1].payment.id}`)).toEqual([]);
+      expect(await ids(t2, `?paymentId=${tenants[1].payment.id}`)).toEqual([two]);
+      expect(await ids(t2, `?paymentId=${tenants[0].payment.id}`)).toEqual([]);
+      // The recent ones: its own, none of the other tenant's nor of the operator's.
+      const [recent1, recent2, everyone] = await Promise.all([ids(t1), ids(t2), ids(operator)]);
+      expect(recent1).toContain(one);
+      expect(recent1).not.toContain(two);
+      expect(recent2).toContain(two);
+      expect(recent2).not.toContain(one);
+      expect(recent1.filter((id) => recent2.includes(id))).toEqual([]);
+      expect(everyone).toEqual(expect.arrayContaining([one, two]));
+      expect(everyone.filter((id) => !recent1.includes(id) && !recent2.includes(id)).length).toBeGreaterThan(0);
+      // One by its id: another tenant's is not found, as one never kept.
+      expect((await get(t1, `/${one}`)).status).toBe(200);
+      expect(await get(t1, `/${two}`)).toEqual({ status: 404, body: expect.objectContaining({ code: 'trace_not_found' }) });
+      expect(await get(t2, `/${one}`)).toEqual({ status: 404, body: expect.objectContaining({ code: 'trace_not_found' }) });
+      for (const id of [one, two]) expect((await get(operator, `/${id}`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
   });
 });
 

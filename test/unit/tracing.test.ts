@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spansOf, spansUnder, TraceStore } from '../../infra/local/traces';
-import { ROUTE_ANNOTATION } from '../../lib/trace-annotations';
+import { ROUTE_ANNOTATION, TENANT_ANNOTATION } from '../../lib/trace-annotations';
 import { parseTraceHeader, Span, type TraceDocument } from '../../lib/tracing';
 
 // The trace recorder's rules (lib/tracing.ts) and the local store's bounds (infra/local/traces.ts).
@@ -91,6 +91,26 @@ describe('the local trace store', () => {
     const p1 = Array.from({ length: 20 }, (_, i) => traceId(1001 - 10 * i));
     expect(store.annotated('paymentId', 'p1').map((t) => t.id)).toEqual(p1);
     expect(store.recent(20, { key: 'paymentId', value: 'p1' }).map((s) => [s.id, s.name, s.documents])).toEqual(p1.map((id) => [id, 'fn', 1]));
+  });
+
+  it("shows a tenant's staff the traces of that tenant alone: not one of no tenant, nor one another tenant's work is in too", () => {
+    const store = new TraceStore();
+    const of = (...tenants: string[]) => ({
+      subsegments: tenants.map((t) => ({ id: 'b'.repeat(16), name: 'x', start_time: 1, annotations: { [TENANT_ANNOTATION]: t } })),
+    });
+    store.sink(doc(1, of('t1')));
+    store.sink(doc(2, { ...of('t1', 't2'), annotations: { paymentId: 'p' } })); // a payment from t1 to t2, say
+    store.sink(doc(3, of('t2')));
+    store.sink(doc(4, { annotations: { paymentId: 'p' } })); // refused before its tenant was found
+    store.sink(doc(5, of('t1', 't1')));
+    const ids = (tenant?: string, annotation?: { key: string; value: string }) => store.recent(10, annotation, tenant).map((s) => s.id);
+    expect(ids('t1')).toEqual([5, 1].map(traceId));
+    expect(ids('t2')).toEqual([traceId(3)]);
+    expect(ids()).toEqual([5, 4, 3, 2, 1].map(traceId));
+    expect(ids('t1', { key: 'paymentId', value: 'p' })).toEqual([]);
+    expect(ids(undefined, { key: 'paymentId', value: 'p' })).toEqual([4, 2].map(traceId));
+    expect([1, 2, 3, 4].map((t) => store.trace(traceId(t), 't1')?.id)).toEqual([traceId(1), undefined, undefined, undefined]);
+    expect(store.trace(traceId(2))?.id).toBe(traceId(2));
   });
 
   it('names a trace by the route of the request it began with, as the gateway annotates it, else by its first span', () => {
