@@ -9,8 +9,11 @@ export default defineConfig({
     // mostly waits (on its emulators, processes it starts, packets' expiries), and each has
     // emulators of its own. Measured on 2 cores: 9 min 55 s, against 15 min 52 s one by one.
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Backstops, not clocks: a test waits on its conditions (test/wait.ts), and these only end one
+    // whose condition never comes. Two whole runs at once on a 2-core machine (load 6 to 20) take
+    // a test many times its quiet time, so no limit sits where load can reach it.
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     // The AWS SDK's Node version warning would come once per test file: the global setup says it once.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [

@@ -8,10 +8,14 @@ import type { LocalOperators } from '../infra/local/operators';
 // driven by playwright-core, for the tests that look at pages as a person does. A fresh profile
 // each time, under the system's temporary folder (Chromium still writes to it as it closes).
 export const CHROMIUM = '/usr/bin/chromium';
+// How long a page may take to show what a test waits for: a backstop (the test waits for what a
+// person would see), far beyond a loaded 2-core machine's slowest page, and under the test's own.
+export const BROWSER_WAIT_MS = 120_000;
+export const PAGE_WAIT = { timeout: BROWSER_WAIT_MS, interval: 100 }; // for expect.poll
 
-export function launchChromium(viewport: { width: number; height: number }): Promise<BrowserContext> {
+export async function launchChromium(viewport: { width: number; height: number }): Promise<BrowserContext> {
   if (!existsSync(CHROMIUM)) throw new Error(`No ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium), as .ci/run does`);
-  return chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'chromium-')), {
+  const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'chromium-')), {
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -25,6 +29,8 @@ export function launchChromium(viewport: { width: number; height: number }): Pro
     ],
     viewport,
   });
+  context.setDefaultTimeout(BROWSER_WAIT_MS);
+  return context;
 }
 
 // Signs in on the console's form, and waits for the header to name the operator.

@@ -1,5 +1,5 @@
 import { type Choice, finishHash } from '../infra/local/idp';
-import { launchChromium } from './browser';
+import { BROWSER_WAIT_MS, launchChromium } from './browser';
 import { screenshot } from './screenshots';
 
 // The user's consent to an interactive Open Payments grant, as tests give it: in a real browser
@@ -34,7 +34,7 @@ export async function consentInBrowser(
       },
     );
     const page = await browser.newPage();
-    page.setDefaultTimeout(opts.timeoutMs ?? 15_000);
+    page.setDefaultTimeout(opts.timeoutMs ?? BROWSER_WAIT_MS);
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(redirectUrl);
@@ -44,7 +44,7 @@ export async function consentInBrowser(
     await page.click(`#${choice}`);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, fail) => {
-      timer = setTimeout(() => fail(new Error(`The browser did not reach ${opts.finishUri}; it is at ${page.url()}`)), opts.timeoutMs ?? 15_000);
+      timer = setTimeout(() => fail(new Error(`The browser did not reach ${opts.finishUri}; it is at ${page.url()}`)), opts.timeoutMs ?? BROWSER_WAIT_MS);
     });
     const finish = await Promise.race([reached, late]).finally(() => clearTimeout(timer));
     if (problems.length) throw new Error(`The consent page had errors: ${problems.join('; ')}`);

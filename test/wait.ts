@@ -1,8 +1,8 @@
 // Polls `probe` every `intervalMs` until it returns a value, or fails naming what it waited for.
-// The timeout is a backstop for a condition that never comes, not a clock the test runs on: generous,
-// so that a loaded 2-core machine passes (and under the test's own 30 s, so that the failure names
-// what it waited for).
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 20): Promise<T> {
+// The timeout is a backstop for a condition that never comes, not a clock the test runs on: far
+// beyond what a loaded 2-core machine needs (two test runs at once), and under the test's own
+// backstop (vitest.config.ts), so that the failure names what it waited for.
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 180_000, intervalMs = 20): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await probe();

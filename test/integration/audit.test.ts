@@ -31,7 +31,7 @@ beforeAll(async () => {
   [asAnn, asOtto, asVera] = [ann, otto, vera].map((who) => operatorAdmin(s, who));
   await ok(s.admin('POST', '/assets', { code: 'USD', scale: 2 }));
   held = await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/held`, assetCode: 'USD', approvalRequired: true }));
-}, 120_000);
+});
 afterAll(async () => {
   await s?.stop();
 });

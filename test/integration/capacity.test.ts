@@ -42,7 +42,7 @@ beforeAll(async () => {
       assets.get(node)![code] = asset.id;
     }
   }
-}, 120_000);
+});
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
 });
@@ -161,5 +161,5 @@ describe('capacity: many senders through one peer', () => {
     expect((await ok(a.admin('POST', `/assets/${assets.get(a)!.USD}/liquidity-withdrawals`, { amount: String(100000000 - half) }), 200)).liquidity.value).toBe(
       '0',
     );
-  }, 300_000);
+  });
 });

@@ -1,12 +1,11 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
-import { launchChromium, signedInPage } from '../browser';
+import { launchChromium, PAGE_WAIT, signedInPage } from '../browser';
 import { startTestStack, type TestStack } from '../stack';
 import { ok } from '../world';
 
 // How long a page may take to show an answer, on a loaded machine (a condition, polled).
-const WAIT = { timeout: 15_000, interval: 100 };
 
 // The console's forms, in a browser (Debian's Chromium, driven by playwright-core): each creates or
 // changes a record through the Admin API, shows the API's validation error at the field it names
@@ -36,7 +35,7 @@ describe('the console forms', () => {
   // The error shown at a field of a form, by the field's label.
   const errorAt = async (form: ReturnType<typeof dialog>, label: string) => {
     const field = form.getByLabel(label, { exact: true });
-    await expect.poll(() => field.getAttribute('aria-invalid'), WAIT).toBe('true');
+    await expect.poll(() => field.getAttribute('aria-invalid'), PAGE_WAIT).toBe('true');
     return form.locator(`#${await field.getAttribute('aria-describedby')}`).textContent();
   };
   const saved = async (form: ReturnType<typeof dialog>) => {
@@ -58,7 +57,7 @@ describe('the console forms', () => {
     await create.getByLabel('Low liquidity below').fill('1,000.00');
     expect(await saved(create)).toBe('Created USD (scale 2)');
     const row = page.locator('table[aria-label="Assets"] tr', { hasText: 'USD' });
-    await expect.poll(() => row.textContent(), WAIT).toContain('1,000.00');
+    await expect.poll(() => row.textContent(), PAGE_WAIT).toContain('1,000.00');
     const [usd] = await list('/assets');
     expect(usd).toMatchObject({ code: 'USD', scale: 2, liquidityThreshold: '100000' });
 
@@ -72,7 +71,7 @@ describe('the console forms', () => {
     await change.getByLabel('Sending fee, basis points').fill('50');
     await change.getByLabel('Low liquidity below').fill('');
     expect(await saved(change)).toBe('Changed USD: low below: 1,000.00 → –; sending fee: – → 0.10 + 50 bps');
-    await expect.poll(() => row.textContent(), WAIT).toContain('0.10 + 50 bps');
+    await expect.poll(() => row.textContent(), PAGE_WAIT).toContain('0.10 + 50 bps');
     expect(await ok(s.admin('GET', `/assets/${usd.id}`), 200)).toMatchObject({ sendingFee: { fixed: '10', basisPoints: 50 } });
     expect((await ok(s.admin('GET', `/assets/${usd.id}`), 200)).liquidityThreshold).toBeUndefined();
   });
@@ -102,7 +101,7 @@ describe('the console forms', () => {
     await change.getByLabel('Public name').fill('Alice B.');
     await change.getByLabel('Incoming payments need approval').check();
     expect(await saved(change)).toBe(`Changed ${s.openPaymentsUrl}/alice: name: Alice → Alice B.; approval: no → yes`);
-    await expect.poll(() => row.textContent(), WAIT).toContain('Alice B.');
+    await expect.poll(() => row.textContent(), PAGE_WAIT).toContain('Alice B.');
     expect((await list('/wallet-addresses'))[0]).toMatchObject({ publicName: 'Alice B.', approvalRequired: true });
   });
 
@@ -127,7 +126,7 @@ describe('the console forms', () => {
     const change = dialog('Change Node B');
     await change.getByLabel('Largest packet').fill('5.00');
     expect(await saved(change)).toBe('Changed Node B: largest packet: – → 5.00');
-    await expect.poll(() => row.textContent(), WAIT).toContain('5.00');
+    await expect.poll(() => row.textContent(), PAGE_WAIT).toContain('5.00');
     const [peer] = await list('/peers');
     expect(peer.maxPacketAmount).toBe('500');
 

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
-import { launchChromium, signedInPage } from '../browser';
+import { launchChromium, PAGE_WAIT, signedInPage } from '../browser';
 import { createFlow, ok, paymentIn, startPaymentsStack } from '../world';
 
 // How long a page may take to show an answer, on a loaded machine (a condition, polled).
-const WAIT = { timeout: 15_000, interval: 100 };
 
 // The console's payments in a browser: each payment's id on the list, a link to its own page, and
 // Withdraw offered only where the payment (or intent) still holds something, its answer said.
@@ -51,7 +50,7 @@ describe('the console payments', () => {
       .poll(async () => {
         await page.getByRole('button', { name: 'Reload' }).click();
         return record.textContent();
-      }, WAIT)
+      }, PAGE_WAIT)
       .toContain('completed');
     // Completed: it holds nothing, so nothing to withdraw (before, Withdraw was offered and took 0).
     expect(await record.textContent()).toContain('Still holds0.00 USD');
@@ -64,7 +63,7 @@ describe('the console payments', () => {
     await row(failing.payment.id).getByRole('button', { name: 'Withdraw' }).click();
     await page.getByRole('dialog', { name: 'Withdraw' }).getByRole('button', { name: 'Confirm' }).click();
     await page.locator('.said[role="status"]', { hasText: 'Withdrew 5.00 USD to the FSP' }).waitFor();
-    await expect.poll(() => row(failing.payment.id).getByRole('button', { name: 'Withdraw' }).count(), WAIT).toBe(0);
+    await expect.poll(() => row(failing.payment.id).getByRole('button', { name: 'Withdraw' }).count(), PAGE_WAIT).toBe(0);
 
     // An intent holds what it received until it is withdrawn: Withdraw on Carlos's, then none. A
     // withdrawal that finds nothing left (another took it meanwhile) says so.
@@ -74,9 +73,9 @@ describe('the console payments', () => {
     await ok(s.admin('POST', `/payment-intents/${paid.intent.id}/withdraw`), 200);
     await page.getByRole('dialog', { name: 'Withdraw' }).getByRole('button', { name: 'Confirm' }).click();
     await page.locator('.said[role="status"]', { hasText: 'Nothing withdrawn: it held nothing' }).waitFor();
-    await expect.poll(() => intent.getByRole('button', { name: 'Withdraw' }).count(), WAIT).toBe(0);
+    await expect.poll(() => intent.getByRole('button', { name: 'Withdraw' }).count(), PAGE_WAIT).toBe(0);
     expect(await page.locator(`table[aria-label="Payment intents"] tr[data-id="${failing.intent.id}"]`).getByRole('button', { name: 'Withdraw' }).count()).toBe(
       0,
     );
-  }, 120_000);
+  });
 });

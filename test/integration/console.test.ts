@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole } from '../../infra/local/console';
 import { ID_TOKEN_SECS, localOperators } from '../../infra/local/operators';
 import { ROOT } from '../../infra/local/serverless-config';
-import { launchChromium, signIn } from '../browser';
+import { BROWSER_WAIT_MS, launchChromium, signIn } from '../browser';
 import { docsPorts, startNpmNode } from '../node';
 import { paste, readmeBlocks } from '../readme';
 import { DOCS_IMAGES, screenshot } from '../screenshots';
@@ -407,7 +407,7 @@ describe('the console in a browser', () => {
             await page.getByRole('button', { name: 'Reload' }).click();
             return Number(await attempts.getAttribute('data-count'));
           },
-          { timeout: 60_000, interval: 250 },
+          { timeout: BROWSER_WAIT_MS, interval: 250 },
         )
         .toBe(before + 1);
 
@@ -508,5 +508,5 @@ describe('the console in a browser', () => {
       await browser.close();
       await a.stop();
     }
-  }, 300_000);
+  });
 });

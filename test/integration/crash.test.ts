@@ -115,5 +115,5 @@ describe('kill -9 of a node under load', () => {
     } finally {
       await node?.stop();
     }
-  }, 300_000);
+  });
 });

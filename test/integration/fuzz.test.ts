@@ -33,7 +33,7 @@ beforeAll(async () => {
   // claims each of their paths.
   HOSTILE.push(...[99, 150].map((n) => `${s.openPaymentsUrl}/${'d/'.repeat(n - 1)}d`));
   await s.streams.stop();
-}, 60_000);
+});
 afterAll(() => stop());
 
 function peerBody(address: string, token: string) {
@@ -321,7 +321,7 @@ describe(`fuzzing the Admin API (seed ${SEED}, ${N} requests)`, () => {
     const refused = [...statuses].filter(([status]) => status >= 400).reduce((sum, [, count]) => sum + count, 0);
     expect(refused).toBeGreaterThan(N / 2);
     expect(N - refused).toBeGreaterThan(0);
-  }, 600_000);
+  });
 });
 
 // Seeded fuzzing of the ILP connector, as a peer would send: valid Prepares (and ILDCP requests)
@@ -405,5 +405,5 @@ describe(`fuzzing the ILP connector (seed ${SEED}, ${PACKETS} packets)`, () => {
     // It reached past the parser too: some packets were read and answered in ILP.
     expect(outcomes.get('400')).toBeGreaterThan(PACKETS / 4);
     expect(PACKETS - (outcomes.get('400') ?? 0)).toBeGreaterThan(PACKETS / 10);
-  }, 300_000);
+  });
 });

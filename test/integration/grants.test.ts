@@ -39,7 +39,7 @@ beforeAll(async () => {
   await ok(s.admin('POST', '/assets', { code: 'USD', scale: 2 }));
   [alice, aliceApp] = await withApp(s.admin, `${s.openPaymentsUrl}/alice`);
   [bob, bobApp] = await withApp(s.admin, `${s.openPaymentsUrl}/bob`);
-}, 60_000);
+});
 afterAll(async () => {
   await s?.stop();
   await events?.stop();

@@ -321,5 +321,5 @@ describe('ILP connector', () => {
     expect(result.error).toBe('IdleTimeout'); // T04 is temporary: the sender retried until it gave up
     expect((await ok(s.admin('GET', `/payment-intents/${target.id}`), 200)).receivedAmount.value).toBe('0');
     expect(await peerLiquidity()).toBe('0');
-  }, 30_000);
+  });
 });

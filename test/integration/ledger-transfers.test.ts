@@ -28,7 +28,7 @@ beforeAll(async () => {
   const { peerOfA, peerOfB } = await peerBothWays(a, b);
   [onA.peer, onB.peer] = [peerOfA.id, peerOfB.id];
   await ok(b.admin('POST', `/peers/${onB.peer}/liquidity`, { amount: '100000' }), 200);
-}, 120_000);
+});
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
 });

@@ -13,7 +13,7 @@ let stop: () => Promise<void>;
 
 beforeAll(async () => {
   ({ s, w, events, stop } = await startPaymentsStack({ settings: { LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS: '1' } }));
-}, 60_000);
+});
 afterAll(() => stop());
 
 const expire = () => s.invoke('liquidityWithdrawalsExpire') as Promise<number>;
@@ -64,5 +64,5 @@ describe('the timeout (LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS)', () => {
       expect(await liquidityOf(s, eur)).toBe(start);
       await expectBalanced(s);
     }
-  }, 60_000);
+  });
 });

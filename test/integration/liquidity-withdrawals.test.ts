@@ -16,7 +16,7 @@ let stop: () => Promise<void>;
 
 beforeAll(async () => {
   ({ s, w, events, stop } = await startPaymentsStack());
-}, 60_000);
+});
 afterAll(() => stop());
 
 describe('two-phase liquidity withdrawals', () => {
@@ -115,7 +115,7 @@ describe('two-phase liquidity withdrawals', () => {
       expect((await ledger(s)).get(`settlement:${w.usd.id}`)! - settlementBefore).toBe(posted ? units(1000) : 0n);
       await expectBalanced(s);
     }
-  }, 60_000);
+  });
 
   it('an Idempotency-Key holds once: a retry answers the same withdrawal, even once the stored answer is gone; another body is 422', async () => {
     const eur = `/assets/${w.eur.id}`;
@@ -212,5 +212,5 @@ describe('one-step withdrawals under contention', () => {
       expect(BigInt(await liquidityOf(s, path))).toBe(left);
     }
     await expectBalanced(s);
-  }, 300_000);
+  });
 });

@@ -119,7 +119,7 @@ describe('payments received over Interledger', () => {
     } finally {
       await b.stop();
     }
-  }, 90_000);
+  });
 });
 
 describe('webhooks', () => {

@@ -110,7 +110,7 @@ describe('npm run offline', () => {
       left = await stopGroup(child.pid!);
     }
     expect(left, 'processes that SIGINT did not stop').toEqual([]);
-  }, 360_000);
+  });
 });
 
 describe('npx serverless offline start', () => {
@@ -169,5 +169,5 @@ describe('npx serverless offline start', () => {
     }
     expect(left, 'processes that SIGINT did not stop').toEqual([]);
     expect(envFileLeft, 'the environment file after the stack stopped').toBe(false);
-  }, 360_000);
+  });
 });

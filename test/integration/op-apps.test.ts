@@ -54,7 +54,7 @@ beforeAll(async () => {
   const { peerOfA, peerOfB } = await peerBothWays(a, b);
   await ok(a.admin('POST', `/peers/${peerOfA.id}/liquidity`, { amount: '1000000' }), 200);
   await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
-}, 120_000);
+});
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop(), fsp?.stop()]);
 });

@@ -181,7 +181,7 @@ describe('an interactive outgoing-payment grant, consented in a browser', () => 
     expect(fspLog).toContain(`[fsp] consent accept grant ${id} client Corner Shop for ${alice}`);
     const decisions = await (await fetch(`${fsp.url}/consent/decisions`)).json();
     expect(decisions).toContainEqual(expect.objectContaining({ grantId: id, choice: 'accept', client: 'Corner Shop', walletAddresses: [alice], status: 202 }));
-  }, 60_000);
+  });
 
   it('rejected in the browser: back to the app with result=grant_rejected, and no token for any reference', async () => {
     const grant = await pending();
@@ -198,7 +198,7 @@ describe('an interactive outgoing-payment grant, consented in a browser', () => 
     expect(await (await idp(`/grant/${id}/${nonce}`)).json()).toMatchObject({ state: 'DENIED' });
     expect(await problem(await idp(`/grant/${id}/${nonce}/accept`, 'POST'))).toMatchObject({ status: 401, code: 'user_denied' });
     expect(fspLog).toContain(`[fsp] consent reject grant ${id} client ${APP_NAME} for ${alice}`);
-  }, 60_000);
+  });
 });
 
 describe('the consent page', () => {

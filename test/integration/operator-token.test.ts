@@ -41,7 +41,7 @@ const codes = async () => (await ok(s.admin('GET', '/assets?limit=100'), 200)).i
 beforeAll(async () => {
   s = await startTestStack({ EXCHANGE_RATES_URL: '' });
   lambda = new LambdaClient({ endpoint: s.endpoints.lambda, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-}, 120_000);
+});
 afterAll(async () => {
   lambda?.destroy();
   await s?.stop();

@@ -106,7 +106,7 @@ describe('faults lose nothing and never double-spend', () => {
     // The fundings spread over the shards of the USD settlement account.
     const shards = [...(await ledgerItems(s)).entries()].filter(([id, balance]) => id.startsWith(`settlement:${w.usd.id}#`) && balance !== 0n);
     expect(shards.length).toBeGreaterThan(4);
-  }, 60_000);
+  });
 
   it('crossing the liquidity threshold emits asset.liquidity_low once', async () => {
     // EUR liquidity started at 1000.00 with a 600.00 threshold; the tests above took 4.50 + 4.50 EUR.

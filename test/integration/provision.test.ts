@@ -18,7 +18,7 @@ beforeAll(async () => {
   const emulators = await fileEmulators();
   sqs = new SQSClient({ endpoint: emulators.sqs, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   dynamo = new DynamoDBClient({ endpoint: emulators.dynamodb, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-}, 60_000);
+});
 afterAll(() => {
   dynamo?.destroy();
   sqs?.destroy();
@@ -57,5 +57,5 @@ describe('provisioning a kept table', () => {
       new QueryCommand({ TableName, IndexName: 'ByLookup', KeyConditionExpression: 'lookupPk = :pk', ExpressionAttributeValues: { ':pk': { S: 'type:a.b' } } }),
     );
     expect(Items).toEqual([{ id: { S: 'e1' }, lookupPk: { S: 'type:a.b' }, statusSort: { S: 't#e1' }, status: { S: 'delivered' } }]);
-  }, 60_000);
+  });
 });

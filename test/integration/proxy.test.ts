@@ -216,7 +216,7 @@ describe('the API collection (bruno/), run by bru through the proxy', () => {
     // What the story did, seen from the FSP's side: the payment it funded completed.
     const received = (await (await fetch(`${fsp.url}/webhooks`)).json()) as Array<{ type: string; verified: boolean }>;
     expect(received.map((e) => e.type)).toContain('payment.completed');
-  }, 240_000);
+  });
 
   it('fails, exit status 1, when an answer breaks one expectation', async () => {
     const copy = mkdtempSync(join(tmpdir(), 'bruno-broken-'));
@@ -226,5 +226,5 @@ describe('the API collection (bruno/), run by bru through the proxy', () => {
     const run = await bru(copy, ['rates', '--env', 'node-a'], vars);
     expect(run.code, run.output).toBe(1);
     expect(run.summary).toMatchObject({ totalRequests: 2, failedAssertions: 1 });
-  }, 120_000);
+  });
 });

@@ -110,7 +110,7 @@ beforeAll(async () => {
       http: { incoming: { authTokens: ['rafiki-to-node-a-token-0123456789'] }, outgoing: { authToken: TOKEN, endpoint: `${base}/ilp` } },
     }),
   );
-}, 120_000);
+});
 afterAll(async () => {
   await a?.stop();
   await new Promise((r) => rafiki?.close(r));

@@ -211,5 +211,5 @@ describe('the SQS emulator', () => {
       await first.stop();
       await second.stop();
     }
-  }, 90_000);
+  });
 });

@@ -115,7 +115,7 @@ describe('npm start', () => {
         await new Promise((ok) => holder.close(ok));
       }
     }
-  }, 200_000);
+  });
 
   it('SIGTERM stops everything too', () => startAndStop('SIGTERM'), 150_000);
 });
@@ -136,7 +136,7 @@ describe('the local data', () => {
       // A failed assertion leaves no node behind (stop() on a stopped one is a no-op).
       for (const node of running) await node.stop().catch(() => undefined);
     }
-  }, 400_000);
+  });
 
   async function restartAndWipe(startNode: StartNode) {
     const first = await startNode('start');
@@ -205,7 +205,7 @@ describe("another program's DynamoDB Local on the port", () => {
     } finally {
       process.kill(-other.pid!, 'SIGKILL');
     }
-  }, 90_000);
+  });
 });
 
 // Issue 28, item 8: without Java on the PATH, npm start died with `Error: spawn java ENOENT` and a
@@ -224,7 +224,7 @@ describe('npm start without Java', () => {
     const errors = started.stderr.split('\n').filter((line) => line.startsWith('error:'));
     expect(errors).toEqual([expect.stringMatching(/^error: DynamoDB Local needs Java 17\+.*install Java 17\+ \(.*apt-get install openjdk-17-jre-headless/)]);
     expect(started.stdout + started.stderr).not.toMatch(/^\s+at |ENOENT/m);
-  }, 90_000);
+  });
 });
 
 describe('the README walkthroughs, each block pasted whole into bash', () => {
@@ -250,7 +250,7 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
     } finally {
       await a.stop();
     }
-  }, 240_000);
+  });
 
   // On Node B, LOG_LEVEL=INFO brings the JSON line of each request back.
   it('"Pay across two nodes" and "Across currencies" reach their commented results, through both connectors', async () => {
@@ -279,7 +279,7 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
-  }, 300_000);
+  });
 });
 
 // The collection's second pass (docs/api.md, "API collection and signing proxy"): the node-b
@@ -298,5 +298,5 @@ describe('the API collection on Node B', () => {
       await proxy.stop();
       await b.stop();
     }
-  }, 240_000);
+  });
 });

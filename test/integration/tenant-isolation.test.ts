@@ -161,7 +161,7 @@ beforeAll(async () => {
   // Nothing writes in the background from here on (the outbox relay and the queues' consumers
   // wait), so that any change in the tables is a request's.
   await s.streams.stop();
-}, 240_000);
+});
 afterAll(async () => {
   await s?.stop();
   await events?.stop();
@@ -359,7 +359,7 @@ describe("the Admin API, on B's ids", () => {
   it("answers A every route 404 (403 for the operator's routes), lists none of B's items, and writes nothing for B", async () => {
     const outcomes = await sweep({ name: 'A', wallet: a.alice, admin: a.admin, owns: (key) => key.startsWith(`T#${a.id}#`), operator: false });
     console.log(outcomes.join('\n'));
-  }, 240_000);
+  });
 
   it('answers the operator the same on every route but its own /tenants', async () => {
     const outcomes = await sweep({
@@ -370,7 +370,7 @@ describe("the Admin API, on B's ids", () => {
       operator: true,
     });
     console.log(outcomes.join('\n'));
-  }, 240_000);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -458,7 +458,7 @@ describe("the Open Payments APIs, with A's grants on B's wallet addresses and re
     pendingA = await pending(a, 'a-pending');
     pendingB = await pending(b, 'b-pending');
     expect(await fetchStatus(pendingB.interact.redirect)).toBe(302); // B's user is at its consent page
-  }, 120_000);
+  });
 
   const inA = () => grants['fsp-a incoming'].value;
   const readAllA = () => grants['fsp-a read-all'].value;
@@ -615,7 +615,7 @@ describe("the Open Payments APIs, with A's grants on B's wallet addresses and re
         expect(written, what).toEqual([]);
       }
     console.log(outcomes.join('\n'));
-  }, 120_000);
+  });
 
   it("serves B's wallet address with B's servers and keys, its discovery names B's servers, and introspection of A's token at B's is inactive", async () => {
     const { result, written } = await writesOf(async () => ({
@@ -758,7 +758,7 @@ describe('pulled rates', () => {
     } finally {
       await Promise.all(servers.map((server) => server.stop()));
     }
-  }, 60_000);
+  });
 });
 
 describe("the service's Open Payments client", () => {

@@ -23,7 +23,7 @@ beforeAll(async () => {
   await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
   await ok(a.admin('POST', '/rates', { peerId: peerOfA.id, sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 }));
   await ok(b.admin('POST', '/rates', { peerId: peerOfB.id, sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 }));
-}, 120_000);
+});
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
 });

@@ -50,7 +50,7 @@ beforeAll(async () => {
   ({ peerOfA, peerOfB } = await peerBothWays(a, b));
   await ok(a.admin('POST', `/peers/${peerOfA.id}/liquidity`, { amount: '1000000' }), 200);
   await ok(b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '1000000' }), 200);
-}, 120_000);
+});
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
   await events?.stop();
@@ -114,7 +114,7 @@ describe('an inactive wallet address', () => {
     expect((await ok(a.admin('POST', '/payments', { walletAddress: sender.address, quoteId: quote.id }))).state).toBe('funding');
     expect((await funded(a, unfunded)).state).toBe('completed');
     expect(await check(a)).toBe(true);
-  }, 60_000);
+  });
 
   it('set by another container meanwhile, refuses the next intent and quote though this one had cached it active', async () => {
     const wallet = await newWallet('elsewhere');
@@ -136,7 +136,7 @@ describe('an inactive wallet address', () => {
     expect((await funded(a, await quoted(a, alice, intent.id, '100'))).state).toBe('completed');
     const back = await ok(a.admin('POST', '/payment-intents', { walletAddress: alice }));
     expect((await funded(a, await quoted(a, old.address, back.id, '50'))).state).toBe('completed');
-  }, 60_000);
+  });
 
   it('refuses a peer’s packets and a local payment to its open intent, holding and losing nothing; made active, the intent takes them', async () => {
     const shop = await newWallet('frozen-shop');
@@ -160,7 +160,7 @@ describe('an inactive wallet address', () => {
     expect(await ok(a.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: usd('1000') });
     for (const node of [a, b]) expect(await check(node)).toBe(true);
     expect(sum(await ledger(a))).toBe(0n);
-  }, 180_000);
+  });
 
   it('lets a payment funded before the freeze complete', async () => {
     const sender = await newWallet('in-flight');
@@ -170,7 +170,7 @@ describe('an inactive wallet address', () => {
     await ok(setStatus(sender.id, 'inactive'), 200);
     expect((await paymentIn(a, payment.id, ['completed', 'failed'], 60_000)).state).toBe('completed');
     expect(await check(a)).toBe(true);
-  }, 60_000);
+  });
 
   it('on Open Payments: its document stays readable, grants for it are refused, and a grant issued before cannot create an incoming payment', async () => {
     const wallet = await newWallet('op');

@@ -40,7 +40,7 @@ beforeAll(async () => {
   fsp = await simulator();
   client = await createUnauthenticatedClient({ validateResponses: true });
   await ok(s.admin('POST', '/assets', { code: 'USD', scale: 2 }));
-}, 60_000);
+});
 afterAll(async () => {
   await s?.stop();
   await fsp?.stop();
