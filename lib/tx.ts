@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { db } from './db';
 import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing } from './events';
-import { crashPoint, holdPoint } from './faults';
+import { crashPoint } from './faults';
 import { countLedgerConflict } from './metrics';
 import type { Node } from './node';
 import { currentTraceHeader } from './tracing';
@@ -58,7 +58,6 @@ const bare = ({ refusal, ...item }: Write): TransactItem => item;
 
 // Commits, and answers the refusals of the writes whose condition failed ([] on success).
 export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] = [], name = 'commit'): Promise<Refusals> {
-  await holdPoint(`${name}:before-write`);
   const riders = [...(scope.getStore() ?? [])];
   const own: Write[] = [...writes, ...outboxItems(node, outgoing)];
   const all: Write[] = [...own, ...riders.map(([, r]) => r.write(writes))];

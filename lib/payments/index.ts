@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
 import { commonErrors, invalidField } from '../errors';
 import { event, message, type Outgoing } from '../events';
+import { holdPoint } from '../faults';
 import { account, type Leg, refuseTooLarge, settleAll, transferItems } from '../ledger';
 import { logger } from '../log';
 import { countPayment } from '../metrics';
@@ -180,8 +181,8 @@ export const createPayment = async (node: Node, input: CreatePayment): Promise<P
 export const findGrantSpent = (node: Node, grantId: string, period: string) => store.findSpent(node, grantId, period);
 
 // An Admin action on the payment as read; answers the payment as it is after. `build` gives the
-// writes besides the transition (a transfer) and the events. Its commit is named `payment-<action>`
-// (the fault points of lib/faults.ts).
+// writes besides the transition (a transfer) and the events. `payment-<action>` names its fault
+// points (lib/faults.ts): `hold:payment-fund` stops a funding after its Idempotency-Key is taken.
 async function move(
   node: Node,
   id: string,
@@ -195,6 +196,7 @@ async function move(
   if (r.state !== from) throw commonErrors.invalidState('Payment', id, r.state, done);
   const next: PaymentRecord = { ...r, state: to };
   const { writes = [], outgoing } = build(r, next);
+  await holdPoint(`payment-${action}`);
   const refusals = await commit(node, [...store.transition(node, r, from, to), ...(await writes)], outgoing, `payment-${action}`);
   refuseTooLarge(refusals);
   if (refusals.includes(WALLET_INACTIVE)) throw walletAddressErrors.inactive(r.walletAddress);

@@ -30,10 +30,8 @@ export const payment = z.object({
   sentAmount: amount,
   state: z.enum(paymentStates),
   failureReason: z.string().optional(),
-  cancelReason: z
-    .enum(paymentCancelReasons)
-    .optional()
-    .describe('Set when the service cancelled the payment itself: `quote_expired`, its quote expired before it was funded. None when the FSP cancelled it'),
+  // Only when the service cancelled it (never when the FSP did).
+  cancelReason: z.enum(paymentCancelReasons).optional().describe('quote_expired: its quote expired unfunded'),
   createdAt: z.iso.datetime(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
   // An outgoing payment an app created over Open Payments: the grant it was created under, and the

@@ -124,9 +124,9 @@ describe('kill -9 of a node under load', () => {
 // simulator answers 503). On the DEFAULT retry schedule and quote lifetime, a later retry of
 // payment.created must come after that lock and before the quote expires, and fund the payment.
 // PAYMENT_FAULTS holds every funding between its key and its transaction, so that the kill -9 lands
-// there for all of them; the restarted node runs without it.
+// there for all of them (seen as the fund route's keys in progress); the restarted node runs without it.
 const IN_FUNDING = 20;
-const HOLD = 'hold:payment-fund:before-write';
+const HOLD = 'hold:payment-fund';
 
 describe('kill -9 of a node in the middle of funding', () => {
   it('funds and completes every payment after a restart, on the default retry schedule and quote lifetime', async () => {
@@ -146,10 +146,15 @@ describe('kill -9 of a node in the middle of funding', () => {
         }),
       );
       // The simulator funds each on payment.created; each funding stops at the hold, its key taken.
-      const held = () => first.output().split('"message":"Injected hold"').length - 1;
-      await waitFor('every funding held', async () => (held() >= IN_FUNDING ? true : undefined), 60_000, 100);
-      const locks = await fundingLocks(first.ports.DYNAMODB_PORT);
-      expect(locks.length).toBe(IN_FUNDING);
+      const locks = await waitFor(
+        'every funding to hold its Idempotency-Key',
+        async () => {
+          const taken = await fundingLocks(first.ports.DYNAMODB_PORT);
+          return taken.length === IN_FUNDING ? taken : undefined;
+        },
+        60_000,
+        200,
+      );
       // The lock lasts the rest of the fund function's time: at most its 25 s timeout (serverless.yml).
       for (const until of locks) expect(until - Date.now()).toBeLessThanOrEqual(25_000);
       await first.kill();
