@@ -13,7 +13,7 @@ import { ok, waitFor } from '../world';
 // default retry schedule and quote lifetime, as a deployment does: the schedule's 30 s retry comes
 // after the lock and long before the quote expires. (A dense schedule and an hour's quotes, which
 // this test had, hid that the default's next retry came after the quote had expired: issue 42. On
-// the defaults it takes about 40 s longer.)
+// the defaults a funding that the crash cut waits for the 30 s retry: up to about 40 s longer.)
 // Delivery is at least once (a post whose record the crash cut off is sent again), so what the FSP
 // acknowledged is counted by webhook-id, from the simulator's log lines of both runs, as
 // docs/webhooks.md tells FSPs to de-duplicate.

@@ -69,6 +69,17 @@ async function quoteFor(c: AuthenticatedClient, receiverUrl: string, debit: stri
   );
 }
 
+// An app's grant to pay up to `limit` from Alice's wallet address, and its payments of a debit amount
+// to one incoming payment of the shop's.
+async function payingUpTo(limit: string) {
+  const token = await consented(app, [outgoing(wallet.alice.address, { debitAmount: usd(limit) })]);
+  const access = { url: s.openPaymentsUrl, accessToken: token.value };
+  const intent = await incomingOn('shop');
+  const pay = (value: string) =>
+    app.outgoingPayment.create(access, { walletAddress: wallet.alice.address, incomingPayment: intent.url, debitAmount: usd(value) });
+  return { token, access, pay };
+}
+
 const paymentsOf = async (owner: string) =>
   (await ok(s.admin('GET', `/payments?walletAddress=${encodeURIComponent(wallet[owner].address)}&limit=100`), 200)).items;
 
@@ -206,11 +217,7 @@ describe('an app that pays from a user’s wallet', () => {
   });
 
   it('refuses a payment over the grant’s debit limit, 403, creating nothing; a cancelled payment gives its amount back', async () => {
-    const token = await consented(app, [outgoing(wallet.alice.address, { debitAmount: usd('1000') })]);
-    const access = { url: s.openPaymentsUrl, accessToken: token.value };
-    const intent = await incomingOn('shop');
-    const pay = (value: string) =>
-      app.outgoingPayment.create(access, { walletAddress: wallet.alice.address, incomingPayment: intent.url, debitAmount: usd(value) });
+    const { access, pay } = await payingUpTo('1000');
     const firstPayment = await pay('600');
     expect(firstPayment.grantSpentDebitAmount).toEqual(usd('600'));
     const before = (await paymentsOf('alice')).length;
@@ -226,11 +233,7 @@ describe('an app that pays from a user’s wallet', () => {
   });
 
   it('gives its grant back what a payment charged when the service cancels it, its quote expired unfunded', async () => {
-    const token = await consented(app, [outgoing(wallet.alice.address, { debitAmount: usd('1000') })]);
-    const access = { url: s.openPaymentsUrl, accessToken: token.value };
-    const intent = await incomingOn('shop');
-    const pay = (value: string) =>
-      app.outgoingPayment.create(access, { walletAddress: wallet.alice.address, incomingPayment: intent.url, debitAmount: usd(value) });
+    const { token, access, pay } = await payingUpTo('1000');
     const payment = await pay('700');
     expect(await failure(pay('700'))).toEqual({ status: 403, code: 'insufficient_grant' });
     // The FSP never funds it. Past its quote's expiry (QUOTE_LIFETIME_SECS, 300 s; a faked clock),
