@@ -206,9 +206,9 @@ async function move(
 
 export const fundPayment = (node: Node, id: string) =>
   move(node, id, 'fund', 'funded', (r, next) => {
-    // Funding later would send at a rate nobody quoted; the FSP cancels and quotes again.
+    // Funding later would send at a rate nobody quoted: the service cancels it (cancelExpiredFundings).
     if (quoteExpired(r, new Date().toISOString())) {
-      throw quoteErrors.expired(`Payment ${r.id}'s quote`, r.quoteExpiresAt, 'cancel it and create a new quote');
+      throw quoteErrors.expired(`Payment ${r.id}'s quote`, r.quoteExpiresAt, 'the payment is cancelled within a minute; create a new quote');
     }
     const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
     const transfer = transferItems(node, `fund:${r.id}`, { kind: 'funding', resource: { type: 'payment', id: r.id } }, [
