@@ -22,7 +22,10 @@ function isKeySet(text: string): boolean {
   }
 }
 
-const DEFAULT_WEBHOOK_SCHEDULE = '5,300,1800,7200,18000,36000,50400,72000,86400';
+// The 30 s retry comes past the Idempotency-Key lock (the Admin function's 25 s timeout) of an FSP's
+// funding cut off in the middle, and well before the quote (QUOTE_LIFETIME_SECS, 300 s) expires, so
+// that the payment.created webhook funds the payment then (docs/webhooks.md, "When retries come").
+const DEFAULT_WEBHOOK_SCHEDULE = '5,30,300,1800,7200,18000,36000,50400,72000,86400';
 
 const schema = z.object({
   MAIN_TABLE: z.string().min(1),

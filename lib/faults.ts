@@ -5,3 +5,10 @@ import { injectedFaults } from './runtime';
 export function crashPoint(name: string): void {
   if (injectedFaults().includes(name)) throw new Error(`Injected crash at ${name}`);
 }
+
+// Named points where work can be made to stop on purpose (PAYMENT_FAULTS=hold:<name>): it waits
+// there for ever, so that a test can kill the process with the work cut at that point (e.g. a
+// funding whose Idempotency-Key is taken and whose transaction has not run).
+export async function holdPoint(name: string): Promise<void> {
+  if (injectedFaults().includes(`hold:${name}`)) await new Promise<never>(() => undefined);
+}

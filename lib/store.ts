@@ -157,7 +157,7 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
 // BatchGetItem per 100 keys (its limit; a page of a list is one). Keys that BatchGetItem leaves
 // unprocessed (under throttling) are asked again, after a pause that doubles each time.
 const GET_ALL_ATTEMPTS = 6;
-const BATCH_GET_MAX = 100;
+export const BATCH_GET_MAX = 100;
 // (A projection must name the key's attributes.)
 export async function getAll(
   table: string,

@@ -18,7 +18,6 @@ import { type FunctionDef, ROOT } from './serverless-config';
 // with (a gateway's request, the one SQS message it hands a function) or in a new one, and the
 // function's work is traced in it (lib/tracing.ts). Nothing throttles here.
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
-const TIMEOUT_MS = 29_000;
 
 export interface FunctionStats {
   invocations: number;
@@ -63,7 +62,9 @@ export function lambdaRuntime(opts: { metrics?: MetricStore; traces?: TraceSink 
   async function invoke(fn: FunctionDef, event: unknown, traceHeader?: string): Promise<unknown> {
     const cold = !loaded.has(fn.name);
     const handler = await load(fn);
-    const deadline = Date.now() + TIMEOUT_MS;
+    // Its own timeout (serverless.yml), as Lambda's: what Powertools idempotency holds an
+    // Idempotency-Key in progress for is the time left (so a key cut off by a crash is free after it).
+    const deadline = Date.now() + fn.timeout * 1000;
     const context = {
       functionName: fn.name,
       functionVersion: '$LATEST',

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
 import { commonErrors, invalidField } from '../errors';
 import { event, message, type Outgoing } from '../events';
+import { holdPoint } from '../faults';
 import { account, type Leg, refuseTooLarge, settleAll, transferItems } from '../ledger';
 import { logger } from '../log';
 import { countPayment } from '../metrics';
@@ -14,7 +15,7 @@ import { feeOf, findQuote, putQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
 import { quoteErrors } from '../quotes/errors';
 import { methodFieldsOf, readAheadOf } from '../quotes/method';
 import type { QuoteRecord } from '../quotes/schemas';
-import type { Page } from '../store';
+import { BATCH_GET_MAX, type Page } from '../store';
 import { annotate } from '../tracing';
 import { commit, type Write } from '../tx';
 import { WALLET_INACTIVE, walletActive, walletAddressIdOf } from '../wallet-addresses';
@@ -22,7 +23,7 @@ import { canonicalOrUndefined } from '../wallet-addresses/address';
 import { walletAddressErrors } from '../wallet-addresses/errors';
 import { paymentErrors } from './errors';
 import type { CreatePayment, ListPaymentsQuery, Payment, PaymentMessage, PaymentRecord } from './schemas';
-import { mayWithdraw, type PaymentAction, TRANSITIONS } from './states';
+import { mayWithdraw, neverFundable, type PaymentAction, quoteExpired, TRANSITIONS } from './states';
 import * as store from './store';
 
 // Outgoing payments on a sender's wallet address (their state machine: ./states.ts). Funding moves the debit amount from the sender asset's settlement account into the payment's
@@ -43,6 +44,7 @@ export function paymentView(r: PaymentRecord): Payment {
     sentAmount: r.sentAmount,
     state: r.state,
     ...(r.failureReason && { failureReason: r.failureReason }),
+    ...(r.cancelReason && { cancelReason: r.cancelReason }),
     createdAt: r.createdAt,
     metadata: r.metadata,
     ...(r.grantId && { grantId: r.grantId, client: r.client }),
@@ -179,7 +181,8 @@ export const createPayment = async (node: Node, input: CreatePayment): Promise<P
 export const findGrantSpent = (node: Node, grantId: string, period: string) => store.findSpent(node, grantId, period);
 
 // An Admin action on the payment as read; answers the payment as it is after. `build` gives the
-// writes besides the transition (a transfer) and the events.
+// writes besides the transition (a transfer) and the events. `payment-<action>` names its fault
+// points (lib/faults.ts): `hold:payment-fund` stops a funding after its Idempotency-Key is taken.
 async function move(
   node: Node,
   id: string,
@@ -193,7 +196,8 @@ async function move(
   if (r.state !== from) throw commonErrors.invalidState('Payment', id, r.state, done);
   const next: PaymentRecord = { ...r, state: to };
   const { writes = [], outgoing } = build(r, next);
-  const refusals = await commit(node, [...store.transition(node, r, from, to), ...(await writes)], outgoing);
+  await holdPoint(`payment-${action}`);
+  const refusals = await commit(node, [...store.transition(node, r, from, to), ...(await writes)], outgoing, `payment-${action}`);
   refuseTooLarge(refusals);
   if (refusals.includes(WALLET_INACTIVE)) throw walletAddressErrors.inactive(r.walletAddress);
   if (refusals.length) throw commonErrors.invalidState('Payment', id, (await getPaymentRecord(node, id)).state, done);
@@ -202,9 +206,9 @@ async function move(
 
 export const fundPayment = (node: Node, id: string) =>
   move(node, id, 'fund', 'funded', (r, next) => {
-    // Funding later would send at a rate nobody quoted; the FSP cancels and quotes again.
-    if (r.quoteExpiresAt <= new Date().toISOString()) {
-      throw quoteErrors.expired(`Payment ${r.id}'s quote`, r.quoteExpiresAt, 'cancel it and create a new quote');
+    // Funding later would send at a rate nobody quoted: the service cancels it (cancelExpiredFundings).
+    if (quoteExpired(r, new Date().toISOString())) {
+      throw quoteErrors.expired(`Payment ${r.id}'s quote`, r.quoteExpiresAt, 'the payment is cancelled within a minute; create a new quote');
     }
     const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
     const transfer = transferItems(node, `fund:${r.id}`, { kind: 'funding', resource: { type: 'payment', id: r.id } }, [
@@ -221,13 +225,49 @@ export const fundPayment = (node: Node, id: string) =>
     };
   });
 
+// What cancelling `r` (in funding) writes besides its transition: nothing moved into its account,
+// so nothing moves out; its grant's charge is given back; payment.cancelled says so.
+const cancelling = (node: Node, r: PaymentRecord, next: PaymentRecord) => ({
+  writes: givingBack(node, r, 0n, 0n),
+  outgoing: [event(store.partition(node, r.id), 'payment.cancelled', paymentView(next))],
+});
+
 export async function cancelPayment(node: Node, id: string) {
-  const cancelled = await move(node, id, 'cancel', 'cancelled', (r, next) => ({
-    writes: givingBack(node, r, 0n, 0n),
-    outgoing: [event(store.partition(node, r.id), 'payment.cancelled', paymentView(next))],
-  }));
+  const cancelled = await move(node, id, 'cancel', 'cancelled', (r, next) => cancelling(node, r, next));
   countPayment('cancelled');
   return cancelled;
+}
+
+// Scheduled: cancels every payment left in `funding` past its quote's expiry, which can never be
+// funded (a funding that failed for good, an FSP that never answered), with `cancelReason`
+// quote_expired, as the FSP's cancel would. They are found in the funding state's listing
+// partitions, which hold only the payments waiting for their funding, so the hot path writes
+// nothing more for this. Answers how many it cancelled.
+export async function cancelExpiredFundings(node: Node): Promise<number> {
+  const now = new Date().toISOString();
+  const ids = await store.listFundingIds(node);
+  let cancelled = 0;
+  // A BatchGetItem's worth at a time: a backlog is read as it is worked through.
+  for (let i = 0; i < ids.length; i += BATCH_GET_MAX) {
+    for (const r of await store.findPayments(node, ids.slice(i, i + BATCH_GET_MAX))) {
+      if (neverFundable(r, now) && (await cancelNeverFundable(node, r))) cancelled++;
+    }
+  }
+  return cancelled;
+}
+
+// A fund that races this commits first or is refused: the transition's condition on `funding`
+// lets one through. False when the payment had left `funding` meanwhile.
+async function cancelNeverFundable(node: Node, r: PaymentRecord): Promise<boolean> {
+  const { from, to } = TRANSITIONS.cancel;
+  const reason = 'quote_expired';
+  const { writes, outgoing } = cancelling(node, r, { ...r, state: to, cancelReason: reason });
+  const refusals = await commit(node, [...store.transition(node, r, from, to, { cancelReason: reason }), ...writes], outgoing, 'payment-expire');
+  if (refusals.includes(store.PAYMENT_MOVED)) return false;
+  if (refusals.length) throw new Error(`Payment ${r.id} could not be cancelled: ${refusals.join(', ')}`);
+  logger.info('Payment cancelled: its quote expired before it was funded', { paymentId: r.id, quoteExpiresAt: r.quoteExpiresAt });
+  countPayment('cancelled', reason);
+  return true;
 }
 
 // When an Open Payments payment ends, its grant gets back what it charged and did not leave: all

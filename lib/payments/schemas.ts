@@ -14,6 +14,11 @@ export type CreatePayment = z.infer<typeof createPaymentBody>;
 export const paymentStates = ['funding', 'sending', 'completed', 'failed', 'cancelled'] as const;
 export type PaymentState = (typeof paymentStates)[number];
 
+// Why the service cancelled a payment itself (an FSP's cancel has no reason): its quote expired
+// before it was funded, so it never can be (lib/payments/states.ts).
+export const paymentCancelReasons = ['quote_expired'] as const;
+export type PaymentCancelReason = (typeof paymentCancelReasons)[number];
+
 export const payment = z.object({
   id: z.uuid(),
   walletAddress: z.url(),
@@ -25,6 +30,8 @@ export const payment = z.object({
   sentAmount: amount,
   state: z.enum(paymentStates),
   failureReason: z.string().optional(),
+  // Only when the service cancelled it (never when the FSP did).
+  cancelReason: z.enum(paymentCancelReasons).optional().describe('quote_expired: its quote expired unfunded'),
   createdAt: z.iso.datetime(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
   // An outgoing payment an app created over Open Payments: the grant it was created under, and the
@@ -53,6 +60,7 @@ export type PaymentRecord = MethodFields & {
   quoteExpiresAt: string; // a payment is funded at its quote's rate only while the quote is valid
   state: PaymentState;
   failureReason?: string;
+  cancelReason?: PaymentCancelReason;
   createdAt: string;
   metadata: Record<string, unknown> | null;
   grantId?: string;

@@ -3,7 +3,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db';
 import type { Node } from '../node';
 import { withMethodFields } from '../quotes/method';
-import { getAll, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
+import { getAll, idOfKey, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
 import type { Write } from '../tx';
 import { type PaymentRecord, type PaymentState, paymentStates } from './schemas';
 
@@ -86,6 +86,22 @@ export const findPayments = async (node: Node, ids: string[]): Promise<PaymentRe
 export async function findPayment(node: Node, id: string): Promise<PaymentRecord | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: paymentKey(node, id), ConsistentRead: true }));
   return Item && toRecord(Item);
+}
+
+// The ids of every payment in `funding` (its listing items' keys): those waiting for the FSP.
+export async function listFundingIds(node: Node): Promise<string[]> {
+  const shards = await Promise.all(
+    shardKeys(node, ALL('funding'), LIST_SHARDS).map((listPk) =>
+      queryAll({
+        TableName: node.tables.main,
+        IndexName: LISTS.index,
+        KeyConditionExpression: 'listPk = :pk',
+        ExpressionAttributeValues: { ':pk': listPk },
+        ProjectionExpression: 'pk',
+      }),
+    ),
+  );
+  return shards.flat().map((i) => idOfKey(i.pk));
 }
 
 // A page of payments, newest first: of one wallet address (its records' partitions; null: an

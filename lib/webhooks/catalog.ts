@@ -49,7 +49,7 @@ export const webhookEvents = {
   'payment.funded': paid('The payment was funded and is being sent.'),
   'payment.completed': paid('The payment was delivered.'),
   'payment.failed': paid('The payment failed (`failureReason`); what it did not send can be withdrawn.'),
-  'payment.cancelled': paid('The payment was cancelled before it was funded.'),
+  'payment.cancelled': paid('The payment was cancelled before it was funded: by the FSP, or by the service once its quote expired (`cancelReason`).'),
   'liquidity_withdrawal.created': withdrawal('A two-phase withdrawal holds its amount (state `pending`).'),
   'liquidity_withdrawal.posted': withdrawal("A two-phase withdrawal was posted: the amount left the ledger, to the asset's settlement account."),
   'liquidity_withdrawal.voided': withdrawal('A two-phase withdrawal was voided (`voidedBy`: `request` or `timeout`): the amount went back.'),

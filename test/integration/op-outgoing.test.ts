@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken, isPendingGrant } from '@interledger/open-payments';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { consentViaIdp } from '../consent';
 import { startTestStack, type TestStack } from '../stack';
 import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
@@ -67,6 +67,17 @@ async function quoteFor(c: AuthenticatedClient, receiverUrl: string, debit: stri
     { url: s.openPaymentsUrl, accessToken: token.access_token.value },
     { walletAddress: wallet.alice.address, receiver: receiverUrl, method: 'ilp', debitAmount: usd(debit) },
   );
+}
+
+// An app's grant to pay up to `limit` from Alice's wallet address, and its payments of a debit amount
+// to one incoming payment of the shop's.
+async function payingUpTo(limit: string) {
+  const token = await consented(app, [outgoing(wallet.alice.address, { debitAmount: usd(limit) })]);
+  const access = { url: s.openPaymentsUrl, accessToken: token.value };
+  const intent = await incomingOn('shop');
+  const pay = (value: string) =>
+    app.outgoingPayment.create(access, { walletAddress: wallet.alice.address, incomingPayment: intent.url, debitAmount: usd(value) });
+  return { token, access, pay };
 }
 
 const paymentsOf = async (owner: string) =>
@@ -206,11 +217,7 @@ describe('an app that pays from a user’s wallet', () => {
   });
 
   it('refuses a payment over the grant’s debit limit, 403, creating nothing; a cancelled payment gives its amount back', async () => {
-    const token = await consented(app, [outgoing(wallet.alice.address, { debitAmount: usd('1000') })]);
-    const access = { url: s.openPaymentsUrl, accessToken: token.value };
-    const intent = await incomingOn('shop');
-    const pay = (value: string) =>
-      app.outgoingPayment.create(access, { walletAddress: wallet.alice.address, incomingPayment: intent.url, debitAmount: usd(value) });
+    const { access, pay } = await payingUpTo('1000');
     const firstPayment = await pay('600');
     expect(firstPayment.grantSpentDebitAmount).toEqual(usd('600'));
     const before = (await paymentsOf('alice')).length;
@@ -221,6 +228,26 @@ describe('an app that pays from a user’s wallet', () => {
 
     // The FSP cancels the first: its amount is back, and a payment of the whole limit fits.
     await ok(s.admin('POST', `/payments/${firstPayment.id.split('/').pop()}/cancel`), 200);
+    expect(await app.outgoingPayment.getGrantSpentAmounts(access)).toMatchObject({ spentDebitAmount: usd('0') });
+    expect((await pay('1000')).grantSpentDebitAmount).toEqual(usd('1000'));
+  });
+
+  it('gives its grant back what a payment charged when the service cancels it, its quote expired unfunded', async () => {
+    const { token, access, pay } = await payingUpTo('1000');
+    const payment = await pay('700');
+    expect(await failure(pay('700'))).toEqual({ status: 403, code: 'insufficient_grant' });
+    // The FSP never funds it. Past its quote's expiry (QUOTE_LIFETIME_SECS, 300 s; a faked clock),
+    // the scheduled sweeper cancels it.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 301_000);
+      expect(await s.invoke('paymentsExpire')).toBeGreaterThanOrEqual(1);
+    } finally {
+      vi.useRealTimers();
+    }
+    const id = payment.id.split('/').pop();
+    expect(await ok(s.admin('GET', `/payments/${id}`), 200)).toMatchObject({ state: 'cancelled', cancelReason: 'quote_expired' });
+    expect(await app.outgoingPayment.get({ url: payment.id, accessToken: token.value })).toMatchObject({ failed: true, sentAmount: usd('0') });
     expect(await app.outgoingPayment.getGrantSpentAmounts(access)).toMatchObject({ spentDebitAmount: usd('0') });
     expect((await pay('1000')).grantSpentDebitAmount).toEqual(usd('1000'));
   });

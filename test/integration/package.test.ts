@@ -334,7 +334,12 @@ describe('the CloudFormation template', () => {
       expect(fns[id].Properties.Timeout, fn.name).toBeLessThanOrEqual(25);
     }
     const scheduled = service.functions.filter((f) => f.events.some((e) => e.schedule)).map((f) => functionId(f.name));
-    expect(scheduled.sort()).toEqual(['LiquidityWithdrawalsExpireLambdaFunction', 'PaymentIntentsExpireLambdaFunction', 'RatesRefreshLambdaFunction']);
+    expect(scheduled.sort()).toEqual([
+      'LiquidityWithdrawalsExpireLambdaFunction',
+      'PaymentIntentsExpireLambdaFunction',
+      'PaymentsExpireLambdaFunction',
+      'RatesRefreshLambdaFunction',
+    ]);
     const configs = ofType('AWS::Lambda::EventInvokeConfig').map(([, c]) => c.Properties);
     for (const fn of scheduled) {
       const config = configs.find((c) => c.FunctionName.Ref === fn);
@@ -357,9 +362,9 @@ describe('the CloudFormation template', () => {
     expect(rules.WebhookRule.Properties.Targets[0].Arn).toEqual({ 'Fn::GetAtt': ['WebhookQueue', 'Arn'] });
   });
 
-  it('schedules the rate refresher, the intent expirer and the withdrawal expirer every minute', () => {
+  it('schedules the rate refresher and the intent, withdrawal and funding expirers every minute', () => {
     const schedules = ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.ScheduleExpression);
-    expect(schedules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(['rate(1 minute)', 'rate(1 minute)', 'rate(1 minute)']);
+    expect(schedules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(Array(4).fill('rate(1 minute)'));
   });
 
   it('triggers the payment worker and the webhook sender from their queues, with partial batch responses', () => {

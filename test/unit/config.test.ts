@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadService } from '../../infra/local/serverless-config';
 import { readConfig as read, readRuntime } from '../../lib/config-schema';
 
 const valid = {
@@ -24,7 +25,7 @@ describe('configuration', () => {
     expect([c.EXCHANGE_RATES_LIFETIME_SECS, c.EXCHANGE_RATES_TIMEOUT_SECS, c.EXCHANGE_RATES_REFRESH_BEFORE_SECS]).toEqual([3600, 10, 120]);
     expect(c.QUOTE_LIFETIME_SECS).toBe(300);
     expect(c.WEBHOOK_TIMEOUT_SECS).toBe(10);
-    expect(c.WEBHOOK_RETRY_SCHEDULE_SECS).toEqual([5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
+    expect(c.WEBHOOK_RETRY_SCHEDULE_SECS).toEqual([5, 30, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
     expect(c.ACCESS_TOKEN_EXPIRY_SECS).toBe(600);
     expect(c.GRANT_REQUESTS_PER_MINUTE).toBe(120);
     expect(c.SECRETS_PREFIX).toBe('');
@@ -41,6 +42,22 @@ describe('configuration', () => {
     ] as const)
       expect(read({ ...valid, ALLOW_PRIVATE_FETCH: v }).ALLOW_PRIVATE_FETCH, v).toBe(want);
     expect(() => read({ ...valid, ALLOW_PRIVATE_FETCH: 'yes' })).toThrow(/ALLOW_PRIVATE_FETCH: must be true or false/);
+  });
+
+  // An FSP funds a payment before it answers payment.created (docs/webhooks.md). A funding cut off in
+  // the middle (a crash, a timeout) holds its Idempotency-Key in progress for the rest of its
+  // function's time, its timeout at most; every retry that comes meanwhile fails again (409, so the
+  // FSP answers 503). From the failure of the attempt that took the lock (the first, or the first
+  // retry), a retry must come past the lock, and long before the quote expires.
+  it('retries a payment.created past the lock of a funding cut off in the middle, well before the quote expires', () => {
+    const fund = loadService().functions.find((f) => f.name === 'paymentsFund')!;
+    const c = read(valid);
+    const schedule = c.WEBHOOK_RETRY_SCHEDULE_SECS;
+    for (const from of [0, 1]) {
+      const after = schedule.slice(from).map((_, i) => schedule.slice(from, from + i + 1).reduce((a, b) => a + b, 0));
+      const past = after.find((t) => t >= fund.timeout + 5);
+      expect(past, `retries ${after.join(', ')} s after the failure; the lock lasts up to ${fund.timeout} s`).toBeLessThanOrEqual(c.QUOTE_LIFETIME_SECS / 4);
+    }
   });
 
   it('fails naming each bad or missing variable', () => {

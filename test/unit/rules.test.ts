@@ -17,7 +17,7 @@ import {
 import { mayEnd, stateAfter } from '../../lib/liquidity-withdrawals/rules';
 import { afterCredit, creditEntry, isOpen, isShort, parseCredit, stateOf, storedAs } from '../../lib/payment-intents/credit';
 import { type IntentRecord, intentStates } from '../../lib/payment-intents/schemas';
-import { actionsFrom, mayWithdraw, TRANSITIONS } from '../../lib/payments/states';
+import { actionsFrom, mayWithdraw, neverFundable, quoteExpired, TRANSITIONS } from '../../lib/payments/states';
 import { bestRoute, tokenChanges } from '../../lib/peers/rules';
 
 // The domain rules that are pure: what the stores write as conditions, and what the services
@@ -35,6 +35,18 @@ describe('the payment state machine', () => {
     expect(mayWithdraw('funding')).toBe(false);
     expect(mayWithdraw('sending')).toBe(false);
     expect(['completed', 'failed', 'cancelled'].every((s) => mayWithdraw(s as never))).toBe(true);
+  });
+
+  it('funds only while the quote is valid; one left in funding after that never can be, and is cancelled', () => {
+    const quoteExpiresAt = '2026-01-01T00:05:00.000Z';
+    expect(quoteExpired({ quoteExpiresAt }, '2026-01-01T00:04:59.999Z')).toBe(false);
+    expect(quoteExpired({ quoteExpiresAt }, quoteExpiresAt)).toBe(true);
+    expect(neverFundable({ state: 'funding', quoteExpiresAt }, '2026-01-01T00:04:59.999Z')).toBe(false);
+    expect(neverFundable({ state: 'funding', quoteExpiresAt }, quoteExpiresAt)).toBe(true);
+    // Funded in time, or ended: its quote's expiry no longer matters.
+    for (const state of ['sending', 'completed', 'failed', 'cancelled'] as const) {
+      expect(neverFundable({ state, quoteExpiresAt }, '2026-01-02T00:00:00.000Z')).toBe(false);
+    }
   });
 });
 

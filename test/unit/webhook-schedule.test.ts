@@ -3,14 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { hopDelay, REDELIVER_OVERDUE_SECS, redeliverableFrom, retryDelay } from '../../lib/webhooks/schedule';
 
-const DEFAULT = [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400];
+const DEFAULT = [5, 30, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400];
 
 describe('webhook retry timing', () => {
   it('follows the schedule, then stops', () => {
     expect(retryDelay(DEFAULT, 1)).toBe(5);
-    expect(retryDelay(DEFAULT, 2)).toBe(300);
-    expect(retryDelay(DEFAULT, 9)).toBe(86400);
-    expect(retryDelay(DEFAULT, 10)).toBeUndefined();
+    expect(retryDelay(DEFAULT, 2)).toBe(30);
+    expect(retryDelay(DEFAULT, 3)).toBe(300);
+    expect(retryDelay(DEFAULT, 10)).toBe(86400);
+    expect(retryDelay(DEFAULT, 11)).toBeUndefined();
     expect(retryDelay([], 1)).toBeUndefined();
   });
 
@@ -38,7 +39,7 @@ describe('redelivering a pending event', () => {
     const due = '2026-01-01T00:05:00.000Z';
     expect(redeliverableFrom({ attempts: [{ at }], failures: 1, nextAttemptAt: due }, DEFAULT)).toBe(Date.parse(due) + REDELIVER_OVERDUE_SECS * 1000);
     // A record from before the next attempt's time was kept: its last attempt and the retry it scheduled.
-    expect(redeliverableFrom({ attempts: [{ at }, { at }], failures: 2 }, DEFAULT)).toBe(t + (300 + REDELIVER_OVERDUE_SECS) * 1000);
+    expect(redeliverableFrom({ attempts: [{ at }, { at }], failures: 2 }, DEFAULT)).toBe(t + (30 + REDELIVER_OVERDUE_SECS) * 1000);
     expect(redeliverableFrom({ attempts: [{ at }], failures: 0 }, DEFAULT)).toBe(t + REDELIVER_OVERDUE_SECS * 1000);
   });
 
