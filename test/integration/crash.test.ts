@@ -180,7 +180,7 @@ describe('kill -9 of a node in the middle of funding', () => {
     } finally {
       await node?.stop();
     }
-  }, 300_000);
+  });
 });
 
 // The in-progress times (epoch ms) of the fund route's Idempotency-Keys in npm start's DynamoDB Local.
