@@ -211,4 +211,19 @@ describe('the service, asked to fetch from hostile servers', () => {
     await expect.poll(() => s.tally.hungUp).toBe(true);
     expect(s.tally.bytesSent).toBeLessThan(BUFFERED);
   });
+
+  it("answers 502 receiver_unreachable with the receiver's status, never its body", async () => {
+    const secret = 'SECRET-INSIDE-BODY';
+    const errors = await serve((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end(`{"error":{"description":"${secret}"}}`));
+    const html = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`<html>${secret}</html>`));
+    for (const [s, says] of [
+      [errors, 'HTTP 500'],
+      [html, 'not JSON'],
+    ] as const) {
+      const res = await stack.admin('POST', '/quotes', { walletAddress: alice, receiver: `${s.url}/incoming-payments/3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c` });
+      expect(res.status).toBe(502);
+      expect(res.body).toMatchObject({ code: 'receiver_unreachable', detail: expect.stringContaining(says) });
+      expect(JSON.stringify(res.body), says).not.toMatch(/SECRET|html>/);
+    }
+  });
 });
