@@ -76,23 +76,23 @@ describe("a tenant's peer", () => {
 
   it('whose stored endpoint is internal (made before this check, or a name that resolves there now) is refused when a packet would leave: nothing is sent', async () => {
     const peer = await ok(tenant.admin('POST', '/peers', peerBody('test.node-a', 'http://peer.invalid/ilp', 100)));
-    // As a peer made before the check was stored.
+    // As a peer made before the check was stored; by name, which the check at connect time resolves.
     await s.dynamo.send(
       new UpdateItemCommand({
         TableName: s.env.MAIN_TABLE,
         Key: { pk: { S: `T#${tenant.id}#PEER#${peer.id}` }, sk: { S: 'PEER' } },
         UpdateExpression: 'SET #http.#outgoing.#endpoint = :e',
         ExpressionAttributeNames: { '#http': 'http', '#outgoing': 'outgoing', '#endpoint': 'endpoint' },
-        ExpressionAttributeValues: { ':e': { S: `http://127.0.0.1:${inside.port}/` } },
+        ExpressionAttributeValues: { ':e': { S: `http://localhost:${inside.port}/` } },
         ConditionExpression: 'attribute_exists(pk)',
       }),
     );
-    expect((await ok(tenant.admin('GET', `/peers/${peer.id}`), 200)).http.outgoing.endpoint).toBe(`http://127.0.0.1:${inside.port}/`);
+    expect((await ok(tenant.admin('GET', `/peers/${peer.id}`), 200)).http.outgoing.endpoint).toBe(`http://localhost:${inside.port}/`);
 
     const res = await tenant.admin('POST', '/quotes', { walletAddress: tenant.alice, receiver: operator.intentUrl });
+    expect(inside.tally.requests, JSON.stringify(res.body)).toBe(0);
     expect(res.status, JSON.stringify(res.body)).toBe(502);
     expect(res.body).toMatchObject({ code: 'peer_unreachable', detail: expect.stringContaining('internal address') });
-    expect(inside.tally.requests).toBe(0);
   });
 });
 
