@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type LookupAddress, lookup } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -30,8 +30,8 @@ export interface FetchLimits {
   maxBytes?: number;
   timeoutMs?: number;
   maxRedirects?: number;
-  // The caller reads the answer's status alone (a webhook's receiver may answer with a page): a
-  // body past maxBytes is dropped with its connection, not refused.
+  // The caller reads the answer's status alone (a webhook's): answered once the status is in, the
+  // body dropped (and its connection, if it passes maxBytes), never refused.
   statusOnly?: boolean;
 }
 export const MAX_BYTES = 64 * 1024;
@@ -125,7 +125,7 @@ interface Hop {
   body?: Buffer;
 }
 
-// One request, its answer read up to maxBytes (or, statusOnly, the body dropped past it).
+// One request, its answer read up to maxBytes (statusOnly: answered at its status, its body drained).
 function exchange(hop: Hop, limits: Required<FetchLimits>, signal: AbortSignal): Promise<{ res: IncomingMessage; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const https = hop.url.protocol === 'https:';
@@ -136,10 +136,13 @@ function exchange(hop: Hop, limits: Required<FetchLimits>, signal: AbortSignal):
       agent: agents[limits.allowPrivate ? 'open' : 'checked'][https ? 'https' : 'http'],
     };
     const req = (https ? httpsRequest : httpRequest)(hop.url, options, (res) => {
+      if (limits.statusOnly) {
+        drain(req, res, limits.maxBytes);
+        return resolve({ res, body: Buffer.alloc(0) });
+      }
       const tooLarge = () => {
         req.destroy();
-        if (limits.statusOnly) resolve({ res, body: Buffer.alloc(0) });
-        else reject(new OutboundFetchError('too_large', `The answer of ${hop.url.origin} is larger than ${limits.maxBytes} bytes`));
+        reject(new OutboundFetchError('too_large', `The answer of ${hop.url.origin} is larger than ${limits.maxBytes} bytes`));
       };
       const declared = Number(res.headers['content-length']);
       if (declared > limits.maxBytes) return tooLarge();
@@ -156,6 +159,20 @@ function exchange(hop: Hop, limits: Required<FetchLimits>, signal: AbortSignal):
     req.on('error', (e) => reject(signal.aborted ? signal.reason : e));
     req.end(hop.body);
   });
+}
+
+// A body nobody reads, read to its end and dropped so that its connection serves again; past
+// maxBytes, or not done within DRAIN_MS, the connection is dropped instead.
+const DRAIN_MS = 1000;
+function drain(req: ClientRequest, res: IncomingMessage, maxBytes: number) {
+  let size = 0;
+  const timer = setTimeout(() => req.destroy(), DRAIN_MS).unref();
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) req.destroy();
+  });
+  res.on('close', () => clearTimeout(timer));
+  res.on('error', () => undefined); // the connection dropped: nothing waits for this body
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
