@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { tenantId } from './tenants/schemas';
 
 // Every setting the Lambda functions read, validated once at cold start. A bad or missing value
 // fails here with the variable's name, not later inside a request.
@@ -71,6 +72,18 @@ const schema = z.object({
   // Local development only: let outbound fetches of URLs that clients and other nodes choose
   // (lib/net/fetch.ts) reach loopback and private addresses, as nodes on one machine must.
   ALLOW_PRIVATE_FETCH: flag(false),
+  // The tenants whose peers' connectors may be at loopback, private and other internal addresses
+  // (an FSP's own network): their ids, comma-separated, `operator` for the operator's own peers;
+  // empty: none (npm start: operator, for nodes on one machine).
+  ALLOW_PRIVATE_PEERS: z
+    .preprocess((v) => (v === undefined ? '' : v), z.string())
+    .transform((s) =>
+      s
+        .split(',')
+        .map((id) => id.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .refine((ids) => ids.every((id) => tenantId.safeParse(id).success), 'must be tenant ids (uuids) or operator, comma-separated'),
   // This node's ILP address, under which its incoming payments receive (e.g. g.example.wallet).
   ILP_ADDRESS: z.string().regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)+$/, 'must be an ILP address, e.g. test.node-a'),
   // How far below the expected rate (a fraction) a payment over Interledger may deliver at: the

@@ -51,6 +51,9 @@ export interface Node {
   grantRequestsPerMinute: number; // per client: more in a minute are 429
   // Local only: outbound fetches of client-chosen URLs may reach loopback and private addresses.
   allowPrivateFetch: boolean;
+  // ALLOW_PRIVATE_PEERS: the tenants (by id, `operator` for the operator) whose peers' connectors
+  // may be at loopback, private and other internal addresses (mayPeerPrivately).
+  privatePeers: readonly string[];
   rates: { url?: string; lifetimeSecs: number; timeoutSecs: number; refreshBeforeSecs: number };
   webhooks: { url?: string; timeoutSecs: number; retryScheduleSecs: number[] };
 }
@@ -79,6 +82,7 @@ export function nodeOf(c: Config): Node {
     gnapWaitSecs: c.GNAP_WAIT_SECS,
     grantRequestsPerMinute: c.GRANT_REQUESTS_PER_MINUTE,
     allowPrivateFetch: c.ALLOW_PRIVATE_FETCH,
+    privatePeers: c.ALLOW_PRIVATE_PEERS,
     rates: {
       url: c.EXCHANGE_RATES_URL,
       lifetimeSecs: c.EXCHANGE_RATES_LIFETIME_SECS,
@@ -108,6 +112,9 @@ export function nodeFor(base: Node, t: TenantSettings): Node {
     webhooks: { ...base.webhooks, url: t.webhookUrl },
   };
 }
+
+// Whether this node's peers may be at internal addresses: a tenant's only when the deployment names it.
+export const mayPeerPrivately = (node: Node) => node.privatePeers.includes(node.tenant.id);
 
 // Where a tenant's Open Payments servers are: `<resource server>/t/<id>`, `<AUTH_SERVER_URL>/t/<id>`.
 export const TENANT_PATH = '/t/';

@@ -17,7 +17,8 @@ import { type LambdaTracing, lambdaTracing } from './runtime';
 // One trace follows a payment across every hop: the trace header (X-Amzn-Trace-Id's
 // `Root=…;Parent=…;Sampled=1`) travels in the outbox item (lib/tx.ts), on the bus's entries
 // (TraceHeader) and the queues' messages (AWSTraceHeader, lib/events/relay.ts), and on outgoing
-// HTTP requests (tracedFetch: webhooks, ILP packets to a peer's connector).
+// HTTP requests (tracedFetch, under lib/net/fetch.ts's boundedFetch: webhooks, ILP packets to a
+// peer's connector, Open Payments reads).
 export const TRACE_HEADER = 'X-Amzn-Trace-Id';
 
 // The fields of a segment document that this service writes (X-Ray's segment document schema).
@@ -259,7 +260,7 @@ export function continueTrace<T>(header: string | undefined, fn: () => Promise<T
 
 // An HTTP request to another service as a subsegment (X-Ray's `remote` namespace), sent with the
 // trace header, so that a traced receiver (a peer's connector, the local FSP) continues the trace.
-export async function tracedFetch(input: string | URL | Request, init?: RequestInit, send: typeof fetch = fetch): Promise<Response> {
+export async function tracedFetch(input: string | URL | Request, init: RequestInit | undefined, send: typeof fetch): Promise<Response> {
   const parent = currentSpan();
   if (!parent) return send(input, init);
   const { origin, pathname, host } = new URL(input instanceof Request ? input.url : input);

@@ -161,6 +161,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       SECRETS_PREFIX: '',
       // Nodes on this machine talk to each other (and clients publish their keys) on localhost.
       ALLOW_PRIVATE_FETCH: process.env.ALLOW_PRIVATE_FETCH || 'true',
+      // The operator's peers are other nodes on this machine; a tenant's never may be (unless named).
+      ALLOW_PRIVATE_PEERS: process.env.ALLOW_PRIVATE_PEERS || 'operator',
       // The functions' metrics (EMF lines) go to the collector as on Lambda to CloudWatch; without
       // it, they would only crowd the log.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED || String(!collect),

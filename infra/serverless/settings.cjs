@@ -96,6 +96,7 @@ const SETTINGS = {
   INCOMING_APPROVAL_REQUIRED: functions,
   INCOMING_PARTIAL_PAYMENTS: functions,
   ALLOW_PRIVATE_FETCH: functions,
+  ALLOW_PRIVATE_PEERS: functions,
   WEBHOOK_URL: functions,
   WEBHOOK_TIMEOUT_SECS: functions,
   WEBHOOK_RETRY_SCHEDULE_SECS: functions,

@@ -191,7 +191,7 @@ export class PeerPlugin {
       return this.fail('stopped', `Reserving the packet failed: ${(e as Error).message}`);
     }
 
-    const delivery = await sendToPeer(peer, outgoing);
+    const delivery = await sendToPeer(this.opts.node, peer, outgoing);
     try {
       crashPoint('ilp-send:after-reply');
     } catch (e) {
@@ -232,7 +232,7 @@ export class PeerPlugin {
 
   // A packet that moves nothing here (a probe, or a connection close).
   private async forward(outgoing: IlpPrepare): Promise<Buffer> {
-    const delivery = await sendToPeer(this.opts.peer, outgoing);
+    const delivery = await sendToPeer(this.opts.node, this.opts.peer, outgoing);
     if (delivery.kind === 'reply') return this.forPay(delivery.reply);
     if (delivery.kind === 'not_sent') return this.notSent(delivery);
     return serializeIlpReply(reject(this.opts.node, 'T00', delivery.reason)); // unknown is harmless when nothing moves

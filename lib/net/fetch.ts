@@ -1,33 +1,44 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type LookupAddress, lookup } from 'node:dns';
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { tracedFetch } from '../tracing';
 import { blockedRange, isIpLiteral } from './addresses';
 
-// The one way this service fetches a URL that someone outside chose: a client's key set (its
-// wallet address's jwks.json), another node's wallet address and incoming payments. Bounded so that
-// such a URL cannot exhaust memory or time, or reach inside the network:
+// The one way this service fetches a URL: every outbound HTTP request goes through boundedFetch,
+// bounded so that a URL cannot exhaust memory or time, or reach inside the network:
 // - the body is read as a stream and the connection dropped once it passes maxBytes (whatever
 //   Content-Length says, or without one);
 // - one deadline for the whole exchange, redirects and body included;
-// - at most maxRedirects redirects, each hop checked again;
+// - at most maxRedirects redirects, each hop checked again (none with `redirect: 'error'`; with
+//   'manual', a redirect is the answer);
 // - no loopback, private, link-local or other internal address (lib/net/addresses.ts), checked on
 //   the addresses the name resolves to, at connect time (the socket connects to the address that
 //   was checked, so a name that answers differently the second time gains nothing), unless
-//   allowPrivate (ALLOW_PRIVATE_FETCH, for nodes on one machine).
-// The FSP's own configured endpoints (EXCHANGE_RATES_URL, WEBHOOK_URL, peers' connectors, the
-// authorization server's introspection) are trusted configuration and use plain fetch.
+//   allowPrivate.
+// Who chose the URL decides allowPrivate: the operator's own configuration (EXCHANGE_RATES_URL,
+// WEBHOOK_URL, a tenant's webhookUrl and ratesUrl, AUTH_SERVER_URL's introspection) may be
+// private; URLs that clients and other nodes choose may not, unless ALLOW_PRIVATE_FETCH (nodes on
+// one machine); a peer's connector may not, unless ALLOW_PRIVATE_PEERS names its tenant.
+// Connections are kept alive and reused (a peer gets a request per ILP packet, a webhook one per
+// event): each new one is checked when it connects.
 export interface FetchLimits {
   allowPrivate: boolean;
   maxBytes?: number;
   timeoutMs?: number;
   maxRedirects?: number;
+  // The caller reads the answer's status alone (a webhook's): answered once the status is in, the
+  // body dropped (and its connection, if it passes maxBytes), never refused.
+  statusOnly?: boolean;
 }
 export const MAX_BYTES = 64 * 1024;
 const TIMEOUT_MS = 5000;
 const MAX_REDIRECTS = 3;
+// How long an idle connection is kept (less when the server's Keep-Alive says so, as fetch does).
+const IDLE_MS = 4000;
 
 export type FetchRefusal = 'too_large' | 'timeout' | 'too_many_redirects' | 'private_address' | 'unsupported_url';
 
@@ -41,11 +52,20 @@ export class OutboundFetchError extends Error {
   }
 }
 
+// The system's code of a failed request (ECONNREFUSED, ENOTFOUND), if it has one.
+export const errorCode = (e: unknown): string | undefined => {
+  const err = e as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = err?.code ?? err?.cause?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+const reachable = (addresses: LookupAddress[]) => addresses.filter((a) => !blockedRange(a.address));
+
 // Resolves as dns.lookup does, keeping only the addresses allowed; none: an error naming the range.
 const checkedLookup: LookupFunction = (hostname, options, callback) => {
   lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, '', 0);
-    const allowed = addresses.filter((a) => !blockedRange(a.address));
+    const allowed = reachable(addresses);
     if (!allowed.length) {
       const first = addresses[0];
       const refused = new OutboundFetchError('private_address', `${hostname} resolves to ${first?.address}, a ${blockedRange(first?.address ?? '')} address`);
@@ -56,6 +76,48 @@ const checkedLookup: LookupFunction = (hostname, options, callback) => {
   });
 };
 
+// The internal range a URL's host is, or resolves to (every address of it): what a fetch of it
+// refuses when it connects. Undefined for a public host, and for a name that does not resolve now
+// (or not within LOOKUP_MS): the fetch checks it again.
+const LOOKUP_MS = 3000;
+export async function internalRange(url: string): Promise<string | undefined> {
+  const { hostname } = new URL(url);
+  if (isIpLiteral(hostname)) return blockedRange(hostname);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<LookupAddress[]>((done) => {
+    timer = setTimeout(() => done([]), LOOKUP_MS);
+  });
+  const addresses = await Promise.race([dnsLookup(hostname, { all: true }).catch(() => []), late]).finally(() => clearTimeout(timer));
+  return addresses.length && !reachable(addresses).length ? blockedRange(addresses[0].address) : undefined;
+}
+
+// Kept-alive connections. A pool reuses a socket for any request to its host and port, so the
+// connections opened without the check have a pool of their own.
+const agentOptions = { keepAlive: true, timeout: IDLE_MS };
+const agents = {
+  checked: {
+    http: silentWhileIdle(new HttpAgent({ ...agentOptions, lookup: checkedLookup })),
+    https: silentWhileIdle(new HttpsAgent({ ...agentOptions, lookup: checkedLookup })),
+  },
+  open: { http: silentWhileIdle(new HttpAgent(agentOptions)), https: silentWhileIdle(new HttpsAgent(agentOptions)) },
+};
+
+// A kept connection must say nothing while idle: what a server sent past its answer's length (a
+// Content-Length that lied) would be read as the next request's answer. One that speaks is closed.
+function silentWhileIdle<A extends HttpAgent>(agent: A): A {
+  const keep = agent.keepSocketAlive.bind(agent) as unknown as (socket: Duplex) => boolean;
+  const reuse = agent.reuseSocket.bind(agent);
+  const hangUp = function (this: Duplex) {
+    this.destroy();
+  };
+  agent.keepSocketAlive = ((socket: Duplex) => keep(socket) && Boolean(socket.once('data', hangUp))) as never;
+  agent.reuseSocket = (socket, request) => {
+    socket.off('data', hangUp);
+    reuse(socket, request);
+  };
+  return agent;
+}
+
 interface Hop {
   url: URL;
   method: string;
@@ -63,41 +125,54 @@ interface Hop {
   body?: Buffer;
 }
 
-// One request, its answer read up to maxBytes.
+// One request, its answer read up to maxBytes (statusOnly: answered at its status, its body drained).
 function exchange(hop: Hop, limits: Required<FetchLimits>, signal: AbortSignal): Promise<{ res: IncomingMessage; body: Buffer }> {
   return new Promise((resolve, reject) => {
+    const https = hop.url.protocol === 'https:';
     const options: RequestOptions = {
       method: hop.method,
       headers: Object.fromEntries(hop.headers),
       signal,
-      agent: false,
-      ...(!limits.allowPrivate && { lookup: checkedLookup }),
+      agent: agents[limits.allowPrivate ? 'open' : 'checked'][https ? 'https' : 'http'],
     };
-    const req = (hop.url.protocol === 'https:' ? httpsRequest : httpRequest)(hop.url, options, (res) => {
-      const tooLarge = () => new OutboundFetchError('too_large', `The answer of ${hop.url.origin} is larger than ${limits.maxBytes} bytes`);
-      const declared = Number(res.headers['content-length']);
-      if (declared > limits.maxBytes) {
-        req.destroy();
-        return reject(tooLarge());
+    const req = (https ? httpsRequest : httpRequest)(hop.url, options, (res) => {
+      if (limits.statusOnly) {
+        drain(req, res, limits.maxBytes);
+        return resolve({ res, body: Buffer.alloc(0) });
       }
+      const tooLarge = () => {
+        req.destroy();
+        reject(new OutboundFetchError('too_large', `The answer of ${hop.url.origin} is larger than ${limits.maxBytes} bytes`));
+      };
+      const declared = Number(res.headers['content-length']);
+      if (declared > limits.maxBytes) return tooLarge();
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > limits.maxBytes) {
-          req.destroy();
-          reject(tooLarge());
-        } else chunks.push(chunk);
+        if (size > limits.maxBytes) tooLarge();
+        else chunks.push(chunk);
       });
-      res.on('end', () => {
-        resolve({ res, body: Buffer.concat(chunks) });
-        req.destroy(); // whatever follows the body (a Content-Length that lied) is not read
-      });
+      res.on('end', () => resolve({ res, body: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
     req.on('error', (e) => reject(signal.aborted ? signal.reason : e));
     req.end(hop.body);
   });
+}
+
+// A body nobody reads, read to its end and dropped so that its connection serves again; past
+// maxBytes, or not done within DRAIN_MS, the connection is dropped instead.
+const DRAIN_MS = 1000;
+function drain(req: ClientRequest, res: IncomingMessage, maxBytes: number) {
+  let size = 0;
+  const timer = setTimeout(() => req.destroy(), DRAIN_MS).unref();
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) req.destroy();
+  });
+  res.on('close', () => clearTimeout(timer));
+  res.on('error', () => undefined); // the connection dropped: nothing waits for this body
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -110,7 +185,7 @@ export const boundedFetch = (input: string | URL | Request, init: RequestInit | 
   tracedFetch(input, init, (request, again) => fetchWithin(request, again, limits));
 
 async function fetchWithin(input: string | URL | Request, init: RequestInit | undefined, limits: FetchLimits): Promise<Response> {
-  const all = { maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, maxRedirects: MAX_REDIRECTS, ...limits };
+  const all = { maxBytes: MAX_BYTES, timeoutMs: TIMEOUT_MS, maxRedirects: MAX_REDIRECTS, statusOnly: false, ...limits };
   const request = new Request(input, init);
   // A timer of our own, not AbortSignal.any over AbortSignal.timeout: Node 20 holds a composite's
   // sources weakly, so a timeout signal nothing else holds can be collected and never fire (CI saw
@@ -134,6 +209,7 @@ async function follow(request: Request, all: Required<FetchLimits>, signal: Abor
   const headers = new Headers(request.headers);
   // A length, not chunks: signed requests may cover Content-Length.
   if (body && !headers.has('content-length')) headers.set('content-length', String(body.length));
+  const maxRedirects = request.redirect === 'error' ? 0 : all.maxRedirects;
   let hop: Hop = { url: new URL(request.url), method: request.method, headers, body };
   for (let redirects = 0; ; redirects++) {
     const { url } = hop;
@@ -151,8 +227,12 @@ async function follow(request: Request, all: Required<FetchLimits>, signal: Abor
     const { res } = answer;
     const status = res.statusCode ?? 0;
     const location = res.headers.location;
-    if (REDIRECTS.has(status) && location) {
-      if (redirects >= all.maxRedirects) throw new OutboundFetchError('too_many_redirects', `More than ${all.maxRedirects} redirects from ${request.url}`);
+    if (REDIRECTS.has(status) && location && request.redirect !== 'manual') {
+      if (redirects >= maxRedirects)
+        throw new OutboundFetchError(
+          'too_many_redirects',
+          maxRedirects ? `More than ${maxRedirects} redirects from ${request.url}` : `${url.origin} answered a redirect`,
+        );
       const next = new URL(location, url);
       const carried = new Headers(hop.headers);
       if (next.origin !== url.origin) for (const name of CREDENTIALS) carried.delete(name);

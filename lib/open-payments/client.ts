@@ -86,8 +86,9 @@ export async function readReceiver(node: Node, url: string): Promise<RemoteRecei
   } catch (e) {
     if (e instanceof OpenPaymentsClientError && e.status === 404) throw ilpErrors.receiverNotFound(`No incoming payment at ${url}`);
     if (e instanceof DomainError) throw e;
-    // What the receiver's node answered, when it answered: a refusal is not an outage.
-    const answer = e instanceof OpenPaymentsClientError && e.status !== undefined ? ` (HTTP ${e.status}${e.description ? `: ${e.description}` : ''})` : '';
+    // What the receiver's node answered, when it answered (a refusal is not an outage): its status,
+    // never its body (the client's description is the body's).
+    const answer = e instanceof OpenPaymentsClientError && e.status !== undefined ? ` (HTTP ${e.status})` : '';
     throw ilpErrors.receiverUnreachable(`Could not read the incoming payment at ${url}: ${(e as Error).message}${answer}`);
   }
   return receiverFrom(url, read);
@@ -102,9 +103,11 @@ export async function readIncomingPayment(node: Node, url: string) {
   try {
     return await withBoundedFetch({ allowPrivate: node.allowPrivateFetch }, () => read(reader, url));
   } catch (e) {
-    // Not answered at all (refused, too large, timed out): the client's message names only the
-    // request; its description says why.
-    if (e instanceof OpenPaymentsClientError && e.status === undefined && e.description) throw new Error(e.description, { cause: e });
+    // Not answered at all (refused, too large, timed out), or not with JSON: the client's message
+    // names only the request; its description says why (a JSON parser's quotes the body: not that).
+    if (e instanceof OpenPaymentsClientError && e.status === undefined && e.description) {
+      throw new Error(/\bJSON\b/.test(e.description) ? 'The answer is not JSON' : e.description, { cause: e });
+    }
     throw e;
   }
 }

@@ -21,6 +21,14 @@ export const peerErrors = errorCatalog({
     title: 'An incoming auth token is used by another peer',
     detail: () => 'An incoming auth token is already used by another peer; each token names one peer',
   },
+  internalEndpoint: {
+    code: 'peer_endpoint_internal',
+    status: 422,
+    title: "The peer's endpoint is at an internal address, where this tenant's peers may not be",
+    detail: (endpoint: string) =>
+      `${endpoint} is, or resolves to, a loopback, private, link-local or other internal address: this node sends a tenant's packets there only if the operator allows it (ALLOW_PRIVATE_PEERS)`,
+    fields: () => [{ field: 'http.outgoing.endpoint', message: 'is, or resolves to, an internal address' }],
+  },
   changed: {
     code: 'peer_changed',
     status: 409,

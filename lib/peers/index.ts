@@ -7,7 +7,8 @@ import { event } from '../events';
 import { account, balanceOf, emptyAccountCheck, moveFunds } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
 import { logger } from '../log';
-import type { Node } from '../node';
+import { internalRange } from '../net/fetch';
+import { mayPeerPrivately, type Node } from '../node';
 import { commit } from '../tx';
 import { peerErrors } from './errors';
 import { bestRoute } from './rules';
@@ -26,10 +27,19 @@ function checkAmounts(p: { maxPacketAmount?: string | null; liquidityThreshold?:
   if (p.liquidityThreshold) toLedger(BigInt(p.liquidityThreshold), scale, 'liquidityThreshold');
 }
 
+// A peer's connector is where the tenant says: unless the deployment lets it (ALLOW_PRIVATE_PEERS),
+// not inside the node's network, where it would reach the node's own services with this node's
+// token (checked again at every connection: lib/ilp/link.ts). A name that does not resolve now is
+// taken.
+async function checkEndpoint(node: Node, endpoint: string): Promise<void> {
+  if (!mayPeerPrivately(node) && (await internalRange(endpoint))) throw peerErrors.internalEndpoint(endpoint);
+}
+
 export async function createPeer(node: Node, input: CreatePeer): Promise<Peer> {
   const asset = await findAssetByCode(node, input.assetCode);
   if (!asset) throw assetErrors.unknown(input.assetCode);
   checkAmounts(input, asset.scale);
+  await checkEndpoint(node, input.http.outgoing.endpoint);
   const record: PeerRecord = {
     id: randomUUID(),
     name: input.name ?? null,
@@ -90,6 +100,7 @@ export async function updatePeer(node: Node, id: string, input: UpdatePeer): Pro
     ...(input.http?.outgoing && { http: { outgoing: { endpoint: input.http.outgoing.endpoint } }, outgoingAuthToken: input.http.outgoing.authToken }),
   };
   checkAmounts(now, now.assetScale);
+  if (input.http?.outgoing) await checkEndpoint(node, input.http.outgoing.endpoint);
   const refusals = await commit(node, store.replacePeer(node, was, now));
   if (refusals.includes('peer_changed')) throw await goneOrChanged(node, id);
   if (refusals.includes('auth_token_in_use')) throw peerErrors.tokenInUse();

@@ -1,10 +1,11 @@
 import { DomainError } from '../errors';
-import { tracedFetch } from '../tracing';
+import { boundedFetch, errorCode, OutboundFetchError } from '../net/fetch';
 import { rateErrors } from './errors';
 import { ratesDocument } from './schemas';
 
 // One GET of the FSP's rates endpoint (the pull model), validated. Every way it can fail becomes
-// a rate_unavailable error that says why.
+// a rate_unavailable error that says why. The endpoint is the operator's setting (EXCHANGE_RATES_URL,
+// a tenant's ratesUrl), so it may be on the FSP's own network; a redirect is not followed.
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
 export async function fetchRates(endpoint: string, base: string, peerId: string | undefined, timeoutSecs: number) {
@@ -14,19 +15,21 @@ export async function fetchRates(endpoint: string, base: string, peerId: string 
   const who = `The FSP's rates endpoint (${url.origin}${url.pathname})`;
   let text: string;
   try {
-    const res = await tracedFetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutSecs * 1000), redirect: 'error' });
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw rateErrors.unavailable(`${who} answered HTTP ${res.status} for base ${base}`);
-    }
+    const res = await boundedFetch(
+      url,
+      { headers: { accept: 'application/json' }, redirect: 'error' },
+      { allowPrivate: true, maxBytes: MAX_ANSWER_BYTES, timeoutMs: timeoutSecs * 1000 },
+    );
+    if (!res.ok) throw rateErrors.unavailable(`${who} answered HTTP ${res.status} for base ${base}`);
     text = await res.text();
   } catch (e) {
     if (e instanceof DomainError) throw e;
-    const err = e as Error & { cause?: { code?: string } };
-    if (err.name === 'TimeoutError' || err.name === 'AbortError') throw rateErrors.unavailable(`${who} did not answer within ${timeoutSecs} s`);
-    throw rateErrors.unavailable(`${who} could not be reached: ${err.cause?.code ?? err.message}`);
+    const reason = e instanceof OutboundFetchError ? e.reason : undefined;
+    if (reason === 'timeout') throw rateErrors.unavailable(`${who} did not answer within ${timeoutSecs} s`);
+    if (reason === 'too_large') throw rateErrors.unavailable(`${who} answered more than ${MAX_ANSWER_BYTES} bytes`);
+    if (reason === 'too_many_redirects') throw rateErrors.unavailable(`${who} answered a redirect, which is not followed`);
+    throw rateErrors.unavailable(`${who} could not be reached: ${errorCode(e) ?? (e as Error).message}`);
   }
-  if (text.length > MAX_ANSWER_BYTES) throw rateErrors.unavailable(`${who} answered more than ${MAX_ANSWER_BYTES} bytes`);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -3,13 +3,14 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { SignatureV4 } from '@smithy/signature-v4';
 import * as z from 'zod';
 import { logger } from '../log';
+import { boundedFetch } from '../net/fetch';
 import type { Node } from '../node';
 import { openPaymentsErrors } from '../open-payments/errors';
-import { tracedFetch } from '../tracing';
 
 // The resource server asks the authorization server what a token grants: POST
 // <AUTH_SERVER_URL>/introspect, an IAM-authorized route, so the request is signed with this
-// function's AWS credentials (SigV4, service execute-api). The two can be deployed apart.
+// function's AWS credentials (SigV4, service execute-api). The two can be deployed apart; the URL
+// is the operator's setting, so it may be a private one.
 const TIMEOUT_MS = 5000;
 
 type Data = string | ArrayBuffer | ArrayBufferView;
@@ -59,7 +60,7 @@ export async function introspectToken(node: Node, token: string, access: Asked[]
   const { host, ...headers } = signed.headers;
   let res: Response;
   try {
-    res = await tracedFetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    res = await boundedFetch(url, { method: 'POST', headers, body }, { allowPrivate: true, timeoutMs: TIMEOUT_MS });
   } catch (error) {
     logger.error('Token introspection failed', { error: (error as Error).message });
     throw openPaymentsErrors.authServerUnavailable();

@@ -3,10 +3,11 @@ import { Webhook } from 'standardwebhooks';
 import { type DomainEvent, message, type Outgoing } from '../events';
 import { logger } from '../log';
 import { countWebhookAttempt, countWebhookParked } from '../metrics';
+import { boundedFetch, errorCode, OutboundFetchError } from '../net/fetch';
 import type { Node } from '../node';
 import { secret } from '../secrets';
 import { sqs, withTraceHeader } from '../sqs';
-import { currentTraceHeader, tracedFetch } from '../tracing';
+import { currentTraceHeader } from '../tracing';
 import { commit } from '../tx';
 import { redeliverParked, retryMessage } from '.';
 import { hopDelay, retryDelay } from './schedule';
@@ -47,25 +48,28 @@ async function post(node: Node, r: WebhookEvent): Promise<Attempt> {
   const webhook = await currentSigner(node);
   if (typeof webhook === 'string') return done({ error: webhook });
   const body = payloadOf(r);
+  // The URL is the operator's setting (WEBHOOK_URL, a tenant's webhookUrl): it may be on the FSP's
+  // own network. A redirect is an answer (a failed attempt), not followed.
   try {
-    const res = await tracedFetch(node.webhooks.url, {
-      method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(node.webhooks.timeoutSecs * 1000),
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': r.id,
-        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-        'webhook-signature': webhook.sign(r.id, at, body),
+    const res = await boundedFetch(
+      node.webhooks.url,
+      {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': r.id,
+          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+          'webhook-signature': webhook.sign(r.id, at, body),
+        },
+        body,
       },
-      body,
-    });
-    await res.body?.cancel();
+      { allowPrivate: true, timeoutMs: node.webhooks.timeoutSecs * 1000, statusOnly: true },
+    );
     return done({ status: res.status });
   } catch (e) {
-    const err = e as Error & { cause?: { code?: string } };
-    const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError';
-    return done({ error: timedOut ? `no answer within ${node.webhooks.timeoutSecs} s` : (err.cause?.code ?? err.message) });
+    const timedOut = e instanceof OutboundFetchError && e.reason === 'timeout';
+    return done({ error: timedOut ? `no answer within ${node.webhooks.timeoutSecs} s` : (errorCode(e) ?? (e as Error).message) });
   }
 }
 

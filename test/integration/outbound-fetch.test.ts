@@ -120,6 +120,37 @@ describe('the bounded fetch, against real servers', () => {
     expect(s.tally.requests).toBe(0);
     expect(await refusal(boundedFetch('file:///etc/passwd', undefined, { allowPrivate: true }))).toBe('unsupported_url');
   });
+
+  it('keeps connections alive and reuses them, never a connection opened without the address check for a request that needs it', async () => {
+    const sockets = new Set<unknown>();
+    const s = await serve((req, res) => {
+      sockets.add(req.socket);
+      req.resume().on('end', () => res.end('ok'));
+    });
+    for (let i = 0; i < 5; i++) expect(await (await boundedFetch(s.url, { method: 'POST', body: 'packet' }, allowPrivate)).text()).toBe('ok');
+    expect(sockets.size).toBe(1); // one connection for five requests (a peer gets one per ILP packet)
+    // The kept connection was opened unchecked (allowed): a request that must be checked opens its
+    // own, which the check refuses before it connects.
+    expect(await refusal(boundedFetch(`http://localhost:${s.port}`, undefined, { allowPrivate: false }))).toBe('private_address');
+    expect(s.tally.requests).toBe(5);
+  });
+
+  it("honours the request's redirect mode: 'error' follows none, 'manual' answers the redirect", async () => {
+    const s = await serve((req, res) => (req.url === '/moved' ? res.writeHead(302, { location: '/there' }).end() : res.end('there')));
+    expect(await refusal(boundedFetch(`${s.url}/moved`, { redirect: 'error' }, allowPrivate))).toBe('too_many_redirects');
+    const manual = await boundedFetch(`${s.url}/moved`, { method: 'POST', body: '{}', redirect: 'manual' }, allowPrivate);
+    expect([manual.status, manual.headers.get('location')]).toEqual([302, '/there']);
+    expect(s.tally.requests).toBe(2); // neither went on to /there
+  });
+
+  it('answers the status of an answer too large to read when the caller reads its status alone', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }); // chunked, and more than the cap
+      void pour(res, { requests: 1, bytesSent: 0, hungUp: false }, 4 * MAX_BYTES);
+    });
+    expect((await boundedFetch(s.url, { method: 'POST', body: '{}' }, { ...allowPrivate, statusOnly: true })).status).toBe(200);
+    expect(await refusal(boundedFetch(s.url, { method: 'POST', body: '{}' }, allowPrivate))).toBe('too_large');
+  });
 });
 
 describe('the service, asked to fetch from hostile servers', () => {
@@ -179,5 +210,20 @@ describe('the service, asked to fetch from hostile servers', () => {
     expect(res.body).toMatchObject({ code: 'receiver_unreachable', detail: expect.stringContaining(`larger than ${MAX_BYTES} bytes`) });
     await expect.poll(() => s.tally.hungUp).toBe(true);
     expect(s.tally.bytesSent).toBeLessThan(BUFFERED);
+  });
+
+  it("answers 502 receiver_unreachable with the receiver's status, never its body", async () => {
+    const secret = 'SECRET-INSIDE-BODY';
+    const errors = await serve((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end(`{"error":{"description":"${secret}"}}`));
+    const html = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(`<html>${secret}</html>`));
+    for (const [s, says] of [
+      [errors, 'HTTP 500'],
+      [html, 'not JSON'],
+    ] as const) {
+      const res = await stack.admin('POST', '/quotes', { walletAddress: alice, receiver: `${s.url}/incoming-payments/3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c` });
+      expect(res.status).toBe(502);
+      expect(res.body).toMatchObject({ code: 'receiver_unreachable', detail: expect.stringContaining(says) });
+      expect(JSON.stringify(res.body), says).not.toMatch(/SECRET|html>/);
+    }
   });
 });

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { deserializeIlpReply, type IlpReject, serializeIlpPrepare, serializeIlpReply } from 'ilp-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PacketOut, PeerPlugin, type SendingHooks } from '../../lib/ilp/plugin';
-import type { Node } from '../../lib/node';
+import { type Node, OPERATOR } from '../../lib/node';
 import type { PeerRecord } from '../../lib/peers/schemas';
 
 // The sending plugin's promise to the attempt that drives it: a packet's money is reserved only
@@ -46,7 +46,7 @@ function pluginWithBook() {
     http: { outgoing: { endpoint } },
     outgoingAuthToken: 'token',
   } as unknown as PeerRecord;
-  const node = { ilpAddress: 'test.sender' } as Node;
+  const node = { ilpAddress: 'test.sender', tenant: OPERATOR, privatePeers: [OPERATOR.id] } as unknown as Node; // its peer is on this machine
   const plugin = new PeerPlugin({ node, peer, source: { code: 'USD', scale: 2 }, rate: 1, hooks });
   return { plugin, reserved, settled };
 }

@@ -94,7 +94,7 @@ async function seedTenant(name: string, assetCode: string, rate: number): Promis
       name: `${name}'s peer`,
       staticIlpAddress: `test.${name}-peer`,
       assetCode: 'USD',
-      http: { incoming: { authTokens: [peerToken] }, outgoing: { authToken: `${name}-peer-outgoing-token-0123`, endpoint: 'http://127.0.0.1:9/ilp' } },
+      http: { incoming: { authTokens: [peerToken] }, outgoing: { authToken: `${name}-peer-outgoing-token-0123`, endpoint: 'http://peer.invalid/ilp' } },
     }),
   );
   await ok(admin('POST', `/peers/${peer.id}/liquidity`, { amount: '100000' }), 200);
@@ -235,7 +235,7 @@ const bodies = (ownWallet: string): Record<string, unknown> => ({
     name: 'Mallory',
     staticIlpAddress: 'test.fsp-b-peer',
     assetCode: 'USD',
-    http: { incoming: { authTokens: [b.peerToken] }, outgoing: { authToken: 'mallory-outgoing-token-0123', endpoint: 'http://127.0.0.1:9/ilp' } },
+    http: { incoming: { authTokens: [b.peerToken] }, outgoing: { authToken: 'mallory-outgoing-token-0123', endpoint: 'http://peer.invalid/ilp' } },
   },
   'patch /peers/{id}': { name: 'Mallory' },
   'post /peers/{id}/liquidity': { amount: '100' },

@@ -106,7 +106,7 @@ describe('two tenants on one node', () => {
         w.a('POST', '/peers', {
           staticIlpAddress: `test.peer-of-${w.t.name}`,
           assetCode: 'USD',
-          http: { incoming: { authTokens: [token] }, outgoing: { authToken: 'outgoing-token-0123456789', endpoint: 'http://127.0.0.1:9/ilp' } },
+          http: { incoming: { authTokens: [token] }, outgoing: { authToken: 'outgoing-token-0123456789', endpoint: 'http://peer.invalid/ilp' } },
         }),
       );
       await ok(w.a('POST', `/peers/${peer.id}/liquidity`, { amount: '10000' }), 200);

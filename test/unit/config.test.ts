@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadService } from '../../infra/local/serverless-config';
 import { readConfig as read, readRuntime } from '../../lib/config-schema';
+import { mayPeerPrivately, nodeFor, nodeOf } from '../../lib/node';
 
 const valid = {
   MAIN_TABLE: 'main',
@@ -58,6 +59,23 @@ describe('configuration', () => {
       const past = after.find((t) => t >= fund.timeout + 5);
       expect(past, `retries ${after.join(', ')} s after the failure; the lock lasts up to ${fund.timeout} s`).toBeLessThanOrEqual(c.QUOTE_LIFETIME_SECS / 4);
     }
+  });
+
+  it("reads ALLOW_PRIVATE_PEERS as tenant ids or operator, and allows a tenant's peers inside only when it is named", () => {
+    const tenant = '3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c';
+    const other = { id: '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d', walletAddressPrefix: 'https://w.example/o', ilpAddressSuffix: 'o' };
+    const nodes = (setting?: string) => {
+      const deployment = nodeOf(read({ ...valid, ALLOW_PRIVATE_PEERS: setting }));
+      const of = (id: string) => mayPeerPrivately(nodeFor(deployment, { ...other, id }));
+      return [mayPeerPrivately(deployment), of(tenant), of(other.id)];
+    };
+    expect(nodes()).toEqual([false, false, false]);
+    expect(nodes('')).toEqual([false, false, false]);
+    expect(nodes('operator')).toEqual([true, false, false]);
+    expect(nodes(` ${tenant.toUpperCase()} ,`)).toEqual([false, true, false]);
+    expect(nodes(`operator,${tenant}`)).toEqual([true, true, false]);
+    for (const bad of ['all', '*', 'operator,acme'])
+      expect(() => read({ ...valid, ALLOW_PRIVATE_PEERS: bad }), bad).toThrow(/ALLOW_PRIVATE_PEERS: must be tenant ids/);
   });
 
   it('fails naming each bad or missing variable', () => {

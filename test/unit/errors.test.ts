@@ -112,6 +112,7 @@ const WIRE: Record<number, string[]> = {
     'insufficient_exchange_rate',
     'insufficient_liquidity',
     'no_route',
+    'peer_endpoint_internal',
     'quote_expired',
     'quote_not_found',
     'quote_wallet_mismatch',
