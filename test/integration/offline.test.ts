@@ -22,7 +22,19 @@ const SECRET = 'offline-test-secret-123456';
 // timeout is both backstops and a minute more.
 const READY_MS = 240_000;
 const STOP_MS = 60_000;
-const PORTS = ['ADMIN_PORT', 'OPEN_PAYMENTS_PORT', 'AUTH_SERVER_PORT', 'CONNECTOR_PORT', 'LAMBDA_PORT', 'DYNAMODB_PORT', 'SQS_PORT', 'EVENTBRIDGE_PORT'];
+// Every port `npm run offline` listens on (stackPorts, and serverless-offline's): a default one left
+// would be another test run's too (two runs at once met on the Secrets Manager emulator's 4012).
+const PORTS = [
+  'ADMIN_PORT',
+  'OPEN_PAYMENTS_PORT',
+  'AUTH_SERVER_PORT',
+  'CONNECTOR_PORT',
+  'LAMBDA_PORT',
+  'DYNAMODB_PORT',
+  'SQS_PORT',
+  'EVENTBRIDGE_PORT',
+  'SECRETS_MANAGER_PORT',
+];
 
 // The processes left in a process group (pgrep exits 1 when there are none).
 function groupProcesses(pgid: number): string[] {
