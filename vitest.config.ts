@@ -2,14 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects: unit tests (pure logic) start nothing, so one runs in about a second
 // (`npm test -- test/unit/amounts.test.ts`); each integration test file starts emulators of its
-// own when it first needs them, and the setup file stops them after it (test/emulators.ts).
+// own when it first needs them, and the setup file stops them after it (test/harness/emulators.ts).
 export default defineConfig({
   test: {
     // Two files at a time, even on two cores (vitest's default would be one): an integration file
     // mostly waits (on its emulators, processes it starts, packets' expiries), and each has
     // emulators of its own. Measured on 2 cores: 9 min 55 s, against 15 min 52 s one by one.
     maxWorkers: 2,
-    // Backstops, not clocks: a test waits on its conditions (test/wait.ts), and these only end one
+    // Backstops, not clocks: a test waits on its conditions (test/harness/wait.ts), and these only end one
     // whose condition never comes. Two whole runs at once on a 2-core machine (load 6 to 20) take
     // a test many times its quiet time, so no limit sits where load can reach it.
     testTimeout: 600_000,
@@ -22,9 +22,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/global-setup.ts'],
-          setupFiles: ['test/setup-file.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/tooling/**/*.test.ts'],
+          globalSetup: ['test/harness/global-setup.ts'],
+          setupFiles: ['test/harness/setup-file.ts'],
         },
       },
     ],

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT } from '../infra/local/serverless-config';
-import { unzip } from '../infra/local/zip';
+import { ROOT } from '../infra/local/start/serverless-config';
+import { unzip } from '../infra/local/tools/zip';
 
 // Every function's deployment bundle, as `serverless package` builds it: its size, which AWS
 // clients it carries, and how long Node takes to load it (module init, as a cold start begins),

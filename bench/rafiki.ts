@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT } from '../infra/local/serverless-config';
+import { ROOT } from '../infra/local/start/serverless-config';
 import { endWatcher, measure, type Result } from './measure';
 
 // Rafiki, built from source beside this checkout (../shared/rafiki: setup.sh builds it, start.sh and

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { startStack } from '../infra/local/stack';
+import { startStack } from '../infra/local/start/stack';
 
 // The service under test, on its own thread, so that the load client does not share its event loop.
 // It answers 'stats' with the AWS calls each function has made so far, { publishedAt: ids } with

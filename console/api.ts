@@ -1,12 +1,12 @@
-import type { LocalAlarm, LocalDashboard } from '../infra/local/cloudwatch';
-import type { Trace, TraceSummary } from '../infra/local/traces';
-import type { SignIn } from '../lib/http/console';
-import { allows, type Operator, operatorOf, type Role } from '../lib/operators';
+import type { LocalAlarm, LocalDashboard } from '../infra/local/emulators/cloudwatch';
+import type { Trace, TraceSummary } from '../infra/local/emulators/traces';
+import type { SignIn } from '../lib/api/http/console';
+import { allows, type Operator, operatorOf, type Role } from '../lib/shared/operators';
 
 // The console's doors to the service: the Admin API through the console's route (console/api/<Admin
 // path>, beside the page: functions/console), with the signed-in operator's ID token, which the
 // console's authorizer verifies (Cognito on AWS, the local sign-in under npm start); and, under npm
-// start only, the local metrics and traces (/local/*, infra/local/console.ts), with the same token.
+// start only, the local metrics and traces (/local/*, infra/local/start/console.ts), with the same token.
 // A refusal comes back as its problem detail; a 401 (the token expired) signs the operator out.
 export class Problem extends Error {
   constructor(
@@ -91,8 +91,8 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-// Money as the Admin API writes it (lib/amounts.ts): a type only, erased from the page's bundle.
-export type { Amount } from '../lib/amounts';
+// Money as the Admin API writes it (lib/shared/amounts.ts): a type only, erased from the page's bundle.
+export type { Amount } from '../lib/shared/amounts';
 
 export type Dashboard = LocalDashboard & { alarms: LocalAlarm[] };
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Operator } from '../lib/operators';
-import type { RouteResponse } from '../lib/routes';
+import type { RouteResponse } from '../lib/api/routes';
+import type { Operator } from '../lib/shared/operators';
 import { admin, currentTenant, type Page as ListPage, OPERATOR_TENANT, operatorsAdmin, pageConfig, SIGNED_OUT, signedIn, switchTenant } from './api';
 import { PAGES, type Page } from './pages';
 import { SignInPage, signOutEverywhere } from './sign-in';

@@ -1,4 +1,4 @@
-import type { RouteResponse } from '../lib/routes';
+import type { RouteResponse } from '../lib/api/routes';
 import { ListPage, time } from './list';
 
 // The audit trail (GET /audit-events, docs/audit.md): what each operator signed in to the console

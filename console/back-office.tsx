@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { LEDGER_SCALE } from '../lib/ledger-scale';
-import type { RouteResponse } from '../lib/routes';
+import type { RouteResponse } from '../lib/api/routes';
+import { LEDGER_SCALE } from '../lib/shared/ledger-scale';
 import { ledgerUnits, money, units } from './amounts';
 import { type Amount, admin, may, type Page } from './api';
 import { changes, FormDialog, type FormSpec, minorUnits, numberOr, type Values } from './forms';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { LocalAlarm } from '../infra/local/cloudwatch';
+import type { LocalAlarm } from '../infra/local/emulators/cloudwatch';
 import { type Dashboard, dashboard } from './api';
 import { Chart } from './chart';
 import { Alert } from './list';

@@ -1,4 +1,4 @@
-import type { RouteResponse } from '../lib/routes';
+import type { RouteResponse } from '../lib/api/routes';
 import { admin } from './api';
 import { ListPage, time } from './list';
 

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { Role } from '../lib/operators';
+import type { Role } from '../lib/shared/operators';
 import { toUnits, units } from './amounts';
 import { admin, may, type Page } from './api';
 import { FormDialog, type FormSpec } from './forms';
@@ -32,7 +32,7 @@ export const time = (iso: string) => new Date(iso).toLocaleString('en-GB', { dat
 // connection, a 502) replays that answer rather than moving the money twice.
 export interface Action {
   label: string;
-  needs?: Role; // the role it needs (lib/routes.ts neededRole): operator (a row action) unless it says
+  needs?: Role; // the role it needs (lib/api/routes.ts neededRole): operator (a row action) unless it says
 
   what: string;
   movesMoney?: boolean;

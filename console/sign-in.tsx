@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { SignIn } from '../lib/http/console';
+import type { SignIn } from '../lib/api/http/console';
 import { keepToken, Problem, pageConfig, signOut } from './api';
 import { Alert } from './list';
 

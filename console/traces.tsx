@@ -1,10 +1,10 @@
 import type { ComponentChildren } from 'preact';
-import { spansOf, type Trace, type TraceSpan, type TraceSummary } from '../infra/local/traces';
+import { spansOf, type Trace, type TraceSpan, type TraceSummary } from '../infra/local/emulators/traces';
 import { trace, traces } from './api';
 import { Alert, time, useLoaded } from './list';
 import type { PageProps } from './pages';
 
-// The traces the local run records (X-Ray segment documents, lib/tracing.ts): #/traces lists the
+// The traces the local run records (X-Ray segment documents, lib/platform/tracing.ts): #/traces lists the
 // recent ones, #/traces/payment/<id> shows a payment's, #/traces/<id> one; each as a waterfall of
 // its spans (the requests, the functions' invocations, their AWS and HTTP calls), nested as they
 // ran, on one time axis.

@@ -1,12 +1,11 @@
-// Every catalog of errors (lib/<domain>/errors.ts, lib/errors.ts, lib/http/errors.ts and the local
+// Every catalog of errors (lib/<domain>/errors.ts, lib/shared/errors.ts, lib/api/http/errors.ts and the local
 // tools'), and the table of them in docs/api.md, which test/unit/errors.test.ts checks against
 // them. `npx tsx infra/errors-table.ts` writes the table again after a catalog changed.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { httpErrors } from '../lib/api/http/errors';
 import { assetErrors } from '../lib/assets/errors';
 import { authErrors } from '../lib/auth-server/errors';
-import { type CatalogEntry, commonErrors } from '../lib/errors';
-import { httpErrors } from '../lib/http/errors';
 import { ilpErrors } from '../lib/ilp/errors';
 import { ledgerErrors } from '../lib/ledger/errors';
 import { withdrawalErrors } from '../lib/liquidity-withdrawals/errors';
@@ -16,15 +15,16 @@ import { paymentErrors } from '../lib/payments/errors';
 import { peerErrors } from '../lib/peers/errors';
 import { quoteErrors } from '../lib/quotes/errors';
 import { rateErrors } from '../lib/rates/errors';
+import { type CatalogEntry, commonErrors } from '../lib/shared/errors';
 import { tenantErrors } from '../lib/tenants/errors';
 import { walletAddressErrors } from '../lib/wallet-addresses/errors';
 import { webhookErrors } from '../lib/webhooks/errors';
-import { localErrors } from './local/errors';
+import { localErrors } from './local/start/errors';
 
 // Each catalog by the name it is exported as, with its file.
 export const CATALOGS: Record<string, { file: string; entries: Record<string, CatalogEntry> }> = {
-  commonErrors: { file: 'lib/errors.ts', entries: commonErrors },
-  httpErrors: { file: 'lib/http/errors.ts', entries: httpErrors },
+  commonErrors: { file: 'lib/shared/errors.ts', entries: commonErrors },
+  httpErrors: { file: 'lib/api/http/errors.ts', entries: httpErrors },
   assetErrors: { file: 'lib/assets/errors.ts', entries: assetErrors },
   walletAddressErrors: { file: 'lib/wallet-addresses/errors.ts', entries: walletAddressErrors },
   ledgerErrors: { file: 'lib/ledger/errors.ts', entries: ledgerErrors },
@@ -39,7 +39,7 @@ export const CATALOGS: Record<string, { file: string; entries: Record<string, Ca
   ilpErrors: { file: 'lib/ilp/errors.ts', entries: ilpErrors },
   openPaymentsErrors: { file: 'lib/open-payments/errors.ts', entries: openPaymentsErrors },
   authErrors: { file: 'lib/auth-server/errors.ts', entries: authErrors },
-  localErrors: { file: 'infra/local/errors.ts', entries: localErrors },
+  localErrors: { file: 'infra/local/start/errors.ts', entries: localErrors },
 };
 
 export const DOC = 'docs/api.md';

@@ -15,17 +15,17 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import * as z from 'zod';
-import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX } from '../lib/events';
-import { OPERATOR_TENANT_ID } from '../lib/node';
 import type { PaymentMessage } from '../lib/payments/schemas';
-import { tenantId } from '../lib/tenants/schemas';
+import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX } from '../lib/platform/events';
+import { OPERATOR_TENANT_ID } from '../lib/shared/node';
+import { tenantId } from '../lib/shared/values';
 import { busEnvelope, queuedEvent, webhookQueueMessage } from '../lib/webhooks/messages';
 import type { RedeliverMessage } from '../lib/webhooks/schemas';
-import { dataDirOf, type NodeName, nodeFromArgs, STACK_ENV_FILE } from './local/defaults';
-import { matches } from './local/event-pattern';
-import { lambdaRuntime, localFunctionArn } from './local/lambda';
-import { type FunctionDef, loadService, ROOT, type ServiceDef } from './local/serverless-config';
-import { lambdaRecord } from './local/stream-poller';
+import { matches } from './local/emulators/event-pattern';
+import { lambdaRuntime, localFunctionArn } from './local/emulators/lambda';
+import { lambdaRecord } from './local/emulators/stream-poller';
+import { dataDirOf, type NodeName, nodeFromArgs, STACK_ENV_FILE } from './local/start/defaults';
+import { type FunctionDef, loadService, ROOT, type ServiceDef } from './local/start/serverless-config';
 
 // `npm run redrive -- <queue>`: sends again what waits on one of the service's failure queues, once
 // its cause is gone, by the path it missed and through the service's own code and roles (the queue
@@ -455,7 +455,7 @@ async function onLocalStack(service: ServiceDef, node: NodeName): Promise<Place>
   if (!existsSync(envFile)) throw new Error(`no running local stack: ${envFile} is missing (npm start writes it)`);
   const env = JSON.parse(readFileSync(envFile, 'utf8')) as Record<string, string>;
   Object.assign(process.env, env);
-  // The local run names each table and queue <prefix><logical id> (infra/local/provision.ts).
+  // The local run names each table and queue <prefix><logical id> (infra/local/emulators/provision.ts).
   const prefix = env.MAIN_TABLE.slice(0, -(service.environment.MAIN_TABLE as { Ref: string }).Ref.length);
   const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
   const dynamo = new DynamoDBClient({});
@@ -463,8 +463,8 @@ async function onLocalStack(service: ServiceDef, node: NodeName): Promise<Place>
   const stream = relay.events.find((e) => e.stream)!.stream;
   const runtime = lambdaRuntime();
   const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: env.MAIN_TABLE }));
-  // After the environment is set: the functions' settings are read when lib/config loads.
-  const [{ node: serviceNode }, { relayOutbox }] = await Promise.all([import('../lib/config'), import('../lib/events/relay')]);
+  // After the environment is set: the functions' settings are read when lib/platform/config loads.
+  const [{ node: serviceNode }, { relayOutbox }] = await Promise.all([import('../lib/platform/config'), import('../lib/platform/events/relay')]);
   return {
     sqs,
     queueUrl: async (id) => (await sqs.send(new GetQueueUrlCommand({ QueueName: `${prefix}${id}` }))).QueueUrl!,

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { openApiDocument } from '../../lib/openapi';
-import { routes, serving } from '../../lib/routes';
+import { openApiDocument } from '../../lib/api/openapi';
+import { routes, serving } from '../../lib/api/routes';
 
 // GET /openapi.json: public, unsigned, built once per container from the request schemas.
 const body = JSON.stringify(openApiDocument());

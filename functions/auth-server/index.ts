@@ -1,8 +1,8 @@
+import { tenantNode } from '../../lib/api/context';
+import { verifySignature } from '../../lib/api/http/message-signatures';
+import { json, type OpRequest, openPaymentsApi, parseJson } from '../../lib/api/http/open-payments';
 import { cancelGrant, continueGrant, discovery, type KeyProof, requestGrant, revokeAccessToken, rotateToken } from '../../lib/auth-server';
 import { continueRequest, grantRequest } from '../../lib/auth-server/schemas';
-import { tenantNode } from '../../lib/context';
-import { verifySignature } from '../../lib/http/message-signatures';
-import { json, type OpRequest, openPaymentsApi, parseJson } from '../../lib/http/open-payments';
 
 // The Open Payments authorization server's public API (GNAP): discovery, grants, continuation,
 // token management (lib/auth-server). Every request but discovery is signed by the client; see

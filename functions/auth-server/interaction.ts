@@ -1,6 +1,6 @@
+import { tenantNode } from '../../lib/api/context';
+import { json, type OpReply, openPaymentsApi } from '../../lib/api/http/open-payments';
 import { decideInteraction, type FrontChannel, finishInteraction, grantForIdp, startInteraction } from '../../lib/auth-server/interaction';
-import { tenantNode } from '../../lib/context';
-import { json, type OpReply, openPaymentsApi } from '../../lib/http/open-payments';
 
 // An interactive grant's interaction (lib/auth-server/interaction.ts): the user's browser at
 // /interact/… and the FSP's consent page at /grant/… (x-idp-secret), Rafiki's Identity Provider

@@ -1,7 +1,7 @@
+import { tenantNode } from '../../lib/api/context';
+import { json, openPaymentsApi, parseJson } from '../../lib/api/http/open-payments';
 import { introspect } from '../../lib/auth-server';
 import { introspectionRequest } from '../../lib/auth-server/schemas';
-import { tenantNode } from '../../lib/context';
-import { json, openPaymentsApi, parseJson } from '../../lib/http/open-payments';
 
 // Token introspection for the resource server: POST /introspect on the authorization server's API,
 // which only IAM-signed callers reach (infra/resources.yml). Not part of the public GNAP API.

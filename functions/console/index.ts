@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { config } from '../../lib/config';
-import { CONSOLE_API_PREFIX, handOff, lambdaInvoke, type SignIn, servePage } from '../../lib/http/console';
-import { pageFiles } from '../../lib/http/console-page';
-import { observed } from '../../lib/tracing';
+import { CONSOLE_API_PREFIX, handOff, lambdaInvoke, type SignIn, servePage } from '../../lib/api/http/console';
+import { pageFiles } from '../../lib/api/http/console-page';
+import { config } from '../../lib/platform/config';
+import { observed } from '../../lib/platform/tracing';
 
 // The console on the Admin API: its page (no authorizer), and /console/api/{proxy+} (the console's
 // authorizer), each request handed to the function of the Admin route it names.

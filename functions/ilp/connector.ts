@@ -1,13 +1,13 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { deployment, tenantNode } from '../../lib/context';
-import { commonErrors } from '../../lib/errors';
-import { httpErrors } from '../../lib/http/errors';
-import { problemResponse } from '../../lib/http/problem';
-import { lowerCaseHeaders, requestBody } from '../../lib/http/request';
-import { bearerToken } from '../../lib/http/schemas';
+import { deployment, tenantNode } from '../../lib/api/context';
+import { httpErrors } from '../../lib/api/http/errors';
+import { problemResponse } from '../../lib/api/http/problem';
+import { lowerCaseHeaders, requestBody } from '../../lib/api/http/request';
+import { bearerToken } from '../../lib/api/http/schemas';
 import { handlePacket } from '../../lib/ilp/connector';
 import { peerForToken } from '../../lib/peers';
-import { observed } from '../../lib/tracing';
+import { observed } from '../../lib/platform/tracing';
+import { commonErrors } from '../../lib/shared/errors';
 
 // The ILP connector (ilp-connector-service): POST /ilp on its own REST API, ILP over HTTP
 // (Interledger RFC 35). `Authorization: Bearer <token>` names the peer; the body is an OER ILP

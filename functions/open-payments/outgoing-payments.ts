@@ -1,8 +1,8 @@
-import { tenantNode } from '../../lib/context';
-import { openPaymentsApi } from '../../lib/http/open-payments';
-import { createOutgoingPayment, getGrantSpentAmounts, getOutgoingPayment, listOutgoingPayments } from '../../lib/resource-server/outgoing-payments';
+import { tenantNode } from '../../lib/api/context';
+import { openPaymentsApi } from '../../lib/api/http/open-payments';
+import { createOutgoingPayment, getGrantSpentAmounts, getOutgoingPayment, listOutgoingPayments } from '../../lib/api/resource-server/outgoing-payments';
 
-// Open Payments outgoing payments, on the resource server (lib/resource-server/outgoing-payments.ts).
+// Open Payments outgoing payments, on the resource server (lib/api/resource-server/outgoing-payments.ts).
 export const handler = openPaymentsApi({ server: 'resourceServer', tenants: tenantNode }, [
   { method: 'POST', path: '/outgoing-payments', handler: (req, node) => createOutgoingPayment(node, req) },
   { method: 'GET', path: '/outgoing-payments', handler: (req, node) => listOutgoingPayments(node, req) },

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { deployment, walletAddressNode } from '../../lib/context';
-import { httpErrors } from '../../lib/http/errors';
-import { type ProblemApi, problemResponse } from '../../lib/http/problem';
-import { observed } from '../../lib/tracing';
+import { deployment, walletAddressNode } from '../../lib/api/context';
+import { httpErrors } from '../../lib/api/http/errors';
+import { type ProblemApi, problemResponse } from '../../lib/api/http/problem';
+import { observed } from '../../lib/platform/tracing';
 import { publishedKeys, publishedWalletAddress } from '../../lib/wallet-addresses';
 import { walletAddressErrors } from '../../lib/wallet-addresses/errors';
 import { MAX_ADDRESS_LENGTH } from '../../lib/wallet-addresses/schemas';

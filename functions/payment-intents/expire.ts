@@ -1,6 +1,6 @@
-import { forEachTenant } from '../../lib/context';
+import { forEachTenant } from '../../lib/api/context';
 import { expireDueIntents } from '../../lib/payment-intents';
-import { observed } from '../../lib/tracing';
+import { observed } from '../../lib/platform/tracing';
 
 // Scheduled every minute: records the expiry of each tenant's open payment intents past expiresAt.
 // Answers how many it expired, over the tenants.

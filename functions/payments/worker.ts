@@ -1,7 +1,7 @@
-import { deployment, onTenantOf } from '../../lib/context';
-import { PAYMENTS_MAX_RECEIVES } from '../../lib/limits';
+import { deployment, onTenantOf } from '../../lib/api/context';
 import { giveUpPayment, handlePaymentMessage } from '../../lib/payments/deliver';
-import { queueConsumer } from '../../lib/queue';
+import { queueConsumer } from '../../lib/platform/queue';
+import { PAYMENTS_MAX_RECEIVES } from '../../lib/shared/limits';
 
 // SQS-triggered: delivers funded payments, each on its tenant's node. Partial batch failures are
 // reported per message.

@@ -1,6 +1,6 @@
-import { forEachTenant } from '../../lib/context';
+import { forEachTenant } from '../../lib/api/context';
+import { observed } from '../../lib/platform/tracing';
 import { refreshDueRates } from '../../lib/rates';
-import { observed } from '../../lib/tracing';
 
 // Scheduled every minute: keeps each tenant's pulled rates fresh ahead of their expiry.
 // Answers what it did, summed over the tenants.

@@ -1,6 +1,6 @@
-import { deployment, onTenantOf } from '../../lib/context';
-import { WEBHOOK_MAX_RECEIVES } from '../../lib/limits';
-import { queueConsumer } from '../../lib/queue';
+import { deployment, onTenantOf } from '../../lib/api/context';
+import { queueConsumer } from '../../lib/platform/queue';
+import { WEBHOOK_MAX_RECEIVES } from '../../lib/shared/limits';
 import { giveUpWebhook, handleWebhookMessage } from '../../lib/webhooks/deliver';
 
 // SQS-triggered: delivers domain events to their tenant's webhook URL (see lib/webhooks/deliver.ts).

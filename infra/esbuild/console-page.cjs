@@ -6,11 +6,11 @@ const { build } = require('esbuild');
 
 // The console's page (console/): its HTML, and its script and style sheet bundled and minified
 // (Preact, uPlot and the console's own code). Under npm start the console's function builds it
-// when it first serves it (lib/http/console-page.ts); at packaging, the plugin below builds it once
+// when it first serves it (lib/api/http/console-page.ts); at packaging, the plugin below builds it once
 // and puts it in the function's bundle in that module's place, so that Lambda builds nothing.
 const ROOT = join(__dirname, '..', '..');
 const SOURCE = join(ROOT, 'console');
-const PAGE_MODULE = /[\\/]lib[\\/]http[\\/]console-page\.ts$/;
+const PAGE_MODULE = /[\\/]lib[\\/]api[\\/]http[\\/]console-page\.ts$/;
 
 async function buildConsolePage() {
   const { outputFiles } = await build({

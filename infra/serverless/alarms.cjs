@@ -15,11 +15,11 @@
 // - each function fed by a DynamoDB stream (the outbox relay): its iterator age over
 //   custom.alarms.iteratorAgeSecs (the relay is stalled or behind, and every event waits);
 // - each table: any read or write throttled;
-// - what the business sees, from the service's own metrics (lib/metrics.ts): custom.alarms.paymentsFailed
+// - what the business sees, from the service's own metrics (lib/platform/metrics.ts): custom.alarms.paymentsFailed
 //   payments failed, custom.alarms.webhookFailures webhook attempts the FSP did not take (its
 //   events that used up their retries wait on the parking queue, which alarms at one).
 // Every alarm notifies AlarmTopic (infra/resources.yml), or the topic custom.alarms.topicArn names. The dashboard is
-// ./dashboard.cjs's, which the local console draws too; the local run evaluates these alarms (infra/local/cloudwatch.ts).
+// ./dashboard.cjs's, which the local console draws too; the local run evaluates these alarms (infra/local/emulators/cloudwatch.ts).
 // The deploy puts them in a stack of their own (./nested-stacks.cjs).
 const { PERIOD, WIDGETS, watched, expand } = require('./dashboard.cjs');
 

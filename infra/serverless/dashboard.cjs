@@ -1,12 +1,12 @@
 'use strict';
 
 // The service's one dashboard, as data: alarms.cjs writes it into the template as CloudWatch's
-// dashboard, and the local run's console (infra/local/cloudwatch.ts) draws it from the metrics it
+// dashboard, and the local run's console (infra/local/emulators/cloudwatch.ts) draws it from the metrics it
 // collects. A widget added here appears in both.
 //
 // Each widget lists metrics. An AWS metric names the resources it is drawn for (`of`: every
 // function, every queue, the work queues, every REST API, the functions fed by a DynamoDB stream),
-// its name and statistic; `own` is a metric of lib/metrics.ts (Powertools EMF in
+// its name and statistic; `own` is a metric of lib/platform/metrics.ts (Powertools EMF in
 // POWERTOOLS_METRICS_NAMESPACE), drawn at every dimension it has, summed.
 const PERIOD = 300;
 

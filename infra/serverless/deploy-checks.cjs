@@ -10,7 +10,7 @@ const { customDomains } = require('./edge.cjs');
 // - every setting the template reads has a check (./settings.cjs) and passes it: a number in its
 //   range, an e-mail, an ARN of the right service (and region), CIDRs that parse;
 // - the functions' settings, resolved as they will read them, go through the one schema they
-//   validate at cold start (lib/config-schema.ts) (values CloudFormation fills in, such as table
+//   validate at cold start (lib/platform/config-schema.ts) (values CloudFormation fills in, such as table
 //   names and queue URLs, are checked with stand-ins of their shape);
 // - on every stage but local, the alarms reach someone: ALARM_EMAIL or ALARM_TOPIC_ARN, unless
 //   ALARMS_UNSUBSCRIBED=1 says that nobody hearing them is meant;
@@ -98,7 +98,7 @@ function functionSettings(environment) {
   const { register } = require('tsx/cjs/api');
   const unregister = register();
   try {
-    require('../../lib/config-schema.ts').readConfig(env);
+    require('../../lib/platform/config-schema.ts').readConfig(env);
     return [];
   } catch (e) {
     return String(e.message)

@@ -7,7 +7,7 @@ const { problemBody } = require('./gateway-responses.cjs');
 
 // `serverless offline` against the running local stack (`npm start`, or `npm run offline`'s own):
 // the functions get the environment that stack gives its own (its tables, queues, bus, secrets and
-// the emulators' endpoints), which `infra/local/stack.ts` writes to `stack-env.json` in the node's
+// the emulators' endpoints), which `infra/local/start/stack.ts` writes to `stack-env.json` in the node's
 // data folder while it runs. Without this, serverless-offline would hand the functions
 // provider.environment as written: a `Ref` as "[object Object]", and AWS's Secrets Manager prefix.
 // Only for the `offline` command; packaging and deploys never see it.

@@ -5,7 +5,7 @@
 // deploy-checks.cjs runs them all before anything is built and fails on a setting read without a
 // check here, so that no value reaches the template unchecked: "abc" as a throttle, -5 ms as an
 // alarm's threshold, "garbage" as every alarm's topic. The functions' own settings are checked by
-// their schema (lib/config-schema.ts), as they will read them; those are listed as `functions`.
+// their schema (lib/platform/config-schema.ts), as they will read them; those are listed as `functions`.
 const net = require('node:net');
 
 // Each check answers what is wrong with a value that is set, or nothing. `ctx` holds the region.
@@ -79,7 +79,7 @@ const everywhere = (c) => c.prefix === 0; // 0.0.0.0/0, ::/0
 // CloudWatch Logs takes only these retention periods (days).
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
 
-const functions = { functions: true }; // checked by lib/config-schema.ts, as the functions read it
+const functions = { functions: true }; // checked by lib/platform/config-schema.ts, as the functions read it
 
 // The settings. `default` is for those the plugins read; serverless.yml and infra/resources.yml
 // write theirs beside their `${env:…}`.

@@ -1,4 +1,4 @@
-import { errorCatalog } from '../errors';
+import { errorCatalog } from '../shared/errors';
 
 export const assetErrors = errorCatalog({
   exists: { code: 'asset_exists', status: 409, title: 'An asset with this code exists', detail: (code: string) => `An asset with code ${code} already exists` },

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { amountOf, fromLedger, toLedger } from '../amounts';
-import { event } from '../events';
 import { account, balanceOf, moveFunds } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
-import { logger } from '../log';
-import type { Node } from '../node';
-import { scoped } from '../store';
-import { commit } from '../tx';
+import { event } from '../platform/events';
+import { logger } from '../platform/log';
+import { scoped } from '../platform/store';
+import { commit } from '../platform/tx';
+import { amountOf, fromLedger, toLedger } from '../shared/amounts';
+import type { Node } from '../shared/node';
 import { assetErrors } from './errors';
 import type { Asset, CreateAsset, FeeSchedule, UpdateAsset } from './schemas';
 import { findAsset, findAssetByCode, insertAsset, listAssets, partition, replaceAsset, viewOf } from './store';

@@ -1,4 +1,4 @@
-import { divCeil } from '../amounts';
+import { divCeil } from '../shared/amounts';
 import type { FeeSchedule } from './schemas';
 
 // Fees, pure: a fixed amount plus basis points of the amount charged on, in minor units of the asset

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { amountValue, assetCode } from '../values';
+import { amountValue, assetCode } from '../shared/values';
 
 // A fee an asset charges on a payment: a fixed amount (minor units, at the asset's scale) plus
 // basis points of the payment's amount (./rules.ts computes it).

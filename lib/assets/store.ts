@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { Node } from '../node';
-import { type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
-import type { Write } from '../tx';
+import { db } from '../platform/db';
+import { type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import type { Write } from '../platform/tx';
+import type { Node } from '../shared/node';
 import type { Asset, AssetRecord } from './schemas';
 
 // Each asset is stored twice: under its code (which makes the code unique and makes look-ups by

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Node } from '../node';
-import type { Operator } from '../operators';
-import { idOfKey } from '../store';
-import type { TransactItem, Write } from '../tx';
+import { idOfKey } from '../platform/store';
+import type { TransactItem, Write } from '../platform/tx';
+import type { Node } from '../shared/node';
+import type { Operator } from '../shared/operators';
 import type { AuditEvent } from './schemas';
 import { auditItem, listAuditEvents, saveAuditEvent } from './store';
 

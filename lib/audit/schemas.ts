@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { roles } from '../operators';
-import { windowedPageQuery } from '../values';
+import { roles } from '../shared/operators';
+import { windowedPageQuery } from '../shared/values';
 
 // The audit trail: what each signed-in operator did on the Admin API, succeeded or refused.
 export const auditOutcomes = ['succeeded', 'refused'] as const;

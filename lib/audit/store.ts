@@ -1,8 +1,8 @@
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { Node } from '../node';
-import { type Page, queryNewestFirst, scoped } from '../store';
-import type { TransactItem } from '../tx';
+import { db } from '../platform/db';
+import { type Page, queryNewestFirst, scoped } from '../platform/store';
+import type { TransactItem } from '../platform/tx';
+import type { Node } from '../shared/node';
 import type { AuditEvent, AuditEventsQuery } from './schemas';
 
 // A tenant's audit events: one partition of the main table, newest first by "<at>#<id>", kept as

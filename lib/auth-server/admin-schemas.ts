@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { amount } from '../amounts';
-import { pageQuery } from '../values';
+import { amount } from '../shared/amounts';
+import { pageQuery } from '../shared/values';
 import { ed25519Jwk, walletAddressUrl } from '../wallet-addresses/schemas';
 
 // The grants as the FSP sees them on the Admin API (GET /grants): each one's client, what it gives

@@ -1,4 +1,4 @@
-import { errorCatalog } from '../errors';
+import { errorCatalog } from '../shared/errors';
 
 // The authorization server's errors (GNAP's codes, RFC 9635 section 3.6), and those of the
 // interaction with the FSP's consent page (Rafiki's Identity Provider interface).

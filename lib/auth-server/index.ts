@@ -1,16 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JWK } from '@interledger/http-signature-utils';
-import { commonErrors } from '../errors';
-import { event } from '../events';
-import { logger } from '../log';
-import type { Node } from '../node';
 import { clientDisplayName, clientKey } from '../open-payments/client-keys';
 import { openPaymentsErrors } from '../open-payments/errors';
-import { intentUrl, isResourceId } from '../resources';
-import type { Page } from '../store';
-import { commit } from '../tx';
+import { event } from '../platform/events';
+import { logger } from '../platform/log';
+import type { Page } from '../platform/store';
+import { commit } from '../platform/tx';
+import { commonErrors } from '../shared/errors';
+import type { Node } from '../shared/node';
+import { intentUrl, isResourceId } from '../shared/resources';
+import { canonicalBase, canonicalOrUndefined, isUnderBase, sameAddress } from '../shared/wallet-address-url';
 import { findWalletAddressByUrl, walletAddressUrlOf } from '../wallet-addresses';
-import { canonicalBase, canonicalOrUndefined, isUnderBase, sameAddress } from '../wallet-addresses/address';
 import type { Grant, GrantsQuery } from './admin-schemas';
 import { authErrors } from './errors';
 import { continueRule, withQuery } from './interaction-rules';
@@ -38,7 +38,7 @@ const url = (node: Node, path: string) => `${node.urls.authServer}${path}`;
 
 // A request's proof that its client holds a key: given how to find a key by its id, whether the
 // request was signed with it, and why not. The adapter checks the HTTP message signature
-// (lib/http/message-signatures.ts); which key is the client's is this domain's to say.
+// (lib/api/http/message-signatures.ts); which key is the client's is this domain's to say.
 export type KeyProof = (findKey: (keyId: string) => Promise<JWK | undefined>) => Promise<{ ok: true } | { ok: false; reason: string }>;
 
 // Checks the request's proof against the key of `client`.

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { commonErrors, type DomainError } from '../errors';
-import { logger } from '../log';
-import type { Node } from '../node';
-import { isResourceId } from '../resources';
-import { secret } from '../secrets';
-import { commit } from '../tx';
+import { logger } from '../platform/log';
+import { secret } from '../platform/secrets';
+import { commit } from '../platform/tx';
+import { commonErrors, type DomainError } from '../shared/errors';
+import type { Node } from '../shared/node';
+import { isResourceId } from '../shared/resources';
 import { authErrors } from './errors';
 import { decideRule, finishRule, idpState, interactionHash, startRule, withQuery } from './interaction-rules';
 import * as store from './store';

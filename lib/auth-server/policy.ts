@@ -1,4 +1,4 @@
-import { canonicalOrUndefined, isUnderBase, sameAddress } from '../wallet-addresses/address';
+import { canonicalOrUndefined, isUnderBase, sameAddress } from '../shared/wallet-address-url';
 import type { AccessItem } from './schemas';
 
 // What a grant request is given: each access item is judged on its own, by one rule whatever else

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { amount } from '../amounts';
 import { parseRepeatingInterval } from '../open-payments/interval';
+import { amount } from '../shared/amounts';
 import { ed25519Jwk } from '../wallet-addresses/schemas';
 
 // GNAP grant requests as Open Payments profiles them (the authorization server's OpenAPI document

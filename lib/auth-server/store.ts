@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { Node } from '../node';
-import { countUpTo, type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
-import type { Write } from '../tx';
-import { canonicalBase } from '../wallet-addresses/address';
+import { db } from '../platform/db';
+import { countUpTo, type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import type { Write } from '../platform/tx';
+import type { Node } from '../shared/node';
+import { canonicalBase } from '../shared/wallet-address-url';
 import type { GrantState, InteractionStep } from './interaction-rules';
 import type { AccessItem, ClientIdentity } from './schemas';
 

@@ -1,8 +1,8 @@
 import { deserializeIlpPrepare, type IlpPrepare, type IlpReply, serializeIlpPrepare, serializeIlpReply } from 'ilp-packet';
 import { deserializeIldcpRequest, serializeIldcpResponse } from 'ilp-protocol-ildcp';
-import { logger } from '../log';
-import type { Node } from '../node';
 import type { PeerRecord } from '../peers/schemas';
+import { logger } from '../platform/log';
+import type { Node } from '../shared/node';
 import { ilpErrors } from './errors';
 import { amountTooLarge, reject } from './packets';
 import { deliverLocally } from './receive';

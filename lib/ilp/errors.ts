@@ -1,4 +1,4 @@
-import { errorCatalog } from '../errors';
+import { errorCatalog } from '../shared/errors';
 
 // Interledger's errors: a payment's receiver (a payment intent here, or an incoming payment on
 // another node, read over Open Payments), a quote's route and its probe, the connector's packets.

@@ -1,7 +1,7 @@
 import { deserializeIlpReply, type IlpPrepare, type IlpReply, serializeIlpPrepare } from 'ilp-packet';
-import { boundedFetch, errorCode, OutboundFetchError } from '../net/fetch';
-import { mayPeerPrivately, type Node } from '../node';
 import type { PeerRecord } from '../peers/schemas';
+import { boundedFetch, errorCode, OutboundFetchError } from '../platform/net/fetch';
+import { mayPeerPrivately, type Node } from '../shared/node';
 
 // ILP over HTTP (Interledger RFC 35) to a peer's connector: the Prepare POSTed with this node's
 // outgoing token, the Fulfill or Reject in the 200 answer. What cannot be a reply says whether the
@@ -22,7 +22,7 @@ export type Delivery = { kind: 'reply'; reply: IlpReply } | { kind: 'not_sent'; 
 const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 // The peer's connector is where its FSP says (POST and PATCH /peers), so the request is bounded
-// and checked as any URL from outside (lib/net/fetch.ts): no internal address, unless the tenant
+// and checked as any URL from outside (lib/platform/net/fetch.ts): no internal address, unless the tenant
 // may peer there (ALLOW_PRIVATE_PEERS), checked again at every new connection (DNS may have
 // changed since the peer was made). A failure says the peer's status and this node's reason,
 // never what the peer's answer said.

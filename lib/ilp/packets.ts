@@ -1,5 +1,5 @@
 import { Errors, errorToIlpReject, type IlpReject } from 'ilp-packet';
-import type { Node } from '../node';
+import type { Node } from '../shared/node';
 
 // ILP rejects this node makes itself (triggered by its own address).
 export const reject = (node: Node, code: string, message: string): IlpReject => ({ code, message, triggeredBy: node.ilpAddress, data: Buffer.alloc(0) });

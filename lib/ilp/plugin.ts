@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { deserializeIlpPrepare, type IlpPrepare, type IlpReply, isFulfill, serializeIlpReply } from 'ilp-packet';
-import { receiveFor } from '../amounts';
-import { crashPoint } from '../faults';
-import type { Node } from '../node';
 import type { PeerRecord } from '../peers/schemas';
+import { crashPoint } from '../platform/faults';
+import { receiveFor } from '../shared/amounts';
+import type { Node } from '../shared/node';
 import { ANSWER_GRACE_MS, type Delivery, sendToPeer } from './link';
 import { amountTooLarge, reject } from './packets';
 import { receiveRoom, streamAmount } from './stream';

@@ -11,12 +11,12 @@ import {
   setupPayment,
   startQuote,
 } from '@interledger/pay';
-import { divCeil } from '../amounts';
-import type { DomainError } from '../errors';
-import type { Node } from '../node';
 import { routeTo } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
+import { divCeil } from '../shared/amounts';
+import type { DomainError } from '../shared/errors';
+import type { Node } from '../shared/node';
 import { ilpErrors } from './errors';
 import { type Failure, PeerPlugin } from './plugin';
 import type { RemoteReceiver } from './receiver';

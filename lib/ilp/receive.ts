@@ -1,5 +1,4 @@
 import { type IlpPrepare, type IlpReply, isFulfill, isIlpReply } from 'ilp-packet';
-import { receiveFor, toLedger } from '../amounts';
 import { noteLiquidityTaken as noteAssetLiquidityTaken } from '../assets';
 import {
   account,
@@ -13,12 +12,13 @@ import {
   transferItems,
   voidTransfer,
 } from '../ledger';
-import type { Node } from '../node';
 import { type CreditOutcome, creditIntent, findIntent } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { noteLiquidityTaken as notePeerLiquidityTaken } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
+import { receiveFor, toLedger } from '../shared/amounts';
+import type { Node } from '../shared/node';
 import { reject } from './packets';
 import { receiveMaxReject, streamServer, worthNothingReject } from './stream';
 

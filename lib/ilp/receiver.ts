@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { amountValue } from '../values';
+import { amountValue } from '../shared/values';
 import { ilpErrors } from './errors';
 
 // Another node's incoming payment, as this node reads it over Open Payments to pay it.

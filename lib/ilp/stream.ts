@@ -3,9 +3,9 @@ import { hmac, ReplyBuilder } from '@interledger/stream-receiver/dist/src/utils'
 import { type IlpAddress, IlpError, type IlpPrepare, type IlpReject } from 'ilp-packet';
 import { generatePskEncryptionKey } from 'ilp-protocol-stream/dist/src/crypto';
 import { type Frame, FrameType, Packet, StreamMaxMoneyFrame } from 'ilp-protocol-stream/dist/src/packet';
-import type { Node } from '../node';
 import type { IntentRecord } from '../payment-intents/schemas';
-import { derivedKey } from '../secrets';
+import { derivedKey } from '../platform/secrets';
+import type { Node } from '../shared/node';
 
 // STREAM credentials for an incoming payment, derived statelessly from STREAM_SECRET, as a
 // stateless STREAM receiver does: the ILP address (under this node's ILP_ADDRESS) carries the

@@ -1,10 +1,10 @@
 import { listAssets } from '../assets';
 import type { Asset } from '../assets/schemas';
 import { nonZeroBalances, ownerOf } from '../ledger';
-import type { Node } from '../node';
 import { findIntents } from '../payment-intents';
 import { findPayments } from '../payments';
 import { allPeers } from '../peers';
+import type { Node } from '../shared/node';
 import type { LedgerCheck } from './schemas';
 
 // The back-office ledger check: every asset's accounts (its liquidity, its settlement, its fees, and

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { amount } from '../amounts';
 import { RESOURCE_TYPES, TRANSFER_KINDS } from '../ledger/rules';
-import { assetCode, pageQuery } from '../values';
+import { amount } from '../shared/amounts';
+import { assetCode, pageQuery } from '../shared/values';
 
 // GET /ledger/check: each asset's accounts summed (ledger units, scale 20), which double entry keeps
 // at zero; a non-zero account whose asset cannot be told (its record is gone) is listed apart.

@@ -1,14 +1,14 @@
-import { amountOf, fromLedger } from '../amounts';
 import { getAsset } from '../assets';
 import { assetErrors } from '../assets/errors';
-import { DomainError } from '../errors';
 import { type HistoryEntry, ownerOf, transferHistory } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
 import { findWithdrawal } from '../liquidity-withdrawals';
-import type { Node } from '../node';
 import { findIntent } from '../payment-intents';
 import { findPayment } from '../payments';
 import { findPeer } from '../peers';
+import { amountOf, fromLedger } from '../shared/amounts';
+import { DomainError } from '../shared/errors';
+import type { Node } from '../shared/node';
 import type { LedgerTransfer } from './schemas';
 
 // GET /ledger/transfers: the transfers that touched one account, newest first, for reconciling it

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Outgoing } from '../events';
-import type { Node } from '../node';
-import { commit, isConflict, type Refusals, type Write } from '../tx';
+import type { Outgoing } from '../platform/events';
+import { commit, isConflict, type Refusals, type Write } from '../platform/tx';
+import type { Node } from '../shared/node';
 import { ledgerErrors } from './errors';
 import { insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, type TransferDescription } from './rules';
 import { balances, transferItems } from './store';

@@ -1,10 +1,10 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { Node } from '../node';
-import { getAll, LISTS, LISTS2, type Page, queryNewestFirst, scoped } from '../store';
-import type { Write } from '../tx';
+import { db } from '../platform/db';
+import { getAll, LISTS, LISTS2, type Page, queryNewestFirst, scoped } from '../platform/store';
+import type { Write } from '../platform/tx';
+import type { Node } from '../shared/node';
 import {
   accountOfItem,
   conditionFor,
@@ -209,7 +209,7 @@ export async function voidTransfer(node: Node, transferId: string): Promise<'voi
 const VOID_ATTEMPTS = 20;
 
 // Each item's balance (items never written are left out), read exactly: the client reads whole
-// numbers past 2^53 as bigints (lib/db.ts).
+// numbers past 2^53 as bigints (lib/platform/db.ts).
 async function itemBalances(node: Node, ids: string[]): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
   if (!ids.length) return out;

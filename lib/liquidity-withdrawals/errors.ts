@@ -1,4 +1,4 @@
-import { errorCatalog } from '../errors';
+import { errorCatalog } from '../shared/errors';
 
 export const withdrawalErrors = errorCatalog({
   notFound: {

@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { amountOf, toLedger } from '../amounts';
 import { getAsset } from '../assets';
-import { commonErrors } from '../errors';
-import { event } from '../events';
 import { account, moveCovered, refuseTooLarge, transferItems } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
-import type { Node } from '../node';
 import { countWithdrawals, getPeerRecord } from '../peers';
-import { commit, type Write } from '../tx';
+import { event } from '../platform/events';
+import { commit, type Write } from '../platform/tx';
+import { amountOf, toLedger } from '../shared/amounts';
+import { commonErrors } from '../shared/errors';
+import type { Node } from '../shared/node';
 import { withdrawalErrors } from './errors';
 import { type Ending, mayEnd, stateAfter } from './rules';
 import type { LiquidityWithdrawal } from './schemas';

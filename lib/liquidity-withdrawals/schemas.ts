@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { amount } from '../amounts';
+import { amount } from '../shared/amounts';
 
 // A two-phase liquidity withdrawal: the amount is held out of an asset's liquidity or a peer's
 // credit line, then posted (it leaves the ledger, to the asset's settlement account) or voided

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { Node } from '../node';
-import { idOfKey, type Page, pageOfListed, queryAll, scoped } from '../store';
-import type { Write } from '../tx';
+import { db } from '../platform/db';
+import { idOfKey, type Page, pageOfListed, queryAll, scoped } from '../platform/store';
+import type { Write } from '../platform/tx';
+import type { Node } from '../shared/node';
 import { type Ending, stateAfter } from './rules';
 import type { LiquidityWithdrawal } from './schemas';
 

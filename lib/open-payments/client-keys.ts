@@ -1,14 +1,14 @@
 import type { JWK } from '@interledger/http-signature-utils';
-import { logger } from '../log';
-import { boundedFetch } from '../net/fetch';
-import type { Node } from '../node';
+import { logger } from '../platform/log';
+import { boundedFetch } from '../platform/net/fetch';
+import type { Node } from '../shared/node';
 import { openPaymentsErrors } from './errors';
 
 // The keys an Open Payments client publishes at <its wallet address>/jwks.json, fetched when a
 // signature must be checked and kept briefly: a key the client stops listing (revoked) stops
 // working within CACHE_SECS. An unknown keyid is fetched afresh (at most once a second), so that a
 // newly registered key works at once. The URL is the client's choice: it is fetched bounded (size,
-// time, redirects, no internal addresses: lib/net/fetch.ts), and a key set that cannot be read is
+// time, redirects, no internal addresses: lib/platform/net/fetch.ts), and a key set that cannot be read is
 // remembered like one that can, so that a client cannot make this server fetch at every request.
 const CACHE_SECS = 30;
 const REFETCH_UNKNOWN_MS = 1000;

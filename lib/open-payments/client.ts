@@ -1,9 +1,9 @@
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken, OpenPaymentsClientError } from '@interledger/open-payments';
-import { DomainError } from '../errors';
 import { ilpErrors } from '../ilp/errors';
 import { type RemoteReceiver, receiverFrom } from '../ilp/receiver';
-import { withBoundedFetch } from '../net/fetch';
-import type { Node } from '../node';
+import { withBoundedFetch } from '../platform/net/fetch';
+import { DomainError } from '../shared/errors';
+import type { Node } from '../shared/node';
 import { serviceIdentity, serviceWalletAddress } from './identity';
 
 // This service as an Open Payments client of other nodes (and of itself), with the official
@@ -96,7 +96,7 @@ export async function readReceiver(node: Node, url: string): Promise<RemoteRecei
 
 // An incoming payment on any node, read with access: amounts, state and its payment methods. The
 // URL and the servers it names are another node's (or anyone's) choice: every fetch the client makes
-// for it is bounded (lib/net/fetch.ts). A failure is a plain error: readReceiver says what it means
+// for it is bounded (lib/platform/net/fetch.ts). A failure is a plain error: readReceiver says what it means
 // (receiver_unreachable).
 export async function readIncomingPayment(node: Node, url: string) {
   const reader = await readerOf(node);

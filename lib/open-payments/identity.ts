@@ -1,9 +1,9 @@
 import { createPrivateKey } from 'node:crypto';
 import { generateJwk } from '@interledger/http-signature-utils';
-import type { Node } from '../node';
-import { derivedKey } from '../secrets';
+import { derivedKey } from '../platform/secrets';
+import type { Node } from '../shared/node';
+import { canonicalBase } from '../shared/wallet-address-url';
 import { publishServiceIdentity } from '../wallet-addresses';
-import { canonicalBase } from '../wallet-addresses/address';
 
 // This service's own identity as an Open Payments client, for the calls it makes to other nodes'
 // servers: an Ed25519 key derived from the OPEN_PAYMENTS_CLIENT_SECRET secret, published (with

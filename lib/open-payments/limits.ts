@@ -1,5 +1,5 @@
-import type { Amount } from '../amounts';
-import { sameAddress } from '../wallet-addresses/address';
+import type { Amount } from '../shared/amounts';
+import { sameAddress } from '../shared/wallet-address-url';
 
 // An outgoing-payment grant's limits (its access item's `limits`), and whether one payment fits
 // them. `debitAmount` and `receiveAmount` are totals over the grant's payments, or over each

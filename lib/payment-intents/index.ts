@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
 import { feesOf } from '../assets';
-import { commonErrors, invalidField } from '../errors';
-import { event, type Outgoing } from '../events';
 import { account, insufficient, type Leg, settleAll, transferItems } from '../ledger';
-import { logger } from '../log';
-import { countPaymentReceived } from '../metrics';
-import type { Node } from '../node';
-import { intentUrl } from '../resources';
-import type { Page } from '../store';
-import { commit, type Refusals, type Write } from '../tx';
+import { event, type Outgoing } from '../platform/events';
+import { logger } from '../platform/log';
+import { countPaymentReceived } from '../platform/metrics';
+import type { Page } from '../platform/store';
+import { commit, type Refusals, type Write } from '../platform/tx';
+import { type Amount, amountOf, fromLedger, toLedger } from '../shared/amounts';
+import { commonErrors, invalidField } from '../shared/errors';
+import type { Node } from '../shared/node';
+import { intentUrl } from '../shared/resources';
 import {
   activeWalletRecord,
   findWalletRecordByUrl,

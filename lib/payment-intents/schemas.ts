@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { amount } from '../amounts';
 import type { FeeSchedule } from '../assets/schemas';
-import { metadata, pageQuery, printable } from '../values';
+import { amount } from '../shared/amounts';
+import { metadata, pageQuery, printable } from '../shared/values';
 import { walletAddressUrl } from '../wallet-addresses/schemas';
 
 export const createIntentBody = z.strictObject({

@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
-import { logger } from '../log';
-import type { Node } from '../node';
-import { annotate } from '../tracing';
+import { logger } from '../platform/log';
+import { annotate } from '../platform/tracing';
+import type { Node } from '../shared/node';
 import { PAYMENT_ANNOTATION } from '.';
 import { readAhead, sending } from './methods';
 import type { SendOutcome } from './methods/method';
@@ -21,7 +21,7 @@ const isPaymentMessage = (body: unknown): body is PaymentMessage =>
   typeof (body as PaymentMessage)?.paymentId === 'string' &&
   (['intentId', 'walletAddress'] as const).every((k) => ['string', 'undefined'].includes(typeof (body as PaymentMessage)[k]));
 
-// One message of the payments queue (see lib/queue.ts for retries). Its id names the attempt
+// One message of the payments queue (see lib/platform/queue.ts for retries). Its id names the attempt
 // that sends a remote payment (lib/payments/methods/ilp.ts).
 export async function handlePaymentMessage(node: Node, body: unknown, record: SQSRecord): Promise<void> {
   if (!isPaymentMessage(body)) return logger.error('Dropping a payments message of unknown shape', { body });

@@ -1,4 +1,4 @@
-import { errorCatalog } from '../errors';
+import { errorCatalog } from '../shared/errors';
 
 export const paymentErrors = errorCatalog({
   notFound: { code: 'payment_not_found', status: 404, title: 'No payment with this id', detail: (id: string) => `No payment with id ${id}` },

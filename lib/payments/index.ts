@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { type Amount, amountOf, fromLedger, toLedger } from '../amounts';
-import { commonErrors, invalidField } from '../errors';
-import { event, message, type Outgoing } from '../events';
-import { holdPoint } from '../faults';
 import { account, type Leg, refuseTooLarge, settleAll, transferItems } from '../ledger';
-import { logger } from '../log';
-import { countPayment } from '../metrics';
-import type { Node } from '../node';
 import type { GrantPeriod } from '../open-payments/interval';
 import { fitsBeside, type GrantLimits, REFUSALS, refusalOf } from '../open-payments/limits';
 import { getPeerRecord } from '../peers';
 import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery } from '../peers/schemas';
+import { event, message, type Outgoing } from '../platform/events';
+import { holdPoint } from '../platform/faults';
+import { logger } from '../platform/log';
+import { countPayment } from '../platform/metrics';
+import { BATCH_GET_MAX, type Page } from '../platform/store';
+import { annotate } from '../platform/tracing';
+import { commit, type Write } from '../platform/tx';
 import { feeOf, findQuote, putQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
 import { quoteErrors } from '../quotes/errors';
 import { methodFieldsOf, readAheadOf } from '../quotes/method';
 import type { QuoteRecord } from '../quotes/schemas';
-import { BATCH_GET_MAX, type Page } from '../store';
-import { annotate } from '../tracing';
-import { commit, type Write } from '../tx';
+import { type Amount, amountOf, fromLedger, toLedger } from '../shared/amounts';
+import { commonErrors, invalidField } from '../shared/errors';
+import type { Node } from '../shared/node';
+import { canonicalOrUndefined } from '../shared/wallet-address-url';
 import { WALLET_INACTIVE, walletActive, walletAddressIdOf } from '../wallet-addresses';
-import { canonicalOrUndefined } from '../wallet-addresses/address';
 import { walletAddressErrors } from '../wallet-addresses/errors';
 import { paymentErrors } from './errors';
 import type { CreatePayment, ListPaymentsQuery, Payment, PaymentMessage, PaymentRecord } from './schemas';
@@ -29,7 +29,7 @@ import * as store from './store';
 // Outgoing payments on a sender's wallet address (their state machine: ./states.ts). Funding moves the debit amount from the sender asset's settlement account into the payment's
 // account and queues the payment for the worker (lib/payments/deliver.ts), which sends it by its quote's
 // payment method (lib/payments/methods). Whatever acts on a
-// payment annotates its trace with the payment's id, by which its traces are found (lib/tracing.ts).
+// payment annotates its trace with the payment's id, by which its traces are found (lib/platform/tracing.ts).
 export const PAYMENT_ANNOTATION = 'paymentId';
 
 export function paymentView(r: PaymentRecord): Payment {
@@ -182,7 +182,7 @@ export const findGrantSpent = (node: Node, grantId: string, period: string) => s
 
 // An Admin action on the payment as read; answers the payment as it is after. `build` gives the
 // writes besides the transition (a transfer) and the events. `payment-<action>` names its fault
-// points (lib/faults.ts): `hold:payment-fund` stops a funding after its Idempotency-Key is taken.
+// points (lib/platform/faults.ts): `hold:payment-fund` stops a funding after its Idempotency-Key is taken.
 async function move(
   node: Node,
   id: string,

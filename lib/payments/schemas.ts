@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { type Amount, amount } from '../amounts';
 import type { MethodFields } from '../quotes/method';
-import { metadata, pageQuery } from '../values';
+import { type Amount, amount } from '../shared/amounts';
+import { metadata, pageQuery } from '../shared/values';
 import { walletAddressUrl } from '../wallet-addresses/schemas';
 
 export const createPaymentBody = z.strictObject({

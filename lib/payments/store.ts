@@ -1,10 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { Node } from '../node';
+import { db } from '../platform/db';
+import { getAll, idOfKey, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import type { Write } from '../platform/tx';
 import { withMethodFields } from '../quotes/method';
-import { getAll, idOfKey, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
-import type { Write } from '../tx';
+import type { Node } from '../shared/node';
 import { type PaymentRecord, type PaymentState, paymentStates } from './schemas';
 
 const RECORD = 'PAYMENT';
@@ -339,7 +339,7 @@ export const giveBack = (node: Node, grantId: string, period: string, back: Spen
   },
 });
 
-// A page of a wallet address's payments for Open Payments' cursor pagination (lib/store.ts
+// A page of a wallet address's payments for Open Payments' cursor pagination (lib/platform/store.ts
 // pageTwoWays): its records sit in one partition per state, which are read together.
 export async function pageByWallet(
   node: Node,

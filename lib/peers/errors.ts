@@ -1,4 +1,4 @@
-import { errorCatalog } from '../errors';
+import { errorCatalog } from '../shared/errors';
 
 export const peerErrors = errorCatalog({
   notFound: { code: 'peer_not_found', status: 404, title: 'No peer with this id', detail: (id: string) => `No peer with id ${id}` },

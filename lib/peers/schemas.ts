@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { amount } from '../amounts';
-import { amountValue, assetCode, windowedPageQuery } from '../values';
+import { amount } from '../shared/amounts';
+import { amountValue, assetCode, windowedPageQuery } from '../shared/values';
 
 // Peers: the FSPs this node exchanges ILP packets with, over ILP-over-HTTP (Interledger RFC 35).
 export const ilpAddress = z

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import { type Node, OPERATOR_TENANT_ID } from '../node';
-import { type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
-import type { Write } from '../tx';
+import { db } from '../platform/db';
+import { type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import type { Write } from '../platform/tx';
+import { type Node, OPERATOR_TENANT_ID } from '../shared/node';
 import { tokenChanges } from './rules';
 import type { Peer, PeerRecord } from './schemas';
 

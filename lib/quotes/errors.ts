@@ -1,4 +1,4 @@
-import { errorCatalog } from '../errors';
+import { errorCatalog } from '../shared/errors';
 
 export const quoteErrors = errorCatalog({
   notFound: { code: 'quote_not_found', status: 404, title: 'No quote with this id', detail: (id: string) => `No quote with id ${id}` },

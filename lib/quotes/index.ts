@@ -1,5 +1,5 @@
-import type { Amount } from '../amounts';
-import type { Node } from '../node';
+import type { Amount } from '../shared/amounts';
+import type { Node } from '../shared/node';
 import { quoteErrors } from './errors';
 import type { Quote, QuoteRecord } from './schemas';
 import * as store from './store';

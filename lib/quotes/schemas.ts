@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { type Amount, amount } from '../amounts';
 import { feeSchedule } from '../assets/schemas';
+import { type Amount, amount } from '../shared/amounts';
 import type { MethodFields } from './method';
 
 export const createQuoteBody = z.strictObject({

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { Node } from '../node';
-import { scoped } from '../store';
-import type { Write } from '../tx';
+import { db } from '../platform/db';
+import { scoped } from '../platform/store';
+import type { Write } from '../platform/tx';
+import type { Node } from '../shared/node';
 import { withMethodFields } from './method';
 import type { QuoteRecord } from './schemas';
 

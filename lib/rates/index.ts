@@ -1,10 +1,10 @@
-import { logger } from '../log';
-import { countRatePull } from '../metrics';
-import type { Node } from '../node';
 import { findPeer } from '../peers';
 import { peerErrors } from '../peers/errors';
-import { scoped } from '../store';
-import { commit } from '../tx';
+import { logger } from '../platform/log';
+import { countRatePull } from '../platform/metrics';
+import { scoped } from '../platform/store';
+import { commit } from '../platform/tx';
+import type { Node } from '../shared/node';
 import { rateErrors } from './errors';
 import { fetchRates } from './pull';
 import type { PushRate, Rate, RateQuery } from './schemas';

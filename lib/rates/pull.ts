@@ -1,5 +1,5 @@
-import { DomainError } from '../errors';
-import { boundedFetch, errorCode, OutboundFetchError } from '../net/fetch';
+import { boundedFetch, errorCode, OutboundFetchError } from '../platform/net/fetch';
+import { DomainError } from '../shared/errors';
 import { rateErrors } from './errors';
 import { ratesDocument } from './schemas';
 

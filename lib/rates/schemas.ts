@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { assetCode } from '../values';
+import { assetCode } from '../shared/values';
 
 // A peer-scoped rate names its peer by id (POST /peers).
 export const peerId = z.uuid('must be the id of a peer');

@@ -1,8 +1,8 @@
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { Node } from '../node';
-import { queryAll, scoped, shardKeys, shardOf } from '../store';
-import type { Write } from '../tx';
+import { db } from '../platform/db';
+import { queryAll, scoped, shardKeys, shardOf } from '../platform/store';
+import type { Write } from '../platform/tx';
+import type { Node } from '../shared/node';
 
 // The rates table. A pushed rate is one item per scope and pair; a pull is one item per scope and
 // base holding every rate the FSP listed. Pulled items are also listed in a registry (spread over a

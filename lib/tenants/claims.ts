@@ -1,5 +1,5 @@
-import type { Node } from '../node';
-import type { Write } from '../tx';
+import type { Write } from '../platform/tx';
+import type { Node } from '../shared/node';
 import * as store from './store';
 
 // What the operator's new wallet address writes in the tenant registry: it is counted on each of

@@ -1,4 +1,4 @@
-import { errorCatalog } from '../errors';
+import { errorCatalog } from '../shared/errors';
 
 export const tenantErrors = errorCatalog({
   notFound: { code: 'tenant_not_found', status: 404, title: 'No tenant with this id', detail: (id: string) => `No tenant with id ${id}` },

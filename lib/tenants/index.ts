@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { type Node, OPERATOR_TENANT_ID, type TenantSettings } from '../node';
-import { createTenantSecrets, deleteTenantSecrets } from '../secrets';
-import { commit } from '../tx';
-import { canonicalBase, MAX_PREFIX_SEGMENTS, newAddress } from '../wallet-addresses/address';
+import { createTenantSecrets, deleteTenantSecrets } from '../platform/secrets';
+import { commit } from '../platform/tx';
+import { type Node, OPERATOR_TENANT_ID, type TenantSettings } from '../shared/node';
+import { canonicalBase, MAX_PREFIX_SEGMENTS, newAddress } from '../shared/wallet-address-url';
 import { tenantErrors } from './errors';
 import { defaultSuffix, isAtOrBelow, pathsOf } from './rules';
 import type { CreatedTenant, CreateTenant, Tenant, TenantRecord, UpdateTenant } from './schemas';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { printable } from '../values';
-import { MAX_ADDRESS_SEGMENTS, MAX_PREFIX_SEGMENTS } from '../wallet-addresses/address';
+import { printable, tenantId } from '../shared/values';
+import { MAX_ADDRESS_SEGMENTS, MAX_PREFIX_SEGMENTS } from '../shared/wallet-address-url';
 
 // Tenants: the FSPs one deployment serves besides its operator's. Each has its own wallet address
 // prefix (where its wallet addresses live, and by which the Open Payments servers find it), ILP
@@ -73,7 +73,4 @@ export interface TenantRecord {
   version: number;
 }
 
-// A tenant's id in a path: a uuid, or `operator`.
-// A tenant's id: a uuid, or the operator's.
-export const tenantId = z.union([z.uuid(), z.literal('operator')]);
 export const tenantParams = z.object({ id: tenantId });

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { Node } from '../node';
-import { getAll, LISTS, type Page, queryAll, queryNewestFirst } from '../store';
-import type { Write } from '../tx';
+import { db } from '../platform/db';
+import { getAll, LISTS, type Page, queryAll, queryNewestFirst } from '../platform/store';
+import type { Write } from '../platform/tx';
+import type { Node } from '../shared/node';
 import { pathsOf } from './rules';
 import type { TenantRecord } from './schemas';
 

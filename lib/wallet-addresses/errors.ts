@@ -1,4 +1,4 @@
-import { errorCatalog } from '../errors';
+import { errorCatalog } from '../shared/errors';
 import { MAX_ACTIVE_KEYS } from './schemas';
 
 export const walletAddressErrors = errorCatalog({

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { assetCode, pageQuery, printable } from '../values';
-import { MAX_ADDRESS_SEGMENTS } from './address';
+import { assetCode, pageQuery, printable } from '../shared/values';
+import { MAX_ADDRESS_SEGMENTS } from '../shared/wallet-address-url';
 
 // The longest wallet address URL (it is also a DynamoDB key and a resource server path).
 export const MAX_ADDRESS_LENGTH = 512;

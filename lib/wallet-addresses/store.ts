@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { Node } from '../node';
-import { countUpTo, LISTS, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
-import type { Write } from '../tx';
+import { db } from '../platform/db';
+import { countUpTo, LISTS, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import type { Write } from '../platform/tx';
+import type { Node } from '../shared/node';
 import { MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey, type WalletAddressStatus } from './schemas';
 
 // A wallet address is stored under its canonical URL (which makes it unique and lets the resource

@@ -1,14 +1,14 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
-import { type DomainEvent, message, type Outgoing } from '../events';
-import { logger } from '../log';
-import { countWebhookAttempt, countWebhookParked } from '../metrics';
-import { boundedFetch, errorCode, OutboundFetchError } from '../net/fetch';
-import type { Node } from '../node';
-import { secret } from '../secrets';
-import { sqs, withTraceHeader } from '../sqs';
-import { currentTraceHeader } from '../tracing';
-import { commit } from '../tx';
+import { type DomainEvent, message, type Outgoing } from '../platform/events';
+import { logger } from '../platform/log';
+import { countWebhookAttempt, countWebhookParked } from '../platform/metrics';
+import { boundedFetch, errorCode, OutboundFetchError } from '../platform/net/fetch';
+import { secret } from '../platform/secrets';
+import { sqs, withTraceHeader } from '../platform/sqs';
+import { currentTraceHeader } from '../platform/tracing';
+import { commit } from '../platform/tx';
+import type { Node } from '../shared/node';
 import { redeliverParked, retryMessage } from '.';
 import { hopDelay, retryDelay } from './schedule';
 import type { Attempt, RedeliverMessage, RetryMessage, WebhookEvent } from './schemas';
@@ -19,7 +19,7 @@ import * as store from './store';
 // on WEBHOOK_RETRY_SCHEDULE_SECS by a new, delayed message; after the last one the event is failed
 // and parked (WEBHOOK_PARKING_QUEUE_URL). Every queue message names the attempt it is for, and runs
 // only if the record has made exactly that many attempts, so duplicates do nothing. Recording an
-// attempt and sending its follow-up commit together (lib/tx outbox): a crash loses neither.
+// attempt and sending its follow-up commit together (lib/platform/tx outbox): a crash loses neither.
 
 // The signer for the secret's current value (it may be changed in Secrets Manager). A value in
 // Standard Webhooks form (whsec_ + base64) is used as it is; any other (the one generated at the

@@ -1,8 +1,8 @@
-import { commonErrors } from '../errors';
-import { message } from '../events';
-import { logger } from '../log';
-import type { Node } from '../node';
-import { commit } from '../tx';
+import { message } from '../platform/events';
+import { logger } from '../platform/log';
+import { commit } from '../platform/tx';
+import { commonErrors } from '../shared/errors';
+import type { Node } from '../shared/node';
 import { webhookErrors } from './errors';
 import { REDELIVER_OVERDUE_SECS, redeliverableFrom } from './schedule';
 import type { Attempt, ListQuery, RetryMessage, WebhookEvent } from './schemas';
@@ -64,7 +64,7 @@ export async function redeliverWebhookEvent(node: Node, id: string): Promise<Web
 
 // A parked event sent back to the sender (`npm run redrive -- WebhookParkingQueue`): redelivered as
 // above if its record still says failed; one delivered or redelivered since is left as it is. Its
-// tenant's node, a deleted tenant's too (lib/context.ts onTenantOf): what was in flight ends as it would have.
+// tenant's node, a deleted tenant's too (lib/api/context.ts onTenantOf): what was in flight ends as it would have.
 export async function redeliverParked(node: Node, id: string): Promise<void> {
   const r = await store.findRecord(node, id);
   if (r?.status !== 'failed') return logger.info('A parked webhook event is no longer failed; not redelivered', { id, status: r?.status });

@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { EVENT_SOURCE } from '../events';
-import { tenantId } from '../tenants/schemas';
+import { EVENT_SOURCE } from '../platform/events';
+import { tenantId } from '../shared/values';
 import { eventType } from './schemas';
 
 // What the webhook queue and the parking queue carry (./schemas.ts RetryMessage, RedeliverMessage),
 // as a message must be to be sent on: `npm run redrive` (infra/redrive.ts) checks each dead-lettered
 // or parked one against these first. Each with the tenant the relay names on a tenant's
-// (lib/events/relay.ts). Apart from ./schemas.ts, which every Admin route's bundle holds.
+// (lib/platform/events/relay.ts). Apart from ./schemas.ts, which every Admin route's bundle holds.
 
 const tenant = tenantId.optional();
 // An event as the bus carries it (in the envelope's detail) and as it is parked (WebhookParkingQueue).

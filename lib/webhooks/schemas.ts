@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { pageQuery } from '../values';
+import { pageQuery } from '../shared/values';
 
 export const webhookStatuses = ['pending', 'delivered', 'failed'] as const;
 

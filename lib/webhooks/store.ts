@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db';
-import type { DomainEvent } from '../events';
-import type { Node } from '../node';
-import { pageOfListed, queryNewestFirst, scoped, shardKeys, shardOf } from '../store';
-import type { Write } from '../tx';
+import { db } from '../platform/db';
+import type { DomainEvent } from '../platform/events';
+import { pageOfListed, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import type { Write } from '../platform/tx';
+import type { Node } from '../shared/node';
 import { type Attempt, type WebhookEvent, webhookStatuses } from './schemas';
 
 // Delivery records: one per event id, listed by status, newest first, through the ByStatus index,

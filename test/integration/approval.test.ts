@@ -3,10 +3,10 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OtherNode, peerBothWays, startOtherNode } from '../node';
-import { startTestStack, type TestStack } from '../stack';
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
-import { fundedPayment, ledger, ok, quotedPayment, sum, waitFor } from '../world';
+import { type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { fundedPayment, ledger, ok, quotedPayment, sum, waitFor } from '../harness/world';
+import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../servers/webhook-receiver';
 
 // Incoming payments held for the FSP's approval, and intents closed short of their amount (issue 31
 // item 2). Node A (this file's stack, its webhooks to a receiver of the test's, returning what a

@@ -1,7 +1,7 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../stack';
-import { ledger, ledgerItems, sum } from '../world';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ledger, ledgerItems, sum } from '../harness/world';
 
 let s: TestStack;
 beforeAll(async () => {

@@ -2,11 +2,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startConsole } from '../../infra/local/console';
-import { launchChromium, signedInPage } from '../browser';
-import { operatorAdmin } from '../operator';
-import { startTestStack, type TestStack, tenantAdmin } from '../stack';
-import { ok } from '../world';
+import { startConsole } from '../../infra/local/start/console';
+import { launchChromium, signedInPage } from '../browser/browser';
+import { operatorAdmin } from '../harness/operator';
+import { startTestStack, type TestStack, tenantAdmin } from '../harness/stack';
+import { ok } from '../harness/world';
 
 // The audit trail: each action of an operator signed in to the console (a route's function invoked
 // with the console authorizer's claims, as the console's function hands it on) leaves one audit
@@ -129,7 +129,7 @@ describe('the change and its audit event, one transaction', () => {
 
   // An audit write DynamoDB refuses (an item over its 400 KB: a name no sign-in gives, so that the
   // transaction fails for real), in the transaction of the change: the change is not made either.
-  // Each route that writes, those that once wrote outside lib/tx commit (a pushed rate, a wallet
+  // Each route that writes, those that once wrote outside lib/platform/tx commit (a pushed rate, a wallet
   // address's change, its keys) included.
   it('a commit that fails: neither is there, on every kind of write', async () => {
     const huge = operatorAdmin(s, { name: `${'x'.repeat(420_000)}@fsp.example`, groups: 'admin' });

@@ -6,10 +6,10 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../infra/local/serverless-config';
-import { signatureHeader } from '../../lib/http/signature';
-import { startTestStack, type TestStack } from '../stack';
-import { clientDir, README_CLIENT } from '../typed-client';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { signatureHeader } from '../../lib/api/http/signature';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { clientDir, README_CLIENT } from '../readers/typed-client';
 
 let s: TestStack;
 const now = () => Math.floor(Date.now() / 1000);

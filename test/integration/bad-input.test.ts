@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../stack';
-import { ok } from '../world';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok } from '../harness/world';
 
 let s: TestStack;
 beforeAll(async () => {

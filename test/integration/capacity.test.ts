@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OtherNode, startOtherNode } from '../node';
-import { startTestStack, type TestStack } from '../stack';
-import { ledgerItems, ok, packetsOf, paymentIn } from '../world';
-import { hottest, recordWrites, type WriteRates } from '../write-rates';
+import { type OtherNode, startOtherNode } from '../harness/node';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ledgerItems, ok, packetsOf, paymentIn } from '../harness/world';
+import { hottest, recordWrites, type WriteRates } from '../readers/write-rates';
 
 // No hot item on the packet path (README "Capacity"). Many senders on Node A pay intents on Node B
 // at once, all through one peer, in small packets, across currencies both ways (so that both
@@ -31,7 +31,7 @@ let a: TestStack;
 let b: OtherNode;
 const assets = new Map<TestStack | OtherNode, Record<string, string>>(); // node -> code -> id
 
-// On the file's own emulators (test/emulators.ts): what it measures is this test's writes alone.
+// On the file's own emulators (test/harness/emulators.ts): what it measures is this test's writes alone.
 beforeAll(async () => {
   [a, b] = await Promise.all([startTestStack({ EXCHANGE_RATES_URL: '', ILP_ADDRESS: 'test.cap-a' }), startOtherNode({ ILP_ADDRESS: 'test.cap-b' })]);
   for (const node of [a, b]) {

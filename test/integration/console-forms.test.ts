@@ -1,9 +1,9 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsole } from '../../infra/local/console';
-import { launchChromium, PAGE_WAIT, signedInPage } from '../browser';
-import { startTestStack, type TestStack } from '../stack';
-import { ok } from '../world';
+import { startConsole } from '../../infra/local/start/console';
+import { launchChromium, PAGE_WAIT, signedInPage } from '../browser/browser';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok } from '../harness/world';
 
 // How long a page may take to show an answer, on a loaded machine (a condition, polled).
 

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsole } from '../../infra/local/console';
-import { listen, readBody } from '../../infra/local/listen';
-import { LOCAL_CLIENT_ID } from '../../infra/local/operators';
-import { launchChromium } from '../browser';
-import { startTestStack, type TestStack } from '../stack';
+import { startConsole } from '../../infra/local/start/console';
+import { listen, readBody } from '../../infra/local/start/listen';
+import { LOCAL_CLIENT_ID } from '../../infra/local/start/operators';
+import { launchChromium } from '../browser/browser';
+import { startTestStack, type TestStack } from '../harness/stack';
 
 // The console's sign-in as on AWS (CONSOLE_SIGN_IN_URL set, as the template sets it): the page sends
 // the operator to Cognito's hosted sign-in by authorization code with PKCE, and trades the code for

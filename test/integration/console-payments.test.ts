@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsole } from '../../infra/local/console';
-import { launchChromium, PAGE_WAIT, signedInPage } from '../browser';
-import { createFlow, ok, paymentIn, startPaymentsStack } from '../world';
+import { startConsole } from '../../infra/local/start/console';
+import { launchChromium, PAGE_WAIT, signedInPage } from '../browser/browser';
+import { createFlow, ok, paymentIn, startPaymentsStack } from '../harness/world';
 
 // How long a page may take to show an answer, on a loaded machine (a condition, polled).
 

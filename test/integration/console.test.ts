@@ -9,17 +9,17 @@ import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsole } from '../../infra/local/console';
-import { ID_TOKEN_SECS, localOperators } from '../../infra/local/operators';
-import { ROOT } from '../../infra/local/serverless-config';
-import { BROWSER_WAIT_MS, launchChromium, signIn } from '../browser';
-import { docsPorts, startNpmNode } from '../node';
-import { paste, readmeBlocks } from '../readme';
-import { DOCS_IMAGES, screenshot } from '../screenshots';
-import { startTestStack, type TestStack, tenantAdmin } from '../stack';
-import { ok } from '../world';
+import { startConsole } from '../../infra/local/start/console';
+import { ID_TOKEN_SECS, localOperators } from '../../infra/local/start/operators';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { BROWSER_WAIT_MS, launchChromium, signIn } from '../browser/browser';
+import { DOCS_IMAGES, screenshot } from '../browser/screenshots';
+import { docsPorts, startNpmNode } from '../harness/node';
+import { startTestStack, type TestStack, tenantAdmin } from '../harness/stack';
+import { ok } from '../harness/world';
+import { paste, readmeBlocks } from '../readers/readme';
 
-// The back-office console (functions/console, infra/local/console.ts, console/): its page and its
+// The back-office console (functions/console, infra/local/start/console.ts, console/): its page and its
 // door to the Admin API behind the local sign-in, and in a browser (Debian's Chromium, driven by playwright-core; .ci/run installs it), the dashboard,
 // the payments list and the payment's trace after the README's walkthrough, which it also
 // photographs (for the docs with `npm run docs:images`).
@@ -276,7 +276,7 @@ const seededPassword = (dataDir: string, role: string): string => JSON.parse(rea
 
 describe('npm run operator', () => {
   const run = (dataDir: string, ...args: string[]) =>
-    promisify(execFile)('npx', ['tsx', 'infra/local/operator.ts', ...args], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: dataDir } });
+    promisify(execFile)('npx', ['tsx', 'infra/local/tools/operator.ts', ...args], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: dataDir } });
 
   it("adds an operator with a role and a tenant to a node's data folder, with a password it prints once, and refuses a role that is none", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'operators-'));

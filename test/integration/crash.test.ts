@@ -1,8 +1,8 @@
 import { DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
-import { type NpmNode, startNpmNode } from '../node';
-import { ok, waitFor } from '../world';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
+import { type NpmNode, startNpmNode } from '../harness/node';
+import { ok, waitFor } from '../harness/world';
 
 // Issue 17, D4a: `kill -9` of a node's whole process group (DynamoDB Local's JVM included) under
 // load, then a restart without --fresh. Every committed event and message must still reach its

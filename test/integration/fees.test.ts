@@ -2,9 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestStack } from '../stack';
-import type { WebhookReceiver } from '../webhook-receiver';
-import { ledger, ok, paymentIn, startPaymentsStack, units, type World } from '../world';
+import type { TestStack } from '../harness/stack';
+import { ledger, ok, paymentIn, startPaymentsStack, units, type World } from '../harness/world';
+import type { WebhookReceiver } from '../servers/webhook-receiver';
 
 // Issue 31, items 1 and 5: fees on both sides, set with PATCH /assets/{id}, through the Admin API
 // and the official Open Payments client. A sending fee is added to the sender's debit, in the debit

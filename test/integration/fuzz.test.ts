@@ -3,9 +3,9 @@ import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { deserializeIlpPrepare, deserializeIlpReply, isFulfill, serializeIlpPrepare } from 'ilp-packet';
 import { serializeIldcpRequest } from 'ilp-protocol-ildcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryFields, type Route, signedRoutes } from '../../lib/routes';
-import type { TestStack } from '../stack';
-import { createFlow, ok, resourceKindOf, startPaymentsStack, type World } from '../world';
+import { queryFields, type Route, signedRoutes } from '../../lib/api/routes';
+import type { TestStack } from '../harness/stack';
+import { createFlow, ok, resourceKindOf, startPaymentsStack, type World } from '../harness/world';
 
 // Seeded fuzzing of the whole Admin API: FUZZ_N requests (default 2,000), each a valid request of a
 // random route with one random thing broken (a field dropped, retyped or replaced with something
@@ -337,7 +337,7 @@ describe(`fuzzing the ILP connector (seed ${SEED}, ${PACKETS} packets)`, () => {
     const peer = await ok(s.admin('POST', '/peers', peerBody('test.fuzz-packets', 'fuzz-packets-token-0001')));
     await ok(s.admin('POST', `/peers/${peer.id}/liquidity`, { amount: '100000' }), 200);
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
-    const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/config')]); // (reads the stack's settings)
+    const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/platform/config')]); // (reads the stack's settings)
     const ilpAddress = (await readIncomingPayment(node, intent.url)).methods.find((m) => m.type === 'ilp')!.ilpAddress;
     const baseline = await snapshot(s.dynamo);
     const valid = () =>

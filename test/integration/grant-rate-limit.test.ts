@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestStack, type TestStack } from '../stack';
+import { startTestStack, type TestStack } from '../harness/stack';
 
 // Issue 28, item 7: grant requests were unthrottled (300 anonymous grants in 9 s). The template's
 // WAF limits them per client address per 5 minutes (GRANT_RATE_LIMIT_PER_5MIN, a rate-based rule on

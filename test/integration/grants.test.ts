@@ -2,9 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack, tenantAdmin } from '../stack';
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
-import { ok } from '../world';
+import { startTestStack, type TestStack, tenantAdmin } from '../harness/stack';
+import { ok } from '../harness/world';
+import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../servers/webhook-receiver';
 
 // The FSP's view of its users' Open Payments grants (GET /grants) and its revocation of one
 // (POST /grants/{id}/revoke), through the official Open Payments client: a revoked grant's token is

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../stack';
+import { startTestStack, type TestStack } from '../harness/stack';
 
 let s: TestStack;
 beforeAll(async () => {

@@ -5,9 +5,9 @@ import { deserializeIldcpResponse, serializeIldcpRequest } from 'ilp-protocol-il
 import { generateFulfillment, generateFulfillmentKey, generatePskEncryptionKey } from 'ilp-protocol-stream/dist/src/crypto';
 import { FrameType, IlpPacketType, Packet, type StreamMaxMoneyFrame, StreamMoneyFrame } from 'ilp-protocol-stream/dist/src/packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ilpOverHttp } from '../ilp-over-http';
-import { startTestStack, type TestStack } from '../stack';
-import { ledger, ok, sum, units } from '../world';
+import { ilpOverHttp } from '../harness/ilp-over-http';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ledger, ok, sum, units } from '../harness/world';
 
 // The connector as a foreign peer sees it: an ILP-over-HTTP client (the official STREAM sender,
 // @interledger/pay, over fetch) pays this node's incoming payments through POST /ilp.
@@ -22,7 +22,7 @@ const TOKEN = 'peer-x-incoming-token-0123456789';
 const link = (token = TOKEN) => ilpOverHttp(s.connectorUrl, token);
 
 async function credentials(intentUrl: string) {
-  const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/config')]);
+  const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/platform/config')]);
   const read = await readIncomingPayment(node, intentUrl);
   const ilp = read.methods.find((m) => m.type === 'ilp')!;
   return { destinationAddress: ilp.ilpAddress, sharedSecret: Buffer.from(ilp.sharedSecret, 'base64url') };

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestStack } from '../stack';
-import { createFlow, ledger, ok, paymentIn, startPaymentsStack, type World } from '../world';
+import type { TestStack } from '../harness/stack';
+import { createFlow, ledger, ok, paymentIn, startPaymentsStack, type World } from '../harness/world';
 
 // GET /ledger/check: every asset's accounts summed server-side, after real payments, and what it
 // says when the table holds a balance no transfer made.

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OtherNode, peerBothWays, startOtherNode } from '../node';
-import { startTestStack, type TestStack } from '../stack';
-import { ledger, ok, paymentIn } from '../world';
+import { type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ledger, ok, paymentIn } from '../harness/world';
 
 // GET /ledger/transfers: each account's transfers, on two nodes of ours (A pays B over
 // Interledger), after local payments in one currency and across two, packets sent and received,

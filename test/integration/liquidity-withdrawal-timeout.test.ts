@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestStack } from '../stack';
-import type { WebhookReceiver } from '../webhook-receiver';
-import { expectBalanced, hold, liquidityOf, peerWith, withdrawal } from '../withdrawals';
-import { startPaymentsStack, type World, waitFor } from '../world';
+import type { TestStack } from '../harness/stack';
+import { expectBalanced, hold, liquidityOf, peerWith, withdrawal } from '../harness/withdrawals';
+import { startPaymentsStack, type World, waitFor } from '../harness/world';
+import type { WebhookReceiver } from '../servers/webhook-receiver';
 
 // The timeout of two-phase withdrawals (LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS), 1 s on this stack: the
 // tests run the expirer (the scheduled function) until what they wait for has happened.

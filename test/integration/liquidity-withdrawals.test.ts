@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestStack } from '../stack';
-import type { WebhookReceiver } from '../webhook-receiver';
-import { expectBalanced, hold, liquidityOf, peerWith, withdrawal } from '../withdrawals';
-import { ledger, ok, paymentIn, startPaymentsStack, units, type World } from '../world';
+import type { TestStack } from '../harness/stack';
+import { expectBalanced, hold, liquidityOf, peerWith, withdrawal } from '../harness/withdrawals';
+import { ledger, ok, paymentIn, startPaymentsStack, units, type World } from '../harness/world';
+import type { WebhookReceiver } from '../servers/webhook-receiver';
 
 // Two-phase withdrawals of asset and peer liquidity, through the Admin API on the real stack, whose
 // withdrawals time out after the default week: nothing here reaches it (the timeout is

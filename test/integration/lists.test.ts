@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestStack } from '../stack';
-import { createFlow, ok, paymentIn, startPaymentsStack, type World } from '../world';
+import type { TestStack } from '../harness/stack';
+import { createFlow, ok, paymentIn, startPaymentsStack, type World } from '../harness/world';
 
 // The Admin lists of wallet addresses, payments and payment intents: newest first, filtered, and
 // paged through their cursors to the end.

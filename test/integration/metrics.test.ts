@@ -1,19 +1,19 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MINUTE_MS, minuteOf, seriesKey } from '../../infra/local/metrics';
-import { db } from '../../lib/db';
-import { METRICS } from '../../lib/metrics';
-import { peerBothWays, startOtherNode } from '../node';
-import { startRatesServer } from '../rates-server';
-import type { TestStack } from '../stack';
-import type { WebhookReceiver } from '../webhook-receiver';
-import { createFlow, ok, paymentIn, startPaymentsStack, type World, waitFor } from '../world';
+import { MINUTE_MS, minuteOf, seriesKey } from '../../infra/local/emulators/metrics';
+import { db } from '../../lib/platform/db';
+import { METRICS } from '../../lib/platform/metrics';
+import { peerBothWays, startOtherNode } from '../harness/node';
+import type { TestStack } from '../harness/stack';
+import { createFlow, ok, paymentIn, startPaymentsStack, type World, waitFor } from '../harness/world';
+import { startRatesServer } from '../servers/rates-server';
+import type { WebhookReceiver } from '../servers/webhook-receiver';
 
 // The metrics the functions publish, as the local run collects them: the functions print their
 // EMF documents (Powertools Metrics) as on Lambda, and the runtime takes them into its store
 // instead of printing them, as CloudWatch takes them out of the function's log.
 vi.hoisted(() => {
-  process.env.POWERTOOLS_METRICS_DISABLED = 'false'; // before lib/metrics is loaded
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false'; // before lib/platform/metrics is loaded
 });
 
 const since = minuteOf(Date.now());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signedRoutes } from '../../lib/routes';
-import type { TestStack } from '../stack';
-import { createFlow, ok, resourceKindOf, startPaymentsStack } from '../world';
+import { signedRoutes } from '../../lib/api/routes';
+import type { TestStack } from '../harness/stack';
+import { createFlow, ok, resourceKindOf, startPaymentsStack } from '../harness/world';
 
 // Bad input never reaches a 500: every Admin route, with real and unknown ids, gets malformed,
 // mistyped and hostile bodies and queries, and must answer a 4xx problem+json (or succeed).

@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient, isFinalizedGrantWithAccessToken, isPendingGrant } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_IDP_SECRET } from '../../infra/local/defaults';
-import { freePort } from '../../infra/local/emulators';
-import { startFsp } from '../../infra/local/fsp';
-import { finishHash } from '../../infra/local/idp';
-import { consentInBrowser } from '../consent';
-import { type OtherNode, peerBothWays, startOtherNode } from '../node';
-import { startTestStack, type TestStack } from '../stack';
-import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
-import { ok, waitFor } from '../world';
+import { freePort } from '../../infra/local/emulators/emulators';
+import { startFsp } from '../../infra/local/fsp/fsp';
+import { finishHash } from '../../infra/local/fsp/idp';
+import { LOCAL_IDP_SECRET } from '../../infra/local/start/defaults';
+import { consentInBrowser } from '../browser/consent';
+import { type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok, waitFor } from '../harness/world';
+import { TEST_WEBHOOK_SECRET } from '../servers/webhook-receiver';
 
 // The Open Payments specification's "send a payment" flow, as an app runs it with the official
 // client, across two nodes of ours: the incoming payment on Node B, the quote and the outgoing
@@ -41,7 +41,7 @@ beforeAll(async () => {
   ]);
   fsp = await startFsp({
     port: fspPort,
-    ratesFile: join(ROOT, 'infra/local/fsp-rates.json'),
+    ratesFile: join(ROOT, 'infra/local/fsp/fsp-rates.json'),
     webhookSecret: TEST_WEBHOOK_SECRET,
     adminUrl: a.adminUrl,
     adminSecret: ADMIN_SECRET,

@@ -9,15 +9,15 @@ import {
   type PendingGrant,
 } from '@interledger/open-payments';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_PORTS } from '../../infra/local/defaults';
-import { freePort } from '../../infra/local/emulators';
-import { startFsp } from '../../infra/local/fsp';
-import { ROOT } from '../../infra/local/serverless-config';
-import { consentInBrowser, consentViaIdp, hashVerifies, interactionOf } from '../consent';
-import { DOCS_IMAGES } from '../screenshots';
-import { startTestStack, type TestStack } from '../stack';
-import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
-import { ok } from '../world';
+import { freePort } from '../../infra/local/emulators/emulators';
+import { startFsp } from '../../infra/local/fsp/fsp';
+import { DEFAULT_PORTS } from '../../infra/local/start/defaults';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { consentInBrowser, consentViaIdp, hashVerifies, interactionOf } from '../browser/consent';
+import { DOCS_IMAGES } from '../browser/screenshots';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok } from '../harness/world';
+import { TEST_WEBHOOK_SECRET } from '../servers/webhook-receiver';
 
 // Interactive outgoing-payment grants (GNAP interaction through Rafiki's Identity Provider
 // interface), driven by the official Open Payments client as an app would, the user's consent given
@@ -103,7 +103,7 @@ beforeAll(async () => {
   ); // the docs' consent page shows the default ports' URLs
   fsp = await startFsp({
     port: fspPort,
-    ratesFile: join(ROOT, 'infra/local/fsp-rates.json'),
+    ratesFile: join(ROOT, 'infra/local/fsp/fsp-rates.json'),
     webhookSecret: TEST_WEBHOOK_SECRET,
     adminUrl: s.adminUrl,
     adminSecret: s.env.ADMIN_API_SECRET,

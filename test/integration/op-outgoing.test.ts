@@ -2,10 +2,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken, isPendingGrant } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { consentViaIdp } from '../consent';
-import { startTestStack, type TestStack } from '../stack';
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
-import { ok, paymentIn, waitFor } from '../world';
+import { consentViaIdp } from '../browser/consent';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok, paymentIn, waitFor } from '../harness/world';
+import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../servers/webhook-receiver';
 
 // Outgoing payments created by an app over Open Payments, driven by the official client: an
 // interactive grant consented through the IdP interface, the payment created from a quote or from

@@ -3,9 +3,9 @@ import { createServer } from 'node:http';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen } from '../../infra/local/listen';
-import { startTestStack, type TestStack } from '../stack';
-import { ok } from '../world';
+import { listen } from '../../infra/local/start/listen';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok } from '../harness/world';
 
 // Conformance with Rafiki's remote incoming payment service (packages/backend/src/open_payments/
 // payment/incoming_remote/service.ts, and the grant service it asks through, at Rafiki 884c4bc):

@@ -2,8 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../stack';
-import { ok } from '../world';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok } from '../harness/world';
 
 // Revocation wins every race (issue 28): a grant's cancellation (DELETE <continue uri>) or its
 // token's revocation (DELETE <manage uri>) racing the token's rotation (POST <manage uri>). Each
@@ -27,8 +27,8 @@ beforeAll(async () => {
   const { privateKey } = generateKeyPairSync('ed25519');
   await ok(s.admin('POST', `/wallet-addresses/${created.id}/keys`, generateJwk({ privateKey, keyId: 'racer' })));
   app = await createAuthenticatedClient({ walletAddressUrl: bob, privateKey, keyId: 'racer', validateResponses: false });
-  // The resource server's own question, signed as it signs it (lib/resource-server/introspection.ts).
-  const [{ introspectToken }, { node }] = await Promise.all([import('../../lib/resource-server/introspection'), import('../../lib/config')]);
+  // The resource server's own question, signed as it signs it (lib/api/resource-server/introspection.ts).
+  const [{ introspectToken }, { node }] = await Promise.all([import('../../lib/api/resource-server/introspection'), import('../../lib/platform/config')]);
   introspect = async (token) => (await introspectToken(node, token, [])).active;
 });
 afterAll(() => s?.stop());

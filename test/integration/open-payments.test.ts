@@ -10,9 +10,9 @@ import {
   isPendingGrant,
 } from '@interledger/open-payments';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestStack, type TestStack } from '../stack';
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
-import { ok } from '../world';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok } from '../harness/world';
+import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../servers/webhook-receiver';
 
 // The service driven by the official Open Payments client, as another wallet or node would: a key
 // registered on a wallet address, a grant from the authorization server, incoming payments on the
@@ -591,7 +591,7 @@ describe("the service's own client identity", () => {
       { url: s.openPaymentsUrl, accessToken: access_token.value },
       { walletAddress: wallet.bob.address, incomingAmount: amount('100') },
     );
-    const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/config')]);
+    const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/platform/config')]);
     const read = await readIncomingPayment(node, created.id);
     expect(read).toMatchObject({ id: created.id, incomingAmount: amount('100') });
     expect(read.methods[0].type).toBe('ilp');

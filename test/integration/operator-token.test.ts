@@ -2,11 +2,11 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
-import { localOperators } from '../../infra/local/operators';
-import { operatorAdmin } from '../operator';
-import { startTestStack, type TestStack } from '../stack';
-import { createFlow, ok, setUpWorld } from '../world';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
+import { localOperators } from '../../infra/local/start/operators';
+import { operatorAdmin } from '../harness/operator';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { createFlow, ok, setUpWorld } from '../harness/world';
 
 // Issue 42, item 1: an Admin function takes an operator only from an ID token it verifies itself
 // (the pool's keys, issuer, app client, expiry, token_use), never from claims in its event. Each

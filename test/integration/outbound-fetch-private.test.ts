@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createAuthenticatedClient } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostileServer, startHostileServer } from '../hostile-server';
-import { startTestStack, type TestStack } from '../stack';
-import { ok } from '../world';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok } from '../harness/world';
+import { type HostileServer, startHostileServer } from '../servers/hostile-server';
 
 // D6: the client key fetch also reached internal addresses (127.0.0.1). A node deployed with
 // ALLOW_PRIVATE_FETCH off (its default; npm start and the other test stacks turn it on) refuses

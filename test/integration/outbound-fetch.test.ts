@@ -4,14 +4,14 @@ import { runInNewContext } from 'node:vm';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient } from '@interledger/open-payments';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { boundedFetch, MAX_BYTES, OutboundFetchError } from '../../lib/net/fetch';
-import { type HostileServer, pour, startHostileServer, startRawServer } from '../hostile-server';
-import { startTestStack, type TestStack } from '../stack';
-import { ok } from '../world';
+import { boundedFetch, MAX_BYTES, OutboundFetchError } from '../../lib/platform/net/fetch';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok } from '../harness/world';
+import { type HostileServer, pour, startHostileServer, startRawServer } from '../servers/hostile-server';
 
 // D6: a grant request whose client URL served a 150 MB jwks.json took the node from 136 MB to
 // 689 MB (four at once: 1,241 MB); the fetch had a timeout but no size limit. Every fetch of a URL
-// that someone outside chose now goes through lib/net/fetch.ts, bounded in size, time and
+// that someone outside chose now goes through lib/platform/net/fetch.ts, bounded in size, time and
 // redirects. These servers are real, on this machine (the stack allows private addresses, as
 // npm start does; outbound-fetch-private.test.ts runs with that off).
 const MB = 1024 * 1024;

@@ -1,8 +1,8 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestStack } from '../stack';
-import type { WebhookReceiver } from '../webhook-receiver';
-import { createFlow, ledger, ledgerItems, ok, paymentIn, queueDepth, startPaymentsStack, sum, units, type World, waitFor } from '../world';
+import type { TestStack } from '../harness/stack';
+import { createFlow, ledger, ledgerItems, ok, paymentIn, queueDepth, startPaymentsStack, sum, units, type World, waitFor } from '../harness/world';
+import type { WebhookReceiver } from '../servers/webhook-receiver';
 
 let s: TestStack;
 let w: World;

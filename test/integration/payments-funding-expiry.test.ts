@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestStack } from '../stack';
-import type { WebhookReceiver } from '../webhook-receiver';
-import { expectBalanced } from '../withdrawals';
-import { createFlow, ledger, ok, paymentIn, startPaymentsStack, type World, waitFor } from '../world';
+import type { TestStack } from '../harness/stack';
+import { expectBalanced } from '../harness/withdrawals';
+import { createFlow, ledger, ok, paymentIn, startPaymentsStack, type World, waitFor } from '../harness/world';
+import type { WebhookReceiver } from '../servers/webhook-receiver';
 
 // Payments left in funding past their quote's expiry (QUOTE_LIFETIME_SECS, 5 s on this stack), which
 // can never be funded: the sweeper (the scheduled function, which the tests run) cancels them. The

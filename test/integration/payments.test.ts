@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { TestStack } from '../stack';
-import type { WebhookReceiver } from '../webhook-receiver';
-import { createFlow, ledger, ok, paymentIn, startPaymentsStack, sum, units, type World } from '../world';
+import type { TestStack } from '../harness/stack';
+import { createFlow, ledger, ok, paymentIn, startPaymentsStack, sum, units, type World } from '../harness/world';
+import type { WebhookReceiver } from '../servers/webhook-receiver';
 
 let s: TestStack;
 let w: World;

@@ -1,8 +1,8 @@
 import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HostileServer, startHostileServer } from '../hostile-server';
-import { type Reply, startTestStack, type TestStack, tenantAdmin } from '../stack';
-import { ok } from '../world';
+import { type Reply, startTestStack, type TestStack, tenantAdmin } from '../harness/stack';
+import { ok } from '../harness/world';
+import { type HostileServer, startHostileServer } from '../servers/hostile-server';
 
 // Issue 42: a tenant made a peer at test.node-a whose connector was http://127.0.0.1:8000/ (DynamoDB
 // Local), quoted an incoming payment under that address, and the node POSTed there with the peer's

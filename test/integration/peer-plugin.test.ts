@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { deserializeIlpReply, type IlpReject, serializeIlpPrepare, serializeIlpReply } from 'ilp-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PacketOut, PeerPlugin, type SendingHooks } from '../../lib/ilp/plugin';
-import { type Node, OPERATOR } from '../../lib/node';
 import type { PeerRecord } from '../../lib/peers/schemas';
+import { type Node, OPERATOR } from '../../lib/shared/node';
 
 // The sending plugin's promise to the attempt that drives it: a packet's money is reserved only
 // while pay still waits for it, and none after the attempt stops it. Its peer is a real HTTP

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../stack';
-import { ok } from '../world';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok } from '../harness/world';
 
 let s: TestStack;
 let n = 0;

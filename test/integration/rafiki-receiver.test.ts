@@ -6,9 +6,9 @@ import { deserializeIlpPrepare, isFulfill, isIlpReply, serializeIlpReply } from 
 // from npm's registry, under an alias beside this service's own (alpha.3).
 import { StreamServer } from 'stream-receiver-rafiki';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readBody } from '../../infra/local/listen';
-import { startTestStack, type TestStack } from '../stack';
-import { ledger, ok, paymentIn, sum } from '../world';
+import { readBody } from '../../infra/local/start/listen';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ledger, ok, paymentIn, sum } from '../harness/world';
 
 // Conformance with Rafiki's receiver (issue 29, items 2 and 4). It answers the rate probe's
 // unfulfillable packets F05, and packets under the sender's minimum F04, where alpha.3 answers

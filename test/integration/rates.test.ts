@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startRatesServer } from '../rates-server';
-import { startTestStack, type TestStack } from '../stack';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { startRatesServer } from '../servers/rates-server';
 
 let s: TestStack;
 let fsp: Awaited<ReturnType<typeof startRatesServer>>;

@@ -7,12 +7,12 @@ import { RestoreSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secr
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { STACK_ENV_FILE } from '../../infra/local/defaults';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
-import { ROOT } from '../../infra/local/serverless-config';
-import { type TestStack, tenantAdmin } from '../stack';
-import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
-import { createFlow, ledger, ok, paymentIn, queueDepth, startPaymentsStack, sum, units, type World, waitFor } from '../world';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
+import { STACK_ENV_FILE } from '../../infra/local/start/defaults';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { type TestStack, tenantAdmin } from '../harness/stack';
+import { createFlow, ledger, ok, paymentIn, queueDepth, startPaymentsStack, sum, units, type World, waitFor } from '../harness/world';
+import { startWebhookReceiver, type WebhookReceiver } from '../servers/webhook-receiver';
 
 // Every failure queue of the service, and `npm run redrive -- <queue>`, run as a command against a
 // running local stack, which sends what waits there again through the service's own code. The

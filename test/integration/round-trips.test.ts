@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestStack } from '../stack';
-import type { WebhookReceiver } from '../webhook-receiver';
-import { ok, paymentIn, startPaymentsStack, type World, waitFor } from '../world';
+import type { TestStack } from '../harness/stack';
+import { ok, paymentIn, startPaymentsStack, type World, waitFor } from '../harness/world';
+import type { WebhookReceiver } from '../servers/webhook-receiver';
 
 // Every AWS call a request makes is a round trip on its latency: each route makes only those it
 // needs, counted by the local runtime. A change that adds one fails here, on purpose.

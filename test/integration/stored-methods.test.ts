@@ -1,8 +1,8 @@
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OtherNode, peerBothWays, startOtherNode } from '../node';
-import type { TestStack } from '../stack';
-import { ledger, ok, paymentIn, startPaymentsStack, sum, units, type World } from '../world';
+import { type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
+import type { TestStack } from '../harness/stack';
+import { ledger, ok, paymentIn, startPaymentsStack, sum, units, type World } from '../harness/world';
 
 // Quotes and payments stored before they named their payment method (lib/quotes/method.ts): a local
 // one with its intent's id and asset at the top of the item, an Interledger one with what its probe

@@ -14,13 +14,13 @@ import { deserializeIlpReply, type IlpReply, isFulfill, isReject, serializeIlpPr
 import { generateFulfillment, generateFulfillmentKey, generatePskEncryptionKey } from 'ilp-protocol-stream/dist/src/crypto';
 import { IlpPacketType, Packet, StreamMoneyFrame } from 'ilp-protocol-stream/dist/src/packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../infra/local/serverless-config';
-import { consentViaIdp } from '../consent';
-import { operatorAdmin } from '../operator';
-import { startRatesServer } from '../rates-server';
-import { type Reply, startTestStack, type TestStack, tenantAdmin } from '../stack';
-import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
-import { ok, paymentIn, waitFor } from '../world';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { consentViaIdp } from '../browser/consent';
+import { operatorAdmin } from '../harness/operator';
+import { type Reply, startTestStack, type TestStack, tenantAdmin } from '../harness/stack';
+import { ok, paymentIn, waitFor } from '../harness/world';
+import { startRatesServer } from '../servers/rates-server';
+import { startWebhookReceiver, type WebhookReceiver } from '../servers/webhook-receiver';
 
 // Isolation of tenants, proven on one local node (issue 33, item 3). The operator makes two
 // tenants, A and B, each seeded with what its FSP would have: assets, wallet addresses under its

@@ -3,10 +3,10 @@ import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient, isFinalizedGrantWithAccessToken } from '@interledger/open-payments';
 import { pay, setupPayment, startQuote } from '@interledger/pay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ilpOverHttp } from '../ilp-over-http';
-import { startTestStack, type TestStack, tenantAdmin } from '../stack';
-import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
-import { ok, paymentIn } from '../world';
+import { ilpOverHttp } from '../harness/ilp-over-http';
+import { startTestStack, type TestStack, tenantAdmin } from '../harness/stack';
+import { ok, paymentIn } from '../harness/world';
+import { startWebhookReceiver, type WebhookReceiver } from '../servers/webhook-receiver';
 
 // Two tenants on one local node, each through the README's walkthrough at the same time, with its
 // own secret, wallet address prefix and webhook endpoint: its assets, liquidity and wallet

@@ -6,12 +6,12 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DescribeSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators';
-import { ROOT } from '../../infra/local/serverless-config';
-import { MAX_ADDRESS_SEGMENTS, MAX_PREFIX_SEGMENTS } from '../../lib/wallet-addresses/address';
-import { adminClient, type Reply, startTestStack, type TestStack, tenantAdmin } from '../stack';
-import { startWebhookReceiver, type WebhookReceiver } from '../webhook-receiver';
-import { ok } from '../world';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { MAX_ADDRESS_SEGMENTS, MAX_PREFIX_SEGMENTS } from '../../lib/shared/wallet-address-url';
+import { adminClient, type Reply, startTestStack, type TestStack, tenantAdmin } from '../harness/stack';
+import { ok } from '../harness/world';
+import { startWebhookReceiver, type WebhookReceiver } from '../servers/webhook-receiver';
 
 // Tenants on one local node: the operator makes them (POST /tenants answers their secrets once,
 // which live in the Secrets Manager emulator), each signs its Admin requests with its own secret
@@ -212,7 +212,7 @@ describe('tenants', () => {
     const t = await createTenant({ name: 'Cli', walletAddressPrefix: prefix() });
     // (not execFileSync: the service under test runs on this thread)
     const admin = (args: string[], env: Record<string, string>) =>
-      promisify(execFile)(join(ROOT, 'node_modules/.bin/tsx'), ['infra/local/admin.ts', '--json', ...args], {
+      promisify(execFile)(join(ROOT, 'node_modules/.bin/tsx'), ['infra/local/tools/admin.ts', '--json', ...args], {
         cwd: ROOT,
         env: { ...process.env, ADMIN_API_URL: s.adminUrl, ADMIN_API_SECRET: t.adminApiSecret, TENANT_ID: '', ...env },
       });

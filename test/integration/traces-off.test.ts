@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { expect, it } from 'vitest';
-import { startTestStack } from '../stack';
-import { ok } from '../world';
+import { startTestStack } from '../harness/stack';
+import { ok } from '../harness/world';
 
 // Tracing off (LOCAL_TRACES=false, here the stack's option): nothing recorded, nothing carried. (A
 // file of its own: a process loads the functions once, for the first stack it starts.)

@@ -3,17 +3,17 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsole } from '../../infra/local/console';
-import { spansOf, spansUnder, type Trace, type TraceSpan } from '../../infra/local/traces';
-import { db } from '../../lib/db';
-import { relayOutbox } from '../../lib/events/relay';
-import { queueConsumer } from '../../lib/queue';
-import type { TraceDocument } from '../../lib/tracing';
-import { type TestStack, tenantAdmin } from '../stack';
-import type { WebhookReceiver } from '../webhook-receiver';
-import { createFlow, ok, paymentIn, startPaymentsStack, type World, waitFor } from '../world';
+import { spansOf, spansUnder, type Trace, type TraceSpan } from '../../infra/local/emulators/traces';
+import { startConsole } from '../../infra/local/start/console';
+import { db } from '../../lib/platform/db';
+import { relayOutbox } from '../../lib/platform/events/relay';
+import { queueConsumer } from '../../lib/platform/queue';
+import type { TraceDocument } from '../../lib/platform/tracing';
+import { type TestStack, tenantAdmin } from '../harness/stack';
+import { createFlow, ok, paymentIn, startPaymentsStack, type World, waitFor } from '../harness/world';
+import type { WebhookReceiver } from '../servers/webhook-receiver';
 
-// Traces, locally (lib/tracing.ts, infra/local/traces.ts): a payment followed as one trace from
+// Traces, locally (lib/platform/tracing.ts, infra/local/emulators/traces.ts): a payment followed as one trace from
 // the Admin request through the outbox, the relay, the queue and the worker to its webhook, with
 // every AWS call and its duration, found by the payment's id as X-Ray finds it by annotation.
 let s: TestStack;
@@ -143,7 +143,7 @@ describe('the outbox relay', () => {
     const header = 'Root=1-6a000002-0123456789abcdef01234567;Parent=5555666677778888;Sampled=1';
     const body = JSON.stringify({ id: 'parked-by-hand' });
     const item = { out: { S: JSON.stringify([{ kind: 'message', id: 'm1', queueUrl: s.env.WEBHOOK_PARKING_QUEUE_URL, body }]) }, trace: { S: header } };
-    const { node } = await import('../../lib/config'); // the stack's, its settings read once set
+    const { node } = await import('../../lib/platform/config'); // the stack's, its settings read once set
     const answer = await relayOutbox(node, [{ eventID: '1', dynamodb: { SequenceNumber: '1', NewImage: item } } as unknown as DynamoDBRecord]);
     expect(answer).toEqual({ batchItemFailures: [] });
     const { Messages = [] } = await s.sqs.send(

@@ -1,8 +1,8 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NodeProcess, type NpmNode, peerBothWays, startNodeProcess, startNpmNode } from '../node';
-import { startTestStack, type TestStack } from '../stack';
-import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../world';
+import { type NodeProcess, type NpmNode, peerBothWays, startNodeProcess, startNpmNode } from '../harness/node';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../harness/world';
 
 // Interledger's rule for packets that get no answer: the sender owes a packet only when its
 // fulfillment reaches it before expiry. Node A pays Node B in tiny packets; B (a process of its

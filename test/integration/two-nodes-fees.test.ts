@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OtherNode, peerBothWays, startOtherNode } from '../node';
-import { startTestStack, type TestStack } from '../stack';
-import { ledger, ok, packetsOf, paymentIn, sum, units } from '../world';
+import { type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ledger, ok, packetsOf, paymentIn, sum, units } from '../harness/world';
 
 // Fees across two nodes (issue 31): A's sender pays its sending fee in USD, on A; B's intent pays
 // its receiving fee in EUR, on B, out of what the packets credit. Neither is converted.

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { spansOf, spansUnder } from '../../infra/local/traces';
-import { expectPacketBooks } from '../books';
-import { A_TO_B, type OtherNode, peerBothWays, startOtherNode } from '../node';
-import { startTestStack, type TestStack } from '../stack';
-import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../world';
+import { spansOf, spansUnder } from '../../infra/local/emulators/traces';
+import { A_TO_B, type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../harness/world';
+import { expectPacketBooks } from '../readers/books';
 
 // The specification's two-node walkthrough: Node A (this file's stack) pays Node B (another node of
 // ours, on its own thread) over Interledger, each peered with the other's connector.

@@ -3,10 +3,10 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient, isFinalizedGrantWithAccessToken, OpenPaymentsClientError } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OtherNode, peerBothWays, startOtherNode } from '../node';
-import { startTestStack, type TestStack } from '../stack';
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
-import { fundedPayment, ledger, ok, paymentIn, quotedPayment, sum } from '../world';
+import { type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { fundedPayment, ledger, ok, paymentIn, quotedPayment, sum } from '../harness/world';
+import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../servers/webhook-receiver';
 
 // A wallet address's status: an inactive one (frozen by the FSP) refuses new intents, quotes,
 // payments, fundings, grants and a peer's packets, and what is in flight stays whole. Node A (this

@@ -2,14 +2,14 @@ import { join } from 'node:path';
 import { QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { createUnauthenticatedClient } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../infra/local/emulators';
-import { startFsp } from '../../infra/local/fsp';
-import { ROOT } from '../../infra/local/serverless-config';
+import { freePort } from '../../infra/local/emulators/emulators';
+import { startFsp } from '../../infra/local/fsp/fsp';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { MAX_ADDRESS_SEGMENTS } from '../../lib/shared/wallet-address-url';
 import { NOT_FOUND_EVENTS_PER_MINUTE } from '../../lib/wallet-addresses';
-import { MAX_ADDRESS_SEGMENTS } from '../../lib/wallet-addresses/address';
-import { startTestStack, type TestStack } from '../stack';
-import { TEST_WEBHOOK_SECRET } from '../webhook-receiver';
-import { ok, waitFor } from '../world';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok, waitFor } from '../harness/world';
+import { TEST_WEBHOOK_SECRET } from '../servers/webhook-receiver';
 
 // Wallet addresses on demand: a client's GET of an unknown wallet address under the node's prefix
 // tells the FSP (wallet_address.not_found, once per address in a window) and answers 404; the FSP
@@ -22,7 +22,7 @@ let client: Awaited<ReturnType<typeof createUnauthenticatedClient>>;
 const simulator = () =>
   startFsp({
     port: fspPort,
-    ratesFile: join(ROOT, 'infra/local/fsp-rates.json'),
+    ratesFile: join(ROOT, 'infra/local/fsp/fsp-rates.json'),
     webhookSecret: TEST_WEBHOOK_SECRET,
     adminUrl: s.adminUrl,
     adminSecret: ADMIN_SECRET,

@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MAX_ADDRESS_SEGMENTS } from '../../lib/wallet-addresses/address';
+import { MAX_ADDRESS_SEGMENTS } from '../../lib/shared/wallet-address-url';
 import { MAX_ACTIVE_KEYS } from '../../lib/wallet-addresses/schemas';
-import { startTestStack, type TestStack } from '../stack';
+import { startTestStack, type TestStack } from '../harness/stack';
 
 let s: TestStack;
 let base: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { startTestStack } from '../stack';
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET } from '../webhook-receiver';
-import { ok, waitFor } from '../world';
+import { startTestStack } from '../harness/stack';
+import { ok, waitFor } from '../harness/world';
+import { startWebhookReceiver, TEST_WEBHOOK_SECRET } from '../servers/webhook-receiver';
 
 // Secrets Manager generates WEBHOOK_SECRET as plain text, not in Standard Webhooks' whsec_ form:
 // such a value is the key's bytes, so the FSP verifies with whsec_ + base64 of it (docs/webhooks.md).

@@ -1,9 +1,9 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../stack';
-import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../webhook-receiver';
-import { ok, paymentIn, setUpWorld, type World, waitFor } from '../world';
+import { startTestStack, type TestStack } from '../harness/stack';
+import { ok, paymentIn, setUpWorld, type World, waitFor } from '../harness/world';
+import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../servers/webhook-receiver';
 
 let s: TestStack;
 let w: World;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { blockedRange } from '../../lib/net/addresses';
+import { blockedRange } from '../../lib/platform/net/addresses';
 
-// Which addresses an outbound fetch of an untrusted URL refuses (lib/net/addresses.ts).
+// Which addresses an outbound fetch of an untrusted URL refuses (lib/platform/net/addresses.ts).
 describe('blockedRange', () => {
   it('names loopback, private, link-local, CGNAT and the other non-public IPv4 ranges', () => {
     for (const [ip, range] of [

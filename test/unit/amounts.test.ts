@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { debitFor, fromLedger, rateFraction, receiveFor, toLedger } from '../../lib/amounts';
+import { debitFor, fromLedger, rateFraction, receiveFor, toLedger } from '../../lib/shared/amounts';
 
 describe('amounts', () => {
   it('converts to and from the ledger scale of 20 exactly', () => {

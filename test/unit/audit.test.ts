@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { signedRoutes } from '../../lib/api/routes';
 import { createdId } from '../../lib/audit';
-import { signedRoutes } from '../../lib/routes';
 
 describe('the audit trail', () => {
   // An operator's action is audited in the transaction of its change only where every write of
-  // its route goes through lib/tx commit, which the route table says by `transactional`.
+  // its route goes through lib/platform/tx commit, which the route table says by `transactional`.
   it('rides in the transaction of every route that writes', () => {
     expect(signedRoutes.filter((r) => r.method !== 'get' && !r.transactional).map((r) => r.id)).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadService } from '../../infra/local/serverless-config';
-import { readConfig as read, readRuntime } from '../../lib/config-schema';
-import { mayPeerPrivately, nodeFor, nodeOf } from '../../lib/node';
+import { loadService } from '../../infra/local/start/serverless-config';
+import { nodeOf, readConfig as read, readRuntime } from '../../lib/platform/config-schema';
+import { mayPeerPrivately, nodeFor } from '../../lib/shared/node';
 
 const valid = {
   MAIN_TABLE: 'main',

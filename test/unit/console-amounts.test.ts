@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ledgerUnits, money, toUnits, units, withAmountsWritten } from '../../console/amounts';
 import { minorUnits } from '../../console/forms';
-import { LEDGER_SCALE } from '../../lib/ledger-scale';
+import { LEDGER_SCALE } from '../../lib/shared/ledger-scale';
 
 // Amounts as the console, the consent page and the CLI write them for a person.
 describe('amounts for a person', () => {

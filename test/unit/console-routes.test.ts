@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { routeFor, servePage } from '../../lib/http/console';
-import { allRoutes } from '../../lib/routes';
+import { routeFor, servePage } from '../../lib/api/http/console';
+import { allRoutes } from '../../lib/api/routes';
 
-// The console's hand-off (lib/http/console.ts) finds the Admin route a path names, as API Gateway
+// The console's hand-off (lib/api/http/console.ts) finds the Admin route a path names, as API Gateway
 // would have: by method and path template, with the path parameters decoded.
 describe("the console's route finder", () => {
   it('finds every route of the table by a path of its template, with its parameters', () => {

@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { localCloudWatch, localDimensions, templateOf } from '../../infra/local/cloudwatch';
-import { MetricStore } from '../../infra/local/metrics';
-import { loadService } from '../../infra/local/serverless-config';
-import { METRICS } from '../../lib/metrics';
-import { provisionedRefs } from '../refs';
+import { localCloudWatch, localDimensions, templateOf } from '../../infra/local/emulators/cloudwatch';
+import { MetricStore } from '../../infra/local/emulators/metrics';
+import { loadService } from '../../infra/local/start/serverless-config';
+import { METRICS } from '../../lib/platform/metrics';
+import { provisionedRefs } from '../readers/refs';
 
 const require = createRequire(import.meta.url);
 const alarmsPlugin = require('../../infra/serverless/alarms.cjs');
@@ -62,7 +62,7 @@ describe('the dashboard', () => {
     expect(drawnFor('ApproximateNumberOfMessagesVisible')).toHaveLength(Object.values(service.resources).filter((r) => r.Type === 'AWS::SQS::Queue').length);
     expect(drawnFor('Count')).toContainEqual({ ApiName: 'payment-service-local-admin', Stage: 'local' });
     expect(drawnFor('IteratorAge')).toEqual([{ FunctionName: 'outboxRelay' }]);
-    // And every metric lib/metrics.ts publishes.
+    // And every metric lib/platform/metrics.ts publishes.
     for (const metric of Object.values(METRICS)) expect(drawn, metric).toContainEqual(['PaymentService', metric, 'Sum', 'any']);
   });
 

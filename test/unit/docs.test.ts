@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../infra/local/serverless-config';
+import { ROOT } from '../../infra/local/start/serverless-config';
 
 // The documents link only to files that exist; the README starts short and every page of docs/
 // is linked from it; no page but the CHANGELOG tells the project's history.

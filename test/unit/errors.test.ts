@@ -2,9 +2,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CATALOGS, DOC, docWithTable, END, START } from '../../infra/errors-table';
-import { ROOT } from '../../infra/local/serverless-config';
-import { openApiDocument, routeProblems } from '../../lib/openapi';
-import { signedRoutes } from '../../lib/routes';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { openApiDocument, routeProblems } from '../../lib/api/openapi';
+import { signedRoutes } from '../../lib/api/routes';
 
 // The catalogs of errors are the only place a code and a status are written: every error thrown
 // is one of their entries, every entry is thrown somewhere, and the wire answers what it did.
@@ -157,13 +157,13 @@ describe('the catalogs of errors', () => {
 
   it('are the only place an error is made: no code or status is written at a throw site', () => {
     const catalogFiles = new Set(Object.values(CATALOGS).map((c) => c.file));
-    const inline = FILES.filter((f) => f.path !== 'lib/http/errors.ts' && f.path !== 'lib/errors.ts').flatMap((f) =>
+    const inline = FILES.filter((f) => f.path !== 'lib/api/http/errors.ts' && f.path !== 'lib/shared/errors.ts').flatMap((f) =>
       [...f.text.matchAll(/new (DomainError|HttpError)\(/g)].map(() => f.path),
     );
     // Nor is a problem written by hand: problemResponse answers a catalog's error.
-    inline.push(...FILES.filter((f) => f.path !== 'lib/http/problem.ts' && /\bproblem\(\d{3}, '/.test(f.text)).map((f) => f.path));
+    inline.push(...FILES.filter((f) => f.path !== 'lib/api/http/problem.ts' && /\bproblem\(\d{3}, '/.test(f.text)).map((f) => f.path));
     expect(inline).toEqual([]);
-    const uncatalogued = FILES.filter((f) => /errorCatalog\(/.test(f.text) && !catalogFiles.has(f.path) && f.path !== 'lib/errors.ts');
+    const uncatalogued = FILES.filter((f) => /errorCatalog\(/.test(f.text) && !catalogFiles.has(f.path) && f.path !== 'lib/shared/errors.ts');
     expect(
       uncatalogued.map((f) => f.path),
       'a catalog missing from infra/errors-table.ts',
@@ -173,7 +173,7 @@ describe('the catalogs of errors', () => {
   it('have no entry that nothing throws', () => {
     // Used: named outside its catalog (a call, or an entry passed to a function that throws it),
     // not counting the OpenAPI document, which only describes.
-    const throwing = FILES.filter((f) => f.path !== 'lib/openapi.ts');
+    const throwing = FILES.filter((f) => f.path !== 'lib/api/openapi.ts');
     const dead = entriesOf().filter(({ name, key, file }) => !throwing.some((f) => f.path !== file && new RegExp(`\\b${name}\\.${key}\\b`).test(f.text)));
     expect(dead.map((e) => `${e.name}.${e.key}`)).toEqual([]);
   });

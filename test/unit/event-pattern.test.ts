@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matches } from '../../infra/local/event-pattern';
+import { matches } from '../../infra/local/emulators/event-pattern';
 
 const event = { source: 'payment-service', 'detail-type': 'payment.created', detail: { state: 'funding', tags: ['a', 'b'] } };
 

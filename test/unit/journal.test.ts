@@ -2,9 +2,9 @@ import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openJournal } from '../../infra/local/journal';
+import { openJournal } from '../../infra/local/emulators/journal';
 
-// The local emulators' append-only journal (infra/local/journal.ts), on a temporary file.
+// The local emulators' append-only journal (infra/local/emulators/journal.ts), on a temporary file.
 const file = () => join(mkdtempSync(join(tmpdir(), 'journal-')), 'sub', 'journal.jsonl');
 
 describe('the local journal', () => {

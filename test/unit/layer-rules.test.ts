@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { cruise, type IConfiguration } from 'dependency-cruiser';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../infra/local/serverless-config';
+import { ROOT } from '../../infra/local/start/serverless-config';
 
 // The layer rules of .dependency-cruiser.cjs, each broken on purpose in a made-up tree (in a
 // temporary folder), so that a rule that could no longer fail is seen: `npm run lint:deps` runs
@@ -34,40 +34,86 @@ async function violations(files: Record<string, string>): Promise<string[]> {
 }
 
 describe('the layer rules', () => {
-  it('refuse an import cycle, and let a cycle of type-only imports be', async () => {
+  it('refuse an import cycle, and let a cycle of type-only imports within a folder be', async () => {
     expect(
       await violations({
         'lib/ledger/index.ts': "import { p } from '../payments';\nexport const l = p;\n",
         'lib/payments/index.ts': "import { l } from '../ledger';\nexport const p = 1;\nexport const q = () => l;\n",
       }),
-    ).toEqual(['no-cycle: lib/ledger/index.ts -> lib/payments/index.ts']); // (reported once, from where it was found)
+    ).toEqual([
+      'no-cycle: lib/ledger/index.ts -> lib/payments/index.ts', // (reported once, from where it was found)
+      'no-folder-cycle: lib/ledger -> lib/payments',
+      'no-folder-cycle: lib/payments -> lib/ledger',
+    ]);
     expect(
       await violations({
-        'lib/ledger/index.ts': "import type { P } from '../payments';\nexport type L = { p?: P };\n",
-        'lib/payments/index.ts': "import type { L } from '../ledger';\nexport type P = { l?: L };\n",
+        'lib/ledger/index.ts': "import type { P } from './rules';\nexport type L = { p?: P };\n",
+        'lib/ledger/rules.ts': "import type { L } from './index';\nexport type P = { l?: L };\n",
       }),
     ).toEqual([]);
   });
 
-  it('refuse a domain importing lib/http or a handler, a type too, and let an adapter import either', async () => {
+  it('refuse a domain importing lib/api/, a handler or the settings, a type too, and let an adapter import either', async () => {
     expect(
       await violations({
-        'lib/http/schemas.ts': 'export const h = 1;\nexport type H = number;\n',
-        'functions/assets/get.ts': "import { a } from '../../lib/assets';\nimport { h } from '../../lib/http/schemas';\nexport const handler = a + h;\n",
-        'lib/assets/index.ts': "import type { H } from '../http/schemas';\nexport const a: H = 1;\n",
+        'lib/api/http/schemas.ts': 'export const h = 1;\nexport type H = number;\n',
+        'lib/platform/config.ts': 'export const config = 1;\n',
+        'functions/assets/get.ts': "import { a } from '../../lib/assets';\nimport { h } from '../../lib/api/http/schemas';\nexport const handler = a + h;\n",
+        'lib/assets/index.ts': "import type { H } from '../api/http/schemas';\nexport const a: H = 1;\n",
         'lib/peers/index.ts': "export const handler = () => import('../../functions/assets/get');\n",
+        'lib/rates/index.ts': "import { config } from '../platform/config';\nexport const r = config;\n",
       }),
     ).toEqual([
-      'domain-imports-no-adapter: lib/assets/index.ts -> lib/http/schemas.ts',
+      'domain-imports-no-adapter: lib/assets/index.ts -> lib/api/http/schemas.ts',
       'domain-imports-no-adapter: lib/peers/index.ts -> functions/assets/get.ts',
+      'domain-imports-no-adapter: lib/rates/index.ts -> lib/platform/config.ts',
     ]);
   });
 
-  it("refuse another domain's store, by a dynamic import too, and let a domain (its subfolders too) use its own and lib/store.ts", async () => {
+  it('refuse shared values importing anything else of ours, and the platform importing a domain or an adapter', async () => {
     expect(
       await violations({
-        'lib/store.ts': 'export const shared = 1;\n',
-        'lib/quotes/store.ts': "import { shared } from '../store';\nexport const put = shared;\n",
+        'lib/shared/values.ts': "import { t } from '../platform/tx';\nexport const v = t;\n",
+        'lib/shared/node.ts': "import type { P } from '../peers';\nexport type N = { p?: P };\n",
+        'lib/platform/tx.ts': 'export const t = 1;\n',
+        'lib/platform/context.ts': "import { p } from '../peers';\nexport const c = p;\n",
+        'lib/platform/log.ts': "import { h } from '../api/http/schemas';\nexport const l = h;\n",
+        'lib/api/http/schemas.ts': 'export const h = 1;\n',
+        'lib/peers/index.ts': 'export type P = number;\nexport const p = 1;\n',
+      }),
+    ).toEqual([
+      'platform-imports-only-shared: lib/platform/context.ts -> lib/peers/index.ts',
+      'platform-imports-only-shared: lib/platform/log.ts -> lib/api/http/schemas.ts',
+      'shared-imports-only-shared: lib/shared/node.ts -> lib/peers/index.ts',
+      'shared-imports-only-shared: lib/shared/values.ts -> lib/platform/tx.ts',
+    ]);
+  });
+
+  it('refuse lib/api/ importing a handler', async () => {
+    expect(
+      await violations({
+        'functions/assets/get.ts': 'export const handler = 1;\n',
+        'lib/api/routes.ts': "export const r = 1;\nexport const h = () => import('../../functions/assets/get');\n",
+      }),
+    ).toEqual(['api-imports-no-handler: lib/api/routes.ts -> functions/assets/get.ts']);
+  });
+
+  it('refuse a loop between folders that no single file closes, through type-only imports too', async () => {
+    expect(
+      await violations({
+        'lib/assets/rules.ts': "import type { W } from '../wallet-addresses/schemas';\nexport type A = { w?: W };\n",
+        'lib/assets/schemas.ts': 'export type S = string;\n',
+        'lib/wallet-addresses/schemas.ts': 'export type W = string;\n',
+        'lib/wallet-addresses/index.ts': "import type { S } from '../assets/schemas';\nexport type X = S;\n",
+      }),
+    ).toEqual(['no-folder-cycle: lib/assets -> lib/wallet-addresses', 'no-folder-cycle: lib/wallet-addresses -> lib/assets']);
+  });
+
+  it("refuse another domain's store, by a dynamic import too, and let a domain (its subfolders too) use its own and lib/platform/store.ts", async () => {
+    expect(
+      await violations({
+        'lib/platform/store.ts': 'export const shared = 1;\n',
+        'lib/quotes/store.ts': "import { shared } from '../platform/store';\nexport const put = shared;\n",
         'lib/quotes/index.ts': "import { put } from './store';\nexport const quote = put;\n",
         'lib/quotes/methods/local.ts': "import { put } from '../store';\nexport const local = put;\n",
         'lib/payments/index.ts': "export const take = () => import('../quotes/store');\n",

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../infra/local/serverless-config';
+import { ROOT } from '../../infra/local/start/serverless-config';
 
 // The layout rules that no import graph shows, checked on the source. Who imports whom (no cycle,
 // no domain importing an adapter, no module reaching another domain's store) is
 // dependency-cruiser's (`npm run lint:deps`, .dependency-cruiser.cjs), and process.env outside
-// lib/config.ts is Biome's (noProcessEnv): see CONTRIBUTING.md, "Layers".
+// lib/platform/config.ts is Biome's (noProcessEnv): see CONTRIBUTING.md, "Layers".
 const filesUnder = (dir: string): string[] =>
   readdirSync(dir).flatMap((f) => {
     const p = join(dir, f);
@@ -20,7 +20,7 @@ const STORAGE =
   /\b(KeyConditionExpression|ConditionExpression|UpdateExpression|FilterExpression|ProjectionExpression|ExpressionAttributeNames|TableName|IndexName)\b|\b(pk|sk)\s*:/;
 // Where storage may be spelled: a domain's store, the helpers every store shares, the unit of work
 // (its outbox items), and the SDK clients' middleware, which reads a call's table name for its trace.
-const mayHoldStorage = (p: string) => p.endsWith('/store.ts') || ['lib/store.ts', 'lib/tx.ts', 'lib/aws.ts'].includes(p);
+const mayHoldStorage = (p: string) => p.endsWith('/store.ts') || ['lib/platform/store.ts', 'lib/platform/tx.ts', 'lib/platform/aws.ts'].includes(p);
 
 describe('the layout rules', () => {
   const code = [...filesUnder(join(ROOT, 'lib')), ...filesUnder(join(ROOT, 'functions'))];
@@ -35,7 +35,7 @@ describe('the layout rules', () => {
     for (const spelled of ["FilterExpression: '#s = :s'", 'Key: { pk: id, sk: "A" }', 'TableName: node.tables.main'])
       expect(STORAGE.test(spelled), spelled).toBe(true);
     for (const plain of ['const filter = expression;', 'pkg: 1', 'task: 2']) expect(STORAGE.test(plain), plain).toBe(false);
-    expect(['lib/payments/store.ts', 'lib/tx.ts'].every(mayHoldStorage)).toBe(true);
+    expect(['lib/payments/store.ts', 'lib/platform/tx.ts'].every(mayHoldStorage)).toBe(true);
     expect(['lib/payments/index.ts', 'functions/admin/payments/list.ts'].some(mayHoldStorage)).toBe(false);
   });
 
@@ -47,6 +47,6 @@ describe('the layout rules', () => {
       .map(rel)
       .filter((p) => !own.includes(p) && /\b(signatureHeader|computeSignature)\b/.test(source(join(ROOT, p))))
       .sort();
-    expect(signers).toEqual(['infra/local/admin-client.ts', 'lib/http/signature.ts']);
+    expect(signers).toEqual(['infra/local/tools/admin-client.ts', 'lib/api/http/signature.ts']);
   });
 });

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { localCloudWatch } from '../../infra/local/cloudwatch';
-import { collectingEmf, MetricStore, MINUTE_MS, minuteOf } from '../../infra/local/metrics';
-import { loadService } from '../../infra/local/serverless-config';
-import { provisionedRefs } from '../refs';
+import { localCloudWatch } from '../../infra/local/emulators/cloudwatch';
+import { collectingEmf, MetricStore, MINUTE_MS, minuteOf } from '../../infra/local/emulators/metrics';
+import { loadService } from '../../infra/local/start/serverless-config';
+import { provisionedRefs } from '../readers/refs';
 
-// The local run's metric store (infra/local/metrics.ts) and the template's alarms evaluated on it
-// (infra/local/cloudwatch.ts), on samples made here. The runtime, gateways and queues that record
-// into it are proven by test/integration/local-metrics.test.ts.
+// The local run's metric store (infra/local/emulators/metrics.ts) and the template's alarms evaluated on it
+// (infra/local/emulators/cloudwatch.ts), on samples made here. The runtime, gateways and queues that record
+// into it are proven by test/tooling/local-metrics.test.ts.
 const NOW = Date.UTC(2026, 10, 24, 12, 30, 30);
 const service = loadService('local');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localOperators } from '../../infra/local/operators';
+import { localOperators } from '../../infra/local/start/operators';
 
 // The local sign-in (npm start's stand-in for the console's Cognito user pool): names are looked up
 // as the store's own, never an object's built-in (issue 42: `__proto__`, `constructor` and

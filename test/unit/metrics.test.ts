@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-// lib/metrics on its own: what withMetrics prints at the end of an invocation, read from stdout
+// lib/platform/metrics on its own: what withMetrics prints at the end of an invocation, read from stdout
 // (Powertools Metrics writes its EMF documents there). The domain's hooks are proven by
 // test/integration/metrics.test.ts.
 let printed: string[];
 beforeEach(() => {
   printed = [];
-  vi.resetModules(); // lib/metrics reads its settings when it is loaded
+  vi.resetModules(); // lib/platform/metrics reads its settings when it is loaded
   vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string) => {
     printed.push(String(chunk));
     return true;
@@ -19,7 +19,7 @@ afterEach(() => {
 
 async function load(disabled: string) {
   vi.stubEnv('POWERTOOLS_METRICS_DISABLED', disabled);
-  const [metrics, { logger }] = await Promise.all([import('../../lib/metrics'), import('../../lib/log')]);
+  const [metrics, { logger }] = await Promise.all([import('../../lib/platform/metrics'), import('../../lib/platform/log')]);
   return { ...metrics, warn: vi.spyOn(logger, 'warn') };
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NODES, nodeFromArgs } from '../../infra/local/defaults';
-import { loadService } from '../../infra/local/serverless-config';
+import { NODES, nodeFromArgs } from '../../infra/local/start/defaults';
+import { loadService } from '../../infra/local/start/serverless-config';
 
 describe('the local nodes', () => {
   it('takes --node b out of the arguments and picks Node B; anything else is Node A', () => {

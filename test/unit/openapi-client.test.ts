@@ -3,9 +3,9 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../infra/local/serverless-config';
-import { openApiDocument } from '../../lib/openapi';
-import { clientDir, README_CLIENT } from '../typed-client';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { openApiDocument } from '../../lib/api/openapi';
+import { clientDir, README_CLIENT } from '../readers/typed-client';
 
 // A client's code against the types openapi-typescript generates from the document: were a named
 // type missing, another shape or loosely typed, a `same` or a `@ts-expect-error` would fail. That

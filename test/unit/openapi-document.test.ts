@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../infra/local/serverless-config';
-import { openApiDocument } from '../../lib/openapi';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { openApiDocument } from '../../lib/api/openapi';
 import { webhookEvents } from '../../lib/webhooks/catalog';
 
 // The Admin API's OpenAPI document: what standard tools require of it, and the contract it states.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allows, operatorOf } from '../../lib/operators';
+import { allows, operatorOf } from '../../lib/shared/operators';
 
 describe('operatorOf: the operator a Cognito authorizer verified, from its claims', () => {
   it('takes the highest role of the groups, written as API Gateway passes them', () => {

@@ -1,14 +1,14 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { invalidFields } from '../../lib/errors';
-import { httpErrors } from '../../lib/http/errors';
-import { openPaymentsApi } from '../../lib/http/open-payments';
-import { problemResponse } from '../../lib/http/problem';
-import { lowerCaseHeaders, requestBody } from '../../lib/http/request';
+import { httpErrors } from '../../lib/api/http/errors';
+import { openPaymentsApi } from '../../lib/api/http/open-payments';
+import { problemResponse } from '../../lib/api/http/problem';
+import { lowerCaseHeaders, requestBody } from '../../lib/api/http/request';
 import { ledgerErrors } from '../../lib/ledger/errors';
-import { type Node, OPERATOR } from '../../lib/node';
 import { openPaymentsErrors } from '../../lib/open-payments/errors';
 import { quoteErrors } from '../../lib/quotes/errors';
+import { invalidFields } from '../../lib/shared/errors';
+import { type Node, OPERATOR } from '../../lib/shared/node';
 
 const PROBLEM = { 'content-type': 'application/problem+json' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entriesOf, sentQueries } from '../../lib/http/query';
+import { entriesOf, sentQueries } from '../../lib/api/http/query';
 
 // What a REST API hands the function: the query decoded, values grouped by name.
 function decoded(raw: string) {

@@ -1,10 +1,10 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { processBatch, retryDelaySecs } from '../../lib/queue';
+import { processBatch, retryDelaySecs } from '../../lib/platform/queue';
 
 // The SQS client, where a failed message's back-off goes.
 const sent = vi.hoisted(() => [] as Array<{ input: Record<string, unknown> }>);
-vi.mock('../../lib/sqs', () => ({ sqs: () => ({ send: async (command: { input: Record<string, unknown> }) => void sent.push(command) }) }));
+vi.mock('../../lib/platform/sqs', () => ({ sqs: () => ({ send: async (command: { input: Record<string, unknown> }) => void sent.push(command) }) }));
 
 const record = (messageId: string, receiveCount: number, body = '{"paymentId":"p"}') =>
   ({ messageId, receiptHandle: `r-${messageId}`, body, attributes: { ApproximateReceiveCount: String(receiveCount) } }) as unknown as SQSRecord;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testPortsIn } from '../screenshots';
+import { testPortsIn } from '../browser/screenshots';
 
 // The docs' screenshots show the nodes' default ports, which the README's URLs are, never a test's.
 describe("the docs' screenshots", () => {

@@ -1,9 +1,9 @@
 import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { createHeaders, createSignatureHeaders, generateJwk } from '@interledger/http-signature-utils';
 import { describe, expect, it } from 'vitest';
-import { adminSigner } from '../../infra/local/admin-client';
-import { verifySignature as verifyMessage } from '../../lib/http/message-signatures';
-import { computeSignature, signatureHeader, verifySignature } from '../../lib/http/signature';
+import { adminSigner } from '../../infra/local/tools/admin-client';
+import { verifySignature as verifyMessage } from '../../lib/api/http/message-signatures';
+import { computeSignature, signatureHeader, verifySignature } from '../../lib/api/http/signature';
 
 const secret = 'unit-test-secret-123456';
 const req = { method: 'POST', pathWithQuery: '/assets?x=1', body: '{"code":"USD","scale":2}' };
@@ -136,7 +136,7 @@ describe('the Admin client signer', () => {
   });
 });
 
-// Open Payments' HTTP message signatures (RFC 9421, lib/http/message-signatures.ts).
+// Open Payments' HTTP message signatures (RFC 9421, lib/api/http/message-signatures.ts).
 describe('Open Payments message signatures', () => {
   const { privateKey } = generateKeyPairSync('ed25519');
   const jwk = generateJwk({ privateKey, keyId: 'k1' });

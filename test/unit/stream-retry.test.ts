@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { afterFailure, expiredHead } from '../../infra/local/stream-poller';
+import { afterFailure, expiredHead } from '../../infra/local/emulators/stream-poller';
 
 // The local stream mapping's decisions after a failed batch, as Lambda makes them with
 // maximumRetryAttempts, bisectBatchOnFunctionError and maximumRecordAgeInSeconds.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { spansOf, spansUnder, TraceStore } from '../../infra/local/traces';
-import { ROUTE_ANNOTATION, TENANT_ANNOTATION } from '../../lib/trace-annotations';
-import { parseTraceHeader, Span, type TraceDocument } from '../../lib/tracing';
+import { spansOf, spansUnder, TraceStore } from '../../infra/local/emulators/traces';
+import { ROUTE_ANNOTATION, TENANT_ANNOTATION } from '../../lib/platform/trace-annotations';
+import { parseTraceHeader, Span, type TraceDocument } from '../../lib/platform/tracing';
 
-// The trace recorder's rules (lib/tracing.ts) and the local store's bounds (infra/local/traces.ts).
+// The trace recorder's rules (lib/platform/tracing.ts) and the local store's bounds (infra/local/emulators/traces.ts).
 const ROOT = '1-6a000000-0123456789abcdef01234567';
 
 describe('the trace header', () => {

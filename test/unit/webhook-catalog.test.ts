@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../infra/local/serverless-config';
+import { ROOT } from '../../infra/local/start/serverless-config';
 import { webhookEvents } from '../../lib/webhooks/catalog';
 
 // The catalog of webhook event types (lib/webhooks/catalog.ts) against the source: every type that

@@ -1,5 +1,5 @@
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { createAsset } from '../../../lib/assets';
-import { adminRoute } from '../../../lib/http/admin';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.createAsset, ({ body, node }) => createAsset(node, body));

@@ -1,7 +1,7 @@
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { moveLiquidity } from '../../../lib/assets';
-import { adminRoute } from '../../../lib/http/admin';
 import { holdAssetLiquidity } from '../../../lib/liquidity-withdrawals';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.withdrawAssetLiquidity, ({ params, body, event, node }) =>
   body.twoPhase

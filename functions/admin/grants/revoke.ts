@@ -1,5 +1,5 @@
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { revokeGrantByFsp } from '../../../lib/auth-server';
-import { adminRoute } from '../../../lib/http/admin';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.revokeGrant, ({ params, node }) => revokeGrantByFsp(node, params.id));

@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { listTransfers } from '../../../lib/ledger-check/transfers';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.listLedgerTransfers, ({ query, node }) => listTransfers(node, query.account, query.limit, query.cursor));

@@ -1,6 +1,6 @@
-import { adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { cancelIntent, intentView } from '../../../lib/payment-intents';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.cancelPaymentIntent, async ({ params, body, node }) =>
   intentView(node, await cancelIntent(node, params.id, body.reason)),

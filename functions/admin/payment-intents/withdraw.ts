@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { withdrawIntent } from '../../../lib/payment-intents';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.withdrawPaymentIntent, ({ params, node }) => withdrawIntent(node, params.id));

@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { createPeer } from '../../../lib/peers';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.createPeer, ({ body, node }) => createPeer(node, body));

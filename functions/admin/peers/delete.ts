@@ -1,6 +1,6 @@
-import { adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { deletePeer } from '../../../lib/peers';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.deletePeer, async ({ params, node }) => {
   await deletePeer(node, params.id);

@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { getPeer } from '../../../lib/peers';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.getPeer, ({ params, node }) => getPeer(node, params.id));

@@ -1,7 +1,7 @@
-import { adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { holdPeerLiquidity } from '../../../lib/liquidity-withdrawals';
 import { movePeerLiquidity } from '../../../lib/peers';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.withdrawPeerLiquidity, ({ params, body, event, node }) =>
   body.twoPhase

@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { peerReconciliation } from '../../../lib/payments';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.getPeerReconciliation, ({ params, query, node }) => peerReconciliation(node, params.id, query));

@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { getQuote } from '../../../lib/quotes';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.getQuote, ({ params, node }) => getQuote(node, params.id));

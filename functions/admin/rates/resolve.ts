@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { lookUpRate } from '../../../lib/rates';
-import { routes } from '../../../lib/routes';
 
 export const handler = adminRoute(routes.getRate, ({ query, node }) => lookUpRate(node, query));

@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
-import { routes } from '../../../lib/routes';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { deleteTenant } from '../../../lib/tenants';
 
 export const handler = adminRoute(routes.deleteTenant, async ({ params, node }) => {

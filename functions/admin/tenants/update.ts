@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
-import { routes } from '../../../lib/routes';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { updateTenant } from '../../../lib/tenants';
 
 export const handler = adminRoute(routes.updateTenant, ({ params, body, node }) => updateTenant(node, params.id, body));

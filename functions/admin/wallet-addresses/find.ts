@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
-import { routes } from '../../../lib/routes';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { getWalletAddressByUrl, listWalletAddresses } from '../../../lib/wallet-addresses';
 
 // One route, two answers: the wallet address at `address`, or without it a page of all of them.

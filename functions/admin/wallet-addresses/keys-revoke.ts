@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
-import { routes } from '../../../lib/routes';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { revokeKey } from '../../../lib/wallet-addresses';
 
 export const handler = adminRoute(routes.revokeWalletAddressKey, ({ params, node }) => revokeKey(node, params.id, params.kid));

@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
-import { routes } from '../../../lib/routes';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { getWebhookEvent } from '../../../lib/webhooks';
 
 export const handler = adminRoute(routes.getWebhookEvent, ({ params, node }) => getWebhookEvent(node, params.id));

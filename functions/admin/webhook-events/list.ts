@@ -1,5 +1,5 @@
-import { adminRoute } from '../../../lib/http/admin';
-import { routes } from '../../../lib/routes';
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
 import { listWebhookEvents } from '../../../lib/webhooks';
 
 export const handler = adminRoute(routes.listWebhookEvents, ({ query, node }) => listWebhookEvents(node, query));

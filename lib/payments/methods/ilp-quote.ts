@@ -1,9 +1,9 @@
-import { amountOf } from '../../amounts';
 import { ilpErrors } from '../../ilp/errors';
 import { probe, routeFor } from '../../ilp/quote';
-import type { Node } from '../../node';
 import { readReceiver } from '../../open-payments/client';
 import type { CreateQuote } from '../../quotes/schemas';
+import { amountOf } from '../../shared/amounts';
+import type { Node } from '../../shared/node';
 import { checkAmounts, type Priced, type Quoting, type Receiver, type Sender, sourceOf, target } from './method';
 
 // The Interledger payment method's quoting (its sending: ./ilp.ts): the incoming payment read over Open Payments,

@@ -1,5 +1,5 @@
-import type { Node } from '../../node';
 import type { MethodName } from '../../quotes/method';
+import type { Node } from '../../shared/node';
 import type { PaymentMessage } from '../schemas';
 import { ilp } from './ilp';
 import { local } from './local';

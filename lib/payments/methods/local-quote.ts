@@ -1,10 +1,10 @@
-import { amountOf, debitFor, receiveFor } from '../../amounts';
 import { ilpErrors } from '../../ilp/errors';
-import type { Node } from '../../node';
 import { findIntent, intentView } from '../../payment-intents';
 import type { CreateQuote } from '../../quotes/schemas';
 import { resolveRate } from '../../rates';
-import { intentUrl, localIntentId } from '../../resources';
+import { amountOf, debitFor, receiveFor } from '../../shared/amounts';
+import type { Node } from '../../shared/node';
+import { intentUrl, localIntentId } from '../../shared/resources';
 import { checkAmounts, type Priced, type Quoting, type Receiver, type Sender, sourceOf, target } from './method';
 
 // The local payment method's quoting (its sending: ./local.ts): to a payment intent of this node, at the FSP-wide

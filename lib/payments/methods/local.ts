@@ -1,13 +1,13 @@
-import { toLedger } from '../../amounts';
 import { noteLiquidityTaken } from '../../assets';
-import { event } from '../../events';
 import { account, balanceOf, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferItems } from '../../ledger';
-import { countPayment } from '../../metrics';
-import type { Node } from '../../node';
 import { creditIntent, findIntent } from '../../payment-intents';
 import type { IntentRecord } from '../../payment-intents/schemas';
+import { event } from '../../platform/events';
+import { countPayment } from '../../platform/metrics';
 import { feeOf } from '../../quotes';
 import type { LocalFields } from '../../quotes/method';
+import { toLedger } from '../../shared/amounts';
+import type { Node } from '../../shared/node';
 import { isActive } from '../../wallet-addresses';
 import { feeLeg, finishPayment, paymentView } from '..';
 import type { PaymentRecord } from '../schemas';

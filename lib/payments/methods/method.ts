@@ -1,9 +1,9 @@
-import { toLedger } from '../../amounts';
-import type { Node } from '../../node';
 import { checkAmountAsset } from '../../payment-intents';
 import { quoteErrors } from '../../quotes/errors';
 import type { MethodFields } from '../../quotes/method';
 import type { CreateQuote, QuoteRecord } from '../../quotes/schemas';
+import { toLedger } from '../../shared/amounts';
+import type { Node } from '../../shared/node';
 import type { WalletRecord } from '../../wallet-addresses';
 import type { PaymentMessage, PaymentRecord } from '../schemas';
 

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { toLedger } from '../../amounts';
 import { amountWithin, feeOn, feesOf } from '../../assets';
-import { invalidFields } from '../../errors';
-import type { Node } from '../../node';
+import { commit } from '../../platform/tx';
 import { putQuote } from '../../quotes';
 import { quoteErrors } from '../../quotes/errors';
 import type { MethodName } from '../../quotes/method';
 import type { CreateQuote, QuoteRecord } from '../../quotes/schemas';
-import { localIntentId } from '../../resources';
-import { commit } from '../../tx';
+import { toLedger } from '../../shared/amounts';
+import { invalidFields } from '../../shared/errors';
+import type { Node } from '../../shared/node';
+import { localIntentId } from '../../shared/resources';
 import { activeWalletRecord, WALLET_INACTIVE, walletActive } from '../../wallet-addresses';
 import { walletAddressErrors } from '../../wallet-addresses/errors';
 import { ilpQuoting } from './ilp-quote';
@@ -23,7 +23,7 @@ const quoting: Record<MethodName, Quoting> = { local: localQuoting, ilp: ilpQuot
 // Interledger for an incoming payment on another node.
 const methodFor = (node: Node, receiver: string): MethodName => (localIntentId(node, receiver) === undefined ? 'ilp' : 'local');
 
-// `client`: the Open Payments client asking (lib/resource-server), kept on the quote.
+// `client`: the Open Payments client asking (lib/api/resource-server), kept on the quote.
 export async function createQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
   const record = await priceQuote(node, input, client);
   const refusals = await commit(node, [putQuote(node, record), walletActive(node, record.walletAddress)]);

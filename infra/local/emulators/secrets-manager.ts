@@ -1,0 +1,228 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { listen, readBody } from '../start/listen';
+import { LOCAL_REGION } from './emulators';
+import { type Journal, openJournal } from './journal';
+import { sigV4Refusal } from './sigv4';
+
+// A small Secrets Manager emulator: the calls the service makes (create, read, put a new value,
+// describe, delete and restore a secret, by name or ARN) over the AWS JSON 1.1 wire protocol, each
+// signed with SigV4 by the local credentials, as AWS requires. No Secrets Manager server ships on
+// npm, and the local run keeps every secret the service makes at run time (a tenant's Admin API
+// secret) where AWS keeps it, so that one code path reads them on both. Given a data folder, it
+// keeps its secrets there (./journal.ts): a secret's whole state after each change, the last one
+// read back at the next start. Values are stored as given: a local folder is no vault.
+const STAGES = { current: 'AWSCURRENT', previous: 'AWSPREVIOUS' } as const;
+const NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
+const TOKEN = /^[A-Za-z0-9-]{32,64}$/;
+const MAX_VALUE_BYTES = 65_536;
+const MAX_REQUEST_BYTES = 4 * MAX_VALUE_BYTES; // a value, JSON-escaped, and the call's other fields
+const DAY_SECS = 86_400;
+
+interface Version {
+  id: string;
+  value: string;
+  created: number; // epoch seconds, as the API gives dates
+  stages: string[];
+}
+
+interface Secret {
+  arn: string;
+  name: string;
+  description?: string;
+  created: number;
+  changed: number;
+  // Scheduled for deletion: when it was asked (at) and when the secret is gone (until); restorable
+  // until then.
+  deleted?: { at: number; until: number };
+  versions: Version[];
+}
+
+// What a call answers when it cannot be done: AWS's error type and message, HTTP 400.
+class Refusal extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+const notFound = () => new Refusal('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+const invalidParameter = (message: string) => new Refusal('InvalidParameterException', message);
+const markedForDeletion = () => new Refusal('InvalidRequestException', "You can't perform this operation on the secret because it was marked for deletion.");
+
+const now = () => Math.floor(Date.now() / 1000);
+
+export async function startSecretsManager(opts: { port: number; account: string; dataDir?: string }) {
+  const secrets = new Map<string, Secret>(); // by name
+  let journal: Journal<Secret | { gone: string }> | undefined;
+  if (opts.dataDir) {
+    const opened = openJournal<Secret | { gone: string }>(join(opts.dataDir, 'secretsmanager', 'journal.jsonl'));
+    for (const r of opened.records) 'gone' in r ? secrets.delete(r.gone) : secrets.set(r.name, r);
+    journal = opened.journal;
+    journal.compact([...secrets.values()]);
+  }
+  const save = (s: Secret) => {
+    secrets.set(s.name, s);
+    journal?.append(s);
+  };
+  const remove = (name: string) => {
+    secrets.delete(name);
+    journal?.append({ gone: name });
+  };
+
+  // A secret by its name or its ARN (whole, or without the 6 random characters AWS adds to a name).
+  function find(id: unknown): Secret {
+    if (typeof id !== 'string' || !id) throw invalidParameter('SecretId is required');
+    const s = secrets.get(id) ?? [...secrets.values()].find((s) => s.arn === id || s.arn.slice(0, -7) === id);
+    if (!s) throw notFound();
+    if (s.deleted && s.deleted.until <= now()) {
+      remove(s.name); // its recovery window is over
+      throw notFound();
+    }
+    return s;
+  }
+  const live = (id: unknown) => {
+    const s = find(id);
+    if (s.deleted) throw markedForDeletion();
+    return s;
+  };
+  const versionOf = (s: Secret, by: { stage?: string; id?: unknown } = {}) => {
+    const stage = by.stage ?? STAGES.current;
+    const v = s.versions.find((v) => (by.id !== undefined ? v.id === by.id : v.stages.includes(stage)));
+    if (v) return v;
+    const which = by.id !== undefined ? `VersionId: ${by.id}` : `staging label: ${stage}`;
+    throw new Refusal('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for ${which}`);
+  };
+  const secretString = (input: Record<string, unknown>) => {
+    if (input.SecretBinary !== undefined) throw invalidParameter('This emulator keeps SecretString values only');
+    const value = input.SecretString;
+    if (typeof value !== 'string' || !value) throw invalidParameter('SecretString is required');
+    if (Buffer.byteLength(value) > MAX_VALUE_BYTES) throw invalidParameter(`SecretString is over ${MAX_VALUE_BYTES} bytes`);
+    return value;
+  };
+  const tokenOf = (input: Record<string, unknown>) => {
+    const token = input.ClientRequestToken ?? randomUUID();
+    if (typeof token !== 'string' || !TOKEN.test(token)) throw invalidParameter('ClientRequestToken must be 32 to 64 letters, digits and hyphens');
+    return token;
+  };
+
+  const operations: Record<string, (input: Record<string, unknown>) => unknown> = {
+    CreateSecret(input) {
+      const name = input.Name;
+      if (typeof name !== 'string' || !NAME.test(name)) throw invalidParameter('Name must be 1 to 512 of A-Z a-z 0-9 / _ + = . @ -');
+      const value = secretString(input);
+      const versionId = tokenOf(input);
+      const existing = secrets.get(name);
+      if (existing?.deleted && existing.deleted.until > now()) {
+        throw new Refusal('InvalidRequestException', "You can't create this secret because a secret with this name is already scheduled for deletion.");
+      }
+      if (existing && !existing.deleted) {
+        throw new Refusal('ResourceExistsException', `The operation failed because the secret ${name} already exists.`);
+      }
+      const t = now();
+      const arn = `arn:aws:secretsmanager:${LOCAL_REGION}:${opts.account}:secret:${name}-${randomBytes(3).toString('hex')}`;
+      const description = typeof input.Description === 'string' ? input.Description : undefined;
+      save({ arn, name, description, created: t, changed: t, versions: [{ id: versionId, value, created: t, stages: [STAGES.current] }] });
+      return { ARN: arn, Name: name, VersionId: versionId };
+    },
+    GetSecretValue(input) {
+      const s = live(input.SecretId);
+      const v = versionOf(s, { id: input.VersionId, stage: typeof input.VersionStage === 'string' ? input.VersionStage : undefined });
+      return { ARN: s.arn, Name: s.name, VersionId: v.id, SecretString: v.value, VersionStages: v.stages, CreatedDate: v.created };
+    },
+    // A new current value; the one it replaces stays readable as AWSPREVIOUS. The same token with
+    // the same value is the same call again (the SDK sends a fresh token for each new call).
+    PutSecretValue(input) {
+      const s = live(input.SecretId);
+      const value = secretString(input);
+      const versionId = tokenOf(input);
+      const same = s.versions.find((v) => v.id === versionId);
+      if (same) {
+        if (same.value !== value) throw new Refusal('ResourceExistsException', "You can't modify an existing version, you can only create a new version.");
+        return { ARN: s.arn, Name: s.name, VersionId: same.id, VersionStages: same.stages };
+      }
+      const t = now();
+      const previous = versionOf(s);
+      const versions = s.versions
+        .filter((v) => v.id === previous.id || v.stages.some((stage) => stage !== STAGES.previous))
+        .map((v) => ({ ...v, stages: v.id === previous.id ? [STAGES.previous] : v.stages.filter((stage) => stage !== STAGES.previous) }));
+      save({ ...s, changed: t, versions: [...versions, { id: versionId, value, created: t, stages: [STAGES.current] }] });
+      return { ARN: s.arn, Name: s.name, VersionId: versionId, VersionStages: [STAGES.current] };
+    },
+    DescribeSecret(input) {
+      const s = find(input.SecretId);
+      return {
+        ARN: s.arn,
+        Name: s.name,
+        ...(s.description !== undefined && { Description: s.description }),
+        CreatedDate: s.created,
+        LastChangedDate: s.changed,
+        ...(s.deleted && { DeletedDate: s.deleted.at }),
+        VersionIdsToStages: Object.fromEntries(s.versions.map((v) => [v.id, v.stages])),
+      };
+    },
+    // Scheduled for deletion after a recovery window (7 to 30 days, 30 by default), or at once.
+    DeleteSecret(input) {
+      const s = find(input.SecretId);
+      const force = input.ForceDeleteWithoutRecovery === true;
+      if (force && input.RecoveryWindowInDays !== undefined) {
+        throw invalidParameter("You can't use ForceDeleteWithoutRecovery in conjunction with RecoveryWindowInDays.");
+      }
+      const t = now();
+      if (force) {
+        remove(s.name);
+        return { ARN: s.arn, Name: s.name, DeletionDate: t };
+      }
+      const days = input.RecoveryWindowInDays ?? 30;
+      if (typeof days !== 'number' || !Number.isInteger(days) || days < 7 || days > 30) throw invalidParameter('RecoveryWindowInDays must be 7 to 30');
+      if (s.deleted) throw markedForDeletion();
+      save({ ...s, changed: t, deleted: { at: t, until: t + days * DAY_SECS } });
+      return { ARN: s.arn, Name: s.name, DeletionDate: t + days * DAY_SECS };
+    },
+    RestoreSecret(input) {
+      const s = find(input.SecretId);
+      const { deleted: _, ...restored } = s;
+      save({ ...restored, changed: now() });
+      return { ARN: s.arn, Name: s.name };
+    },
+  };
+
+  const server: Server = createServer(async (req, res) => {
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(body));
+    };
+    const body = await readBody(req, MAX_REQUEST_BYTES);
+    if (body === 'too_large') return reply(413, { __type: 'InvalidRequestException', message: `The request is over ${MAX_REQUEST_BYTES} bytes` });
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const unsigned = await sigV4Refusal(req, url.pathname, url.searchParams, body, { service: 'secretsmanager' });
+    if (unsigned) return reply(400, { __type: 'UnrecognizedClientException', message: `The security token included in the request is invalid: ${unsigned}` });
+    const operation = target.startsWith('secretsmanager.') ? operations[target.slice('secretsmanager.'.length)] : undefined;
+    if (!operation) return reply(400, { __type: 'UnknownOperationException', message: `Not an operation this emulator serves: ${target}` });
+    let input: Record<string, unknown>;
+    try {
+      input = JSON.parse(body.toString('utf8') || '{}');
+    } catch (e) {
+      return reply(400, { __type: 'SerializationException', message: (e as Error).message });
+    }
+    try {
+      reply(200, operation(input));
+    } catch (e) {
+      if (e instanceof Refusal) reply(400, { __type: e.type, message: e.message });
+      else reply(500, { __type: 'InternalServiceError', message: (e as Error).message });
+    }
+  });
+  const { port, stop } = await listen(server, opts.port);
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await stop();
+      journal?.close();
+      journal = undefined;
+    },
+  };
+}
+export type SecretsManagerEmulator = Awaited<ReturnType<typeof startSecretsManager>>;

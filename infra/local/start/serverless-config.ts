@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import type { Route } from '../emulators/rest-apis';
+
+// Reads serverless.yml the way the local run needs it: `${file(...)}` includes, `${env:X, 'd'}`,
+// `${opt:…, 'd'}`, `${sls:stage}`, `${sls:instanceId}`, `${self:service}` and `${param:X}` (the
+// stage's `params`), where a default may be another of them (`${env:X, param:X}`). Anything else
+// is an error, so the file stays within what both the Serverless Framework and this reader understand.
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export interface FunctionDef {
+  name: string;
+  handler: string; // "functions/admin/assets/create.handler"
+  role: string; // its role in infra/roles.yml
+  timeout: number; // seconds (its own, or the provider's)
+  events: Array<Record<string, any>>;
+  destinations?: { onFailure?: { arn?: unknown } };
+}
+
+export interface ServiceDef {
+  service: string;
+  stage: string;
+  apiName: string; // the name of the serverless-managed REST API (the Admin API)
+  custom: Record<string, any>;
+  environment: Record<string, unknown>;
+  functions: FunctionDef[];
+  resources: Record<string, { Type: string; Properties?: Record<string, any> }>;
+}
+
+const VARIABLE = /\$\{([^{}]+)\}/g;
+
+interface Context {
+  stage: string;
+  service: string;
+  params: Record<string, Record<string, unknown>>;
+}
+
+function resolveVariable(expr: string, ctx: Context): unknown {
+  // CloudFormation's own substitutions in Fn::Sub (${AWS::Region}, ${SomeResource.Arn}) stay.
+  if (/^(AWS::\w+|[A-Za-z0-9]+(\.\w+)?)$/.test(expr.trim())) return `\${${expr}}`;
+  const [source, ...rest] = expr.split(',');
+  const other = rest.join(',').trim();
+  // A default is a literal ('d', 400) or another source (param:X).
+  const fallback = !rest.length ? undefined : /^\w+:/.test(other) ? resolveVariable(other, ctx) : other.replace(/^'(.*)'$/, '$1');
+  const [kind, name] = source.trim().split(/:(.*)/s);
+  if (kind === 'env') return process.env[name] ?? fallback;
+  if (kind === 'opt' && name === 'stage') return ctx.stage;
+  if (kind === 'opt') return fallback;
+  if (kind === 'sls' && name === 'stage') return ctx.stage;
+  if (kind === 'sls' && name === 'instanceId') return 'local';
+  if (kind === 'self' && name === 'service') return ctx.service;
+  if (kind === 'param') return ctx.params[ctx.stage]?.[name] ?? ctx.params.default?.[name] ?? fallback;
+  throw new Error(`serverless.yml: the local run does not understand \${${expr}}`);
+}
+
+function resolve(value: unknown, ctx: Context): unknown {
+  if (typeof value === 'string') {
+    const include = /^\$\{file\(([^)]+)\)\}$/.exec(value);
+    if (include) return resolve(parse(readFileSync(join(ROOT, include[1]), 'utf8')), ctx);
+    // Innermost variables first, so that one may sit in another's default.
+    let text = value;
+    for (;;) {
+      const whole = /^\$\{([^{}]+)\}$/.exec(text);
+      if (whole) return resolveVariable(whole[1], ctx);
+      const next = text.replace(VARIABLE, (_, expr) => String(resolveVariable(expr, ctx) ?? ''));
+      if (next === text) return text;
+      text = next;
+    }
+  }
+  if (Array.isArray(value)) return value.map((v) => resolve(v, ctx));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v, ctx)]));
+  }
+  return value;
+}
+
+export function loadService(stage = 'local'): ServiceDef {
+  const raw = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
+  const doc = resolve(raw, { stage, service: raw.service, params: raw.params ?? {} }) as any;
+  return {
+    service: doc.service,
+    stage,
+    apiName: doc.provider.apiName,
+    custom: doc.custom ?? {},
+    environment: doc.provider.environment ?? {},
+    functions: Object.entries(doc.functions as Record<string, any>).map(([name, f]) => ({
+      name,
+      handler: f.handler,
+      role: f.role,
+      timeout: Number(f.timeout ?? doc.provider.timeout),
+      events: f.events ?? [],
+      destinations: f.destinations,
+    })),
+    resources: doc.resources.Resources,
+  };
+}
+
+// The routes of the serverless-managed REST API (the Admin API): the functions' `http` events.
+export function eventRoutes(functions: FunctionDef[]): Route[] {
+  return functions.flatMap((fn) =>
+    fn.events.flatMap((e) => {
+      const spec = e.http;
+      if (!spec) return [];
+      const cognito = spec.authorizer?.type === 'COGNITO_USER_POOLS';
+      return [{ method: String(spec.method).toUpperCase(), path: spec.path, fn, iam: spec.authorizer === 'aws_iam', ...(cognito && { cognito }) }];
+    }),
+  );
+}

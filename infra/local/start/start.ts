@@ -1,0 +1,174 @@
+import './quiet';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { startFsp } from '../fsp/fsp';
+import { announceNodeB, startLocalProxy } from '../tools/proxy';
+import { startConsole } from './console';
+import {
+  dataDirOf,
+  LOCAL_ADMIN_API_SECRET,
+  LOCAL_IDP_SECRET,
+  LOCAL_WEBHOOK_SECRET,
+  NODES,
+  nodeFromArgs,
+  nodePorts,
+  PORT_SETTINGS,
+  STACK_ENV_FILE,
+  wipeData,
+} from './defaults';
+import { publicHosts, StartError } from './listen';
+import { ROOT } from './serverless-config';
+import { startStack } from './stack';
+
+// `npm start`: the whole service on this machine, no Docker, no AWS account. With `--node b`
+// (`npm run start:node-b`), a second node beside it, to peer with over Interledger.
+const started = performance.now();
+const nodeName = nodeFromArgs(process.argv);
+const node = NODES[nodeName];
+const fresh = process.argv.includes('--fresh');
+const DEFAULT_PORTS = node.ports;
+process.env.ILP_ADDRESS ||= node.ilpAddress;
+
+if (!process.env.ADMIN_API_SECRET) {
+  console.warn(`warning: ADMIN_API_SECRET is not set; using the local-only default "${LOCAL_ADMIN_API_SECRET}"`);
+}
+
+// The local secrets (STREAM credentials, the service's own Open Payments key) are made on the
+// first start and kept in .local/ (git-ignored), so that the service keeps its identity.
+const dataDir = dataDirOf(ROOT, nodeName);
+const allPorts = nodePorts(DEFAULT_PORTS);
+const secretsFile = join(dataDir, 'secrets.json');
+const kept: Record<string, string> = existsSync(secretsFile) ? JSON.parse(readFileSync(secretsFile, 'utf8')) : {};
+for (const name of ['STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET']) kept[name] ??= randomBytes(32).toString('base64url');
+mkdirSync(dataDir, { recursive: true });
+writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
+for (const [name, value] of Object.entries(kept)) process.env[name] ||= value;
+const { fsp: fspPort, console: consolePort, ...ports } = allPorts;
+const adminPort = ports.admin;
+
+// A port that cannot be had ends the start with one line that names its setting, not a stack
+// trace: what a user needs is the variable to change.
+function startFailed(e: unknown): never {
+  const err = e as NodeJS.ErrnoException & { port?: number };
+  if (err.code !== 'EADDRINUSE' && err.code !== 'EACCES' && !(e instanceof StartError)) throw e;
+  if (e instanceof StartError) console.error(`error: ${err.message}`);
+  else {
+    const key = Object.entries(allPorts).find(([, port]) => port === err.port)?.[0] as keyof typeof allPorts | undefined;
+    const setting = key ? PORT_SETTINGS[key] : 'its port setting';
+    const why = err.code === 'EADDRINUSE' ? 'is in use (another npm start, or another program?)' : 'needs privileges this user lacks';
+    console.error(`error: port ${err.port} (${setting}) ${why}. Stop what uses it, or choose another: ${setting}=<free port> npm start`);
+  }
+  process.exit(1);
+}
+// --fresh wipes nothing while the node runs (as `npm run reset`): one of its ports taken, or its
+// npm start still running on the data.
+if (fresh) await wipeData(dataDir, allPorts).catch(startFailed);
+const adminSecret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
+const webhookSecret = process.env.WEBHOOK_SECRET || LOCAL_WEBHOOK_SECRET;
+
+const idpSecret = process.env.IDP_SECRET || LOCAL_IDP_SECRET;
+
+// The local FSP simulator serves rates, receives webhooks and asks for consent to interactive
+// Open Payments grants, unless all three point elsewhere.
+const ratesFile = process.env.FSP_RATES_FILE ?? join(ROOT, 'infra/local/fsp/fsp-rates.json');
+const needFsp = !process.env.EXCHANGE_RATES_URL || !process.env.WEBHOOK_URL || !process.env.IDP_CONSENT_URL;
+const fsp = needFsp
+  ? await startFsp({
+      port: fspPort,
+      ratesFile,
+      webhookSecret,
+      adminUrl: `http://localhost:${adminPort}`,
+      adminSecret,
+      autoFund: process.env.FSP_AUTO_FUND !== 'false',
+      log: console.log,
+      authServerUrl: (process.env.AUTH_SERVER_URL || `http://localhost:${ports.authServer}`).replace(/\/+$/, ''),
+      idpSecret,
+      hosts: publicHosts(process.env),
+    }).catch(startFailed)
+  : undefined;
+if (fsp) {
+  process.env.EXCHANGE_RATES_URL ||= `${fsp.url}/rates`;
+  process.env.WEBHOOK_URL ||= `${fsp.url}/webhooks`;
+  process.env.IDP_CONSENT_URL ||= `${fsp.url}/consent`;
+}
+
+process.env.CONSOLE_NAME ||= nodeName.toUpperCase(); // what the console's page calls the node
+const stack = await startStack({
+  schedules: true,
+  preload: true,
+  dataDir,
+  envFile: join(dataDir, STACK_ENV_FILE), // for `serverless offline` (docs/local-run.md, "serverless-offline")
+  settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret, IDP_SECRET: idpSecret },
+  ports,
+}).catch(startFailed);
+
+// Node A runs the signing proxy of the API collection; Node B tells it where its Admin API is.
+// The console, whose port the user may have to change: what started before it stops first.
+// The console's operators: on a first start, one of each role (their passwords in the data folder).
+const seeded = stack.operators.seed();
+const backOffice = await startConsole({
+  port: consolePort,
+  adminUrl: stack.adminUrl,
+  operators: stack.operators,
+  metrics: stack.metrics,
+  traces: stack.traces,
+}).catch(async (e) => {
+  await stack.stop();
+  await fsp?.stop();
+  return startFailed(e);
+});
+const proxy =
+  nodeName === 'a' ? await startLocalProxy({ adminUrl: stack.adminUrl, secret: adminSecret, log: console.log }) : announceNodeB(dataDir, stack.adminUrl);
+
+// A folder as the user would type it: relative when under the current one.
+const shown = (dir: string) => (relative(process.cwd(), dir).startsWith('..') ? dir : relative(process.cwd(), dir) || '.');
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping`);
+  // Each part in turn, whatever an earlier one threw: a failed stop of the console must not leave
+  // the stack (its JVM, its env file for serverless offline) behind.
+  for (const [part, stop] of [
+    ['the console', () => backOffice.stop()],
+    ['the signing proxy', () => proxy.stop()],
+    ['the stack', () => stack.stop()],
+    ['the FSP simulator', async () => fsp?.stop()],
+  ] as const) {
+    try {
+      await stop();
+    } catch (e) {
+      console.error(`Stopping ${part} failed: ${(e as Error).message}`);
+    }
+  }
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+// What the console shows, and what it does not, and why.
+const consoleHas = (s: typeof stack) =>
+  [s.metrics ? 'dashboard and alarms' : 'metrics off: LOCAL_METRICS=false', s.traces ? 'traces' : 'traces off: LOCAL_TRACES=false'].join('; ');
+
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+console.log(`
+Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
+  Console                       ${backOffice.url}   (${consoleHas(stack)}; sign in as viewer, operator or admin: ${shown(dataDir)}/operators-seeded.json${seeded ? ', made now' : ''}; npm run operator adds one)
+  Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
+  Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
+  Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})
+  ILP connector                 ${stack.connectorUrl}   (ILP address ${stack.env.ILP_ADDRESS}; peers send packets here)
+  Signing proxy                 ${proxy.line}
+  DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}   Secrets Manager ${stack.endpoints.secretsmanager}
+  Data          ${shown(dataDir)}/ (kept across restarts${fresh ? '; wiped at this start' : ''}; npm run reset${nodeName === 'b' ? ' -- --node b' : ''} wipes it)
+  Rates (pull)  ${stack.env.EXCHANGE_RATES_URL}
+  Webhooks to   ${stack.env.WEBHOOK_URL}${fsp ? `   (local FSP simulator: rates from ${ratesFile}; funds payments: ${process.env.FSP_AUTO_FUND !== 'false'})` : ''}
+  Consent page  ${stack.env.IDP_CONSENT_URL || '(none: interactive grants are not offered)'}   (interactive Open Payments grants)
+
+Sign and send Admin requests with:
+  npm run admin --${nodeName === 'b' ? ' --node b' : ''} POST /assets '{"code":"USD","scale":2}'
+  npm run admin --${nodeName === 'b' ? ' --node b' : ''} GET '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'
+See README "Walk through a payment"${nodeName === 'a' ? ' (and "Pay across two nodes": npm run start:node-b in another terminal)' : ' and "Pay across two nodes"'}. Ctrl-C stops everything.
+`);

@@ -1,0 +1,95 @@
+import { withAmountsWritten } from '../../../console/amounts';
+import { LOCAL_ADMIN_API_SECRET, NODES, nodeFromArgs } from '../start/defaults';
+import { adminClient } from './admin-client';
+
+// `npm run admin -- [options] METHOD PATH [JSON]`: signs and sends one Admin API request, then
+// prints the status and the body for a person, each amount written as one ("10,050.00 USD"); with
+// --json only the body, as the API gives it, for jq; with --field one field, raw, for a shell
+// variable. Exits 1 on a 4xx or 5xx.
+const HELP = `usage: npm run -s admin -- [--node b] [--tenant ID] [--json | --field NAME] [-H 'Name: value']... METHOD /path [JSON body]
+
+Signs one Admin API request with ADMIN_API_SECRET (or the local default) and sends it, then
+prints the status and the answer, each amount written for a person ("10,050.00 USD").
+
+  --node b        send to Node B (port 4001) instead of Node A (3001)
+  --tenant ID     send as this tenant (its tenant-id header), signed with its own secret, which
+                  ADMIN_API_SECRET must then hold (the adminApiSecret POST /tenants answered)
+  --json          print only the response body as the API gives it (amounts as
+                  {"value": "1005000", "assetCode": "USD", "assetScale": 2}, no status line),
+                  e.g. to pipe into jq
+  --field NAME    print only this field of the answer, raw (a dotted path: id, url, items.0.id),
+                  e.g. id=$(npm run -s admin -- --field id POST ...); on a 4xx or 5xx, or when
+                  the answer lacks it, the whole answer goes to stderr and the exit status is 1
+  -H 'Name: v'    add a header; an Idempotency-Key given this way is signed too
+  -h, --help      this text
+
+Environment: ADMIN_API_URL (the whole base URL, e.g. a deployed API), else ADMIN_PORT (the local
+port), ADMIN_API_SECRET, and TENANT_ID (as --tenant). The exit status is 0 for 2xx/3xx, 1 for
+4xx/5xx, 2 for bad usage.
+
+examples:
+  npm run -s admin -- POST /assets '{"code":"USD","scale":2}'
+  npm run -s admin -- --json GET /assets | jq -r '.items[].code'
+  usd=$(npm run -s admin -- --field id POST /assets '{"code":"USD","scale":2}')
+  npm run -s admin -- --node b GET /peers
+  ADMIN_API_SECRET=<its secret> npm run -s admin -- --tenant <id> GET /assets
+  npm run -s admin -- -H 'Idempotency-Key: dep-1' POST /assets/<id>/liquidity '{"amount":"100"}'`;
+
+process.stdout.on('error', () => process.exit(0)); // e.g. piped into head
+const args = process.argv.slice(2);
+if (args.includes('-h') || args.includes('--help')) {
+  console.log(HELP);
+  process.exit(0);
+}
+const node = NODES[nodeFromArgs(args)];
+const headers: Record<string, string> = {};
+const positional: string[] = [];
+let jsonOnly = false;
+let field: string | undefined;
+let tenant = process.env.TENANT_ID || undefined;
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '-H') {
+    const [name, ...value] = (args[++i] ?? '').split(':');
+    headers[name.trim().toLowerCase()] = value.join(':').trim();
+  } else if (args[i] === '--json') jsonOnly = true;
+  else if (args[i] === '--field') field = args[++i] ?? '';
+  else if (args[i] === '--tenant') tenant = args[++i] ?? '';
+  else positional.push(args[i]);
+}
+const [method, path, body = ''] = positional;
+if (!method || !path?.startsWith('/') || field === '' || tenant === '') {
+  console.error(HELP);
+  process.exit(2);
+}
+// A tenant's requests are signed with its own secret: the local default is the operator's.
+if (tenant && tenant !== 'operator' && !process.env.ADMIN_API_SECRET) {
+  console.error(`error: --tenant ${tenant} needs the tenant's own secret in ADMIN_API_SECRET`);
+  process.exit(2);
+}
+if (tenant) headers['tenant-id'] = tenant;
+const base = process.env.ADMIN_API_URL ?? `http://localhost:${process.env.ADMIN_PORT ?? node.ports.admin}`;
+const secret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
+const res = await adminClient(base, secret)
+  .request(method.toUpperCase(), path, { body, headers })
+  .catch((e: Error & { cause?: { code?: string } }) => {
+    // Nothing answered (or a header could not be signed): one line, not a stack trace.
+    const why = e.cause?.code ?? e.message;
+    console.error(`error: ${why === 'ECONNREFUSED' ? `nothing answers at ${base}: is npm start running? (--node b, ADMIN_API_URL)` : why}`);
+    process.exit(1);
+  });
+process.exitCode = res.status < 400 ? 0 : 1;
+// A body that is not JSON comes back as its text, which has no fields.
+const answer = typeof res.body === 'string' ? undefined : res.body;
+const value = field === undefined ? undefined : field.split('.').reduce<any>((v, key) => v?.[key], answer);
+if (field !== undefined && res.status < 400 && value !== undefined) {
+  console.log(typeof value === 'string' ? value : JSON.stringify(value));
+} else {
+  // With --field, anything else is for the person, not the variable: stderr, and exit 1.
+  const out = field === undefined ? console.log : console.error;
+  if (!jsonOnly) out(`${res.status} ${res.statusText}`);
+  out(answer === undefined ? res.body : JSON.stringify(jsonOnly ? answer : withAmountsWritten(answer), null, 2));
+  if (field !== undefined && res.status < 400) {
+    console.error(`The answer has no field ${field}`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,74 @@
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+import { SignatureV4 } from '@smithy/signature-v4';
+import * as z from 'zod';
+import { openPaymentsErrors } from '../../open-payments/errors';
+import { logger } from '../../platform/log';
+import { boundedFetch } from '../../platform/net/fetch';
+import type { Node } from '../../shared/node';
+
+// The resource server asks the authorization server what a token grants: POST
+// <AUTH_SERVER_URL>/introspect, an IAM-authorized route, so the request is signed with this
+// function's AWS credentials (SigV4, service execute-api). The two can be deployed apart; the URL
+// is the operator's setting, so it may be a private one.
+const TIMEOUT_MS = 5000;
+
+type Data = string | ArrayBuffer | ArrayBufferView;
+const bytes = (d: Data) => (typeof d === 'string' ? d : d instanceof ArrayBuffer ? new Uint8Array(d) : new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
+
+export class Sha256 {
+  private readonly hash: Hash | Hmac;
+  constructor(secret?: Data) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+  update(data: Data) {
+    this.hash.update(bytes(data));
+  }
+  async digest() {
+    return new Uint8Array(this.hash.digest());
+  }
+}
+
+let signer: SignatureV4 | undefined;
+
+const accessItem = z.object({ type: z.string(), actions: z.array(z.string()), identifier: z.string().optional() }).passthrough();
+const answer = z.union([
+  z.object({ active: z.literal(false) }),
+  z.object({
+    active: z.literal(true),
+    grant: z.string(),
+    access: z.array(accessItem),
+    client: z.union([z.object({ walletAddress: z.string() }), z.object({ jwk: z.record(z.string(), z.unknown()) })]),
+  }),
+]);
+export type TokenInfo = z.infer<typeof answer>;
+export type Asked = { type: 'incoming-payment' | 'quote' | 'outgoing-payment'; actions: string[]; identifier?: string };
+
+export async function introspectToken(node: Node, token: string, access: Asked[]): Promise<TokenInfo> {
+  const url = new URL(`${node.urls.authServer}/introspect`);
+  const body = JSON.stringify({ access_token: token, access });
+  signer ??= new SignatureV4({ service: 'execute-api', region: node.region, credentials: fromEnv(), sha256: Sha256 });
+  const signed = await signer.sign({
+    method: 'POST',
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: url.port ? Number(url.port) : undefined,
+    path: url.pathname,
+    headers: { host: url.host, 'content-type': 'application/json' },
+    body,
+  });
+  const { host, ...headers } = signed.headers;
+  let res: Response;
+  try {
+    res = await boundedFetch(url, { method: 'POST', headers, body }, { allowPrivate: true, timeoutMs: TIMEOUT_MS });
+  } catch (error) {
+    logger.error('Token introspection failed', { error: (error as Error).message });
+    throw openPaymentsErrors.authServerUnavailable();
+  }
+  const parsed = answer.safeParse(await res.json().catch(() => undefined));
+  if (!res.ok || !parsed.success) {
+    logger.error('Token introspection answered unexpectedly', { status: res.status });
+    throw openPaymentsErrors.authServerUnavailable();
+  }
+  return parsed.data;
+}

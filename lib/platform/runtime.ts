@@ -1,0 +1,29 @@
+// What the process runs on beyond its node, read from the environment by lib/platform/config.ts, which
+// every entry adapter imports at cold start and which sets it here (useRuntime): Lambda's tracing,
+// the faults tests inject, and the secrets of a local run. Each is a reader, called when needed:
+// Lambda sets an invocation's trace header anew each time, and tests switch faults in a running
+// process. Until config is loaded (unit tests, tools that run no function) nothing is sent to a
+// daemon, no fault is injected and no secret is known, so log, metrics and tracing work from the
+// first import without importing config (which only adapters do).
+export interface LambdaTracing {
+  daemonAddress: string; // AWS_XRAY_DAEMON_ADDRESS: "host:port", or "tcp:h:p udp:h:p"
+  functionName: string;
+  handler: string; // _HANDLER, e.g. functions/payments/worker.handler
+  traceHeader?: string; // _X_AMZN_TRACE_ID: this invocation's function segment
+}
+
+export interface Runtime {
+  // On Lambda with active tracing and TRACES_ENABLED not false: where and as what to trace.
+  lambdaTracing: () => LambdaTracing | undefined;
+  // The crash points named in PAYMENT_FAULTS (lib/platform/faults.ts).
+  faults: () => string[];
+  // A secret from the environment, where SECRETS_PREFIX is empty (lib/platform/secrets.ts).
+  localSecret: (name: string) => string | undefined;
+}
+
+const runtime: Runtime = { lambdaTracing: () => undefined, faults: () => [], localSecret: () => undefined };
+
+export const useRuntime = (r: Runtime) => Object.assign(runtime, r);
+export const lambdaTracing = () => runtime.lambdaTracing();
+export const injectedFaults = () => runtime.faults();
+export const localSecret = (name: string) => runtime.localSecret(name);

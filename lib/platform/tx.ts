@@ -1,0 +1,133 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  PutCommand,
+  type PutCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { Node } from '../shared/node';
+import { db } from './db';
+import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing } from './events';
+import { crashPoint } from './faults';
+import { countLedgerConflict } from './metrics';
+import { currentTraceHeader } from './tracing';
+
+// The one unit of work: a state change's writes and its outgoing events and messages (as outbox
+// items, which the outbox relay sends from the table's stream) commit together, or nothing does.
+// Every write names what its failed condition means (`refusal`), so that callers read outcomes by
+// name ('insufficient:liquidity:…', 'state_changed'), never by position.
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type Write = TransactItem & { refusal?: string };
+export type Refusals = string[];
+
+const CHANGED = 'changed'; // the refusal of a write that names none
+
+// Writes that ride along with the first transaction of a scope, handed in by whoever opened the
+// scope: the Admin API's signature replay guard (checking it then costs no round trip of its own),
+// and an operator's audit event (which then commits with the change it records, or not at all).
+// Each is named by its opener, and made when the transaction is, from the transaction's own writes
+// (an audit event names what a create puts). Its failed condition is thrown as `refused()`. A rider
+// that no transaction took is the opener's to write (untakenRider).
+export interface Rider {
+  write: (writes: Write[]) => TransactItem;
+  refused: () => Error;
+}
+type Scope = Map<string, Rider>; // the riders not taken yet, by name
+const scope = new AsyncLocalStorage<Scope>();
+
+export const riderScope = <T>(fn: () => Promise<T>) => scope.run(new Map(), fn);
+
+export function rideAlong(name: string, rider: Rider): void {
+  const s = scope.getStore();
+  if (!s) throw new Error('rideAlong() outside riderScope()');
+  s.set(name, rider);
+}
+
+export const untakenRider = (name: string): Rider | undefined => scope.getStore()?.get(name);
+
+// Transactions that touch a busy item (an asset's liquidity or settlement account) can be
+// cancelled for a conflict with another transaction; that is retried here, with jitter.
+const CONFLICT_RETRIES = 8;
+export const isConflict = (e: unknown) =>
+  e instanceof TransactionCanceledException && (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+const bare = ({ refusal, ...item }: Write): TransactItem => item;
+
+// Commits, and answers the refusals of the writes whose condition failed ([] on success).
+export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] = [], name = 'commit'): Promise<Refusals> {
+  const riders = [...(scope.getStore() ?? [])];
+  const own: Write[] = [...writes, ...outboxItems(node, outgoing)];
+  const all: Write[] = [...own, ...riders.map(([, r]) => r.write(writes))];
+  if (all.length === 1 && !riders.length) return writeAlone(all[0], name);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: all.map(bare) }));
+      for (const [taken] of riders) scope.getStore()!.delete(taken);
+      crashPoint(`${name}:after-write`);
+      return [];
+    } catch (e) {
+      const failed = failedConditions(e);
+      const rider = failed?.find((i) => i >= own.length);
+      if (rider !== undefined) throw riders[rider - own.length][1].refused();
+      if (failed?.length) return failed.map((i) => all[i].refusal ?? CHANGED);
+      if (!isConflict(e) || attempt === CONFLICT_RETRIES) throw e;
+      countLedgerConflict();
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * 2 ** attempt));
+    }
+  }
+}
+
+// Indexes of the items of a cancelled transaction whose condition failed.
+function failedConditions(e: unknown): number[] | undefined {
+  if (!(e instanceof TransactionCanceledException)) return undefined;
+  return (e.CancellationReasons ?? []).flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
+}
+
+// A lone write needs no transaction, which would cost twice as much. (If the SDK retries it after
+// an unclear failure, its own first write can fail its condition: the lone conditional writes that
+// come here, a webhook record's, take a failed condition to mean "already written".)
+async function writeAlone(write: Write, name: string): Promise<Refusals> {
+  try {
+    if (write.Put) await db().send(new PutCommand(write.Put as PutCommandInput));
+    else if (write.Update) await db().send(new UpdateCommand(write.Update as UpdateCommandInput));
+    else if (write.Delete) await db().send(new DeleteCommand(write.Delete as DeleteCommandInput));
+    else throw new Error('A lone ConditionCheck writes nothing');
+  } catch (e) {
+    if (e instanceof ConditionalCheckFailedException) return [write.refusal ?? CHANGED];
+    throw e;
+  }
+  crashPoint(`${name}:after-write`);
+  return [];
+}
+
+// The outbox: one item per partition that the change sends from, holding all it sends (so a change
+// costs its transaction one item more, not one per event), kept OUTBOX_RETENTION_SECS. It carries
+// the trace header of the work that wrote it, across the stream to the relay, so that what it
+// sends stays in that trace; and a tenant's id, which the relay puts on what it sends, so that its
+// consumers work for that tenant (lib/api/context.ts).
+
+function outboxItems(node: Node, outgoing: Outgoing[]): TransactItem[] {
+  if (!outgoing.length) return [];
+  const ttl = Math.floor(Date.now() / 1000) + OUTBOX_RETENTION_SECS;
+  const trace = currentTraceHeader();
+  const byPartition = new Map<string, Outbound[]>();
+  for (const { partition, ...out } of outgoing) byPartition.set(partition, [...(byPartition.get(partition) ?? []), out]);
+  return [...byPartition].map(([partition, out]) => ({
+    Put: {
+      TableName: node.tables.main,
+      // As JSON text: event data holds FSP metadata, which DynamoDB attributes cannot always hold.
+      Item: {
+        pk: partition,
+        sk: `${OUTBOX_SORT_PREFIX}${out[0].kind === 'event' ? out[0].event.id : out[0].id}`,
+        out: JSON.stringify(out),
+        ttl,
+        trace,
+        ...(!node.tenant.operator && { tenant: node.tenant.id }),
+      },
+    },
+  }));
+}

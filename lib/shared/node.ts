@@ -1,0 +1,83 @@
+// The node a piece of code works for: the tenant, its ILP address, base URLs, tables, queues,
+// secrets and settings. Each entry point (an API's adapter, a queue or stream consumer, a
+// schedule) resolves it once per request or message and passes it down; domain code reads nothing
+// else about where it runs. A tenant is one FSP of the deployment: the operator's (made at
+// deploy, the only one of a single-tenant deployment) or one the operator made (lib/tenants).
+// Every store builds its partition keys with lib/platform/store.ts scoped(), which adds the tenant.
+export interface Tenant {
+  id: string;
+  operator: boolean;
+}
+
+export const OPERATOR_TENANT_ID = 'operator';
+export const OPERATOR: Tenant = { id: OPERATOR_TENANT_ID, operator: true };
+
+// What a tenant sets for itself (lib/tenants keeps it): the rest is the deployment's.
+export interface TenantSettings {
+  id: string;
+  walletAddressPrefix: string;
+  ilpAddressSuffix: string;
+  webhookUrl?: string;
+  ratesUrl?: string;
+  idpConsentUrl?: string;
+}
+
+export interface Node {
+  tenant: Tenant;
+  ilpAddress: string;
+  urls: {
+    walletAddresses: string; // WALLET_ADDRESS_URL: every wallet address lives under it
+    resourceServer: string; // its origin: the Open Payments resource server
+    authServer: string;
+    consent?: string; // IDP_CONSENT_URL: the FSP's consent page; none: interaction is not offered
+  };
+  tables: { main: string; rates: string; auth: string; webhookEvents: string; idempotency: string };
+  queues: { payments: string; webhooks: string; webhookParking: string };
+  eventBus: string;
+  // Where the deployment's secrets live in Secrets Manager (lib/platform/secrets.ts reads them, and a
+  // tenant's under `tenants/<id>/` below it); empty: the environment (a tenant's: still Secrets Manager).
+  secretsPrefix: string;
+  region: string; // AWS_REGION
+  quoteLifetimeSecs: number;
+  liquidityWithdrawalTimeoutSecs: number;
+  slippage: number;
+  // INCOMING_APPROVAL_REQUIRED and INCOMING_PARTIAL_PAYMENTS (lib/payment-intents).
+  incoming: { approvalRequired: boolean; partialPayments: 'keep' | 'return' };
+  accessTokenExpirySecs: number;
+  interactionExpirySecs: number;
+  gnapWaitSecs: number;
+  grantRequestsPerMinute: number; // per client: more in a minute are 429
+  // Local only: outbound fetches of client-chosen URLs may reach loopback and private addresses.
+  allowPrivateFetch: boolean;
+  // ALLOW_PRIVATE_PEERS: the tenants (by id, `operator` for the operator) whose peers' connectors
+  // may be at loopback, private and other internal addresses (mayPeerPrivately).
+  privatePeers: readonly string[];
+  rates: { url?: string; lifetimeSecs: number; timeoutSecs: number; refreshBeforeSecs: number };
+  webhooks: { url?: string; timeoutSecs: number; retryScheduleSecs: number[] };
+}
+
+// The node as one tenant sees it: its own addresses, URLs and consent page under the deployment's
+// tables, queues and limits. Its resource server (but for its wallet addresses, which are under its
+// prefix) and its authorization server are paths of the deployment's, which name it.
+export function nodeFor(base: Node, t: TenantSettings): Node {
+  if (t.id === OPERATOR_TENANT_ID) return base;
+  return {
+    ...base,
+    tenant: { id: t.id, operator: false },
+    ilpAddress: `${base.ilpAddress}.${t.ilpAddressSuffix}`,
+    urls: {
+      walletAddresses: t.walletAddressPrefix,
+      resourceServer: `${base.urls.resourceServer}${TENANT_PATH}${t.id}`,
+      authServer: `${base.urls.authServer}${TENANT_PATH}${t.id}`,
+      consent: t.idpConsentUrl,
+    },
+    rates: { ...base.rates, url: t.ratesUrl },
+    webhooks: { ...base.webhooks, url: t.webhookUrl },
+  };
+}
+
+// Whether this node's peers may be at internal addresses: a tenant's only when the deployment names it.
+export const mayPeerPrivately = (node: Node) => node.privatePeers.includes(node.tenant.id);
+
+// Where a tenant's Open Payments servers are: `<resource server>/t/<id>`, `<AUTH_SERVER_URL>/t/<id>`.
+export const TENANT_PATH = '/t/';

