@@ -54,7 +54,7 @@ export function insertAsset(node: Node, asset: Asset): Write[] {
 }
 
 // The items that replace an asset as read with `now`; refused ('asset_changed') when another change
-// came between (an asset from before versions has none).
+// came between (an asset never changed has none).
 export function replaceAsset(node: Node, was: AssetRecord, now: Asset): Write[] {
   const unchanged =
     was.version === undefined
