@@ -30,6 +30,12 @@ const listed = (node: Node, asset: Asset) => ({ listPk: scoped(node, `${LIST}#${
 
 export const viewOf = ({ version, ...asset }: AssetRecord): Asset => asset;
 
+declare module '../platform/tx' {
+  interface RefusalsOf {
+    assets: 'asset_exists' | 'asset_changed';
+  }
+}
+
 // The items that create an asset; the code's is refused ('asset_exists') when the code is taken.
 export function insertAsset(node: Node, asset: Asset): Write[] {
   return [
@@ -48,7 +54,7 @@ export function insertAsset(node: Node, asset: Asset): Write[] {
 }
 
 // The items that replace an asset as read with `now`; refused ('asset_changed') when another change
-// came between (an asset from before versions has none).
+// came between (an asset never changed has none).
 export function replaceAsset(node: Node, was: AssetRecord, now: Asset): Write[] {
   const unchanged =
     was.version === undefined

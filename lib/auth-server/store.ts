@@ -57,6 +57,11 @@ export interface GrantRecord {
 // Why a step of an interaction was refused: its grant moved on meanwhile (another request took
 // the step, or it expired).
 export const INTERACTION_CHANGED = 'interaction_changed';
+declare module '../platform/tx' {
+  interface RefusalsOf {
+    'auth-server': typeof INTERACTION_CHANGED | typeof TOKEN_CHANGED | typeof GRANT_RATE_OVER;
+  }
+}
 
 // An access token as its grant holds it: its hash, the id of its manage URL, when it expires.
 export interface GrantToken {

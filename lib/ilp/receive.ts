@@ -1,17 +1,6 @@
 import { type IlpPrepare, type IlpReply, isFulfill, isIlpReply } from 'ilp-packet';
 import { noteLiquidityTaken as noteAssetLiquidityTaken } from '../assets';
-import {
-  account,
-  blindThenRead,
-  insufficient,
-  isInsufficient,
-  type Leg,
-  TOO_LARGE,
-  TRANSFER_EXISTS,
-  transferExists,
-  transferItems,
-  voidTransfer,
-} from '../ledger';
+import { account, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transfer, transferExists, voidTransfer } from '../ledger';
 import { type CreditOutcome, creditIntent, findIntent } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { noteLiquidityTaken as notePeerLiquidityTaken } from '../peers';
@@ -76,7 +65,7 @@ export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpP
         amount: received,
         oneUnitLess,
         writes: (credit, fee) =>
-          transferItems(
+          transfer(
             node,
             transferId,
             { kind: 'packet', resource: { type: 'payment_intent', id: intent.id } },

@@ -6,9 +6,12 @@ import { ledgerErrors } from './errors';
 // other debit must be covered by the balance.
 export const MAX_BALANCE = 10n ** 38n - 1n;
 
+// An account's id: its kind, then whose it is (`account` in ./index.ts makes them).
+export type AccountId = `${'settlement' | 'liquidity' | 'intent' | 'payment' | 'fee' | 'peer' | 'hold' | 'withdrawal'}:${string}`;
+
 export interface Leg {
-  debit: string;
-  credit: string;
+  debit: AccountId;
+  credit: AccountId;
   amount: bigint;
 }
 
@@ -31,8 +34,14 @@ export interface TransferDescription {
 // What a refused transfer says: made before (the transfer id is idempotent), a debit the balance
 // does not cover, or a balance that would pass 38 digits (the request is too large).
 export const TRANSFER_EXISTS = 'transfer_exists';
-export const insufficient = (accountId: string) => `insufficient:${accountId}`;
+export const insufficient = (accountId: AccountId) => `insufficient:${accountId}` as const;
 export const TOO_LARGE = 'too_large';
+export type Insufficient = ReturnType<typeof insufficient>;
+declare module '../platform/tx' {
+  interface RefusalsOf {
+    ledger: typeof TRANSFER_EXISTS | Insufficient | typeof TOO_LARGE;
+  }
+}
 
 const mayGoNegative = (accountId: string) => accountId.startsWith('settlement:');
 
@@ -82,8 +91,8 @@ export function debitFrom(balances: Map<string, bigint>, amount: bigint, random 
 
 // The change of each account's balance: DynamoDB allows one operation per item in a transaction,
 // so the legs are netted per account (accounts that net to zero are left out).
-export function netChanges(transferId: string, legs: Leg[]): Map<string, bigint> {
-  const net = new Map<string, bigint>();
+export function netChanges(transferId: string, legs: Leg[]): Map<AccountId, bigint> {
+  const net = new Map<AccountId, bigint>();
   for (const leg of legs) {
     if (leg.amount <= 0n) throw new Error(`A transfer leg must move a positive amount (${transferId})`);
     net.set(leg.debit, (net.get(leg.debit) ?? 0n) - leg.amount);
@@ -100,9 +109,10 @@ export function netChanges(transferId: string, legs: Leg[]): Map<string, bigint>
 // not: a covered debit (balance >= -delta), or no passing the item's limit (balance <= limit -
 // delta for a credit, balance >= -limit - delta for a settlement account's debit). An account's
 // items share its 38 digits (limitOf), so that its balance, their sum, cannot pass them either.
-export type BalanceCondition = { atLeast: bigint; refusal: string } | { atMost: bigint; refusal: string };
+type BalanceRefusal = Insufficient | typeof TOO_LARGE;
+export type BalanceCondition = { atLeast: bigint; refusal: BalanceRefusal } | { atMost: bigint; refusal: BalanceRefusal };
 
-export function conditionFor(accountId: string, delta: bigint, limit = MAX_BALANCE): BalanceCondition {
+export function conditionFor(accountId: AccountId, delta: bigint, limit = MAX_BALANCE): BalanceCondition {
   if (delta < 0n && !mayGoNegative(accountId)) return { atLeast: -delta, refusal: insufficient(accountId) };
   return delta > 0n ? { atMost: limit - delta, refusal: TOO_LARGE } : { atLeast: -limit - delta, refusal: TOO_LARGE };
 }

@@ -3,9 +3,10 @@ import { ConditionalCheckFailedException, TransactionConflictException } from '@
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
 import { getAll, LISTS, LISTS2, type Page, queryNewestFirst, scoped } from '../platform/store';
-import type { Write } from '../platform/tx';
+import type { Refusal, Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import {
+  type AccountId,
   accountOfItem,
   conditionFor,
   debitFrom,
@@ -54,7 +55,7 @@ const listedLeg = (node: Node, leg: Leg, createdAt: string) => ({
 
 // Conditions, for a transaction, that an account holds nothing (each of its items holds nothing
 // or was never written).
-export function emptyAccountCheck(node: Node, id: string, refusal: string): Write[] {
+export function emptyAccountCheck(node: Node, id: string, refusal: Refusal): Write[] {
   return itemsOf(id).map((item) => ({
     refusal,
     ConditionCheck: {
@@ -110,7 +111,7 @@ export async function transferItems(
 // A transfer's record, written only where none is: its id makes the transfer idempotent. It is
 // its first leg's item in the history. (A voided id's record has no legs and no description.)
 const transferRecord = (node: Node, transferId: string, legs: Leg[], description?: TransferDescription, createdAt = new Date().toISOString()) => ({
-  refusal: TRANSFER_EXISTS,
+  refusal: TRANSFER_EXISTS as typeof TRANSFER_EXISTS,
   Put: {
     TableName: node.tables.main,
     Item: {
@@ -162,7 +163,7 @@ export async function transferHistory(node: Node, accountId: string, limit: numb
 }
 
 // One item's change of balance, on the condition the account's rules set.
-function balanceChange(node: Node, accountId: string, itemId: string, delta: bigint): Write {
+function balanceChange(node: Node, accountId: AccountId, itemId: string, delta: bigint): Write {
   const c = conditionFor(accountId, delta, limitOf(itemId));
   const covered = 'atLeast' in c && c.refusal !== TOO_LARGE; // a debit the balance must cover
   return {

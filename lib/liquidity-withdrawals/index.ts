@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { getAsset } from '../assets';
-import { account, moveCovered, refuseTooLarge, transferItems } from '../ledger';
+import { type AccountId, account, moveCovered, refuseTooLarge, transfer } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
 import { countWithdrawals, getPeerRecord } from '../peers';
 import { event } from '../platform/events';
@@ -22,7 +22,7 @@ import * as store from './store';
 
 // Where a withdrawal is taken from, and returned to when it is voided.
 interface Source {
-  account: string;
+  account: AccountId;
   assetId: string;
   asset: { code: string; scale: number };
   peerId: string | null;
@@ -131,7 +131,7 @@ async function tryEnd(node: Node, w: LiquidityWithdrawal, ending: Ending, now: s
     [
       store.endWithdrawal(node, w.id, ending, now),
       ...peerCount(node, w.peerId, -1),
-      ...(await transferItems(node, transferId(w.id, posting ? 'post' : 'void'), { kind: 'withdrawal', resource: { type: 'liquidity_withdrawal', id: w.id } }, [
+      ...(await transfer(node, transferId(w.id, posting ? 'post' : 'void'), { kind: 'withdrawal', resource: { type: 'liquidity_withdrawal', id: w.id } }, [
         leg,
       ])),
     ],

@@ -19,6 +19,11 @@ const PENDING = 'WITHDRAWALS_PENDING';
 // Refusals: an id taken (the idempotent retry of a creation), a withdrawal that ended meanwhile.
 export const WITHDRAWAL_EXISTS = 'withdrawal_exists';
 export const WITHDRAWAL_ENDED = 'withdrawal_ended';
+declare module '../platform/tx' {
+  interface RefusalsOf {
+    'liquidity-withdrawals': typeof WITHDRAWAL_EXISTS | typeof WITHDRAWAL_ENDED;
+  }
+}
 
 export const insertWithdrawal = (node: Node, w: LiquidityWithdrawal): Write => ({
   refusal: WITHDRAWAL_EXISTS,

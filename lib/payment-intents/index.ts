@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { feesOf } from '../assets';
-import { account, insufficient, type Leg, settleAll, transferItems } from '../ledger';
+import { account, insufficient, type Leg, settleAll, transfer } from '../ledger';
 import { event, type Outgoing } from '../platform/events';
 import { logger } from '../platform/log';
 import { countPaymentReceived } from '../platform/metrics';
@@ -15,10 +15,10 @@ import {
   findWalletRecordByUrl,
   isActive,
   requiresApproval,
+  unchangedForIntent,
   WALLET_CHANGED,
   type WalletRecord,
   walletAddressIdOf,
-  walletUnchanged,
 } from '../wallet-addresses';
 import { walletAddressErrors } from '../wallet-addresses/errors';
 import { afterCredit, creditEntry, creditFor, feeOfCredit, isOpen, isShort, parseCredit, stateOf, UNCLOSED } from './credit';
@@ -131,7 +131,7 @@ async function insertIntent(node: Node, r: Omit<IntentRecord, 'state'>, wallet: 
   // The intent's ledger account comes into being with its first credit.
   const refusals = await commit(
     node,
-    [...store.insertIntent(node, record), walletUnchanged(node, wallet)],
+    [...store.insertIntent(node, record), unchangedForIntent(node, wallet)],
     [event(store.partition(node, record.id), 'payment_intent.created', intentView(node, record))],
   );
   if (!refusals.includes(WALLET_CHANGED)) return record;
@@ -177,7 +177,7 @@ async function close(node: Node, r: IntentRecord, changes: store.IntentChanges, 
     node,
     [
       ...store.changeIntent(node, r, all, now),
-      ...(legs.length ? await transferItems(node, `return:${r.id}`, { kind: 'return', resource: { type: 'payment_intent', id: r.id } }, legs) : []),
+      ...(legs.length ? await transfer(node, `return:${r.id}`, { kind: 'return', resource: { type: 'payment_intent', id: r.id } }, legs) : []),
     ],
     [event(store.partition(node, r.id), `payment_intent.${changes.state}`, intentView(node, closed))],
   );

@@ -79,6 +79,11 @@ export const insertIntent = (node: Node, r: IntentRecord): Write[] => [
 // expiry; else refused as 'intent_changed'. A change of state moves its listing too (an intent
 // recorded before listing items were kept gets one here), and a close takes it off the expirer's index.
 export const INTENT_CHANGED = 'intent_changed';
+declare module '../platform/tx' {
+  interface RefusalsOf {
+    'payment-intents': typeof INTENT_CHANGED;
+  }
+}
 export type IntentChanges = { state: IntentState } & Partial<
   Pick<IntentRecord, 'received' | 'fee' | 'completedAt' | 'approvedAt' | 'cancelledAt' | 'cancelReason' | 'returnable' | 'returned'>
 >;

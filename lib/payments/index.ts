@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { account, type Leg, refuseTooLarge, settleAll, transferItems } from '../ledger';
+import { account, type Leg, refuseTooLarge, settleAll, transfer } from '../ledger';
 import type { GrantPeriod } from '../open-payments/interval';
 import { fitsBeside, type GrantLimits, REFUSALS, refusalOf } from '../open-payments/limits';
 import { getPeerRecord } from '../peers';
@@ -11,7 +11,7 @@ import { countPayment } from '../platform/metrics';
 import { BATCH_GET_MAX, type Page } from '../platform/store';
 import { annotate } from '../platform/tracing';
 import { commit, type Write } from '../platform/tx';
-import { feeOf, findQuote, putQuote, QUOTE_TAKEN, takeQuote } from '../quotes';
+import { feeOf, findQuote, QUOTE_TAKEN, takeForPayment } from '../quotes';
 import { quoteErrors } from '../quotes/errors';
 import { methodFieldsOf, readAheadOf } from '../quotes/method';
 import type { QuoteRecord } from '../quotes/schemas';
@@ -19,7 +19,7 @@ import { type Amount, amountOf, fromLedger, toLedger } from '../shared/amounts';
 import { commonErrors, invalidField } from '../shared/errors';
 import type { Node } from '../shared/node';
 import { canonicalOrUndefined } from '../shared/wallet-address-url';
-import { WALLET_INACTIVE, walletActive, walletAddressIdOf } from '../wallet-addresses';
+import { activeForSending, WALLET_INACTIVE, walletAddressIdOf } from '../wallet-addresses';
 import { walletAddressErrors } from '../wallet-addresses/errors';
 import { paymentErrors } from './errors';
 import type { CreatePayment, ListPaymentsQuery, Payment, PaymentMessage, PaymentRecord } from './schemas';
@@ -136,7 +136,7 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
   };
   const view = paymentView(record);
   annotate(PAYMENT_ANNOTATION, record.id);
-  const quoteWrite = priced ? putQuote(node, { ...priced, paymentId: record.id }) : takeQuote(node, quote.id, record.id, now);
+  const quoteWrite = takeForPayment(node, priced ? { priced } : { stored: quote.id }, record.id, now);
   for (let attempt = 1; ; attempt++) {
     const seen = by && (await store.findSpent(node, by.grantId, by.period.key));
     if (by && !fitsBeside(by.limits, seen ?? NOTHING_SPENT, amounts))
@@ -146,7 +146,7 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
     const refusals = await commit(
       node,
       // No payment from a wallet address the FSP froze since its quote.
-      [...store.insertPayment(node, record), quoteWrite, ...spending, walletActive(node, record.walletAddress)],
+      [...store.insertPayment(node, record), quoteWrite, ...spending, activeForSending(node, record.walletAddress)],
       [event(store.partition(node, record.id), 'payment.created', view)],
     );
     if (!refusals.length) return { record, ...(by && { spent: after }) };
@@ -211,12 +211,12 @@ export const fundPayment = (node: Node, id: string) =>
       throw quoteErrors.expired(`Payment ${r.id}'s quote`, r.quoteExpiresAt, 'the payment is cancelled within a minute; create a new quote');
     }
     const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
-    const transfer = transferItems(node, `fund:${r.id}`, { kind: 'funding', resource: { type: 'payment', id: r.id } }, [
+    const funding = transfer(node, `fund:${r.id}`, { kind: 'funding', resource: { type: 'payment', id: r.id } }, [
       { debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units },
     ]);
     return {
       // Nothing funds a payment from a frozen wallet address; one funded before completes as it would.
-      writes: transfer.then((items) => [...items, walletActive(node, r.walletAddress)]),
+      writes: funding.then((items) => [...items, activeForSending(node, r.walletAddress)]),
       outgoing: [
         event(store.partition(node, r.id), 'payment.funded', paymentView(next)),
         // What its method reads ahead rides along, so that the worker reads it with the payment at once.
@@ -300,7 +300,7 @@ export async function finishPayment(
   const writes = [
     ...store.transition(node, p, 'sending', state, set),
     ...givingBack(node, p, sent + fee, opts.delivered ?? 0n),
-    ...(fee > 0n ? await transferItems(node, `fee:${p.id}`, { kind: 'fee', resource: { type: 'payment', id: p.id } }, [feeLeg(p, fee)]) : []),
+    ...(fee > 0n ? await transfer(node, `fee:${p.id}`, { kind: 'fee', resource: { type: 'payment', id: p.id } }, [feeLeg(p, fee)]) : []),
   ];
   if ((await commit(node, writes, [event(store.partition(node, p.id), `payment.${state}`, paymentView(next))])).length) return 'skipped';
   if (state === 'failed') logger.warn('Payment failed', { paymentId: p.id, reason: opts.reason, sent: opts.sentAmount?.value });

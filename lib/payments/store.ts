@@ -46,6 +46,11 @@ export const insertPayment = (node: Node, r: PaymentRecord): Write[] => [
 // one change (the others are refused, 'payment_moved'). Its listings move to the new state (a
 // payment recorded before they were kept gets them here).
 export const PAYMENT_MOVED = 'payment_moved';
+declare module '../platform/tx' {
+  interface RefusalsOf {
+    payments: typeof PAYMENT_MOVED | 'packet_exists' | 'packet_settled' | typeof GRANT_SPENT_CHANGED;
+  }
+}
 export function transition(node: Node, r: PaymentRecord, from: PaymentState, to: PaymentState, set: Record<string, unknown> = {}): Write[] {
   const names: Record<string, string> = { '#state': 'state' };
   const values: Record<string, unknown> = { ':from': from, ':to': to, ':listPk': byWallet(node, r.walletAddressId, to), ':listSk': sortKeyOf(r) };

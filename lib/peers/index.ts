@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { assetErrors } from '../assets/errors';
-import { account, balanceOf, emptyAccountCheck, moveFunds } from '../ledger';
+import { account, balanceOf, holdsNothing, moveFunds } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
 import { event } from '../platform/events';
 import { logger } from '../platform/log';
@@ -112,7 +112,7 @@ export async function updatePeer(node: Node, id: string, input: UpdatePeer): Pro
 // (the checks commit with the deletion).
 export async function deletePeer(node: Node, id: string): Promise<void> {
   const p = await getPeerRecord(node, id);
-  const refusals = await commit(node, [...store.removePeer(node, p), ...emptyAccountCheck(node, account.peer(id), 'peer_has_liquidity')]);
+  const refusals = await commit(node, [...store.removePeer(node, p), ...holdsNothing(node, account.peer(id), 'peer_has_liquidity')]);
   if (refusals.includes('peer_has_liquidity')) {
     throw peerErrors.hasLiquidity(id);
   }

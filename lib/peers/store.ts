@@ -23,8 +23,14 @@ export const partition = (node: Node, id: string) => byId(node, id).pk;
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 // Refusals: 'peer_exists' (the address is taken in the asset), 'auth_token_in_use' (a token is
-// another peer's), 'peer_changed' (the record is gone or changed since it was read).
-const claim = (node: Node, key: { pk: string; sk: string }, peerId: string, refusal: string): Write => ({
+// another peer's), 'peer_changed' (the record is gone or changed since it was read), and
+// 'peer_has_liquidity' (removing a peer whose credit line holds something).
+declare module '../platform/tx' {
+  interface RefusalsOf {
+    peers: 'peer_exists' | 'auth_token_in_use' | 'peer_changed' | 'peer_has_liquidity';
+  }
+}
+const claim = (node: Node, key: { pk: string; sk: string }, peerId: string, refusal: 'peer_exists' | 'auth_token_in_use'): Write => ({
   refusal,
   Put: { TableName: node.tables.main, Item: { ...key, peerId, tenant: node.tenant.id }, ConditionExpression: 'attribute_not_exists(pk)' },
 });

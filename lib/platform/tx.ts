@@ -20,10 +20,19 @@ import { currentTraceHeader } from './tracing';
 // The one unit of work: a state change's writes and its outgoing events and messages (as outbox
 // items, which the outbox relay sends from the table's stream) commit together, or nothing does.
 // Every write names what its failed condition means (`refusal`), so that callers read outcomes by
-// name ('insufficient:liquidity:…', 'state_changed'), never by position.
+// name ('insufficient:liquidity:…', 'quote_taken'), never by position.
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-export type Write = TransactItem & { refusal?: string };
-export type Refusals = string[];
+export type Write = TransactItem & { refusal?: Refusal };
+export type Refusals = Refusal[];
+
+// Every refusal a write can carry is declared once, by the domain whose store writes it, as one
+// more entry here (`declare module '../platform/tx' { interface RefusalsOf { peers: … } }`, beside
+// its store's writes): so a misspelt refusal, at a write or where a caller reads one, does not
+// compile. A refusal with a part (the ledger's `insufficient:<account>`) is a template literal type.
+export interface RefusalsOf {
+  tx: typeof CHANGED;
+}
+export type Refusal = RefusalsOf[keyof RefusalsOf];
 
 const CHANGED = 'changed'; // the refusal of a write that names none
 

@@ -20,6 +20,11 @@ export async function findQuote(node: Node, id: string): Promise<QuoteRecord | u
 
 // Takes the quote for a payment: only once, and only before it expires ('quote_taken' otherwise).
 export const QUOTE_TAKEN = 'quote_taken';
+declare module '../platform/tx' {
+  interface RefusalsOf {
+    quotes: typeof QUOTE_TAKEN;
+  }
+}
 export const takeQuote = (node: Node, quoteId: string, paymentId: string, now: string): Write => ({
   refusal: QUOTE_TAKEN,
   Update: {

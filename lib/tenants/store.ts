@@ -25,6 +25,11 @@ export const PREFIX_BELOW = 'prefix_below'; // the prefix is below an active ten
 export const SUFFIX_TAKEN = 'suffix_taken';
 const CHANGED = 'tenant_changed';
 export const UNDER_TENANT = 'under_tenant'; // an operator's wallet address, under an active tenant's prefix
+declare module '../platform/tx' {
+  interface RefusalsOf {
+    tenants: typeof PREFIX_TAKEN | typeof PREFIX_BELOW | typeof SUFFIX_TAKEN | typeof CHANGED | typeof UNDER_TENANT;
+  }
+}
 
 const putRecord = (node: Node, t: TenantRecord, condition: { ConditionExpression: string; ExpressionAttributeValues?: Record<string, unknown> }): Write => ({
   refusal: CHANGED,

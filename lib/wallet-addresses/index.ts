@@ -4,7 +4,7 @@ import { assetErrors } from '../assets/errors';
 import { event } from '../platform/events';
 import { logger } from '../platform/log';
 import { scoped } from '../platform/store';
-import { commit } from '../platform/tx';
+import { commit, type Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { isResourceId } from '../shared/resources';
 import { canonicalAddress, canonicalBase, canonicalOrUndefined, newAddress } from '../shared/wallet-address-url';
@@ -89,7 +89,7 @@ export async function getWalletAddressByUrl(node: Node, url: string): Promise<Wa
 // For payments: a wallet address's id, URL and asset never change, so this container keeps what
 // it read (never publicName, which can change, and never a miss, which a creation can end). Its
 // approvalRequired and status can change: what reads them from here checks them in its own
-// transaction (walletUnchanged, walletActive), and reads afresh (`fresh`) when that fails.
+// transaction (unchangedForIntent, activeForSending), and reads afresh (`fresh`) when that fails.
 const CACHE_MAX = 10_000;
 const recordCache = new Map<string, store.WalletRecord>();
 
@@ -110,11 +110,19 @@ export async function findWalletRecordByUrl(node: Node, url: string, fresh = fal
   return record;
 }
 
-export { isActive, WALLET_CHANGED, WALLET_INACTIVE, walletActive, walletUnchanged } from './store';
+export { isActive, WALLET_CHANGED, WALLET_INACTIVE } from './store';
+
+// The conditions that other domains' transactions put on a wallet address as they commit, whatever
+// this container's cache said. For a transaction that its owner's side starts on the address (a
+// quote, a payment, its funding): it is active (WALLET_INACTIVE otherwise).
+export const activeForSending = (node: Node, address: string): Write => store.walletActive(node, address);
+// For the transaction that creates a payment intent on `wallet` as read (perhaps cached): its
+// approvalRequired is still what was read, and it is still active (WALLET_CHANGED otherwise).
+export const unchangedForIntent = (node: Node, wallet: WalletRecord): Write => store.walletUnchanged(node, wallet);
 
 // The wallet address at `url` that a new quote or payment intent names, which must be active: a
 // cached record that says inactive is read afresh before the refusal (it may have been made active
-// since); one that says active is checked again in the creation's transaction (walletActive).
+// since); one that says active is checked again in the creation's transaction (activeForSending).
 export async function activeWalletRecord(node: Node, url: string): Promise<WalletRecord> {
   let wallet = await findWalletRecordByUrl(node, url);
   if (wallet?.status === 'inactive') wallet = await findWalletRecordByUrl(node, url, true);

@@ -118,6 +118,20 @@ export function updating(node: Node, wa: StoredWallet, changes: WalletChanges): 
   }));
 }
 
+declare module '../platform/tx' {
+  interface RefusalsOf {
+    'wallet-addresses':
+      | 'wallet_address_exists'
+      | typeof WALLET_CHANGED
+      | typeof WALLET_INACTIVE
+      | 'key_exists'
+      | 'too_many_keys'
+      | 'not_revocable'
+      | typeof NOT_FOUND_TOLD
+      | typeof NOT_FOUND_RATE_OVER;
+  }
+}
+
 // Active: not inactive (a record from before statuses were has none, and is active).
 const ACTIVE = '#status <> :inactive';
 

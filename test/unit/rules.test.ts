@@ -114,7 +114,7 @@ describe('the ledger rules', () => {
   });
 
   it('refuses a leg that moves nothing, and a change past 38 digits', () => {
-    expect(() => netChanges('t', [{ debit: 'a', credit: 'b', amount: 0n }])).toThrow(/positive/);
+    expect(() => netChanges('t', [{ debit: 'intent:a', credit: 'intent:b', amount: 0n }])).toThrow(/positive/);
     expect(() =>
       netChanges('t', [
         { debit: 'settlement:x', credit: 'liquidity:a', amount: MAX_BALANCE },

@@ -4,7 +4,7 @@ import { ANSWER_GRACE_MS } from '../../ilp/link';
 import { type PacketOut, PeerPlugin, type SendingHooks } from '../../ilp/plugin';
 import { connect, payQuote } from '../../ilp/quote';
 import type { RemoteReceiver } from '../../ilp/receiver';
-import { account, balanceOf, insufficient, type Leg, TOO_LARGE, type TransferDescription, transferItems } from '../../ledger';
+import { account, balanceOf, insufficient, type Leg, TOO_LARGE, type TransferDescription, transfer } from '../../ledger';
 import { readReceiver } from '../../open-payments/client';
 import { findPeer } from '../../peers';
 import type { PeerRecord } from '../../peers/schemas';
@@ -253,7 +253,7 @@ function hooksFor(node: Node, p: PaymentRecord, peer: PeerRecord): SendingHooks 
         const refusals = await commit(
           node,
           [
-            ...(await transferItems(node, transferId(p, packet.id, 'reserve'), packetOf(p), legs(p, record, 'reserve'), { read: attempt > 1 })),
+            ...(await transfer(node, transferId(p, packet.id, 'reserve'), packetOf(p), legs(p, record, 'reserve'), { read: attempt > 1 })),
             store.putPacket(node, p.id, record),
           ],
           [],
@@ -285,7 +285,7 @@ function hooksFor(node: Node, p: PaymentRecord, peer: PeerRecord): SendingHooks 
       const refusals = await commit(
         node,
         [
-          ...(await transferItems(node, transferId(p, packet.id, phase), packetOf(p), legs(p, k, phase))),
+          ...(await transfer(node, transferId(p, packet.id, phase), packetOf(p), legs(p, k, phase))),
           store.settlePacket(
             node,
             p.id,
@@ -326,7 +326,7 @@ async function resolveLeftovers(node: Node, p: PaymentRecord): Promise<store.Pac
     await commit(
       node,
       [
-        ...(await transferItems(node, transferId(p, k.id, 'return'), packetOf(p), legs(p, k, 'return'))),
+        ...(await transfer(node, transferId(p, k.id, 'return'), packetOf(p), legs(p, k, 'return'))),
         store.settlePacket(node, p.id, k, 'unanswered', undefined, listed),
       ],
       [],

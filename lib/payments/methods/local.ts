@@ -1,5 +1,5 @@
 import { noteLiquidityTaken } from '../../assets';
-import { account, balanceOf, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transferItems } from '../../ledger';
+import { account, balanceOf, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transfer } from '../../ledger';
 import { creditIntent, findIntent } from '../../payment-intents';
 import type { IntentRecord } from '../../payment-intents/schemas';
 import { event } from '../../platform/events';
@@ -68,7 +68,7 @@ async function sendLocal(node: Node, p: PaymentRecord, ahead?: Ahead): Promise<S
         amount: receiveValue,
         ...(p.sourceAssetId === destinationAssetId && { returnTo: p.id }),
         writes: async (_credit, receivingFee) => [
-          ...(await transferItems(
+          ...(await transfer(
             node,
             `deliver:${p.id}`,
             { kind: 'payment', resource: { type: 'payment', id: p.id } },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { amountWithin, feeOn, feesOf } from '../../assets';
 import { commit } from '../../platform/tx';
-import { putQuote } from '../../quotes';
+import { recordQuote } from '../../quotes';
 import { quoteErrors } from '../../quotes/errors';
 import type { MethodName } from '../../quotes/method';
 import type { CreateQuote, QuoteRecord } from '../../quotes/schemas';
@@ -9,7 +9,7 @@ import { toLedger } from '../../shared/amounts';
 import { invalidFields } from '../../shared/errors';
 import type { Node } from '../../shared/node';
 import { localIntentId } from '../../shared/resources';
-import { activeWalletRecord, WALLET_INACTIVE, walletActive } from '../../wallet-addresses';
+import { activeForSending, activeWalletRecord, WALLET_INACTIVE } from '../../wallet-addresses';
 import { walletAddressErrors } from '../../wallet-addresses/errors';
 import { ilpQuoting } from './ilp-quote';
 import { localQuoting } from './local-quote';
@@ -26,7 +26,7 @@ const methodFor = (node: Node, receiver: string): MethodName => (localIntentId(n
 // `client`: the Open Payments client asking (lib/api/resource-server), kept on the quote.
 export async function createQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
   const record = await priceQuote(node, input, client);
-  const refusals = await commit(node, [putQuote(node, record), walletActive(node, record.walletAddress)]);
+  const refusals = await commit(node, [recordQuote(node, record), activeForSending(node, record.walletAddress)]);
   if (refusals.includes(WALLET_INACTIVE)) throw walletAddressErrors.inactive(record.walletAddress);
   return record;
 }
