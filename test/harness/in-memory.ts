@@ -5,6 +5,9 @@ import { parse } from 'yaml';
 import { ROOT } from '../../infra/local/start/serverless-config';
 import { nodeOf, readConfig } from '../../lib/platform/config-schema';
 import { useDatabase } from '../../lib/platform/db';
+import { OUTBOX_SORT_PREFIX, type Outbound } from '../../lib/platform/events';
+import { DomainError } from '../../lib/shared/errors';
+import { accountOfItem } from '../../lib/ledger/rules';
 import { type Node, nodeFor, type TenantSettings } from '../../lib/shared/node';
 import { type MemoryDatabase, memoryDatabase, type TableProperties } from './memory-db';
 
@@ -79,4 +82,40 @@ export function inMemory(settings: Record<string, string> = {}): InMemory {
     },
     tenant: (t) => nodeFor(node, t),
   };
+}
+
+// What a domain operation refused with: its DomainError's status and code, as the Admin API
+// answers them ("422 insufficient_liquidity"); any other outcome fails the test.
+export async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof DomainError) return `${e.status} ${e.code}`;
+    throw e;
+  }
+  throw new Error('expected a DomainError');
+}
+
+// Every account balance of the operator's ledger, read exactly from the table (as
+// test/harness/world.ts ledger() reads DynamoDB): a split account is the sum of its items.
+export function ledgerOf(db: MemoryDatabase, table = 'MainTable'): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const item of db.items(table)) {
+    if (!String(item.pk).startsWith('ACCT#')) continue;
+    const account = accountOfItem(String(item.pk).slice('ACCT#'.length));
+    out.set(account, (out.get(account) ?? 0n) + BigInt(item.balance));
+  }
+  return out;
+}
+
+// The events committed to the outbox (what the relay would put on the bus), oldest first.
+export function eventsOf(db: MemoryDatabase, type?: string, table = 'MainTable'): { type: string; data: any }[] {
+  return db
+    .items(table)
+    .filter((i) => String(i.sk).startsWith(OUTBOX_SORT_PREFIX))
+    .flatMap((i) => JSON.parse(i.out) as Outbound[])
+    .flatMap((o) => (o.kind === 'event' ? [o.event] : []))
+    .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
+    .filter((e) => !type || e.type === type)
+    .map((e) => ({ type: e.type, data: e.data }));
 }
