@@ -1,14 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeEach } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { parse } from 'yaml';
 import { ROOT } from '../../infra/local/start/serverless-config';
+import { createAsset, moveLiquidity } from '../../lib/assets';
+import { accountOfItem } from '../../lib/ledger/rules';
+import { handlePaymentMessage } from '../../lib/payments/deliver';
 import { nodeOf, readConfig } from '../../lib/platform/config-schema';
 import { useDatabase } from '../../lib/platform/db';
 import { OUTBOX_SORT_PREFIX, type Outbound } from '../../lib/platform/events';
+import { pushRate } from '../../lib/rates';
 import { DomainError } from '../../lib/shared/errors';
-import { accountOfItem } from '../../lib/ledger/rules';
 import { type Node, nodeFor, type TenantSettings } from '../../lib/shared/node';
+import { createWalletAddress } from '../../lib/wallet-addresses';
 import { type MemoryDatabase, memoryDatabase, type TableProperties } from './memory-db';
 
 // A service test in memory: the node's tables are infra/resources.yml's, held by the in-memory
@@ -64,12 +68,15 @@ export interface InMemory {
 }
 
 // Registers, for the file it is called in, a fresh in-memory database before each test (and
-// DynamoDB again after the file); answers what the running test uses.
-export function inMemory(settings: Record<string, string> = {}): InMemory {
+// DynamoDB again after the file); answers what the running test uses. `fresh: 'file'`: one database
+// for the file's tests, which then share what they make, as an integration file's tests share its
+// stack: a container's caches (a wallet address's record by its URL, an asset by its id) outlive a
+// database that is made anew, so tests that pay through cached wallet addresses take this.
+export function inMemory(settings: Record<string, string> = {}, { fresh = 'test' }: { fresh?: 'test' | 'file' } = {}): InMemory {
   const node = testNode(settings);
   const tables = declaredTables();
   let current: MemoryDatabase | undefined;
-  beforeEach(() => {
+  (fresh === 'file' ? beforeAll : beforeEach)(() => {
     current = memoryDatabase(tables);
     useDatabase(current);
   });
@@ -118,4 +125,37 @@ export function eventsOf(db: MemoryDatabase, type?: string, table = 'MainTable')
     .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
     .filter((e) => !type || e.type === type)
     .map((e) => ({ type: e.type, data: e.data }));
+}
+
+// The payment worker, as the payments queue would run it: delivers each payment message committed
+// to the outbox since the last run, once, in the order committed; answers how many it delivered.
+const delivered = new WeakMap<MemoryDatabase, Set<string>>();
+export async function runPaymentWorker(mem: InMemory): Promise<number> {
+  const done = delivered.get(mem.db) ?? new Set<string>();
+  delivered.set(mem.db, done);
+  let n = 0;
+  for (;;) {
+    const next = mem.db
+      .items(mem.node.tables.main)
+      .filter((i) => String(i.sk).startsWith(OUTBOX_SORT_PREFIX))
+      .flatMap((i) => JSON.parse(i.out) as Outbound[])
+      .find((o): o is Extract<Outbound, { kind: 'message' }> => o.kind === 'message' && o.queueUrl === mem.node.queues.payments && !done.has(o.id));
+    if (!next) return n;
+    done.add(next.id);
+    await handlePaymentMessage(mem.node, JSON.parse(next.body), { messageId: next.id, attributes: { ApproximateReceiveCount: '1' } } as never);
+    n++;
+  }
+}
+
+// An FSP's setup for payment tests, in memory (test/harness/world.ts setUpWorld's): USD and EUR
+// (EUR with liquidity), wallet addresses alice and bob in USD and carlos in EUR, USD->EUR at 0.9.
+export async function memoryWorld(mem: InMemory) {
+  const usd = await createAsset(mem.node, { code: 'USD', scale: 2 });
+  const eur = await createAsset(mem.node, { code: 'EUR', scale: 2 });
+  await moveLiquidity(mem.node, eur.id, '100000000', 'deposit');
+  const wallet = async (name: string, assetCode: string) =>
+    (await createWalletAddress(mem.node, { address: `${mem.node.urls.walletAddresses}/${name}`, assetCode, publicName: name } as never)).address;
+  const world = { usd, eur, alice: await wallet('alice', 'USD'), bob: await wallet('bob', 'USD'), carlos: await wallet('carlos', 'EUR') };
+  await pushRate(mem.node, { sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 } as never);
+  return world;
 }

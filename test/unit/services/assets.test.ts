@@ -1,8 +1,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { createAsset, getAssetWithLiquidity, listAssets, moveLiquidity } from '../../../lib/assets';
+import { createAsset, getAssetWithLiquidity, listAssets, moveLiquidity, updateAsset } from '../../../lib/assets';
 import { db } from '../../../lib/platform/db';
-import { inMemory, ledgerOf, refusal } from '../../harness/in-memory';
+import { eventsOf, inMemory, ledgerOf, refusal } from '../../harness/in-memory';
 
 // Assets' rules in memory: one asset a code, however many race for it; liquidity spread over
 // shards; the list newest first. The Admin API's answers, its validation and its cursors' checks
@@ -16,6 +16,14 @@ describe('assets', () => {
     expect(asset).toEqual({ id: expect.any(String), code: 'USD', scale: 2, createdAt: expect.any(String) });
     expect(await getAssetWithLiquidity(mem.node, asset.id)).toEqual({ ...asset, liquidity: { value: '0', assetCode: 'USD', assetScale: 2 } });
     expect(await refusal(getAssetWithLiquidity(mem.node, '3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c'))).toBe('404 asset_not_found');
+  });
+
+  // CONTRIBUTING's example of a service test in memory.
+  it('refuses a second asset with the same code; a change is an asset.updated event', async () => {
+    const gbp = await createAsset(mem.node, { code: 'GBP', scale: 2 });
+    expect(await refusal(createAsset(mem.node, { code: 'GBP', scale: 3 }))).toBe('409 asset_exists');
+    await updateAsset(mem.node, gbp.id, { liquidityThreshold: '3' });
+    expect(eventsOf(mem.db, 'asset.updated')).toHaveLength(1); // what the outbox holds for the relay
   });
 
   it('lets exactly one of a dozen racing creations of one code win; the others are 409 asset_exists', async () => {
