@@ -171,6 +171,16 @@ export function storeCases(node: () => Node) {
   });
 
   describe('transactions (commit)', () => {
+    it('take at most 100 writes: 101 are refused whole, 100 are written', async () => {
+      const base = unique();
+      const puts = (count: number) =>
+        Array.from({ length: count }, (_, i) => ({ Put: { TableName: main(), Item: { pk: `K#${base}#${count}#${i}`, sk: 'A' } } }));
+      expect((await failure(db().send(new TransactWriteCommand({ TransactItems: puts(101) })))).name).toBe('ValidationException');
+      expect(await get(`K#${base}#101#0`)).toBeUndefined();
+      await db().send(new TransactWriteCommand({ TransactItems: puts(100) }));
+      expect(await get(`K#${base}#100#99`)).toBeDefined();
+    });
+
     const put = (pk: string, refusal: string): Write => ({
       Put: { TableName: main(), Item: { pk, sk: 'A' }, ConditionExpression: 'attribute_not_exists(pk)' },
       refusal,
