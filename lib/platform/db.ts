@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { counted } from './aws';
 
 // The one DynamoDB client of this container, created on first use. Whole numbers past 2^53 (ledger
@@ -14,11 +14,27 @@ const exactNumber = (text: string): number | bigint => {
   return Number.isSafeInteger(n) || !/^-?\d+$/.test(text) ? n : BigInt(text);
 };
 
-export const db = () =>
-  (doc ??= DynamoDBDocumentClient.from(sdkClient(), {
-    marshallOptions: { removeUndefinedValues: true },
-    unmarshallOptions: { wrapNumbers: exactNumber },
-  }));
+// How items and expression values turn into DynamoDB's attribute values and back: the document
+// client's, and the in-memory database's (test/harness/memory-db), so that both read numbers alike.
+export const translation = {
+  marshallOptions: { removeUndefinedValues: true },
+  unmarshallOptions: { wrapNumbers: exactNumber },
+} satisfies TranslateConfig;
+
+// What every store reaches the database through: the document client's `send`, of its commands
+// (GetCommand, QueryCommand, TransactWriteCommand...). On Lambda and on the emulators it is the
+// client above, on the wire as ever; a test may put the in-memory database in its place
+// (`useDatabase(memoryDatabase())`, test/harness/memory-db), which production code never imports.
+export type Database = Pick<DynamoDBDocumentClient, 'send'>;
+let chosen: Database | undefined;
+
+const dynamo = () => (doc ??= DynamoDBDocumentClient.from(sdkClient(), translation));
+export const db = (): Database => chosen ?? dynamo();
+
+// The database of this process from now on; undefined: DynamoDB again.
+export function useDatabase(database: Database | undefined): void {
+  chosen = database;
+}
 
 // The same client, unwrapped, for a library that takes the SDK's own (Powertools idempotency).
 export const dynamoForLibraries = () => sdkClient();

@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MINUTE_MS, minuteOf, seriesKey } from '../../infra/local/emulators/metrics';
-import { db } from '../../lib/platform/db';
+import { type Database, db, useDatabase } from '../../lib/platform/db';
 import { METRICS } from '../../lib/platform/metrics';
 import { peerBothWays, startOtherNode } from '../harness/node';
 import type { TestStack } from '../harness/stack';
@@ -185,19 +185,22 @@ describe('ledger conflicts', () => {
     // DynamoDB Local runs transactions one at a time, so the conflict that a concurrent writer
     // would cause on AWS is made here: the worker's first delivery transaction is cancelled.
     let injected = 0;
-    const conflict = (next: (args: { input: object }) => Promise<unknown>) => async (args: { input: object }) => {
-      const input = JSON.stringify(args.input, (_k, v) => (typeof v === 'bigint' ? `${v}` : v));
-      if (!injected && 'TransactItems' in args.input && input.includes(`deliver:${payment.id}`)) {
+    const real = db();
+    const conflict = ((command: { input: object }, ...rest: unknown[]) => {
+      const input = JSON.stringify(command.input, (_k, v) => (typeof v === 'bigint' ? `${v}` : v));
+      if (!injected && 'TransactItems' in command.input && input.includes(`deliver:${payment.id}`)) {
         injected++;
-        throw new TransactionCanceledException({
-          message: 'Transaction cancelled [TransactionConflict]',
-          $metadata: {},
-          CancellationReasons: [{ Code: 'TransactionConflict' }],
-        });
+        return Promise.reject(
+          new TransactionCanceledException({
+            message: 'Transaction cancelled [TransactionConflict]',
+            $metadata: {},
+            CancellationReasons: [{ Code: 'TransactionConflict' }],
+          }),
+        );
       }
-      return next(args);
-    };
-    db().middlewareStack.add(conflict as never, { step: 'initialize', name: 'injectConflict' });
+      return (real.send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+    }) as Database['send'];
+    useDatabase({ send: conflict });
     try {
       await ok(s.admin('POST', `/payments/${payment.id}/fund`), 200);
       const body = JSON.stringify({ paymentId: payment.id, intentId: intent.id });
@@ -207,7 +210,7 @@ describe('ledger conflicts', () => {
       expect(total(METRICS.ledgerConflictsRetried)).toBe(conflicts + 1);
       expect(total(METRICS.payments, { outcome: 'completed' })).toBe(completed + 1);
     } finally {
-      db().middlewareStack.remove('injectConflict');
+      useDatabase(undefined);
       s.streams.start();
     }
     expect((await paymentIn(s, payment.id, ['completed'])).state).toBe('completed');
