@@ -5,7 +5,7 @@ import { NODE_B_PREFIX } from '../../infra/local/tools/proxy';
 import { signedRoutes } from '../../lib/api/routes';
 import { COLLECTION, loadEnvironment, loadRequests, parseBru, routeOf, variablesOf } from '../readers/bruno';
 
-// The API collection (bruno/) against the route table (lib/api/routes.ts): a route without a request, a
+// The API collection (bruno/) against the route table (lib/api/routes): a route without a request, a
 // request for a route that does not exist or outside its route's tag folder, fails here; so does a
 // request Bruno could not send.
 const requests = loadRequests();

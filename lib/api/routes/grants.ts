@@ -1,0 +1,61 @@
+// The Admin API's routes of the tag Grants, each declared once (./route.ts says what a declaration holds).
+import { grant, grantsQuery } from '../../auth-server/admin-schemas';
+import { authErrors } from '../../auth-server/errors';
+import { ADMIN_API_SECRETS } from './roles';
+import { declareRoutes, type FunctionRoles, idParams, page } from './route';
+
+export const grantPage = page(grant);
+
+export const grantsRoutes = declareRoutes({
+  listGrants: {
+    tag: 'Grants',
+    method: 'get',
+    path: '/grants',
+    summary: 'List Open Payments grants, newest first',
+    description:
+      'Filtered by `walletAddress` (the id or URL of the wallet address a grant is for), `client` (the wallet address of the app it ' +
+      'was given to) and `state`.',
+    query: grantsQuery,
+    status: 200,
+    response: grantPage,
+    functionName: 'grantsList',
+    handler: 'grants/list',
+    role: 'GrantsListRole',
+  },
+  revokeGrant: {
+    tag: 'Grants',
+    method: 'post',
+    path: '/grants/{id}/revoke',
+    summary: 'Revoke an Open Payments grant and its access token',
+    description:
+      'The grant becomes `revoked` and its access token stops working at once (introspection answers it inactive). ' +
+      'A grant revoked or rejected before is answered as it is. Each revocation emits `grant.revoked`.',
+    params: idParams,
+    status: 200,
+    response: grant,
+    problems: [authErrors.grantNotFound],
+    transactional: true,
+    rowAction: true,
+    functionName: 'grantsRevoke',
+    handler: 'grants/revoke',
+    role: 'GrantsRevokeRole',
+  },
+});
+
+// The roles of these routes' own functions: the authorization server's table (AuthTable), its grants
+// listed by its index and revoked with the grant's event (an outbox item) in the main table; a
+// list by wallet address id reads its record.
+export const grantsRoles = {
+  GrantsListRole: {
+    MainTable: ['GetItem', 'Query'], // Query: the list helper, shared with the main table's lists
+    AuthTable: ['Query'],
+    'AuthTable/index': ['Query'],
+    secrets: ADMIN_API_SECRETS,
+  },
+  GrantsRevokeRole: {
+    MainTable: ['GetItem', 'PutItem'],
+    AuthTable: ['GetItem', 'UpdateItem'],
+    IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    secrets: ADMIN_API_SECRETS,
+  },
+} satisfies FunctionRoles;
