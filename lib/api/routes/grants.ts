@@ -22,6 +22,20 @@ export const grantsRoutes = declareRoutes({
     handler: 'grants/list',
     role: 'GrantsListRole',
   },
+  getGrant: {
+    tag: 'Grants',
+    method: 'get',
+    path: '/grants/{id}',
+    summary: 'Get an Open Payments grant',
+    description: 'Its client, what it gives access to, its state and the wallet address it is for; never its token.',
+    params: idParams,
+    status: 200,
+    response: grant,
+    problems: [authErrors.grantNotFound],
+    functionName: 'grantsGet',
+    handler: 'grants/get',
+    role: 'GrantsGetRole',
+  },
   revokeGrant: {
     tag: 'Grants',
     method: 'post',
@@ -43,13 +57,18 @@ export const grantsRoutes = declareRoutes({
 });
 
 // The roles of these routes' own functions: the authorization server's table (AuthTable), its grants
-// listed by its index and revoked with the grant's event (an outbox item) in the main table; a
+// read, listed by its index and revoked with the grant's event (an outbox item) in the main table; a
 // list by wallet address id reads its record.
 export const grantsRoles = {
   GrantsListRole: {
     MainTable: ['GetItem', 'Query'], // Query: the list helper, shared with the main table's lists
     AuthTable: ['Query'],
     'AuthTable/index': ['Query'],
+    secrets: ADMIN_API_SECRETS,
+  },
+  GrantsGetRole: {
+    MainTable: ['GetItem'], // the tenant of the request
+    AuthTable: ['GetItem'],
     secrets: ADMIN_API_SECRETS,
   },
   GrantsRevokeRole: {

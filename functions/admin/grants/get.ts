@@ -1,0 +1,5 @@
+import { adminRoute } from '../../../lib/api/http/admin';
+import { routes } from '../../../lib/api/routes';
+import { getGrant } from '../../../lib/auth-server';
+
+export const handler = adminRoute(routes.getGrant, ({ params, node }) => getGrant(node, params.id));
