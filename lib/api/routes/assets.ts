@@ -31,6 +31,7 @@ export const assetsRoutes = declareRoutes({
     functionName: 'assetsCreate',
     handler: 'assets/create',
     role: 'AssetsCreateRole',
+    operation: { domain: 'assets', name: 'createAsset' },
   },
   listAssets: {
     tag: 'Assets',
@@ -56,6 +57,7 @@ export const assetsRoutes = declareRoutes({
     functionName: 'ledgerCheck',
     handler: 'ledger/check',
     role: 'LedgerCheckRole',
+    operation: { domain: 'ledger-check', name: 'checkLedger' },
   },
   listLedgerTransfers: {
     tag: 'Assets',
@@ -84,6 +86,7 @@ export const assetsRoutes = declareRoutes({
     functionName: 'assetsGet',
     handler: 'assets/get',
     role: 'AdminBalanceReadRole',
+    operation: { domain: 'assets', name: 'getAssetWithLiquidity' },
   },
   updateAsset: {
     tag: 'Assets',
@@ -101,6 +104,7 @@ export const assetsRoutes = declareRoutes({
     functionName: 'assetsUpdate',
     handler: 'assets/update',
     role: 'AssetsUpdateRole',
+    operation: { domain: 'assets', name: 'updateAsset' },
   },
   depositAssetLiquidity: {
     tag: 'Assets',
@@ -162,6 +166,7 @@ export const assetsRoutes = declareRoutes({
     functionName: 'liquidityWithdrawalsGet',
     handler: 'liquidity-withdrawals/get',
     role: 'AdminReadRole',
+    operation: { domain: 'liquidity-withdrawals', name: 'getWithdrawal' },
   },
   postLiquidityWithdrawal: {
     tag: 'Assets',
@@ -178,6 +183,7 @@ export const assetsRoutes = declareRoutes({
     functionName: 'liquidityWithdrawalsPost',
     handler: 'liquidity-withdrawals/post',
     role: 'AdminLiquidityRole',
+    operation: { domain: 'liquidity-withdrawals', name: 'postWithdrawal' },
   },
   voidLiquidityWithdrawal: {
     tag: 'Assets',
@@ -194,6 +200,7 @@ export const assetsRoutes = declareRoutes({
     functionName: 'liquidityWithdrawalsVoid',
     handler: 'liquidity-withdrawals/void',
     role: 'AdminLiquidityRole',
+    operation: { domain: 'liquidity-withdrawals', name: 'voidWithdrawal' },
   },
 });
 

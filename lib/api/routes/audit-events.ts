@@ -22,6 +22,7 @@ export const auditEventsRoutes = declareRoutes({
     functionName: 'auditEventsList',
     handler: 'audit-events/list',
     role: 'AuditEventsListRole',
+    operation: { domain: 'audit', name: 'listAuditEvents' },
   },
 });
 

@@ -21,6 +21,7 @@ export const grantsRoutes = declareRoutes({
     functionName: 'grantsList',
     handler: 'grants/list',
     role: 'GrantsListRole',
+    operation: { domain: 'auth-server', name: 'listGrants' },
   },
   getGrant: {
     tag: 'Grants',
@@ -35,6 +36,7 @@ export const grantsRoutes = declareRoutes({
     functionName: 'grantsGet',
     handler: 'grants/get',
     role: 'GrantsGetRole',
+    operation: { domain: 'auth-server', name: 'getGrant' },
   },
   revokeGrant: {
     tag: 'Grants',
@@ -53,6 +55,7 @@ export const grantsRoutes = declareRoutes({
     functionName: 'grantsRevoke',
     handler: 'grants/revoke',
     role: 'GrantsRevokeRole',
+    operation: { domain: 'auth-server', name: 'revokeGrantByFsp' },
   },
 });
 

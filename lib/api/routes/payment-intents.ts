@@ -41,6 +41,7 @@ export const paymentIntentsRoutes = declareRoutes({
     functionName: 'paymentIntentsList',
     handler: 'payment-intents/list',
     role: 'AdminRecordsListRole',
+    operation: { domain: 'payment-intents', name: 'listIntents' },
   },
   getPaymentIntent: {
     tag: 'Payment intents',
@@ -54,6 +55,7 @@ export const paymentIntentsRoutes = declareRoutes({
     functionName: 'paymentIntentsGet',
     handler: 'payment-intents/get',
     role: 'AdminReadRole',
+    operation: { domain: 'payment-intents', name: 'getIntent' },
   },
   completePaymentIntent: {
     tag: 'Payment intents',
@@ -116,6 +118,7 @@ export const paymentIntentsRoutes = declareRoutes({
     functionName: 'paymentIntentsWithdraw',
     handler: 'payment-intents/withdraw',
     role: 'AdminLiquidityRole',
+    operation: { domain: 'payment-intents', name: 'withdrawIntent' },
   },
 });
 

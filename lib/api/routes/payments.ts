@@ -27,6 +27,7 @@ export const paymentsRoutes = declareRoutes({
     functionName: 'paymentsCreate',
     handler: 'payments/create',
     role: 'PaymentsCreateRole',
+    operation: { domain: 'payments', name: 'createPayment' },
   },
   listPayments: {
     tag: 'Payments',
@@ -40,6 +41,7 @@ export const paymentsRoutes = declareRoutes({
     functionName: 'paymentsList',
     handler: 'payments/list',
     role: 'AdminRecordsListRole',
+    operation: { domain: 'payments', name: 'listPayments' },
   },
   getPayment: {
     tag: 'Payments',
@@ -53,6 +55,7 @@ export const paymentsRoutes = declareRoutes({
     functionName: 'paymentsGet',
     handler: 'payments/get',
     role: 'AdminReadRole',
+    operation: { domain: 'payments', name: 'getPayment' },
   },
   fundPayment: {
     tag: 'Payments',
@@ -69,6 +72,7 @@ export const paymentsRoutes = declareRoutes({
     functionName: 'paymentsFund',
     handler: 'payments/fund',
     role: 'PaymentsFundRole',
+    operation: { domain: 'payments', name: 'fundPayment' },
   },
   cancelPayment: {
     tag: 'Payments',
@@ -84,6 +88,7 @@ export const paymentsRoutes = declareRoutes({
     functionName: 'paymentsCancel',
     handler: 'payments/cancel',
     role: 'AdminChangeRole',
+    operation: { domain: 'payments', name: 'cancelPayment' },
   },
   withdrawPayment: {
     tag: 'Payments',
@@ -99,6 +104,7 @@ export const paymentsRoutes = declareRoutes({
     functionName: 'paymentsWithdraw',
     handler: 'payments/withdraw',
     role: 'AdminLiquidityRole',
+    operation: { domain: 'payments', name: 'withdrawPayment' },
   },
 });
 

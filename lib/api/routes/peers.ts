@@ -31,6 +31,7 @@ export const peersRoutes = declareRoutes({
     functionName: 'peersCreate',
     handler: 'peers/create',
     role: 'AdminCreateRole',
+    operation: { domain: 'peers', name: 'createPeer' },
   },
   listPeers: {
     tag: 'Peers',
@@ -56,6 +57,7 @@ export const peersRoutes = declareRoutes({
     functionName: 'peersGet',
     handler: 'peers/get',
     role: 'AdminBalanceReadRole',
+    operation: { domain: 'peers', name: 'getPeer' },
   },
   updatePeer: {
     tag: 'Peers',
@@ -72,6 +74,7 @@ export const peersRoutes = declareRoutes({
     functionName: 'peersUpdate',
     handler: 'peers/update',
     role: 'PeersUpdateRole',
+    operation: { domain: 'peers', name: 'updatePeer' },
   },
   deletePeer: {
     tag: 'Peers',
@@ -119,6 +122,7 @@ export const peersRoutes = declareRoutes({
     functionName: 'peersReconciliation',
     handler: 'peers/reconciliation',
     role: 'AdminListReadRole',
+    operation: { domain: 'payments', name: 'peerReconciliation' },
   },
   withdrawPeerLiquidity: {
     tag: 'Peers',

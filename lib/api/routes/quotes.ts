@@ -54,6 +54,7 @@ export const quotesRoutes = declareRoutes({
     functionName: 'quotesGet',
     handler: 'quotes/get',
     role: 'AdminReadRole',
+    operation: { domain: 'quotes', name: 'getQuote' },
   },
 });
 

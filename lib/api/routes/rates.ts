@@ -20,6 +20,7 @@ export const ratesRoutes = declareRoutes({
     functionName: 'ratesPush',
     handler: 'rates/push',
     role: 'RatesPushRole',
+    operation: { domain: 'rates', name: 'pushRate' },
   },
   getRate: {
     tag: 'Rates',
@@ -34,6 +35,7 @@ export const ratesRoutes = declareRoutes({
     functionName: 'ratesResolve',
     handler: 'rates/resolve',
     role: 'RatesResolveRole',
+    operation: { domain: 'rates', name: 'lookUpRate' },
   },
 });
 

@@ -71,6 +71,11 @@ export interface RouteEntry {
   functionName: string;
   handler: string;
   role: string;
+  // The domain operation that serves it (lib/<domain>/index.ts's export `name`), called with the
+  // node, then the path's fields, the body and the query, as the route has them: its handler is then
+  // made from this declaration (infra/route-handlers.ts). Without it, the handler is written by hand
+  // (an answer shaped from the operation's, one route for two operations).
+  operation?: { domain: string; name: string };
 }
 
 // The console's role a route needs (lib/shared/operators.ts): reads, a viewer's; row actions, an operator's;

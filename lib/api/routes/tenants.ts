@@ -35,6 +35,7 @@ export const tenantsRoutes = declareRoutes({
     functionName: 'tenantsCreate',
     handler: 'tenants/create',
     role: 'TenantsCreateRole',
+    operation: { domain: 'tenants', name: 'createTenant' },
   },
   listTenants: {
     tag: 'Tenants',
@@ -65,6 +66,7 @@ export const tenantsRoutes = declareRoutes({
     functionName: 'tenantsGet',
     handler: 'tenants/get',
     role: 'AdminReadRole',
+    operation: { domain: 'tenants', name: 'getTenant' },
   },
   updateTenant: {
     tag: 'Tenants',
@@ -82,6 +84,7 @@ export const tenantsRoutes = declareRoutes({
     functionName: 'tenantsUpdate',
     handler: 'tenants/update',
     role: 'TenantsUpdateRole',
+    operation: { domain: 'tenants', name: 'updateTenant' },
   },
   deleteTenant: {
     tag: 'Tenants',

@@ -33,6 +33,7 @@ export const walletAddressesRoutes = declareRoutes({
     functionName: 'walletAddressesCreate',
     handler: 'wallet-addresses/create',
     role: 'AdminChangeRole',
+    operation: { domain: 'wallet-addresses', name: 'createWalletAddress' },
   },
   findWalletAddress: {
     tag: 'Wallet addresses',
@@ -62,6 +63,7 @@ export const walletAddressesRoutes = declareRoutes({
     functionName: 'walletAddressesGet',
     handler: 'wallet-addresses/get',
     role: 'AdminReadRole',
+    operation: { domain: 'wallet-addresses', name: 'getWalletAddress' },
   },
   updateWalletAddress: {
     tag: 'Wallet addresses',
@@ -80,6 +82,7 @@ export const walletAddressesRoutes = declareRoutes({
     functionName: 'walletAddressesUpdate',
     handler: 'wallet-addresses/update',
     role: 'WalletAddressesUpdateRole',
+    operation: { domain: 'wallet-addresses', name: 'updateWalletAddress' },
   },
   createWalletAddressKey: {
     tag: 'Wallet addresses',
@@ -96,6 +99,7 @@ export const walletAddressesRoutes = declareRoutes({
     functionName: 'walletAddressKeysCreate',
     handler: 'wallet-addresses/keys-create',
     role: 'AdminChangeRole',
+    operation: { domain: 'wallet-addresses', name: 'addKey' },
   },
   listWalletAddressKeys: {
     tag: 'Wallet addresses',
@@ -125,6 +129,7 @@ export const walletAddressesRoutes = declareRoutes({
     functionName: 'walletAddressKeysRevoke',
     handler: 'wallet-addresses/keys-revoke',
     role: 'AdminChangeRole',
+    operation: { domain: 'wallet-addresses', name: 'revokeKey' },
   },
 });
 

@@ -20,6 +20,7 @@ export const webhookEventsRoutes = declareRoutes({
     functionName: 'webhookEventsList',
     handler: 'webhook-events/list',
     role: 'WebhookEventsListRole',
+    operation: { domain: 'webhooks', name: 'listWebhookEvents' },
   },
   getWebhookEvent: {
     tag: 'Webhook events',
@@ -34,6 +35,7 @@ export const webhookEventsRoutes = declareRoutes({
     functionName: 'webhookEventsGet',
     handler: 'webhook-events/get',
     role: 'WebhookEventsGetRole',
+    operation: { domain: 'webhooks', name: 'getWebhookEvent' },
   },
   redeliverWebhookEvent: {
     tag: 'Webhook events',
@@ -53,6 +55,7 @@ export const webhookEventsRoutes = declareRoutes({
     functionName: 'webhookEventsRedeliver',
     handler: 'webhook-events/redeliver',
     role: 'WebhookEventsRedeliverRole',
+    operation: { domain: 'webhooks', name: 'redeliverWebhookEvent' },
   },
 });
 
