@@ -32,7 +32,7 @@ export const time = (iso: string) => new Date(iso).toLocaleString('en-GB', { dat
 // connection, a 502) replays that answer rather than moving the money twice.
 export interface Action {
   label: string;
-  needs?: Role; // the role it needs (lib/api/routes.ts neededRole): operator (a row action) unless it says
+  needs?: Role; // the role it needs (lib/api/routes neededRole): operator (a row action) unless it says
 
   what: string;
   movesMoney?: boolean;

@@ -77,7 +77,9 @@ function check(serverless, stage, region) {
     const factor = Math.max(0, ...(fn.events ?? []).map((e) => Number(e.stream?.parallelizationFactor ?? 0)));
     const reserved = Number(fn.reservedConcurrency);
     if (factor && reserved && reserved < factor * NEW_TABLE_SHARDS) {
-      const written = require('yaml').parse(fs.readFileSync(path.join(serverless.serviceDir, 'serverless.yml'), 'utf8')).functions[name].reservedConcurrency;
+      const declared = require('yaml').parse(fs.readFileSync(path.join(serverless.serviceDir, 'serverless.yml'), 'utf8')).functions;
+      // functions: a map, or a list of them (the first from the Admin routes' declarations).
+      const written = [].concat(declared).find((part) => typeof part === 'object' && part?.[name])?.[name].reservedConcurrency;
       const setting = /\$\{env:(\w+)/.exec(String(written))?.[1] ?? `${name}'s reservedConcurrency`;
       problems.push(
         `${setting}: ${reserved} is below ${factor * NEW_TABLE_SHARDS}, the parallelization factor ${factor} times a new table stream's ${NEW_TABLE_SHARDS} shards`,

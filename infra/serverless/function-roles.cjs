@@ -1,6 +1,7 @@
 'use strict';
 
-// The functions' roles, from custom.roles (infra/roles.yml): each a map from a resource to the
+// The functions' roles, from custom.roles (the Admin routes', from their declarations in
+// lib/api/routes, then infra/roles.yml's): each a map from a resource to the
 // actions its functions call on it, written without the service's prefix, which the resource's
 // type gives. A resource is a logical id of the template (a table, a queue, the bus),
 // `<table>/index` (its indexes), `<table>/stream`, `secrets` (names under SECRETS_PREFIX, as the
@@ -32,15 +33,30 @@ class FunctionRoles {
           .filter(([, f]) => (f.events ?? []).some((e) => e.http))
           .map(([name, f]) => ({ id: naming.getLambdaLogicalId(name), role: f.role }));
         const resources = service.provider.compiledCloudFormationTemplate.Resources;
-        const problems = addRoles(resources, service.custom?.roles ?? {}, functions, adminFunctions, prefix, rolePath(service.service, stage));
+        const { roles, twice } = mergedRoles(service.custom?.roles ?? {});
+        const problems = [...twice, ...addRoles(resources, roles, functions, adminFunctions, prefix, rolePath(service.service, stage))];
         // A function's Role (Fn::GetAtt) already makes it wait for its role.
         for (const r of Object.values(resources))
           if (r.Type === 'AWS::Lambda::Function' && Array.isArray(r.DependsOn))
             r.DependsOn = r.DependsOn.filter((d) => d !== r.Properties.Role?.['Fn::GetAtt']?.[0]);
-        if (problems.length) throw new serverless.classes.Error(`custom.roles (infra/roles.yml):\n  ${problems.join('\n  ')}`);
+        if (problems.length) throw new serverless.classes.Error(`custom.roles (lib/api/routes, infra/roles.yml):\n  ${problems.join('\n  ')}`);
       },
     };
   }
+}
+
+// custom.roles as one map: a map, or a list of maps (the Admin routes' from their declarations,
+// then infra/roles.yml's), where a role is named once.
+function mergedRoles(custom) {
+  const twice = [];
+  const roles = {};
+  for (const part of [].concat(custom)) {
+    for (const [name, access] of Object.entries(part ?? {})) {
+      if (name in roles) twice.push(`${name}: declared twice`);
+      roles[name] = access;
+    }
+  }
+  return { roles, twice };
 }
 
 // The IAM path of the stage's roles.
@@ -107,3 +123,4 @@ function addRoles(resources, roles, functions, adminFunctions, secretsPrefix, pa
 module.exports = FunctionRoles;
 module.exports.rolePath = rolePath;
 module.exports.serviceRole = serviceRole;
+module.exports.mergedRoles = mergedRoles;

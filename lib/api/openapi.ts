@@ -1,4 +1,4 @@
-// The Admin API's OpenAPI 3.1 document, built from the route table (lib/api/routes.ts) and the same zod
+// The Admin API's OpenAPI 3.1 document, built from the route table (lib/api/routes) and the same zod
 // schemas that validate requests. Tests lint the document with Redocly and build a typed client
 // from it (test/unit/openapi-*.test.ts).
 import * as z from 'zod';
@@ -163,7 +163,7 @@ function allComponentSchemas() {
 // Every body and response is a named component, so that generated clients name its type.
 function refTo(schema: z.ZodType, named: Record<string, z.ZodType>) {
   const id = Object.keys(named).find((name) => named[name] === schema);
-  if (!id) throw new Error('A request body or response schema of lib/api/routes.ts has no component name in lib/api/openapi.ts');
+  if (!id) throw new Error('A request body or response schema of lib/api/routes has no component name in lib/api/openapi.ts');
   return { $ref: componentRef(id) };
 }
 

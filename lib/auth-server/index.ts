@@ -313,6 +313,13 @@ export async function listGrants(node: Node, q: GrantsQuery): Promise<Page<Grant
   return { items: page.items.map(grantView), nextCursor: page.nextCursor };
 }
 
+// One grant of this node's users, as the FSP sees it.
+export async function getGrant(node: Node, id: string): Promise<Grant> {
+  const grant = await store.findGrant(node, id);
+  if (!grant) throw authErrors.grantNotFound(id);
+  return grantView(grant);
+}
+
 // The FSP revokes a grant (as its client can at its continuation URL, by the same write): its token
 // goes with it, so introspection refuses it at the resource server's next request. Revoking one
 // revoked or rejected answers it as it is; a grant.revoked event tells of each revocation.

@@ -6,8 +6,8 @@ import { startTestStack, type TestStack, tenantAdmin } from '../harness/stack';
 import { ok } from '../harness/world';
 import { startWebhookReceiver, TEST_WEBHOOK_SECRET, type WebhookReceiver } from '../servers/webhook-receiver';
 
-// The FSP's view of its users' Open Payments grants (GET /grants) and its revocation of one
-// (POST /grants/{id}/revoke), through the official Open Payments client: a revoked grant's token is
+// The FSP's view of its users' Open Payments grants (GET /grants, GET /grants/{id}) and its
+// revocation of one (POST /grants/{id}/revoke), through the official Open Payments client: a revoked grant's token is
 // refused at the client's next request.
 let s: TestStack;
 let events: WebhookReceiver;
@@ -110,6 +110,29 @@ describe('GET /grants', () => {
   });
 });
 
+describe('GET /grants/{id}', () => {
+  it('answers one grant as the list shows it, never its token, and its state as it changes', async () => {
+    const g = await grantOf(bobApp, s.authServerUrl, [{ type: 'quote', actions: ['create', 'read'], identifier: bob.address }]);
+    const one = await ok(s.admin('GET', `/grants/${g.id}`), 200);
+    // Field for field the list's item (whose every field the list's test names).
+    expect((await list(`?walletAddress=${bob.id}`)).items.find((i: { id: string }) => i.id === g.id)).toEqual(one);
+    expect(one).toMatchObject({ id: g.id, state: 'approved', client: { walletAddress: bob.address }, walletAddress: bob.address });
+    expect(JSON.stringify(one)).not.toMatch(/token|hash/i);
+
+    const revoked = await ok(s.admin('POST', `/grants/${g.id}/revoke`), 200);
+    expect(await ok(s.admin('GET', `/grants/${g.id}`), 200)).toEqual(revoked);
+  });
+
+  it('answers 404 for a grant that is not there, or an id that is not one, as problem+json', async () => {
+    const res = await s.admin('GET', '/grants/7d9b2d2c-1111-4222-8333-944455556666');
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.body).toMatchObject({ status: 404, code: 'grant_not_found', detail: 'No grant with id 7d9b2d2c-1111-4222-8333-944455556666' });
+    // As for every route's path id: one that cannot exist names no resource.
+    expect((await s.admin('GET', '/grants/not-an-id')).body).toMatchObject({ status: 404, code: 'not_found' });
+    expect((await s.admin('GET', '/grants/7d9b2d2c-1111-4222-8333-944455556666?state=approved')).status).toBe(400);
+  });
+});
+
 describe('POST /grants/{id}/revoke', () => {
   it('revokes the grant and its token at once: the official client’s next call is refused, and a revocation again answers it as it is', async () => {
     const g = await grantOf(aliceApp, s.authServerUrl, incoming(alice.address));
@@ -139,7 +162,7 @@ describe('POST /grants/{id}/revoke', () => {
 });
 
 describe('a tenant’s grants', () => {
-  it('are its own: the operator neither lists nor revokes them, and the tenant does', async () => {
+  it('are its own: the operator neither lists, reads nor revokes them, and the tenant does', async () => {
     const t = await ok(s.admin('POST', '/tenants', { name: 'Grants Tenant', walletAddressPrefix: `${s.openPaymentsUrl}/gt` }));
     const admin = tenantAdmin(s.adminUrl, t.id, t.adminApiSecret);
     await ok(admin('POST', '/assets', { code: 'USD', scale: 2 }));
@@ -148,7 +171,9 @@ describe('a tenant’s grants', () => {
 
     expect(ids(await list(''))).not.toContain(g.id);
     expect((await s.admin('POST', `/grants/${g.id}/revoke`)).status).toBe(404);
+    expect((await s.admin('GET', `/grants/${g.id}`)).body).toMatchObject({ status: 404, code: 'grant_not_found' });
     expect(ids(await ok(admin('GET', '/grants'), 200))).toEqual([g.id]);
+    expect(await ok(admin('GET', `/grants/${g.id}`), 200)).toMatchObject({ id: g.id, state: 'approved', walletAddress: wallet.address });
     expect(ids(await ok(admin('GET', `/grants?walletAddress=${alice.id}`), 200))).toEqual([]); // the operator's wallet address is no id of its
     expect((await ok(admin('POST', `/grants/${g.id}/revoke`), 200)).state).toBe('revoked');
   });

@@ -32,7 +32,7 @@ describe('GET /openapi.json', () => {
   });
 });
 
-// The route table (lib/api/routes.ts) against serverless.yml and the handlers: a route added to one
+// The route table (lib/api/routes) against serverless.yml and the handlers: a route added to one
 // place only, a function renamed, a role changed or a handler serving another entry fails here.
 describe('the route table', () => {
   // (The console's routes are its own, not the Admin API's operations: functions/console.)

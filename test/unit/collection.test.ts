@@ -2,14 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NODE_B_PREFIX } from '../../infra/local/tools/proxy';
-import { signedRoutes } from '../../lib/api/routes';
-import { COLLECTION, loadEnvironment, loadRequests, parseBru, routeOf, variablesOf } from '../readers/bruno';
+import { openApiDocument } from '../../lib/api/openapi';
+import { COLLECTION, routeKey as key, loadEnvironment, loadRequests, parseBru, routeOf, signedOperations, variablesOf } from '../readers/bruno';
 
-// The API collection (bruno/) against the route table (lib/api/routes.ts): a route without a request, a
-// request for a route that does not exist or outside its route's tag folder, fails here; so does a
-// request Bruno could not send.
+// The API collection (bruno/) against the Admin API's OpenAPI document: a route without a request (`npm
+// run bruno` writes one), a request for a route that does not exist or outside its route's tag folder,
+// fails here; so does a request Bruno could not send.
 const requests = loadRequests();
-const key = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/\{[^}]*\}/g, '{}')}`;
 const environments = { 'node-a': loadEnvironment('node-a'), 'node-b': loadEnvironment('node-b') };
 
 describe('the API collection', () => {
@@ -18,13 +17,13 @@ describe('the API collection', () => {
     expect(parseBru(readFileSync(join(COLLECTION, 'collection.bru'), 'utf8')).get('docs')).toContain('npm start');
   });
 
-  it("has a request for every signed route of the table, in its tag's folder, and none for a route it lacks", () => {
-    const routes = new Map(signedRoutes.map((r) => [key(r.method, r.path), r]));
+  it("has a request for every signed operation of the OpenAPI document, in its tag's folder, and none for a route it lacks", () => {
+    const routes = new Map(signedOperations(openApiDocument()).map((r) => [key(r.method, r.path), r]));
     const covered = new Set(requests.map((r) => key(r.method, routeOf(r.url))));
     expect
       .soft(
         [...routes.keys()].filter((r) => !covered.has(r)),
-        'routes without a request',
+        'routes without a request (npm run bruno writes one)',
       )
       .toEqual([]);
     const strays = requests.filter((r) => !routes.has(key(r.method, routeOf(r.url))));

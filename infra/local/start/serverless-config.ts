@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { Route } from '../emulators/rest-apis';
 
-// Reads serverless.yml the way the local run needs it: `${file(...)}` includes, `${env:X, 'd'}`,
+// Reads serverless.yml the way the local run needs it: `${file(...)}` includes (YAML, or a CommonJS
+// module whose export, called, gives the value; `${file(x.cjs):name}` one of its fields), `${env:X, 'd'}`,
 // `${opt:…, 'd'}`, `${sls:stage}`, `${sls:instanceId}`, `${self:service}` and `${param:X}` (the
 // stage's `params`), where a default may be another of them (`${env:X, param:X}`). Anything else
 // is an error, so the file stays within what both the Serverless Framework and this reader understand.
@@ -13,7 +15,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.
 export interface FunctionDef {
   name: string;
   handler: string; // "functions/admin/assets/create.handler"
-  role: string; // its role in infra/roles.yml
+  role: string; // its role (infra/roles.yml, or an Admin route's declaration in lib/api/routes)
   timeout: number; // seconds (its own, or the provider's)
   events: Array<Record<string, any>>;
   destinations?: { onFailure?: { arn?: unknown } };
@@ -57,8 +59,12 @@ function resolveVariable(expr: string, ctx: Context): unknown {
 
 function resolve(value: unknown, ctx: Context): unknown {
   if (typeof value === 'string') {
-    const include = /^\$\{file\(([^)]+)\)\}$/.exec(value);
-    if (include) return resolve(parse(readFileSync(join(ROOT, include[1]), 'utf8')), ctx);
+    const include = /^\$\{file\(([^)]+)\)(?::(\w+))?\}$/.exec(value);
+    if (include) {
+      const [, file, field] = include;
+      const whole = file.endsWith('.cjs') ? fromModule(file) : parse(readFileSync(join(ROOT, file), 'utf8'));
+      return resolve(field === undefined ? whole : whole[field], ctx);
+    }
     // Innermost variables first, so that one may sit in another's default.
     let text = value;
     for (;;) {
@@ -76,6 +82,16 @@ function resolve(value: unknown, ctx: Context): unknown {
   return value;
 }
 
+// What a CommonJS module of ours gives serverless.yml (infra/serverless/admin-routes.cjs: the Admin API's
+// functions and roles, from the routes' declarations).
+function fromModule(file: string): any {
+  const exported = createRequire(import.meta.url)(join(ROOT, file));
+  return typeof exported === 'function' ? exported() : exported;
+}
+
+// A map, or a list of maps merged (serverless.yml's functions, custom.roles).
+const merged = (value: any): Record<string, any> => (Array.isArray(value) ? Object.assign({}, ...value) : (value ?? {}));
+
 export function loadService(stage = 'local'): ServiceDef {
   const raw = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
   const doc = resolve(raw, { stage, service: raw.service, params: raw.params ?? {} }) as any;
@@ -83,9 +99,9 @@ export function loadService(stage = 'local'): ServiceDef {
     service: doc.service,
     stage,
     apiName: doc.provider.apiName,
-    custom: doc.custom ?? {},
+    custom: { ...doc.custom, roles: merged(doc.custom?.roles) },
     environment: doc.provider.environment ?? {},
-    functions: Object.entries(doc.functions as Record<string, any>).map(([name, f]) => ({
+    functions: Object.entries(merged(doc.functions)).map(([name, f]) => ({
       name,
       handler: f.handler,
       role: f.role,

@@ -1,11 +1,14 @@
 import { withAmountsWritten } from '../../../console/amounts';
+import { openApiDocument } from '../../../lib/api/openapi';
 import { LOCAL_ADMIN_API_SECRET, NODES, nodeFromArgs } from '../start/defaults';
 import { adminClient } from './admin-client';
+import { documentRoutes, routeProblem } from './admin-routes';
 
 // `npm run admin -- [options] METHOD PATH [JSON]`: signs and sends one Admin API request, then
 // prints the status and the body for a person, each amount written as one ("10,050.00 USD"); with
 // --json only the body, as the API gives it, for jq; with --field one field, raw, for a shell
-// variable. Exits 1 on a 4xx or 5xx.
+// variable. Exits 1 on a 4xx or 5xx. METHOD PATH must be a route of the Admin API's OpenAPI document
+// (./admin-routes.ts): a wrong one is refused before anything is sent, with the routes nearest to it.
 const HELP = `usage: npm run -s admin -- [--node b] [--tenant ID] [--json | --field NAME] [-H 'Name: value']... METHOD /path [JSON body]
 
 Signs one Admin API request with ADMIN_API_SECRET (or the local default) and sends it, then
@@ -21,7 +24,11 @@ prints the status and the answer, each amount written for a person ("10,050.00 U
                   e.g. id=$(npm run -s admin -- --field id POST ...); on a 4xx or 5xx, or when
                   the answer lacks it, the whole answer goes to stderr and the exit status is 1
   -H 'Name: v'    add a header; an Idempotency-Key given this way is signed too
+  --routes        list the Admin API's routes (from its OpenAPI document) and exit
   -h, --help      this text
+
+METHOD /path must be one of those routes (its {id} any one path segment); any other is refused
+before anything is sent, with the routes nearest to it (exit status 2).
 
 Environment: ADMIN_API_URL (the whole base URL, e.g. a deployed API), else ADMIN_PORT (the local
 port), ADMIN_API_SECRET, and TENANT_ID (as --tenant). The exit status is 0 for 2xx/3xx, 1 for
@@ -39,6 +46,11 @@ process.stdout.on('error', () => process.exit(0)); // e.g. piped into head
 const args = process.argv.slice(2);
 if (args.includes('-h') || args.includes('--help')) {
   console.log(HELP);
+  process.exit(0);
+}
+const doc = openApiDocument();
+if (args.includes('--routes')) {
+  for (const r of documentRoutes(doc)) console.log(`${r.method.padEnd(6)} ${r.path.padEnd(48)} ${r.summary}`);
   process.exit(0);
 }
 const node = NODES[nodeFromArgs(args)];
@@ -59,6 +71,11 @@ for (let i = 0; i < args.length; i++) {
 const [method, path, body = ''] = positional;
 if (!method || !path?.startsWith('/') || field === '' || tenant === '') {
   console.error(HELP);
+  process.exit(2);
+}
+const unknown = routeProblem(doc, method, path);
+if (unknown) {
+  console.error(`error: ${unknown}`);
   process.exit(2);
 }
 // A tenant's requests are signed with its own secret: the local default is the operator's.

@@ -289,7 +289,7 @@ function inQuery(e: unknown): unknown {
   return e instanceof DomainError && e.fields ? e.fieldsUnder('query') : e;
 }
 
-// A route of the table (lib/api/routes.ts) served by `fn`, which returns the answer's body (none for a
+// A route of the table (lib/api/routes) served by `fn`, which returns the answer's body (none for a
 // 204): the status is the table's, as the OpenAPI document says it.
 export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>) => Promise<unknown>) {
   const started = new WeakMap<object, number>();

@@ -11,7 +11,7 @@ import { problemResponse } from './problem';
 // The console's function (functions/console/): its page, and its door to the Admin API. A request
 // to /console/api/<Admin path> comes with the operator's ID token, which the console's authorizer
 // verified (Cognito on AWS, the local one under npm start); it is handed to the function of the
-// route that serves that path (lib/api/routes.ts) with the token, so that each route keeps its own
+// route that serves that path (lib/api/routes) with the token, so that each route keeps its own
 // function and role, and verifies the token and checks the operator's role itself (lib/api/http/admin.ts).
 export const CONSOLE_PREFIX = '/console';
 export const CONSOLE_API_PREFIX = `${CONSOLE_PREFIX}/api`;

@@ -1,11 +1,3 @@
-import * as z from 'zod';
-
-// Request and response shapes every route family shares (the values in them are lib/shared/values.ts).
-
-export const idParams = z.object({ id: z.uuid() });
-
-export const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
-
 // The largest request body either API takes (413 payload_too_large above it).
 export const MAX_BODY_BYTES = 64 * 1024;
 

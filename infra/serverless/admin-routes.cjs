@@ -1,0 +1,42 @@
+'use strict';
+
+const path = require('node:path');
+const { require: tsRequire } = require('tsx/cjs/api');
+
+// The Admin API's functions and their roles, made from the routes' declarations (lib/api/routes/,
+// TypeScript, loaded with tsx): each route's function with its handler, its `http` event and its
+// role, and each role's access. serverless.yml takes them as
+// `${file(infra/serverless/admin-routes.cjs):functions}` and `:roles` (into custom.roles); the local
+// run reads serverless.yml the same way (infra/local/start/serverless-config.ts).
+const ROUTES = path.join(__dirname, '..', '..', 'lib', 'api', 'routes');
+
+function adminRoutes(allRoutes, adminRoles) {
+  const functions = {};
+  const problems = [];
+  for (const route of allRoutes) {
+    if (functions[route.functionName]) problems.push(`${route.id}: its function ${route.functionName} serves another route too`);
+    if (!adminRoles[route.role]) problems.push(`${route.id}: its role ${route.role} is declared nowhere (lib/api/routes/roles.ts, or its tag's roles)`);
+    functions[route.functionName] = {
+      role: route.role,
+      handler: `functions/admin/${route.handler}.handler`,
+      events: [{ http: { method: route.method.toUpperCase(), path: route.path } }],
+    };
+  }
+  const used = new Set(allRoutes.map((r) => r.role));
+  for (const name of Object.keys(adminRoles)) if (!used.has(name)) problems.push(`${name}: no route's function has this role`);
+  if (problems.length) throw new Error(`lib/api/routes:\n  ${problems.join('\n  ')}`);
+  const roles = Object.fromEntries(
+    Object.entries(adminRoles).map(([name, access]) => [
+      name,
+      Object.fromEntries(Object.entries(access).map(([resource, actions]) => [resource, [...actions]])),
+    ]),
+  );
+  return { functions, roles };
+}
+
+let made;
+module.exports = () => {
+  made ??= adminRoutes(tsRequire(path.join(ROUTES, 'index.ts'), __filename).allRoutes, tsRequire(path.join(ROUTES, 'access.ts'), __filename).adminRoles);
+  return made;
+};
+module.exports.adminRoutes = adminRoutes;
