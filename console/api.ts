@@ -1,6 +1,7 @@
 import type { LocalAlarm, LocalDashboard } from '../infra/local/emulators/cloudwatch';
 import type { Trace, TraceSummary } from '../infra/local/emulators/traces';
 import type { SignIn } from '../lib/api/http/console';
+import type { RouteResponse } from '../lib/api/routes';
 import { allows, type Operator, operatorOf, type Role } from '../lib/shared/operators';
 
 // The console's doors to the service: the Admin API through the console's route (console/api/<Admin
@@ -72,6 +73,9 @@ export function switchTenant(id: string): void {
 export const admin = <T>(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<T> =>
   request(method, path, body, idempotencyKey, currentTenant());
 
+// A POST of an action, with the Idempotency-Key of one that moves money.
+export const post = (path: string, key?: string, body?: unknown) => admin('POST', path, body, key);
+
 // The same, for the operator's own data whichever tenant is shown (the tenants' list).
 export const operatorsAdmin = <T>(method: string, path: string): Promise<T> => request(method, path, undefined, undefined, OPERATOR_TENANT);
 
@@ -93,6 +97,12 @@ export interface Page<T> {
 
 // Money as the Admin API writes it (lib/shared/amounts.ts): a type only, erased from the page's bundle.
 export type { Amount } from '../lib/shared/amounts';
+
+// The records as the Admin API answers them, read by id (a list's items are completed so), typed
+// from the route table's schemas: type-only, so nothing of lib/ reaches the page's bundle. Those
+// that more than one page reads; a page types its own (console/pages/).
+export type Asset = RouteResponse<'getAsset'>;
+export type Transfer = RouteResponse<'listLedgerTransfers'>['items'][number];
 
 export type Dashboard = LocalDashboard & { alarms: LocalAlarm[] };
 

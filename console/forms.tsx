@@ -38,6 +38,14 @@ export function minorUnits(text: string, scale: number): string | undefined {
 // A number typed in a field, or the text as typed for the API to refuse at that field.
 export const numberOr = (text: string) => (text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text);
 
+// What a form typed, as text ('' for an empty field or an unticked box).
+export const text = (v: Values, name: string) => String(v[name] ?? '').trim();
+// A form's field that changes a record: undefined when it is as it was, null when emptied (cleared).
+export const edited = (v: Values, was: Values, name: string, value: (typed: string) => unknown) =>
+  text(v, name) === text(was, name) ? undefined : text(v, name) === '' ? null : value(text(v, name));
+// The fields of a PATCH body that the form changed.
+export const changedOnly = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+
 // Each field error of a refusal, at the form's field it names (the longest that is its prefix:
 // "http.incoming.authTokens.0" is at "http.incoming.authTokens"); the rest, said above the buttons.
 function placeErrors(problem: Problem, fields: Field[]): { at: Record<string, string>; rest: string[] } {

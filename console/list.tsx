@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Role } from '../lib/shared/operators';
-import { toUnits, units } from './amounts';
-import { admin, may, type Page } from './api';
+import { money, toUnits, units } from './amounts';
+import { type Amount, admin, may, type Page, post, type Transfer } from './api';
 import { FormDialog, type FormSpec } from './forms';
 
 // What the back-office pages share: one Admin API list read page by page (newest first, as the
@@ -25,6 +25,72 @@ export const Alert = ({ text }: { text?: string }) =>
   ) : null;
 
 export const time = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'medium' });
+
+// Columns, completions, links and actions that several pages share.
+export const created = { label: 'Created', cell: (r: { createdAt: string }) => time(r.createdAt) };
+export const state = { label: 'State', cell: (r: { state: string }) => <span class={`state ${r.state}`}>{r.state}</span> };
+// Each record of a page read again by id, for what the list leaves out (liquidity).
+export const withDetails =
+  <T extends { id: string }>(route: string) =>
+  (items: T[]) =>
+    Promise.all(items.map((i) => admin<T>('GET', `${route}/${i.id}`)));
+
+// A link to an account's transfers (the Transfers page), the account named as the ledger check names it.
+export const transfersOf = (account: string, label = 'Transfers') => <a href={`#/transfers/${account}`}>{label}</a>;
+// An asset's own accounts, each a link to its transfers.
+export const assetAccounts = (assetId: string) => (
+  <>
+    {transfersOf(`liquidity:${assetId}`, 'Liquidity')} {transfersOf(`settlement:${assetId}`, 'Settlement')} {transfersOf(`fee:${assetId}`, 'Fees')}
+  </>
+);
+
+// Deposit, withdraw and hold (a two-phase withdrawal), for an asset's or a peer's liquidity.
+export const liquidityActions = (route: string, id: string, name: string, code: string, scale: number): Action[] => [
+  {
+    label: 'Deposit',
+    needs: 'admin',
+    what: `Deposit liquidity to ${name}: the amount leaves the asset's settlement account.`,
+    movesMoney: true,
+    amountOf: { code, scale },
+    run: (key, amount) => post(`${route}/${id}/liquidity`, key, { amount }),
+  },
+  {
+    label: 'Withdraw',
+    needs: 'admin',
+    what: `Withdraw liquidity from ${name} to the asset's settlement account.`,
+    movesMoney: true,
+    amountOf: { code, scale },
+    run: (key, amount) => post(`${route}/${id}/liquidity-withdrawals`, key, { amount }),
+  },
+  {
+    label: 'Hold',
+    needs: 'admin',
+    what: `Hold liquidity of ${name} while your bank transfer runs: post it on the Withdrawals page once it went through, or void it. Unposted, it is voided after LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS.`,
+    movesMoney: true,
+    amountOf: { code, scale },
+    run: (key, amount) => post(`${route}/${id}/liquidity-withdrawals`, key, { amount, twoPhase: true }),
+  },
+];
+
+// What an account holds, in its asset's minor units: the sum of its transfers (GET /ledger/transfers).
+async function held(account: string): Promise<bigint> {
+  let sum = 0n;
+  for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+    const q = new URLSearchParams({ account, limit: '100', ...(cursor && { cursor }) });
+    const page: Page<Transfer> = await admin('GET', `/ledger/transfers?${q}`);
+    for (const t of page.items) sum += t.direction === 'debit' ? -BigInt(t.amount.value) : BigInt(t.amount.value);
+    cursor = page.nextCursor;
+  }
+  return sum;
+}
+// A page's records with what each holds, for those that may hold something (the others: 0).
+export const withHeld =
+  <T extends { id: string; state: string }>(kind: 'intent' | 'payment', mayHold: readonly string[]) =>
+  (items: T[]) =>
+    Promise.all(items.map(async (r) => ({ ...r, held: mayHold.includes(r.state) ? await held(`${kind}:${r.id}`) : 0n })));
+// A withdrawal's answer, said: what left, or that nothing did.
+export const withdrew = (r: { withdrawnAmount: Amount }) =>
+  r.withdrawnAmount.value === '0' ? 'Nothing withdrawn: it held nothing' : `Withdrew ${money(r.withdrawnAmount)} to the FSP`;
 
 // An action a row offers. `amountOf` asks for an amount at that asset's scale, `asksReason` for a
 // reason (a line of text); `movesMoney` sends an

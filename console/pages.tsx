@@ -1,24 +1,24 @@
 import type { ComponentType } from 'preact';
-import { AuditPage } from './audit';
-import {
-  AssetsPage,
-  IntentsPage,
-  LedgerPage,
-  PaymentsPage,
-  PeersPage,
-  RatesPage,
-  TransfersPage,
-  WalletAddressesPage,
-  WebhookEventsPage,
-  WithdrawalsPage,
-} from './back-office';
-import { DashboardPage } from './dashboard';
-import { GrantsPage } from './grants';
-import { TracesPage } from './traces';
+import { AssetsPage } from './pages/assets';
+import { AuditPage } from './pages/audit';
+import { DashboardPage } from './pages/dashboard';
+import { GrantsPage } from './pages/grants';
+import { LedgerPage } from './pages/ledger';
+import { WithdrawalsPage } from './pages/liquidity-withdrawals';
+import { IntentsPage } from './pages/payment-intents';
+import { PaymentsPage } from './pages/payments';
+import { PeersPage } from './pages/peers';
+import { RatesPage } from './pages/rates';
+import { TracesPage } from './pages/traces';
+import { TransfersPage } from './pages/transfers';
+import { WalletAddressesPage } from './pages/wallet-addresses';
+import { WebhookEventsPage } from './pages/webhook-events';
 
 // Every page of the console, in the order the navigation lists them under their group. #/<path>
-// shows a page, and #/<path>/<more>/… gives it `args` (["<more>", …]: an id, say). A list page is
-// one more entry: a component that reads its Admin API route through admin() (./api.ts).
+// shows a page, and #/<path>/<more>/… gives it `args` (["<more>", …]: an id, say). A page is its
+// file, console/pages/<path>.tsx, and one more entry here. The back-office pages each read an Admin
+// API route through admin() (./api.ts), most of them a list (./list.tsx), and offer the actions
+// their records allow, each confirmed in the page first.
 export interface PageProps {
   args: string[];
 }

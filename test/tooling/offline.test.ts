@@ -128,7 +128,7 @@ describe('npm run offline', () => {
 describe('npx serverless offline start', () => {
   // docs/local-run.md, "serverless-offline": beside a running stack (here this file's, which writes its
   // functions' environment to its data folder as npm start does), the plain command from the
-  // repository's root. The bundles go to that data folder, so `serverless package` (package.test.ts)
+  // repository's root. The bundles go to that data folder, so `serverless package` (test/tooling/package/)
   // can build in .esbuild/ at the same time.
   it("serves the signed Admin API from the bundles on the running stack's tables; it asks for npm start without one", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'offline-test-'));

@@ -1,6 +1,6 @@
-import type { RouteResponse } from '../lib/api/routes';
-import { admin } from './api';
-import { ListPage, time } from './list';
+import type { RouteResponse } from '../../lib/api/routes';
+import { admin } from '../api';
+import { ListPage, time } from '../list';
 
 // The Open Payments grants the node's users gave apps (GET /grants), each revocable: its access
 // token stops working at the app's next request.

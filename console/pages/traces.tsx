@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { spansOf, type Trace, type TraceSpan, type TraceSummary } from '../infra/local/emulators/traces';
-import { trace, traces } from './api';
-import { Alert, time, useLoaded } from './list';
-import type { PageProps } from './pages';
+import { spansOf, type Trace, type TraceSpan, type TraceSummary } from '../../infra/local/emulators/traces';
+import { trace, traces } from '../api';
+import { Alert, time, useLoaded } from '../list';
+import type { PageProps } from '../pages';
 
 // The traces the local run records (X-Ray segment documents, lib/platform/tracing.ts): #/traces lists the
 // recent ones, #/traces/payment/<id> shows a payment's, #/traces/<id> one; each as a waterfall of

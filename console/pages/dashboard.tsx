@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { LocalAlarm } from '../infra/local/emulators/cloudwatch';
-import { type Dashboard, dashboard } from './api';
-import { Chart } from './chart';
-import { Alert } from './list';
+import type { LocalAlarm } from '../../infra/local/emulators/cloudwatch';
+import { type Dashboard, dashboard } from '../api';
+import { Chart } from '../chart';
+import { Alert } from '../list';
 
 // The dashboard that the template deploys to CloudWatch (infra/serverless/dashboard.cjs), drawn
 // from the metrics the local run collects, one value a minute, and the template's alarms as they

@@ -1,5 +1,5 @@
-import type { RouteResponse } from '../lib/api/routes';
-import { ListPage, time } from './list';
+import type { RouteResponse } from '../../lib/api/routes';
+import { ListPage, time } from '../list';
 
 // The audit trail (GET /audit-events, docs/audit.md): what each operator signed in to the console
 // did, newest first; a resource links to the console's page of its kind, where it has one.

@@ -1,0 +1,78 @@
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadService } from '../../../infra/local/start/serverless-config';
+import { allRoutes } from '../../../lib/api/routes';
+import { BACKSTOP_MS, bundleOf, loadPackaged, ofType, packagedBy, packagedDir, STAGE } from './packaged';
+
+// What serverless packaged for each function: a bundle each, nothing left behind, only the clients it calls, and under its size budget.
+// The production template is packaged once for the run (./packaged.ts).
+
+beforeAll(loadPackaged, BACKSTOP_MS);
+
+describe('the bundles', () => {
+  const bundle = (fn: string) => bundleOf(fn).code;
+
+  it('has a nodejs22.x Lambda and a bundle for every function in serverless.yml', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    const names = loadService(STAGE).functions.map((f) => f.name);
+    expect(functions).toHaveLength(names.length);
+    for (const [, fn] of functions) expect(fn.Properties.Runtime).toBe('nodejs22.x');
+    const zips = readdirSync(packagedDir).filter((f) => f.endsWith('.zip'));
+    expect(zips.sort()).toEqual(names.map((n) => `${n}.zip`).sort());
+  });
+
+  it('leaves nothing in the temporary folder: no folder a function was zipped from', () => {
+    expect(packagedBy).toBeGreaterThan(0);
+    // serverless-esbuild names each "<function>-<its process's pid>-<time>-<8 hex>" (infra/serverless/esbuild-temp.cjs).
+    const left = readdirSync(tmpdir()).filter((name) => new RegExp(`^[A-Za-z0-9]+-${packagedBy}-\\d+-[0-9a-f]{8}$`).test(name));
+    expect(left).toEqual([]);
+  });
+
+  it('carry the SQS and EventBridge clients only where a function calls them', () => {
+    const carries = (fn: string) => ({ sqs: bundle(fn).includes('AmazonSQS'), eventBridge: bundle(fn).includes('AWSEvents') });
+    const needs: Record<string, { sqs: boolean; eventBridge: boolean }> = {
+      outboxRelay: { sqs: true, eventBridge: true },
+      paymentsWorker: { sqs: true, eventBridge: false }, // backs off a failed message's visibility
+      webhooksDeliver: { sqs: true, eventBridge: false }, // and chains waits longer than 15 minutes
+    };
+    for (const fn of loadService(STAGE).functions.map((f) => f.name)) expect(carries(fn), fn).toEqual(needs[fn] ?? { sqs: false, eventBridge: false });
+  });
+
+  it('stay under 460 KB each (510 KB for the Admin routes, 560 KB for the console, 660 KB for the Open Payments servers and the connector, 980 KB for the STREAM senders, quoters and app payments), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
+    // Every function carries its own tracing (lib/platform/tracing.ts, a few KB: no X-Ray SDK, whose
+    // cls-hooked tracked every async resource) and Metrics (13 KB). The Admin routes carry the
+    // Secrets Manager client (the Admin API secret is read from it, not from the environment) and the
+    // route table (lib/api/routes.ts: every route's schemas and text, about 30 KB), AWS's JWT verifier
+    // (17 KB: each verifies a console operator's token itself), and most of them the bounded fetch
+    // (lib/platform/net/fetch.ts and its address rule, about 6 KB: a rates pull, a peer's endpoint check). The
+    // Open Payments servers also carry HTTP message signatures (jose alone is 90 KB) and STREAM; the
+    // functions that quote and send to other nodes carry the Open Payments client and pay too. The
+    // console carries its page (Preact, uPlot and its own code: about 120 KB), the route table and
+    // the Lambda client.
+    const budgetKb: Record<string, number> = {
+      console: 560,
+      authServer: 660,
+      authIntrospect: 660,
+      authInteraction: 660,
+      openPaymentsIncomingPayments: 660,
+      ilpConnector: 660,
+      quotesCreate: 980,
+      openPaymentsQuotes: 980,
+      openPaymentsOutgoingPayments: 980,
+      paymentsWorker: 980,
+    };
+    const adminFunctions = new Set(allRoutes.map((r) => r.functionName));
+    for (const fn of loadService(STAGE).functions.map((f) => f.name)) {
+      const { code, map } = bundleOf(fn);
+      expect(code.length, fn).toBeLessThan((budgetKb[fn] ?? (adminFunctions.has(fn) ? 510 : 460)) * 1024);
+      expect(
+        map.sources.filter((source) => /aws-xray-sdk|cls-hooked/.test(source)),
+        fn,
+      ).toEqual([]);
+      expect(code, fn).not.toContain('AWS_WEB_IDENTITY_TOKEN_FILE'); // the SDK's default credential chain is left out
+      if (fn !== 'openApi') expect(code, fn).toContain('AWS_XRAY_DAEMON_ADDRESS'); // traced (the static document is not)
+      expect(code, fn).not.toContain('credential_process');
+    }
+  });
+});

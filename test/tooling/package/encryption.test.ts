@@ -1,0 +1,127 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error a serverless plugin, in CommonJS without types
+import { encrypt } from '../../../infra/serverless/encryption.cjs';
+import { BACKSTOP_MS, byJson, COPY_VAULT, functionRoles, loadPackaged, ofType, type Resource, STAGE, STAGE_KEY, template } from './packaged';
+
+// The stage's key, its policy, the logs and the backups.
+// The production template is packaged once for the run (./packaged.ts).
+
+beforeAll(loadPackaged, BACKSTOP_MS);
+
+describe('keys, logs and backups', () => {
+  const ENCRYPTED: Record<string, string[]> = {
+    'AWS::DynamoDB::Table': ['SSESpecification', 'KMSMasterKeyId'],
+    'AWS::SQS::Queue': ['KmsMasterKeyId'],
+    'AWS::SecretsManager::Secret': ['KmsKeyId'],
+    'AWS::SNS::Topic': ['KmsMasterKeyId'],
+    'AWS::Events::EventBus': ['KmsKeyIdentifier'],
+    'AWS::Events::Archive': ['KmsKeyIdentifier'],
+    'AWS::Logs::LogGroup': ['KmsKeyId'],
+    'AWS::Backup::BackupVault': ['EncryptionKeyArn'],
+  };
+  const keyOf = (r: Resource, path: string[]) => path.reduce((v, p) => v?.[p], r.Properties);
+
+  it("encrypts every table, queue, secret, topic, bus, archive, log group and backup vault with the stage's own key, rotated yearly and kept with the data", () => {
+    const key = template.Resources.StageKey;
+    expect(key).toMatchObject({ Type: 'AWS::KMS::Key', DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(key.Properties).toMatchObject({ EnableKeyRotation: true, RotationPeriodInDays: 365 });
+    expect(template.Resources.StageKeyAlias.Properties).toEqual({ AliasName: `alias/payment-service-${STAGE}`, TargetKeyId: { Ref: 'StageKey' } });
+    const counts: Record<string, number> = {};
+    for (const [type, path] of Object.entries(ENCRYPTED))
+      for (const [id, r] of ofType(type)) {
+        expect(keyOf(r, path), id).toEqual(STAGE_KEY);
+        counts[type] = (counts[type] ?? 0) + 1;
+      }
+    expect(counts).toEqual({
+      'AWS::DynamoDB::Table': 5,
+      'AWS::SQS::Queue': 8,
+      'AWS::SecretsManager::Secret': 5,
+      'AWS::SNS::Topic': 1,
+      'AWS::Events::EventBus': 1,
+      'AWS::Events::Archive': 1,
+      'AWS::Logs::LogGroup': 2,
+      'AWS::Backup::BackupVault': 1,
+    });
+    for (const [id, table] of ofType('AWS::DynamoDB::Table')) expect(table.Properties.SSESpecification, id).toMatchObject({ SSEEnabled: true, SSEType: 'KMS' });
+  });
+
+  it('names in the key policy who may use the key, and how: administrators only manage it', () => {
+    const statements = Object.fromEntries(template.Resources.StageKey.Properties.KeyPolicy.Statement.map((s: any) => [s.Sid, s]));
+    const root = { AWS: { 'Fn::Sub': `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:root` } };
+    expect(statements.AdministratorsManageItOnly.Principal).toEqual(root);
+    expect(statements.AdministratorsManageItOnly.Action).not.toEqual(expect.arrayContaining(['kms:Decrypt']));
+    for (const action of statements.AdministratorsManageItOnly.Action) expect(action).not.toMatch(/Decrypt|Encrypt|GenerateDataKey|\*/);
+    // Through the stack's services only: deploys, an operator reading a secret, AWS Backup.
+    expect(statements.AccountPrincipalsThroughTheStacksServices).toMatchObject({
+      Principal: root,
+      Condition: { StringEquals: { 'kms:ViaService': expect.any(Array) } },
+    });
+    expect(statements.AccountPrincipalsThroughTheStacksServices.Condition.StringEquals['kms:ViaService'].map((v: any) => v['Fn::Sub'].split('.')[0])).toEqual([
+      'dynamodb',
+      'sqs',
+      'secretsmanager',
+      'backup',
+    ]);
+    // The stage's function roles, by the IAM path every one of them has.
+    expect(statements.TheStagesFunctionRoles.Condition.ArnLike['aws:PrincipalArn']).toEqual({
+      'Fn::Sub': `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/payment-service/${STAGE}/*`,
+    });
+    for (const [id, role] of functionRoles()) expect(role.Properties.Path, id).toBe(`/payment-service/${STAGE}/`);
+    expect(statements.CloudWatchLogsForTheAccountsLogGroups.Principal).toEqual({ Service: { 'Fn::Sub': `logs.\${AWS::Region}.\${AWS::URLSuffix}` } });
+    expect(statements.EventBridgeForTheBusAndItsQueues.Principal).toEqual({ Service: 'events.amazonaws.com' });
+    expect(statements.CloudWatchAlarmsToTheAlarmTopic.Condition.StringEquals).toEqual({ 'aws:SourceAccount': { 'Fn::Sub': `\${AWS::AccountId}` } });
+  });
+
+  it('uses the key KMS_KEY_ARN names instead of making one', () => {
+    const own = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
+    const resources = structuredClone(template.Resources);
+    delete resources.StageKey;
+    delete resources.StageKeyAlias;
+    encrypt(resources, own);
+    for (const [type, path] of Object.entries(ENCRYPTED))
+      for (const [id, r] of Object.entries(resources).filter(([, r]) => r.Type === type)) expect(keyOf(r, path), id).toBe(own);
+  });
+
+  it('keeps the logs LOG_RETENTION_DAYS and past the stack, every function in one log group', () => {
+    const groups = Object.fromEntries(ofType('AWS::Logs::LogGroup'));
+    expect(Object.keys(groups).sort()).toEqual(['ApiAccessLogs', 'FunctionLogs']);
+    for (const [id, group] of Object.entries(groups)) {
+      expect([group.DeletionPolicy, group.UpdateReplacePolicy], id).toEqual(['Retain', 'Retain']);
+      expect(Number(group.Properties.RetentionInDays), id).toBe(731);
+      expect(group.Properties.LogGroupName, id).toBeUndefined(); // CloudFormation's: a later stack makes new ones beside the kept
+    }
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties.LoggingConfig, id).toEqual({ LogGroup: { Ref: 'FunctionLogs' } });
+      expect(fn.DependsOn ?? [], id).toEqual([]);
+    }
+  });
+
+  it('backs up every table daily, keeps each backup 35 days in a vault of its own, and copies it to BACKUP_COPY_VAULT_ARN', () => {
+    const plan = template.Resources.BackupPlan.Properties.BackupPlan;
+    expect(plan.BackupPlanRule).toEqual([
+      expect.objectContaining({
+        TargetBackupVault: { Ref: 'BackupVault' },
+        ScheduleExpression: 'cron(0 3 * * ? *)',
+        Lifecycle: { DeleteAfterDays: 35 },
+        CopyActions: [{ DestinationBackupVaultArn: COPY_VAULT, Lifecycle: { DeleteAfterDays: 35 } }],
+      }),
+    ]);
+    const selection = template.Resources.BackupSelection.Properties;
+    expect(selection.BackupPlanId).toEqual({ Ref: 'BackupPlan' });
+    expect(selection.BackupSelection.Resources.sort(byJson)).toEqual(
+      ofType('AWS::DynamoDB::Table')
+        .map(([id]) => ({ 'Fn::GetAtt': [id, 'Arn'] }))
+        .sort(byJson),
+    );
+    expect(selection.BackupSelection.IamRoleArn).toEqual({ 'Fn::GetAtt': ['BackupRole', 'Arn'] });
+    expect(template.Resources.BackupRole.Properties.Path).toBe(`/payment-service/${STAGE}/`);
+    expect(template.Resources.BackupVault).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  // ApiGatewayAccount was retained but its role deleted: removing the stack broke API Gateway's
+  // logging for the whole account.
+  it("keeps API Gateway's account role with the account setting that names it", () => {
+    for (const id of ['ApiGatewayAccount', 'ApiGatewayAccountRole'])
+      expect([template.Resources[id].DeletionPolicy, template.Resources[id].UpdateReplacePolicy], id).toEqual(['Retain', 'Retain']);
+  });
+});
