@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../infra/local/start/serverless-config';
 
 // CONTRIBUTING.md's TypeScript snippets compile against today's code. Each ```ts block comes after
@@ -54,6 +54,14 @@ function typeErrors(snippets: Snippet[]): string[] {
 
 describe(`${DOC}'s snippets`, () => {
   const snippets = snippetsOf(readFileSync(join(ROOT, DOC), 'utf8'));
+  // A made-up stale snippet (line 0), checked in the same program as the document's: building one
+  // loads the project's types once.
+  const stale: Snippet = { line: 0, preamble: "import { commit } from '../../lib/platform/tx';", inFunction: true, code: 'await commit();\n' };
+  let errors: string[];
+  beforeAll(() => {
+    errors = typeErrors([...snippets, stale]);
+  });
+  const ofStale = (e: string) => e.startsWith(`${DOC}:0:`);
 
   it('each says what it takes for granted', () => {
     expect(snippets.length).toBeGreaterThan(3);
@@ -61,11 +69,10 @@ describe(`${DOC}'s snippets`, () => {
   });
 
   it('compile against the code as it is', () => {
-    expect(typeErrors(snippets)).toEqual([]);
+    expect(errors.filter((e) => !ofStale(e))).toEqual([]);
   });
 
   it('would show a snippet that no longer compiles', () => {
-    const stale: Snippet = { line: 1, preamble: "import { commit } from '../../lib/platform/tx';", inFunction: true, code: 'await commit();\n' };
-    expect(typeErrors([stale])).toEqual([expect.stringMatching(/Expected 2-4 arguments/)]);
+    expect(errors.filter(ofStale)).toEqual([expect.stringMatching(/Expected 2-4 arguments/)]);
   });
 });
