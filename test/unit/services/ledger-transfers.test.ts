@@ -56,7 +56,10 @@ describe("an account's transfers", () => {
       const peer = await createPeer(mem.node, {
         staticIlpAddress: 'test.transfers-peer',
         assetCode: 'USD',
-        http: { incoming: { authTokens: ['transfers-peer-incoming-token'] }, outgoing: { authToken: 'transfers-peer-outgoing-token', endpoint: 'http://127.0.0.1:9/ilp' } },
+        http: {
+          incoming: { authTokens: ['transfers-peer-incoming-token'] },
+          outgoing: { authToken: 'transfers-peer-outgoing-token', endpoint: 'http://127.0.0.1:9/ilp' },
+        },
       } as never);
       await movePeerLiquidity(mem.node, peer.id, '100000', 'deposit');
       later();

@@ -201,8 +201,9 @@ describe('faults lose nothing and never double-spend', () => {
     await fundPayment(mem.node, payment.id);
     const [funding] = paymentMessagesOf(mem).filter((m) => m.body.paymentId === payment.id);
     expect(funding.body).toMatchObject({ paymentId: payment.id, intentId: i.id });
-    await Promise.all([1, 2, 3, 4].map(() => deliverPaymentMessage(mem, funding.body, funding.id)));
-    await runPaymentWorker(mem); // and the worker's own delivery of it, too: it finds the work done
+    // Three more messages of the same body (each its own message id, as SQS gives them), and the
+    // funding's own, delivered at once.
+    await Promise.all([randomUUID(), randomUUID(), randomUUID(), funding.id].map((id) => deliverPaymentMessage(mem, funding.body, id)));
     expect((await getPayment(mem.node, payment.id)).state).toBe('completed');
     expect(balanceOf(`intent:${i.id}`)).toBe(units(700));
     expect(balanceOf(`payment:${payment.id}`)).toBe(0n);
@@ -299,7 +300,7 @@ describe('permanent failures fail the payment and leave its funds withdrawable',
 
   it('payments racing to one intent never overpay it: those that would fail, their funds withdrawable', async () => {
     const i = await intent(w.bob, { incomingAmount: usd('100') });
-    const payments = [];
+    const payments: Awaited<ReturnType<typeof paymentOf>>[] = [];
     for (let n = 0; n < 5; n++) payments.push(await paymentOf(w.alice, (await quote(w.alice, i.id, { receiveAmount: usd('40') })).id));
     await Promise.all(payments.map((p) => fundPayment(mem.node, p.id)));
     // The five messages delivered at once, as five workers would.
