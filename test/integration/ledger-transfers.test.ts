@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { ledger, ok, paymentIn } from '../harness/world';
+import { expectHistorySumsTo } from '../readers/transfers';
 
 // GET /ledger/transfers: each account's transfers, on two nodes of ours (A pays B over
 // Interledger), after packets sent and received with a fee on each side, a peer's deposit and
@@ -52,7 +53,6 @@ async function history(node: TestStack | OtherNode, account: string) {
   } while (cursor);
   return items;
 }
-const signed = (t: { direction: string; units: string }) => (t.direction === 'debit' ? -BigInt(t.units) : BigInt(t.units));
 
 describe('GET /ledger/transfers', () => {
   it("lists every account's transfers, newest first, and they sum to its balance, after packets, fees, a deposit and a withdrawal", async () => {
@@ -68,17 +68,7 @@ describe('GET /ledger/transfers', () => {
     ] as const) {
       expect(balances.size).toBeGreaterThanOrEqual(3);
       expect([...balances.keys()]).toContain(node === a ? `fee:${onA.usd}` : `fee:${onB.usd}`);
-      for (const [account, balance] of balances) {
-        const items = await history(node, account);
-        expect(items.length, account).toBeGreaterThan(0);
-        expect(
-          items.reduce((sum, t) => sum + signed(t), 0n),
-          account,
-        ).toBe(balance);
-        const times = items.map((t) => t.createdAt);
-        expect(times, account).toEqual([...times].sort().reverse());
-        for (const t of items) expect([t.debitAccount, t.creditAccount], account).toContain(account);
-      }
+      for (const [account, balance] of balances) expectHistorySumsTo(account, await history(node, account), balance);
     }
 
     // The packets: sent under A's payment, received under B's intent, through each one's peer.

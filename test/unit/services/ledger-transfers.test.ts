@@ -7,6 +7,7 @@ import { createPayment, fundPayment, getPayment } from '../../../lib/payments';
 import { createQuote } from '../../../lib/payments/methods/quote';
 import { createPeer, movePeerLiquidity } from '../../../lib/peers';
 import { inMemory, ledgerOf, memoryWorld, refusal, runPaymentWorker } from '../../harness/in-memory';
+import { expectHistorySumsTo } from '../../readers/transfers';
 
 // An account's transfers (GET /ledger/transfers) in memory, after local payments in one currency
 // and across two, a sending fee, deposits and withdrawals of an asset's and a peer's liquidity:
@@ -47,7 +48,6 @@ async function history(account: string) {
   } while (cursor);
   return items;
 }
-const signed = (t: { direction: string; units: string }) => (t.direction === 'debit' ? -BigInt(t.units) : BigInt(t.units));
 
 describe("an account's transfers", () => {
   it('list every transfer, newest first, and sum to its balance, after payments, a fee, deposits and withdrawals', async () => {
@@ -76,17 +76,7 @@ describe("an account's transfers", () => {
       const balances = ledgerOf(mem.db);
       expect(balances.size).toBeGreaterThanOrEqual(3);
       expect([...balances.keys()]).toContain(`fee:${w.usd.id}`);
-      for (const [account, balance] of balances) {
-        const items = await history(account);
-        expect(items.length, account).toBeGreaterThan(0);
-        expect(
-          items.reduce((sum, t) => sum + signed(t), 0n),
-          account,
-        ).toBe(balance);
-        const times = items.map((t) => t.createdAt);
-        expect(times, account).toEqual([...times].sort().reverse());
-        for (const t of items) expect([t.debitAccount, t.creditAccount], account).toContain(account);
-      }
+      for (const [account, balance] of balances) expectHistorySumsTo(account, await history(account), balance);
 
       // What each says: the funding of a payment, at its asset's scale and in ledger units.
       const usdPayment = await history(`payment:${local.payment.id}`);
