@@ -6,9 +6,11 @@ import { ROOT } from '../../infra/local/start/serverless-config';
 import { createAsset, moveLiquidity } from '../../lib/assets';
 import { accountOfItem } from '../../lib/ledger/rules';
 import { handlePaymentMessage } from '../../lib/payments/deliver';
+import type { PaymentMessage } from '../../lib/payments/schemas';
 import { nodeOf, readConfig } from '../../lib/platform/config-schema';
 import { useDatabase } from '../../lib/platform/db';
 import { OUTBOX_SORT_PREFIX, type Outbound } from '../../lib/platform/events';
+import { injectedFaults, type Runtime, useRuntime } from '../../lib/platform/runtime';
 import { pushRate } from '../../lib/rates';
 import { DomainError } from '../../lib/shared/errors';
 import { type Node, nodeFor, type TenantSettings } from '../../lib/shared/node';
@@ -158,4 +160,30 @@ export async function memoryWorld(mem: InMemory) {
   const world = { usd, eur, alice: await wallet('alice', 'USD'), bob: await wallet('bob', 'USD'), carlos: await wallet('carlos', 'EUR') };
   await pushRate(mem.node, { sourceAssetCode: 'USD', destinationAssetCode: 'EUR', rate: 0.9, rateTtlSecs: 86400 } as never);
   return world;
+}
+
+// The payment messages committed to the outbox (what the relay would put on the payments queue),
+// each with its id, in the order committed: for a test that delivers one itself, twice or racing another.
+export function paymentMessagesOf(mem: InMemory): { id: string; body: PaymentMessage }[] {
+  return mem.db
+    .items(mem.node.tables.main)
+    .filter((i) => String(i.sk).startsWith(OUTBOX_SORT_PREFIX))
+    .flatMap((i) => JSON.parse(i.out) as Outbound[])
+    .flatMap((o) => (o.kind === 'message' && o.queueUrl === mem.node.queues.payments ? [{ id: o.id, body: JSON.parse(o.body) }] : []));
+}
+
+// One delivery of a payments queue message, as the worker's Lambda receives it (`id`: its message id).
+export const deliverPaymentMessage = (mem: InMemory, body: unknown, id: string) =>
+  handlePaymentMessage(mem.node, body, { messageId: id, attributes: { ApproximateReceiveCount: '1' } } as never);
+
+// Runs `work` with the crash points `names` injected (lib/platform/faults.ts), as PAYMENT_FAULTS
+// injects them in a function's process.
+export async function withFaults<T>(names: string[], work: () => Promise<T>): Promise<T> {
+  const before = injectedFaults();
+  useRuntime({ faults: () => names } as Partial<Runtime> as Runtime);
+  try {
+    return await work();
+  } finally {
+    useRuntime({ faults: () => before } as Partial<Runtime> as Runtime);
+  }
 }
