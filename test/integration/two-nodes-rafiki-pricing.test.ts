@@ -59,50 +59,59 @@ async function expectBalanced() {
   for (const node of [a, b]) expect(await ok(node.admin('GET', '/ledger/check'), 200)).toMatchObject({ balanced: true, unattributed: [] });
 }
 
+type Amount = ReturnType<typeof usd>;
+// Alice pays an intent on `on` (by `receiver`, its URL or id): the quote's amounts, the payment's
+// sentAmount once completed, and what the intent received (the receive amount).
+async function expectPays(
+  on: TestStack | OtherNode,
+  intent: { id: string },
+  receiver: string,
+  amount: Record<string, unknown>,
+  want: Record<'debit' | 'receive' | 'sent', Amount>,
+) {
+  const { quote, payment } = await pay(receiver, amount);
+  expect(quote).toMatchObject({ debitAmount: want.debit, receiveAmount: want.receive });
+  expect(payment).toMatchObject({ state: 'completed', debitAmount: want.debit, sentAmount: want.sent });
+  expect(await ok(on.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ receivedAmount: want.receive });
+  return { quote, payment };
+}
+const withdrawn = async (payment: { id: string }) => (await ok(a.admin('POST', `/payments/${payment.id}/withdraw`), 200)).withdrawnAmount;
+
 describe("Rafiki's quote pricing across two nodes", () => {
   it('500 EUR at 0.91 to another node: debit 556 (the rate less 1%), 550 sent, the 6 left withdrawable', async () => {
     const intent = await intentOn(b, carlos, eur('500'));
-    const { quote, payment } = await pay(intent.url);
-    expect(quote).toMatchObject({ debitAmount: usd('556'), receiveAmount: eur('500'), fee: usd('0') });
-    expect(payment).toMatchObject({ state: 'completed', debitAmount: usd('556'), receiveAmount: eur('500'), sentAmount: usd('550') });
-    expect(await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: eur('500') });
+    const { payment } = await expectPays(b, intent, intent.url, {}, { debit: usd('556'), receive: eur('500'), sent: usd('550') });
+    expect(payment.fee).toEqual(usd('0'));
     // What the debit did not need stays in the payment's account until the FSP takes it back.
-    expect((await ok(a.admin('POST', `/payments/${payment.id}/withdraw`), 200)).withdrawnAmount).toEqual(usd('6'));
+    expect(await withdrawn(payment)).toEqual(usd('6'));
     await expectBalanced();
   });
 
   it('100 USD to another node in the same asset: debit 102, 100 sent', async () => {
     const intent = await intentOn(b, bob, usd('100'));
-    const { quote, payment } = await pay(intent.url);
-    expect(quote).toMatchObject({ debitAmount: usd('102'), receiveAmount: usd('100') });
-    expect(payment).toMatchObject({ state: 'completed', sentAmount: usd('100') });
-    expect((await ok(a.admin('POST', `/payments/${payment.id}/withdraw`), 200)).withdrawnAmount).toEqual(usd('2'));
+    const { payment } = await expectPays(b, intent, intent.url, {}, { debit: usd('102'), receive: usd('100'), sent: usd('100') });
+    expect(await withdrawn(payment)).toEqual(usd('2'));
     await expectBalanced();
   });
 
   it('a fixed send of 50 USD to another node: 49 to receive, 49 sent and delivered', async () => {
     const intent = await intentOn(b, bob);
-    const { quote, payment } = await pay(intent.url, { debitAmount: usd('50') });
-    expect(quote).toMatchObject({ debitAmount: usd('50'), receiveAmount: usd('49') });
-    expect(payment).toMatchObject({ state: 'completed', sentAmount: usd('49') });
-    expect(await ok(b.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ receivedAmount: usd('49') });
+    await expectPays(b, intent, intent.url, { debitAmount: usd('50') }, { debit: usd('50'), receive: usd('49'), sent: usd('49') });
     await expectBalanced();
   });
 
   it("to a receiver of this node: no slippage (500 EUR at 0.91 is 550 debited and sent); a fixed debit's fee on all of it", async () => {
     const intent = await intentOn(a, lars, eur('500'));
-    const { quote, payment } = await pay(intent.id);
-    expect(quote).toMatchObject({ debitAmount: usd('550'), receiveAmount: eur('500') });
-    expect(payment).toMatchObject({ state: 'completed', sentAmount: usd('550') });
-    expect(await ok(a.admin('GET', `/payment-intents/${intent.id}`), 200)).toMatchObject({ state: 'completed', receivedAmount: eur('500') });
+    await expectPays(a, intent, intent.id, {}, { debit: usd('550'), receive: eur('500'), sent: usd('550') });
 
     // A 10% sending fee on a fixed debit of 10.00: Rafiki's takes 1.00 (ours would take 0.91 and send 9.09).
     await ok(a.admin('PATCH', `/assets/${aUsd}`, { sendingFee: { fixed: '0', basisPoints: 1000 } }), 200);
     const open = await intentOn(a, lars);
-    const fixedSend = await pay(open.id, { debitAmount: usd('1000') });
-    await ok(a.admin('PATCH', `/assets/${aUsd}`, { sendingFee: null }), 200);
-    expect(fixedSend.quote).toMatchObject({ debitAmount: usd('1000'), fee: usd('100'), receiveAmount: eur('819') }); // floor(900 × 0.91)
-    expect(fixedSend.payment).toMatchObject({ state: 'completed', sentAmount: usd('900') });
+    const want = { debit: usd('1000'), receive: eur('819'), sent: usd('900') }; // floor(900 × 0.91)
+    const { quote } = await expectPays(a, open, open.id, { debitAmount: usd('1000') }, want).finally(() =>
+      a.admin('PATCH', `/assets/${aUsd}`, { sendingFee: null }),
+    );
+    expect(quote.fee).toEqual(usd('100'));
     await expectBalanced();
   });
 });
