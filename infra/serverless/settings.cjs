@@ -93,6 +93,7 @@ const SETTINGS = {
   GNAP_WAIT_SECS: functions,
   GRANT_REQUESTS_PER_MINUTE: functions,
   SLIPPAGE: functions,
+  QUOTE_PRICING: functions,
   INCOMING_APPROVAL_REQUIRED: functions,
   INCOMING_PARTIAL_PAYMENTS: functions,
   ALLOW_PRIVATE_FETCH: functions,

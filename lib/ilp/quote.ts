@@ -14,7 +14,6 @@ import {
 import { routeTo } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
-import { divCeil } from '../shared/amounts';
 import type { DomainError } from '../shared/errors';
 import type { Node } from '../shared/node';
 import { ilpErrors } from './errors';
@@ -53,15 +52,12 @@ export function connect(plugin: PeerPlugin, receiver: RemoteReceiver): Promise<R
 }
 
 interface ProbedQuote {
-  debit: bigint;
-  receive: bigint;
   estimatedExchangeRate: number; // receive per debit in whole units, as quotes show it
-  details: IlpQuoteDetails;
+  details: IlpQuoteDetails; // among them the probed rate and the minimum, which price the quote (lib/quotes/pricing.ts)
 }
 
-// A rate probe for `debit` (fixed send) or `receive` (fixed delivery). The debit is what the
-// probed rate needs, not pay's worst case: the connectors on the way convert deterministically, and
-// every packet must still meet the minimum rate (the expected rate less SLIPPAGE).
+// A rate probe for `debit` (fixed send) or `receive` (fixed delivery): the rate the route pays, and
+// the minimum every packet must meet (the expected rate less SLIPPAGE).
 export async function probe(
   node: Node,
   source: Asset,
@@ -86,13 +82,9 @@ export async function probe(
     throw e;
   }
   const low = quote.lowEstimatedExchangeRate;
-  const debit = target.debit ?? divCeil(target.receive! * low.b.value, low.a.value);
-  const receive = target.receive ?? (debit * low.a.value) / low.b.value;
   // (pay's own declarations of its ratio types do not check under TypeScript 5.9: read them structurally)
   const pair = (r: { a: { value: bigint }; b: { value: bigint } }): [string, string] => [r.a.value.toString(), r.b.value.toString()];
   return {
-    debit,
-    receive,
     estimatedExchangeRate: Number(low.valueOf()) * 10 ** (source.scale - receiver.asset.scale),
     details: {
       peerId: route.peer.id,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { type Node, OPERATOR } from '../shared/node';
+import { type Node, OPERATOR, QUOTE_PRICINGS } from '../shared/node';
 import { tenantId } from '../shared/values';
 
 // Every setting the Lambda functions read, validated once at cold start. A bad or missing value
@@ -90,6 +90,9 @@ const schema = z.object({
   // How far below the expected rate (a fraction) a payment over Interledger may deliver at: the
   // rate probe must find at least the expected rate less this, and every packet must meet it.
   SLIPPAGE: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().min(0).max(0.5).default(0.01)),
+  // How quotes are priced (lib/quotes/pricing.ts): this service's way, or Rafiki's (SLIPPAGE taken
+  // off the rate of an Interledger quote), so that an FSP moving from Rafiki keeps its amounts.
+  QUOTE_PRICING: z.preprocess((v) => (v === '' ? undefined : v), z.enum(QUOTE_PRICINGS).default('ours')),
   // Whether new payment intents wait for the FSP's approval (pending_approval), for wallet
   // addresses that do not say (their approvalRequired).
   INCOMING_APPROVAL_REQUIRED: flag(false),
@@ -167,6 +170,7 @@ export function nodeOf(c: Config): Node {
     quoteLifetimeSecs: c.QUOTE_LIFETIME_SECS,
     liquidityWithdrawalTimeoutSecs: c.LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS,
     slippage: c.SLIPPAGE,
+    quotePricing: c.QUOTE_PRICING,
     incoming: { approvalRequired: c.INCOMING_APPROVAL_REQUIRED, partialPayments: c.INCOMING_PARTIAL_PAYMENTS },
     accessTokenExpirySecs: c.ACCESS_TOKEN_EXPIRY_SECS,
     interactionExpirySecs: c.INTERACTION_EXPIRY_SECS,

@@ -22,6 +22,10 @@ export interface TenantSettings {
   idpConsentUrl?: string;
 }
 
+// How quotes are priced: this service's way (the default) or Rafiki's (lib/quotes/pricing.ts).
+export const QUOTE_PRICINGS = ['ours', 'rafiki'] as const;
+export type QuotePricing = (typeof QUOTE_PRICINGS)[number];
+
 export interface Node {
   tenant: Tenant;
   ilpAddress: string;
@@ -41,6 +45,7 @@ export interface Node {
   quoteLifetimeSecs: number;
   liquidityWithdrawalTimeoutSecs: number;
   slippage: number;
+  quotePricing: QuotePricing; // QUOTE_PRICING (lib/quotes/pricing.ts)
   // INCOMING_APPROVAL_REQUIRED and INCOMING_PARTIAL_PAYMENTS (lib/payment-intents).
   incoming: { approvalRequired: boolean; partialPayments: 'keep' | 'return' };
   accessTokenExpirySecs: number;

@@ -90,6 +90,13 @@ describe('configuration', () => {
     expect(read({ ...valid, GRANT_REQUESTS_PER_MINUTE: '30' }).GRANT_REQUESTS_PER_MINUTE).toBe(30);
   });
 
+  it('reads QUOTE_PRICING as ours (the default) or rafiki, onto the node, and nothing else', () => {
+    expect(nodeOf(read(valid)).quotePricing).toBe('ours');
+    expect(nodeOf(read({ ...valid, QUOTE_PRICING: '' })).quotePricing).toBe('ours');
+    expect(nodeOf(read({ ...valid, QUOTE_PRICING: 'rafiki' })).quotePricing).toBe('rafiki');
+    expect(() => read({ ...valid, QUOTE_PRICING: 'Rafiki' })).toThrow(/QUOTE_PRICING/);
+  });
+
   it("reads the process's switches: TRACES_ENABLED is on unless false or 0, and any other value fails by name", () => {
     expect(readRuntime({}).TRACES_ENABLED).toBe(true);
     expect(readRuntime({ TRACES_ENABLED: '0' }).TRACES_ENABLED).toBe(false);

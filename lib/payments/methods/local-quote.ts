@@ -1,14 +1,15 @@
 import { ilpErrors } from '../../ilp/errors';
 import { findIntent, intentView } from '../../payment-intents';
+import { localAmounts } from '../../quotes/pricing';
 import type { CreateQuote } from '../../quotes/schemas';
 import { resolveRate } from '../../rates';
-import { amountOf, debitFor, receiveFor } from '../../shared/amounts';
+import { amountOf } from '../../shared/amounts';
 import type { Node } from '../../shared/node';
 import { intentUrl, localIntentId } from '../../shared/resources';
 import { checkAmounts, type Priced, type Quoting, type Receiver, type Sender, sourceOf, target } from './method';
 
 // The local payment method's quoting (its sending: ./local.ts): to a payment intent of this node, at the FSP-wide
-// rate from the rates resolver. The intent is read together with the sender.
+// rate from the rates resolver (either QUOTE_PRICING: lib/quotes/pricing.ts localAmounts). The intent is read together with the sender.
 async function quoteLocal(node: Node, input: CreateQuote, sender: Promise<Sender>): Promise<Priced> {
   const intentId = localIntentId(node, input.receiver)!;
   const [from, intent] = await Promise.all([sender, findIntent(node, intentId)]);
@@ -25,8 +26,7 @@ async function quoteLocal(node: Node, input: CreateQuote, sender: Promise<Sender
     remaining: intent.incomingValue === null ? null : BigInt(intent.incomingValue) - BigInt(intent.received),
   };
   const wanted = target(input, src, receiver);
-  const debit = wanted.debit ?? debitFor(wanted.receive!, rate.rate, src.scale, receiver.asset.scale);
-  const receive = wanted.receive ?? receiveFor(wanted.debit!, rate.rate, src.scale, receiver.asset.scale);
+  const { debit, receive } = localAmounts(wanted, rate.rate, { from: src.scale, to: receiver.asset.scale });
   checkAmounts(debit, receive, src, receiver);
   return {
     receiver: intentUrl(node, intent.id),

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { amountWithin, feeOn, feesOf } from '../../assets';
+import { feeOn, feesOf } from '../../assets';
 import { commit } from '../../platform/tx';
 import { recordQuote } from '../../quotes';
 import { quoteErrors } from '../../quotes/errors';
 import type { MethodName } from '../../quotes/method';
+import { sendableWithin } from '../../quotes/pricing';
 import type { CreateQuote, QuoteRecord } from '../../quotes/schemas';
 import { toLedger } from '../../shared/amounts';
 import { invalidFields } from '../../shared/errors';
@@ -33,7 +34,8 @@ export async function createQuote(node: Node, input: CreateQuote, client?: strin
 
 // The quote, priced but not stored (a payment that prices its own stores it with itself).
 // The sending fee (the sender asset's, as it is now) is added to the debit amount the method
-// priced; given a debitAmount, the method prices what is left of it beside its fee.
+// priced; given a debitAmount, the method prices what is left of it beside its fee (how much that
+// is depends on QUOTE_PRICING: lib/quotes/pricing.ts).
 export async function priceQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
   if (input.debitAmount && input.receiveAmount) {
     throw invalidFields([{ field: 'receiveAmount', message: 'cannot be given together with debitAmount' }]);
@@ -45,7 +47,7 @@ export async function priceQuote(node: Node, input: CreateQuote, client?: string
   fees.catch(() => undefined); // read while the method prices, unless the debit amount waits for it
   let asked = input;
   if (input.debitAmount) {
-    const sendable = amountWithin((await fees).sendingFee, BigInt(input.debitAmount.value));
+    const sendable = sendableWithin(node.quotePricing, (await fees).sendingFee, BigInt(input.debitAmount.value));
     if (sendable <= 0n) throw quoteErrors.amountTooSmall();
     asked = { ...input, debitAmount: { ...input.debitAmount, value: sendable.toString() } };
   }
