@@ -32,7 +32,8 @@ const tenantSecretId = (node: Pick<Node, 'secretsPrefix'>, tenantId: string, nam
 let client: SecretsManagerClient | undefined;
 let chosen: SecretsManagerClient | undefined;
 let provider: SecretsProvider | undefined;
-const secretsManager = () => chosen ?? (client ??= counted(new SecretsManagerClient({}), 'SecretsManager'));
+const aws = () => (client ??= counted(new SecretsManagerClient({}), 'SecretsManager'));
+const secretsManager = () => chosen ?? aws();
 
 // The Secrets Manager of this process from now on (undefined: AWS's again), read afresh: nothing
 // cached from the one before.

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
 import { countUpTo, LISTS, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
 import type { Write } from '../platform/tx';

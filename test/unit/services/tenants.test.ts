@@ -106,7 +106,7 @@ describe('tenants', () => {
     expect(t.ilpAddressSuffix).toBe(`sfx-${n}`);
     const made = secretsMade();
     const before = mainItems();
-    expect(await refusal(createTenant(mem.node, { name: 'Again', walletAddressPrefix: prefix(), ilpAddressSuffix: t.ilpAddressSuffix }))).toBe(
+    expect(await refusal(createTenant(mem.node, { name: 'Again', walletAddressPrefix: prefix(), ilpAddressSuffix: t.ilpAddressSuffix! }))).toBe(
       '409 ilp_address_suffix_taken',
     );
     expect(mainItems()).toBe(before);
@@ -189,7 +189,7 @@ describe('tenants', () => {
     // The prefix is another's to take; the suffix stays the deleted tenant's.
     const next = await createTenant(mem.node, { name: 'Successor', walletAddressPrefix });
     expect(next.id).not.toBe(t.id);
-    expect(await refusal(createTenant(mem.node, { name: 'Echo', walletAddressPrefix: prefix(), ilpAddressSuffix: t.ilpAddressSuffix }))).toBe(
+    expect(await refusal(createTenant(mem.node, { name: 'Echo', walletAddressPrefix: prefix(), ilpAddressSuffix: t.ilpAddressSuffix! }))).toBe(
       '409 ilp_address_suffix_taken',
     );
     expect(await refusal(deleteTenant(mem.node, '0b0c2f6e-54a8-4a3e-9a57-5a0e0a0a0a0a'))).toBe('404 tenant_not_found');
