@@ -51,22 +51,10 @@ describe('tenants', () => {
   it('are made with secrets answered once and kept in Secrets Manager, never shown again', async () => {
     const walletAddressPrefix = prefix();
     const t = await createTenant(mem.node, { name: 'Acme', walletAddressPrefix: `${walletAddressPrefix}/`, webhookUrl: 'https://acme.example/hooks' });
-    expect(t).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      name: 'Acme',
-      walletAddressPrefix, // without the trailing slash
-      ilpAddressSuffix: `t${t.id.replace(/-/g, '').slice(0, 12)}`,
-      webhookUrl: 'https://acme.example/hooks',
-      ratesUrl: null,
-      idpConsentUrl: null,
-      state: 'active',
-      createdAt: expect.any(String),
-      updatedAt: t.createdAt,
-      deletedAt: null,
-      adminApiSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-      webhookSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
-      idpSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-    });
+    // (The whole answer, field by field, is test/integration/tenants.test.ts's.)
+    expect(t).toMatchObject({ walletAddressPrefix, ilpAddressSuffix: `t${t.id.replace(/-/g, '').slice(0, 12)}`, state: 'active', updatedAt: t.createdAt });
+    const formats = [/^[A-Za-z0-9_-]{43}$/, /^whsec_[A-Za-z0-9+/]{43}=$/, /^[A-Za-z0-9_-]{43}$/];
+    expect([t.adminApiSecret, t.webhookSecret, t.idpSecret]).toEqual(formats.map((f) => expect.stringMatching(f)));
     expect(await secretOf(t.id, 'ADMIN_API_SECRET')).toBe(t.adminApiSecret);
     expect(await secretOf(t.id, 'WEBHOOK_SECRET')).toBe(t.webhookSecret);
     expect(await secretOf(t.id, 'IDP_SECRET')).toBe(t.idpSecret);
