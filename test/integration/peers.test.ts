@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { peerBody } from '../harness/peers';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { ok } from '../harness/world';
 
@@ -11,20 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
-const body = (over: Record<string, unknown> = {}) => {
-  n++;
-  return {
-    name: `Peer ${n}`,
-    staticIlpAddress: `test.peer-${n}`,
-    assetCode: 'USD',
-    http: {
-      incoming: { authTokens: [`incoming-token-number-${n}`] },
-      outgoing: { authToken: `outgoing-token-number-${n}`, endpoint: `http://peer-${n}.example/ilp` },
-    },
-    maxPacketAmount: '1000',
-    ...over,
-  };
-};
+const body = (over: Record<string, unknown> = {}) => peerBody(++n, over);
 
 // The Admin API's answers for peers, its validation, reconciliation and racing changes on DynamoDB;
 // peers' rules (uniqueness, updates, liquidity and deletion, the list) are tested in memory:

@@ -15,6 +15,7 @@ import {
 import type { CreatePeer } from '../../../lib/peers/schemas';
 import type { Node } from '../../../lib/shared/node';
 import { eventsOf, inMemory, ledgerOf, refusal } from '../../harness/in-memory';
+import { peerBody } from '../../harness/peers';
 
 // Peers' rules in memory: one peering relationship per address and asset, each incoming token
 // to one peer (across tenants too), updates that claim and release tokens, the credit line's
@@ -25,20 +26,7 @@ import { eventsOf, inMemory, ledgerOf, refusal } from '../../harness/in-memory';
 const mem = inMemory({ ALLOW_PRIVATE_PEERS: 'operator' });
 
 let n = 0;
-const body = (over: Partial<CreatePeer> = {}): CreatePeer => {
-  n++;
-  return {
-    name: `Peer ${n}`,
-    staticIlpAddress: `test.peer-${n}`,
-    assetCode: 'USD',
-    http: {
-      incoming: { authTokens: [`incoming-token-number-${n}`] },
-      outgoing: { authToken: `outgoing-token-number-${n}`, endpoint: `http://peer-${n}.example/ilp` },
-    },
-    maxPacketAmount: '1000',
-    ...over,
-  };
-};
+const body = (over: Partial<CreatePeer> = {}) => peerBody(++n, over);
 const withTokens = (tokens: string[], over: Partial<CreatePeer> = {}) => {
   const b = body(over);
   b.http.incoming.authTokens = tokens;
