@@ -25,9 +25,22 @@ type SecretsNode = Pick<Node, 'secretsPrefix' | 'tenant'>;
 const isTenantSecret = (name: SecretName): name is TenantSecretName => (TENANT_SECRETS as readonly string[]).includes(name);
 const tenantSecretId = (node: Pick<Node, 'secretsPrefix'>, tenantId: string, name: TenantSecretName) => `${node.secretsPrefix}tenants/${tenantId}/${name}`;
 
+// The one Secrets Manager client of this container, created on first use, which every call below
+// reaches through secretsManager(), as the stores reach DynamoDB through db(): a test may put an
+// in-memory Secrets Manager in its place (`useSecretsManager(memorySecretsManager())`,
+// test/harness/in-memory-secrets.ts), which production code never imports.
 let client: SecretsManagerClient | undefined;
+let chosen: SecretsManagerClient | undefined;
 let provider: SecretsProvider | undefined;
-const secretsManager = () => (client ??= counted(new SecretsManagerClient({}), 'SecretsManager'));
+const aws = () => (client ??= counted(new SecretsManagerClient({}), 'SecretsManager'));
+const secretsManager = () => chosen ?? aws();
+
+// The Secrets Manager of this process from now on (undefined: AWS's again), read afresh: nothing
+// cached from the one before.
+export function useSecretsManager(secrets: SecretsManagerClient | undefined): void {
+  chosen = secrets;
+  provider = undefined;
+}
 
 async function fromSecretsManager(id: string): Promise<string> {
   provider ??= new SecretsProvider({ awsSdkV3Client: secretsManager() });

@@ -23,21 +23,25 @@ const viewOf = (node: Node, { assetId, ...wallet }: store.StoredWallet & { asset
   approvalRequired: requiresApproval(node, wallet),
 });
 
-// The base may never change: this container checks the recorded one against its own (recording it
-// if none is) before its first creation, and again a minute later, rather than on every creation.
+// The base may never change: this container checks the tenant's recorded one against its own
+// before the tenant's first creation, and again a minute later, rather than on every creation.
+// None recorded: it is recorded with the creation (answered here as the write that does), so that a
+// refused creation writes nothing. Each tenant records its own, so each is checked on its own.
 const BASE_CHECK_SECS = 60;
-let baseCheckedAt = -Infinity;
+const baseCheckedAt = new Map<string, number>(); // by tenant
 
-async function checkBase(node: Node, base: string): Promise<void> {
-  if (Date.now() - baseCheckedAt < BASE_CHECK_SECS * 1000) return;
-  const recorded = (await store.recordedBase(node)) ?? (await store.recordBase(node, base));
+async function checkBase(node: Node, base: string): Promise<Write[]> {
+  if (Date.now() - (baseCheckedAt.get(node.tenant.id) ?? -Infinity) < BASE_CHECK_SECS * 1000) return [];
+  const recorded = await store.recordedBase(node);
+  if (recorded === undefined) return [store.recordBase(node, base)];
   if (recorded !== base) throw walletAddressErrors.baseChanged(recorded, base);
-  baseCheckedAt = Date.now();
+  baseCheckedAt.set(node.tenant.id, Date.now());
+  return [];
 }
 
 export async function createWalletAddress(node: Node, input: CreateWalletAddress): Promise<WalletAddress> {
   const base = canonicalBase(node.urls.walletAddresses);
-  await checkBase(node, base);
+  const recordBase = await checkBase(node, base);
   const address = newAddress(input.address, base);
   const asset = await findAssetByCode(node, input.assetCode);
   if (!asset) throw assetErrors.unknown(input.assetCode);
@@ -53,7 +57,9 @@ export async function createWalletAddress(node: Node, input: CreateWalletAddress
   };
   // The operator's addresses share the origin with the tenants' prefixes: none may be under one.
   const claims = node.tenant.operator ? operatorAddressClaims(node, address) : [];
-  const refusals = await commit(node, [...store.insertWalletAddress(node, { ...wallet, assetId: asset.id }), ...claims]);
+  const refusals = await commit(node, [...store.insertWalletAddress(node, { ...wallet, assetId: asset.id }), ...claims, ...recordBase]);
+  // Another creation recorded the base meanwhile: this one is checked against it.
+  if (refusals.includes(store.BASE_RECORDED)) return createWalletAddress(node, input);
   if (refusals.includes('wallet_address_exists')) throw walletAddressErrors.exists(address);
   if (refusals.includes(UNDER_TENANT)) throw walletAddressErrors.underTenant(address);
   return viewOf(node, wallet);

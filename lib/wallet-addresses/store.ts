@@ -1,5 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
 import { countUpTo, LISTS, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
 import type { Write } from '../platform/tx';
@@ -44,16 +43,13 @@ export async function recordedBase(node: Node): Promise<string | undefined> {
   return Item?.base as string | undefined;
 }
 
-// Records `base` unless a base is recorded already; returns the one recorded.
-export async function recordBase(node: Node, base: string): Promise<string> {
-  try {
-    await db().send(new PutCommand({ TableName: node.tables.main, Item: { ...baseKey(node), base }, ConditionExpression: 'attribute_not_exists(pk)' }));
-    return base;
-  } catch (e) {
-    if (e instanceof ConditionalCheckFailedException) return (await recordedBase(node))!;
-    throw e;
-  }
-}
+// The write that records `base`, in the first creation's transaction (a refused creation records
+// nothing); refused (BASE_RECORDED) when another creation recorded one meanwhile.
+export const BASE_RECORDED = 'base_recorded';
+export const recordBase = (node: Node, base: string): Write => ({
+  refusal: BASE_RECORDED,
+  Put: { TableName: node.tables.main, Item: { ...baseKey(node), base }, ConditionExpression: 'attribute_not_exists(pk)' },
+});
 
 // Stored beside the view: the asset's id, which payments need and would otherwise look up.
 export type WalletRecord = StoredWallet & { assetId: string };
@@ -122,6 +118,7 @@ declare module '../platform/tx' {
   interface RefusalsOf {
     'wallet-addresses':
       | 'wallet_address_exists'
+      | typeof BASE_RECORDED
       | typeof WALLET_CHANGED
       | typeof WALLET_INACTIVE
       | 'key_exists'

@@ -54,7 +54,16 @@ const markedForDeletion = () => new Refusal('InvalidRequestException', "You can'
 
 const now = () => Math.floor(Date.now() / 1000);
 
-export async function startSecretsManager(opts: { port: number; account: string; dataDir?: string }) {
+// What a call answers: its HTTP status and JSON body, as AWS's JSON 1.1 protocol has them.
+export interface SecretsReply {
+  status: number;
+  body: unknown;
+}
+
+// The emulator's secrets and its calls, without the server: `call` takes an operation's target
+// (x-amz-target) and JSON body. The server below serves it on the wire; the service tests in
+// memory (test/harness/in-memory-secrets.ts) put it behind the SDK client, in the same process.
+export function secretsManagerCalls(opts: { account: string; dataDir?: string }) {
   const secrets = new Map<string, Secret>(); // by name
   let journal: Journal<Secret | { gone: string }> | undefined;
   if (opts.dataDir) {
@@ -189,39 +198,57 @@ export async function startSecretsManager(opts: { port: number; account: string;
     },
   };
 
+  function call(target: string, body: string): SecretsReply {
+    const operation = target.startsWith('secretsmanager.') ? operations[target.slice('secretsmanager.'.length)] : undefined;
+    if (!operation) return { status: 400, body: { __type: 'UnknownOperationException', message: `Not an operation this emulator serves: ${target}` } };
+    let input: Record<string, unknown>;
+    try {
+      input = JSON.parse(body || '{}');
+    } catch (e) {
+      return { status: 400, body: { __type: 'SerializationException', message: (e as Error).message } };
+    }
+    try {
+      return { status: 200, body: operation(input) };
+    } catch (e) {
+      if (e instanceof Refusal) return { status: 400, body: { __type: e.type, message: e.message } };
+      return { status: 500, body: { __type: 'InternalServiceError', message: (e as Error).message } };
+    }
+  }
+  return {
+    call,
+    close: () => {
+      journal?.close();
+      journal = undefined;
+    },
+  };
+}
+
+export async function startSecretsManager(opts: { port: number; account: string; dataDir?: string }) {
+  const calls = secretsManagerCalls(opts);
   const server: Server = createServer(async (req, res) => {
-    const reply = (status: number, body: unknown) => {
+    const reply = ({ status, body }: SecretsReply) => {
       res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
       res.end(JSON.stringify(body));
     };
     const body = await readBody(req, MAX_REQUEST_BYTES);
-    if (body === 'too_large') return reply(413, { __type: 'InvalidRequestException', message: `The request is over ${MAX_REQUEST_BYTES} bytes` });
-    const target = String(req.headers['x-amz-target'] ?? '');
+    if (body === 'too_large')
+      return reply({ status: 413, body: { __type: 'InvalidRequestException', message: `The request is over ${MAX_REQUEST_BYTES} bytes` } });
     const url = new URL(req.url ?? '/', 'http://localhost');
     const unsigned = await sigV4Refusal(req, url.pathname, url.searchParams, body, { service: 'secretsmanager' });
-    if (unsigned) return reply(400, { __type: 'UnrecognizedClientException', message: `The security token included in the request is invalid: ${unsigned}` });
-    const operation = target.startsWith('secretsmanager.') ? operations[target.slice('secretsmanager.'.length)] : undefined;
-    if (!operation) return reply(400, { __type: 'UnknownOperationException', message: `Not an operation this emulator serves: ${target}` });
-    let input: Record<string, unknown>;
-    try {
-      input = JSON.parse(body.toString('utf8') || '{}');
-    } catch (e) {
-      return reply(400, { __type: 'SerializationException', message: (e as Error).message });
+    if (unsigned) {
+      return reply({
+        status: 400,
+        body: { __type: 'UnrecognizedClientException', message: `The security token included in the request is invalid: ${unsigned}` },
+      });
     }
-    try {
-      reply(200, operation(input));
-    } catch (e) {
-      if (e instanceof Refusal) reply(400, { __type: e.type, message: e.message });
-      else reply(500, { __type: 'InternalServiceError', message: (e as Error).message });
-    }
+    reply(calls.call(String(req.headers['x-amz-target'] ?? ''), body.toString('utf8')));
   });
   const { port, stop } = await listen(server, opts.port);
   return {
     endpoint: `http://127.0.0.1:${port}`,
     stop: async () => {
       await stop();
-      journal?.close();
-      journal = undefined;
+      calls.close();
     },
   };
 }
