@@ -4,6 +4,10 @@ import { defineConfig } from 'vitest/config';
 // (`npm test -- test/unit/amounts.test.ts`); each integration test file starts emulators of its
 // own when it first needs them, and the setup file stops them after it (test/harness/emulators.ts).
 export default defineConfig({
+  // graphql ships CommonJS (its `main`) and ES modules (its `module`): Node, and so every library
+  // that imports it (@graphql-tools, graphql-armor), loads the first, Vite the second for our
+  // sources; two copies refuse each other's schemas. One copy, as the Lambda bundles have it.
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     // Two files at a time, even on two cores (vitest's default would be one): an integration file
     // mostly waits (on its emulators, processes it starts, packets' expiries), and each has

@@ -10,7 +10,21 @@ const { require: tsRequire } = require('tsx/cjs/api');
 // run reads serverless.yml the same way (infra/local/start/serverless-config.ts).
 const ROUTES = path.join(__dirname, '..', '..', 'lib', 'api', 'routes');
 
-function adminRoutes(allRoutes, adminRoles) {
+// The role of /graphql's function (lib/api/graphql/routes.ts): each action the roles of the routes
+// it stands in for allow, on each resource.
+function unionRole(allRoutes, adminRoles, ids) {
+  const role = {};
+  for (const id of ids) {
+    const route = allRoutes.find((r) => r.id === id);
+    if (!route) throw new Error(`lib/api/graphql/routes.ts: no route ${id}`);
+    for (const [resource, actions] of Object.entries(adminRoles[route.role])) {
+      role[resource] = [...new Set([...(role[resource] ?? []), ...actions])].sort();
+    }
+  }
+  return role;
+}
+
+function adminRoutes(allRoutes, adminRoles, graphqlRouteIds = []) {
   const functions = {};
   const problems = [];
   for (const route of allRoutes) {
@@ -31,12 +45,17 @@ function adminRoutes(allRoutes, adminRoles) {
       Object.fromEntries(Object.entries(access).map(([resource, actions]) => [resource, [...actions]])),
     ]),
   );
+  if (graphqlRouteIds.length) roles.AdminGraphqlRole = unionRole(allRoutes, adminRoles, graphqlRouteIds);
   return { functions, roles };
 }
 
 let made;
 module.exports = () => {
-  made ??= adminRoutes(tsRequire(path.join(ROUTES, 'index.ts'), __filename).allRoutes, tsRequire(path.join(ROUTES, 'access.ts'), __filename).adminRoles);
+  made ??= adminRoutes(
+    tsRequire(path.join(ROUTES, 'index.ts'), __filename).allRoutes,
+    tsRequire(path.join(ROUTES, 'access.ts'), __filename).adminRoles,
+    tsRequire(path.join(ROUTES, '..', 'graphql', 'routes.ts'), __filename).graphqlRouteIds,
+  );
   return made;
 };
 module.exports.adminRoutes = adminRoutes;

@@ -1,4 +1,4 @@
-import { node as deployment } from '../platform/config';
+import { config, node as deployment } from '../platform/config';
 import { logger } from '../platform/log';
 import { TENANT_ANNOTATION } from '../platform/trace-annotations';
 import { annotate } from '../platform/tracing';
@@ -21,7 +21,7 @@ function working(node: Node): Node {
 // The node of an active tenant, by id (the operator's: the deployment's, read from nothing);
 // undefined when the deployment has no such tenant, or deleted it. `evenDeleted`: see tenantById.
 export async function tenantNode(id: string, evenDeleted = false): Promise<Node | undefined> {
-  if (id === OPERATOR_TENANT_ID) return working(deployment);
+  if (id === OPERATOR_TENANT_ID || id === config.OPERATOR_TENANT_ID) return working(deployment);
   const settings = tenantId.safeParse(id).success ? await tenantById(deployment, id, evenDeleted) : undefined;
   return settings && working(nodeFor(deployment, settings));
 }

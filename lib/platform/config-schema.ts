@@ -117,6 +117,12 @@ const schema = z.object({
       .optional(),
   ),
   CONSOLE_JWKS: z.preprocess((v) => (v === '' ? undefined : v), z.string().refine(isKeySet, 'must be a JSON Web Key Set: {"keys": [...]}').optional()),
+  // The id the operator's own tenant also answers to in the Admin API's tenant-id header, besides
+  // "operator": an FSP moving from Rafiki keeps its operator tenant's id (a UUID) in its clients.
+  // Whether /graphql answers introspection (its schema, to tools that ask): off unless set, as in
+  // production; `npm start` sets it.
+  GRAPHQL_INTROSPECTION: flag(false),
+  OPERATOR_TENANT_ID: z.preprocess((v) => (v === '' ? undefined : v), tenantId.optional()),
   CONSOLE_NAME: z.string().default(''),
   WEBHOOK_RETRY_SCHEDULE_SECS: z
     .preprocess((v) => (v === '' || v === undefined ? DEFAULT_WEBHOOK_SCHEDULE : v), z.string())

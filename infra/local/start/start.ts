@@ -29,6 +29,8 @@ const node = NODES[nodeName];
 const fresh = process.argv.includes('--fresh');
 const DEFAULT_PORTS = node.ports;
 process.env.ILP_ADDRESS ||= node.ilpAddress;
+// A laptop's /graphql answers introspection (GraphQL tools read the schema so); AWS's does not unless set.
+process.env.GRAPHQL_INTROSPECTION ||= 'true';
 
 if (!process.env.ADMIN_API_SECRET) {
   console.warn(`warning: ADMIN_API_SECRET is not set; using the local-only default "${LOCAL_ADMIN_API_SECRET}"`);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
@@ -9,7 +8,6 @@ import { type Action, createdId, recordUnchanged, succeededItem } from '../../au
 import { config } from '../../platform/config';
 import { dynamoForLibraries } from '../../platform/db';
 import { logger } from '../../platform/log';
-import { secret } from '../../platform/secrets';
 import { scoped } from '../../platform/store';
 import { observed } from '../../platform/tracing';
 import { rideAlong, riderScope, untakenRider } from '../../platform/tx';
@@ -26,6 +24,7 @@ import { fieldErrors, problemResponse } from './problem';
 import { entriesOf, sentQueries } from './query';
 import { lowerCaseHeaders, requestBody } from './request';
 import { verifySignature } from './signature';
+import { signedFor } from './signer';
 import { recordSignature, usedSignature } from './store';
 
 // The one middleware stack of every Admin API route (a REST API's Lambda proxy events): size
@@ -85,19 +84,7 @@ const normalize = (): MiddlewareObj<AdminEvent> => ({
   },
 });
 
-async function adminSecret(tenant: Node): Promise<string> {
-  const value = await secret(tenant, 'ADMIN_API_SECRET');
-  if (value.length < 16) throw new Error('ADMIN_API_SECRET must be at least 16 characters');
-  return value;
-}
-
-// A request signed with its tenant's secret (the tenant-id header; none is the operator's), or with
-// the operator's, which may act for any active tenant (the console shows a tenant's data so). An
-// unknown or deleted tenant's is checked against a secret nobody has, so that it is refused as a
-// wrong signature is (missing, malformed and stale ones alike), and the answer says nothing of
-// whether the tenant exists.
-const NOBODYS_SECRET = randomBytes(32).toString('hex');
-async function signedBy(event: AdminEvent, tenant: Node | undefined) {
+function signedBy(event: AdminEvent, tenant: Node | undefined) {
   const signed = {
     method: event.httpMethod,
     pathWithQuery: signedPaths(event),
@@ -105,16 +92,7 @@ async function signedBy(event: AdminEvent, tenant: Node | undefined) {
     tenantId: event.headers['tenant-id'],
     body: event.raw!,
   };
-  const verify = async (by: Node | undefined) =>
-    verifySignature(event.headers.signature, by ? await adminSecret(by) : NOBODYS_SECRET, signed, Date.now() / 1000);
-  let result = await verify(tenant);
-  if (!result.ok && tenant && !tenant.tenant.operator) {
-    const byOperator = await verify(deployment);
-    if (byOperator.ok) result = byOperator;
-  }
-  if (!result.ok) throw httpErrors.unauthorized(result.reason);
-  if (!tenant) throw new Error('A signature matched a secret nobody has');
-  return result;
+  return signedFor(tenant, (secret) => verifySignature(event.headers.signature, secret, signed, Date.now() / 1000));
 }
 
 // A console request, as the console's function hands it on (lib/api/http/console.ts): the operator's
@@ -168,10 +146,9 @@ function parse<T>(schema: ZodType<T>, value: unknown, prefix: string): T {
 // A JSON body, in UTF-8 (RFC 8259 says JSON between systems is UTF-8): another media type or
 // charset is 415, bytes that are not UTF-8 or text with an unpaired surrogate (which no UTF-8
 // can carry, and would be stored and published as it is) are 400.
-function parseJsonBody(event: AdminEvent): unknown {
-  const raw = event.raw!;
+export function parseJsonBody(raw: Buffer, contentType: string | undefined): unknown {
   if (/^[ \t\r\n]*$/.test(raw.toString('latin1'))) return undefined; // no body, or JSON's white space only
-  const [type, ...params] = (event.headers['content-type'] ?? '').split(';').map((p) => p.trim().toLowerCase());
+  const [type, ...params] = (contentType ?? '').split(';').map((p) => p.trim().toLowerCase());
   if (type !== 'application/json') throw httpErrors.unsupportedMediaType('A request body must be sent with Content-Type: application/json');
   const charset = params
     .find((p) => p.startsWith('charset='))
@@ -198,7 +175,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 const validate = (route: Route): MiddlewareObj<AdminEvent> => ({
   before: ({ event }) => {
-    const json = parseJsonBody(event);
+    const json = parseJsonBody(event.raw!, event.headers['content-type']);
     let body: unknown;
     if (route.body) body = parse(route.body, json, '');
     else if (json !== undefined && !(typeof json === 'object' && json && !Array.isArray(json) && Object.keys(json).length === 0)) {

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { secret } from '../../platform/secrets';
+import type { Node } from '../../shared/node';
+import { deployment } from '../context';
+import { httpErrors } from './errors';
+import type { Verification } from './signature';
+
+// Who signed an Admin API request, whichever signature form its API takes (the REST routes' v3,
+// ./signature.ts; /graphql's Rafiki form, ./rafiki-signature.ts): its tenant with the tenant's
+// secret (the tenant-id header; none is the operator's), or the operator with its own, which may act
+// for any active tenant (the console shows a tenant's data so). An unknown or deleted tenant's is
+// checked against a secret nobody has, so that it is refused as a wrong signature is (missing,
+// malformed and stale ones alike), and the answer says nothing of whether the tenant exists.
+
+async function adminSecret(tenant: Node): Promise<string> {
+  const value = await secret(tenant, 'ADMIN_API_SECRET');
+  if (value.length < 16) throw new Error('ADMIN_API_SECRET must be at least 16 characters');
+  return value;
+}
+
+const NOBODYS_SECRET = randomBytes(32).toString('hex');
+
+// `verify` checks the request's signature with a secret; a refusal is 401 with its reason.
+export async function signedFor(tenant: Node | undefined, verify: (secret: string) => Verification): Promise<{ t: number; mac: string }> {
+  let result = verify(tenant ? await adminSecret(tenant) : NOBODYS_SECRET);
+  if (!result.ok && tenant && !tenant.tenant.operator) {
+    const byOperator = verify(await adminSecret(deployment));
+    if (byOperator.ok) result = byOperator;
+  }
+  if (!result.ok) throw httpErrors.unauthorized(result.reason);
+  if (!tenant) throw new Error('A signature matched a secret nobody has');
+  return result;
+}
