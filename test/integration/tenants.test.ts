@@ -68,6 +68,7 @@ describe('tenants', () => {
       walletAddressPrefix, // without the trailing slash
       ilpAddressSuffix: `t${t.id.replace(/-/g, '').slice(0, 12)}`,
       webhookUrl: 'https://acme.example/hooks',
+      webhookDialect: null, // the deployment's WEBHOOK_DIALECT
       ratesUrl: null,
       idpConsentUrl: null,
       state: 'active',
@@ -95,6 +96,7 @@ describe('tenants', () => {
       name: 'operator',
       walletAddressPrefix: s.openPaymentsUrl,
       ilpAddressSuffix: null,
+      webhookDialect: 'standard',
       state: 'active',
     });
     expect(problemOf(await s.admin('PATCH', '/tenants/operator', { name: 'x' }))).toEqual({ status: 409, code: 'operator_tenant_fixed' });
