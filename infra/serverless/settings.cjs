@@ -99,6 +99,7 @@ const SETTINGS = {
   ALLOW_PRIVATE_FETCH: functions,
   ALLOW_PRIVATE_PEERS: functions,
   WEBHOOK_URL: functions,
+  WEBHOOK_DIALECT: functions,
   WEBHOOK_TIMEOUT_SECS: functions,
   WEBHOOK_RETRY_SCHEDULE_SECS: functions,
   EXCHANGE_RATES_URL: functions,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { type Node, OPERATOR, QUOTE_PRICINGS } from '../shared/node';
+import { type Node, OPERATOR, QUOTE_PRICINGS, WEBHOOK_DIALECTS } from '../shared/node';
 import { tenantId } from '../shared/values';
 
 // Every setting the Lambda functions read, validated once at cold start. A bad or missing value
@@ -51,6 +51,9 @@ const schema = z.object({
   WEBHOOK_PARKING_QUEUE_URL: url,
   // Unset URL (or secret, lib/platform/secrets.ts): deliveries fail (and are retried) with an error that says so.
   WEBHOOK_URL: optionalUrl,
+  // How webhooks are sent: `standard` (Standard Webhooks, our event names) or `rafiki` (Rafiki's
+  // names, data and Rafiki-Signature: docs/webhooks.md); a tenant may choose its own.
+  WEBHOOK_DIALECT: z.preprocess((v) => (v === '' ? undefined : v), z.enum(WEBHOOK_DIALECTS).default('standard')),
   // Under the webhook sender's own timeout (30 s in serverless.yml), with room to record the attempt.
   WEBHOOK_TIMEOUT_SECS: seconds(10).refine((n) => n <= 25, "must be at most 25: the webhook sender's timeout is 30 s"),
   AUTH_TABLE: z.string().min(1),
@@ -190,6 +193,6 @@ export function nodeOf(c: Config): Node {
       timeoutSecs: c.EXCHANGE_RATES_TIMEOUT_SECS,
       refreshBeforeSecs: c.EXCHANGE_RATES_REFRESH_BEFORE_SECS,
     },
-    webhooks: { url: c.WEBHOOK_URL, timeoutSecs: c.WEBHOOK_TIMEOUT_SECS, retryScheduleSecs: c.WEBHOOK_RETRY_SCHEDULE_SECS },
+    webhooks: { url: c.WEBHOOK_URL, dialect: c.WEBHOOK_DIALECT, timeoutSecs: c.WEBHOOK_TIMEOUT_SECS, retryScheduleSecs: c.WEBHOOK_RETRY_SCHEDULE_SECS },
   };
 }

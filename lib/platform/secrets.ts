@@ -62,6 +62,13 @@ export async function secret(node: SecretsNode, name: SecretName): Promise<strin
   return fromSecretsManager(`${prefix}${name}`);
 }
 
+// A secret that may be left unset (locally, where it comes from the environment): undefined then.
+// One in Secrets Manager is always set (made at deploy, or with its tenant): a failed read throws.
+export async function secretIfSet(node: SecretsNode, name: SecretName): Promise<string | undefined> {
+  const local = !node.secretsPrefix && (node.tenant.operator || !isTenantSecret(name));
+  return local && !localSecret(name) ? undefined : secret(node, name);
+}
+
 // A 32-byte key derived from a secret for one purpose, so that one secret can key several things.
 export const derivedKey = async (node: SecretsNode, name: SecretName, purpose: string): Promise<Buffer> =>
   createHash('sha256')

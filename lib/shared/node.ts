@@ -13,11 +13,17 @@ export const OPERATOR_TENANT_ID = 'operator';
 export const OPERATOR: Tenant = { id: OPERATOR_TENANT_ID, operator: true };
 
 // What a tenant sets for itself (lib/tenants keeps it): the rest is the deployment's.
+// How webhooks are sent (lib/webhooks/deliver.ts): Standard Webhooks with our event names, or as
+// Rafiki sends them (its names, `data` shapes and Rafiki-Signature), for an FSP built on Rafiki's.
+export const WEBHOOK_DIALECTS = ['standard', 'rafiki'] as const;
+export type WebhookDialect = (typeof WEBHOOK_DIALECTS)[number];
+
 export interface TenantSettings {
   id: string;
   walletAddressPrefix: string;
   ilpAddressSuffix: string;
   webhookUrl?: string;
+  webhookDialect?: WebhookDialect; // none: the deployment's WEBHOOK_DIALECT
   ratesUrl?: string;
   idpConsentUrl?: string;
 }
@@ -58,7 +64,7 @@ export interface Node {
   // may be at loopback, private and other internal addresses (mayPeerPrivately).
   privatePeers: readonly string[];
   rates: { url?: string; lifetimeSecs: number; timeoutSecs: number; refreshBeforeSecs: number };
-  webhooks: { url?: string; timeoutSecs: number; retryScheduleSecs: number[] };
+  webhooks: { url?: string; dialect: WebhookDialect; timeoutSecs: number; retryScheduleSecs: number[] };
 }
 
 // The node as one tenant sees it: its own addresses, URLs and consent page under the deployment's
@@ -77,7 +83,7 @@ export function nodeFor(base: Node, t: TenantSettings): Node {
       consent: t.idpConsentUrl,
     },
     rates: { ...base.rates, url: t.ratesUrl },
-    webhooks: { ...base.webhooks, url: t.webhookUrl },
+    webhooks: { ...base.webhooks, url: t.webhookUrl, dialect: t.webhookDialect ?? base.webhooks.dialect },
   };
 }
 

@@ -23,6 +23,7 @@ const settingsOf = (t: TenantRecord): TenantSettings => ({
   walletAddressPrefix: t.walletAddressPrefix,
   ilpAddressSuffix: t.ilpAddressSuffix,
   webhookUrl: t.webhookUrl,
+  webhookDialect: t.webhookDialect,
   ratesUrl: t.ratesUrl,
   idpConsentUrl: t.idpConsentUrl,
 });
@@ -63,6 +64,7 @@ const viewOf = (t: TenantRecord): Tenant => ({
   walletAddressPrefix: t.walletAddressPrefix,
   ilpAddressSuffix: t.ilpAddressSuffix,
   webhookUrl: t.webhookUrl ?? null,
+  webhookDialect: t.webhookDialect ?? null,
   ratesUrl: t.ratesUrl ?? null,
   idpConsentUrl: t.idpConsentUrl ?? null,
   state: t.state,
@@ -78,6 +80,7 @@ const operatorView = (base: Node): Tenant => ({
   walletAddressPrefix: canonicalBase(base.urls.walletAddresses),
   ilpAddressSuffix: null,
   webhookUrl: base.webhooks.url ?? null,
+  webhookDialect: base.webhooks.dialect,
   ratesUrl: base.rates.url ?? null,
   idpConsentUrl: base.urls.consent ?? null,
   state: 'active',
@@ -118,6 +121,7 @@ export async function createTenant(base: Node, input: CreateTenant): Promise<Cre
     walletAddressPrefix: canonicalPrefix(base, input.walletAddressPrefix),
     ilpAddressSuffix: input.ilpAddressSuffix ?? defaultSuffix(id),
     webhookUrl: input.webhookUrl,
+    webhookDialect: input.webhookDialect,
     ratesUrl: input.ratesUrl,
     idpConsentUrl: input.idpConsentUrl,
     state: 'active',
@@ -157,18 +161,19 @@ export async function listTenants(base: Node, limit: number, cursor?: string) {
   return { items: page.items.map(viewOf), nextCursor: page.nextCursor };
 }
 
-// The name and the URLs of an active tenant (null removes a URL).
+// The name, the URLs and the webhook dialect of an active tenant (null removes one).
 export async function updateTenant(base: Node, id: string, input: UpdateTenant): Promise<Tenant> {
   if (id === OPERATOR_TENANT_ID) throw tenantErrors.operatorFixed('changed');
   const was = await getRecord(base, id);
   if (was.state !== 'active') throw tenantErrors.notFound(id);
-  const url = (value: string | null | undefined, old?: string) => (value === undefined ? old : (value ?? undefined));
+  const kept = <T>(value: T | null | undefined, old?: T) => (value === undefined ? old : (value ?? undefined));
   const now: TenantRecord = {
     ...was,
     name: input.name ?? was.name,
-    webhookUrl: url(input.webhookUrl, was.webhookUrl),
-    ratesUrl: url(input.ratesUrl, was.ratesUrl),
-    idpConsentUrl: url(input.idpConsentUrl, was.idpConsentUrl),
+    webhookUrl: kept(input.webhookUrl, was.webhookUrl),
+    webhookDialect: kept(input.webhookDialect, was.webhookDialect),
+    ratesUrl: kept(input.ratesUrl, was.ratesUrl),
+    idpConsentUrl: kept(input.idpConsentUrl, was.idpConsentUrl),
     updatedAt: new Date().toISOString(),
   };
   if ((await commit(base, store.replaceTenant(base, was, now))).length) throw tenantErrors.changed(id);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { WEBHOOK_DIALECTS, type WebhookDialect } from '../shared/node';
 import { printable, tenantId } from '../shared/values';
 import { MAX_ADDRESS_SEGMENTS, MAX_PREFIX_SEGMENTS } from '../shared/wallet-address-url';
 
@@ -7,6 +8,7 @@ import { MAX_ADDRESS_SEGMENTS, MAX_PREFIX_SEGMENTS } from '../shared/wallet-addr
 // address suffix, webhook, rates and consent URLs, and secrets (in Secrets Manager).
 const url = z.url({ protocol: /^https?$/ }).max(1024);
 const name = printable(z.string().trim().min(1).max(200));
+const webhookDialect = z.enum(WEBHOOK_DIALECTS).describe("How its webhooks are sent (docs/webhooks.md); none: the deployment's WEBHOOK_DIALECT");
 // One segment of an ILP address (RFC 15): what follows the deployment's ILP address and a dot.
 export const ilpAddressSuffix = z
   .string()
@@ -25,14 +27,21 @@ export const createTenantBody = z.strictObject({
     ),
   ilpAddressSuffix: ilpAddressSuffix.optional(),
   webhookUrl: url.optional(),
+  webhookDialect: webhookDialect.optional(),
   ratesUrl: url.optional(),
   idpConsentUrl: url.optional(),
 });
 export type CreateTenant = z.infer<typeof createTenantBody>;
 
-// null removes a URL.
+// null removes a URL, and a webhook dialect (the deployment's applies).
 export const updateTenantBody = z
-  .strictObject({ name: name.optional(), webhookUrl: url.nullable().optional(), ratesUrl: url.nullable().optional(), idpConsentUrl: url.nullable().optional() })
+  .strictObject({
+    name: name.optional(),
+    webhookUrl: url.nullable().optional(),
+    webhookDialect: webhookDialect.nullable().optional(),
+    ratesUrl: url.nullable().optional(),
+    idpConsentUrl: url.nullable().optional(),
+  })
   .refine((b) => Object.keys(b).length > 0, 'must change something');
 export type UpdateTenant = z.infer<typeof updateTenantBody>;
 
@@ -44,6 +53,7 @@ export const tenant = z.object({
   walletAddressPrefix: z.string(),
   ilpAddressSuffix: z.string().nullable(), // none for the operator: its ILP address is the deployment's
   webhookUrl: z.string().nullable(),
+  webhookDialect: webhookDialect.nullable(), // the operator's: WEBHOOK_DIALECT
   ratesUrl: z.string().nullable(),
   idpConsentUrl: z.string().nullable(),
   state: z.enum(TENANT_STATES),
@@ -63,6 +73,7 @@ export interface TenantRecord {
   walletAddressPrefix: string;
   ilpAddressSuffix: string;
   webhookUrl?: string;
+  webhookDialect?: WebhookDialect;
   ratesUrl?: string;
   idpConsentUrl?: string;
   state: (typeof TENANT_STATES)[number];

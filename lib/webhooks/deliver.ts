@@ -1,21 +1,25 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
+import { findAssetByCode } from '../assets';
 import { type DomainEvent, message, type Outgoing } from '../platform/events';
 import { logger } from '../platform/log';
 import { countWebhookAttempt, countWebhookParked } from '../platform/metrics';
 import { boundedFetch, errorCode, OutboundFetchError } from '../platform/net/fetch';
-import { secret } from '../platform/secrets';
+import { secret, secretIfSet } from '../platform/secrets';
 import { sqs, withTraceHeader } from '../platform/sqs';
 import { currentTraceHeader } from '../platform/tracing';
 import { commit } from '../platform/tx';
 import type { Node } from '../shared/node';
+import { findWalletRecordByUrl } from '../wallet-addresses';
 import { redeliverParked, retryMessage } from '.';
+import { type RafikiBody, type RafikiRefs, rafikiBody, rafikiSignature, refsNeeded } from './rafiki';
 import { hopDelay, retryDelay } from './schedule';
 import type { Attempt, RedeliverMessage, RetryMessage, WebhookEvent } from './schemas';
 import * as store from './store';
 
 // Webhook delivery to the FSP. Each domain event reaches the webhook queue (EventBridge rule) and
-// is POSTed to WEBHOOK_URL, signed per Standard Webhooks with WEBHOOK_SECRET. A failure is retried
+// is POSTed to WEBHOOK_URL, signed with WEBHOOK_SECRET per Standard Webhooks, or in Rafiki's dialect
+// (WEBHOOK_DIALECT, a tenant's webhookDialect: ./rafiki.ts). A failure is retried
 // on WEBHOOK_RETRY_SCHEDULE_SECS by a new, delayed message; after the last one the event is failed
 // and parked (WEBHOOK_PARKING_QUEUE_URL). Every queue message names the attempt it is for, and runs
 // only if the record has made exactly that many attempts, so duplicates do nothing. Recording an
@@ -40,30 +44,50 @@ async function currentSigner(node: Node): Promise<Webhook | string> {
 }
 const payloadOf = (r: WebhookEvent) => JSON.stringify({ id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
+interface Request {
+  headers: Record<string, string>;
+  body: string;
+}
+
+// Standard Webhooks: our body, and the three headers signed with the secret.
+async function standardRequest(node: Node, r: WebhookEvent, at: Date): Promise<Request | string> {
+  const webhook = await currentSigner(node);
+  if (typeof webhook === 'string') return webhook;
+  const body = payloadOf(r);
+  const signature = webhook.sign(r.id, at, body);
+  return { headers: { 'webhook-id': r.id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature }, body };
+}
+
+// Rafiki's (./rafiki.ts): its body, with what its data names that ours does not looked up, signed
+// with Rafiki-Signature when there is a secret (as Rafiki, which signs only with one).
+async function rafikiRequest(node: Node, r: WebhookEvent, at: Date): Promise<Request | string> {
+  const needed = refsNeeded(r.type, r.data);
+  const refs: RafikiRefs = {};
+  if (needed.walletAddress) refs.walletAddressId = (await findWalletRecordByUrl(node, needed.walletAddress))?.id;
+  if (needed.assetCode) refs.assetId = (await findAssetByCode(node, needed.assetCode))?.id;
+  let body: RafikiBody;
+  try {
+    body = rafikiBody(r, refs);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  const key = await secretIfSet(node, 'WEBHOOK_SECRET');
+  return { headers: key ? { 'rafiki-signature': rafikiSignature(key, body, at.getTime()) } : {}, body: JSON.stringify(body) };
+}
+
 async function post(node: Node, r: WebhookEvent): Promise<Attempt> {
   const at = new Date();
   const started = performance.now();
   const done = (fields: { status?: number; error?: string }): Attempt => ({ at: at.toISOString(), ...fields, ms: Math.round(performance.now() - started) });
   if (!node.webhooks.url) return done({ error: 'WEBHOOK_URL is not set' });
-  const webhook = await currentSigner(node);
-  if (typeof webhook === 'string') return done({ error: webhook });
-  const body = payloadOf(r);
+  const request = await (node.webhooks.dialect === 'rafiki' ? rafikiRequest : standardRequest)(node, r, at);
+  if (typeof request === 'string') return done({ error: request });
   // The URL is the operator's setting (WEBHOOK_URL, a tenant's webhookUrl): it may be on the FSP's
   // own network. A redirect is an answer (a failed attempt), not followed.
   try {
     const res = await boundedFetch(
       node.webhooks.url,
-      {
-        method: 'POST',
-        redirect: 'manual',
-        headers: {
-          'content-type': 'application/json',
-          'webhook-id': r.id,
-          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-          'webhook-signature': webhook.sign(r.id, at, body),
-        },
-        body,
-      },
+      { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json', ...request.headers }, body: request.body },
       { allowPrivate: true, timeoutMs: node.webhooks.timeoutSecs * 1000, statusOnly: true },
     );
     return done({ status: res.status });

@@ -72,6 +72,7 @@ describe('tenants', () => {
       walletAddressPrefix, // without the trailing slash
       ilpAddressSuffix: `t${t.id.replace(/-/g, '').slice(0, 12)}`,
       webhookUrl: 'https://acme.example/hooks',
+      webhookDialect: null, // the deployment's WEBHOOK_DIALECT
       ratesUrl: null,
       idpConsentUrl: null,
       state: 'active',

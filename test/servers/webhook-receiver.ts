@@ -1,4 +1,6 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import canonicalize from 'canonicalize';
 import { Webhook } from 'standardwebhooks';
 import { waitFor } from '../harness/wait';
 
@@ -17,9 +19,25 @@ export interface Delivery {
 // A status, 'hang' (never answer), or a promise of a status (an FSP that acts before it answers).
 type Responder = (d: Delivery, req: IncomingMessage, res: ServerResponse) => number | 'hang' | Promise<number>;
 
-// `secret`: the Standard Webhooks secret it verifies with (a tenant's own, for one).
-export async function startWebhookReceiver(secret = TEST_WEBHOOK_SECRET) {
-  const verifier = new Webhook(secret);
+// A Rafiki-Signature checked as an FSP built on Rafiki's would: `t=<ms>, v1=<hex HMAC-SHA256 of
+// "<t>.<RFC 8785 JSON of {id, type, data}>">`, with the secret's text as the key (node:crypto and the
+// canonicalize package here; not the service's code). Throws unless it holds, within 5 minutes.
+export function verifyRafikiSignature(secret: string, raw: string, headers: Record<string, string>) {
+  const m = /^t=(\d+), v1=([0-9a-f]{64})$/.exec(headers['rafiki-signature'] ?? '');
+  if (!m) throw new Error(`no Rafiki-Signature: ${headers['rafiki-signature']}`);
+  if (Math.abs(Date.now() - Number(m[1])) > 300_000) throw new Error('Rafiki-Signature too old');
+  const { id, type, data } = JSON.parse(raw);
+  const expected = createHmac('sha256', secret)
+    .update(`${m[1]}.${canonicalize({ id, type, data })}`)
+    .digest();
+  if (!timingSafeEqual(expected, Buffer.from(m[2], 'hex'))) throw new Error('Rafiki-Signature does not match');
+}
+
+// `secret`: the Standard Webhooks secret it verifies with (a tenant's own, for one); `dialect`
+// rafiki: it verifies Rafiki-Signature with it instead.
+export async function startWebhookReceiver(secret = TEST_WEBHOOK_SECRET, dialect: 'standard' | 'rafiki' = 'standard') {
+  const standard = dialect === 'standard' ? new Webhook(secret) : undefined;
+  const verify = (raw: string, headers: Record<string, string>) => (standard ? standard.verify(raw, headers) : verifyRafikiSignature(secret, raw, headers));
   const deliveries: Delivery[] = [];
   let respond: Responder = () => 204;
   const server = createServer((req, res) => {
@@ -30,7 +48,7 @@ export async function startWebhookReceiver(secret = TEST_WEBHOOK_SECRET) {
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
       let verified = true;
       try {
-        verifier.verify(raw, headers);
+        verify(raw, headers);
       } catch {
         verified = false;
       }

@@ -30,11 +30,13 @@ const graphqlBody = z.strictObject({
   extensions: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
-function requestOf(headers: Record<string, string>, event: APIGatewayProxyEvent): GraphqlRequest & { signed: unknown } {
-  const json = parseJsonBody(requestBody(event), headers['content-type']);
+// The body's JSON (signed in its canonical form), then, once its signature is checked, the request it holds.
+const bodyOf = (headers: Record<string, string>, event: APIGatewayProxyEvent) => parseJsonBody(requestBody(event), headers['content-type']) ?? null;
+
+function requestOf(json: unknown): GraphqlRequest {
   const parsed = graphqlBody.safeParse(json);
   if (!parsed.success) throw invalidFields(fieldErrors(parsed.error));
-  return { ...parsed.data, signed: json };
+  return parsed.data;
 }
 
 const answer = (status: number, body: unknown): APIGatewayProxyResult => ({
@@ -45,9 +47,10 @@ const answer = (status: number, body: unknown): APIGatewayProxyResult => ({
 
 async function serve(event: APIGatewayProxyEvent): Promise<{ response: APIGatewayProxyResult; tenant?: string; operation?: string | null }> {
   const headers = lowerCaseHeaders(event.headers);
-  const request = requestOf(headers, event);
+  const json = bodyOf(headers, event);
   const node = await tenantNode(headers['tenant-id'] ?? OPERATOR_TENANT_ID);
-  const signature = await signedFor(node, (secret) => verifyRafikiSignature(headers.signature, secret, request.signed, Date.now()));
+  const signature = await signedFor(node, (secret) => verifyRafikiSignature(headers.signature, secret, json, Date.now()));
+  const request = requestOf(json);
   if (!(await recordSignature(usedSignature(node!, signature.mac, signature.t)))) {
     throw httpErrors.unauthorized('This signature was already used; sign each request afresh');
   }

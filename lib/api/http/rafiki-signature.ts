@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { canonicalJson } from '../../platform/canonical-json';
 import { SIGNATURE_TOLERANCE_SECS, type Verification } from './signature';
 
 // Rafiki's Admin API signature, which its clients send to /graphql: `signature: t=<unix
@@ -11,7 +11,7 @@ import { SIGNATURE_TOLERANCE_SECS, type Verification } from './signature';
 
 export function rafikiSignature(secret: string, t: number | string, body: unknown): string {
   return createHmac('sha256', secret)
-    .update(`${t}.${canonicalize(body)}`)
+    .update(`${t}.${canonicalJson(body)}`)
     .digest('hex');
 }
 

@@ -82,6 +82,7 @@ describe('tenants', () => {
       name: 'operator',
       walletAddressPrefix: BASE,
       ilpAddressSuffix: null,
+      webhookDialect: 'standard',
       state: 'active',
     });
     expect(await refusal(updateTenant(mem.node, 'operator', { name: 'x' }))).toBe('409 operator_tenant_fixed');
