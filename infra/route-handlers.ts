@@ -4,8 +4,8 @@
 // and the query, as the route has them. `npx tsx infra/route-handlers.ts` writes them again after a
 // declaration changed; test/unit/route-handlers.test.ts checks that each is as its declaration makes it.
 // (One file a function: each bundle holds its own route's operation only, which its role allows.)
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { allRoutes, type Route } from '../lib/api/routes';
 
 export const ROOT = join(import.meta.dirname, '..');
@@ -47,6 +47,7 @@ export const staleHandlers = () =>
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const route of staleHandlers()) {
+    mkdirSync(dirname(join(ROOT, handlerFile(route))), { recursive: true }); // a new tag's folder
     writeFileSync(join(ROOT, handlerFile(route)), handlerSource(route)!);
     console.log(`${handlerFile(route)}: ${route.method.toUpperCase()} ${route.path}`);
   }

@@ -11,6 +11,7 @@ import { cancelIntentBody, createIntentBody, paymentIntent } from '../payment-in
 import { createPaymentBody, payment } from '../payments/schemas';
 import { createPeerBody, peer, peerWithLiquidity, reconciliation, unansweredPacket, updatePeerBody } from '../peers/schemas';
 import { createQuoteBody, quote } from '../quotes/schemas';
+import { completeReceiverBody, createReceiverBody, receiver } from '../receivers/schemas';
 import { pushRateBody, rate } from '../rates/schemas';
 import { amount } from '../shared/amounts';
 import { type CatalogEntry, commonErrors } from '../shared/errors';
@@ -73,6 +74,8 @@ const requestSchemas = {
   PushRateRequest: pushRateBody,
   CreatePaymentIntentRequest: createIntentBody,
   CancelPaymentIntentRequest: cancelIntentBody,
+  CreateReceiverRequest: createReceiverBody,
+  CompleteReceiverRequest: completeReceiverBody,
   CreateQuoteRequest: createQuoteBody,
   CreatePaymentRequest: createPaymentBody,
   CreatePeerRequest: createPeerBody,
@@ -102,6 +105,7 @@ const responseSchemas = {
   PaymentIntent: paymentIntent,
   PaymentIntentPage: paymentIntentPage,
   PaymentIntentWithdrawal: paymentIntentWithdrawal,
+  Receiver: receiver,
   Quote: quote,
   Payment: payment,
   PaymentPage: paymentPage,

@@ -84,14 +84,20 @@ export async function readReceiver(node: Node, url: string): Promise<RemoteRecei
   try {
     read = await readIncomingPayment(node, url);
   } catch (e) {
-    if (e instanceof OpenPaymentsClientError && e.status === 404) throw ilpErrors.receiverNotFound(`No incoming payment at ${url}`);
-    if (e instanceof DomainError) throw e;
-    // What the receiver's node answered, when it answered (a refusal is not an outage): its status,
-    // never its body (the client's description is the body's).
-    const answer = e instanceof OpenPaymentsClientError && e.status !== undefined ? ` (HTTP ${e.status})` : '';
-    throw ilpErrors.receiverUnreachable(`Could not read the incoming payment at ${url}: ${(e as Error).message}${answer}`);
+    throw receiverFailure(e, url, 'read the incoming payment');
   }
   return receiverFrom(url, read);
+}
+
+// What another node's failure to answer for the incoming payment (or wallet address) at `url` means
+// here: none there is receiver_not_found; no answer, or one that is not, receiver_unreachable, with
+// what it answered when it answered (a refusal is not an outage): its status, never its body (the
+// client's description is the body's).
+export function receiverFailure(e: unknown, url: string, doing: string, missing = `No incoming payment at ${url}`): unknown {
+  if (e instanceof OpenPaymentsClientError && e.status === 404) return ilpErrors.receiverNotFound(missing);
+  if (e instanceof DomainError) return e;
+  const answer = e instanceof OpenPaymentsClientError && e.status !== undefined ? ` (HTTP ${e.status})` : '';
+  return ilpErrors.receiverUnreachable(`Could not ${doing} at ${url}: ${(e as Error).message}${answer}`);
 }
 
 // An incoming payment on any node, read with access: amounts, state and its payment methods. The
@@ -125,4 +131,45 @@ async function read(r: Reader, url: string) {
     preferred.set(authServer, other);
     return read;
   }
+}
+
+// An access token for incoming payments at `authServer` with these actions, kept until it nearly
+// expires (one per server and set of actions, as reading keeps its own).
+async function actionToken(r: Reader, authServer: string, actions: ('create' | 'read-all' | 'complete')[]): Promise<string> {
+  const key = `${authServer}#${actions.join(',')}`;
+  const kept = r.tokens.get(key);
+  if (kept && kept.expiresAt > Date.now()) return kept.value;
+  const grant = await r.api.grant.request({ url: authServer }, { access_token: { access: [{ type: 'incoming-payment', actions }] } });
+  if (!isFinalizedGrantWithAccessToken(grant)) throw new NotIssuedAtOnce(`${authServer} did not issue a grant for incoming payments at once`);
+  if (r.tokens.size >= MAX_TOKENS) r.tokens.delete(r.tokens.keys().next().value!);
+  r.tokens.set(key, { value: grant.access_token.value, expiresAt: Date.now() + ((grant.access_token.expires_in ?? 60) - EARLY_SECS) * 1000 });
+  return grant.access_token.value;
+}
+
+export interface RemoteIncomingPaymentInput {
+  incomingAmount?: { value: string; assetCode: string; assetScale: number };
+  expiresAt?: string;
+  metadata?: Record<string, unknown> | null;
+}
+
+// An incoming payment made on another node's wallet address, as this node's own client (Rafiki's
+// remote receiver: it asks `create` and `read-all`, as Rafiki's nodes do), bounded as reading is.
+export async function createRemoteIncomingPayment(node: Node, walletAddressUrl: string, input: RemoteIncomingPaymentInput) {
+  const r = await readerOf(node);
+  return withBoundedFetch({ allowPrivate: node.allowPrivateFetch }, async () => {
+    const wallet = await r.api.walletAddress.get({ url: walletAddressUrl });
+    const accessToken = await actionToken(r, wallet.authServer, ['create', 'read-all']);
+    const { metadata, ...rest } = input;
+    return r.api.incomingPayment.create({ url: wallet.resourceServer, accessToken }, { walletAddress: wallet.id, ...rest, ...(metadata && { metadata }) });
+  });
+}
+
+// Another node's incoming payment completed (it takes nothing more), as this node's own client.
+export async function completeRemoteIncomingPayment(node: Node, url: string) {
+  const r = await readerOf(node);
+  return withBoundedFetch({ allowPrivate: node.allowPrivateFetch }, async () => {
+    const { authServer } = await r.api.incomingPayment.getPublic({ url });
+    if (!authServer) throw new Error(`${url} names no authorization server`);
+    return r.api.incomingPayment.complete({ url, accessToken: await actionToken(r, authServer, ['read-all', 'complete']) });
+  });
 }

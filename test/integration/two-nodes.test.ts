@@ -280,3 +280,67 @@ describe('paying across two nodes', () => {
     await expectBalancedLedgers();
   });
 });
+
+// Issue 44 item 2: receivers (Rafiki's createReceiver, receiver, completeReceiver), an incoming
+// payment made, read and completed on B from A's Admin API, over Open Payments as A's own client;
+// on A's own wallet addresses, a payment intent.
+describe('receivers on another node', () => {
+  const idOf = (url: string) => url.split('/').pop()!;
+
+  it('makes an incoming payment on B for A to pay, and reads it from A as it fills', async () => {
+    const made = await ok(
+      a.admin('POST', '/receivers', {
+        walletAddressUrl: bob,
+        incomingAmount: { value: '500', assetCode: 'USD', assetScale: 2 },
+        metadata: { description: 'For lunch!' },
+      }),
+    );
+    expect(made).toEqual({
+      id: expect.stringMatching(new RegExp(`^${b.openPaymentsUrl}/incoming-payments/[0-9a-f-]{36}$`)),
+      walletAddressUrl: bob,
+      completed: false,
+      incomingAmount: { value: '500', assetCode: 'USD', assetScale: 2 },
+      receivedAmount: { value: '0', assetCode: 'USD', assetScale: 2 },
+      expiresAt: expect.any(String),
+      metadata: { description: 'For lunch!' },
+      createdAt: expect.any(String),
+    });
+    // B has it as a payment intent of its own, made by A's service identity.
+    expect(await ok(b.admin('GET', `/payment-intents/${idOf(made.id)}`), 200)).toMatchObject({ state: 'pending', metadata: { description: 'For lunch!' } });
+    const quote = await ok(a.admin('POST', '/quotes', { walletAddress: alice, receiver: made.id }));
+    const payment = await ok(a.admin('POST', '/payments', { walletAddress: alice, quoteId: quote.id }));
+    await ok(a.admin('POST', `/payments/${payment.id}/fund`), 200);
+    expect(await paymentIn(a, payment.id, ['completed', 'failed'])).toMatchObject({ state: 'completed' });
+    expect(await ok(a.admin('GET', `/receivers?url=${encodeURIComponent(made.id)}`), 200)).toMatchObject({
+      id: made.id,
+      completed: true,
+      receivedAmount: { value: '500' },
+    });
+    await expectBalancedLedgers();
+  });
+
+  it('completes one on B from A, and on A itself as a payment intent', async () => {
+    const open = await ok(a.admin('POST', '/receivers', { walletAddressUrl: bob }));
+    expect(open).toMatchObject({ completed: false, incomingAmount: null });
+    expect(await ok(a.admin('POST', '/receivers/complete', { url: open.id }), 200)).toMatchObject({ id: open.id, completed: true });
+    expect(await ok(b.admin('GET', `/payment-intents/${idOf(open.id)}`), 200)).toMatchObject({ state: 'completed' });
+
+    const mine = await ok(a.admin('POST', '/receivers', { walletAddressUrl: alice, incomingAmount: { value: '7', assetCode: 'USD', assetScale: 2 } }));
+    expect(mine.id).toBe(`${a.openPaymentsUrl}/incoming-payments/${idOf(mine.id)}`);
+    expect(await ok(a.admin('GET', `/payment-intents/${idOf(mine.id)}`), 200)).toMatchObject({ state: 'pending', incomingAmount: { value: '7' } });
+    expect(await ok(a.admin('POST', '/receivers/complete', { url: mine.id }), 200)).toMatchObject({ completed: true });
+  });
+
+  it('answers what is not there, or not a receiver, with a clear 4xx, and makes nothing', async () => {
+    const nobody = await a.admin('POST', '/receivers', { walletAddressUrl: `${b.openPaymentsUrl}/nobody` });
+    expect(nobody).toMatchObject({ status: 422, body: { code: 'receiver_not_found', detail: `No wallet address at ${b.openPaymentsUrl}/nobody` } });
+    const missing = `${b.openPaymentsUrl}/incoming-payments/3f1c2b9e-8a47-4c51-9d0e-2b7a6f5e4d3c`;
+    expect(await a.admin('GET', `/receivers?url=${encodeURIComponent(missing)}`)).toMatchObject({ status: 422, body: { code: 'receiver_not_found' } });
+    expect(await a.admin('POST', '/receivers/complete', { url: missing })).toMatchObject({ status: 422, body: { code: 'receiver_not_found' } });
+    expect(await a.admin('GET', '/receivers?url=not-a-url')).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    expect(await a.admin('POST', '/receivers', { walletAddressUrl: bob, incomingAmount: { value: '-1', assetCode: 'USD', assetScale: 2 } })).toMatchObject({
+      status: 400,
+      body: { errors: [{ field: 'incomingAmount.value' }] },
+    });
+  });
+});

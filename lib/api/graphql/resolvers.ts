@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ZodType } from 'zod';
 import { findAssetByCode, getAsset, liquidityOf, moveLiquidity, createAsset as newAsset, updateAsset } from '../../assets';
 import type { Asset } from '../../assets/schemas';
-import { findIntent, intentView, createIntent as newIntent } from '../../payment-intents';
+import { findIntent, intentView } from '../../payment-intents';
 import type { IntentRecord } from '../../payment-intents/schemas';
 import { createPaymentRecord, findPayment, fundPayment } from '../../payments';
 import { createQuote as priceAndRecordQuote } from '../../payments/methods/quote';
@@ -11,9 +11,10 @@ import { allPeers, findPeer, getPeer, movePeerLiquidity, createPeer as newPeer }
 import type { Peer, PeerRecord } from '../../peers/schemas';
 import { findQuote } from '../../quotes';
 import type { QuoteRecord } from '../../quotes/schemas';
+import { completeReceiver, getReceiver, createReceiver as newReceiver } from '../../receivers';
 import { commonErrors, DomainError, invalidFields } from '../../shared/errors';
 import type { Node } from '../../shared/node';
-import { intentUrl, isResourceId } from '../../shared/resources';
+import { isResourceId } from '../../shared/resources';
 import { addKey, findWalletAddressByUrl, getWalletAddress, createWalletAddress as newWalletAddress } from '../../wallet-addresses';
 import type { WalletAddress, WalletAddressKey } from '../../wallet-addresses/schemas';
 import { fieldErrors } from '../http/problem';
@@ -145,20 +146,6 @@ const incomingOut = (node: Node, r: IntentRecord) => {
     cancelledAt: r.cancelledAt ?? null,
   };
 };
-const receiverOut = (node: Node, r: IntentRecord) => {
-  const view = intentView(node, r);
-  return {
-    id: intentUrl(node, r.id),
-    walletAddressUrl: r.walletAddress,
-    completed: r.state === 'completed',
-    incomingAmount: view.incomingAmount,
-    receivedAmount: view.receivedAmount,
-    expiresAt: r.expiresAt,
-    metadata: r.metadata,
-    createdAt: r.createdAt,
-  };
-};
-
 const idOrNone = (id: string) => (isResourceId(id) ? id : undefined);
 // What a getter finds, or undefined where it answers not found.
 const orNone = <T>(found: Promise<T>): Promise<T | undefined> =>
@@ -201,6 +188,8 @@ export const resolvers = {
       const found = idOrNone(id) && (await findPayment(node, id));
       return found ? paymentOut(found) : null;
     },
+    receiver: async (_: unknown, { id }: { id: string }, { node }: GraphqlContext) =>
+      orNone(getReceiver(node, checked(routes.getReceiver.query, { url: id }, 'id'))),
     incomingPayment: async (_: unknown, { id }: { id: string }, { node }: GraphqlContext) => {
       const found = idOrNone(id) && (await findIntent(node, id));
       return found ? incomingOut(node, found) : null;
@@ -272,15 +261,16 @@ export const resolvers = {
     },
 
     createReceiver: async (_: unknown, { input }: Args, { node }: GraphqlContext) => {
-      const local = await findWalletAddressByUrl(node, input.walletAddressUrl);
-      if (!local) throw notOffered('createReceiver for a wallet address of another node', 'remote receivers are not yet offered');
       const body = checked(
-        routes.createPaymentIntent.body,
-        given({ walletAddress: input.walletAddressUrl, incomingAmount: input.incomingAmount, expiresAt: input.expiresAt, metadata: input.metadata }),
+        routes.createReceiver.body,
+        given({ walletAddressUrl: input.walletAddressUrl, incomingAmount: input.incomingAmount, expiresAt: input.expiresAt, metadata: input.metadata }),
         'input',
       );
-      return { receiver: receiverOut(node, await newIntent(node, body)) };
+      return { receiver: await newReceiver(node, body) };
     },
+    completeReceiver: async (_: unknown, { input }: Args, { node }: GraphqlContext) => ({
+      receiver: await completeReceiver(node, checked(routes.completeReceiver.body, { url: input.incomingPaymentUrl }, 'input')),
+    }),
     createQuote: async (_: unknown, { input }: Args, { node }: GraphqlContext) => {
       const body = checked(
         routes.createQuote.body,

@@ -22,5 +22,7 @@ export const graphqlRouteIds = [
   'createPayment',
   'fundPayment',
   'getPaymentIntent',
-  'createPaymentIntent',
+  'createReceiver',
+  'getReceiver',
+  'completeReceiver',
 ] as const;

@@ -22,6 +22,7 @@ export const typeDefs = /* GraphQL */ `
     quote(id: String!): Quote
     outgoingPayment(id: String!): OutgoingPayment
     incomingPayment(id: String!): IncomingPayment
+    receiver(id: String!): Receiver
   }
 
   type Mutation {
@@ -33,6 +34,7 @@ export const typeDefs = /* GraphQL */ `
     createWalletAddress(input: CreateWalletAddressInput!): CreateWalletAddressMutationResponse!
     createWalletAddressKey(input: CreateWalletAddressKeyInput!): CreateWalletAddressKeyMutationResponse
     createReceiver(input: CreateReceiverInput!): CreateReceiverResponse!
+    completeReceiver(input: CompleteReceiverInput!): CompleteReceiverResponse!
     createQuote(input: CreateQuoteInput!): QuoteResponse!
     createOutgoingPayment(input: CreateOutgoingPaymentInput!): OutgoingPaymentResponse!
     createOutgoingPaymentFromIncomingPayment(input: CreateOutgoingPaymentFromIncomingPaymentInput!): OutgoingPaymentResponse!
@@ -319,6 +321,14 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type CreateReceiverResponse {
+    receiver: Receiver
+  }
+
+  input CompleteReceiverInput {
+    incomingPaymentUrl: String!
+  }
+
+  type CompleteReceiverResponse {
     receiver: Receiver
   }
 

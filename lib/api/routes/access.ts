@@ -10,6 +10,7 @@ import { paymentsRoles } from './payments';
 import { peersRoles } from './peers';
 import { quotesRoles } from './quotes';
 import { ratesRoles } from './rates';
+import { receiversRoles } from './receivers';
 import { sharedRoles } from './roles';
 import type { FunctionRoles } from './route';
 import { tenantsRoles } from './tenants';
@@ -22,6 +23,7 @@ export const adminRoles: FunctionRoles = {
   ...walletAddressesRoles,
   ...ratesRoles,
   ...paymentIntentsRoles,
+  ...receiversRoles,
   ...quotesRoles,
   ...paymentsRoles,
   ...peersRoles,

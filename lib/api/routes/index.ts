@@ -12,6 +12,7 @@ import { paymentsRoutes } from './payments';
 import { peersRoutes } from './peers';
 import { quotesRoutes } from './quotes';
 import { ratesRoutes } from './rates';
+import { receiversRoutes } from './receivers';
 import type { Route } from './route';
 import { tenantsRoutes } from './tenants';
 import { walletAddressesRoutes } from './wallet-addresses';
@@ -35,6 +36,7 @@ export const routes = {
   ...walletAddressesRoutes,
   ...ratesRoutes,
   ...paymentIntentsRoutes,
+  ...receiversRoutes,
   ...quotesRoutes,
   ...paymentsRoutes,
   ...peersRoutes,

@@ -18,6 +18,10 @@ export const tags = [
   { name: 'Rates', description: 'Exchange rates: pushed by the FSP, or pulled from its rates endpoint and cached.' },
   { name: 'Payment intents', description: 'Payments a wallet address expects (Open Payments incoming payments).' },
   { name: 'Quotes', description: 'What a payment to an incoming payment will debit and deliver.' },
+  {
+    name: 'Receivers',
+    description: "Incoming payments on any node, this one's or another's, made, read and completed over Open Payments as this node's own client.",
+  },
   { name: 'Payments', description: 'Outgoing payments made from quotes: funded by the FSP, then sent.' },
   { name: 'Peers', description: 'The nodes this one exchanges Interledger packets with, and the credit each has.' },
   { name: 'Grants', description: "What the FSP's users let Open Payments apps do: listed, and revoked." },
