@@ -106,6 +106,26 @@ describe("Rafiki's integration suite's Open Payments calls", () => {
     expect(shown.receivedAmount).toEqual(amount('0'));
   });
 
+  it('issues a grant at once to a client that gives its own key (directed identity, client: {jwk}), which creates an incoming payment with it', async () => {
+    const own = generateKeyPairSync('ed25519').privateKey;
+    const jwk = generateJwk({ privateKey: own, keyId: 'directed-identity-key' });
+    const client = await createAuthenticatedClient({
+      walletAddressUrl: `${base}/.well-known/pay`,
+      privateKey: own,
+      keyId: jwk.kid,
+      useHttp: true,
+      validateResponses: true,
+    });
+    const grant = await client.grant.request(
+      { url: s.authServerUrl },
+      { access_token: { access: [{ type: 'incoming-payment', actions: ['create', 'read', 'list', 'complete'] }] } },
+      { jwk },
+    );
+    if (!isFinalizedGrantWithAccessToken(grant)) throw new Error('expected a grant issued at once');
+    const created = await client.incomingPayment.create({ url: base, accessToken: grant.access_token.value }, { walletAddress: wallet.pfry });
+    expect(created).toMatchObject({ walletAddress: wallet.pfry, receivedAmount: amount('0'), completed: false });
+  });
+
   it('takes the consent on AUTH_INTERACTION_PORT (302 with a cookie, 202, 202), and issues the token to another client that holds the same key and key id', async () => {
     const pfryClient = await createAuthenticatedClient({ walletAddressUrl: wallet.pfry, privateKey, keyId: KEY_ID, useHttp: true, validateResponses: true });
     const grant = await pfryClient.grant.request(
