@@ -4,9 +4,9 @@ import { httpErrors } from '../../lib/api/http/errors';
 import { type ProblemApi, problemResponse } from '../../lib/api/http/problem';
 import { serviceIdentity, serviceWalletAddress } from '../../lib/open-payments/identity';
 import { observed } from '../../lib/platform/tracing';
+import { sameAddress } from '../../lib/shared/wallet-address-url';
 import { publishedKeys, publishedWalletAddress } from '../../lib/wallet-addresses';
 import { walletAddressErrors } from '../../lib/wallet-addresses/errors';
-import { sameAddress } from '../../lib/shared/wallet-address-url';
 import { MAX_ADDRESS_LENGTH } from '../../lib/wallet-addresses/schemas';
 
 // Open Payments resource server: GET <wallet address> and GET <wallet address>/jwks.json. Public,

@@ -1,6 +1,6 @@
 import { getKeyId, type JWK, validateSignature, validateSignatureHeaders } from '@interledger/http-signature-utils';
-import { entriesOf, type Query, sentQueries } from './query';
 import { httpsAsHttp } from '../../platform/runtime';
+import { entriesOf, type Query, sentQueries } from './query';
 
 // HTTP message signatures (RFC 9421) as Open Payments profiles them: Ed25519, label `sig1`,
 // covering at least "@method" and "@target-uri", plus "authorization" when a token is sent and
