@@ -1,9 +1,9 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { generateJwk } from '@interledger/http-signature-utils';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { derivedKey, secret } from '../platform/secrets';
 import type { Node } from '../shared/node';
 import { canonicalBase } from '../shared/wallet-address-url';
 import { publishedKeys, publishServiceIdentity } from '../wallet-addresses';
+import type { Ed25519Jwk } from '../wallet-addresses/schemas';
 
 // This service's own identity as an Open Payments client, for the calls it makes to other nodes'
 // servers, published (with jwks.json, as any wallet address's keys) under the reserved address
@@ -17,6 +17,13 @@ const PUBLIC_NAME = 'Payment service';
 const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 export const serviceWalletAddress = (node: Node) => `${canonicalBase(node.urls.walletAddresses)}/${SERVICE_ADDRESS_PATH}`;
+
+// The public JWK of an Ed25519 key, as Open Payments publishes keys (node's own export: the wallet
+// address's function, which publishes it when asked, carries no JOSE library).
+function jwkOf(privateKey: KeyObject, kid: string): Ed25519Jwk {
+  const { x } = createPublicKey(privateKey).export({ format: 'jwk' });
+  return { kid, alg: 'EdDSA', kty: 'OKP', crv: 'Ed25519', x: x! };
+}
 
 async function privateKeyOf(node: Node): Promise<KeyObject> {
   const value = await secret(node, 'OPEN_PAYMENTS_CLIENT_SECRET');
@@ -50,12 +57,12 @@ export function serviceIdentity(node: Node) {
 
 async function makeIdentity(node: Node) {
   const privateKey = await privateKeyOf(node);
-  const keyId = node.openPaymentsClientKeyId ?? `service-${generateJwk({ privateKey, keyId: 'probe' }).x.slice(0, 12)}`;
-  const jwk = generateJwk({ privateKey, keyId });
+  const keyId = node.openPaymentsClientKeyId ?? `service-${jwkOf(privateKey, 'probe').x.slice(0, 12)}`;
+  const jwk = jwkOf(privateKey, keyId);
   // Published before first use, so that an authorization server can find the key; a key set that
   // already holds it is left as it is.
   const address = serviceWalletAddress(node);
   const published = await publishedKeys(node, address);
-  if (!published?.keys.some((k) => k.kid === jwk.kid && k.x === jwk.x)) await publishServiceIdentity(node, address, PUBLIC_NAME, jwk as never);
+  if (!published?.keys.some((k) => k.kid === jwk.kid && k.x === jwk.x)) await publishServiceIdentity(node, address, PUBLIC_NAME, jwk);
   return { privateKey, jwk };
 }

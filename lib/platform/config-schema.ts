@@ -142,7 +142,7 @@ const runtimeSchema = z.object({
   TRACES_ENABLED: flag(true),
   // Local runs only (serverless.yml does not pass it): https URLs fetched over plain http, as
   // Rafiki's nodes do in development, for nodes whose ids are https but serve http (lib/platform/net/fetch.ts).
-  FETCH_HTTPS_AS_HTTP: flag(false),
+  LOCAL_FETCH_HTTPS_AS_HTTP: flag(false),
   AWS_LAMBDA_FUNCTION_NAME: z.string().optional(),
   AWS_XRAY_DAEMON_ADDRESS: z.string().optional(),
   _HANDLER: z.string().default('handler'),

@@ -19,7 +19,7 @@ export interface Runtime {
   faults: () => string[];
   // A secret from the environment, where SECRETS_PREFIX is empty (lib/platform/secrets.ts).
   localSecret: (name: string) => string | undefined;
-  // FETCH_HTTPS_AS_HTTP, local runs only: outbound fetches of https URLs go over plain http
+  // LOCAL_FETCH_HTTPS_AS_HTTP, local runs only: outbound fetches of https URLs go over plain http
   // (./net/fetch.ts), for nodes whose ids are https but which serve plain http on one machine.
   httpsAsHttp: () => boolean;
 }

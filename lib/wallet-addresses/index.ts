@@ -197,7 +197,7 @@ export const NOT_FOUND_EVENTS_PER_MINUTE = 100;
 // minute write nothing (under a flood, each would be a cancelled transaction on the one count item).
 const fullMinutes = new Map<string, number>();
 
-// Whether a wallet address could be made there (and so the FSP was told, or had been).
+// Whether this look-up told the FSP (not one told of it already in its window, nor one over the count).
 async function tellNotFound(node: Node, url: string): Promise<boolean> {
   let address: string;
   try {
@@ -209,7 +209,7 @@ async function tellNotFound(node: Node, url: string): Promise<boolean> {
   const nowSecs = Math.floor(Date.now() / 1000);
   const minute = nowSecs - (nowSecs % 60);
   const tenant = scoped(node, '');
-  if (fullMinutes.get(tenant) === minute) return true;
+  if (fullMinutes.get(tenant) === minute) return false;
   const refused = await commit(
     node,
     [store.tellingNotFound(node, address, nowSecs, NOT_FOUND_WINDOW_SECS), store.countNotFound(node, minute, NOT_FOUND_EVENTS_PER_MINUTE)],
@@ -222,12 +222,14 @@ async function tellNotFound(node: Node, url: string): Promise<boolean> {
       perMinute: NOT_FOUND_EVENTS_PER_MINUTE,
     });
   }
-  return true;
+  return refused.length === 0;
 }
 
-// An address the FSP was told of, looked for again every NOT_FOUND_POLL_MS for the node's
+// An address the FSP was just told of, looked for again every NOT_FOUND_POLL_MS for the node's
 // notFoundWaitMs (WALLET_ADDRESS_NOT_FOUND_WAIT_MS), so that one it makes at once is answered by
-// the same GET (Rafiki's getOrPollByUrl).
+// the same GET (Rafiki's getOrPollByUrl). Only the look-up that told waits: the others of its
+// window answer at once (the client's retry finds what the FSP made), so that the waits, and their
+// reads, are bounded as the events are (NOT_FOUND_EVENTS_PER_MINUTE).
 const NOT_FOUND_POLL_MS = 100;
 async function awaitMade(node: Node, url: string) {
   const until = Date.now() + node.notFoundWaitMs;

@@ -13,7 +13,7 @@ import { TEST_WEBHOOK_SECRET } from '../servers/webhook-receiver';
 
 // What Rafiki's own integration suite (test/integration of interledger/rafiki) asks of a node over
 // Open Payments, as its test environment runs it: ids are https (WALLET_ADDRESS_URL) while every
-// server answers plain http (its client's useHttp, and the node's own fetches: FETCH_HTTPS_AS_HTTP);
+// server answers plain http (its client's useHttp, and the node's own fetches: LOCAL_FETCH_HTTPS_AS_HTTP);
 // the node signs as its own client address with a key the FSP registered (PRIVATE_KEY_FILE and
 // KEY_ID there: OPEN_PAYMENTS_CLIENT_SECRET holding the PEM, OPEN_PAYMENTS_CLIENT_KEY_ID here), the
 // same key and key id as a wallet address of the other node's (pfry); the consent page posts its
@@ -38,7 +38,7 @@ beforeAll(async () => {
   s = await startTestStack(
     {
       WALLET_ADDRESS_URL: base,
-      FETCH_HTTPS_AS_HTTP: 'true',
+      LOCAL_FETCH_HTTPS_AS_HTTP: 'true',
       OPEN_PAYMENTS_CLIENT_SECRET: pem,
       OPEN_PAYMENTS_CLIENT_KEY_ID: KEY_ID,
       WALLET_ADDRESS_NOT_FOUND_WAIT_MS: '8000',
@@ -102,8 +102,13 @@ describe("Rafiki's integration suite's Open Payments calls", () => {
       { walletAddress: pfry.id, incomingAmount: amount('100'), metadata: { description: 'Free Money!' } },
     );
     expect(created.id.startsWith(`${base}/incoming-payments/`)).toBe(true);
-    const shown = await await client.incomingPayment.getPublic({ url: created.id });
+    const shown = await client.incomingPayment.getPublic({ url: created.id });
     expect(shown.receivedAmount).toEqual(amount('0'));
+    // As the suite's quote names it (its first https made http), read by the node as a payer reads
+    // a receiver on another node: the same incoming payment, its id https.
+    const [{ readIncomingPayment }, { node }] = await Promise.all([import('../../lib/open-payments/client'), import('../../lib/platform/config')]);
+    const read = await readIncomingPayment(node, created.id.replace('https', 'http'));
+    expect(read).toMatchObject({ id: created.id, incomingAmount: amount('100'), receivedAmount: amount('0') });
   });
 
   it('issues a grant at once to a client that gives its own key (directed identity, client: {jwk}), which creates an incoming payment with it', async () => {

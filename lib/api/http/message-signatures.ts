@@ -59,7 +59,7 @@ const coveredComponents = (input: string) =>
 // custom domain) plus the path and query. The query is rebuilt the ways clients write it
 // (./query.ts), in the order received and, should a proxy have reordered it, sorted; a root path
 // is tried with and without its trailing slash.
-// With FETCH_HTTPS_AS_HTTP (local runs), an https base is also tried as http: clients of such a
+// With LOCAL_FETCH_HTTPS_AS_HTTP (local runs), an https base is also tried as http: clients of such a
 // node (Rafiki's useHttp) send, and so sign, https URLs as http.
 export function targetUris(base: string, path: string, query: Query): string[] {
   const root = base.replace(/\/+$/, '');
