@@ -1,15 +1,13 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { join } from 'node:path';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { createAuthenticatedClient, createUnauthenticatedClient, isFinalizedGrantWithAccessToken, isPendingGrant } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/emulators/emulators';
-import { startFsp } from '../../infra/local/fsp/fsp';
-import { ROOT } from '../../infra/local/start/serverless-config';
+import type { startFsp } from '../../infra/local/fsp/fsp';
 import { consentViaIdp } from '../browser/consent';
+import { fspSettings, startStackFsp } from '../harness/fsp';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { ok } from '../harness/world';
-import { TEST_WEBHOOK_SECRET } from '../servers/webhook-receiver';
 
 // What Rafiki's own integration suite (test/integration of interledger/rafiki) asks of a node over
 // Open Payments, as its test environment runs it: ids are https (WALLET_ADDRESS_URL) while every
@@ -42,21 +40,12 @@ beforeAll(async () => {
       OPEN_PAYMENTS_CLIENT_SECRET: pem,
       OPEN_PAYMENTS_CLIENT_KEY_ID: KEY_ID,
       WALLET_ADDRESS_NOT_FOUND_WAIT_MS: '8000',
-      EXCHANGE_RATES_URL: '',
-      WEBHOOK_URL: `http://localhost:${fspPort}/webhooks`,
-      WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
-      IDP_CONSENT_URL: `http://localhost:${fspPort}/consent`,
-      IDP_SECRET,
+      ...fspSettings(fspPort, IDP_SECRET),
       GNAP_WAIT_SECS: '1',
     },
     { ports: { openPayments, authInteraction: interactionPort } },
   );
-  fsp = await startFsp({
-    port: fspPort,
-    ratesFile: join(ROOT, 'infra/local/fsp/fsp-rates.json'),
-    webhookSecret: TEST_WEBHOOK_SECRET,
-    adminUrl: s.adminUrl,
-    adminSecret: s.env.ADMIN_API_SECRET,
+  fsp = await startStackFsp(s, fspPort, {
     autoFund: false,
     authServerUrl: s.authServerUrl,
     idpSecret: IDP_SECRET,
