@@ -1,5 +1,5 @@
 import './quiet';
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { startFsp } from '../fsp/fsp';
@@ -49,10 +49,16 @@ writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 }
 // holds the key (on AWS the FSP puts the PEM in the secret itself: docs/configuration.md).
 const keyFile = process.env.OPEN_PAYMENTS_CLIENT_KEY_FILE;
 if (keyFile) {
+  let why: string | undefined;
   try {
-    process.env.OPEN_PAYMENTS_CLIENT_SECRET = readFileSync(keyFile, 'utf8');
+    const pem = readFileSync(keyFile, 'utf8');
+    if (createPrivateKey(pem).asymmetricKeyType !== 'ed25519') why = 'it is not an Ed25519 private key';
+    process.env.OPEN_PAYMENTS_CLIENT_SECRET = pem;
   } catch (e) {
-    console.error(`error: OPEN_PAYMENTS_CLIENT_KEY_FILE=${keyFile} cannot be read: ${(e as Error).message}`);
+    why = `it cannot be read as a private key in PEM: ${(e as Error).message}`;
+  }
+  if (why) {
+    console.error(`error: OPEN_PAYMENTS_CLIENT_KEY_FILE=${keyFile}: ${why}`);
     process.exit(1);
   }
 }
