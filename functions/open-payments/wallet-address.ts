@@ -2,7 +2,9 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { deployment, walletAddressNode } from '../../lib/api/context';
 import { httpErrors } from '../../lib/api/http/errors';
 import { type ProblemApi, problemResponse } from '../../lib/api/http/problem';
+import { serviceIdentity, serviceWalletAddress } from '../../lib/open-payments/identity';
 import { observed } from '../../lib/platform/tracing';
+import { sameAddress } from '../../lib/shared/wallet-address-url';
 import { publishedKeys, publishedWalletAddress } from '../../lib/wallet-addresses';
 import { walletAddressErrors } from '../../lib/wallet-addresses/errors';
 import { MAX_ADDRESS_LENGTH } from '../../lib/wallet-addresses/schemas';
@@ -41,6 +43,9 @@ async function get(method: string, path: string) {
   const isJwks = url.endsWith('/jwks.json');
   const address = isJwks ? url.slice(0, -'/jwks.json'.length) : url;
   const node = await walletAddressNode(address); // the tenant whose prefix it is under
+  // The node's own client address is published by its first use; asked for before that (an app that
+  // signs with the node's key, as Rafiki's clients do), it is published now.
+  if (sameAddress(address, serviceWalletAddress(node))) await serviceIdentity(node);
   const found = isJwks ? await publishedKeys(node, address) : await publishedWalletAddress(node, url);
   if (!found) throw walletAddressErrors.notFound(`at ${path}`);
   return found;

@@ -66,6 +66,19 @@ const schema = z.object({
   INTERACTION_EXPIRY_SECS: seconds(600),
   // GNAP's `wait`: how long a client waits between two polls of a pending grant.
   GNAP_WAIT_SECS: seconds(5),
+  // The key id under which the node's own Open Payments client key is published
+  // (<WALLET_ADDRESS_URL>/.well-known/pay/jwks.json): what an FSP registers elsewhere, with the key
+  // itself in OPEN_PAYMENTS_CLIENT_SECRET (lib/open-payments/identity.ts); unset: one made from the key.
+  OPEN_PAYMENTS_CLIENT_KEY_ID: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^[\x21-\x7e]{1,256}$/, 'must be 1 to 256 printable characters, no spaces')
+      .optional(),
+  ),
+  // How long an Open Payments GET of an unknown wallet address waits (polling) for the FSP to make
+  // it after wallet_address.not_found, as Rafiki's WALLET_ADDRESS_LOOKUP_TIMEOUT_MS; 0: not at all.
+  WALLET_ADDRESS_NOT_FOUND_WAIT_MS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(10_000).default(0)),
   // How many grant requests one client (a wallet address, or a key it gives) may make a minute.
   GRANT_REQUESTS_PER_MINUTE: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(1_000_000).default(120)),
   // The AWS region the node runs in (Lambda sets it): the resource server signs its calls to the
@@ -139,6 +152,9 @@ export type Config = z.infer<typeof schema>;
 // variables; TRACES_ENABLED=false turns it off).
 const runtimeSchema = z.object({
   TRACES_ENABLED: flag(true),
+  // Local runs only (serverless.yml does not pass it): https URLs fetched over plain http, as
+  // Rafiki's nodes do in development, for nodes whose ids are https but serve http (lib/platform/net/fetch.ts).
+  LOCAL_FETCH_HTTPS_AS_HTTP: flag(false),
   AWS_LAMBDA_FUNCTION_NAME: z.string().optional(),
   AWS_XRAY_DAEMON_ADDRESS: z.string().optional(),
   _HANDLER: z.string().default('handler'),
@@ -184,6 +200,8 @@ export function nodeOf(c: Config): Node {
     accessTokenExpirySecs: c.ACCESS_TOKEN_EXPIRY_SECS,
     interactionExpirySecs: c.INTERACTION_EXPIRY_SECS,
     gnapWaitSecs: c.GNAP_WAIT_SECS,
+    openPaymentsClientKeyId: c.OPEN_PAYMENTS_CLIENT_KEY_ID,
+    notFoundWaitMs: c.WALLET_ADDRESS_NOT_FOUND_WAIT_MS,
     grantRequestsPerMinute: c.GRANT_REQUESTS_PER_MINUTE,
     allowPrivateFetch: c.ALLOW_PRIVATE_FETCH,
     privatePeers: c.ALLOW_PRIVATE_PEERS,

@@ -19,11 +19,15 @@ export interface Runtime {
   faults: () => string[];
   // A secret from the environment, where SECRETS_PREFIX is empty (lib/platform/secrets.ts).
   localSecret: (name: string) => string | undefined;
+  // LOCAL_FETCH_HTTPS_AS_HTTP, local runs only: outbound fetches of https URLs go over plain http
+  // (./net/fetch.ts), for nodes whose ids are https but which serve plain http on one machine.
+  httpsAsHttp: () => boolean;
 }
 
-const runtime: Runtime = { lambdaTracing: () => undefined, faults: () => [], localSecret: () => undefined };
+const runtime: Runtime = { lambdaTracing: () => undefined, faults: () => [], localSecret: () => undefined, httpsAsHttp: () => false };
 
 export const useRuntime = (r: Runtime) => Object.assign(runtime, r);
 export const lambdaTracing = () => runtime.lambdaTracing();
 export const injectedFaults = () => runtime.faults();
 export const localSecret = (name: string) => runtime.localSecret(name);
+export const httpsAsHttp = () => runtime.httpsAsHttp();

@@ -57,6 +57,10 @@ export interface Node {
   accessTokenExpirySecs: number;
   interactionExpirySecs: number;
   gnapWaitSecs: number;
+  // OPEN_PAYMENTS_CLIENT_KEY_ID: the key id of the node's own Open Payments client key (lib/open-payments/identity.ts).
+  openPaymentsClientKeyId?: string;
+  // WALLET_ADDRESS_NOT_FOUND_WAIT_MS: how long a GET of an unknown wallet address waits for the FSP to make it.
+  notFoundWaitMs: number;
   grantRequestsPerMinute: number; // per client: more in a minute are 429
   // Local only: outbound fetches of client-chosen URLs may reach loopback and private addresses.
   allowPrivateFetch: boolean;

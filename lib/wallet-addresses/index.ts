@@ -203,18 +203,19 @@ export const NOT_FOUND_EVENTS_PER_MINUTE = 100;
 // minute write nothing (under a flood, each would be a cancelled transaction on the one count item).
 const fullMinutes = new Map<string, number>();
 
-async function tellNotFound(node: Node, url: string): Promise<void> {
+// Whether this look-up told the FSP (not one told of it already in its window, nor one over the count).
+async function tellNotFound(node: Node, url: string): Promise<boolean> {
   let address: string;
   try {
     address = newAddress(url, canonicalBase(node.urls.walletAddresses));
   } catch {
-    return; // no wallet address could be there
+    return false; // no wallet address could be there
   }
   const data: WalletAddressNotFound = { walletAddressUrl: address };
   const nowSecs = Math.floor(Date.now() / 1000);
   const minute = nowSecs - (nowSecs % 60);
   const tenant = scoped(node, '');
-  if (fullMinutes.get(tenant) === minute) return;
+  if (fullMinutes.get(tenant) === minute) return false;
   const refused = await commit(
     node,
     [store.tellingNotFound(node, address, nowSecs, NOT_FOUND_WINDOW_SECS), store.countNotFound(node, minute, NOT_FOUND_EVENTS_PER_MINUTE)],
@@ -227,18 +228,39 @@ async function tellNotFound(node: Node, url: string): Promise<void> {
       perMinute: NOT_FOUND_EVENTS_PER_MINUTE,
     });
   }
+  return refused.length === 0;
+}
+
+// An address the FSP was just told of, looked for again every NOT_FOUND_POLL_MS for the node's
+// notFoundWaitMs (WALLET_ADDRESS_NOT_FOUND_WAIT_MS), so that one it makes at once is answered by
+// the same GET (Rafiki's getOrPollByUrl). Only the look-up that told waits: the others of its
+// window answer at once (the client's retry finds what the FSP made), so that the waits, and their
+// reads, are bounded as the events are (NOT_FOUND_EVENTS_PER_MINUTE).
+const NOT_FOUND_POLL_MS = 100;
+async function awaitMade(node: Node, url: string) {
+  const until = Date.now() + node.notFoundWaitMs;
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(NOT_FOUND_POLL_MS, until - Date.now())));
+    const made = await findWalletAddressByUrl(node, url);
+    if (made) return made;
+  }
+  return undefined;
 }
 
 // The public view and active keys, for the Open Payments resource server (an inactive wallet
 // address's too: a payer is then told it is inactive, not that it is not there). A miss is told
 // to the FSP (tellNotFound).
 export async function publishedWalletAddress(node: Node, url: string) {
-  const wallet = await findWalletAddressByUrl(node, url);
+  let wallet = await findWalletAddressByUrl(node, url);
   if (!wallet) {
     // The answer is 404 whether or not the FSP could be told (a flood's contention on the minute's
     // count may outlast the retries): nothing was written, so a later look-up tells.
-    await tellNotFound(node, url).catch((e) => logger.error('wallet_address.not_found could not be told', { url, error: (e as Error).message }));
-    return undefined;
+    const told = await tellNotFound(node, url).catch((e) => {
+      logger.error('wallet_address.not_found could not be told', { url, error: (e as Error).message });
+      return false;
+    });
+    if (told && node.notFoundWaitMs > 0) wallet = await awaitMade(node, url);
+    if (!wallet) return undefined;
   }
   return {
     id: wallet.address,

@@ -1,5 +1,4 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { join } from 'node:path';
 import { createHeaders, generateJwk } from '@interledger/http-signature-utils';
 import {
   type AuthenticatedClient,
@@ -10,14 +9,13 @@ import {
 } from '@interledger/open-payments';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../infra/local/emulators/emulators';
-import { startFsp } from '../../infra/local/fsp/fsp';
+import type { startFsp } from '../../infra/local/fsp/fsp';
 import { DEFAULT_PORTS } from '../../infra/local/start/defaults';
-import { ROOT } from '../../infra/local/start/serverless-config';
 import { consentInBrowser, consentViaIdp, hashVerifies, interactionOf } from '../browser/consent';
 import { DOCS_IMAGES } from '../browser/screenshots';
+import { fspSettings, startStackFsp } from '../harness/fsp';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { ok } from '../harness/world';
-import { TEST_WEBHOOK_SECRET } from '../servers/webhook-receiver';
 
 // Interactive outgoing-payment grants (GNAP interaction through Rafiki's Identity Provider
 // interface), driven by the official Open Payments client as an app would, the user's consent given
@@ -83,11 +81,7 @@ beforeAll(async () => {
   const fspPort = DOCS_IMAGES ? DEFAULT_PORTS.fsp : await freePort();
   s = await startTestStack(
     {
-      EXCHANGE_RATES_URL: '',
-      WEBHOOK_URL: `http://localhost:${fspPort}/webhooks`,
-      WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
-      IDP_CONSENT_URL: `http://localhost:${fspPort}/consent`,
-      IDP_SECRET,
+      ...fspSettings(fspPort, IDP_SECRET),
       GNAP_WAIT_SECS: '1',
     },
     DOCS_IMAGES
@@ -101,12 +95,7 @@ beforeAll(async () => {
         }
       : {},
   ); // the docs' consent page shows the default ports' URLs
-  fsp = await startFsp({
-    port: fspPort,
-    ratesFile: join(ROOT, 'infra/local/fsp/fsp-rates.json'),
-    webhookSecret: TEST_WEBHOOK_SECRET,
-    adminUrl: s.adminUrl,
-    adminSecret: s.env.ADMIN_API_SECRET,
+  fsp = await startStackFsp(s, fspPort, {
     autoFund: false,
     log: (line) => fspLog.push(line),
     authServerUrl: s.authServerUrl,

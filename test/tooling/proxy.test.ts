@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/emulators/emulators';
-import { startFsp } from '../../infra/local/fsp/fsp';
+import type { startFsp } from '../../infra/local/fsp/fsp';
 import { LOCAL_ADMIN_API_SECRET, NODES } from '../../infra/local/start/defaults';
 import { listen } from '../../infra/local/start/listen';
-import { ROOT } from '../../infra/local/start/serverless-config';
 import { announceNodeB, nodeBAdminUrl, type SigningProxy, startLocalProxy, startProxy } from '../../infra/local/tools/proxy';
+import { startStackFsp } from '../harness/fsp';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { bru, COLLECTION, failures, loadRequests } from '../readers/bruno';
 import { TEST_WEBHOOK_SECRET } from '../servers/webhook-receiver';
@@ -191,12 +191,7 @@ describe('the API collection (bruno/), run by bru through the proxy', () => {
   let proxyA: SigningProxy;
   let vars: Record<string, string>;
   beforeAll(async () => {
-    fsp = await startFsp({
-      port: fspPort,
-      ratesFile: join(ROOT, 'infra/local/fsp/fsp-rates.json'),
-      webhookSecret: TEST_WEBHOOK_SECRET,
-      adminUrl: s.adminUrl,
-      adminSecret: s.env.ADMIN_API_SECRET,
+    fsp = await startStackFsp(s, fspPort, {
       autoFund: true,
     });
     proxyA = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: s.adminUrl, nodeB: () => nodeBDown });

@@ -26,7 +26,7 @@ import { eventRoutes, loadService } from './serverless-config';
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
 // functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
 // both use it; tests pass port 0 and a table prefix so that they never collide with anything.
-type Port = 'admin' | 'openPayments' | 'authServer' | 'connector' | 'dynamodb' | 'sqs' | 'eventbridge' | 'secretsmanager' | 'lambda';
+type Port = 'admin' | 'openPayments' | 'authServer' | 'authInteraction' | 'connector' | 'dynamodb' | 'sqs' | 'eventbridge' | 'secretsmanager' | 'lambda';
 // The local port of each REST API that infra/resources.yml declares.
 const API_PORTS: Record<string, Port> = { ResourceServerApi: 'openPayments', AuthServerApi: 'authServer', ConnectorApi: 'connector' };
 // What the template's WAF limits per client address, as its rate-based rule (GRANT_RATE_LIMIT_PER_5MIN):
@@ -229,6 +229,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       };
       await apis[port].start();
       stops.push(apis[port].stop);
+    }
+    // AUTH_INTERACTION_PORT: the interaction's routes (/interact, and the consent page's /grant) on a
+    // port of their own too, as Rafiki's INTERACTION_PORT serves them (its consent page posts there).
+    // On AWS they are paths of the authorization server's API only.
+    if (opts.ports?.authInteraction !== undefined) {
+      const routes = restApis(service)
+        .get('AuthServerApi')!
+        .routes.filter((r) => r.fn.name === 'authInteraction');
+      stops.push(
+        (await startGateway({ port: opts.ports.authInteraction, routes, runtime, observe: observe('interaction'), trace: trace('interaction'), hosts })).stop,
+      );
     }
     stops.push(startSqsPollers(service.functions, refs, sqs, runtime));
     const streamsClient = new DynamoDBStreamsClient({ ...aws, endpoint: endpoints.dynamodb });

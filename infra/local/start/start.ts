@@ -1,5 +1,5 @@
 import './quiet';
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { startFsp } from '../fsp/fsp';
@@ -7,6 +7,7 @@ import { announceNodeB, startLocalProxy } from '../tools/proxy';
 import { startConsole } from './console';
 import {
   dataDirOf,
+  envPort,
   LOCAL_ADMIN_API_SECRET,
   LOCAL_IDP_SECRET,
   LOCAL_WEBHOOK_SECRET,
@@ -45,8 +46,28 @@ const kept: Record<string, string> = existsSync(secretsFile) ? JSON.parse(readFi
 for (const name of ['STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET']) kept[name] ??= randomBytes(32).toString('base64url');
 mkdirSync(dataDir, { recursive: true });
 writeFileSync(secretsFile, `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
+// OPEN_PAYMENTS_CLIENT_KEY_FILE: the node's Open Payments client key, an Ed25519 private key in PEM
+// (as Rafiki's PRIVATE_KEY_FILE), which the FSP registers elsewhere; it becomes the secret that
+// holds the key (on AWS the FSP puts the PEM in the secret itself: docs/configuration.md).
+const keyFile = process.env.OPEN_PAYMENTS_CLIENT_KEY_FILE;
+if (keyFile) {
+  let why: string | undefined;
+  try {
+    const pem = readFileSync(keyFile, 'utf8');
+    if (createPrivateKey(pem).asymmetricKeyType !== 'ed25519') why = 'it is not an Ed25519 private key';
+    process.env.OPEN_PAYMENTS_CLIENT_SECRET = pem;
+  } catch (e) {
+    why = `it cannot be read as a private key in PEM: ${(e as Error).message}`;
+  }
+  if (why) {
+    console.error(`error: OPEN_PAYMENTS_CLIENT_KEY_FILE=${keyFile}: ${why}`);
+    process.exit(1);
+  }
+}
 for (const [name, value] of Object.entries(kept)) process.env[name] ||= value;
 const { fsp: fspPort, console: consolePort, ...ports } = allPorts;
+// AUTH_INTERACTION_PORT: unset, the interaction's routes are on the authorization server's port only.
+const interactionPort = process.env.AUTH_INTERACTION_PORT ? envPort('AUTH_INTERACTION_PORT', 0) : undefined;
 const adminPort = ports.admin;
 
 // A port that cannot be had ends the start with one line that names its setting, not a stack
@@ -102,7 +123,7 @@ const stack = await startStack({
   dataDir,
   envFile: join(dataDir, STACK_ENV_FILE), // for `serverless offline` (docs/local-run.md, "serverless-offline")
   settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret, IDP_SECRET: idpSecret },
-  ports,
+  ports: { ...ports, ...(interactionPort !== undefined && { authInteraction: interactionPort }) },
 }).catch(startFailed);
 
 // Node A runs the signing proxy of the API collection; Node B tells it where its Admin API is.
@@ -160,7 +181,7 @@ Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
   Console                       ${backOffice.url}   (${consoleHas(stack)}; sign in as viewer, operator or admin: ${shown(dataDir)}/operators-seeded.json${seeded ? ', made now' : ''}; npm run operator adds one)
   Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
   Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
-  Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})
+  Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})${interactionPort ? `\n  Interaction (consent)         http://localhost:${interactionPort}   (/interact, /grant: AUTH_INTERACTION_PORT)` : ''}
   ILP connector                 ${stack.connectorUrl}   (ILP address ${stack.env.ILP_ADDRESS}; peers send packets here)
   Signing proxy                 ${proxy.line}
   DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}   Secrets Manager ${stack.endpoints.secretsmanager}

@@ -1,4 +1,5 @@
 import { getKeyId, type JWK, validateSignature, validateSignatureHeaders } from '@interledger/http-signature-utils';
+import { httpsAsHttp } from '../../platform/runtime';
 import { entriesOf, type Query, sentQueries } from './query';
 
 // HTTP message signatures (RFC 9421) as Open Payments profiles them: Ed25519, label `sig1`,
@@ -58,9 +59,12 @@ const coveredComponents = (input: string) =>
 // custom domain) plus the path and query. The query is rebuilt the ways clients write it
 // (./query.ts), in the order received and, should a proxy have reordered it, sorted; a root path
 // is tried with and without its trailing slash.
+// With LOCAL_FETCH_HTTPS_AS_HTTP (local runs), an https base is also tried as http: clients of such a
+// node (Rafiki's useHttp) send, and so sign, https URLs as http.
 export function targetUris(base: string, path: string, query: Query): string[] {
   const root = base.replace(/\/+$/, '');
-  const paths = path === '/' || path === '' ? [`${root}/`, root] : [`${root}${path}`];
+  const roots = httpsAsHttp() && root.startsWith('https:') ? [root, `http:${root.slice('https:'.length)}`] : [root];
+  const paths = roots.flatMap((r) => (path === '/' || path === '' ? [`${r}/`, r] : [`${r}${path}`]));
   const entries = entriesOf(query);
   if (!entries.length) return paths;
   const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -5,6 +5,7 @@ import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { httpsAsHttp } from '../runtime';
 import { tracedFetch } from '../tracing';
 import { blockedRange, isIpLiteral } from './addresses';
 
@@ -213,6 +214,7 @@ async function follow(request: Request, all: Required<FetchLimits>, signal: Abor
   let hop: Hop = { url: new URL(request.url), method: request.method, headers, body };
   for (let redirects = 0; ; redirects++) {
     const { url } = hop;
+    if (url.protocol === 'https:' && httpsAsHttp()) url.protocol = 'http:'; // LOCAL_FETCH_HTTPS_AS_HTTP (local runs)
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new OutboundFetchError('unsupported_url', `Only http and https URLs are fetched, not ${url.protocol}`);
     const range = isIpLiteral(url.hostname) ? blockedRange(url.hostname) : undefined;

@@ -71,6 +71,7 @@ describe('roles and resource policies', () => {
     expect(holders('secretsmanager:GetSecretValue secret:OPEN_PAYMENTS_CLIENT_SECRET')).toEqual([
       'openPaymentsOutgoingPayments',
       'openPaymentsQuotes',
+      'openPaymentsWalletAddress',
       'paymentsWorker',
       'quotesCreate',
     ]);

@@ -18,7 +18,7 @@ describe('settings', () => {
     const section = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
     // The names in each row's first cell (a row may hold several: `API_THROTTLE_RATE`, `API_THROTTLE_BURST`).
     const listed = [...section.matchAll(/^\| ([^|]+)\|/gm)].flatMap((row) => [...row[1].matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]));
-    const local = /_PORT$|^FSP_|^LOCAL_|^PROXY_|^LOG_LEVEL$|^CONSOLE_JWKS$|^(ADMIN_API_SECRET|WEBHOOK_SECRET|IDP_SECRET)$/; // the local run's own, and the secrets (Secrets Manager)
+    const local = /_PORT$|^FSP_|^LOCAL_|^PROXY_|^LOG_LEVEL$|^CONSOLE_JWKS$|^(ADMIN_API_SECRET|WEBHOOK_SECRET|IDP_SECRET|OPEN_PAYMENTS_CLIENT_KEY_FILE)$/; // the local run's own, and the secrets (Secrets Manager)
     const environment = loadService(STAGE).environment;
     // Every setting the stack reads is checked before packaging (infra/serverless/settings.cjs), and documented.
     const checked = Object.keys(SETTINGS);
