@@ -96,6 +96,7 @@ const SETTINGS = {
   GRANT_REQUESTS_PER_MINUTE: functions,
   SLIPPAGE: functions,
   QUOTE_PRICING: functions,
+  OPEN_PAYMENTS_ANY_CLIENT_QUOTES: functions,
   INCOMING_APPROVAL_REQUIRED: functions,
   INCOMING_PARTIAL_PAYMENTS: functions,
   ALLOW_PRIVATE_FETCH: functions,

@@ -97,7 +97,9 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
   if (quote.walletAddress !== canonicalOrUndefined(input.walletAddress, node.urls.walletAddresses)) {
     throw quoteErrors.walletMismatch(quote.id, quote.walletAddress, input.walletAddress);
   }
-  if (by && quote.client !== by.client) throw paymentErrors.quoteNotYours(quote.id);
+  // An app pays the quotes it made; with OPEN_PAYMENTS_ANY_CLIENT_QUOTES, as in Rafiki, any client's
+  // for this wallet address (the grant's limits, its receiver included, bound it whoever priced it).
+  if (by && quote.client !== by.client && !(node.anyClientQuotes && quote.client)) throw paymentErrors.quoteNotYours(quote.id);
   if (quote.paymentId) throw quoteErrors.used(quote.id);
   const now = new Date().toISOString();
   if (quote.expiresAt <= now) throw quoteErrors.expired(`Quote ${quote.id}`, quote.expiresAt, 'create a new quote');
@@ -299,7 +301,9 @@ export async function finishPayment(
   const fee = state === 'completed' ? BigInt(feeOf(p).value) : 0n;
   const writes = [
     ...store.transition(node, p, 'sending', state, set),
-    ...givingBack(node, p, sent + fee, opts.delivered ?? 0n),
+    // Under Rafiki's pricing a completed payment keeps its grant charged with all it was quoted, as
+    // Rafiki counts it (its debit carries the slippage the grant's owner consented to spend).
+    ...(state === 'completed' && node.quotePricing === 'rafiki' ? [] : givingBack(node, p, sent + fee, opts.delivered ?? 0n)),
     ...(fee > 0n ? await transfer(node, `fee:${p.id}`, { kind: 'fee', resource: { type: 'payment', id: p.id } }, [feeLeg(p, fee)]) : []),
   ];
   if ((await commit(node, writes, [event(store.partition(node, p.id), `payment.${state}`, paymentView(next))])).length) return 'skipped';

@@ -109,6 +109,10 @@ const schema = z.object({
   // How quotes are priced (lib/quotes/pricing.ts): this service's way, or Rafiki's (SLIPPAGE taken
   // off the rate of an Interledger quote), so that an FSP moving from Rafiki keeps its amounts.
   QUOTE_PRICING: z.preprocess((v) => (v === '' ? undefined : v), z.enum(QUOTE_PRICINGS).default('ours')),
+  // Whether an Open Payments app may pay a quote another client made for the same wallet address
+  // (Rafiki's rule: its own suite pays a quote one client made with a payment another makes); by
+  // default an app pays only the quotes it made (403 otherwise). The grant's limits bound it either way.
+  OPEN_PAYMENTS_ANY_CLIENT_QUOTES: flag(false),
   // Whether new payment intents wait for the FSP's approval (pending_approval), for wallet
   // addresses that do not say (their approvalRequired).
   INCOMING_APPROVAL_REQUIRED: flag(false),
@@ -196,6 +200,7 @@ export function nodeOf(c: Config): Node {
     liquidityWithdrawalTimeoutSecs: c.LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS,
     slippage: c.SLIPPAGE,
     quotePricing: c.QUOTE_PRICING,
+    anyClientQuotes: c.OPEN_PAYMENTS_ANY_CLIENT_QUOTES,
     incoming: { approvalRequired: c.INCOMING_APPROVAL_REQUIRED, partialPayments: c.INCOMING_PARTIAL_PAYMENTS },
     accessTokenExpirySecs: c.ACCESS_TOKEN_EXPIRY_SECS,
     interactionExpirySecs: c.INTERACTION_EXPIRY_SECS,

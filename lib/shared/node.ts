@@ -52,6 +52,7 @@ export interface Node {
   liquidityWithdrawalTimeoutSecs: number;
   slippage: number;
   quotePricing: QuotePricing; // QUOTE_PRICING (lib/quotes/pricing.ts)
+  anyClientQuotes: boolean; // OPEN_PAYMENTS_ANY_CLIENT_QUOTES (lib/payments createPaymentRecord)
   // INCOMING_APPROVAL_REQUIRED and INCOMING_PARTIAL_PAYMENTS (lib/payment-intents).
   incoming: { approvalRequired: boolean; partialPayments: 'keep' | 'return' };
   accessTokenExpirySecs: number;

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAsset, moveLiquidity } from '../../../lib/assets';
 import { checkLedger } from '../../../lib/ledger-check';
 import { completeIntent, createIntent, expireDueIntents, getIntent } from '../../../lib/payment-intents';
-import { cancelPayment, createPayment, fundPayment, getPayment, withdrawPayment } from '../../../lib/payments';
+import { cancelPayment, createPayment, createPaymentRecord, fundPayment, getPayment, withdrawPayment } from '../../../lib/payments';
 import { createQuote } from '../../../lib/payments/methods/quote';
 import { quoteView } from '../../../lib/quotes';
 import { pushRate } from '../../../lib/rates';
@@ -325,5 +325,28 @@ describe('permanent failures fail the payment and leave its funds withdrawable',
     expect(eventsOf(mem.db, 'payment_intent.completed').filter((e) => e.data.id === i.id)).toHaveLength(1);
     expect(await sent(payment.id)).toMatchObject({ state: 'failed', failureReason: 'payment_intent_completed' });
     expect(await refusal(completeIntent(mem.node, i.id))).toBe('409 invalid_state');
+  });
+});
+
+// Issue 44: which client's quote an Open Payments app may pay. By default its own only; with
+// OPEN_PAYMENTS_ANY_CLIENT_QUOTES (Rafiki's rule) any client's for the wallet address, never the FSP's.
+describe("an app paying another client's quote", () => {
+  const grantOf = (client: string) => ({ client, grantId: randomUUID(), period: { key: 'all' } });
+  const quoteBy = async (client?: string) => {
+    const intent = await createIntent(mem.node, { walletAddress: w.bob, incomingAmount: usd('100') } as never);
+    return createQuote(mem.node, { walletAddress: w.alice, receiver: intent.id } as never, client);
+  };
+
+  it("refuses another app's quote and the FSP's by default; takes another app's, not the FSP's, when the setting allows", async () => {
+    await moveLiquidity(mem.node, w.usd.id, '100000', 'deposit');
+    const theirs = await quoteBy('https://apps.example/theirs');
+    const fsp = await quoteBy();
+    const pay = (node: typeof mem.node, quoteId: string) =>
+      createPaymentRecord(node, { walletAddress: w.alice, quoteId } as never, grantOf('https://apps.example/mine'));
+    expect(await refusal(pay(mem.node, theirs.id))).toBe('403 forbidden');
+    expect(await refusal(pay(mem.node, fsp.id))).toBe('403 forbidden');
+    const rafikiLike = { ...mem.node, anyClientQuotes: true };
+    expect(await refusal(pay(rafikiLike, fsp.id))).toBe('403 forbidden');
+    expect((await pay(rafikiLike, theirs.id)).record).toMatchObject({ quoteId: theirs.id, client: 'https://apps.example/mine', state: 'funding' });
   });
 });
