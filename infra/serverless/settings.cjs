@@ -91,6 +91,8 @@ const SETTINGS = {
   IDP_CONSENT_URL: functions,
   INTERACTION_EXPIRY_SECS: functions,
   GNAP_WAIT_SECS: functions,
+  GRAPHQL_INTROSPECTION: functions,
+  OPERATOR_TENANT_ID: functions,
   OPEN_PAYMENTS_CLIENT_KEY_ID: functions,
   WALLET_ADDRESS_NOT_FOUND_WAIT_MS: functions,
   GRANT_REQUESTS_PER_MINUTE: functions,

@@ -2,6 +2,7 @@ import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWi
 import { ilpErrors } from '../ilp/errors';
 import { type RemoteReceiver, receiverFrom } from '../ilp/receiver';
 import { withBoundedFetch } from '../platform/net/fetch';
+import { httpsAsHttp } from '../platform/runtime';
 import { DomainError } from '../shared/errors';
 import type { Node } from '../shared/node';
 import { serviceIdentity, serviceWalletAddress } from './identity';
@@ -35,7 +36,15 @@ function readerOf(node: Node): Promise<Reader> {
   let reader = readers.get(node.tenant.id);
   if (!reader) {
     reader = serviceIdentity(node).then(async ({ privateKey, jwk }) => ({
-      api: await createAuthenticatedClient({ walletAddressUrl: serviceWalletAddress(node), privateKey, keyId: jwk.kid, validateResponses: false }),
+      // Locally with https ids served over http (LOCAL_FETCH_HTTPS_AS_HTTP), the client signs the
+      // http URL it sends to, as the other node (Rafiki among them) checks the URL it received.
+      api: await createAuthenticatedClient({
+        walletAddressUrl: serviceWalletAddress(node),
+        privateKey,
+        keyId: jwk.kid,
+        validateResponses: false,
+        useHttp: httpsAsHttp(),
+      }),
       tokens: new Map(),
     }));
     readers.set(node.tenant.id, reader);
