@@ -1,40 +1,17 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadService, ROOT, serverlessYml } from '../../../infra/local/start/serverless-config';
+import { loadService, ROOT } from '../../../infra/local/start/serverless-config';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import { build as buildAlarms } from '../../../infra/serverless/alarms.cjs';
 // @ts-expect-error a serverless plugin, in CommonJS without types
-import DeployChecks, { declaredSettings } from '../../../infra/serverless/deploy-checks.cjs';
+import { declaredSettings } from '../../../infra/serverless/deploy-checks.cjs';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import { SETTINGS } from '../../../infra/serverless/settings.cjs';
-import { alarmsOf, BACKSTOP_MS, deployed, loadPackaged, PRODUCTION, packageEnv, REGION, REQUIRED, run, STAGE, slsPackage, template } from './packaged';
+import { alarmsOf, BACKSTOP_MS, deployed, loadPackaged, PRODUCTION, packageEnv, REQUIRED, refusal, run, STAGE, slsPackage, template } from './packaged';
 
 // The deploy's settings: each documented and checked, and a bad one refused before anything is built.
 // The production template is packaged once for the run (./packaged.ts).
-
-// What the deploy checks (infra/serverless/deploy-checks.cjs) refuse, with `changes` to the production
-// settings (undefined: unset), as `serverless package` runs them before it builds anything: here in
-// this process, on serverless.yml as the local run resolves it, since a `serverless package` for each
-// costs seconds of CPU. One package refused for real (below) shows the plugin's place in packaging.
-function refusal(changes: Record<string, string | undefined>): string {
-  const saved = { ...process.env };
-  const env: NodeJS.ProcessEnv = { ...packageEnv, ...changes };
-  for (const [name, value] of Object.entries(changes)) if (value === undefined) delete env[name];
-  for (const name of Object.keys(process.env)) delete process.env[name];
-  Object.assign(process.env, env);
-  try {
-    const { provider, functions } = serverlessYml(STAGE);
-    const serverless = { serviceDir: ROOT, service: { provider, functions }, classes: { Error } };
-    new DeployChecks(serverless, { stage: STAGE, region: REGION }).hooks['before:package:initialize']();
-    return '';
-  } catch (e) {
-    return `Error:\n${(e as Error).message}`;
-  } finally {
-    for (const name of Object.keys(process.env)) delete process.env[name];
-    Object.assign(process.env, saved);
-  }
-}
 
 describe('settings', () => {
   it('lets a deployer set every setting docs/configuration.md lists, and checks every one the template reads', () => {
