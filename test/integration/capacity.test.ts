@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownEmulators } from '../harness/emulators';
 import { type OtherNode, startOtherNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { ledgerItems, ok, packetsOf, paymentIn } from '../harness/world';
 import { hottest, recordWrites, type WriteRates } from '../readers/write-rates';
+
+// A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
+// what it measures is this test's writes alone.
+ownEmulators();
 
 // No hot item on the packet path (README "Capacity"). Many senders on Node A pay intents on Node B
 // at once, all through one peer, in small packets, across currencies both ways (so that both

@@ -6,7 +6,11 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emu
 import type { EventBridgeEmulator } from '../../infra/local/emulators/eventbridge';
 import { provision } from '../../infra/local/emulators/provision';
 import { loadService, type ServiceDef } from '../../infra/local/start/serverless-config';
-import { fileEmulators } from '../harness/emulators';
+import { fileEmulators, ownEmulators } from '../harness/emulators';
+
+// A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
+// a new index on a DynamoDB Local with others' history was seen to stay CREATING for minutes.
+ownEmulators();
 
 // A local data folder kept from before a release that adds an index gets it at the next start,
 // with the items already there, as a CloudFormation update backfills it. (On a DynamoDB Local busy

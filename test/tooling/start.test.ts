@@ -47,8 +47,11 @@ const processRuns = (pid: number) => {
   }
 };
 
-async function startAndStop(signal: NodeJS.Signals) {
-  const node = await startNode('start');
+type NpmNode = Awaited<ReturnType<typeof startNode>>;
+
+// A node started on fresh data, ready: its banner, a console that signs nothing, an empty Admin API,
+// its DynamoDB Local and its functions' environment written down in its data folder.
+async function expectReady(node: NpmNode) {
   expect(node.output()).toContain(node.adminUrl);
   expect(node.output()).toContain(`ILP connector                 ${node.connector}   (ILP address test.node-a;`);
   // The console signs nothing: a request without an operator's sign-in is refused, whatever the secret.
@@ -74,18 +77,21 @@ async function startAndStop(signal: NodeJS.Signals) {
     AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${node.ports.DYNAMODB_PORT}`,
   });
   expect(statSync(envFile).mode & 0o777).toBe(0o600);
+}
+
+// `signal` to the node's process group stops everything: its Node and its JVM, and the environment
+// file goes.
+async function expectStops(node: NpmNode, signal: NodeJS.Signals) {
   await node.stop(signal);
   // The npm start's own Node and its JVM end after the npm process the test started, each in its time.
   await waitFor('its Node and its DynamoDB Local to end', async () => {
     const { jvm, node: started } = startedOn(node.dataDir);
     return jvm === undefined && started === undefined ? true : undefined;
   });
-  expect(existsSync(envFile), node.output()).toBe(false);
+  expect(existsSync(join(node.dataDir, STACK_ENV_FILE)), node.output()).toBe(false);
 }
 
 describe('npm start', () => {
-  it('becomes ready, and SIGINT stops everything', () => startAndStop('SIGINT'), 150_000);
-
   // A second node on taken ports ended in a raw EADDRINUSE stack trace that named no setting.
   it('names the setting of a taken port in one line, without a stack trace, and leaves nothing running', async () => {
     for (const taken of ['FSP_PORT', 'ADMIN_PORT', 'CONNECTOR_PORT', 'CONSOLE_PORT'] as const) {
@@ -116,15 +122,18 @@ describe('npm start', () => {
       }
     }
   });
-
-  it('SIGTERM stops everything too', () => startAndStop('SIGTERM'), 150_000);
 });
 
-describe('the local data', () => {
-  const codes = async (node: Awaited<ReturnType<typeof startNode>>) => (await ok(node.admin('GET', '/assets'), 200)).items.map((a: { code: string }) => a.code);
+// One node's life on its data folder: each start of it is one the checks need, so that they cost as
+// few npm starts as they can.
+describe('npm start and its local data', () => {
+  const codes = async (node: NpmNode) => (await ok(node.admin('GET', '/assets'), 200)).items.map((a: { code: string }) => a.code);
 
-  it('is kept across a restart, survives a crash of Node (the JVM it left is stopped), and is wiped by --fresh and npm run reset', async () => {
-    const running: Array<Awaited<ReturnType<typeof startNode>>> = [];
+  const name =
+    'becomes ready, and SIGINT stops everything; the data is kept across a restart, survives a crash of Node ' +
+    '(the JVM it left is stopped), and is wiped by --fresh and npm run reset; SIGTERM stops everything too';
+  it(name, async () => {
+    const running: NpmNode[] = [];
     const tracked: StartNode = async (...args) => {
       const node = await startNode(...args);
       running.push(node);
@@ -140,9 +149,10 @@ describe('the local data', () => {
 
   async function restartAndWipe(startNode: StartNode) {
     const first = await startNode('start');
+    await expectReady(first);
     expect(first.output()).toContain(`Data          ${first.dataDir}/ (kept across restarts; npm run reset wipes it)`);
     await ok(first.admin('POST', '/assets', { code: 'KEPT', scale: 2 }));
-    await first.stop();
+    await expectStops(first, 'SIGINT');
 
     const second = await startNode('start', { ports: first.ports, dataDir: first.dataDir });
     expect(await codes(second)).toEqual(['KEPT']);
@@ -169,7 +179,7 @@ describe('the local data', () => {
     expect(beside.status, beside.stdout + beside.stderr).not.toBe(0);
     expect(beside.stderr).toContain(`A node runs on the data in ${first.dataDir}`);
     expect((await codes(third)).sort()).toEqual(['CRASH', 'KEPT']);
-    await third.stop();
+    await expectStops(third, 'SIGTERM');
 
     const fresh = await startNode('start', { ports: first.ports, dataDir: first.dataDir, args: ['--fresh'] });
     expect(await codes(fresh)).toEqual([]);

@@ -92,16 +92,22 @@ function fromModule(file: string): any {
 // A map, or a list of maps merged (serverless.yml's functions, custom.roles).
 const merged = (value: any): Record<string, any> => (Array.isArray(value) ? Object.assign({}, ...value) : (value ?? {}));
 
-export function loadService(stage = 'local'): ServiceDef {
+// serverless.yml resolved for `stage`, its functions in one map: as the Framework hands it to plugins.
+export function serverlessYml(stage = 'local'): any {
   const raw = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
   const doc = resolve(raw, { stage, service: raw.service, params: raw.params ?? {} }) as any;
+  return { ...doc, functions: merged(doc.functions) };
+}
+
+export function loadService(stage = 'local'): ServiceDef {
+  const doc = serverlessYml(stage);
   return {
     service: doc.service,
     stage,
     apiName: doc.provider.apiName,
     custom: { ...doc.custom, roles: merged(doc.custom?.roles) },
     environment: doc.provider.environment ?? {},
-    functions: Object.entries(merged(doc.functions)).map(([name, f]) => ({
+    functions: Object.entries(doc.functions as Record<string, any>).map(([name, f]) => ({
       name,
       handler: f.handler,
       role: f.role,

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadService } from '../../../infra/local/start/serverless-config';
 import { OUTBOX_RETENTION_SECS } from '../../../lib/platform/events';
 import { PAYMENTS_MAX_RECEIVES, WEBHOOK_MAX_RECEIVES } from '../../../lib/shared/limits';
-import { alarmsOf, BACKSTOP_MS, functionId, loadPackaged, ofType, STAGE, STAGE_KEY, slsPackage, template } from './packaged';
+import { alarmsOf, BACKSTOP_MS, functionId, loadPackaged, ofType, refusal, STAGE, STAGE_KEY, template } from './packaged';
 
 // The queues, the bus, the schedules and the outbox relay's stream: who feeds what, retries, dead letters and the limits the code relies on.
 // The production template is packaged once for the run (./packaged.ts).
@@ -128,56 +128,48 @@ describe('queues, the bus and the stream', () => {
 
   // A record the relay reported failed was retried until the stream dropped it after 24 hours, and
   // held up its shard meanwhile; nothing alarmed.
-  it(
-    "bounds the relay's retries and record age and parks what it could not send on a queue of its own, which alarms and only Lambda feeds",
-    async () => {
-      const [relay] = ofType('AWS::Lambda::EventSourceMapping')
-        .map(([, m]) => m.Properties)
-        .filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
-      expect(relay).toMatchObject({ MaximumRetryAttempts: 100, MaximumRecordAgeInSeconds: 3600, BisectBatchOnFunctionError: true });
-      expect(relay.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': ['RelayFailuresQueue', 'Arn'] } } });
-      const queue = template.Resources.RelayFailuresQueue.Properties;
-      expect(queue).toMatchObject({ MessageRetentionPeriod: 1209600, KmsMasterKeyId: STAGE_KEY });
-      // The outbox items a parked record points at outlive it: a record parked on its last day can still be re-driven.
-      expect(OUTBOX_RETENTION_SECS).toBeGreaterThan(queue.MessageRetentionPeriod);
-      expect(
-        alarmsOf()
-          .map(([, a]) => a.Properties)
-          .find((a) => a.Dimensions?.[0].Value['Fn::GetAtt']?.[0] === 'RelayFailuresQueue'),
-      ).toMatchObject({
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      });
-      // Lambda parks the records with the relay's role: the only principal the queue's policy lets send.
-      const policy = ofType('AWS::SQS::QueuePolicy')
-        .map(([, p]) => p.Properties)
-        .find((p) => p.Queues.some((q: any) => q.Ref === 'RelayFailuresQueue'));
-      expect(policy.PolicyDocument.Statement).toContainEqual(
-        expect.objectContaining({ Effect: 'Deny', Condition: { ArnNotEquals: { 'aws:PrincipalArn': [{ 'Fn::GetAtt': ['OutboxRelayRole', 'Arn'] }] } } }),
-      );
-      const refused = await slsPackage({ RELAY_MAX_RETRY_ATTEMPTS: '-1', RELAY_MAX_RECORD_AGE_SECS: '172800' });
-      expect(refused.output).toContain('RELAY_MAX_RETRY_ATTEMPTS: must be a whole number from 0 to 10000');
-      expect(refused.output).toContain('RELAY_MAX_RECORD_AGE_SECS: must be a whole number from 60 to 86400');
-    },
-    BACKSTOP_MS,
-  );
+  it("bounds the relay's retries and record age and parks what it could not send on a queue of its own, which alarms and only Lambda feeds", () => {
+    const [relay] = ofType('AWS::Lambda::EventSourceMapping')
+      .map(([, m]) => m.Properties)
+      .filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
+    expect(relay).toMatchObject({ MaximumRetryAttempts: 100, MaximumRecordAgeInSeconds: 3600, BisectBatchOnFunctionError: true });
+    expect(relay.DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': ['RelayFailuresQueue', 'Arn'] } } });
+    const queue = template.Resources.RelayFailuresQueue.Properties;
+    expect(queue).toMatchObject({ MessageRetentionPeriod: 1209600, KmsMasterKeyId: STAGE_KEY });
+    // The outbox items a parked record points at outlive it: a record parked on its last day can still be re-driven.
+    expect(OUTBOX_RETENTION_SECS).toBeGreaterThan(queue.MessageRetentionPeriod);
+    expect(
+      alarmsOf()
+        .map(([, a]) => a.Properties)
+        .find((a) => a.Dimensions?.[0].Value['Fn::GetAtt']?.[0] === 'RelayFailuresQueue'),
+    ).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    // Lambda parks the records with the relay's role: the only principal the queue's policy lets send.
+    const policy = ofType('AWS::SQS::QueuePolicy')
+      .map(([, p]) => p.Properties)
+      .find((p) => p.Queues.some((q: any) => q.Ref === 'RelayFailuresQueue'));
+    expect(policy.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { ArnNotEquals: { 'aws:PrincipalArn': [{ 'Fn::GetAtt': ['OutboxRelayRole', 'Arn'] }] } } }),
+    );
+    const refused = refusal({ RELAY_MAX_RETRY_ATTEMPTS: '-1', RELAY_MAX_RECORD_AGE_SECS: '172800' });
+    expect(refused).toContain('RELAY_MAX_RETRY_ATTEMPTS: must be a whole number from 0 to 10000');
+    expect(refused).toContain('RELAY_MAX_RECORD_AGE_SECS: must be a whole number from 60 to 86400');
+  });
 
   // Its reservation (30) was below its parallelization factor (10) times the 4 or more shards of a
   // new on-demand table's stream: throttled, and the stream lagging, under load.
-  it(
-    "reserves the outbox relay enough concurrency for its parallelization on every shard of a new table's stream, and refuses less",
-    async () => {
-      const [mapping] = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
-      const relay = template.Resources.OutboxRelayLambdaFunction.Properties;
-      expect(mapping[1].Properties.ParallelizationFactor).toBe(2);
-      expect(relay.ReservedConcurrentExecutions).toBeGreaterThanOrEqual(mapping[1].Properties.ParallelizationFactor * 4);
-      expect((await slsPackage({ RELAY_RESERVED_CONCURRENCY: '7' })).output).toContain(
-        "RELAY_RESERVED_CONCURRENCY: 7 is below 8, the parallelization factor 2 times a new table stream's 4 shards",
-      );
-    },
-    BACKSTOP_MS,
-  );
+  it("reserves the outbox relay enough concurrency for its parallelization on every shard of a new table's stream, and refuses less", () => {
+    const [mapping] = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
+    const relay = template.Resources.OutboxRelayLambdaFunction.Properties;
+    expect(mapping[1].Properties.ParallelizationFactor).toBe(2);
+    expect(relay.ReservedConcurrentExecutions).toBeGreaterThanOrEqual(mapping[1].Properties.ParallelizationFactor * 4);
+    expect(refusal({ RELAY_RESERVED_CONCURRENCY: '7' })).toContain(
+      "RELAY_RESERVED_CONCURRENCY: 7 is below 8, the parallelization factor 2 times a new table stream's 4 shards",
+    );
+  });
 });
 
 describe('failure queues', () => {

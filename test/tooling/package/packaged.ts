@@ -2,8 +2,10 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { ROOT } from '../../../infra/local/start/serverless-config';
+import { ROOT, serverlessYml } from '../../../infra/local/start/serverless-config';
 import { unzip } from '../../../infra/local/tools/zip';
+// @ts-expect-error a serverless plugin, in CommonJS without types
+import DeployChecks from '../../../infra/serverless/deploy-checks.cjs';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import { STACKS } from '../../../infra/serverless/nested-stacks.cjs';
 import { waitFor } from '../../harness/wait';
@@ -109,6 +111,29 @@ export async function slsPackage(changes: Record<string, string | undefined>, ar
   return { ...(await run(SLS, ['package', '--package', dir, ...args], env)), dir };
 }
 export const BACKSTOP_MS = 20 * 60_000; // a full package on a loaded 2-core machine takes minutes
+
+// What the deploy checks (infra/serverless/deploy-checks.cjs) refuse, with `changes` to the production
+// settings (undefined: unset), as `serverless package` runs them before it builds anything: here in
+// this process, on serverless.yml as the local run resolves it, since a `serverless package` for each
+// costs seconds of CPU. One package refused for real (settings.test.ts) shows the plugin's place in packaging.
+export function refusal(changes: Record<string, string | undefined>): string {
+  const saved = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...packageEnv, ...changes };
+  for (const [name, value] of Object.entries(changes)) if (value === undefined) delete env[name];
+  for (const name of Object.keys(process.env)) delete process.env[name];
+  Object.assign(process.env, env);
+  try {
+    const { provider, functions } = serverlessYml(STAGE);
+    const serverless = { serviceDir: ROOT, service: { provider, functions }, classes: { Error } };
+    new DeployChecks(serverless, { stage: STAGE, region: REGION }).hooks['before:package:initialize']();
+    return '';
+  } catch (e) {
+    return `Error:\n${(e as Error).message}`;
+  } finally {
+    for (const name of Object.keys(process.env)) delete process.env[name];
+    Object.assign(process.env, saved);
+  }
+}
 
 // Whether the process `pid` still runs.
 function alive(pid: number): boolean {
