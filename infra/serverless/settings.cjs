@@ -100,6 +100,8 @@ const SETTINGS = {
   ALLOW_PRIVATE_PEERS: functions,
   WEBHOOK_URL: functions,
   WEBHOOK_DIALECT: functions,
+  GRAPHQL_INTROSPECTION: functions,
+  OPERATOR_TENANT_ID: functions,
   WEBHOOK_TIMEOUT_SECS: functions,
   WEBHOOK_RETRY_SCHEDULE_SECS: functions,
   EXCHANGE_RATES_URL: functions,
