@@ -217,6 +217,13 @@ async function withdrawLiquidity(
   return { success: true };
 }
 
+// A mutation Rafiki answers with `success`: the operation `act` on the id in the input's `field`.
+const succeeded = (operation: string, field: string, act: (node: Node, id: string) => Promise<unknown>) =>
+  idempotent(operation, async (node, { input }: Args) => {
+    await act(node, idOf(input[field]));
+    return { success: true };
+  });
+
 // ---- Tenants: the operator's alone, as their REST routes are.
 
 function operatorOnly(node: Node) {
@@ -560,10 +567,7 @@ export const resolvers = {
       );
       return { peer: peerOut(await updatePeer(node, input.id, change)) };
     }),
-    deletePeer: idempotent('deletePeer', async (node, { input }: Args) => {
-      await deletePeer(node, input.id);
-      return { success: true };
-    }),
+    deletePeer: succeeded('deletePeer', 'id', deletePeer),
     createPeerLiquidityWithdrawal: idempotent('createPeerLiquidityWithdrawal', async (node, { input }: Args) =>
       withdrawLiquidity(
         input,
@@ -572,14 +576,8 @@ export const resolvers = {
         (amount) => movePeerLiquidity(node, input.peerId, amount, 'withdrawal', input.id),
       ),
     ),
-    postLiquidityWithdrawal: idempotent('postLiquidityWithdrawal', async (node, { input }: Args) => {
-      await postWithdrawal(node, idOf(input.withdrawalId));
-      return { success: true };
-    }),
-    voidLiquidityWithdrawal: idempotent('voidLiquidityWithdrawal', async (node, { input }: Args) => {
-      await voidWithdrawal(node, idOf(input.withdrawalId));
-      return { success: true };
-    }),
+    postLiquidityWithdrawal: succeeded('postLiquidityWithdrawal', 'withdrawalId', postWithdrawal),
+    voidLiquidityWithdrawal: succeeded('voidLiquidityWithdrawal', 'withdrawalId', voidWithdrawal),
 
     updateWalletAddress: idempotent('updateWalletAddress', async (node, { input }: Args) => {
       if (input.additionalProperties?.length) {
@@ -644,14 +642,8 @@ export const resolvers = {
       await cancelPayment(node, id);
       return { payment: paymentOut((await findPayment(node, id))!) };
     }),
-    createIncomingPaymentWithdrawal: idempotent('createIncomingPaymentWithdrawal', async (node, { input }: Args) => {
-      await withdrawIntent(node, idOf(input.incomingPaymentId));
-      return { success: true };
-    }),
-    createOutgoingPaymentWithdrawal: idempotent('createOutgoingPaymentWithdrawal', async (node, { input }: Args) => {
-      await withdrawPayment(node, idOf(input.outgoingPaymentId));
-      return { success: true };
-    }),
+    createIncomingPaymentWithdrawal: succeeded('createIncomingPaymentWithdrawal', 'incomingPaymentId', withdrawIntent),
+    createOutgoingPaymentWithdrawal: succeeded('createOutgoingPaymentWithdrawal', 'outgoingPaymentId', withdrawPayment),
     // Rafiki's deprecated event-driven liquidity, by the webhook event that asked for it.
     depositEventLiquidity: idempotent('depositEventLiquidity', async (node, { input }: Args) => {
       const e = await getWebhookEvent(node, input.eventId);
