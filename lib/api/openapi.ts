@@ -11,8 +11,8 @@ import { cancelIntentBody, createIntentBody, paymentIntent } from '../payment-in
 import { createPaymentBody, payment } from '../payments/schemas';
 import { createPeerBody, peer, peerWithLiquidity, reconciliation, unansweredPacket, updatePeerBody } from '../peers/schemas';
 import { createQuoteBody, quote } from '../quotes/schemas';
-import { completeReceiverBody, createReceiverBody, receiver } from '../receivers/schemas';
 import { pushRateBody, rate } from '../rates/schemas';
+import { completeReceiverBody, createReceiverBody, receiver } from '../receivers/schemas';
 import { amount } from '../shared/amounts';
 import { type CatalogEntry, commonErrors } from '../shared/errors';
 import { pageLimit } from '../shared/values';
