@@ -32,23 +32,25 @@ interface Source {
 const peerCount = (node: Node, peerId: string | null, delta: 1 | -1): Write[] => (peerId ? [countWithdrawals(node, peerId, delta)] : []);
 const sourceOf = (w: LiquidityWithdrawal) => (w.peerId ? account.peer(w.peerId) : account.liquidity(w.assetId));
 
-export async function holdAssetLiquidity(node: Node, assetId: string, value: string, idempotencyKey?: string): Promise<LiquidityWithdrawal> {
+// `id`: the withdrawal's, when the client names it (Rafiki's do, and post and void it by that id).
+export async function holdAssetLiquidity(node: Node, assetId: string, value: string, idempotencyKey?: string, id?: string): Promise<LiquidityWithdrawal> {
   const asset = await getAsset(node, assetId);
   const source = { account: account.liquidity(asset.id), assetId: asset.id, asset, peerId: null, holder: `Asset ${asset.code}` };
-  return hold(node, source, value, idempotencyKey);
+  return hold(node, source, value, idempotencyKey, id);
 }
 
-export async function holdPeerLiquidity(node: Node, peerId: string, value: string, idempotencyKey?: string): Promise<LiquidityWithdrawal> {
+export async function holdPeerLiquidity(node: Node, peerId: string, value: string, idempotencyKey?: string, id?: string): Promise<LiquidityWithdrawal> {
   const p = await getPeerRecord(node, peerId);
   const source = { account: account.peer(p.id), assetId: p.assetId, asset: { code: p.assetCode, scale: p.assetScale }, peerId: p.id, holder: `Peer ${p.id}` };
-  return hold(node, source, value, idempotencyKey);
+  return hold(node, source, value, idempotencyKey, id);
 }
 
 // With an Idempotency-Key the withdrawal's id (and so its transfers') comes from it, as a one-step
-// withdrawal's transfer id does: a retry after an unclear failure finds it made and answers it.
-async function hold(node: Node, source: Source, value: string, idempotencyKey?: string): Promise<LiquidityWithdrawal> {
+// withdrawal's transfer id does: a retry after an unclear failure finds it made and answers it. An
+// id the client chose does the same.
+async function hold(node: Node, source: Source, value: string, idempotencyKey?: string, given?: string): Promise<LiquidityWithdrawal> {
   const units = toLedger(BigInt(value), source.asset.scale, 'amount');
-  const id = idempotencyKey ? idFrom(`${source.account}|${units}|${idempotencyKey}`) : randomUUID();
+  const id = given ?? (idempotencyKey ? idFrom(`${source.account}|${units}|${idempotencyKey}`) : randomUUID());
   const now = Date.now();
   const w: LiquidityWithdrawal = {
     id,

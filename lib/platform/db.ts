@@ -27,14 +27,17 @@ export const translation = {
 // (`useDatabase(memoryDatabase())`, test/harness/memory-db), which production code never imports.
 export type Database = Pick<DynamoDBDocumentClient, 'send'>;
 let chosen: Database | undefined;
+let chosenForLibraries: DynamoDBClient | undefined;
 
 const dynamo = () => (doc ??= DynamoDBDocumentClient.from(sdkClient(), translation));
 export const db = (): Database => chosen ?? dynamo();
 
-// The database of this process from now on; undefined: DynamoDB again.
-export function useDatabase(database: Database | undefined): void {
+// The database of this process from now on; undefined: DynamoDB again. `forLibraries`: the SDK's
+// own client that reaches it, for the libraries that take one (a test's, over its database).
+export function useDatabase(database: Database | undefined, forLibraries?: DynamoDBClient): void {
   chosen = database;
+  chosenForLibraries = forLibraries;
 }
 
 // The same client, unwrapped, for a library that takes the SDK's own (Powertools idempotency).
-export const dynamoForLibraries = () => sdkClient();
+export const dynamoForLibraries = () => chosenForLibraries ?? sdkClient();

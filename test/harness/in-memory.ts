@@ -16,6 +16,7 @@ import { DomainError } from '../../lib/shared/errors';
 import { type Node, nodeFor, type TenantSettings } from '../../lib/shared/node';
 import { createWalletAddress } from '../../lib/wallet-addresses';
 import { type MemoryDatabase, memoryDatabase, type TableProperties } from './memory-db';
+import { sdkClientOverDatabase } from './memory-db/sdk-client';
 
 // A service test in memory: the node's tables are infra/resources.yml's, held by the in-memory
 // database (test/harness/memory-db), which every store reaches through lib/platform/db.ts. No
@@ -80,7 +81,7 @@ export function inMemory(settings: Record<string, string> = {}, { fresh = 'test'
   let current: MemoryDatabase | undefined;
   (fresh === 'file' ? beforeAll : beforeEach)(() => {
     current = memoryDatabase(tables);
-    useDatabase(current);
+    useDatabase(current, sdkClientOverDatabase());
   });
   afterAll(() => useDatabase(undefined));
   return {

@@ -45,7 +45,7 @@ const answer = (status: number, body: unknown): APIGatewayProxyResult => ({
   body: JSON.stringify(body),
 });
 
-async function serve(event: APIGatewayProxyEvent): Promise<{ response: APIGatewayProxyResult; tenant?: string; operation?: string | null }> {
+async function serve(event: APIGatewayProxyEvent, lambda: Context): Promise<{ response: APIGatewayProxyResult; tenant?: string; operation?: string | null }> {
   const headers = lowerCaseHeaders(event.headers);
   const json = bodyOf(headers, event);
   const node = await tenantNode(headers['tenant-id'] ?? OPERATOR_TENANT_ID);
@@ -54,14 +54,14 @@ async function serve(event: APIGatewayProxyEvent): Promise<{ response: APIGatewa
   if (!(await recordSignature(usedSignature(node!, signature.mac, signature.t)))) {
     throw httpErrors.unauthorized('This signature was already used; sign each request afresh');
   }
-  const { refused, result } = await runGraphql(node!, request, { introspection: config.GRAPHQL_INTROSPECTION });
+  const { refused, result } = await runGraphql(node!, request, { introspection: config.GRAPHQL_INTROSPECTION, lambda });
   return { response: answer(refused ? 400 : 200, result), tenant: node!.tenant.id, operation: request.operationName };
 }
 
 export function graphqlHandler() {
   return observed(async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const started = performance.now();
-    const served = await serve(event).catch((e) => ({ response: problemResponse(e), tenant: undefined, operation: undefined }));
+    const served = await serve(event, context).catch((e) => ({ response: problemResponse(e), tenant: undefined, operation: undefined }));
     logger.info('request', {
       route: 'POST /graphql',
       operation: served.operation,

@@ -2,6 +2,7 @@ import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { makeExecutableSchema } from '@graphql-tools/schema';
+import type { Context } from 'aws-lambda';
 import { type DocumentNode, type ExecutionResult, execute, GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate } from 'graphql';
 import type { Node } from '../../shared/node';
 import { graphqlError } from './errors';
@@ -41,7 +42,7 @@ function checkedAgainst(rules: typeof specifiedRules, document: DocumentNode): r
   }
 }
 
-export async function runGraphql(node: Node, request: GraphqlRequest, options: { introspection: boolean }): Promise<GraphqlAnswer> {
+export async function runGraphql(node: Node, request: GraphqlRequest, options: { introspection: boolean; lambda?: Context }): Promise<GraphqlAnswer> {
   let document: DocumentNode;
   try {
     document = parse(request.query, { maxTokens: 5000 });
@@ -51,7 +52,7 @@ export async function runGraphql(node: Node, request: GraphqlRequest, options: {
   const rules = [...specifiedRules, ...limits, ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
   const invalid = checkedAgainst(rules, document);
   if (invalid.length) return { refused: true, result: { errors: invalid } };
-  const context: GraphqlContext = { node };
+  const context: GraphqlContext = { node, lambda: options.lambda };
   const result = await execute({
     schema,
     document,

@@ -23,6 +23,44 @@ export const typeDefs = /* GraphQL */ `
     outgoingPayment(id: String!): OutgoingPayment
     incomingPayment(id: String!): IncomingPayment
     receiver(id: String!): Receiver
+    assets(after: String, before: String, first: Int, last: Int, sortOrder: SortOrder, tenantId: String): AssetsConnection!
+    peers(after: String, before: String, first: Int, last: Int, sortOrder: SortOrder, tenantId: ID): PeersConnection!
+    walletAddresses(after: String, before: String, first: Int, last: Int, sortOrder: SortOrder, tenantId: String): WalletAddressesConnection!
+    outgoingPayments(
+      after: String
+      before: String
+      first: Int
+      last: Int
+      sortOrder: SortOrder
+      filter: OutgoingPaymentFilter
+      tenantId: String
+    ): OutgoingPaymentConnection!
+    incomingPayments(
+      after: String
+      before: String
+      first: Int
+      last: Int
+      sortOrder: SortOrder
+      filter: IncomingPaymentFilter
+      tenantId: String
+    ): IncomingPaymentConnection!
+    webhookEvents(
+      after: String
+      before: String
+      first: Int
+      last: Int
+      sortOrder: SortOrder
+      filter: WebhookEventFilter
+      tenantId: String
+    ): WebhookEventsConnection!
+    payments(after: String, before: String, first: Int, last: Int, sortOrder: SortOrder, filter: PaymentFilter, tenantId: String): PaymentConnection!
+    accountingTransfers(id: String!, limit: Int): AccountingTransferConnection!
+    tenant(id: String!): Tenant!
+    tenants(after: String, before: String, first: Int, last: Int, sortOrder: SortOrder): TenantsConnection!
+    whoami: WhoamiResponse!
+    "Rafiki's auth Admin API, here on the same endpoint."
+    grants(after: String, before: String, first: Int, last: Int, filter: GrantFilter, sortOrder: SortOrder, tenantId: ID): GrantsConnection!
+    grant(id: ID!): Grant!
   }
 
   type Mutation {
@@ -39,6 +77,37 @@ export const typeDefs = /* GraphQL */ `
     createOutgoingPayment(input: CreateOutgoingPaymentInput!): OutgoingPaymentResponse!
     createOutgoingPaymentFromIncomingPayment(input: CreateOutgoingPaymentFromIncomingPaymentInput!): OutgoingPaymentResponse!
     depositOutgoingPaymentLiquidity(input: DepositOutgoingPaymentLiquidityInput!): LiquidityMutationResponse
+    updateAsset(input: UpdateAssetInput!): AssetMutationResponse!
+    deleteAsset(input: DeleteAssetInput!): DeleteAssetMutationResponse!
+    createAssetLiquidityWithdrawal(input: CreateAssetLiquidityWithdrawalInput!): LiquidityMutationResponse
+    createOrUpdatePeerByUrl(input: CreateOrUpdatePeerByUrlInput!): CreateOrUpdatePeerByUrlMutationResponse!
+    updatePeer(input: UpdatePeerInput!): UpdatePeerMutationResponse!
+    deletePeer(input: DeletePeerInput!): DeletePeerMutationResponse!
+    createPeerLiquidityWithdrawal(input: CreatePeerLiquidityWithdrawalInput!): LiquidityMutationResponse
+    postLiquidityWithdrawal(input: PostLiquidityWithdrawalInput!): LiquidityMutationResponse
+    voidLiquidityWithdrawal(input: VoidLiquidityWithdrawalInput!): LiquidityMutationResponse
+    updateWalletAddress(input: UpdateWalletAddressInput!): UpdateWalletAddressMutationResponse!
+    revokeWalletAddressKey(input: RevokeWalletAddressKeyInput!): RevokeWalletAddressKeyMutationResponse
+    createTenantSettings(input: CreateTenantSettingsInput!): CreateTenantSettingsMutationResponse
+    createIncomingPayment(input: CreateIncomingPaymentInput!): IncomingPaymentResponse!
+    updateIncomingPayment(input: UpdateIncomingPaymentInput!): IncomingPaymentResponse!
+    cancelOutgoingPayment(input: CancelOutgoingPaymentInput!): OutgoingPaymentResponse!
+    depositEventLiquidity(input: DepositEventLiquidityInput!): LiquidityMutationResponse @deprecated(reason: "Use depositOutgoingPaymentLiquidity")
+    withdrawEventLiquidity(input: WithdrawEventLiquidityInput!): LiquidityMutationResponse
+      @deprecated(reason: "Use createOutgoingPaymentWithdrawal or createIncomingPaymentWithdrawal")
+    createIncomingPaymentWithdrawal(input: CreateIncomingPaymentWithdrawalInput!): LiquidityMutationResponse
+    createOutgoingPaymentWithdrawal(input: CreateOutgoingPaymentWithdrawalInput!): LiquidityMutationResponse
+    createWalletAddressWithdrawal(input: CreateWalletAddressWithdrawalInput!): WalletAddressWithdrawalMutationResponse
+    triggerWalletAddressEvents(input: TriggerWalletAddressEventsInput!): TriggerWalletAddressEventsMutationResponse!
+    approveIncomingPayment(input: ApproveIncomingPaymentInput!): ApproveIncomingPaymentResponse!
+    cancelIncomingPayment(input: CancelIncomingPaymentInput!): CancelIncomingPaymentResponse!
+    createTenant(input: CreateTenantInput!): TenantMutationResponse!
+    updateTenant(input: UpdateTenantInput!): TenantMutationResponse!
+    deleteTenant(id: String!): DeleteTenantMutationResponse!
+    confirmPartialIncomingPayment(input: ConfirmPartialIncomingPaymentInput!): ConfirmPartialIncomingPaymentResponse!
+    rejectPartialIncomingPayment(input: RejectPartialIncomingPaymentInput!): RejectPartialIncomingPaymentResponse!
+    "Rafiki's auth Admin API, here on the same endpoint."
+    revokeGrant(input: RevokeGrantInput!): RevokeGrantMutationResponse!
   }
 
   interface Model {
@@ -405,5 +474,472 @@ export const typeDefs = /* GraphQL */ `
     outgoingPaymentId: String!
     idempotencyKey: String!
     dataToTransmit: String
+  }
+
+  enum SortOrder {
+    ASC
+    DESC
+  }
+
+  "Where a page starts and ends: pass endCursor as \`after\` for the next page."
+  type PageInfo {
+    endCursor: String
+    hasNextPage: Boolean!
+    hasPreviousPage: Boolean!
+    startCursor: String
+  }
+
+  input FilterString {
+    in: [String!]
+    notIn: [String!]
+  }
+
+  type AssetsConnection {
+    pageInfo: PageInfo!
+    edges: [AssetEdge!]!
+  }
+  type AssetEdge {
+    node: Asset!
+    cursor: String!
+  }
+  type PeersConnection {
+    pageInfo: PageInfo!
+    edges: [PeerEdge!]!
+  }
+  type PeerEdge {
+    node: Peer!
+    cursor: String!
+  }
+  type WalletAddressesConnection {
+    pageInfo: PageInfo!
+    edges: [WalletAddressEdge!]!
+  }
+  type WalletAddressEdge {
+    node: WalletAddress!
+    cursor: String!
+  }
+  type OutgoingPaymentConnection {
+    pageInfo: PageInfo!
+    edges: [OutgoingPaymentEdge!]!
+  }
+  type OutgoingPaymentEdge {
+    node: OutgoingPayment!
+    cursor: String!
+  }
+  input OutgoingPaymentFilter {
+    receiver: FilterString
+    walletAddressId: FilterString
+    state: FilterString
+  }
+  type IncomingPaymentConnection {
+    pageInfo: PageInfo!
+    edges: [IncomingPaymentEdge!]!
+  }
+  type IncomingPaymentEdge {
+    node: IncomingPayment!
+    cursor: String!
+  }
+  "Rafiki's initiatedBy, and (this service's) the wallet address by id, as outgoingPayments' filter has it."
+  input IncomingPaymentFilter {
+    initiatedBy: FilterString
+    walletAddressId: FilterString
+  }
+
+  type WebhookEvent implements Model {
+    id: ID!
+    type: String!
+    data: JSONObject!
+    createdAt: String!
+  }
+  type WebhookEventsConnection {
+    pageInfo: PageInfo!
+    edges: [WebhookEventsEdge!]!
+  }
+  type WebhookEventsEdge {
+    node: WebhookEvent!
+    cursor: String!
+  }
+  input WebhookEventFilter {
+    type: FilterString
+  }
+
+  enum PaymentType {
+    INCOMING
+    OUTGOING
+  }
+  type Payment implements BasePayment & Model {
+    id: ID!
+    type: PaymentType!
+    walletAddressId: ID!
+    client: String
+    state: String!
+    liquidity: UInt64
+    metadata: JSONObject
+    createdAt: String!
+  }
+  type PaymentConnection {
+    pageInfo: PageInfo!
+    edges: [PaymentEdge!]!
+  }
+  type PaymentEdge {
+    node: Payment!
+    cursor: String!
+  }
+  input PaymentFilter {
+    type: FilterString
+    walletAddressId: FilterString
+  }
+
+  enum TransferState {
+    PENDING
+    POSTED
+    VOIDED
+  }
+  enum TransferType {
+    DEPOSIT
+    WITHDRAWAL
+    TRANSFER
+  }
+  type AccountingTransfer implements Model {
+    id: ID!
+    debitAccountId: ID!
+    creditAccountId: ID!
+    amount: UInt64!
+    transferType: TransferType!
+    ledger: UInt8!
+    createdAt: String!
+    state: TransferState!
+    expiresAt: String
+  }
+  type AccountingTransferConnection {
+    debits: [AccountingTransfer!]!
+    credits: [AccountingTransfer!]!
+  }
+
+  enum TenantSettingKey {
+    EXCHANGE_RATES_URL
+    WEBHOOK_URL
+    WEBHOOK_TIMEOUT
+    WEBHOOK_MAX_RETRY
+    WALLET_ADDRESS_URL
+    ILP_ADDRESS
+  }
+  type TenantSetting {
+    key: TenantSettingKey!
+    value: String!
+  }
+  input TenantSettingInput {
+    key: TenantSettingKey!
+    value: String!
+  }
+  "apiSecret and idpSecret are answered once, by createTenant: this service makes them and keeps them in its secret store."
+  type Tenant implements Model {
+    id: ID!
+    email: String
+    apiSecret: String
+    idpConsentUrl: String
+    idpSecret: String
+    publicName: String
+    createdAt: String!
+    deletedAt: String
+    settings: [TenantSetting!]!
+  }
+  type TenantsConnection {
+    pageInfo: PageInfo!
+    edges: [TenantEdge!]!
+  }
+  type TenantEdge {
+    node: Tenant!
+    cursor: String!
+  }
+  "apiSecret and idpSecret are made by this service (and answered once): input that sets them is refused."
+  input CreateTenantInput {
+    id: ID
+    email: String
+    apiSecret: String
+    idpConsentUrl: String
+    idpSecret: String
+    publicName: String
+    settings: [TenantSettingInput!]
+  }
+  input UpdateTenantInput {
+    id: ID!
+    email: String
+    apiSecret: String
+    idpConsentUrl: String
+    idpSecret: String
+    publicName: String
+  }
+  type TenantMutationResponse {
+    tenant: Tenant!
+  }
+  type DeleteTenantMutationResponse {
+    success: Boolean!
+  }
+  input CreateTenantSettingsInput {
+    settings: [TenantSettingInput!]!
+  }
+  type CreateTenantSettingsMutationResponse {
+    settings: [TenantSetting!]!
+  }
+  type WhoamiResponse {
+    id: String!
+    isOperator: Boolean!
+  }
+
+  input UpdateAssetInput {
+    id: String!
+    withdrawalThreshold: UInt64
+    liquidityThreshold: UInt64
+    idempotencyKey: String
+  }
+  input DeleteAssetInput {
+    id: ID!
+    idempotencyKey: String
+  }
+  type DeleteAssetMutationResponse {
+    asset: Asset
+  }
+  input CreateAssetLiquidityWithdrawalInput {
+    assetId: String!
+    amount: UInt64!
+    id: String!
+    idempotencyKey: String!
+    timeoutSeconds: UInt64!
+  }
+  input CreatePeerLiquidityWithdrawalInput {
+    peerId: String!
+    amount: UInt64!
+    id: String!
+    idempotencyKey: String!
+    timeoutSeconds: UInt64!
+  }
+  input PostLiquidityWithdrawalInput {
+    withdrawalId: String!
+    idempotencyKey: String!
+  }
+  input VoidLiquidityWithdrawalInput {
+    withdrawalId: String!
+    idempotencyKey: String!
+  }
+  input CreateOrUpdatePeerByUrlInput {
+    maxPacketAmount: UInt64
+    assetId: String!
+    peerUrl: String!
+    name: String
+    liquidityThreshold: UInt64
+    liquidityToDeposit: UInt64
+    idempotencyKey: String
+  }
+  type CreateOrUpdatePeerByUrlMutationResponse {
+    peer: Peer
+  }
+  input UpdatePeerInput {
+    id: String!
+    maxPacketAmount: UInt64
+    http: HttpInput
+    staticIlpAddress: String
+    name: String
+    liquidityThreshold: UInt64
+    idempotencyKey: String
+    routes: [String!]
+  }
+  type UpdatePeerMutationResponse {
+    peer: Peer
+  }
+  input DeletePeerInput {
+    id: ID!
+    idempotencyKey: String
+  }
+  type DeletePeerMutationResponse {
+    success: Boolean!
+  }
+
+  input UpdateWalletAddressInput {
+    id: ID!
+    publicName: String
+    status: WalletAddressStatus
+    idempotencyKey: String
+    additionalProperties: [AdditionalPropertyInput!]
+  }
+  type UpdateWalletAddressMutationResponse {
+    walletAddress: WalletAddress
+  }
+  input RevokeWalletAddressKeyInput {
+    id: String!
+    idempotencyKey: String
+  }
+  type RevokeWalletAddressKeyMutationResponse {
+    walletAddressKey: WalletAddressKey
+  }
+  input CreateWalletAddressWithdrawalInput {
+    walletAddressId: String!
+    id: String!
+    idempotencyKey: String!
+    timeoutSeconds: UInt64!
+  }
+  type WalletAddressWithdrawal {
+    id: ID!
+    amount: UInt64!
+    walletAddress: WalletAddress!
+  }
+  type WalletAddressWithdrawalMutationResponse {
+    withdrawal: WalletAddressWithdrawal
+  }
+  input TriggerWalletAddressEventsInput {
+    limit: Int!
+    idempotencyKey: String
+  }
+  type TriggerWalletAddressEventsMutationResponse {
+    count: Int
+  }
+
+  input CreateIncomingPaymentInput {
+    walletAddressId: String!
+    expiresAt: String
+    metadata: JSONObject
+    incomingAmount: AmountInput
+    idempotencyKey: String
+    isCardPayment: Boolean
+    senderWalletAddress: String
+  }
+  input UpdateIncomingPaymentInput {
+    id: ID!
+    metadata: JSONObject!
+  }
+  type IncomingPaymentResponse {
+    payment: IncomingPayment
+  }
+  input ApproveIncomingPaymentInput {
+    id: ID!
+  }
+  type ApproveIncomingPaymentResponse {
+    payment: IncomingPayment
+  }
+  input CancelIncomingPaymentInput {
+    id: ID!
+    cancellationReason: String
+  }
+  type CancelIncomingPaymentResponse {
+    payment: IncomingPayment
+  }
+  input ConfirmPartialIncomingPaymentInput {
+    incomingPaymentId: ID!
+    partialIncomingPaymentId: ID!
+  }
+  type ConfirmPartialIncomingPaymentResponse {
+    success: Boolean!
+  }
+  input RejectPartialIncomingPaymentInput {
+    incomingPaymentId: ID!
+    partialIncomingPaymentId: ID!
+    reason: String
+  }
+  type RejectPartialIncomingPaymentResponse {
+    success: Boolean!
+  }
+  enum CardPaymentFailureReason {
+    invalid_signature
+    invalid_request
+  }
+  input CancelOutgoingPaymentInput {
+    id: ID!
+    reason: String
+    cardPaymentFailureReason: CardPaymentFailureReason
+  }
+  input DepositEventLiquidityInput {
+    eventId: String!
+    idempotencyKey: String!
+  }
+  input WithdrawEventLiquidityInput {
+    eventId: String!
+    idempotencyKey: String!
+  }
+  input CreateIncomingPaymentWithdrawalInput {
+    incomingPaymentId: String!
+    idempotencyKey: String!
+    timeoutSeconds: UInt64!
+  }
+  input CreateOutgoingPaymentWithdrawalInput {
+    outgoingPaymentId: String!
+    idempotencyKey: String!
+    timeoutSeconds: UInt64!
+  }
+
+  enum GrantState {
+    PROCESSING
+    PENDING
+    APPROVED
+    FINALIZED
+  }
+  enum GrantFinalization {
+    ISSUED
+    REVOKED
+    REJECTED
+  }
+  input FilterGrantState {
+    in: [GrantState!]
+    notIn: [GrantState!]
+  }
+  input FilterFinalizationReason {
+    in: [GrantFinalization!]
+    notIn: [GrantFinalization!]
+  }
+  input GrantFilter {
+    identifier: FilterString
+    state: FilterGrantState
+    finalizationReason: FilterFinalizationReason
+  }
+  type PaymentAmount {
+    value: UInt64!
+    assetCode: String!
+    assetScale: UInt8!
+  }
+  type LimitData {
+    receiver: String
+    debitAmount: PaymentAmount
+    receiveAmount: PaymentAmount
+    interval: String
+  }
+  type Access implements Model {
+    id: ID!
+    identifier: String
+    type: String!
+    actions: [String]!
+    limits: LimitData
+    createdAt: String!
+  }
+  type SubjectItem implements Model {
+    id: ID!
+    subId: String!
+    subIdFormat: String!
+    createdAt: String!
+  }
+  type Subject {
+    sub_ids: [SubjectItem!]!
+  }
+  type Grant implements Model {
+    id: ID!
+    client: String
+    access: [Access!]!
+    subject: Subject
+    state: GrantState!
+    finalizationReason: GrantFinalization
+    createdAt: String!
+    tenantId: ID!
+  }
+  type GrantsConnection {
+    pageInfo: PageInfo!
+    edges: [GrantEdge!]!
+  }
+  type GrantEdge {
+    node: Grant!
+    cursor: String!
+  }
+  input RevokeGrantInput {
+    grantId: String!
+  }
+  type RevokeGrantMutationResponse {
+    id: ID!
   }
 `;

@@ -1,12 +1,10 @@
-import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { output, ZodType } from 'zod';
 import { type Action, createdId, recordUnchanged, succeededItem } from '../../audit';
 import { config } from '../../platform/config';
-import { dynamoForLibraries } from '../../platform/db';
 import { logger } from '../../platform/log';
 import { scoped } from '../../platform/store';
 import { observed } from '../../platform/tracing';
@@ -18,6 +16,7 @@ import { tenantErrors } from '../../tenants/errors';
 import { deployment, tenantNode } from '../context';
 import { neededRole, type Route, serving } from '../routes';
 import { httpErrors } from './errors';
+import { IDEMPOTENCY_EXPIRES_AFTER_SECONDS, idempotencyPersistence, idempotencyRefusal } from './idempotency';
 import { refuseLoneSurrogates } from './json';
 import { consoleTokens } from './operator-token';
 import { fieldErrors, problemResponse } from './problem';
@@ -205,11 +204,8 @@ const idempotencyConfig = new IdempotencyConfig({
   // The path too: the same key on another resource of this route is a different request (422).
   payloadValidationJmesPath: '[path, body]',
   throwOnNoIdempotencyKey: false,
-  expiresAfterSeconds: 24 * 3600,
+  expiresAfterSeconds: IDEMPOTENCY_EXPIRES_AFTER_SECONDS,
 });
-let persistenceStore: DynamoDBPersistenceLayer | undefined;
-const persistence = () =>
-  (persistenceStore ??= new DynamoDBPersistenceLayer({ tableName: deployment.tables.idempotency, awsSdkV3Client: dynamoForLibraries() as never }));
 
 // Idempotency-Key on POST only (Stripe semantics): the stored response is replayed for the same
 // key and body; another body under the same key is a 422. Keys are scoped per tenant and route.
@@ -219,7 +215,7 @@ function idempotency(): MiddlewareObj<AdminEvent> {
     const keyPrefix = scoped(event.node!, routeOf(event));
     let mw = inner.get(keyPrefix);
     if (!mw) {
-      mw = makeHandlerIdempotent({ persistenceStore: persistence(), config: idempotencyConfig, keyPrefix });
+      mw = makeHandlerIdempotent({ persistenceStore: idempotencyPersistence(deployment), config: idempotencyConfig, keyPrefix });
       inner.set(keyPrefix, mw);
     }
     return mw;
@@ -243,15 +239,6 @@ function idempotency(): MiddlewareObj<AdminEvent> {
     after: (request) => (applies(request.event) ? forRoute(request.event).after!(request as never) : undefined),
     onError: (request) => (holding.has(request) ? forRoute(request.event).onError!(request as never) : undefined),
   };
-}
-
-// The idempotency library's refusals, in this service's terms.
-function idempotencyRefusal(e: unknown): unknown {
-  if (e instanceof IdempotencyValidationError) return commonErrors.idempotencyKeyReused();
-  if (e instanceof IdempotencyAlreadyInProgressError) {
-    return commonErrors.idempotencyKeyInProgress();
-  }
-  return e;
 }
 
 const problems = (): MiddlewareObj<AdminEvent, APIGatewayProxyResult> => ({
