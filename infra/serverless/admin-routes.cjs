@@ -12,8 +12,9 @@ const ROUTES = path.join(__dirname, '..', '..', 'lib', 'api', 'routes');
 
 // The role of /graphql's function (lib/api/graphql/routes.ts): each action the roles of the routes
 // it stands in for allow, on each resource.
-function unionRole(allRoutes, adminRoles, ids) {
+function unionRole(allRoutes, adminRoles, ids, extra = {}) {
   const role = {};
+  for (const [resource, actions] of Object.entries(extra)) role[resource] = [...actions];
   for (const id of ids) {
     const route = allRoutes.find((r) => r.id === id);
     if (!route) throw new Error(`lib/api/graphql/routes.ts: no route ${id}`);
@@ -24,7 +25,7 @@ function unionRole(allRoutes, adminRoles, ids) {
   return role;
 }
 
-function adminRoutes(allRoutes, adminRoles, graphqlRouteIds = []) {
+function adminRoutes(allRoutes, adminRoles, graphqlRouteIds = [], graphqlExtraAccess = {}) {
   const functions = {};
   const problems = [];
   for (const route of allRoutes) {
@@ -45,7 +46,7 @@ function adminRoutes(allRoutes, adminRoles, graphqlRouteIds = []) {
       Object.fromEntries(Object.entries(access).map(([resource, actions]) => [resource, [...actions]])),
     ]),
   );
-  if (graphqlRouteIds.length) roles.AdminGraphqlRole = unionRole(allRoutes, adminRoles, graphqlRouteIds);
+  if (graphqlRouteIds.length) roles.AdminGraphqlRole = unionRole(allRoutes, adminRoles, graphqlRouteIds, graphqlExtraAccess);
   return { functions, roles };
 }
 
@@ -54,7 +55,9 @@ module.exports = () => {
   made ??= adminRoutes(
     tsRequire(path.join(ROUTES, 'index.ts'), __filename).allRoutes,
     tsRequire(path.join(ROUTES, 'access.ts'), __filename).adminRoles,
-    tsRequire(path.join(ROUTES, '..', 'graphql', 'routes.ts'), __filename).graphqlRouteIds,
+    ...(({ graphqlRouteIds, graphqlExtraAccess }) => [graphqlRouteIds, graphqlExtraAccess])(
+      tsRequire(path.join(ROUTES, '..', 'graphql', 'routes.ts'), __filename),
+    ),
   );
   return made;
 };

@@ -61,6 +61,8 @@ describe('roles and resource policies', () => {
         expect(
           /^(dynamodb:(GetItem|BatchGetItem|Query)|secretsmanager:GetSecretValue) /.test(n) ||
             (fn.name === 'ratesResolve' && n === 'dynamodb:BatchWriteItem RatesTable') ||
+            // Reading another node's incoming payment as this node's client first publishes its key.
+            (fn.name === 'receiversGet' && n === 'dynamodb:PutItem MainTable') ||
             (fn.name === 'ledgerCheck' && n === 'dynamodb:Scan MainTable'),
           `${fn.name}: ${n}`,
         ).toBe(true);
@@ -69,17 +71,22 @@ describe('roles and resource policies', () => {
         .filter((fn) => needs[fn].includes(need))
         .sort();
     expect(holders('secretsmanager:GetSecretValue secret:OPEN_PAYMENTS_CLIENT_SECRET')).toEqual([
+      'adminGraphql',
       'openPaymentsOutgoingPayments',
       'openPaymentsQuotes',
       'openPaymentsWalletAddress',
       'paymentsWorker',
       'quotesCreate',
+      'receiversComplete',
+      'receiversCreate',
+      'receiversGet',
     ]);
     expect(holders('secretsmanager:GetSecretValue secret:WEBHOOK_SECRET')).toEqual(['webhooksDeliver']);
     expect(holders('secretsmanager:GetSecretValue secret:IDP_SECRET')).toEqual(['authInteraction']);
-    // Only the tenants' functions make and delete secrets, and only the tenants'.
-    expect(holders('secretsmanager:CreateSecret secret:tenants/*')).toEqual(['tenantsCreate']);
-    expect(holders('secretsmanager:DeleteSecret secret:tenants/*')).toEqual(['tenantsCreate', 'tenantsDelete']);
+    // Only the tenants' functions (and /graphql's, which stands in for them) make and delete
+    // secrets, and only the tenants'.
+    expect(holders('secretsmanager:CreateSecret secret:tenants/*')).toEqual(['adminGraphql', 'tenantsCreate']);
+    expect(holders('secretsmanager:DeleteSecret secret:tenants/*')).toEqual(['adminGraphql', 'tenantsCreate', 'tenantsDelete']);
     expect(holders('dynamodb:UpdateItem WebhookEventsTable')).toEqual(['webhookEventsRedeliver', 'webhooksDeliver']);
     expect(holders('dynamodb:PutItem RatesTable')).toEqual(['ratesPush']);
 
