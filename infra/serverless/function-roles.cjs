@@ -29,8 +29,9 @@ class FunctionRoles {
         const functions = Object.fromEntries(Object.entries(service.functions).map(([name, f]) => [name, f.role]));
         const naming = serverless.getProvider('aws').naming;
         // The Admin API's functions (by logical id), with their roles.
+        // (/graphql's function is not one: the console hands requests to routes, never to it.)
         const adminFunctions = Object.entries(service.functions)
-          .filter(([, f]) => (f.events ?? []).some((e) => e.http))
+          .filter(([, f]) => (f.events ?? []).some((e) => e.http && !/^\/?graphql$/.test(e.http.path)))
           .map(([name, f]) => ({ id: naming.getLambdaLogicalId(name), role: f.role }));
         const resources = service.provider.compiledCloudFormationTemplate.Resources;
         const { roles, twice } = mergedRoles(service.custom?.roles ?? {});
