@@ -191,6 +191,7 @@ export function nodeOf(c: Config): Node {
       authServer: c.AUTH_SERVER_URL,
       consent: c.IDP_CONSENT_URL,
     },
+    deploymentOrigin: new URL(c.WALLET_ADDRESS_URL).origin,
     tables: { main: c.MAIN_TABLE, rates: c.RATES_TABLE, auth: c.AUTH_TABLE, webhookEvents: c.WEBHOOK_EVENTS_TABLE, idempotency: c.IDEMPOTENCY_TABLE },
     queues: { payments: c.PAYMENTS_QUEUE_URL, webhooks: c.WEBHOOK_QUEUE_URL, webhookParking: c.WEBHOOK_PARKING_QUEUE_URL },
     eventBus: c.EVENT_BUS_NAME,

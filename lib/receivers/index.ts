@@ -7,6 +7,7 @@ import { amount } from '../shared/amounts';
 import type { Node } from '../shared/node';
 import { localIntentId } from '../shared/resources';
 import { isUnderBase } from '../shared/wallet-address-url';
+import { tenantForWalletAddress } from '../tenants';
 import type { CreateReceiver, Receiver } from './schemas';
 
 // Receivers (Rafiki's createReceiver, receiver and completeReceiver): an incoming payment made,
@@ -58,9 +59,19 @@ function remote(url: string, answer: unknown): Receiver {
   };
 }
 
+// A URL this deployment serves for another of its tenants (or for the operator, to a tenant) names
+// nothing here: tenants reach each other only as other nodes' clients do, from their own systems to
+// each other's Open Payments, never through this node's Admin API on their behalf (which would make
+// grants and incoming payments in the other's key space).
+async function anotherTenants(node: Node, url: string): Promise<boolean> {
+  if (URL.canParse(url) && new URL(url).origin === node.deploymentOrigin) return true;
+  return (await tenantForWalletAddress(node, url)) !== undefined;
+}
+
 export async function createReceiver(node: Node, input: CreateReceiver): Promise<Receiver> {
   const { walletAddressUrl, ...rest } = input;
   if (isUnderBase(walletAddressUrl, node.urls.walletAddresses)) return local(node, await createIntent(node, { walletAddress: walletAddressUrl, ...rest }));
+  if (await anotherTenants(node, walletAddressUrl)) throw ilpErrors.receiverNotFound(`No wallet address at ${walletAddressUrl}`);
   try {
     return remote(walletAddressUrl, await createRemoteIncomingPayment(node, walletAddressUrl, rest));
   } catch (e) {
@@ -71,6 +82,7 @@ export async function createReceiver(node: Node, input: CreateReceiver): Promise
 export async function getReceiver(node: Node, { url }: { url: string }): Promise<Receiver> {
   const id = localIntentId(node, url);
   if (id) return local(node, await getIntentRecord(node, id));
+  if (await anotherTenants(node, url)) throw ilpErrors.receiverNotFound(`No incoming payment at ${url}`);
   try {
     return remote(url, await readIncomingPayment(node, url));
   } catch (e) {
@@ -81,6 +93,7 @@ export async function getReceiver(node: Node, { url }: { url: string }): Promise
 export async function completeReceiver(node: Node, { url }: { url: string }): Promise<Receiver> {
   const id = localIntentId(node, url);
   if (id) return local(node, await completeIntent(node, id));
+  if (await anotherTenants(node, url)) throw ilpErrors.receiverNotFound(`No incoming payment at ${url}`);
   try {
     return remote(url, await completeRemoteIncomingPayment(node, url));
   } catch (e) {

@@ -41,6 +41,9 @@ export interface Node {
     authServer: string;
     consent?: string; // IDP_CONSENT_URL: the FSP's consent page; none: interaction is not offered
   };
+  // The origin this deployment's Open Payments servers answer at, the operator's and every tenant's
+  // (a tenant's node keeps the deployment's): what a receiver URL may not name for another tenant.
+  deploymentOrigin: string;
   tables: { main: string; rates: string; auth: string; webhookEvents: string; idempotency: string };
   queues: { payments: string; webhooks: string; webhookParking: string };
   eventBus: string;

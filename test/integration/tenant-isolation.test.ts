@@ -229,6 +229,10 @@ const bodies = (ownWallet: string): Record<string, unknown> => ({
   'post /payment-intents': { walletAddress: b.bob, incomingAmount: usd('100') },
   'post /payment-intents/{id}/cancel': { reason: 'Mallory' },
   'post /quotes': { walletAddress: ownWallet, receiver: b.openIntent.id, receiveAmount: usd('1') },
+  // B's wallet address and intent, which this deployment serves: no receiver of B's is made, read or
+  // completed through another's Admin API (lib/receivers).
+  'post /receivers': { walletAddressUrl: b.bob, incomingAmount: usd('100') },
+  'post /receivers/complete': { url: b.openIntent.url },
   'post /payments': { walletAddress: ownWallet, quoteId: b.quoteId },
   // B's static address and its incoming token: taken by B, which A must not be able to learn or seize.
   'post /peers': {
@@ -250,6 +254,7 @@ const queryFor = (name: string): string | undefined =>
     address: b.alice,
     walletAddress: b.alice,
     peerId: b.ids.peers,
+    url: b.openIntent.url,
     resourceId: b.paymentId,
     account: `payment:${b.paymentId}`,
     sourceAssetCode: 'USD',
