@@ -220,6 +220,6 @@ describe('the API collection (bruno/), run by bru through the proxy', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('res.body.rate: eq 0.92', 'res.body.rate: eq 0.93'));
     const run = await bru(copy, ['rates', '--env', 'node-a'], vars);
     expect(run.code, run.output).toBe(1);
-    expect(run.summary).toMatchObject({ totalRequests: 2, failedAssertions: 1 });
+    expect(run.summary, run.output).toMatchObject({ totalRequests: 2, failedAssertions: 1 });
   });
 });
