@@ -460,11 +460,15 @@ export const resolvers = {
         }),
         'input',
       );
+      // Its first deposit is checked before the peer is made, so that bad input makes nothing; it is
+      // then a deposit of its own, keyed by the peer's id (a crash between the two leaves the peer
+      // without it, to deposit with depositPeerLiquidity: Rafiki makes both in one transaction).
+      const initial =
+        isSet(input.initialLiquidity) && input.initialLiquidity !== '0'
+          ? checked(routes.depositPeerLiquidity.body, { amount: input.initialLiquidity }, 'input.initialLiquidity').amount
+          : undefined;
       const peer = await newPeer(node, body);
-      // Its first deposit, as a deposit of its own: a retry deposits it once (the peer's id keys it).
-      if (isSet(input.initialLiquidity) && input.initialLiquidity !== '0') {
-        await movePeerLiquidity(node, peer.id, input.initialLiquidity, 'deposit', `initial:${peer.id}`);
-      }
+      if (initial) await movePeerLiquidity(node, peer.id, initial, 'deposit', `initial:${peer.id}`);
       return { peer: peerOut(peer) };
     }),
     depositPeerLiquidity: idempotent('depositPeerLiquidity', async (node, { input }: Args) => {
