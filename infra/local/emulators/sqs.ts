@@ -208,7 +208,9 @@ export async function startSqsServer(port: number, dataDir?: string) {
     },
   });
 
-  function receive(q: Queue, input: Record<string, any>): Promise<unknown> {
+  // `gone`: the caller hung up (a poller that stopped) before an answer; its wait ends with nothing
+  // taken, so that no message goes in flight to no one.
+  function receive(q: Queue, input: Record<string, any>, gone: AbortSignal): Promise<unknown> {
     const max = input.MaxNumberOfMessages ?? 1;
     if (!Number.isInteger(max) || max < 1 || max > 10) throw new SqsError('InvalidParameterValue', 'MaxNumberOfMessages must be from 1 to 10');
     const wait = seconds(q, 'ReceiveMessageWaitTimeSeconds', input.WaitTimeSeconds, 20);
@@ -222,10 +224,14 @@ export async function startSqsServer(port: number, dataDir?: string) {
           ok({ Messages: messages.map(view) });
         },
       };
-      const timeout = setTimeout(() => {
-        q.waiters.splice(q.waiters.indexOf(waiter), 1);
+      const giveUp = () => {
+        clearTimeout(timeout);
+        const at = q.waiters.indexOf(waiter);
+        if (at !== -1) q.waiters.splice(at, 1);
         ok({});
-      }, wait * 1000);
+      };
+      const timeout = setTimeout(giveUp, wait * 1000);
+      gone.addEventListener('abort', giveUp, { once: true });
       q.waiters.push(waiter);
       serve(q);
     });
@@ -239,7 +245,7 @@ export async function startSqsServer(port: number, dataDir?: string) {
     q.messages.splice(q.messages.indexOf(m), 1);
   }
 
-  const actions: Record<string, (input: Record<string, any>) => unknown> = {
+  const actions: Record<string, (input: Record<string, any>, gone: AbortSignal) => unknown> = {
     CreateQueue: ({ QueueName, Attributes = {} }) => {
       if (typeof QueueName !== 'string' || !/^[A-Za-z0-9_-]{1,80}$/.test(QueueName))
         throw new SqsError('InvalidParameterValue', `Invalid queue name ${QueueName}`);
@@ -290,7 +296,7 @@ export async function startSqsServer(port: number, dataDir?: string) {
       }
       return { Successful, Failed };
     },
-    ReceiveMessage: (input) => receive(byUrl(input.QueueUrl), input),
+    ReceiveMessage: (input, gone) => receive(byUrl(input.QueueUrl), input, gone),
     DeleteMessage: ({ QueueUrl, ReceiptHandle }) => {
       remove(byUrl(QueueUrl), ReceiptHandle);
       return {};
@@ -317,6 +323,8 @@ export async function startSqsServer(port: number, dataDir?: string) {
   };
 
   const server: Server = createServer((req, res) => {
+    const hungUp = new AbortController();
+    res.on('close', () => res.writableFinished || hungUp.abort());
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', async () => {
@@ -328,7 +336,7 @@ export async function startSqsServer(port: number, dataDir?: string) {
       try {
         const handle = actions[action];
         if (!handle) throw new SqsError('InvalidAction', `The action ${action} is not emulated`);
-        reply(200, await handle(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}')));
+        reply(200, await handle(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'), hungUp.signal));
       } catch (e) {
         const type = e instanceof SqsError ? e.type : 'InternalError';
         reply(

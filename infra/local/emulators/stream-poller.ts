@@ -27,7 +27,9 @@ import { type Refs, resolveIntrinsics } from './provision';
 // invocation that wrote to DynamoDB, so a committed outbox item is sent within milliseconds.
 // Its iterator age goes to the runtime's metrics: from the writes it has not read yet (unreadWrites, below),
 // as DynamoDB Local dates stream records to the minute only.
-const IDLE_POLL_MS = 100;
+// Between reads of a shard that had nothing new: Lambda reads each shard four times a second. (A
+// write by a function wakes the read at once, above; this is for writes from outside the runtime.)
+const IDLE_POLL_MS = 250;
 const READ_LIMIT = 1000;
 const WRITES = /^DynamoDB\.(TransactWriteItems|PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/;
 const MAX_RETRY_PAUSE_MS = 1000;
