@@ -13,7 +13,11 @@ import { OPERATOR_TENANT_ID } from '../../lib/shared/node';
 // address is the operator's; a tenant peers by URL from its side only). A refusal is problem+json
 // with Rafiki's `error` object too, whose `type` Rafiki's side reads.
 const RAFIKI_TYPES: Record<string, string> = { unknown_asset: 'UnknownAsset', peer_endpoint_internal: 'InvalidPeerIlpConfiguration' };
-const asRafiki = { members: (p: { status: number; code: string; detail: string }) => ({ error: { code: p.status, message: p.detail, type: RAFIKI_TYPES[p.code] ?? 'InvalidPeeringRequest' } }) };
+const asRafiki = {
+  members: (p: { status: number; code: string; detail: string }) => ({
+    error: { code: p.status, message: p.detail, type: RAFIKI_TYPES[p.code] ?? 'InvalidPeeringRequest' },
+  }),
+};
 
 export async function peering(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   try {

@@ -12,7 +12,7 @@ import type { IntentRecord } from '../../payment-intents/schemas';
 import { cancelPayment, createPaymentRecord, findPayment, findPayments, fundPayment, listPayments, withdrawPayment } from '../../payments';
 import { createQuote as priceAndRecordQuote } from '../../payments/methods/quote';
 import type { PaymentRecord } from '../../payments/schemas';
-import { allPeers, deletePeer, findPeer, getPeer, listPeers, movePeerLiquidity, createPeer as newPeer, updatePeer } from '../../peers';
+import { allPeers, deletePeer, findPeer, getPeer, listPeers, movePeerLiquidity, createPeer as newPeer, peerByUrl, updatePeer } from '../../peers';
 import type { Peer, PeerRecord } from '../../peers/schemas';
 import { findQuote } from '../../quotes';
 import type { QuoteRecord } from '../../quotes/schemas';
@@ -557,9 +557,22 @@ export const resolvers = {
         (amount) => moveLiquidity(node, assetId, amount, 'withdrawal', input.id),
       );
     }),
-    createOrUpdatePeerByUrl: () => {
-      throw notOffered('createOrUpdatePeerByUrl', 'peers are made by both FSPs with createPeer: this service does no auto-peering');
-    },
+    createOrUpdatePeerByUrl: idempotent('createOrUpdatePeerByUrl', async (node, { input }: Args) => {
+      const asset = await assetById(node, input.assetId);
+      const body = checked(
+        routes.createOrUpdatePeerByUrl.body,
+        given({
+          url: input.peerUrl,
+          assetCode: asset.code,
+          maxPacketAmount: input.maxPacketAmount,
+          name: input.name,
+          liquidityThreshold: input.liquidityThreshold,
+          liquidityToDeposit: input.liquidityToDeposit,
+        }),
+        'input',
+      );
+      return { peer: peerOut(await peerByUrl(node, body)) };
+    }),
     updatePeer: idempotent('updatePeer', async (node, { input }: Args) => {
       if (input.routes?.length) throw notOffered('updatePeer with routes', 'packets route by the peers’ static ILP addresses');
       if (isSet(input.staticIlpAddress)) throw notOffered('updatePeer with a staticIlpAddress', 'a peer’s ILP address is fixed: make another peer');
