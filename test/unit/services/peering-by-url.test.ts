@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runGraphql } from '../../../lib/api/graphql';
 import { createAsset } from '../../../lib/assets';
 import { acceptPeering, getPeerRecord, listPeers, peerByUrl, peerForToken } from '../../../lib/peers';
 import { type PeeringRequest, peeringRequest } from '../../../lib/peers/schemas';
@@ -175,3 +176,27 @@ describe('peering by URL: another node asks', () => {
 });
 
 const body = (r: any[]) => r[0].body;
+
+// Rafiki's Admin API: the same operation, by the asset's id, as Rafiki's clients send it.
+describe('peering by URL: GraphQL createOrUpdatePeerByUrl', () => {
+  const query = `mutation CreateOrUpdatePeerByUrl($input: CreateOrUpdatePeerByUrlInput!) {
+    createOrUpdatePeerByUrl(input: $input) { peer { id name staticIlpAddress liquidity __typename } __typename } }`;
+  const gql = async (node: typeof mem.node, input: Record<string, unknown>) =>
+    (
+      await runGraphql(
+        node,
+        { operationName: 'CreateOrUpdatePeerByUrl', query, variables: { input } },
+        { introspection: false, lambda: { getRemainingTimeInMillis: () => 30_000 } as never },
+      )
+    ).result;
+
+  it('makes the peer and deposits on it; off, it is FORBIDDEN by name', async () => {
+    const asset = await usd();
+    reply = rafikiAnswer('rafiki-sends-this-token-0201');
+    const made = await gql(mem.node, { assetId: asset.id, peerUrl: url, liquidityToDeposit: '300', idempotencyKey: '6d1c7a52-1f7e-4f0e-9a39-3c1b7e2a9d10' });
+    expect(made.errors).toBeUndefined();
+    expect((made.data as any).createOrUpdatePeerByUrl.peer).toMatchObject({ name: 'Rafiki', staticIlpAddress: 'test.rafiki', liquidity: '300' });
+    const off = await gql(testNode({ ALLOW_PRIVATE_PEERS: 'operator' }), { assetId: asset.id, peerUrl: url });
+    expect(off.errors?.map((e) => [e.extensions?.code, e.extensions?.problem])).toEqual([['FORBIDDEN', 'auto_peering_disabled']]);
+  });
+});
