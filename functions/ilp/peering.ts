@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { tenantNode } from '../../lib/api/context';
-import { parseJsonBody } from '../../lib/api/http/admin';
+import { parseJsonBody } from '../../lib/api/http/json';
 import { fieldErrors, problemResponse } from '../../lib/api/http/problem';
 import { lowerCaseHeaders, requestBody } from '../../lib/api/http/request';
 import { acceptPeering, autoPeeringConnector } from '../../lib/peers';
