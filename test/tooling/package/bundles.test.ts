@@ -39,7 +39,7 @@ describe('the bundles', () => {
     for (const fn of loadService(STAGE).functions.map((f) => f.name)) expect(carries(fn), fn).toEqual(needs[fn] ?? { sqs: false, eventBridge: false });
   });
 
-  it('stay under 460 KB each (520 KB for the Admin routes, 560 KB for the console and POST /peers/by-url, 660 KB for the Open Payments servers and the connector, 980 KB for the STREAM senders, quoters, receivers and app payments, 1400 KB for /graphql), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
+  it('stay under 460 KB each (520 KB for the Admin routes, 560 KB for the console and POST /peers/by-url, 660 KB for the Open Payments servers and the connector, 1000 KB for the STREAM senders, quoters, receivers and app payments, 1400 KB for /graphql), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
     // Every function carries its own tracing (lib/platform/tracing.ts, a few KB: no X-Ray SDK, whose
     // cls-hooked tracked every async resource) and Metrics (13 KB). The Admin routes carry the
     // Secrets Manager client (the Admin API secret is read from it, not from the environment) and the
@@ -61,13 +61,14 @@ describe('the bundles', () => {
       authInteraction: 660,
       openPaymentsIncomingPayments: 660,
       ilpConnector: 660,
-      quotesCreate: 980,
-      receiversCreate: 980,
-      receiversGet: 980,
-      receiversComplete: 980,
-      openPaymentsQuotes: 980,
-      openPaymentsOutgoingPayments: 980,
-      paymentsWorker: 980,
+      // POST /quotes was 21 bytes under 980 KB before peering by URL's schemas, errors and settings (2.6 KB).
+      quotesCreate: 1000,
+      receiversCreate: 1000,
+      receiversGet: 1000,
+      receiversComplete: 1000,
+      openPaymentsQuotes: 1000,
+      openPaymentsOutgoingPayments: 1000,
+      paymentsWorker: 1000,
     };
     const adminFunctions = new Set(allRoutes.map((r) => r.functionName));
     for (const fn of loadService(STAGE).functions.map((f) => f.name)) {
