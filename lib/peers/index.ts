@@ -8,7 +8,7 @@ import { logger } from '../platform/log';
 import { internalRange } from '../platform/net/fetch';
 import { commit } from '../platform/tx';
 import { amountOf, fromLedger, toLedger } from '../shared/amounts';
-import { DomainError } from '../shared/errors';
+import { DomainError, invalidField } from '../shared/errors';
 import { mayPeerPrivately, type Node } from '../shared/node';
 import { peerErrors } from './errors';
 import { newPeerToken, requestPeering } from './peering';
@@ -110,6 +110,9 @@ export async function acceptPeering(node: Node, request: PeeringRequest): Promis
   const connectorUrl = autoPeeringConnector(node);
   const asset = await findAssetByCode(node, request.asset.code);
   if (!asset || asset.scale !== request.asset.scale) throw assetErrors.unknown(`${request.asset.code} at scale ${request.asset.scale}`);
+  // This node's own address, or one under it (its tenants'), is no other node's.
+  if (`${request.staticIlpAddress}.`.startsWith(`${node.ilpAddress}.`))
+    throw invalidField('staticIlpAddress', `is this node's own address, ${node.ilpAddress}, or under it`);
   const token = newPeerToken();
   await madeOrChanged(node, asset.id, request.staticIlpAddress, {
     name: request.name,

@@ -163,12 +163,14 @@ describe('peering by URL: another node asks', () => {
     expect(await peerForToken(mem.node, 'rafiki-sends-this-token-0101', async () => mem.node)).toBeUndefined();
   });
 
-  it('refuses while off, an asset it lacks or at another scale, a token another peer has', async () => {
+  it("refuses while off, an asset it lacks or at another scale, this node's own address, a token another peer has", async () => {
     await usd();
     const off = testNode({ ALLOW_PRIVATE_PEERS: 'operator' });
     expect(await refusal(acceptPeering(off, request()))).toBe('403 auto_peering_disabled');
     expect(await refusal(acceptPeering(mem.node, request({ asset: { code: 'EUR', scale: 2 } })))).toBe('422 unknown_asset');
     expect(await refusal(acceptPeering(mem.node, request({ asset: { code: 'USD', scale: 9 } })))).toBe('422 unknown_asset');
+    for (const own of ['test.memory', 'test.memory.tenant'])
+      expect(await refusal(acceptPeering(mem.node, request({ staticIlpAddress: own })))).toBe('400 invalid_request');
     await acceptPeering(mem.node, request());
     expect(await refusal(acceptPeering(mem.node, request({ staticIlpAddress: 'test.other' })))).toBe('409 auth_token_in_use');
     expect((await listPeers(mem.node, 10)).items).toHaveLength(1);
