@@ -8,6 +8,7 @@ import { handlePacket } from '../../lib/ilp/connector';
 import { peerForToken } from '../../lib/peers';
 import { observed } from '../../lib/platform/tracing';
 import { commonErrors } from '../../lib/shared/errors';
+import { peering } from './peering';
 
 // The ILP connector (ilp-connector-service): POST /ilp on its own REST API, ILP over HTTP
 // (Interledger RFC 35). `Authorization: Bearer <token>` names the peer; the body is an OER ILP
@@ -17,6 +18,7 @@ import { commonErrors } from '../../lib/shared/errors';
 const MAX_PACKET_BYTES = 64 * 1024; // an ILP packet carries at most 32 KiB of data
 
 export const handler = observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  if (event.resource === '/peering') return peering(event); // beside /ilp, where peers reach this node
   try {
     const headers = lowerCaseHeaders(event.headers);
     const token = bearerToken(headers.authorization);

@@ -103,6 +103,8 @@ const SETTINGS = {
   INCOMING_PARTIAL_PAYMENTS: functions,
   ALLOW_PRIVATE_FETCH: functions,
   ALLOW_PRIVATE_PEERS: functions,
+  AUTO_PEERING_ENABLED: functions,
+  ILP_CONNECTOR_URL: functions,
   WEBHOOK_URL: functions,
   WEBHOOK_DIALECT: functions,
   WEBHOOK_TIMEOUT_SECS: functions,

@@ -9,7 +9,7 @@ import { ledgerCheck, ledgerTransfer } from '../ledger-check/schemas';
 import { liquidityWithdrawal } from '../liquidity-withdrawals/schemas';
 import { cancelIntentBody, createIntentBody, paymentIntent } from '../payment-intents/schemas';
 import { createPaymentBody, payment } from '../payments/schemas';
-import { createPeerBody, peer, peerWithLiquidity, reconciliation, unansweredPacket, updatePeerBody } from '../peers/schemas';
+import { createPeerBody, peer, peerByUrlBody, peerWithLiquidity, reconciliation, unansweredPacket, updatePeerBody } from '../peers/schemas';
 import { createQuoteBody, quote } from '../quotes/schemas';
 import { pushRateBody, rate } from '../rates/schemas';
 import { completeReceiverBody, createReceiverBody, receiver } from '../receivers/schemas';
@@ -80,6 +80,7 @@ const requestSchemas = {
   CreatePaymentRequest: createPaymentBody,
   CreatePeerRequest: createPeerBody,
   UpdatePeerRequest: updatePeerBody,
+  PeerByUrlRequest: peerByUrlBody,
   CreateTenantRequest: createTenantBody,
   UpdateTenantRequest: updateTenantBody,
 };

@@ -8,11 +8,12 @@ import { logger } from '../platform/log';
 import { internalRange } from '../platform/net/fetch';
 import { commit } from '../platform/tx';
 import { amountOf, fromLedger, toLedger } from '../shared/amounts';
-import type { DomainError } from '../shared/errors';
+import { DomainError, invalidField } from '../shared/errors';
 import { mayPeerPrivately, type Node } from '../shared/node';
 import { peerErrors } from './errors';
+import { newPeerToken, requestPeering } from './peering';
 import { bestRoute } from './rules';
-import type { CreatePeer, Peer, PeerRecord, UpdatePeer } from './schemas';
+import type { CreatePeer, Peer, PeerByUrl, PeeringAnswer, PeeringRequest, PeerRecord, UpdatePeer } from './schemas';
 import * as store from './store';
 
 // Peers: the FSPs this node exchanges ILP packets with. A peer has an asset (the one both agreed to
@@ -31,8 +32,8 @@ function checkAmounts(p: { maxPacketAmount?: string | null; liquidityThreshold?:
 // not inside the node's network, where it would reach the node's own services with this node's
 // token (checked again at every connection: lib/ilp/link.ts). A name that does not resolve now is
 // taken.
-async function checkEndpoint(node: Node, endpoint: string): Promise<void> {
-  if (!mayPeerPrivately(node) && (await internalRange(endpoint))) throw peerErrors.internalEndpoint(endpoint);
+async function checkEndpoint(node: Node, endpoint: string, field?: string): Promise<void> {
+  if (!mayPeerPrivately(node) && (await internalRange(endpoint))) throw peerErrors.internalEndpoint(endpoint, field);
 }
 
 export async function createPeer(node: Node, input: CreatePeer): Promise<Peer> {
@@ -62,6 +63,87 @@ export async function createPeer(node: Node, input: CreatePeer): Promise<Peer> {
   if (refusals.length) throw new Error(`Peer ${record.id} could not be created: ${refusals.join(', ')}`);
   forgetPeers();
   return store.viewOf(record);
+}
+
+// Peering by URL (docs/interledger.md): this node asks the node at `url` to peer (Rafiki's
+// createOrUpdatePeerByUrl), then makes or changes its own peer from the answer, and deposits
+// liquidityToDeposit on it. Each side makes the token it sends its packets with and tells the other.
+// The other side commits its peer before it answers: a failure after that leaves it a peer whose
+// tokens this side never got, which the request sent again replaces (each side makes or changes
+// the one peer at that address and asset), so a retry is safe; nothing here is made before the answer.
+export async function peerByUrl(node: Node, input: PeerByUrl) {
+  const connectorUrl = autoPeeringConnector(node);
+  const asset = await findAssetByCode(node, input.assetCode);
+  if (!asset) throw assetErrors.unknown(input.assetCode);
+  checkAmounts(input, asset.scale);
+  const deposit = input.liquidityToDeposit && input.liquidityToDeposit !== '0' ? input.liquidityToDeposit : undefined;
+  if (deposit) toLedger(BigInt(deposit), asset.scale, 'liquidityToDeposit');
+  await checkEndpoint(node, input.url, 'url');
+  const token = newPeerToken();
+  const answer = await requestPeering(
+    input.url,
+    {
+      staticIlpAddress: node.ilpAddress,
+      ilpConnectorUrl: connectorUrl,
+      asset: { code: asset.code, scale: asset.scale },
+      httpToken: token,
+      ...(input.maxPacketAmount && { maxPacketAmount: Number(input.maxPacketAmount) }),
+      name: node.ilpAddress,
+    },
+    mayPeerPrivately(node),
+  );
+  const peer = await madeOrChanged(node, asset.id, answer.staticIlpAddress, {
+    name: input.name ?? answer.name,
+    assetCode: asset.code,
+    http: { incoming: { authTokens: [answer.httpToken] }, outgoing: { authToken: token, endpoint: answer.ilpConnectorUrl } },
+    maxPacketAmount: input.maxPacketAmount,
+    liquidityThreshold: input.liquidityThreshold,
+  });
+  return deposit ? movePeerLiquidity(node, peer.id, deposit, 'deposit') : getPeer(node, peer.id);
+}
+
+// The other side of it: a node's peering request (POST /peering on the connector's API), which
+// makes or changes this node's peer at its address in the asset it names, and answers where and
+// with which token this node sends it packets. The peer gets no liquidity: what credit to extend to
+// a node that asked is the operator's to decide (Rafiki gives it Number.MAX_SAFE_INTEGER).
+export async function acceptPeering(node: Node, request: PeeringRequest): Promise<PeeringAnswer & { name: string }> {
+  const connectorUrl = autoPeeringConnector(node);
+  const asset = await findAssetByCode(node, request.asset.code);
+  if (!asset || asset.scale !== request.asset.scale) throw assetErrors.unknown(`${request.asset.code} at scale ${request.asset.scale}`);
+  // This node's own address, or one under it (its tenants'), is no other node's.
+  if (`${request.staticIlpAddress}.`.startsWith(`${node.ilpAddress}.`))
+    throw invalidField('staticIlpAddress', `is this node's own address, ${node.ilpAddress}, or under it`);
+  const token = newPeerToken();
+  await madeOrChanged(node, asset.id, request.staticIlpAddress, {
+    name: request.name,
+    assetCode: asset.code,
+    http: { incoming: { authTokens: [request.httpToken] }, outgoing: { authToken: token, endpoint: request.ilpConnectorUrl } },
+    maxPacketAmount: request.maxPacketAmount,
+  });
+  return { staticIlpAddress: node.ilpAddress, ilpConnectorUrl: connectorUrl, httpToken: token, name: node.ilpAddress };
+}
+
+// The connector URL a peering exchange gives; refused (403) while peering by URL is off.
+export function autoPeeringConnector(node: Node): string {
+  if (!node.autoPeering.enabled || !node.autoPeering.connectorUrl) throw peerErrors.autoPeeringOff();
+  return node.autoPeering.connectorUrl;
+}
+
+// The peer at this address in this asset, changed (its tokens, endpoint and the settings given),
+// else made. Two exchanges at once: the one whose create finds the address taken changes the peer,
+// and one that finds the peer changed meanwhile reads it again.
+async function madeOrChanged(node: Node, assetId: string, staticIlpAddress: string, fields: Omit<CreatePeer, 'staticIlpAddress'>): Promise<Peer> {
+  for (let attempt = 1; ; attempt++) {
+    const id = await store.peerIdAt(node, assetId, staticIlpAddress);
+    try {
+      if (!id) return await createPeer(node, { ...fields, staticIlpAddress });
+      const { assetCode: _, ...change } = fields;
+      return await updatePeer(node, id, Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)));
+    } catch (e) {
+      const raced = e instanceof DomainError && [peerErrors.exists.code, peerErrors.changed.code, peerErrors.notFound.code].includes(e.code);
+      if (!raced || attempt === 3) throw e;
+    }
+  }
 }
 
 // Every peer (routing keeps its own copy for a few seconds; the ledger check reads them all).

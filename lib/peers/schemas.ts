@@ -43,6 +43,46 @@ export const updatePeerBody = z
   .refine((b) => Object.keys(b).length > 0, 'must change something');
 export type UpdatePeer = z.infer<typeof updatePeerBody>;
 
+// POST /peers/by-url (Rafiki's createOrUpdatePeerByUrl): the other node's peering endpoint (Rafiki's
+// auto-peering server, `http://host:3005`, or ours, `<connector>/peering`), and this side's settings
+// of the peer it makes or changes.
+export const peerByUrlBody = z.strictObject({
+  url: endpoint,
+  assetCode,
+  maxPacketAmount: positive.optional(),
+  name: name.optional(),
+  liquidityThreshold: amountValue.optional(),
+  // Deposited on the peer once it is made or changed (at the asset's scale): the credit extended to it.
+  liquidityToDeposit: amountValue.optional(),
+});
+export type PeerByUrl = z.infer<typeof peerByUrlBody>;
+
+// A name the other node gives, if it is one (else none: the peer is named by its address).
+const givenName = z.unknown().transform((v) => {
+  const parsed = name.safeParse(v);
+  return parsed.success ? parsed.data : undefined;
+});
+
+// The peering request, as Rafiki's auto-peering sends and takes it (POST, JSON): who asks, where its
+// connector is, the asset, the token it will send its packets with, its largest packet (a number, or
+// null or 0 for none), its name. Fields it may add are ignored.
+export const peeringRequest = z.object({
+  staticIlpAddress: ilpAddress,
+  ilpConnectorUrl: endpoint,
+  asset: z.object({ code: assetCode, scale: z.int().min(0).max(255) }),
+  httpToken: authToken,
+  maxPacketAmount: z
+    .union([z.int().min(0), amountValue])
+    .nullish()
+    .transform((v) => (v === null || v === undefined || String(v) === '0' ? undefined : String(v))),
+  name: givenName,
+});
+export type PeeringRequest = z.infer<typeof peeringRequest>;
+
+// Its answer: the answering node's address, connector and the token it will send its packets with.
+export const peeringAnswer = z.object({ staticIlpAddress: ilpAddress, ilpConnectorUrl: endpoint, httpToken: authToken, name: givenName });
+export type PeeringAnswer = z.infer<typeof peeringAnswer>;
+
 export const peer = z.object({
   id: z.uuid(),
   name: z.string().nullable(),

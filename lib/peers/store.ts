@@ -113,6 +113,12 @@ export async function findPeer(node: Node, id: string): Promise<PeerRecord | und
   return Item && toRecord(Item);
 }
 
+// The id of the peer at this address in this asset, if there is one (its claim names it).
+export async function peerIdAt(node: Node, assetId: string, address: string): Promise<string | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byAddress(node, assetId, address), ConsistentRead: true }));
+  return Item?.peerId;
+}
+
 // The peer an incoming token names, and its tenant's id (claims made before tenants: the operator's).
 export async function findPeerByToken(node: Node, hash: string): Promise<{ peerId: string; tenantId: string } | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byToken(hash) }));

@@ -101,6 +101,12 @@ const schema = z.object({
         .filter(Boolean),
     )
     .refine((ids) => ids.every((id) => tenantId.safeParse(id).success), 'must be tenant ids (uuids) or operator, comma-separated'),
+  // Peering by URL (Rafiki's auto-peering, docs/interledger.md): whether this node answers peering
+  // requests (POST /peering on its connector's API) and makes them (POST /peers/by-url); off unless set.
+  AUTO_PEERING_ENABLED: flag(false),
+  // Where other nodes send this node's packets (its connector's /ilp), which a peering exchange tells
+  // them, as Rafiki's ILP_CONNECTOR_URL; needed when AUTO_PEERING_ENABLED (npm start sets it).
+  ILP_CONNECTOR_URL: optionalUrl,
   // This node's ILP address, under which its incoming payments receive (e.g. g.example.wallet).
   ILP_ADDRESS: z.string().regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)+$/, 'must be an ILP address, e.g. test.node-a'),
   // How far below the expected rate (a fraction) a payment over Interledger may deliver at: the
@@ -152,6 +158,12 @@ const schema = z.object({
 
 export type Config = z.infer<typeof schema>;
 
+// What one setting needs of another.
+const refined = schema.refine((c) => !c.AUTO_PEERING_ENABLED || c.ILP_CONNECTOR_URL, {
+  path: ['ILP_CONNECTOR_URL'],
+  message: 'must be set when AUTO_PEERING_ENABLED is true: a peering exchange tells the other node where to send packets',
+});
+
 // The process's own switches, beside the node's settings: Lambda's tracing (Lambda sets its
 // variables; TRACES_ENABLED=false turns it off).
 const runtimeSchema = z.object({
@@ -169,7 +181,7 @@ export type RuntimeSettings = z.infer<typeof runtimeSchema>;
 
 export const readRuntime = (env: NodeJS.ProcessEnv): RuntimeSettings => parsed(runtimeSchema, env);
 
-export const readConfig = (env: NodeJS.ProcessEnv): Config => parsed(schema, env);
+export const readConfig = (env: NodeJS.ProcessEnv): Config => parsed(refined, env);
 
 function parsed<T>(s: z.ZodType<T>, env: NodeJS.ProcessEnv): T {
   const result = s.safeParse(env);
@@ -211,6 +223,7 @@ export function nodeOf(c: Config): Node {
     grantRequestsPerMinute: c.GRANT_REQUESTS_PER_MINUTE,
     allowPrivateFetch: c.ALLOW_PRIVATE_FETCH,
     privatePeers: c.ALLOW_PRIVATE_PEERS,
+    autoPeering: { enabled: c.AUTO_PEERING_ENABLED, connectorUrl: c.ILP_CONNECTOR_URL },
     rates: {
       url: c.EXCHANGE_RATES_URL,
       lifetimeSecs: c.EXCHANGE_RATES_LIFETIME_SECS,

@@ -71,6 +71,8 @@ export interface Node {
   // ALLOW_PRIVATE_PEERS: the tenants (by id, `operator` for the operator) whose peers' connectors
   // may be at loopback, private and other internal addresses (mayPeerPrivately).
   privatePeers: readonly string[];
+  // AUTO_PEERING_ENABLED and ILP_CONNECTOR_URL (set when enabled): peering by URL (lib/peers peerByUrl).
+  autoPeering: { enabled: boolean; connectorUrl?: string };
   rates: { url?: string; lifetimeSecs: number; timeoutSecs: number; refreshBeforeSecs: number };
   webhooks: { url?: string; dialect: WebhookDialect; timeoutSecs: number; retryScheduleSecs: number[] };
 }

@@ -66,6 +66,20 @@ describe('peers', () => {
   });
 });
 
+// Peering by URL is off unless AUTO_PEERING_ENABLED (test/integration/peering-by-url.test.ts turns it on):
+// both its sides refuse, before anything is sent or made.
+describe('peering by URL, off by default', () => {
+  it('refuses POST /peers/by-url and a peering request at the connector with 403 auto_peering_disabled', async () => {
+    const peering = s.connectorUrl.replace(/\/ilp$/, '/peering');
+    const byUrl = await s.admin('POST', '/peers/by-url', { url: peering, assetCode: 'USD', liquidityToDeposit: '100' });
+    expect([byUrl.status, byUrl.body.code]).toEqual([403, 'auto_peering_disabled']);
+    const request = { staticIlpAddress: 'test.rafiki', ilpConnectorUrl: 'http://localhost:5002', asset: { code: 'USD', scale: 2 }, httpToken: 'x'.repeat(36) };
+    const res = await fetch(peering, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+    expect([res.status, (await res.json()).code]).toEqual([403, 'auto_peering_disabled']);
+    expect((await ok(s.admin('GET', '/peers'), 200)).items.map((p: { staticIlpAddress: string }) => p.staticIlpAddress)).not.toContain('test.rafiki');
+  });
+});
+
 describe('reconciliation', () => {
   it('lists no unanswered packets for a new peer, with a zero total over the default window of 24 hours', async () => {
     const p = await ok(s.admin('POST', '/peers', body()));

@@ -47,6 +47,7 @@ const WIRE: Record<number, string[]> = {
     'user_denied',
   ],
   403: [
+    'auto_peering_disabled',
     'console_refused',
     'forbidden',
     'host_refused',
@@ -126,7 +127,17 @@ const WIRE: Record<number, string[]> = {
   ],
   429: ['too_many_requests'],
   501: ['interaction_not_offered'],
-  502: ['node_not_running', 'peer_refused', 'peer_unreachable', 'proxy_failed', 'rate_probe_failed', 'receiver_invalid', 'receiver_unreachable'],
+  502: [
+    'node_not_running',
+    'peer_refused',
+    'peer_unreachable',
+    'peering_answer_invalid',
+    'peering_failed',
+    'proxy_failed',
+    'rate_probe_failed',
+    'receiver_invalid',
+    'receiver_unreachable',
+  ],
   503: ['authorization_server_unavailable', 'console_unavailable', 'grant_busy', 'read_throttled'],
 };
 

@@ -163,6 +163,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       ALLOW_PRIVATE_FETCH: process.env.ALLOW_PRIVATE_FETCH || 'true',
       // The operator's peers are other nodes on this machine; a tenant's never may be (unless named).
       ALLOW_PRIVATE_PEERS: process.env.ALLOW_PRIVATE_PEERS || 'operator',
+      // What a peering exchange tells other nodes (AUTO_PEERING_ENABLED, off unless set): this connector.
+      ILP_CONNECTOR_URL: process.env.ILP_CONNECTOR_URL || `http://localhost:${ports.connector}/ilp`,
       // The functions' metrics (EMF lines) go to the collector as on Lambda to CloudWatch; without
       // it, they would only crowd the log.
       POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED || String(!collect),

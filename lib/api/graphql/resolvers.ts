@@ -12,7 +12,7 @@ import type { IntentRecord } from '../../payment-intents/schemas';
 import { cancelPayment, createPaymentRecord, findPayment, findPayments, fundPayment, listPayments, withdrawPayment } from '../../payments';
 import { createQuote as priceAndRecordQuote } from '../../payments/methods/quote';
 import type { PaymentRecord } from '../../payments/schemas';
-import { allPeers, deletePeer, findPeer, getPeer, listPeers, movePeerLiquidity, createPeer as newPeer, updatePeer } from '../../peers';
+import { allPeers, deletePeer, findPeer, getPeer, listPeers, movePeerLiquidity, createPeer as newPeer, peerByUrl, updatePeer } from '../../peers';
 import type { Peer, PeerRecord } from '../../peers/schemas';
 import { findQuote } from '../../quotes';
 import type { QuoteRecord } from '../../quotes/schemas';
@@ -79,6 +79,11 @@ const idOf = (id: string) => (isResourceId(id) ? id : '00000000-0000-4000-8000-0
 
 async function assetById(node: Node, id: string): Promise<Asset> {
   return getAsset(node, idOf(id));
+}
+
+// A route's body that names its asset by code, from Rafiki's input, which names it by id.
+async function withAssetCode<T>(node: Node, schema: ZodType<T> | undefined, assetId: string, fields: Record<string, unknown>): Promise<T> {
+  return checked(schema, given({ ...fields, assetCode: (await assetById(node, assetId)).code }), 'input');
 }
 
 // ---- Assets and their fees
@@ -447,19 +452,13 @@ export const resolvers = {
 
     createPeer: idempotent('createPeer', async (node, { input }: Args) => {
       if (input.routes?.length) throw notOffered('createPeer with routes', 'packets route by the peers’ static ILP addresses');
-      const asset = await assetById(node, input.assetId);
-      const body = checked(
-        routes.createPeer.body,
-        given({
-          name: input.name,
-          staticIlpAddress: input.staticIlpAddress,
-          assetCode: asset.code,
-          http: { incoming: input.http.incoming ?? undefined, outgoing: input.http.outgoing },
-          maxPacketAmount: input.maxPacketAmount,
-          liquidityThreshold: input.liquidityThreshold,
-        }),
-        'input',
-      );
+      const body = await withAssetCode(node, routes.createPeer.body, input.assetId, {
+        name: input.name,
+        staticIlpAddress: input.staticIlpAddress,
+        http: { incoming: input.http.incoming ?? undefined, outgoing: input.http.outgoing },
+        maxPacketAmount: input.maxPacketAmount,
+        liquidityThreshold: input.liquidityThreshold,
+      });
       // Its first deposit is checked before the peer is made, so that bad input makes nothing; it is
       // then a deposit of its own, keyed by the peer's id (a crash between the two leaves the peer
       // without it, to deposit with depositPeerLiquidity: Rafiki makes both in one transaction).
@@ -557,9 +556,16 @@ export const resolvers = {
         (amount) => moveLiquidity(node, assetId, amount, 'withdrawal', input.id),
       );
     }),
-    createOrUpdatePeerByUrl: () => {
-      throw notOffered('createOrUpdatePeerByUrl', 'peers are made by both FSPs with createPeer: this service does no auto-peering');
-    },
+    createOrUpdatePeerByUrl: idempotent('createOrUpdatePeerByUrl', async (node, { input }: Args) => {
+      const body = await withAssetCode(node, routes.createOrUpdatePeerByUrl.body, input.assetId, {
+        url: input.peerUrl,
+        maxPacketAmount: input.maxPacketAmount,
+        name: input.name,
+        liquidityThreshold: input.liquidityThreshold,
+        liquidityToDeposit: input.liquidityToDeposit,
+      });
+      return { peer: peerOut(await peerByUrl(node, body)) };
+    }),
     updatePeer: idempotent('updatePeer', async (node, { input }: Args) => {
       if (input.routes?.length) throw notOffered('updatePeer with routes', 'packets route by the peers’ static ILP addresses');
       if (isSet(input.staticIlpAddress)) throw notOffered('updatePeer with a staticIlpAddress', 'a peer’s ILP address is fixed: make another peer');

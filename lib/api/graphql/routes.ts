@@ -16,6 +16,7 @@ export const graphqlRouteIds = [
   'listPeers',
   'createPeer',
   'updatePeer',
+  'createOrUpdatePeerByUrl',
   'deletePeer',
   'depositPeerLiquidity',
   'withdrawPeerLiquidity',

@@ -17,7 +17,7 @@ import { deployment, tenantNode } from '../context';
 import { neededRole, type Route, serving } from '../routes';
 import { httpErrors } from './errors';
 import { IDEMPOTENCY_EXPIRES_AFTER_SECONDS, idempotencyPersistence, idempotencyRefusal } from './idempotency';
-import { refuseLoneSurrogates } from './json';
+import { parseJsonBody } from './json';
 import { consoleTokens } from './operator-token';
 import { fieldErrors, problemResponse } from './problem';
 import { entriesOf, sentQueries } from './query';
@@ -141,36 +141,6 @@ function parse<T>(schema: ZodType<T>, value: unknown, prefix: string): T {
   if (!parsed.success) throw invalidFields(fieldErrors(parsed.error, prefix));
   return parsed.data;
 }
-
-// A JSON body, in UTF-8 (RFC 8259 says JSON between systems is UTF-8): another media type or
-// charset is 415, bytes that are not UTF-8 or text with an unpaired surrogate (which no UTF-8
-// can carry, and would be stored and published as it is) are 400.
-export function parseJsonBody(raw: Buffer, contentType: string | undefined): unknown {
-  if (/^[ \t\r\n]*$/.test(raw.toString('latin1'))) return undefined; // no body, or JSON's white space only
-  const [type, ...params] = (contentType ?? '').split(';').map((p) => p.trim().toLowerCase());
-  if (type !== 'application/json') throw httpErrors.unsupportedMediaType('A request body must be sent with Content-Type: application/json');
-  const charset = params
-    .find((p) => p.startsWith('charset='))
-    ?.slice('charset='.length)
-    .replace(/^"(.*)"$/, '$1');
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw httpErrors.unsupportedMediaType(`The body must be UTF-8, not ${charset}`);
-  let text: string;
-  try {
-    text = utf8.decode(raw);
-  } catch {
-    throw httpErrors.malformedJson('The body is not valid UTF-8');
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw httpErrors.malformedJson(`The body is not valid JSON: ${(e as Error).message}`);
-  }
-  refuseLoneSurrogates(json);
-  return json;
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 const validate = (route: Route): MiddlewareObj<AdminEvent> => ({
   before: ({ event }) => {

@@ -6,7 +6,7 @@ import { liquidityBody, liquidityWithdrawalBody } from '../../assets/schemas';
 import { ledgerErrors } from '../../ledger/errors';
 import { liquidityWithdrawal } from '../../liquidity-withdrawals/schemas';
 import { peerErrors } from '../../peers/errors';
-import { createPeerBody, peer, peerWithLiquidity, reconciliation, reconciliationQuery, updatePeerBody } from '../../peers/schemas';
+import { createPeerBody, peer, peerByUrlBody, peerWithLiquidity, reconciliation, reconciliationQuery, updatePeerBody } from '../../peers/schemas';
 import { pageQuery } from '../../shared/values';
 import { ADMIN_API_SECRETS } from './roles';
 import { declareRoutes, type FunctionRoles, idParams, page } from './route';
@@ -32,6 +32,36 @@ export const peersRoutes = declareRoutes({
     handler: 'peers/create',
     role: 'AdminCreateRole',
     operation: { domain: 'peers', name: 'createPeer' },
+  },
+  createOrUpdatePeerByUrl: {
+    tag: 'Peers',
+    method: 'post',
+    path: '/peers/by-url',
+    summary: 'Peer with another node by its peering URL',
+    description:
+      "Rafiki's auto-peering: sends the node at `url` (its peering endpoint: ours is `/peering` on the connector's API, Rafiki's its " +
+      'auto-peering server) a peering request, then makes, or changes, the peer at the address it answers, in the asset, and deposits ' +
+      '`liquidityToDeposit` on it. Sent again, it changes the same peer, with new tokens on both sides. Off unless `AUTO_PEERING_ENABLED` ' +
+      '(403). A `url` at an internal address is refused unless `ALLOW_PRIVATE_PEERS` names the tenant; the other node unreachable, ' +
+      'refusing or answering what is not an answer is 502, and nothing is changed here.',
+    body: peerByUrlBody,
+    status: 200,
+    response: peerWithLiquidity,
+    problems: [
+      peerErrors.autoPeeringOff,
+      peerErrors.peeringFailed,
+      peerErrors.peeringAnswerInvalid,
+      peerErrors.internalEndpoint,
+      peerErrors.tokenInUse,
+      peerErrors.changed,
+      assetErrors.unknown,
+      ledgerErrors.balanceTooLarge,
+    ],
+    transactional: true,
+    functionName: 'peersByUrl',
+    handler: 'peers/by-url',
+    role: 'PeersByUrlRole',
+    operation: { domain: 'peers', name: 'peerByUrl' },
   },
   listPeers: {
     tag: 'Peers',
@@ -149,6 +179,12 @@ export const peersRoles = {
   // POST a peer
   AdminCreateRole: {
     MainTable: ['GetItem', 'PutItem'],
+    IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    secrets: ADMIN_API_SECRETS,
+  },
+  // POST /peers/by-url: a peer made or changed, and a deposit on it
+  PeersByUrlRole: {
+    MainTable: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     secrets: ADMIN_API_SECRETS,
   },

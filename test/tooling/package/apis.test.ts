@@ -72,7 +72,10 @@ describe('the APIs', () => {
       'ANY /t/{tenant}/quotes/{proxy+} -> openPaymentsQuotes',
       'ANY /{proxy+} -> openPaymentsWalletAddress',
     ]);
-    expect(apis.get('ConnectorApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`)).toEqual(['POST /ilp -> ilpConnector']);
+    expect(apis.get('ConnectorApi')!.routes.map((r) => `${r.method} ${r.path} -> ${r.fn.name}`)).toEqual([
+      'POST /ilp -> ilpConnector',
+      'POST /peering -> ilpConnector', // peering by URL, on the function peers already reach
+    ]);
     expect(apis.get('ConnectorApi')!.binary).toBe(true); // ILP packets pass as bytes, whatever the peer's Accept header
   });
 

@@ -211,7 +211,7 @@ describe('roles and resource policies', () => {
     const resources = role.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement).flatMap((st: any) => st.Resource);
     expect(resources).toEqual([{ 'Fn::GetAtt': ['MainTable', 'Arn'] }, { 'Fn::GetAtt': ['RatesTable', 'Arn'] }, secretArn('STREAM_SECRET')]);
     const permission = Object.fromEntries(ofType('AWS::Lambda::Permission')).ConnectorPermission;
-    expect(JSON.stringify(permission.Properties.SourceArn)).toContain('/*/POST/ilp');
+    expect(JSON.stringify(permission.Properties.SourceArn)).toContain('/*/POST/*'); // /ilp and /peering, its only routes (apis.test.ts)
   });
 
   it('gives the authorization server, its interaction and the introspection route their own roles, and keeps introspection off the public', () => {

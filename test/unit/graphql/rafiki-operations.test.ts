@@ -471,7 +471,6 @@ describe('Rafiki operations this service does not offer', () => {
   const id = '00000000-0000-4000-8000-000000000001';
   it.each([
     ['DeleteAsset', 'deleteAsset', { input: { id } }],
-    ['CreateOrUpdatePeerByUrl', 'createOrUpdatePeerByUrl', { input: { assetId: id, peerUrl: 'https://peer.example' } }],
     ['GetPayments', 'getPayments', { first: 5 }],
     ['UpdateIncomingPayment', 'updateIncomingPayment', { input: { id, metadata: {} } }],
     ['CreateWalletAddressWithdrawal', 'createWalletAddressWithdrawal', { input: { walletAddressId: id, id, idempotencyKey: id, timeoutSeconds: 0 } }],
