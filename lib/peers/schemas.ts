@@ -7,6 +7,19 @@ export const ilpAddress = z
   .string()
   .max(1023)
   .regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)+$/, 'must be an ILP address, e.g. test.node-b');
+// A route's ILP address prefix: an allocation scheme alone (a default route, e.g. `test`) or an
+// address's first segments; it matches itself and every address under it, on segment boundaries.
+const ilpPrefix = z
+  .string()
+  .max(1023)
+  .regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)*$/, 'must be an ILP address prefix, e.g. test.node-c');
+export const MAX_ROUTES = 100;
+// Rafiki's `routes`: the prefixes reached through the peer (its static address is one already),
+// repeats dropped.
+const routes = z
+  .array(ilpPrefix)
+  .max(MAX_ROUTES)
+  .transform((r) => [...new Set(r)]);
 const authToken = z.string().min(16, 'must be at least 16 characters').max(256);
 const endpoint = z.url({ protocol: /^https?$/ }).max(1024);
 const positive = amountValue.refine((v) => v !== '0', 'must be greater than 0');
@@ -30,6 +43,7 @@ export const createPeerBody = z.strictObject({
   maxPacketAmount: positive.optional(),
   // Below this liquidity (at the asset's scale) the service emits peer.liquidity_low.
   liquidityThreshold: amountValue.optional(),
+  routes: routes.optional(),
 });
 export type CreatePeer = z.infer<typeof createPeerBody>;
 
@@ -39,6 +53,7 @@ export const updatePeerBody = z
     http: z.strictObject({ incoming: incoming.optional(), outgoing: outgoing.optional() }).optional(),
     maxPacketAmount: positive.nullable().optional(),
     liquidityThreshold: amountValue.nullable().optional(),
+    routes: routes.optional(), // replaces them all
   })
   .refine((b) => Object.keys(b).length > 0, 'must change something');
 export type UpdatePeer = z.infer<typeof updatePeerBody>;
@@ -52,6 +67,7 @@ export const peer = z.object({
   http: z.object({ outgoing: z.object({ endpoint: z.string() }) }),
   maxPacketAmount: z.string().nullable(),
   liquidityThreshold: z.string().nullable(),
+  routes: z.array(z.string()),
   createdAt: z.iso.datetime(),
 });
 export type Peer = z.infer<typeof peer>;
