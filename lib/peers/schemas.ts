@@ -85,7 +85,7 @@ export interface PeerRecord extends Peer {
   version?: number;
 }
 
-// GET /peers/{id}/reconciliation: the packets this node sent the peer that got no answer before
+// GET /peers/{id}/reconciliation: the packets this node sent (or forwarded to) the peer that got no answer before
 // they expired (booked as not paid), in a window of their expiry, [from, to): by default the 24
 // hours before now, at most 31 days.
 export const RECONCILIATION_MAX_DAYS = 31;
@@ -94,9 +94,10 @@ export type ReconciliationQuery = z.infer<typeof reconciliationQuery>;
 
 export const unansweredPacket = z.object({
   executionCondition: z.string(), // hex: the packet's id, and the receiver's (transfer ilp:<peer>:<condition>)
-  paymentId: z.uuid(),
+  paymentId: z.uuid().nullable(), // the payment that sent it; null for a packet this node forwarded
+  incomingPeerId: z.uuid().nullable(), // the peer a forwarded packet came from; null for a payment's
   amount, // what the packet carried, in the peer's asset
-  paymentAmount: amount, // what it took from the payment, in the payment's asset
+  paymentAmount: amount, // what it took from the payment (or from the incoming peer), in that one's asset
   sentAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
   bookedAt: z.iso.datetime(), // when it was booked as not paid
