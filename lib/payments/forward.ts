@@ -18,19 +18,19 @@ import * as store from './store';
 
 // Forwarding, as Rafiki's connector does: a packet from a peer (`from`) for an address this node
 // does not serve goes on to the peer of the same tenant with the longest matching prefix among its
-// static address and its routes, never back to `from` (F02 when there is none). It leaves in the
-// next peer's asset (at the rate this node gives that peer, rounded down), no larger than that
-// peer's maxPacketAmount (F08), expiring FORWARD_MARGIN_MS before the packet did (R02 when too
-// little time is left). Its money moves as a payment's packet does (./packets.ts), with the
-// incoming peer's credit line in the payment's place: reserved (from's line debited, and across
-// assets the next peer's asset's liquidity too) and recorded before it leaves, then posted with a
-// Fulfill whose preimage matches (the next peer's line credited; from's asset's liquidity takes
-// what was debited), or returned with a Reject, which goes back as it came. A packet whose answer
-// is lost (the next peer failed midway, or this node crashed) is booked once it has expired as
-// not paid and listed for reconciliation with the next peer (GET /peers/{id}/reconciliation); one
-// a crash left pending is found by sweepForwards (./forwarded.ts), which runs here and on the
-// minute's schedule.
-// The money between the peers is this tenant's: its peers route only its packets.
+// static address and its routes (among equally long ones, one in from's asset), never back to
+// `from` (F02 when there is none). It leaves in the next peer's asset (at the rate this node gives
+// that peer, rounded down), no larger than that peer's maxPacketAmount (F08), expiring
+// FORWARD_MARGIN_MS before the packet did (R02 when too little time is left). Its money moves as a
+// payment's packet's does (./packets.ts), with the incoming peer's credit line in the payment's
+// place: reserved (from's line debited, and across assets the next peer's asset's liquidity too)
+// and recorded before it leaves, then posted with a Fulfill whose preimage matches (the next
+// peer's line credited; from's asset's liquidity takes what was debited), or returned with a
+// Reject, which goes back as it came. A packet whose answer is lost (the next peer failed midway,
+// or this node crashed) is booked as not paid and listed for reconciliation with the next peer
+// (GET /peers/{id}/reconciliation); one a crash left pending is found once it expired by
+// sweepForwards (./forwarded.ts), which runs here and on the minute's schedule. A tenant's peers
+// route only its packets: the peers and the books are the tenant's.
 
 // Taken off the packet's expiry at each hop, for the answer's way back (Rafiki's is 1 s too).
 const FORWARD_MARGIN_MS = 1_000;
@@ -40,7 +40,7 @@ const MIN_LEFT_MS = 1_000;
 
 export async function forwardPacket(node: Node, from: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
   await sweepNowAndThen(node);
-  const to = await routeTo(node, prepare.destination, undefined, from.id);
+  const to = await routeTo(node, prepare.destination, from.assetCode, from.id); // among equals, no conversion
   if (!to) return reject(node, 'F02', `No route to ${prepare.destination} from this node (${node.ilpAddress})`);
   const expiresAt = new Date(prepare.expiresAt.getTime() - FORWARD_MARGIN_MS);
   if (expiresAt.getTime() - Date.now() < MIN_LEFT_MS)
