@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { deserializeIlpReply, type IlpReject, isReject, serializeIlpPrepare } from 'ilp-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownEmulators } from '../harness/emulators';
 import { ilpOverHttp } from '../harness/ilp-over-http';
 import { type NodeProcess, type OtherNode, startNodeProcess, startOtherNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
-import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../harness/world';
+import { ledger, ok, packetsFulfilled, paymentIn, reconciliationOf, sum, transferMoved, units, waitFor } from '../harness/world';
 
 // Forwarding on three nodes (docs/interledger.md, "Routing and forwarding"): Alice on A pays
 // Carol and Carla on C through B. A peers with B only (its route to test.node-c), C with B only, B
@@ -163,28 +163,8 @@ describe('what B refuses', () => {
   });
 });
 
-// Whether a transfer moved money on a node (one voided at a packet's expiry moved none).
-const transferMoved = async (node: Pick<TestStack, 'env'>, transferId: string) =>
-  ((
-    await a.dynamo.send(
-      new GetItemCommand({ TableName: node.env.MAIN_TABLE, Key: { pk: { S: `XFER#${transferId}` }, sk: { S: 'XFER' } }, ProjectionExpression: 'legs' }),
-    )
-  ).Item?.legs?.L?.length ?? 0) > 0;
-
-// The packets a node lists for reconciliation with a peer since `from`, every page.
-async function reconciliation(node: Peered, peerId: string, from: string) {
-  const items: any[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: any = await ok(
-      node.admin('GET', `/peers/${peerId}/reconciliation?from=${encodeURIComponent(from)}&limit=50${cursor ? `&cursor=${cursor}` : ''}`),
-      200,
-    );
-    items.push(...page.items);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return items;
-}
+const moneyMoved = (node: Pick<TestStack, 'env'>, transferId: string) => transferMoved({ dynamo: a.dynamo, env: node.env }, transferId);
+const reconciliation = async (node: Peered, peerId: string, from: string) => (await reconciliationOf(node, peerId, from)).items;
 
 const pendingForwards = async (node: Pick<TestStack, 'env'>) =>
   (
@@ -205,13 +185,10 @@ describe('a crash of the node in the middle', () => {
     const flows = await Promise.all(Array.from({ length: 6 }, (_, i) => pay(c, carol, String(60 + i), 'USD')));
     const before = await Promise.all([booksOf(a), booksOf(b), booksOf(c)]);
     await Promise.all(flows.map((f) => ok(a.admin('POST', `/payments/${f.payment.id}/fund`), 200)));
-    await waitFor(
-      'packets to flow through B',
-      async () => {
-        const paid = (await Promise.all(flows.map((f) => packetsOf(a, f.payment.id)))).flat().filter((k) => k.state === 'fulfilled');
-        return paid.length >= 6 ? true : undefined;
-      },
-      30_000,
+    await packetsFulfilled(
+      a,
+      flows.map((f) => f.payment.id),
+      6,
     );
     await b.crash();
     await b.restart();
@@ -240,9 +217,9 @@ describe('a crash of the node in the middle', () => {
     const listedA = await reconciliation(a, on.aB, startedAt); // A's unanswered packets to B
     const listedB = await reconciliation(b, on.bCUsd, startedAt); // B's unanswered forwards to C
     let lostAB = 0n; // listed by A, fulfilled on B: B bears them
-    for (const k of listedA) if (await transferMoved(b, `ilp-fwd:${on.bA}:${k.executionCondition}:post`)) lostAB += units(k.amount.value);
+    for (const k of listedA) if (await moneyMoved(b, `ilp-fwd:${on.bA}:${k.executionCondition}:post`)) lostAB += units(k.amount.value);
     let lostBC = 0n; // listed by B, credited on C: C bears them
-    for (const k of listedB) if (await transferMoved(c, `ilp:${on.cBUsd}:${k.executionCondition}`)) lostBC += units(k.amount.value);
+    for (const k of listedB) if (await moneyMoved(c, `ilp:${on.cBUsd}:${k.executionCondition}`)) lostBC += units(k.amount.value);
     console.log(
       `B's crash: A listed ${listedA.length} packets (${lostAB / units(1)} cents fulfilled on B), B listed ${listedB.length} (${lostBC / units(1)} credited on C)`,
     );
