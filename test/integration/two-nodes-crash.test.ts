@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownEmulators } from '../harness/emulators';
 import { type NodeProcess, type NpmNode, peerBothWays, startNodeProcess, startNpmNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
-import { ledger, ok, packetsOf, packetsFulfilled, paymentIn, reconciliationOf, sum, transferMoved, units, waitFor } from '../harness/world';
+import { ledger, ok, packetsFulfilled, packetsOf, paymentIn, reconciliationOf, sum, transferMoved, units, waitFor } from '../harness/world';
 
 // A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
 // three nodes' traffic would fill a shared one's history.
