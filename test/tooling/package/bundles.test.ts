@@ -39,12 +39,12 @@ describe('the bundles', () => {
     for (const fn of loadService(STAGE).functions.map((f) => f.name)) expect(carries(fn), fn).toEqual(needs[fn] ?? { sqs: false, eventBridge: false });
   });
 
-  it('stay under 460 KB each (510 KB for the Admin routes, 560 KB for the console, 660 KB for the Open Payments servers and the connector, 980 KB for the STREAM senders, quoters, receivers and app payments, 1400 KB for /graphql), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
+  it('stay under 460 KB each (515 KB for the Admin routes, 560 KB for the console, 660 KB for the Open Payments servers and the connector, 980 KB for the STREAM senders, quoters, receivers and app payments, 1400 KB for /graphql), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
     // Every function carries its own tracing (lib/platform/tracing.ts, a few KB: no X-Ray SDK, whose
     // cls-hooked tracked every async resource) and Metrics (13 KB). The Admin routes carry the
     // Secrets Manager client (the Admin API secret is read from it, not from the environment) and the
-    // route table (lib/api/routes/: every route's schemas and text, about 30 KB), AWS's JWT verifier
-    // (17 KB: each verifies a console operator's token itself), and most of them the bounded fetch
+    // route table (lib/api/routes/: every route's schemas and text, about 30 KB; peers' `routes` took
+    // them past 510 KB), AWS's JWT verifier (17 KB: each verifies a console operator's token itself), and most of them the bounded fetch
     // (lib/platform/net/fetch.ts and its address rule, about 6 KB: a rates pull, a peer's endpoint check). The
     // Open Payments servers also carry HTTP message signatures (jose alone is 90 KB) and STREAM; the
     // functions that quote and send to other nodes carry the Open Payments client and pay too. The
@@ -70,7 +70,7 @@ describe('the bundles', () => {
     const adminFunctions = new Set(allRoutes.map((r) => r.functionName));
     for (const fn of loadService(STAGE).functions.map((f) => f.name)) {
       const { code, map } = bundleOf(fn);
-      expect(code.length, fn).toBeLessThan((budgetKb[fn] ?? (adminFunctions.has(fn) ? 510 : 460)) * 1024);
+      expect(code.length, fn).toBeLessThan((budgetKb[fn] ?? (adminFunctions.has(fn) ? 515 : 460)) * 1024);
       expect(
         map.sources.filter((source) => /aws-xray-sdk|cls-hooked/.test(source)),
         fn,
