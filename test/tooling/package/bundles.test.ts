@@ -44,8 +44,9 @@ describe('the bundles', () => {
     // cls-hooked tracked every async resource) and Metrics (13 KB). The Admin routes carry the
     // Secrets Manager client (the Admin API secret is read from it, not from the environment) and the
     // route table (lib/api/routes/: every route's schemas and text, about 30 KB; peers' `routes` took
-    // them past 510 KB), AWS's JWT verifier (17 KB: each verifies a console operator's token itself), and most of them the bounded fetch
-    // (lib/platform/net/fetch.ts and its address rule, about 6 KB: a rates pull, a peer's endpoint check). The
+    // them past 510 KB), AWS's JWT verifier (17 KB: each verifies a console operator's token
+    // itself), and most of them the bounded fetch (lib/platform/net/fetch.ts and its address rule,
+    // about 6 KB: a rates pull, a peer's endpoint check). The
     // Open Payments servers also carry HTTP message signatures (jose alone is 90 KB) and STREAM; the
     // functions that quote and send to other nodes carry the Open Payments client and pay too. The
     // console carries its page (Preact, uPlot and its own code: about 120 KB), the route table and
