@@ -5,6 +5,7 @@ import { problemResponse } from '../../lib/api/http/problem';
 import { lowerCaseHeaders, requestBody } from '../../lib/api/http/request';
 import { bearerToken } from '../../lib/api/http/schemas';
 import { handlePacket } from '../../lib/ilp/connector';
+import { forwardPacket } from '../../lib/payments/forward';
 import { peerForToken } from '../../lib/peers';
 import { observed } from '../../lib/platform/tracing';
 import { commonErrors } from '../../lib/shared/errors';
@@ -28,7 +29,7 @@ export const handler = observed(async (event: APIGatewayProxyEvent): Promise<API
     if (!/^application\/octet-stream\b/i.test(headers['content-type'] ?? '')) {
       throw commonErrors.invalidRequest('An ILP packet is sent as Content-Type: application/octet-stream');
     }
-    const reply = await handlePacket(found.node, found.peer, requestBody(event, MAX_PACKET_BYTES, 'an ILP packet is at most'));
+    const reply = await handlePacket(found.node, found.peer, requestBody(event, MAX_PACKET_BYTES, 'an ILP packet is at most'), forwardPacket);
     return { statusCode: 200, headers: { 'content-type': 'application/octet-stream' }, body: reply.toString('base64'), isBase64Encoded: true };
   } catch (e) {
     return problemResponse(e);

@@ -10,10 +10,13 @@ import { deliverLocally } from './receive';
 // The ILP connector's side that peers call (ILP over HTTP, Interledger RFC 35): one Prepare from
 // an authenticated peer in, its Fulfill or Reject out. In order: ILDCP (`peer.config`) tells the
 // peer its address and asset; an expired packet is R00; one above the peer's maxPacketAmount is
-// F08; a packet under this node's ILP_ADDRESS goes to its STREAM receiver (./receive.ts). This
-// node delivers only to its own incoming payments: a packet for anywhere else is F02, as it does
-// not forward between peers. A fault of ours is T00, never an HTTP error, so the sender retries.
-export async function handlePacket(node: Node, peer: PeerRecord, packet: Buffer): Promise<Buffer> {
+// F08; a packet under this node's ILP_ADDRESS goes to its STREAM receiver (./receive.ts); any
+// other goes to `forward` (lib/payments/forward.ts, handed in by the connector's handler: it books
+// as the packets of payments do, which build on this folder), which routes it on to another peer
+// or rejects it F02. A fault of ours is T00, never an HTTP error, so the sender retries.
+export type Forward = (node: Node, from: PeerRecord, prepare: IlpPrepare) => Promise<IlpReply>;
+
+export async function handlePacket(node: Node, peer: PeerRecord, packet: Buffer, forward: Forward): Promise<Buffer> {
   let prepare: IlpPrepare;
   try {
     prepare = deserializeIlpPrepare(packet);
@@ -27,19 +30,19 @@ export async function handlePacket(node: Node, peer: PeerRecord, packet: Buffer)
   }
   if (prepare.destination === 'peer.config') return ildcp(node, peer, prepare, packet);
   try {
-    return serializeIlpReply(await answer(node, peer, prepare));
+    return serializeIlpReply(await answer(node, peer, prepare, forward));
   } catch (error) {
     logger.error('Packet failed', { peerId: peer.id, destination: prepare.destination, error: (error as Error).message });
     return serializeIlpReply(reject(node, 'T00', 'Internal error; retry the packet'));
   }
 }
 
-async function answer(node: Node, peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
+async function answer(node: Node, peer: PeerRecord, prepare: IlpPrepare, forward: Forward): Promise<IlpReply> {
   if (prepare.expiresAt.getTime() <= Date.now()) return reject(node, 'R00', `The packet expired at ${prepare.expiresAt.toISOString()}`);
   const amount = BigInt(prepare.amount);
   if (peer.maxPacketAmount !== null && amount > BigInt(peer.maxPacketAmount)) return amountTooLarge(node, amount, BigInt(peer.maxPacketAmount));
   if (prepare.destination.startsWith(`${node.ilpAddress}.`)) return deliverLocally(node, peer, prepare);
-  return reject(node, 'F02', `No route to ${prepare.destination}: this node (${node.ilpAddress}) delivers only to its own incoming payments`);
+  return forward(node, peer, prepare);
 }
 
 // The peer's own address (as configured here) and the asset of the link.

@@ -330,8 +330,8 @@ export async function withdrawPayment(node: Node, id: string) {
   return { ...paymentView(r), withdrawnAmount: amountOf(fromLedger(units, asset.scale), asset) };
 }
 
-// For reconciliation with a peer: the packets this node's payments sent it that got no answer
-// before they expired, booked as not paid (lib/payments/methods/ilp.ts), by expiry in [from, to). The
+// For reconciliation with a peer: the packets this node's payments sent it, or it forwarded to it
+// (./forward.ts), that got no answer before they expired, booked as not paid (./packets.ts), by expiry in [from, to). The
 // peer compares them with what it credited from this node: a packet it credited is a fulfillment
 // lost in flight, which Interledger has the receiver bear. The total covers the whole window.
 const DAY_MS = 24 * 3600 * 1000;
@@ -353,7 +353,8 @@ export async function peerReconciliation(node: Node, peerId: string, query: Reco
     total: { count: total.count, amount: amountOf(fromLedger(total.peerUnits, peer.assetScale), peerAsset) },
     items: page.items.map((k) => ({
       executionCondition: k.id,
-      paymentId: k.paymentId,
+      paymentId: k.paymentId ?? null,
+      incomingPeerId: k.forwardedFrom ?? null,
       amount: amountOf(fromLedger(BigInt(k.peerUnits), peer.assetScale), peerAsset),
       paymentAmount: amountOf(BigInt(k.source), { code: k.listed.sourceAssetCode, scale: k.listed.sourceAssetScale }),
       sentAt: k.createdAt,

@@ -147,33 +147,58 @@ export interface PacketRecord {
   createdAt: string;
 }
 const PACKET = 'PKT#';
-const packetKey = (node: Node, paymentId: string, id: string) => ({ pk: partition(node, paymentId), sk: `${PACKET}${id}` });
+// A packet is a payment's, or one this node forwarded from a peer (lib/payments/forward.ts): its
+// record is in the payment's partition, or in one of its own (the peer it came from, and its id).
+export type PacketOwner = { paymentId: string } | { forwardedFrom: string };
+const ownerId = (o: PacketOwner) => ('paymentId' in o ? o.paymentId : o.forwardedFrom);
+const packetKey = (node: Node, owner: PacketOwner, id: string) =>
+  'paymentId' in owner
+    ? { pk: partition(node, owner.paymentId), sk: `${PACKET}${id}` }
+    : { pk: scoped(node, `FORWARD#${owner.forwardedFrom}#${id}`), sk: PACKET };
 // Unanswered packets are listed per peer in the Lists index, by expiry.
 const unansweredOf = (node: Node, peerId: string) => scoped(node, `UNANSWERED#${peerId}`);
+// Forwarded packets are listed while pending, by expiry, so that one a crash left pending is found
+// and booked once it has expired (there is no payment whose next attempt would).
+const PENDING_FORWARDS = 'FORWARDS_PENDING';
 
-export const putPacket = (node: Node, paymentId: string, r: PacketRecord): Write => ({
+export const putPacket = (node: Node, owner: PacketOwner, r: PacketRecord): Write => ({
   refusal: 'packet_exists',
-  Put: { TableName: node.tables.main, Item: { ...packetKey(node, paymentId, r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
+  Put: {
+    TableName: node.tables.main,
+    Item: {
+      ...packetKey(node, owner, r.id),
+      ...r,
+      ...('forwardedFrom' in owner && {
+        forwardedFrom: owner.forwardedFrom,
+        listPk: scoped(node, PENDING_FORWARDS),
+        listSk: `${r.expiresAt}#${owner.forwardedFrom}#${r.id}`,
+      }),
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
 });
 
 // `listed`: for an unanswered packet, what its peer's listing shows besides the packet.
+// `fulfillment` (hex): a forwarded packet's, to answer a repeat of it.
 export const settlePacket = (
   node: Node,
-  paymentId: string,
+  owner: PacketOwner,
   k: Pick<PacketRecord, 'id' | 'peerId' | 'expiresAt'>,
   state: Exclude<PacketState, 'pending' | 'unresolved'>,
   delivered?: bigint,
   listed?: { sourceAssetCode: string; sourceAssetScale: number; peerAssetCode: string; peerAssetScale: number },
+  fulfillment?: string,
 ): Write => {
   const listing = state === 'unanswered' && listed;
   return {
     refusal: 'packet_settled',
     Update: {
       TableName: node.tables.main,
-      Key: packetKey(node, paymentId, k.id),
+      Key: packetKey(node, owner, k.id),
       UpdateExpression:
         `SET #state = :to, settledAt = :now${delivered === undefined ? '' : ', delivered = :delivered'}` +
-        (listing ? ', listPk = :listPk, listSk = :listSk, paymentId = :paymentId, listed = :listed' : ''),
+        (fulfillment === undefined ? '' : ', fulfillment = :fulfillment') +
+        (listing ? `, listPk = :listPk, listSk = :listSk, ${'paymentId' in owner ? 'paymentId = :owner, ' : ''}listed = :listed` : ' REMOVE listPk, listSk'),
       ConditionExpression: '#state = :pending',
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: {
@@ -181,10 +206,11 @@ export const settlePacket = (
         ':pending': 'pending',
         ':now': new Date().toISOString(),
         ...(delivered !== undefined && { ':delivered': delivered.toString() }),
+        ...(fulfillment !== undefined && { ':fulfillment': fulfillment }),
         ...(listing && {
           ':listPk': unansweredOf(node, k.peerId),
-          ':listSk': `${k.expiresAt}#${paymentId}#${k.id}`,
-          ':paymentId': paymentId,
+          ':listSk': `${k.expiresAt}#${ownerId(owner)}#${k.id}`,
+          ...('paymentId' in owner && { ':owner': owner.paymentId }),
           ':listed': listing,
         }),
       },
@@ -193,11 +219,36 @@ export const settlePacket = (
 };
 
 export interface UnansweredPacket extends PacketRecord {
-  paymentId: string;
+  paymentId?: string; // a payment's packet
+  forwardedFrom?: string; // a forwarded packet's: the peer it came from
   settledAt: string;
   listed: { sourceAssetCode: string; sourceAssetScale: number; peerAssetCode: string; peerAssetScale: number };
 }
 const toUnanswered = ({ pk, sk, listPk, listSk, ...r }: Record<string, any>) => r as UnansweredPacket;
+
+export interface ForwardedPacket extends PacketRecord {
+  forwardedFrom: string;
+  fulfillment?: string;
+}
+const toForwarded = ({ pk, sk, listPk, listSk, settledAt, ...r }: Record<string, any>) => r as ForwardedPacket;
+
+export async function findForwarded(node: Node, fromPeerId: string, id: string): Promise<ForwardedPacket | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: node.tables.main, Key: packetKey(node, { forwardedFrom: fromPeerId }, id), ConsistentRead: true }),
+  );
+  return Item && toForwarded(Item);
+}
+
+// Forwarded packets still pending that expired before `before` (ISO 8601).
+export async function listPendingForwards(node: Node, before: string): Promise<ForwardedPacket[]> {
+  const items = await queryAll({
+    TableName: node.tables.main,
+    IndexName: LISTS.index,
+    KeyConditionExpression: 'listPk = :pk AND listSk < :before',
+    ExpressionAttributeValues: { ':pk': scoped(node, PENDING_FORWARDS), ':before': before },
+  });
+  return items.map(toForwarded);
+}
 
 // A page of a peer's unanswered packets that expired in [from, to), newest first.
 export async function pageUnanswered(
@@ -234,6 +285,7 @@ export async function unansweredTotal(node: Node, peerId: string, window: { from
   return { count: items.length, peerUnits: items.reduce((t, i) => t + BigInt(i.peerUnits), 0n) };
 }
 
+// Every packet of a payment.
 export async function listPackets(node: Node, paymentId: string): Promise<PacketRecord[]> {
   const items = await queryAll({
     TableName: node.tables.main,

@@ -53,6 +53,7 @@ export async function createPeer(node: Node, input: CreatePeer): Promise<Peer> {
     incomingTokenHashes: input.http.incoming.authTokens.map(store.tokenHash),
     maxPacketAmount: input.maxPacketAmount ?? null,
     liquidityThreshold: input.liquidityThreshold ?? null,
+    routes: input.routes ?? [],
     createdAt: new Date().toISOString(),
   };
   const refusals = await commit(node, store.insertPeer(node, record));
@@ -178,6 +179,7 @@ export async function updatePeer(node: Node, id: string, input: UpdatePeer): Pro
     ...(input.name !== undefined && { name: input.name }),
     ...(input.maxPacketAmount !== undefined && { maxPacketAmount: input.maxPacketAmount }),
     ...(input.liquidityThreshold !== undefined && { liquidityThreshold: input.liquidityThreshold }),
+    ...(input.routes !== undefined && { routes: input.routes }),
     ...(input.http?.incoming && { incomingTokenHashes: input.http.incoming.authTokens.map(store.tokenHash) }),
     ...(input.http?.outgoing && { http: { outgoing: { endpoint: input.http.outgoing.endpoint } }, outgoingAuthToken: input.http.outgoing.authToken }),
   };
@@ -261,9 +263,14 @@ function peers(node: Node): Promise<PeerRecord[]> {
   return loading;
 }
 
-// The next hop for an ILP address (the rule is ./rules.ts bestRoute).
-export const routeTo = async (node: Node, destination: string, assetCode?: string): Promise<PeerRecord | undefined> =>
-  bestRoute(await peers(node), destination, assetCode);
+// The next hop for an ILP address (the rule is ./rules.ts bestRoute), never the peer `except` (the
+// one a forwarded packet came from).
+export const routeTo = async (node: Node, destination: string, assetCode?: string, except?: string): Promise<PeerRecord | undefined> =>
+  bestRoute(
+    (await peers(node)).filter((p) => p.id !== except),
+    destination,
+    assetCode,
+  );
 
 // peer.liquidity_low, once, when packets from the peer took its liquidity (`taken`, ledger units)
 // below its threshold. A failed check is logged, never thrown: the packets are settled already.

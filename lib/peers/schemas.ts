@@ -7,6 +7,19 @@ export const ilpAddress = z
   .string()
   .max(1023)
   .regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)+$/, 'must be an ILP address, e.g. test.node-b');
+// A route's ILP address prefix: an allocation scheme alone (a default route, e.g. `test`) or an
+// address's first segments; it matches itself and every address under it, on segment boundaries.
+const ilpPrefix = z
+  .string()
+  .max(1023)
+  .regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)*$/, 'must be an ILP address prefix, e.g. test.node-c');
+export const MAX_ROUTES = 100;
+// Rafiki's `routes`: the prefixes reached through the peer (its static address is one already),
+// repeats dropped.
+const routes = z
+  .array(ilpPrefix)
+  .max(MAX_ROUTES)
+  .transform((r) => [...new Set(r)]);
 const authToken = z.string().min(16, 'must be at least 16 characters').max(256);
 const endpoint = z.url({ protocol: /^https?$/ }).max(1024);
 const positive = amountValue.refine((v) => v !== '0', 'must be greater than 0');
@@ -30,6 +43,7 @@ export const createPeerBody = z.strictObject({
   maxPacketAmount: positive.optional(),
   // Below this liquidity (at the asset's scale) the service emits peer.liquidity_low.
   liquidityThreshold: amountValue.optional(),
+  routes: routes.optional(),
 });
 export type CreatePeer = z.infer<typeof createPeerBody>;
 
@@ -39,6 +53,7 @@ export const updatePeerBody = z
     http: z.strictObject({ incoming: incoming.optional(), outgoing: outgoing.optional() }).optional(),
     maxPacketAmount: positive.nullable().optional(),
     liquidityThreshold: amountValue.nullable().optional(),
+    routes: routes.optional(), // replaces them all
   })
   .refine((b) => Object.keys(b).length > 0, 'must change something');
 export type UpdatePeer = z.infer<typeof updatePeerBody>;
@@ -92,6 +107,7 @@ export const peer = z.object({
   http: z.object({ outgoing: z.object({ endpoint: z.string() }) }),
   maxPacketAmount: z.string().nullable(),
   liquidityThreshold: z.string().nullable(),
+  routes: z.array(z.string()),
   createdAt: z.iso.datetime(),
 });
 export type Peer = z.infer<typeof peer>;
@@ -109,7 +125,7 @@ export interface PeerRecord extends Peer {
   version?: number;
 }
 
-// GET /peers/{id}/reconciliation: the packets this node sent the peer that got no answer before
+// GET /peers/{id}/reconciliation: the packets this node sent (or forwarded to) the peer that got no answer before
 // they expired (booked as not paid), in a window of their expiry, [from, to): by default the 24
 // hours before now, at most 31 days.
 export const RECONCILIATION_MAX_DAYS = 31;
@@ -118,9 +134,10 @@ export type ReconciliationQuery = z.infer<typeof reconciliationQuery>;
 
 export const unansweredPacket = z.object({
   executionCondition: z.string(), // hex: the packet's id, and the receiver's (transfer ilp:<peer>:<condition>)
-  paymentId: z.uuid(),
+  paymentId: z.uuid().nullable(), // the payment that sent it; null for a packet this node forwarded
+  incomingPeerId: z.uuid().nullable(), // the peer a forwarded packet came from; null for a payment's
   amount, // what the packet carried, in the peer's asset
-  paymentAmount: amount, // what it took from the payment, in the payment's asset
+  paymentAmount: amount, // what it took from the payment (or from the incoming peer), in that one's asset
   sentAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
   bookedAt: z.iso.datetime(), // when it was booked as not paid

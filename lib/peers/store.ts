@@ -106,6 +106,7 @@ const toRecord = ({ pk, sk, listPk, listSk, ...record }: Record<string, any>): P
     name: record.name ?? null,
     maxPacketAmount: record.maxPacketAmount ?? null,
     liquidityThreshold: record.liquidityThreshold ?? null,
+    routes: record.routes ?? [], // none on a peer made before routes
   }) as PeerRecord;
 
 export async function findPeer(node: Node, id: string): Promise<PeerRecord | undefined> {
@@ -157,5 +158,6 @@ export const viewOf = (r: PeerRecord): Peer => ({
   http: { outgoing: { endpoint: r.http.outgoing.endpoint } },
   maxPacketAmount: r.maxPacketAmount,
   liquidityThreshold: r.liquidityThreshold,
+  routes: r.routes,
   createdAt: r.createdAt,
 });

@@ -1,4 +1,4 @@
-import { QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, QueryCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { expect } from 'vitest';
 import type { StackOptions } from '../../infra/local/start/stack';
@@ -153,3 +153,40 @@ export async function packetsOf(s: Pick<TestStack, 'dynamo' | 'env'>, paymentId:
   );
   return (res.Items ?? []).map((i) => ({ id: i.id.S!, state: i.state.S!, peerUnits: BigInt(i.peerUnits.S!), source: BigInt(i.source.S!) }));
 }
+
+// Whether a node's transfer moved money (a packet's credit voided at its expiry moved none): e.g.
+// `ilp:<peer id>:<condition>`, a packet from that peer credited.
+export const transferMoved = async (s: Pick<TestStack, 'dynamo' | 'env'>, transferId: string) =>
+  ((
+    await s.dynamo.send(
+      new GetItemCommand({ TableName: s.env.MAIN_TABLE, Key: { pk: { S: `XFER#${transferId}` }, sk: { S: 'XFER' } }, ProjectionExpression: 'legs' }),
+    )
+  ).Item?.legs?.L?.length ?? 0) > 0;
+
+// The packets a node lists for reconciliation with a peer since `from`, every page, and their total.
+export async function reconciliationOf(node: Pick<TestStack, 'admin'>, peerId: string, from: string) {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  let total: any;
+  do {
+    const page: any = await ok(
+      node.admin('GET', `/peers/${peerId}/reconciliation?from=${encodeURIComponent(from)}&limit=25${cursor ? `&cursor=${cursor}` : ''}`),
+      200,
+    );
+    items.push(...page.items);
+    total = page.total;
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { items, total };
+}
+
+// Until a node's payments have `count` fulfilled packets among them (packets flow).
+export const packetsFulfilled = (s: Pick<TestStack, 'dynamo' | 'env'>, paymentIds: string[], count: number) =>
+  waitFor(
+    `${count} packets to be fulfilled`,
+    async () => {
+      const paid = (await Promise.all(paymentIds.map((id) => packetsOf(s, id)))).flat().filter((k) => k.state === 'fulfilled');
+      return paid.length >= count ? true : undefined;
+    },
+    30_000,
+  );

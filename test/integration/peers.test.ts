@@ -29,6 +29,7 @@ describe('peers', () => {
       http: { outgoing: { endpoint: `http://peer-${n}.example/ilp` } },
       maxPacketAmount: '1000',
       liquidityThreshold: '500',
+      routes: [],
       createdAt: expect.any(String),
     });
     expect(JSON.stringify(created)).not.toContain('token');
@@ -52,6 +53,10 @@ describe('peers', () => {
         'http.outgoing.endpoint',
       ],
       [{ extra: 1 }, 'extra'],
+      [{ routes: ['test.ok', 'nowhere'] }, 'routes.1'],
+      [{ routes: ['test.a b'] }, 'routes.0'],
+      [{ routes: 'test.x' }, 'routes'],
+      [{ routes: Array.from({ length: 101 }, (_, i) => `test.r${i}`) }, 'routes'],
     ] as const) {
       const res = await s.admin('POST', '/peers', body(over));
       expect(res.status, JSON.stringify(over)).toBe(400);

@@ -1,9 +1,8 @@
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownEmulators } from '../harness/emulators';
 import { type NodeProcess, type NpmNode, peerBothWays, startNodeProcess, startNpmNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
-import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../harness/world';
+import { ledger, ok, packetsFulfilled, packetsOf, paymentIn, reconciliationOf, sum, transferMoved, units, waitFor } from '../harness/world';
 
 // A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
 // three nodes' traffic would fill a shared one's history.
@@ -37,35 +36,10 @@ afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
 });
 
-// Whether a node credited a packet from a peer: its receive transfer, named by the packet's
-// condition, moved money (one voided at the packet's expiry moved none).
-const credited = async (node: Pick<TestStack, 'env'>, peerId: string, condition: string) =>
-  ((
-    await a.dynamo.send(
-      new GetItemCommand({
-        TableName: node.env.MAIN_TABLE,
-        Key: { pk: { S: `XFER#ilp:${peerId}:${condition}` }, sk: { S: 'XFER' } },
-        ProjectionExpression: 'legs',
-      }),
-    )
-  ).Item?.legs?.L?.length ?? 0) > 0;
-
-// The packets a node lists for reconciliation with a peer since `from`, every page, and their total.
-async function reconciliation(node: Pick<TestStack, 'admin'>, peerId: string, from: string) {
-  const items: any[] = [];
-  let cursor: string | null = null;
-  let total: any;
-  do {
-    const page: any = await ok(
-      node.admin('GET', `/peers/${peerId}/reconciliation?from=${encodeURIComponent(from)}&limit=25${cursor ? `&cursor=${cursor}` : ''}`),
-      200,
-    );
-    items.push(...page.items);
-    total = page.total;
-    cursor = page.nextCursor;
-  } while (cursor);
-  return { items, total };
-}
+// Whether a node credited a packet from a peer (its receive transfer, named by the condition).
+const credited = (node: Pick<TestStack, 'env'>, peerId: string, condition: string) =>
+  transferMoved({ dynamo: a.dynamo, env: node.env }, `ilp:${peerId}:${condition}`);
+const reconciliation = reconciliationOf;
 
 describe('a crash of the receiving node', () => {
   it('leaves no payment completed on A whose intent on B is short, and books that agree but for lost fulfillments', async () => {
@@ -83,13 +57,10 @@ describe('a crash of the receiving node', () => {
     const bBefore = (await ledger({ dynamo: a.dynamo, env: b.env })).get(`peer:${peerOfB.id}`)!;
     await Promise.all(flows.map((f) => ok(a.admin('POST', `/payments/${f.payment.id}/fund`), 200)));
     // Once packets flow, B dies as a crash would, and comes back two seconds later.
-    await waitFor(
-      'packets to flow',
-      async () => {
-        const paid = (await Promise.all(flows.map((f) => packetsOf(a, f.payment.id)))).flat().filter((k) => k.state === 'fulfilled');
-        return paid.length >= 10 ? true : undefined;
-      },
-      30_000,
+    await packetsFulfilled(
+      a,
+      flows.map((f) => f.payment.id),
+      10,
     );
     await b.crash();
     await new Promise((r) => setTimeout(r, 2000));

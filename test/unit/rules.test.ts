@@ -229,7 +229,7 @@ describe("an account's owner, for the ledger check", () => {
 });
 
 describe('peer routing', () => {
-  const peer = (staticIlpAddress: string, assetCode: string, createdAt: string) => ({ staticIlpAddress, assetCode, createdAt });
+  const peer = (staticIlpAddress: string, assetCode: string, createdAt: string, routes: string[] = []) => ({ staticIlpAddress, assetCode, createdAt, routes });
   const a = peer('test.b', 'USD', '2026-01-02T00:00:00Z');
   const b = peer('test.b.sub', 'USD', '2026-01-02T00:00:00Z');
   const c = peer('test.b', 'EUR', '2026-01-01T00:00:00Z');
@@ -240,6 +240,19 @@ describe('peer routing', () => {
     expect(bestRoute([a, c], 'test.b.x', 'GBP')).toBe(c);
     expect(bestRoute([a, b, c], 'test.bb.x')).toBeUndefined();
     expect(bestRoute([a], 'test.b')).toBe(a);
+  });
+
+  it("counts a peer's routes as its static address: the longest prefix among all of them wins", () => {
+    const hub = peer('test.hub', 'USD', '2026-01-03T00:00:00Z', ['test.c', 'test.d.e']);
+    const fallback = peer('test.other', 'USD', '2026-01-04T00:00:00Z', ['test']); // a default route
+    expect(bestRoute([a, hub, fallback], 'test.c.carol')).toBe(hub);
+    expect(bestRoute([a, hub, fallback], 'test.c')).toBe(hub);
+    expect(bestRoute([a, hub, fallback], 'test.cc.carol')).toBe(fallback); // on segment boundaries
+    expect(bestRoute([a, hub, fallback], 'test.d.x')).toBe(fallback);
+    expect(bestRoute([a, hub, fallback], 'test.d.e.f')).toBe(hub);
+    expect(bestRoute([b, hub], 'test.b.sub.x')).toBe(b);
+    expect(bestRoute([hub, peer('test.c.carol', 'USD', '2026-01-05T00:00:00Z')], 'test.c.carol.x')?.staticIlpAddress).toBe('test.c.carol');
+    expect(bestRoute([a, hub, fallback], 'g.elsewhere')).toBeUndefined();
   });
 });
 

@@ -13,7 +13,7 @@ import { cancelPayment, createPaymentRecord, findPayment, findPayments, fundPaym
 import { createQuote as priceAndRecordQuote } from '../../payments/methods/quote';
 import type { PaymentRecord } from '../../payments/schemas';
 import { allPeers, deletePeer, findPeer, getPeer, listPeers, movePeerLiquidity, createPeer as newPeer, peerByUrl, updatePeer } from '../../peers';
-import type { Peer, PeerRecord } from '../../peers/schemas';
+import type { Peer } from '../../peers/schemas';
 import { findQuote } from '../../quotes';
 import type { QuoteRecord } from '../../quotes/schemas';
 import { completeReceiver, getReceiver, createReceiver as newReceiver } from '../../receivers';
@@ -99,10 +99,6 @@ const assetOut = (a: Asset) => ({
   sendingFee: feeOf(a, 'SENDING'),
   receivingFee: feeOf(a, 'RECEIVING'),
 });
-
-// ---- Peers
-
-const peerOut = (p: Peer | PeerRecord) => ({ ...p, routes: [] as string[] });
 
 // ---- Wallet addresses
 
@@ -330,11 +326,11 @@ export const resolvers = {
     },
     peer: async (_: unknown, { id }: { id: string }, { node }: GraphqlContext) => {
       const found = idOrNone(id) && (await findPeer(node, id));
-      return found ? peerOut(found) : null;
+      return found ?? null;
     },
     peerByAddressAndAsset: async (_: unknown, a: { staticIlpAddress: string; assetId: string }, { node }: GraphqlContext) => {
       const found = (await allPeers(node)).find((p) => p.staticIlpAddress === a.staticIlpAddress && p.assetId === a.assetId);
-      return found ? peerOut(found) : null;
+      return found ?? null;
     },
     walletAddress: async (_: unknown, { id }: { id: string }, { node }: GraphqlContext) => {
       const found = idOrNone(id) && (await orNone(getWalletAddress(node, id)));
@@ -364,7 +360,7 @@ export const resolvers = {
     },
     peers: async (_: unknown, a: ListArgs, { node }: GraphqlContext) => {
       const q = listQuery('peers', routes.listPeers.query, node, a);
-      return connection(await listPeers(node, q.limit, q.cursor), a.after, peerOut);
+      return connection(await listPeers(node, q.limit, q.cursor), a.after, (p) => p);
     },
     walletAddresses: async (_: unknown, a: ListArgs, { node }: GraphqlContext) => {
       const q = listQuery('walletAddresses', routes.findWalletAddress.query, node, a);
@@ -451,13 +447,13 @@ export const resolvers = {
     }),
 
     createPeer: idempotent('createPeer', async (node, { input }: Args) => {
-      if (input.routes?.length) throw notOffered('createPeer with routes', 'packets route by the peers’ static ILP addresses');
       const body = await withAssetCode(node, routes.createPeer.body, input.assetId, {
         name: input.name,
         staticIlpAddress: input.staticIlpAddress,
         http: { incoming: input.http.incoming ?? undefined, outgoing: input.http.outgoing },
         maxPacketAmount: input.maxPacketAmount,
         liquidityThreshold: input.liquidityThreshold,
+        routes: input.routes,
       });
       // Its first deposit is checked before the peer is made, so that bad input makes nothing; it is
       // then a deposit of its own, keyed by the peer's id (a crash between the two leaves the peer
@@ -468,7 +464,7 @@ export const resolvers = {
           : undefined;
       const peer = await newPeer(node, body);
       if (initial) await movePeerLiquidity(node, peer.id, initial, 'deposit', `initial:${peer.id}`);
-      return { peer: peerOut(peer) };
+      return { peer };
     }),
     depositPeerLiquidity: idempotent('depositPeerLiquidity', async (node, { input }: Args) => {
       const { amount } = checked(routes.depositPeerLiquidity.body, { amount: input.amount }, 'input');
@@ -564,18 +560,17 @@ export const resolvers = {
         liquidityThreshold: input.liquidityThreshold,
         liquidityToDeposit: input.liquidityToDeposit,
       });
-      return { peer: peerOut(await peerByUrl(node, body)) };
+      return { peer: await peerByUrl(node, body) };
     }),
     updatePeer: idempotent('updatePeer', async (node, { input }: Args) => {
-      if (input.routes?.length) throw notOffered('updatePeer with routes', 'packets route by the peers’ static ILP addresses');
       if (isSet(input.staticIlpAddress)) throw notOffered('updatePeer with a staticIlpAddress', 'a peer’s ILP address is fixed: make another peer');
       const http = input.http && given({ incoming: input.http.incoming ?? undefined, outgoing: input.http.outgoing });
       const change = checked(
         routes.updatePeer.body,
-        given({ name: input.name, http, maxPacketAmount: input.maxPacketAmount, liquidityThreshold: input.liquidityThreshold }),
+        given({ name: input.name, http, maxPacketAmount: input.maxPacketAmount, liquidityThreshold: input.liquidityThreshold, routes: input.routes }),
         'input',
       );
-      return { peer: peerOut(await updatePeer(node, input.id, change)) };
+      return { peer: await updatePeer(node, input.id, change) };
     }),
     deletePeer: succeeded('deletePeer', 'id', deletePeer),
     createPeerLiquidityWithdrawal: idempotent('createPeerLiquidityWithdrawal', async (node, { input }: Args) =>

@@ -1,10 +1,9 @@
 import { type PaymentProgress, type Quote as PayQuote, pay } from '@interledger/pay';
 import { noteLiquidityTaken } from '../../assets';
-import { ANSWER_GRACE_MS } from '../../ilp/link';
 import { type PacketOut, PeerPlugin, type SendingHooks } from '../../ilp/plugin';
 import { connect, payQuote } from '../../ilp/quote';
 import type { RemoteReceiver } from '../../ilp/receiver';
-import { account, balanceOf, insufficient, type Leg, TOO_LARGE, type TransferDescription, transfer } from '../../ledger';
+import { account, balanceOf, insufficient, TOO_LARGE, type TransferDescription, transfer } from '../../ledger';
 import { readReceiver } from '../../open-payments/client';
 import { findPeer } from '../../peers';
 import type { PeerRecord } from '../../peers/schemas';
@@ -18,6 +17,7 @@ import { amountOf, toLedger } from '../../shared/amounts';
 import { DomainError } from '../../shared/errors';
 import type { Node } from '../../shared/node';
 import { finishPayment } from '..';
+import { bookUnanswered, HOLD_GRACE_MS, type PacketSource, packetLegs } from '../packets';
 import type { PaymentRecord } from '../schemas';
 import * as store from '../store';
 import type { Sending, SendOutcome } from './method';
@@ -50,9 +50,6 @@ const LEASE_MS = 60_000; // longer than the worker may run (serverless.yml timeo
 // settle and finish.
 const ATTEMPT_MS = 25_000;
 const OVERSTAY_MS = 41_000;
-// After a pending packet's expiry, before its fate is taken as final: longer than its attempt may
-// still wait for its answer.
-const HOLD_GRACE_MS = ANSWER_GRACE_MS + 1_000;
 
 // An injected crash: leave everything as a process that died would.
 class Crashed extends Error {}
@@ -191,41 +188,9 @@ function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote
   });
 }
 
-// A packet's ledger legs. Same asset: payment -> hold -> peer. Across assets the peer's side moves
-// in its asset, against that asset's liquidity: payment -> hold(src) -> liquidity(src), and
-// liquidity(peer asset) -> hold(peer asset) -> peer. A return runs the reservation backwards.
-function legs(
-  p: PaymentRecord,
-  k: Pick<store.PacketRecord, 'peerId' | 'peerAssetId' | 'sourceUnits' | 'peerUnits'>,
-  phase: 'reserve' | 'post' | 'return',
-): Leg[] {
-  const s = BigInt(k.sourceUnits);
-  const q = BigInt(k.peerUnits);
-  const srcHold = account.hold(p.id, p.sourceAssetId);
-  const peerHold = account.hold(p.id, k.peerAssetId);
-  const all: Leg[] =
-    p.sourceAssetId === k.peerAssetId
-      ? {
-          reserve: [{ debit: account.payment(p.id), credit: srcHold, amount: s }],
-          post: [{ debit: srcHold, credit: account.peer(k.peerId), amount: s }],
-          return: [{ debit: srcHold, credit: account.payment(p.id), amount: s }],
-        }[phase]
-      : {
-          reserve: [
-            { debit: account.payment(p.id), credit: srcHold, amount: s },
-            { debit: account.liquidity(k.peerAssetId), credit: peerHold, amount: q },
-          ],
-          post: [
-            { debit: srcHold, credit: account.liquidity(p.sourceAssetId), amount: s },
-            { debit: peerHold, credit: account.peer(k.peerId), amount: q },
-          ],
-          return: [
-            { debit: srcHold, credit: account.payment(p.id), amount: s },
-            { debit: peerHold, credit: account.liquidity(k.peerAssetId), amount: q },
-          ],
-        }[phase];
-  return all.filter((l) => l.amount > 0n);
-}
+// The payment's account is where its packets' money comes from (../packets.ts).
+const sourceOf = (p: PaymentRecord): PacketSource => ({ account: account.payment(p.id), assetId: p.sourceAssetId, holdId: p.id });
+const legs = (p: PaymentRecord, k: Parameters<typeof packetLegs>[1], phase: Parameters<typeof packetLegs>[2]) => packetLegs(sourceOf(p), k, phase);
 
 const transferId = (p: PaymentRecord, packetId: string, phase: string) => `ilp-out:${p.id}:${packetId}:${phase}`;
 const packetOf = (p: PaymentRecord): TransferDescription => ({ kind: 'packet', resource: { type: 'payment', id: p.id } });
@@ -254,7 +219,7 @@ function hooksFor(node: Node, p: PaymentRecord, peer: PeerRecord): SendingHooks 
           node,
           [
             ...(await transfer(node, transferId(p, packet.id, 'reserve'), packetOf(p), legs(p, record, 'reserve'), { read: attempt > 1 })),
-            store.putPacket(node, p.id, record),
+            store.putPacket(node, { paymentId: p.id }, record),
           ],
           [],
           'ilp-reserve',
@@ -288,7 +253,7 @@ function hooksFor(node: Node, p: PaymentRecord, peer: PeerRecord): SendingHooks 
           ...(await transfer(node, transferId(p, packet.id, phase), packetOf(p), legs(p, k, phase))),
           store.settlePacket(
             node,
-            p.id,
+            { paymentId: p.id },
             { id: packet.id, peerId: peer.id, expiresAt: packet.expiresAt.toISOString() },
             phase === 'return' ? 'rejected' : 'fulfilled',
             delivered,
@@ -323,15 +288,7 @@ async function resolveLeftovers(node: Node, p: PaymentRecord): Promise<store.Pac
       peerAssetScale: peer?.assetScale ?? 0,
     };
     // Settled by its reply meanwhile (a late attempt's): that reply stands.
-    await commit(
-      node,
-      [
-        ...(await transfer(node, transferId(p, k.id, 'return'), packetOf(p), legs(p, k, 'return'))),
-        store.settlePacket(node, p.id, k, 'unanswered', undefined, listed),
-      ],
-      [],
-      'ilp-unanswered',
-    );
+    await bookUnanswered(node, { paymentId: p.id }, sourceOf(p), k, transferId(p, k.id, 'return'), packetOf(p), listed);
   }
   logger.warn('Packets got no answer before they expired: booked as not paid; reconcile them with the peer', {
     paymentId: p.id,

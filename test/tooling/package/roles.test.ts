@@ -204,12 +204,17 @@ describe('roles and resource policies', () => {
     }
   });
 
-  it('gives the ILP connector a role of its own: the main table, rates, and the STREAM secret', () => {
+  it('gives the ILP connector a role of its own: the main table and its indexes (routing), rates, and the STREAM secret', () => {
     const fns = Object.fromEntries(ofType('AWS::Lambda::Function'));
     expect(fns.IlpConnectorLambdaFunction.Properties.Role).toEqual({ 'Fn::GetAtt': ['IlpConnectorRole', 'Arn'] });
     const role = Object.fromEntries(ofType('AWS::IAM::Role')).IlpConnectorRole;
     const resources = role.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement).flatMap((st: any) => st.Resource);
-    expect(resources).toEqual([{ 'Fn::GetAtt': ['MainTable', 'Arn'] }, { 'Fn::GetAtt': ['RatesTable', 'Arn'] }, secretArn('STREAM_SECRET')]);
+    expect(resources).toEqual([
+      { 'Fn::GetAtt': ['MainTable', 'Arn'] },
+      { 'Fn::Join': ['/', [{ 'Fn::GetAtt': ['MainTable', 'Arn'] }, 'index', '*']] },
+      { 'Fn::GetAtt': ['RatesTable', 'Arn'] },
+      secretArn('STREAM_SECRET'),
+    ]);
     const permission = Object.fromEntries(ofType('AWS::Lambda::Permission')).ConnectorPermission;
     expect(JSON.stringify(permission.Properties.SourceArn)).toContain('/*/POST/*'); // /ilp and /peering, its only routes (apis.test.ts)
   });

@@ -36,6 +36,7 @@ const docs = {
     peerByAddressAndAsset(staticIlpAddress: $staticIlpAddress, assetId: $assetId) {
       id name staticIlpAddress asset { id scale code withdrawalThreshold __typename } __typename } }`,
   peer: 'query GetPeer($id: String!) { peer(id: $id) { id liquidity routes http { outgoing { endpoint authToken __typename } __typename } __typename } }',
+  updatePeer: 'mutation UpdatePeer($input: UpdatePeerInput!) { updatePeer(input: $input) { peer { id routes __typename } __typename } }',
   createPeer: 'mutation CreatePeer($input: CreatePeerInput!) { createPeer(input: $input) { peer { id __typename } __typename } }',
   depositPeerLiquidity: `mutation DepositPeerLiquidity($input: DepositPeerLiquidityInput!) {
     depositPeerLiquidity(input: $input) { success __typename } }`,
@@ -116,6 +117,9 @@ describe('Rafiki Admin API, as its integration suite seeds a node', () => {
       routes: [],
       http: { outgoing: peerInput.http.outgoing },
     });
+    // Routes (prefixes reached through the peer) are replaced whole, repeats dropped.
+    await data('UpdatePeer', docs.updatePeer, { input: { id: createPeer.peer.id, routes: ['test.node-c', 'test.node-c', 'test'] } });
+    expect((await data('GetPeer', docs.peer, { id: createPeer.peer.id })).peer).toMatchObject({ routes: ['test.node-c', 'test'] });
 
     const url = `${mem.node.urls.walletAddresses}/accounts/gfranklin`;
     expect(await data('getWalletAddressByUrl', docs.walletAddressByUrl, { url })).toEqual({ walletAddressByUrl: null });
@@ -251,12 +255,12 @@ describe('Rafiki Admin API refusals', () => {
       await errorOf('CreatePeer', docs.createPeer, {
         input: {
           staticIlpAddress: 'test.x',
-          assetId: uuid(),
-          http: { outgoing: { endpoint: 'http://x.example/ilp', authToken: 'a'.repeat(20) } },
-          routes: ['test.y'],
+          assetId: (await data('GetAssetByCodeAndScale', docs.assetByCodeAndScale, { code: 'DUP', scale: 2 })).assetByCodeAndScale.id,
+          http: { incoming: { authTokens: ['b'.repeat(20)] }, outgoing: { endpoint: 'http://x.example/ilp', authToken: 'a'.repeat(20) } },
+          routes: ['test.y', 'nowhere'],
         },
       }),
-    ).toEqual([{ message: expect.stringMatching(/^createPeer with routes is not offered by this service/), code: 'BAD_USER_INPUT', problem: 'not_offered' }]);
+    ).toEqual([{ message: expect.stringContaining('input.routes.1 must be an ILP address prefix'), code: 'BAD_USER_INPUT', problem: 'invalid_request' }]);
     expect(await data('GetAssetByCodeAndScale', docs.assetByCodeAndScale, { code: 'LOWER', scale: 2 })).toEqual({ assetByCodeAndScale: null });
   });
 

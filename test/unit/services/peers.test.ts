@@ -12,7 +12,7 @@ import {
   routeTo,
   updatePeer,
 } from '../../../lib/peers';
-import type { CreatePeer } from '../../../lib/peers/schemas';
+import { type CreatePeer, createPeerBody } from '../../../lib/peers/schemas';
 import type { Node } from '../../../lib/shared/node';
 import { eventsOf, inMemory, ledgerOf, refusal } from '../../harness/in-memory';
 import { peerBody } from '../../harness/peers';
@@ -160,6 +160,22 @@ describe('peers', () => {
     expect(await routeTo(mem.node, 'test.routes')).toBeUndefined();
     await deletePeer(mem.node, narrow.id);
     expect((await routeTo(mem.node, 'test.route.inner.alice'))?.id).toBe(wide.id);
+  });
+
+  it("keeps a peer's routes (repeats dropped), replaces them on update, and routes by them, never back to `except`", async () => {
+    await assets();
+    const hub = await createPeer(
+      mem.node,
+      body({ staticIlpAddress: 'test.hub', routes: createPeerBody.parse({ ...body(), routes: ['test.far', 'test.far'] }).routes }),
+    );
+    expect(hub.routes).toEqual(['test.far']);
+    expect((await getPeer(mem.node, hub.id)).routes).toEqual(['test.far']);
+    expect((await routeTo(mem.node, 'test.far.carol'))?.id).toBe(hub.id);
+    expect(await routeTo(mem.node, 'test.far.carol', undefined, hub.id)).toBeUndefined();
+    expect((await updatePeer(mem.node, hub.id, { routes: ['test.near'] })).routes).toEqual(['test.near']);
+    expect(await routeTo(mem.node, 'test.far.carol')).toBeUndefined();
+    expect((await routeTo(mem.node, 'test.near.x'))?.id).toBe(hub.id);
+    expect((await createPeer(mem.node, body())).routes).toEqual([]);
   });
 });
 
