@@ -12,7 +12,7 @@ import { startProxy } from '../../infra/local/tools/proxy';
 import { freePorts, type Ports, NPM_NODE_SECRET as SECRET, startNpmNode as startNode } from '../harness/node';
 import { ok, waitFor } from '../harness/world';
 import { bru, COLLECTION, failures, loadRequests } from '../readers/bruno';
-import { paste, readmeBlocks } from '../readers/readme';
+import { docBlocks, paste, readmeBlocks } from '../readers/readme';
 
 // `npm start` (and `npm run start:node-b`, `start:node-c`) as a user runs them: ready banner, a working Admin API,
 // and a signal to the process group stops every child, DynamoDB Local's JVM included.
@@ -263,8 +263,8 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
   });
 
   // On Node B, LOG_LEVEL=INFO brings the JSON line of each request back. Node C (npm run
-  // start:node-c) starts beside them, as docs/three-nodes.md has it.
-  it('"Pay across two nodes" and "Across currencies" reach their commented results, through both connectors; Node C starts beside them', async () => {
+  // start:node-c) starts beside them, and docs/three-nodes.md goes on from the two-node blocks.
+  it('"Pay across two nodes", "Across currencies" and "Three nodes" reach their commented results, through the connectors', async () => {
     const [a, b, c] = await Promise.all([startNode('start'), startNode('start:node-b', { env: { LOG_LEVEL: 'INFO' } }), startNode('start:node-c')]);
     try {
       await expectNodeC(c);
@@ -272,11 +272,17 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
       expect(b.output()).toContain('(ILP address test.node-b;');
       expect(b.output()).toContain('npm run admin -- --node b POST /assets');
       const [same, across] = readmeBlocks('Pay across two nodes');
-      const { stdout, stderr, answers } = await paste(`${same}\n${across}`, { a, b });
+      const [throughB, throughBAcross] = docBlocks('three-nodes.md');
+      const { stdout, stderr, answers: all } = await paste([same, across, throughB, throughBAcross].join('\n'), { a, b, c });
+      const answers = all.slice(0, 16);
       expect(
-        answers.map((x) => x.status),
+        all.map((x) => x.status),
         stdout + stderr,
-      ).toEqual([201, 201, 200, 201, 201, 200, 200, 200, 200, 200, 200, 201, 201, 201, 200, 200]);
+      ).toEqual([
+        ...[201, 201, 200, 201, 201, 200, 200, 200, 200, 200, 200, 201, 201, 201, 200, 200],
+        ...[201, 201, 200, 200, 200, 200, 200, 200, 200, 200, 200],
+        ...[200, 201, 201, 200, 200, 200],
+      ]);
       const [payment, intent, peerOfA, peerOfB] = answers.slice(6, 10).map((x) => x.body);
       expect(payment).toMatchObject({ state: 'completed', sentAmount: '50.00 USD' });
       expect(intent).toMatchObject({ state: 'completed', receivedAmount: '50.00 USD' });
@@ -285,6 +291,15 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
       const [quote, eurIntent] = answers.slice(-2).map((x) => x.body);
       expect(quote).toMatchObject({ debitAmount: '100.00 USD', receiveAmount: '90.00 EUR' });
       expect(eurIntent).toMatchObject({ state: 'completed', receivedAmount: '90.00 EUR' });
+      // Three nodes: A's packets reach C through B; each node's lines move by what passed.
+      const [payment3, intent3, aLineOfB, bLineOfA, bLineOfC, cLineOfB] = all.slice(21, 27).map((x) => x.body);
+      expect(payment3).toMatchObject({ state: 'completed', sentAmount: '25.00 USD' });
+      expect(intent3).toMatchObject({ state: 'completed', receivedAmount: '25.00 USD' });
+      expect([aLineOfB, bLineOfA, bLineOfC, cLineOfB].map((p) => p.liquidity)).toEqual(['10,175.00 USD', '9,825.00 USD', '10,025.00 USD', '9,975.00 USD']);
+      const [quote3, eurIntent3, bLineOfCAfter] = all.slice(-3).map((x) => x.body);
+      expect(quote3).toMatchObject({ debitAmount: '100.00 USD', receiveAmount: '90.00 EUR' });
+      expect(eurIntent3).toMatchObject({ state: 'completed', receivedAmount: '90.00 EUR' });
+      expect(bLineOfCAfter.liquidity).toBe('10,125.00 USD');
       await waitFor("B's FSP to hear payment_intent.completed", async () => /\[fsp\] webhook payment_intent\.completed/.test(b.output()) || undefined);
       expect(b.output()).toMatch(/"level":"INFO","message":"request"/);
       expect(a.output()).not.toContain('"level":');
