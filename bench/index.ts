@@ -13,7 +13,7 @@ import { measureRafiki, rafikiMissing } from './rafiki';
 
 // `npm run bench`: the local stack on free ports, measured through its real HTTP front door, with
 // the AWS calls each operation made (counted by the local runtime). BENCH_N sets the operations
-// per row (default 1000); BENCH_ONLY=routes,flow,fund,remote,webhook,rates,resource,bundles picks
+// per row (default 1000); BENCH_ONLY=routes,flow,fund,remote,three,webhook,rates,resource,bundles picks
 // sections, and BENCH_CLIENTS=1,8 the numbers of concurrent clients. BENCH_DATA=disk keeps the
 // node's data in a temporary folder as `npm start` does (DynamoDB Local on disk, the queues'
 // journal) instead of in memory. With the flow or fund sections, Rafiki, when it is built beside
@@ -53,7 +53,8 @@ const secret = 'bench-secret-0123456789abcdef';
 const ratesUrl = `http://127.0.0.1:${(fsp.address() as { port: number }).port}/rates`;
 
 // A node of the service on its own thread (bench/stack-worker.ts), so that the load client does
-// not share its event loop; its emulators its own. Node B only runs for the remote section.
+// not share its event loop; its emulators its own. Node B only runs for the remote and three-node
+// sections, Node C for the three-node one.
 const onDisk = process.env.BENCH_DATA === 'disk';
 async function startNode(ilpAddress: string) {
   const dataDir = onDisk ? mkdtempSync(join(tmpdir(), `bench-${ilpAddress}-`)) : undefined;
@@ -98,11 +99,12 @@ type Node = Awaited<ReturnType<typeof startNode>>;
 const stack = await startNode('test.node-a');
 const { admin, ask } = stack;
 let nodeB: Node | undefined;
+let nodeC: Node | undefined;
 const dynamo = new DynamoDBClient({ endpoint: stack.endpoints.dynamodb, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 const stats = () => ask<Record<string, FunctionStats>>('stats', 'stats');
 
 // Measures a row and adds the AWS calls that `functions` made per operation during it.
-// `onB` names Node B's functions that serve it too.
+// `onB` names Node B's functions that serve it too, `onC` Node C's.
 async function row(
   functions: string[],
   name: string,
@@ -110,13 +112,15 @@ async function row(
   clients: number,
   op: (i: number) => Promise<unknown>,
   onB: string[] = [],
+  onC: string[] = [],
 ): Promise<Result> {
-  const statsOf = async () => [await stats(), onB.length ? await nodeB!.ask<Record<string, FunctionStats>>('stats', 'stats') : {}];
+  const statsOn = async (node: Node | undefined, fns: string[]) => (fns.length ? await node!.ask<Record<string, FunctionStats>>('stats', 'stats') : {});
+  const statsOf = async () => [await stats(), await statsOn(nodeB, onB), await statsOn(nodeC, onC)];
   const before = await statsOf();
   const result = await measure(name, count, clients, async (i) => void (await op(i)));
   const after = await statsOf();
   const calls: Record<string, number> = {};
-  for (const [side, fns] of [functions, onB].entries()) {
+  for (const [side, fns] of [functions, onB, onC].entries()) {
     for (const fn of fns) {
       for (const [call, n] of Object.entries(after[side][fn]?.calls ?? {}))
         calls[call] = (calls[call] ?? 0) + (n - (before[side][fn]?.calls[call] ?? 0)) / count;
@@ -252,49 +256,66 @@ try {
       }
     }
   }
+  // A USD peering between two nodes: `from`'s peer `to`, and `to`'s peer `from`, whose liquidity (the
+  // credit `to` gives `from`) pays for every packet `from` sends it.
+  const link = (staticIlpAddress: string, incoming: string, outgoing: string, endpoint: string) => ({
+    staticIlpAddress,
+    assetCode: 'USD',
+    http: { incoming: { authTokens: [incoming] }, outgoing: { authToken: outgoing, endpoint } },
+  });
+  const peerUp = async (from: Node, to: Node) => {
+    const [f, t] = [from.env.ILP_ADDRESS, to.env.ILP_ADDRESS];
+    const [fromTo, toFrom] = [`bench-${f}-to-${t}`, `bench-${t}-to-${f}`].map((token) => token.replaceAll('test.', ''));
+    const peerOfFrom = await from.admin('POST', '/peers', link(t, toFrom, fromTo, to.connectorUrl));
+    const peerOfTo = await to.admin('POST', '/peers', link(f, fromTo, toFrom, from.connectorUrl));
+    await to.admin('POST', `/peers/${peerOfTo.id}/liquidity`, { amount: '100000000000' });
+    return peerOfFrom as { id: string };
+  };
+  // Node B, peered with Node A, for the remote and three-node sections: started once.
+  let peerOfA: { id: string } | undefined;
+  const withNodeB = async () => {
+    if (nodeB) return nodeB;
+    nodeB = await startNode('test.node-b');
+    await nodeB.admin('POST', '/assets', { code: 'USD', scale: 2 });
+    peerOfA = await peerUp(stack, nodeB);
+    return nodeB;
+  };
+  // A payment from Alice to a new intent on `node` for `value` cents of USD.
+  const payOn = async (node: Node, to: string, value: string) => {
+    const intent = await node.admin('POST', '/payment-intents', {
+      walletAddress: to,
+      incomingAmount: { value, assetCode: 'USD', assetScale: 2 },
+      metadata: { n: unique++ },
+    });
+    const quote = await admin('POST', '/quotes', { walletAddress: alice, receiver: intent.url });
+    return admin('POST', '/payments', { walletAddress: alice, quoteId: quote.id });
+  };
+  const fulfilledPackets = async (paymentId: string) => {
+    const res = await dynamo.send(
+      new QueryCommand({
+        TableName: stack.env.MAIN_TABLE,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)',
+        ExpressionAttributeValues: { ':pk': { S: `PAYMENT#${paymentId}` }, ':k': { S: 'PKT#' } },
+      }),
+    );
+    return (res.Items ?? []).filter((i) => i.state.S === 'fulfilled').length;
+  };
+  // `count` payments made, then funded by `clients` clients until each completes; a line of the packets each took.
+  const sendAll = async (label: string, newPayment: () => Promise<{ id: string }>, clients: number, count: number, onB: string[], onC: string[] = []) => {
+    const payments: Array<{ id: string }> = [];
+    for (let i = 0; i < count; i++) payments.push(await newPayment());
+    results.push(await row(DELIVERY, `fund -> completed ${label}`, count, clients, (i) => fundAndComplete(payments[i].id), onB, onC));
+    const packets = await Promise.all(payments.map((p) => fulfilledPackets(p.id)));
+    lines.push(
+      `${label}, ${clients} client(s): ${(packets.reduce((x, y) => x + y, 0) / count).toFixed(2)} packets per payment (${Math.min(...packets)} to ${Math.max(...packets)})`,
+    );
+  };
   if (section('remote')) {
     // Node A pays intents on Node B over Interledger: the quote reads the intent over Open Payments
     // and probes the route; the worker sends STREAM packets through B's connector.
-    nodeB = await startNode('test.node-b');
-    const b = nodeB;
-    await b.admin('POST', '/assets', { code: 'USD', scale: 2 });
+    const b = await withNodeB();
     const dora = (await b.admin('POST', '/wallet-addresses', { address: `${b.openPaymentsUrl}/dora`, assetCode: 'USD' })).address as string;
-    const link = (staticIlpAddress: string, incoming: string, outgoing: string, endpoint: string) => ({
-      staticIlpAddress,
-      assetCode: 'USD',
-      http: { incoming: { authTokens: [incoming] }, outgoing: { authToken: outgoing, endpoint } },
-    });
-    const peerOfA = await admin('POST', '/peers', link('test.node-b', 'bench-node-b-to-node-a-token', 'bench-node-a-to-node-b-token', b.connectorUrl));
-    const peerOfB = await b.admin('POST', '/peers', link('test.node-a', 'bench-node-a-to-node-b-token', 'bench-node-b-to-node-a-token', stack.connectorUrl));
-    await b.admin('POST', `/peers/${peerOfB.id}/liquidity`, { amount: '100000000000' });
-    const remoteFlow = async (value: string) => {
-      const intent = await b.admin('POST', '/payment-intents', {
-        walletAddress: dora,
-        incomingAmount: { value, assetCode: 'USD', assetScale: 2 },
-        metadata: { n: unique++ },
-      });
-      const quote = await admin('POST', '/quotes', { walletAddress: alice, receiver: intent.url });
-      return admin('POST', '/payments', { walletAddress: alice, quoteId: quote.id });
-    };
-    const fulfilledPackets = async (paymentId: string) => {
-      const res = await dynamo.send(
-        new QueryCommand({
-          TableName: stack.env.MAIN_TABLE,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :k)',
-          ExpressionAttributeValues: { ':pk': { S: `PAYMENT#${paymentId}` }, ':k': { S: 'PKT#' } },
-        }),
-      );
-      return (res.Items ?? []).filter((i) => i.state.S === 'fulfilled').length;
-    };
-    const sendAll = async (label: string, value: string, clients: number, count: number) => {
-      const payments: Array<{ id: string }> = [];
-      for (let i = 0; i < count; i++) payments.push(await remoteFlow(value));
-      results.push(await row(DELIVERY, `fund -> completed remote ${label}`, count, clients, (i) => fundAndComplete(payments[i].id), ['ilpConnector']));
-      const packets = await Promise.all(payments.map((p) => fulfilledPackets(p.id)));
-      lines.push(
-        `remote ${label}, ${clients} client(s): ${(packets.reduce((x, y) => x + y, 0) / count).toFixed(2)} packets per payment (${Math.min(...packets)} to ${Math.max(...packets)})`,
-      );
-    };
+    const remoteFlow = (value: string) => payOn(b, dora, value);
     await warm(30, async () => {
       const payment = await remoteFlow('100');
       await fundAndComplete(payment.id);
@@ -310,11 +331,42 @@ try {
           'ilpConnector',
         ]),
       );
-      await sendAll('1.00 USD', '100', clients, count);
+      await sendAll('remote 1.00 USD', () => remoteFlow('100'), clients, count, ['ilpConnector']);
     }
     // A peer that takes packets of at most 10.00: a 100.00 payment goes in ten.
-    await admin('PATCH', `/peers/${peerOfA.id}`, { maxPacketAmount: '1000' });
-    await sendAll('100.00 USD, packets <= 10.00', '10000', 1, Math.min(N, 50));
+    await admin('PATCH', `/peers/${peerOfA!.id}`, { maxPacketAmount: '1000' });
+    await sendAll('remote 100.00 USD, packets <= 10.00', () => remoteFlow('10000'), 1, Math.min(N, 50), ['ilpConnector']);
+  }
+  if (section('three')) {
+    // Node A pays intents on Node C through Node B (issue 45): A's peer B carries the route
+    // test.node-c, B forwards each packet to its peer C (whose static address is its route).
+    const b = await withNodeB();
+    nodeC = await startNode('test.node-c');
+    const c = nodeC;
+    await c.admin('POST', '/assets', { code: 'USD', scale: 2 });
+    const erin = (await c.admin('POST', '/wallet-addresses', { address: `${c.openPaymentsUrl}/erin`, assetCode: 'USD' })).address as string;
+    await peerUp(b, c);
+    await admin('PATCH', `/peers/${peerOfA!.id}`, { routes: ['test.node-c'] });
+    const threeFlow = () => payOn(c, erin, '100');
+    await warm(30, async () => {
+      const payment = await threeFlow();
+      await fundAndComplete(payment.id);
+    });
+    const count = Math.min(N, 200);
+    for (const clients of CLIENTS) {
+      results.push(
+        await row(
+          ['quotesCreate', 'paymentsCreate'],
+          'three-node create flow (intent on C, quote+payment on A)',
+          count,
+          clients,
+          threeFlow,
+          ['ilpConnector'],
+          ['paymentIntentsCreate', 'openPaymentsIncomingPayments', 'authServer', 'authIntrospect', 'ilpConnector'],
+        ),
+      );
+      await sendAll('across three nodes A->B->C 1.00 USD', threeFlow, clients, count, ['ilpConnector'], ['ilpConnector']);
+    }
   }
   if (section('webhook')) {
     // From the moment POST /payment-intents answers 201 (the event is committed) to the moment the
@@ -362,7 +414,7 @@ try {
   }
   if (section('bundles')) lines.push(['Deployment bundles (serverless package):', ...(await measureBundles())].join('\n'));
 } finally {
-  await Promise.all([stack.stop(), nodeB?.stop()]);
+  await Promise.all([stack.stop(), nodeB?.stop(), nodeC?.stop()]);
   fsp.close();
   receiver.close();
   dynamo.destroy();

@@ -58,14 +58,14 @@ import { type FunctionDef, loadService, ROOT, type ServiceDef } from './local/st
 // only moves a payment that is in the state it expects; a webhook retry message runs only if its
 // event has made exactly the attempts it names, and a parked event is redelivered only while its
 // record says failed; a scheduled run does what the next one would.
-const HELP = `usage: npm run redrive -- <queue> [--stage STAGE [--region REGION]] [--node b] [--from-table]
-       npm run redrive [--stage STAGE [--region REGION]] [--node b]   (the failure queues and what they hold)
+const HELP = `usage: npm run redrive -- <queue> [--stage STAGE [--region REGION]] [--node b|c] [--from-table]
+       npm run redrive [--stage STAGE [--region REGION]] [--node b|c]   (the failure queues and what they hold)
 
 Sends again, through the service's own code, what waits on one of its failure queues.
 
   <queue>          the queue's logical id in the template, e.g. PaymentsDeadLetterQueue
   --stage STAGE    a deployed stage (AWS credentials as the AWS CLI finds them); without it, the
-                   running local stack (npm start; --node b for Node B's)
+                   running local stack (npm start; --node b|c for Node B's or C's)
   --region REGION  its region (else AWS_REGION, else us-east-1)
   --from-table     RelayFailuresQueue: read the items from the table even if the stream still has them
   -h, --help       this text

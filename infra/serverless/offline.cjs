@@ -25,7 +25,7 @@ class Offline {
         if (!fs.existsSync(file)) {
           throw new serverless.classes.Error(
             `No local stack runs for ${dataDir} (${STACK_ENV} is missing): start one with \`npm start\` first ` +
-              '(for Node B, `npm run start:node-b`, and LOCAL_DATA_DIR=.local/node-b here)',
+              '(for Node B, `npm run start:node-b`, and LOCAL_DATA_DIR=.local/node-b here; Node C likewise)',
           );
         }
         const stackEnv = JSON.parse(fs.readFileSync(file, 'utf8'));

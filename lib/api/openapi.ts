@@ -355,6 +355,7 @@ export function openApiDocument() {
     servers: [
       { url: 'http://localhost:3001', description: 'Node A on this machine (`npm start`)' },
       { url: 'http://localhost:4001', description: 'Node B on this machine (`npm run start:node-b`)' },
+      { url: 'http://localhost:6001', description: 'Node C on this machine (`npm run start:node-c`)' },
       {
         url: 'https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}',
         description: "A deploy: the Admin REST API's invoke URL (`serverless info --stage <stage>` prints it)",

@@ -121,7 +121,7 @@ export async function startNodeProcess(settings: Record<string, string>): Promis
   };
 }
 
-// A node as a user runs it: `npm start` (or `npm run start:node-b`) as a process of its own.
+// A node as a user runs it: `npm start` (or `npm run start:node-b`, `start:node-c`) as a process of its own.
 export const NPM_NODE_SECRET = 'start-test-secret-123456';
 const PORTS = [
   'SECRETS_MANAGER_PORT',
@@ -148,7 +148,7 @@ export type NpmNode = Awaited<ReturnType<typeof startNpmNode>>;
 
 // One node, as `npm run <script>` starts it, on free ports, with its data in a folder of its own.
 export async function startNpmNode(
-  script: 'start' | 'start:node-b',
+  script: 'start' | 'start:node-b' | 'start:node-c',
   opts: { ports?: Ports; dataDir?: string; args?: string[]; env?: Record<string, string> } = {},
 ) {
   const ports = opts.ports ?? (await freePorts());

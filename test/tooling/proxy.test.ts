@@ -7,14 +7,14 @@ import { freePort } from '../../infra/local/emulators/emulators';
 import type { startFsp } from '../../infra/local/fsp/fsp';
 import { LOCAL_ADMIN_API_SECRET, NODES } from '../../infra/local/start/defaults';
 import { listen } from '../../infra/local/start/listen';
-import { announceNodeB, nodeBAdminUrl, type SigningProxy, startLocalProxy, startProxy } from '../../infra/local/tools/proxy';
+import { announceNode, nodeAdminUrl, type SigningProxy, startLocalProxy, startProxy } from '../../infra/local/tools/proxy';
 import { startStackFsp } from '../harness/fsp';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { bru, COLLECTION, failures, loadRequests } from '../readers/bruno';
 import { TEST_WEBHOOK_SECRET } from '../servers/webhook-receiver';
 
 // The signing proxy of the API collection: plain, unsigned requests in; the service's answers
-// out, untouched. Node B is a port where nothing listens.
+// out, untouched. Nodes B and C are a port where nothing listens.
 let s: TestStack;
 let proxy: SigningProxy;
 let nodeBDown: string;
@@ -28,7 +28,7 @@ beforeAll(async () => {
     WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
   });
   nodeBDown = `http://localhost:${await freePort()}`;
-  proxy = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: s.adminUrl, nodeB: () => nodeBDown });
+  proxy = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: s.adminUrl, others: { b: () => nodeBDown, c: () => nodeBDown } });
 });
 afterAll(async () => {
   await proxy.stop();
@@ -104,24 +104,28 @@ describe('the signing proxy', () => {
     expect(res.status).toBe(200);
   });
 
-  it('answers /node-b/ with a 502 problem saying how to start Node B when it is not running', async () => {
-    const res = await send('GET', '/node-b/assets');
-    expect(res.status).toBe(502);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
-    expect(res.body).toMatchObject({ status: 502, code: 'node_not_running' });
-    expect(res.body.detail).toContain('Node B is not running');
-    expect(res.body.detail).toContain('npm run start:node-b');
+  it('answers /node-b/ and /node-c/ with a 502 problem saying how to start the node when it is not running', async () => {
+    for (const node of ['b', 'c']) {
+      const res = await send('GET', `/node-${node}/assets`);
+      expect(res.status).toBe(502);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(res.body).toMatchObject({ status: 502, code: 'node_not_running' });
+      expect(res.body.detail).toContain(`Node ${node.toUpperCase()} is not running`);
+      expect(res.body.detail).toContain(`npm run start:node-${node}`);
+    }
   });
 
-  it('sends /node-b/<path> to Node B, signed for the path without the prefix', async () => {
-    const toB = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: nodeBDown, nodeB: () => s.adminUrl });
-    try {
-      const res = await fetch(`${toB.url}/node-b/assets?limit=1`);
-      expect(res.status).toBe(200);
-      expect((await res.json()).items).toHaveLength(1);
-      expect((await fetch(`${toB.url}/assets`)).status).toBe(502); // Node A is the one down here
-    } finally {
-      await toB.stop();
+  it('sends /node-b/<path> to Node B and /node-c/<path> to Node C, signed for the path without the prefix', async () => {
+    for (const node of ['b', 'c']) {
+      const toOther = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: nodeBDown, others: { [node]: () => s.adminUrl } });
+      try {
+        const res = await fetch(`${toOther.url}/node-${node}/assets?limit=1`);
+        expect(res.status).toBe(200);
+        expect((await res.json()).items).toHaveLength(1);
+        expect((await fetch(`${toOther.url}/assets`)).status).toBe(502); // Node A is the one down here
+      } finally {
+        await toOther.stop();
+      }
     }
   });
 
@@ -140,13 +144,15 @@ describe('the signing proxy', () => {
     expect(await status({ origin: 'http://localhost:5173' })).toBe(200);
   });
 
-  it('finds Node B where Node B says its Admin API is, else on its default port', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'proxy-test-'));
-    expect(nodeBAdminUrl(dataDir)).toBe(`http://localhost:${NODES.b.ports.admin}`);
-    const announced = announceNodeB(dataDir, 'http://localhost:4555');
-    expect(nodeBAdminUrl(dataDir)).toBe('http://localhost:4555');
-    await announced.stop();
-    expect(nodeBAdminUrl(dataDir)).toBe(`http://localhost:${NODES.b.ports.admin}`);
+  it('finds Node B (and C) where it says its Admin API is, else on its default port', async () => {
+    for (const node of ['b', 'c'] as const) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'proxy-test-'));
+      expect(nodeAdminUrl(node, dataDir)).toBe(`http://localhost:${NODES[node].ports.admin}`);
+      const announced = announceNode(node, dataDir, 'http://localhost:4555');
+      expect(nodeAdminUrl(node, dataDir)).toBe('http://localhost:4555');
+      await announced.stop();
+      expect(nodeAdminUrl(node, dataDir)).toBe(`http://localhost:${NODES[node].ports.admin}`);
+    }
   });
 });
 
@@ -194,7 +200,7 @@ describe('the API collection (bruno/), run by bru through the proxy', () => {
     fsp = await startStackFsp(s, fspPort, {
       autoFund: true,
     });
-    proxyA = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: s.adminUrl, nodeB: () => nodeBDown });
+    proxyA = await startProxy({ port: 0, secret: s.env.ADMIN_API_SECRET, nodeA: s.adminUrl, others: { b: () => nodeBDown } });
     vars = { proxyPort: new URL(proxyA.url).port, walletAddressUrl: s.env.WALLET_ADDRESS_URL };
   });
   afterAll(async () => {

@@ -12,9 +12,9 @@ import { startProxy } from '../../infra/local/tools/proxy';
 import { freePorts, type Ports, NPM_NODE_SECRET as SECRET, startNpmNode as startNode } from '../harness/node';
 import { ok, waitFor } from '../harness/world';
 import { bru, COLLECTION, failures, loadRequests } from '../readers/bruno';
-import { paste, readmeBlocks } from '../readers/readme';
+import { docBlocks, paste, readmeBlocks } from '../readers/readme';
 
-// `npm start` (and `npm run start:node-b`) as a user runs them: ready banner, a working Admin API,
+// `npm start` (and `npm run start:node-b`, `start:node-c`) as a user runs them: ready banner, a working Admin API,
 // and a signal to the process group stops every child, DynamoDB Local's JVM included.
 
 type StartNode = typeof startNode;
@@ -262,19 +262,27 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
     }
   });
 
-  // On Node B, LOG_LEVEL=INFO brings the JSON line of each request back.
-  it('"Pay across two nodes" and "Across currencies" reach their commented results, through both connectors', async () => {
-    const [a, b] = await Promise.all([startNode('start'), startNode('start:node-b', { env: { LOG_LEVEL: 'INFO' } })]);
+  // On Node B, LOG_LEVEL=INFO brings the JSON line of each request back. Node C (npm run
+  // start:node-c) starts beside them, and docs/three-nodes.md goes on from the two-node blocks.
+  it('"Pay across two nodes", "Across currencies" and "Three nodes" reach their commented results, through the connectors', async () => {
+    const [a, b, c] = await Promise.all([startNode('start'), startNode('start:node-b', { env: { LOG_LEVEL: 'INFO' } }), startNode('start:node-c')]);
     try {
+      await expectNodeC(c);
       expect(b.output()).toContain('Payment service (Node B) ready');
       expect(b.output()).toContain('(ILP address test.node-b;');
       expect(b.output()).toContain('npm run admin -- --node b POST /assets');
       const [same, across] = readmeBlocks('Pay across two nodes');
-      const { stdout, stderr, answers } = await paste(`${same}\n${across}`, { a, b });
+      const [throughB, throughBAcross] = docBlocks('three-nodes.md');
+      const { stdout, stderr, answers: all } = await paste([same, across, throughB, throughBAcross].join('\n'), { a, b, c });
+      const answers = all.slice(0, 16);
       expect(
-        answers.map((x) => x.status),
+        all.map((x) => x.status),
         stdout + stderr,
-      ).toEqual([201, 201, 200, 201, 201, 200, 200, 200, 200, 200, 200, 201, 201, 201, 200, 200]);
+      ).toEqual([
+        ...[201, 201, 200, 201, 201, 200, 200, 200, 200, 200, 200, 201, 201, 201, 200, 200],
+        ...[201, 201, 200, 200, 200, 200, 200, 200, 200, 200, 200],
+        ...[200, 201, 201, 200, 200, 200],
+      ]);
       const [payment, intent, peerOfA, peerOfB] = answers.slice(6, 10).map((x) => x.body);
       expect(payment).toMatchObject({ state: 'completed', sentAmount: '50.00 USD' });
       expect(intent).toMatchObject({ state: 'completed', receivedAmount: '50.00 USD' });
@@ -283,14 +291,46 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
       const [quote, eurIntent] = answers.slice(-2).map((x) => x.body);
       expect(quote).toMatchObject({ debitAmount: '100.00 USD', receiveAmount: '90.00 EUR' });
       expect(eurIntent).toMatchObject({ state: 'completed', receivedAmount: '90.00 EUR' });
+      // Three nodes: A's packets reach C through B; each node's lines move by what passed.
+      const [payment3, intent3, aLineOfB, bLineOfA, bLineOfC, cLineOfB] = all.slice(21, 27).map((x) => x.body);
+      expect(payment3).toMatchObject({ state: 'completed', sentAmount: '25.00 USD' });
+      expect(intent3).toMatchObject({ state: 'completed', receivedAmount: '25.00 USD' });
+      expect([aLineOfB, bLineOfA, bLineOfC, cLineOfB].map((p) => p.liquidity)).toEqual(['10,175.00 USD', '9,825.00 USD', '10,025.00 USD', '9,975.00 USD']);
+      const [quote3, eurIntent3, bLineOfCAfter] = all.slice(-3).map((x) => x.body);
+      expect(quote3).toMatchObject({ debitAmount: '100.00 USD', receiveAmount: '90.00 EUR' });
+      expect(eurIntent3).toMatchObject({ state: 'completed', receivedAmount: '90.00 EUR' });
+      expect(bLineOfCAfter.liquidity).toBe('10,125.00 USD');
       await waitFor("B's FSP to hear payment_intent.completed", async () => /\[fsp\] webhook payment_intent\.completed/.test(b.output()) || undefined);
       expect(b.output()).toMatch(/"level":"INFO","message":"request"/);
       expect(a.output()).not.toContain('"level":');
     } finally {
-      await Promise.all([a.stop(), b.stop()]);
+      await Promise.all([a.stop(), b.stop(), c.stop()]);
     }
   });
 });
+
+// Node C on the ports its settings give it: its banner (address, ports, the commands that name it),
+// its Admin API, its functions' ILP address; and the CLI's --node c, without ADMIN_PORT, goes to
+// Node C's default Admin API port, 6001 (where nothing answers here).
+async function expectNodeC(c: NpmNode) {
+  expect(c.output()).toContain('Payment service (Node C) ready');
+  expect(c.output()).toContain(`Admin API                     ${c.adminUrl}`);
+  expect(c.output()).toContain(`ILP connector                 ${c.connector}   (ILP address test.node-c;`);
+  expect(c.output()).toContain(`Open Payments resource server ${c.wallets}`);
+  expect(c.output()).toContain('npm run admin -- --node c POST /assets');
+  expect(c.output()).toContain('npm run reset -- --node c wipes it');
+  expect(c.output()).toContain("npm start's proxy sends http://localhost/node-c/<path> here");
+  expect((await ok(c.admin('GET', '/assets'), 200)).items).toEqual([]);
+  expect(JSON.parse(readFileSync(join(c.dataDir, STACK_ENV_FILE), 'utf8'))).toMatchObject({
+    ILP_ADDRESS: 'test.node-c',
+    WALLET_ADDRESS_URL: c.wallets,
+    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${c.ports.DYNAMODB_PORT}`,
+  });
+  const { ADMIN_PORT: _, ADMIN_API_URL: __, ...env } = process.env;
+  const cli = await run(join(ROOT, 'node_modules/.bin/tsx'), ['infra/local/tools/admin.ts', '--node', 'c', 'GET', '/assets'], env);
+  expect(cli.status).toBe(1);
+  expect(cli.stderr).toContain('error: nothing answers at http://localhost:6001: is npm start running? (--node b|c, ADMIN_API_URL)');
+}
 
 // The collection's second pass (docs/api.md, "API collection and signing proxy"): the node-b
 // environment through npm start's proxy's /node-b/ route, against `npm run start:node-b` on fresh
@@ -298,7 +338,7 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
 describe('the API collection on Node B', () => {
   it('bru run --env node-b passes top to bottom', async () => {
     const b = await startNode('start:node-b');
-    const proxy = await startProxy({ port: 0, secret: SECRET, nodeA: 'http://localhost:1', nodeB: () => b.adminUrl });
+    const proxy = await startProxy({ port: 0, secret: SECRET, nodeA: 'http://localhost:1', others: { b: () => b.adminUrl } });
     try {
       const run = await bru(COLLECTION, ['--env', 'node-b'], { proxyPort: new URL(proxy.url).port, walletAddressUrl: b.wallets });
       expect(failures(run)).toEqual([]);

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NODE_B_PREFIX } from '../../infra/local/tools/proxy';
+import { NODES } from '../../infra/local/start/defaults';
+import { nodePrefix } from '../../infra/local/tools/proxy';
 import { openApiDocument } from '../../lib/api/openapi';
 import { COLLECTION, routeKey as key, loadEnvironment, loadRequests, parseBru, routeOf, signedOperations, variablesOf } from '../readers/bruno';
 
@@ -9,7 +10,7 @@ import { COLLECTION, routeKey as key, loadEnvironment, loadRequests, parseBru, r
 // run bruno` writes one), a request for a route that does not exist or outside its route's tag folder,
 // fails here; so does a request Bruno could not send.
 const requests = loadRequests();
-const environments = { 'node-a': loadEnvironment('node-a'), 'node-b': loadEnvironment('node-b') };
+const environments = Object.fromEntries(['node-a', 'node-b', 'node-c'].map((name) => [name, loadEnvironment(name)]));
 
 describe('the API collection', () => {
   it('is a Bruno collection', () => {
@@ -104,12 +105,15 @@ describe('the API collection', () => {
     for (const r of moving) expect(Object.keys(r.headers), r.file).toContain('Idempotency-Key');
   });
 
-  it('has environments for Node A and Node B through the proxy, with the same variables', () => {
+  it('has environments for Nodes A, B and C through the proxy, with the same variables', () => {
     const a = environments['node-a'];
-    const b = environments['node-b'];
-    expect(Object.keys(b).sort()).toEqual(Object.keys(a).sort());
     expect(a.baseUrl).toBe('http://localhost:{{proxyPort}}');
-    expect(b.baseUrl).toBe(`http://localhost:{{proxyPort}}${NODE_B_PREFIX}`);
     expect(a.proxyPort).toBe('80');
+    for (const node of ['b', 'c'] as const) {
+      const other = environments[`node-${node}`];
+      expect(Object.keys(other).sort()).toEqual(Object.keys(a).sort());
+      expect(other.baseUrl).toBe(`http://localhost:{{proxyPort}}${nodePrefix(node)}`);
+      expect(other.walletAddressUrl).toBe(`http://localhost:${NODES[node].ports.openPayments}`);
+    }
   });
 });

@@ -97,10 +97,11 @@ describe('the OpenAPI document', () => {
     expect(dataOf('liquidity_withdrawal.posted')).toBe('#/components/schemas/LiquidityWithdrawal');
   });
 
-  it('lists both local nodes and a deploy, whose URL is templated', () => {
+  it('lists the three local nodes and a deploy, whose URL is templated', () => {
     expect(doc.servers.map((s) => s.url)).toEqual([
       'http://localhost:3001',
       'http://localhost:4001',
+      'http://localhost:6001',
       'https://{restApiId}.execute-api.{region}.amazonaws.com/{stage}',
     ]);
   });

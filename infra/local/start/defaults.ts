@@ -23,8 +23,8 @@ export const DEFAULT_PORTS = {
   secretsmanager: 4012,
 };
 
-// The two nodes a laptop runs side by side (`npm start`, `npm run start:node-b`): each with its
-// own ports, emulators, data folder (under .local/) and ILP address.
+// The nodes a laptop runs side by side (`npm start`, `npm run start:node-b`, `npm run start:node-c`):
+// each with its own ports, emulators, data folder (under .local/) and ILP address.
 export const NODES = {
   a: { ports: DEFAULT_PORTS, ilpAddress: 'test.node-a', dataDir: '.local' },
   b: {
@@ -42,6 +42,23 @@ export const NODES = {
     },
     ilpAddress: 'test.node-b',
     dataDir: '.local/node-b',
+  },
+  // Its console's 6000 is X11's port, which browsers (and Node's fetch) refuse: CONSOLE_PORT moves it.
+  c: {
+    ports: {
+      console: 6000,
+      admin: 6001,
+      openPayments: 6002,
+      fsp: 6003,
+      connector: 6004,
+      authServer: 6006,
+      dynamodb: 8002,
+      sqs: 9326,
+      eventbridge: 4014,
+      secretsmanager: 4015,
+    },
+    ilpAddress: 'test.node-c',
+    dataDir: '.local/node-c',
   },
 };
 export type NodeName = keyof typeof NODES;
@@ -75,18 +92,21 @@ export const stackPorts = (defaults: typeof DEFAULT_PORTS) => {
   return ports;
 };
 
-// `--node b` among a command's arguments picks Node B; anything else is Node A.
+// `--node b` (or `c`) among a command's arguments picks that node, taken out of them; none is Node A.
 export function nodeFromArgs(args: string[]): NodeName {
   const at = args.indexOf('--node');
   if (at === -1) return 'a';
   const name = args[at + 1]?.toLowerCase();
-  if (name !== 'a' && name !== 'b') {
-    console.error(`--node takes a or b, not ${JSON.stringify(args[at + 1] ?? '')}`);
+  if (!name || !Object.hasOwn(NODES, name)) {
+    console.error(`--node takes a, b or c, not ${JSON.stringify(args[at + 1] ?? '')}`);
     process.exit(2);
   }
   args.splice(at, 2);
-  return name;
+  return name as NodeName;
 }
+
+// How a command names a node: nothing for Node A, ` --node b` for B, … (for printed hints).
+export const nodeFlag = (node: NodeName) => (node === 'a' ? '' : ` --node ${node}`);
 export const LOCAL_WEBHOOK_SECRET = `whsec_${Buffer.from('local-only-webhook-secret-32-byte').toString('base64')}`;
 
 // Where a node keeps its data (tables, queues, stream checkpoints, metrics) and its secrets: LOCAL_DATA_DIR, or the

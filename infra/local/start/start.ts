@@ -3,7 +3,7 @@ import { createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { startFsp } from '../fsp/fsp';
-import { announceNodeB, startLocalProxy } from '../tools/proxy';
+import { announceNode, startLocalProxy } from '../tools/proxy';
 import { startConsole } from './console';
 import {
   dataDirOf,
@@ -12,6 +12,7 @@ import {
   LOCAL_IDP_SECRET,
   LOCAL_WEBHOOK_SECRET,
   NODES,
+  nodeFlag,
   nodeFromArgs,
   nodePorts,
   PORT_SETTINGS,
@@ -23,9 +24,12 @@ import { ROOT } from './serverless-config';
 import { startStack } from './stack';
 
 // `npm start`: the whole service on this machine, no Docker, no AWS account. With `--node b`
-// (`npm run start:node-b`), a second node beside it, to peer with over Interledger.
+// (`npm run start:node-b`), a second node beside it, to peer with over Interledger; `--node c`
+// (`npm run start:node-c`), a third, for a network with a node in the middle.
 const started = performance.now();
 const nodeName = nodeFromArgs(process.argv);
+const startCommand = nodeName === 'a' ? 'npm start' : `npm run start:node-${nodeName}`;
+const flag = nodeFlag(nodeName);
 const node = NODES[nodeName];
 const fresh = process.argv.includes('--fresh');
 const DEFAULT_PORTS = node.ports;
@@ -80,7 +84,7 @@ function startFailed(e: unknown): never {
     const key = Object.entries(allPorts).find(([, port]) => port === err.port)?.[0] as keyof typeof allPorts | undefined;
     const setting = key ? PORT_SETTINGS[key] : 'its port setting';
     const why = err.code === 'EADDRINUSE' ? 'is in use (another npm start, or another program?)' : 'needs privileges this user lacks';
-    console.error(`error: port ${err.port} (${setting}) ${why}. Stop what uses it, or choose another: ${setting}=<free port> npm start`);
+    console.error(`error: port ${err.port} (${setting}) ${why}. Stop what uses it, or choose another: ${setting}=<free port> ${startCommand}`);
   }
   process.exit(1);
 }
@@ -126,7 +130,7 @@ const stack = await startStack({
   ports: { ...ports, ...(interactionPort !== undefined && { authInteraction: interactionPort }) },
 }).catch(startFailed);
 
-// Node A runs the signing proxy of the API collection; Node B tells it where its Admin API is.
+// Node A runs the signing proxy of the API collection; Nodes B and C tell it where their Admin APIs are.
 // The console, whose port the user may have to change: what started before it stops first.
 // The console's operators: on a first start, one of each role (their passwords in the data folder).
 const seeded = stack.operators.seed();
@@ -142,7 +146,9 @@ const backOffice = await startConsole({
   return startFailed(e);
 });
 const proxy =
-  nodeName === 'a' ? await startLocalProxy({ adminUrl: stack.adminUrl, secret: adminSecret, log: console.log }) : announceNodeB(dataDir, stack.adminUrl);
+  nodeName === 'a'
+    ? await startLocalProxy({ adminUrl: stack.adminUrl, secret: adminSecret, log: console.log })
+    : announceNode(nodeName, dataDir, stack.adminUrl);
 
 // A folder as the user would type it: relative when under the current one.
 const shown = (dir: string) => (relative(process.cwd(), dir).startsWith('..') ? dir : relative(process.cwd(), dir) || '.');
@@ -175,23 +181,34 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 const consoleHas = (s: typeof stack) =>
   [s.metrics ? 'dashboard and alarms' : 'metrics off: LOCAL_METRICS=false', s.traces ? 'traces' : 'traces off: LOCAL_TRACES=false'].join('; ');
 
+// Port 6000 (Node C's console) is X11's, which browsers refuse to open (the fetch standard's "bad ports").
+const blockedPort = (port: number) =>
+  port === 6000 ? `\n                                browsers refuse port 6000: to open it, CONSOLE_PORT=6010 ${startCommand}` : '';
+
+// Where the banner sends a user next: the walkthroughs that use this node.
+const seeAlso = {
+  a: ' (and "Pay across two nodes": npm run start:node-b in another terminal)',
+  b: ' and "Pay across two nodes"',
+  c: ' and docs/three-nodes.md (Alice on A pays Carol on C through B)',
+};
+
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(`
 Payment service (Node ${nodeName.toUpperCase()}) ready in ${seconds} s
-  Console                       ${backOffice.url}   (${consoleHas(stack)}; sign in as viewer, operator or admin: ${shown(dataDir)}/operators-seeded.json${seeded ? ', made now' : ''}; npm run operator adds one)
+  Console                       ${backOffice.url}   (${consoleHas(stack)}; sign in as viewer, operator or admin: ${shown(dataDir)}/operators-seeded.json${seeded ? ', made now' : ''}; npm run operator adds one)${blockedPort(consolePort)}
   Admin API                     ${stack.adminUrl}   (OpenAPI: ${stack.adminUrl}/openapi.json)
   Open Payments resource server ${stack.openPaymentsUrl}   (WALLET_ADDRESS_URL=${stack.env.WALLET_ADDRESS_URL})
   Open Payments auth server     ${stack.authServerUrl}   (GNAP grants${nodeName === 'a' ? '; try npm run op-demo' : ''})${interactionPort ? `\n  Interaction (consent)         http://localhost:${interactionPort}   (/interact, /grant: AUTH_INTERACTION_PORT)` : ''}
   ILP connector                 ${stack.connectorUrl}   (ILP address ${stack.env.ILP_ADDRESS}; peers send packets here)
   Signing proxy                 ${proxy.line}
   DynamoDB Local ${stack.endpoints.dynamodb}   SQS ${stack.endpoints.sqs}   EventBridge ${stack.endpoints.eventbridge}   Secrets Manager ${stack.endpoints.secretsmanager}
-  Data          ${shown(dataDir)}/ (kept across restarts${fresh ? '; wiped at this start' : ''}; npm run reset${nodeName === 'b' ? ' -- --node b' : ''} wipes it)
+  Data          ${shown(dataDir)}/ (kept across restarts${fresh ? '; wiped at this start' : ''}; npm run reset${flag ? ` --${flag}` : ''} wipes it)
   Rates (pull)  ${stack.env.EXCHANGE_RATES_URL}
   Webhooks to   ${stack.env.WEBHOOK_URL}${fsp ? `   (local FSP simulator: rates from ${ratesFile}; funds payments: ${process.env.FSP_AUTO_FUND !== 'false'})` : ''}
   Consent page  ${stack.env.IDP_CONSENT_URL || '(none: interactive grants are not offered)'}   (interactive Open Payments grants)
 
 Sign and send Admin requests with:
-  npm run admin --${nodeName === 'b' ? ' --node b' : ''} POST /assets '{"code":"USD","scale":2}'
-  npm run admin --${nodeName === 'b' ? ' --node b' : ''} GET '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'
-See README "Walk through a payment"${nodeName === 'a' ? ' (and "Pay across two nodes": npm run start:node-b in another terminal)' : ' and "Pay across two nodes"'}. Ctrl-C stops everything.
+  npm run admin --${flag} POST /assets '{"code":"USD","scale":2}'
+  npm run admin --${flag} GET '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'
+See README "Walk through a payment"${seeAlso[nodeName]}. Ctrl-C stops everything.
 `);

@@ -9,12 +9,12 @@ import { documentRoutes, routeProblem } from './admin-routes';
 // --json only the body, as the API gives it, for jq; with --field one field, raw, for a shell
 // variable. Exits 1 on a 4xx or 5xx. METHOD PATH must be a route of the Admin API's OpenAPI document
 // (./admin-routes.ts): a wrong one is refused before anything is sent, with the routes nearest to it.
-const HELP = `usage: npm run -s admin -- [--node b] [--tenant ID] [--json | --field NAME] [-H 'Name: value']... METHOD /path [JSON body]
+const HELP = `usage: npm run -s admin -- [--node b|c] [--tenant ID] [--json | --field NAME] [-H 'Name: value']... METHOD /path [JSON body]
 
 Signs one Admin API request with ADMIN_API_SECRET (or the local default) and sends it, then
 prints the status and the answer, each amount written for a person ("10,050.00 USD").
 
-  --node b        send to Node B (port 4001) instead of Node A (3001)
+  --node b|c      send to Node B (port 4001) or Node C (6001) instead of Node A (3001)
   --tenant ID     send as this tenant (its tenant-id header), signed with its own secret, which
                   ADMIN_API_SECRET must then hold (the adminApiSecret POST /tenants answered)
   --json          print only the response body as the API gives it (amounts as
@@ -91,7 +91,7 @@ const res = await adminClient(base, secret)
   .catch((e: Error & { cause?: { code?: string } }) => {
     // Nothing answered (or a header could not be signed): one line, not a stack trace.
     const why = e.cause?.code ?? e.message;
-    console.error(`error: ${why === 'ECONNREFUSED' ? `nothing answers at ${base}: is npm start running? (--node b, ADMIN_API_URL)` : why}`);
+    console.error(`error: ${why === 'ECONNREFUSED' ? `nothing answers at ${base}: is npm start running? (--node b|c, ADMIN_API_URL)` : why}`);
     process.exit(1);
   });
 process.exitCode = res.status < 400 ? 0 : 1;

@@ -1,5 +1,6 @@
 // The local signing reverse proxy that `npm start` runs for the API collection (bruno/) and curl:
-// http://localhost/<path> goes to Node A's Admin API, http://localhost/node-b/<path> to Node B's,
+// http://localhost/<path> goes to Node A's Admin API, http://localhost/node-b/<path> to Node B's
+// (and /node-c/<path> to Node C's),
 // each signed over exactly the path, query, Idempotency-Key and body bytes it forwards, so that
 // no client needs signing code. Answers, problem+json errors included, pass through untouched.
 
@@ -10,13 +11,15 @@ import { pipeline } from 'node:stream';
 import { httpErrors } from '../../../lib/api/http/errors';
 import { problemResponse } from '../../../lib/api/http/problem';
 import { commonErrors } from '../../../lib/shared/errors';
-import { DEFAULT_PROXY_PORT, LOCAL_ADMIN_API_SECRET, NODES } from '../start/defaults';
+import { DEFAULT_PROXY_PORT, LOCAL_ADMIN_API_SECRET, NODES, type NodeName } from '../start/defaults';
 import { localErrors } from '../start/errors';
 import { listen, readBody } from '../start/listen';
 import { ROOT } from '../start/serverless-config';
 import { adminSigner } from './admin-client';
 
-export const NODE_B_PREFIX = '/node-b';
+// The nodes beside Node A, each under a prefix of the proxy's: /node-b, /node-c.
+export type OtherNode = Exclude<NodeName, 'a'>;
+export const nodePrefix = (node: OtherNode) => `/node-${node}`;
 // Well over the Admin API's own 64 KiB, so that a client sees the service's 413, not the proxy's.
 const MAX_BODY = 1024 * 1024;
 // Hop-by-hop headers (RFC 9110, 7.6.1) describe one connection, not the request: never forwarded.
@@ -40,7 +43,7 @@ export interface ProxyOptions {
   port: number;
   secret: string;
   nodeA: string; // Node A's Admin API base URL
-  nodeB?: () => string; // Node B's, looked up per request: it may start, stop or move meanwhile
+  others?: Partial<Record<OtherNode, () => string>>; // theirs, looked up per request: they may start, stop or move meanwhile
   log?: (line: string) => void;
 }
 
@@ -74,8 +77,8 @@ export const fromLocalOrigin = (req: IncomingMessage) => {
   }
 };
 
-// The proxy's requests, signed and forwarded; also the console's (./console.ts), without Node B
-// and unsigned (no `secret`): the console's route takes the operator's token instead.
+// The proxy's requests, signed and forwarded; also the console's (./console.ts), without the other
+// nodes and unsigned (no `secret`): the console's route takes the operator's token instead.
 export function signingHandler(opts: Omit<ProxyOptions, 'port' | 'secret'> & { secret?: string }): RequestListener {
   const log = opts.log ?? (() => undefined);
   const signer = opts.secret ? adminSigner(opts.secret) : undefined;
@@ -88,10 +91,11 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port' | 'secret'> & { s
     if (!target.startsWith('/')) {
       return sendProblem(res, commonErrors.invalidRequest(`Send requests to http://localhost/<path>, not ${target}`));
     }
-    const toB = !!opts.nodeB && (target === NODE_B_PREFIX || target.startsWith(`${NODE_B_PREFIX}/`) || target.startsWith(`${NODE_B_PREFIX}?`));
-    const node = toB ? 'Node B' : 'Node A';
-    const base = new URL(toB ? opts.nodeB!() : opts.nodeA);
-    const rest = toB ? target.slice(NODE_B_PREFIX.length) : target;
+    const under = (prefix: string) => target === prefix || target.startsWith(`${prefix}/`) || target.startsWith(`${prefix}?`);
+    const other = (Object.keys(opts.others ?? {}) as OtherNode[]).find((name) => under(nodePrefix(name)));
+    const node = `Node ${(other ?? 'a').toUpperCase()}`;
+    const base = new URL(other ? opts.others![other]!() : opts.nodeA);
+    const rest = other ? target.slice(nodePrefix(other).length) : target;
     const path = base.pathname.replace(/\/$/, '') + (rest.startsWith('/') ? rest : `/${rest}`);
 
     const body = await readBody(req, MAX_BODY);
@@ -115,7 +119,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port' | 'secret'> & { s
     upstream.on('error', (e: NodeJS.ErrnoException) => {
       if (res.headersSent || res.destroyed) return void res.destroy();
       log(`[proxy] ${method} ${target} -> ${node} unreachable (${e.code ?? e.message})`);
-      const start = toB ? '. Start it with `npm run start:node-b` (in another terminal)' : '';
+      const start = other ? `. Start it with \`npm run start:node-${other}\` (in another terminal)` : '';
       const detail = `${node} is not running: nothing answers at ${base.origin} (${e.code ?? e.message})${start}`;
       sendProblem(res, localErrors.nodeNotRunning(detail));
     });
@@ -125,7 +129,7 @@ export function signingHandler(opts: Omit<ProxyOptions, 'port' | 'secret'> & { s
     });
     upstream.end(body);
   }
-  // A failure of the proxy itself (a client gone mid-body, a bad Node B URL) is a 502 of its own.
+  // A failure of the proxy itself (a client gone mid-body, a bad URL of another node) is a 502 of its own.
   return (req, res) => {
     forward(req, res).catch((e: Error) => {
       if (res.headersSent) return void res.destroy();
@@ -139,14 +143,14 @@ export async function startProxy(opts: ProxyOptions): Promise<SigningProxy> {
   return { url: port === 80 ? 'http://localhost' : `http://localhost:${port}`, port, stop };
 }
 
-// Where Node B (`npm run start:node-b`) says its Admin API is, so that Node A's proxy finds it on
-// whatever ports it was given; the default ports when it has not said (or runs elsewhere).
-const NODE_B_URL_FILE = 'admin-url';
-export function nodeBAdminUrl(dataDir = resolve(ROOT, NODES.b.dataDir)): string {
+// Where Node B (`npm run start:node-b`), or C, says its Admin API is, so that Node A's proxy finds it
+// on whatever ports it was given; the default ports when it has not said (or runs elsewhere).
+const ADMIN_URL_FILE = 'admin-url';
+export function nodeAdminUrl(node: OtherNode, dataDir = resolve(ROOT, NODES[node].dataDir)): string {
   try {
-    return readFileSync(join(dataDir, NODE_B_URL_FILE), 'utf8').trim();
+    return readFileSync(join(dataDir, ADMIN_URL_FILE), 'utf8').trim();
   } catch {
-    return `http://localhost:${NODES.b.ports.admin}`;
+    return `http://localhost:${NODES[node].ports.admin}`;
   }
 }
 
@@ -155,12 +159,12 @@ export interface LocalProxy {
   stop(): Promise<void>;
 }
 
-// What Node B's `npm run start:node-b` does for the proxy: say where its Admin API is while it runs.
-export function announceNodeB(dataDir: string, adminUrl: string): LocalProxy {
-  const file = join(dataDir, NODE_B_URL_FILE);
+// What `npm run start:node-b` (or c) does for the proxy: say where its Admin API is while it runs.
+export function announceNode(node: OtherNode, dataDir: string, adminUrl: string): LocalProxy {
+  const file = join(dataDir, ADMIN_URL_FILE);
   writeFileSync(file, `${adminUrl}\n`);
   return {
-    line: `npm start's proxy sends http://localhost${NODE_B_PREFIX}/<path> here, signed (bruno/ environment node-b)`,
+    line: `npm start's proxy sends http://localhost${nodePrefix(node)}/<path> here, signed (bruno/ environment node-${node})`,
     stop: async () => rmSync(file, { force: true }),
   };
 }
@@ -190,9 +194,10 @@ export async function startLocalProxy(opts: { adminUrl: string; secret: string; 
   const custom = opts.secret !== LOCAL_ADMIN_API_SECRET;
   const port = Number(env.PROXY_PORT || DEFAULT_PROXY_PORT);
   try {
-    const proxy = await startProxy({ port, secret: opts.secret, nodeA: opts.adminUrl, nodeB: nodeBAdminUrl, log: opts.log });
+    const others = { b: () => nodeAdminUrl('b'), c: () => nodeAdminUrl('c') };
+    const proxy = await startProxy({ port, secret: opts.secret, nodeA: opts.adminUrl, others, log: opts.log });
     const signing = custom ? '; signs with your ADMIN_API_SECRET' : '';
-    const routes = `/<path> to Node A, ${NODE_B_PREFIX}/<path> to Node B`;
+    const routes = `/<path> to Node A, ${nodePrefix('b')}/<path> to Node B, ${nodePrefix('c')}/<path> to Node C`;
     return { line: `${proxy.url}   (signs for you: ${routes}; API collection in bruno/${signing})`, stop: proxy.stop };
   } catch (e) {
     return off(`could not listen on port ${port}: ${bindFailure(e as NodeJS.ErrnoException, port)}`);

@@ -2,7 +2,7 @@ import { dataDirOf, NODES, nodeFromArgs, nodePorts, wipeData } from '../start/de
 import { StartError } from '../start/listen';
 import { ROOT } from '../start/serverless-config';
 
-// `npm run reset [-- --node b]`: wipes a local node's data (tables, queues, stream checkpoints),
+// `npm run reset [-- --node b|c]`: wipes a local node's data (tables, queues, stream checkpoints),
 // keeping its secrets. Refused while that node runs (the check `npm start -- --fresh` makes too).
 const node = nodeFromArgs(process.argv);
 const dataDir = dataDirOf(ROOT, node);
