@@ -383,23 +383,23 @@ try {
   });
 
   // ---- (v) we pay a Rafiki payment pointer (SPSP) --------------------------------------------------
-  await record('(v) we pay a Rafiki payment pointer over SPSP, USD to USD: its wallet address gets what we quoted', async () => {
+  const wePayPointer = (receiverWallet: { id: string; address: string }, value: string, code: string) => async () => {
     const before = await books(ours, ourPeer, rafikiPeer);
-    const liquidity = async () => BigInt((await gql(rafiki, RAFIKI.walletAddress, { id: rUsd.id })).walletAddress.liquidity ?? 0);
+    const liquidity = async () => BigInt((await gql(rafiki, RAFIKI.walletAddress, { id: receiverWallet.id })).walletAddress.liquidity ?? 0);
     const had = await liquidity();
-    const url = new URL(rUsd.address);
+    const url = new URL(receiverWallet.address);
     const pointer = `$${url.host}${url.pathname}`;
-    const quote = await admin.ok('POST', '/quotes', { body: { walletAddress: oUsd.address, receiver: pointer, receiveAmount: money('250', 'USD') } });
-    line(
-      `   ${pointer}: we quoted ${quote.debitAmount.value} USD for ${quote.receiveAmount.value} ${quote.receiveAmount.assetCode} (receiver ${quote.receiver})`,
-    );
+    const quote = await admin.ok('POST', '/quotes', { body: { walletAddress: oUsd.address, receiver: pointer, receiveAmount: money(value, code) } });
+    line(`   ${pointer}: we quoted ${quote.debitAmount.value} USD for ${quote.receiveAmount.value} ${code} (receiver ${quote.receiver})`);
     const payment = await admin.ok('POST', '/payments', { body: { walletAddress: oUsd.address, quoteId: quote.id } });
     const done = await ourPaymentEnd(payment.id);
     if (done.state === 'failed') fail(`our payment failed: ${done.failureReason}`);
     const got = (await liquidity()) - had;
     if (got !== BigInt(quote.receiveAmount.value)) fail(`Rafiki's wallet address got ${got}, not the ${quote.receiveAmount.value} quoted`);
-    return `we sent ${done.sentAmount.value} USD; Rafiki's wallet address liquidity grew by ${got} USD cents, as quoted; ${booksAgree(before, await books(ours, ourPeer, rafikiPeer))}`;
-  });
+    return `we sent ${done.sentAmount.value} USD; Rafiki's wallet address took ${got} ${code}, as quoted; ${booksAgree(before, await books(ours, ourPeer, rafikiPeer))}`;
+  };
+  await record('(v) we pay a Rafiki payment pointer over SPSP, USD to USD', wePayPointer(rUsd, '250', 'USD'));
+  await record('(v) we pay a Rafiki payment pointer over SPSP, USD to EUR (Rafiki converts)', wePayPointer(rEur, '230', 'EUR'));
 
   line(`\nBooks at the end: ${showBooks(await books(ours, ourPeer, rafikiPeer))}`);
   const check = await admin.ok('GET', '/ledger/check');
