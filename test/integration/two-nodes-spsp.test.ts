@@ -64,6 +64,21 @@ describe('SPSP', () => {
     expect((await spspGet(dora.address)).status).toBe(200);
   });
 
+  it('answers SPSP by ENABLE_SPSP_PAYMENT_POINTERS: on by default (B), and with false the Open Payments wallet address', async () => {
+    expect((await spspGet(bob)).headers.get('content-type')).toBe('application/spsp4+json');
+    const off = await startOtherNode({ ILP_ADDRESS: 'test.node-off', ENABLE_SPSP_PAYMENT_POINTERS: 'false' });
+    try {
+      await ok(off.admin('POST', '/assets', { code: 'USD', scale: 2 }));
+      const erin = (await ok(off.admin('POST', '/wallet-addresses', { address: `${off.openPaymentsUrl}/erin`, assetCode: 'USD' }))).address;
+      const res = await spspGet(erin);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(await res.json()).toMatchObject({ id: erin, assetCode: 'USD' });
+    } finally {
+      await off.stop();
+    }
+  });
+
   it('pays a payment pointer on B from A: the intent its connection made is credited exactly the quoted amount, completed on close', async () => {
     const quote = await ok(a.admin('POST', '/quotes', { walletAddress: alice, receiver: bobPointer, receiveAmount: usd('1234') }));
     expect(quote).toMatchObject({ receiver: bob.replace('http:', 'https:'), receiveAmount: usd('1234'), debitAmount: usd('1234') });
