@@ -26,7 +26,8 @@ import { closesConnection, receiveMaxReject, streamServer, worthNothingReject } 
 // its incomingAmount (creditFor): one that would is F99 with a StreamMaxMoney frame, except the
 // smallest that reaches it across a conversion, whose rounding the node keeps. A packet worth
 // nothing in the intent's asset is F03, never fulfilled: both nodes book every Fulfill, or neither.
-// And a packet is credited before its expiry or not at all (beforeExpiry).
+// And a packet is credited before its expiry or not at all (beforeExpiry). An SPSP connection
+// (./spsp.ts) names the intent it will pay before it exists: its first packet that pays makes it.
 const ATTEMPTS = 40;
 // The least time to its expiry a packet must have when its credit starts. A credit commits in
 // less (measured on a loaded 2-core machine, 8 payments at once with 2 packets each in flight: p99
