@@ -39,13 +39,15 @@ describe('the bundles', () => {
     for (const fn of loadService(STAGE).functions.map((f) => f.name)) expect(carries(fn), fn).toEqual(needs[fn] ?? { sqs: false, eventBridge: false });
   });
 
-  it('stay under 460 KB each (510 KB for the Admin routes, 560 KB for the console, 660 KB for the Open Payments servers and the connector, 980 KB for the STREAM senders, quoters, receivers and app payments, 1400 KB for /graphql), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
+  it('stay under 460 KB each (515 KB for the Admin routes, 560 KB for the console, 660 KB for the Open Payments servers and the connector, 980 KB for the STREAM senders, quoters, receivers and app payments, 1400 KB for /graphql), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
     // Every function carries its own tracing (lib/platform/tracing.ts, a few KB: no X-Ray SDK, whose
     // cls-hooked tracked every async resource) and Metrics (13 KB). The Admin routes carry the
     // Secrets Manager client (the Admin API secret is read from it, not from the environment) and the
     // route table (lib/api/routes/: every route's schemas and text, about 30 KB), AWS's JWT verifier
     // (17 KB: each verifies a console operator's token itself), and most of them the bounded fetch
-    // (lib/platform/net/fetch.ts and its address rule, about 6 KB: a rates pull, a peer's endpoint check). The
+    // (lib/platform/net/fetch.ts and its address rule, about 6 KB: a rates pull, a peer's endpoint check); the
+    // largest (assetsLiquidityWithdraw) was 49 bytes under 510 KB when ENABLE_SPSP_PAYMENT_POINTERS came, and
+    // every setting adds about 90 bytes to every function (its line in the schema and in the node). The
     // Open Payments servers also carry HTTP message signatures (jose alone is 90 KB) and STREAM; the
     // functions that quote and send to other nodes carry the Open Payments client and pay too. The
     // console carries its page (Preact, uPlot and its own code: about 120 KB), the route table and
@@ -70,7 +72,7 @@ describe('the bundles', () => {
     const adminFunctions = new Set(allRoutes.map((r) => r.functionName));
     for (const fn of loadService(STAGE).functions.map((f) => f.name)) {
       const { code, map } = bundleOf(fn);
-      expect(code.length, fn).toBeLessThan((budgetKb[fn] ?? (adminFunctions.has(fn) ? 510 : 460)) * 1024);
+      expect(code.length, fn).toBeLessThan((budgetKb[fn] ?? (adminFunctions.has(fn) ? 515 : 460)) * 1024);
       expect(
         map.sources.filter((source) => /aws-xray-sdk|cls-hooked/.test(source)),
         fn,
