@@ -60,6 +60,7 @@ describe('the bundles', () => {
       authIntrospect: 660,
       authInteraction: 660,
       openPaymentsIncomingPayments: 660,
+      openPaymentsWalletAddress: 660, // SPSP's STREAM connections
       ilpConnector: 660,
       quotesCreate: 980,
       receiversCreate: 980,
