@@ -36,10 +36,11 @@ export interface IlpQuoteDetails {
   highRate: [string, string];
   minRate: [string, string];
   maxPacketAmount: string;
+  spsp?: true; // the receiver is a payment pointer (./spsp.ts): each attempt asks it for a connection
 }
 
 // The peer towards the receiver (preferring one in the payment's asset), and the rate into its asset.
-export async function routeFor(node: Node, receiver: RemoteReceiver, source: Asset): Promise<{ peer: PeerRecord; rate: number }> {
+export async function routeFor(node: Node, receiver: Pick<RemoteReceiver, 'ilpAddress'>, source: Asset): Promise<{ peer: PeerRecord; rate: number }> {
   const peer = await routeTo(node, receiver.ilpAddress, source.code);
   if (!peer) throw ilpErrors.noRoute(receiver.ilpAddress);
   const { rate } = await resolveRate(node, { sourceAssetCode: source.code, destinationAssetCode: peer.assetCode, peerId: peer.id });
@@ -49,6 +50,23 @@ export async function routeFor(node: Node, receiver: RemoteReceiver, source: Ass
 // The STREAM connection to the receiver, with no round trip (its asset is known from Open Payments).
 export function connect(plugin: PeerPlugin, receiver: RemoteReceiver): Promise<ResolvedPayment> {
   return setupPayment({ plugin, destinationAddress: receiver.ilpAddress, sharedSecret: receiver.sharedSecret, destinationAsset: receiver.asset });
+}
+
+// The receiver's asset, asked of it over STREAM (its asset details: one round trip), for a receiver
+// that did not say (a payment pointer's).
+export async function destinationAsset(
+  node: Node,
+  source: Asset,
+  connection: Pick<RemoteReceiver, 'ilpAddress' | 'sharedSecret'>,
+  route: { peer: PeerRecord; rate: number },
+): Promise<Asset> {
+  const plugin = new PeerPlugin({ node, peer: route.peer, source, rate: route.rate, sharedSecret: connection.sharedSecret });
+  try {
+    return (await setupPayment({ plugin, destinationAddress: connection.ilpAddress, sharedSecret: connection.sharedSecret })).destinationAsset;
+  } catch (e) {
+    if (isPaymentError(e)) throw probeFailed(node, e, plugin.failure, route.peer);
+    throw e;
+  }
 }
 
 interface ProbedQuote {

@@ -1,15 +1,18 @@
 import { type IlpPrepare, type IlpReply, isFulfill, isIlpReply } from 'ilp-packet';
 import { noteLiquidityTaken as noteAssetLiquidityTaken } from '../assets';
 import { account, blindThenRead, insufficient, isInsufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, transfer, transferExists, voidTransfer } from '../ledger';
-import { type CreditOutcome, creditIntent, findIntent } from '../payment-intents';
+import { type CreditOutcome, completeIntent, createIntent, creditIntent, findIntent } from '../payment-intents';
 import type { IntentRecord } from '../payment-intents/schemas';
 import { noteLiquidityTaken as notePeerLiquidityTaken } from '../peers';
 import type { PeerRecord } from '../peers/schemas';
 import { resolveRate } from '../rates';
 import { receiveFor, toLedger } from '../shared/amounts';
+import { DomainError } from '../shared/errors';
 import type { Node } from '../shared/node';
+import { getWalletAddress as findWalletAddress, findWalletRecordByUrl, type WalletRecord } from '../wallet-addresses';
 import { reject } from './packets';
-import { receiveMaxReject, streamServer, worthNothingReject } from './stream';
+import { SPSP_INTENT_LIFETIME_SECS, spspTagOf } from './spsp';
+import { closesConnection, receiveMaxReject, streamServer, worthNothingReject } from './stream';
 
 // A packet from a peer to one of this node's incoming payments (payment intents). The STREAM
 // receiver (stateless, keyed by STREAM_SECRET) checks the packet and says which intent it pays;
@@ -23,7 +26,8 @@ import { receiveMaxReject, streamServer, worthNothingReject } from './stream';
 // its incomingAmount (creditFor): one that would is F99 with a StreamMaxMoney frame, except the
 // smallest that reaches it across a conversion, whose rounding the node keeps. A packet worth
 // nothing in the intent's asset is F03, never fulfilled: both nodes book every Fulfill, or neither.
-// And a packet is credited before its expiry or not at all (beforeExpiry).
+// And a packet is credited before its expiry or not at all (beforeExpiry). An SPSP connection
+// (./spsp.ts) names the intent it will pay before it exists: its first packet that pays makes it.
 const ATTEMPTS = 40;
 // The least time to its expiry a packet must have when its credit starts. A credit commits in
 // less (measured on a loaded 2-core machine, 8 payments at once with 2 packets each in flight: p99
@@ -34,29 +38,43 @@ const CREDIT_MARGIN_MS = 1_000;
 export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpPrepare): Promise<IlpReply> {
   const server = await streamServer(node);
   const amount = BigInt(prepare.amount);
-  const intentId = amount > 0n ? server.decodePaymentTag(prepare.destination) : undefined;
-  const intent = intentId ? await findIntent(node, intentId) : undefined;
-  // Probes, connection closes and packets that are not for a payment of ours: STREAM answers.
-  if (!intent) {
+  const tag = server.decodePaymentTag(prepare.destination);
+  const spsp = tag === undefined ? undefined : spspTagOf(tag);
+  // Probes, connection closes and packets that are not for a payment of ours: STREAM answers. An
+  // SPSP connection's close completes its intent (Rafiki completes a STREAM connection's then).
+  const answer = () => {
     const reply = server.createReply(prepare);
     return isIlpReply(reply) ? reply : reply.finalDecline();
+  };
+  if (amount === 0n) {
+    if (spsp && (await closesConnection(node, prepare))) await completeSpspIntent(node, spsp.intentId);
+    return answer();
   }
+  const found = tag === undefined ? undefined : await findIntent(node, spsp?.intentId ?? tag);
+  // An SPSP connection's intent is made by its first packet that pays (below): until then, what
+  // it pays into is its wallet address's asset.
+  const wallet = found || !spsp ? undefined : await spspWallet(node, spsp.walletAddressId);
+  const into = found ?? wallet;
+  if (!into) return answer();
   const paid = toLedger(amount, peer.assetScale);
   let received = amount;
   let oneUnitLess = amount - 1n; // what the packet would bring with one unit less: the rounding's bound
-  if (intent.assetId !== peer.assetId) {
+  if (into.assetId !== peer.assetId) {
     try {
-      const { rate } = await resolveRate(node, { sourceAssetCode: peer.assetCode, destinationAssetCode: intent.assetCode, peerId: peer.id });
-      received = receiveFor(amount, rate, peer.assetScale, intent.assetScale);
-      oneUnitLess = receiveFor(amount - 1n, rate, peer.assetScale, intent.assetScale);
+      const { rate } = await resolveRate(node, { sourceAssetCode: peer.assetCode, destinationAssetCode: into.assetCode, peerId: peer.id });
+      received = receiveFor(amount, rate, peer.assetScale, into.assetScale);
+      oneUnitLess = receiveFor(amount - 1n, rate, peer.assetScale, into.assetScale);
     } catch (e) {
-      return reject(node, 'F07', `Cannot convert ${peer.assetCode} to ${intent.assetCode}: ${(e as Error).message}`);
+      return reject(node, 'F07', `Cannot convert ${peer.assetCode} to ${into.assetCode}: ${(e as Error).message}`);
     }
   }
   const money = server.createReply({ ...prepare, amount: received.toString() });
   // The receiver fulfills a fulfillable packet that brings it 0 (STREAM's empty packets); this one
   // brought money from the peer, which nothing here would book.
   if (isIlpReply(money)) return isFulfill(money) ? worthNothingReject(node, prepare) : money;
+  // A rate probe's packets cannot be fulfilled, so only money makes an SPSP connection's intent.
+  const intent = found ?? (spsp && wallet && (await spspIntent(node, spsp.intentId, wallet.address)));
+  if (!intent) return money.finalDecline();
 
   const transferId = `ilp:${peer.id}:${prepare.executionCondition.toString('hex')}`;
   const credit = blindThenRead(
@@ -115,6 +133,26 @@ export async function deliverLocally(node: Node, peer: PeerRecord, prepare: IlpP
     }
   }
 }
+
+// The wallet address an SPSP connection pays into, while it is active.
+async function spspWallet(node: Node, walletAddressId: string): Promise<WalletRecord | undefined> {
+  const wallet = await findWalletAddress(node, walletAddressId).catch(notFound);
+  const record = wallet && (await findWalletRecordByUrl(node, wallet.address));
+  return record?.status === 'active' ? record : undefined;
+}
+
+// The SPSP connection's intent, made with the id its credentials carry (of packets that race to
+// make it, one does and the others read it): open, no incomingAmount, for SPSP_INTENT_LIFETIME_SECS.
+// Undefined when its wallet address no longer takes one (inactive meanwhile).
+const spspIntent = (node: Node, id: string, walletAddress: string) =>
+  createIntent(node, { walletAddress, expiresAt: new Date(Date.now() + SPSP_INTENT_LIFETIME_SECS * 1000).toISOString() }, undefined, id).catch(notFound);
+
+const completeSpspIntent = (node: Node, id: string) => completeIntent(node, id).catch(notFound); // none, or closed already
+// A domain refusal (not found, inactive, not open) is no answer here: undefined.
+const notFound = (e: unknown): undefined => {
+  if (e instanceof DomainError) return undefined;
+  throw e;
+};
 
 const expired = (node: Node, prepare: IlpPrepare) =>
   reject(node, 'R00', `The packet could not be credited before it expired at ${prepare.expiresAt.toISOString()}`);

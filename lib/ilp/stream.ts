@@ -35,9 +35,7 @@ const u64 = (n: bigint) => (n < 0n ? 0n : n > MAX_U64 ? MAX_U64 : n).toString();
 // itself, so this re-derives the connection's secret from the address's token the way that
 // receiver does (its shared secret is HMAC(HMAC(server secret, label), token)).
 async function streamReject(node: Node, prepare: IlpPrepare, code: IlpError, received: bigint, frames: Frame[] = []): Promise<IlpReject> {
-  const token = Buffer.from(prepare.destination.slice(node.ilpAddress.length + 1).split('.')[0], 'base64');
-  const sharedSecret = hmac(hmac(await serverSecret(node), Buffer.from('ilp_stream_shared_secret')), token);
-  const key = await generatePskEncryptionKey(sharedSecret);
+  const key = await connectionKey(node, prepare);
   const request = await Packet.decryptAndDeserialize(key, prepare.data); // the receiver decrypted it already
   return new ReplyBuilder()
     .setIlpAddress(node.ilpAddress as IlpAddress)
@@ -46,6 +44,21 @@ async function streamReject(node: Node, prepare: IlpPrepare, code: IlpError, rec
     .setReceivedAmount(u64(received))
     .addFrames(...frames)
     .buildReject(code);
+}
+
+async function connectionKey(node: Node, prepare: IlpPrepare): Promise<Buffer> {
+  const token = Buffer.from(prepare.destination.slice(node.ilpAddress.length + 1).split('.')[0], 'base64');
+  return generatePskEncryptionKey(hmac(hmac(await serverSecret(node), Buffer.from('ilp_stream_shared_secret')), token));
+}
+
+// Whether the packet closes its STREAM connection (a ConnectionClose frame: the sender is done).
+export async function closesConnection(node: Node, prepare: IlpPrepare): Promise<boolean> {
+  try {
+    const packet = await Packet.decryptAndDeserialize(await connectionKey(node, prepare), prepare.data);
+    return packet.frames.some((f) => f.type === FrameType.ConnectionClose);
+  } catch {
+    return false; // not a STREAM packet of this connection
+  }
 }
 
 // Money past what the receiver takes: F99 with a StreamMaxMoney frame that tells the sender the

@@ -87,8 +87,9 @@ export function checkAmountAsset(a: Amount, expected: { code: string; scale: num
   }
 }
 
-// `client`: the Open Payments client creating it (through the resource server), if any.
-export async function createIntent(node: Node, input: CreateIntent, client?: string): Promise<IntentRecord> {
+// `client`: the Open Payments client creating it (through the resource server), if any. `id`: one
+// chosen before (an SPSP connection's, lib/ilp/spsp.ts); an intent made with it already is answered.
+export async function createIntent(node: Node, input: CreateIntent, client?: string, id: string = randomUUID()): Promise<IntentRecord> {
   const wallet = await activeWalletRecord(node, input.walletAddress);
   const fees = feesOf(node, wallet.assetId);
   fees.catch(() => undefined); // awaited once the input is checked
@@ -107,7 +108,7 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
   }
   const { receivingFee } = await fees;
   const record: Omit<IntentRecord, 'state'> = {
-    id: randomUUID(),
+    id,
     walletAddress: wallet.address,
     walletAddressId: wallet.id,
     assetId: wallet.assetId,
@@ -134,7 +135,7 @@ async function insertIntent(node: Node, r: Omit<IntentRecord, 'state'>, wallet: 
     [...store.insertIntent(node, record), unchangedForIntent(node, wallet)],
     [event(store.partition(node, record.id), 'payment_intent.created', intentView(node, record))],
   );
-  if (!refusals.includes(WALLET_CHANGED)) return record;
+  if (!refusals.includes(WALLET_CHANGED)) return refusals.length ? ((await store.findIntent(node, r.id)) ?? record) : record; // made meanwhile with its id
   const fresh = await findWalletRecordByUrl(node, wallet.address, true);
   if (fresh?.status === 'inactive') throw walletAddressErrors.inactive(wallet.address);
   if (!fresh || attempts <= 1) throw new Error(`Wallet address ${wallet.address} kept changing while an intent was created on it`);

@@ -122,6 +122,9 @@ const schema = z.object({
   // Whether new payment intents wait for the FSP's approval (pending_approval), for wallet
   // addresses that do not say (their approvalRequired).
   INCOMING_APPROVAL_REQUIRED: flag(false),
+  // Whether a wallet address answers SPSP (Interledger RFC 9: GET with Accept application/spsp4+json)
+  // with STREAM credentials for an open payment intent (lib/ilp/spsp.ts), as Rafiki's does by default.
+  ENABLE_SPSP_PAYMENT_POINTERS: flag(true),
   // What becomes of what a payment intent with an incomingAmount received when it closes short
   // (expired, or completed by the FSP): kept by the recipient, or returned to the local payments
   // that paid it (docs/payments.md).
@@ -222,6 +225,7 @@ export function nodeOf(c: Config): Node {
     notFoundWaitMs: c.WALLET_ADDRESS_NOT_FOUND_WAIT_MS,
     grantRequestsPerMinute: c.GRANT_REQUESTS_PER_MINUTE,
     allowPrivateFetch: c.ALLOW_PRIVATE_FETCH,
+    spspEnabled: c.ENABLE_SPSP_PAYMENT_POINTERS,
     privatePeers: c.ALLOW_PRIVATE_PEERS,
     autoPeering: { enabled: c.AUTO_PEERING_ENABLED, connectorUrl: c.ILP_CONNECTOR_URL },
     rates: {

@@ -68,6 +68,7 @@ export interface Node {
   grantRequestsPerMinute: number; // per client: more in a minute are 429
   // Local only: outbound fetches of client-chosen URLs may reach loopback and private addresses.
   allowPrivateFetch: boolean;
+  spspEnabled: boolean; // ENABLE_SPSP_PAYMENT_POINTERS: wallet addresses answer SPSP (lib/ilp/spsp.ts)
   // ALLOW_PRIVATE_PEERS: the tenants (by id, `operator` for the operator) whose peers' connectors
   // may be at loopback, private and other internal addresses (mayPeerPrivately).
   privatePeers: readonly string[];

@@ -23,14 +23,16 @@ export function idIn(prefix: string, url: string): string | undefined {
 }
 
 // A quote's receiver: a payment intent of this node (its id, or its URL), or an incoming payment
-// on another node (any other http(s) URL), for which this answers undefined.
+// on another node (any other http(s) URL) or a payment pointer ($host/path: lib/ilp/spsp-pay.ts),
+// for which this answers undefined.
 export function localIntentId(node: Node, receiver: string): string | undefined {
   if (UUID.test(receiver)) return receiver.toLowerCase();
+  if (receiver.startsWith('$')) return undefined;
   const id = idIn(intentUrl(node, ''), receiver);
   if (id) return id;
   const prefix = intentUrl(node, '');
   const url = URL.canParse(receiver) ? new URL(receiver) : undefined;
   if ((url?.protocol === 'https:' || url?.protocol === 'http:') && !isUnderBase(receiver, prefix)) return undefined;
-  const message = `must be a payment intent id, its URL (${prefix}<id>), or the URL of an incoming payment on another node`;
+  const message = `must be a payment intent id, its URL (${prefix}<id>), the URL of an incoming payment on another node, or a payment pointer`;
   throw invalidField('receiver', message);
 }

@@ -25,7 +25,9 @@ import { gql, idempotencyKey, RAFIKI, type RafikiAdmin } from './rafiki';
 //   (ii)  we pay Rafiki's incoming payment (POST /quotes and /payments on the Admin API), likewise;
 //   (iii) an app with the official Open Payments client pays from our wallet address to Rafiki's,
 //         and back, each with the owner's consent given through the IdP interface;
-//   (iv)  failures end clearly: a receiver that expired, a wrong token, Rafiki paused mid-payment.
+//   (iv)  failures end clearly: a receiver that expired, a wrong token, Rafiki paused mid-payment;
+//   (v)   we pay a Rafiki payment pointer ($host/path) over SPSP: Rafiki's wallet address takes it
+//         into its own liquidity (Rafiki's SPSP receiver: its Web Monetization account).
 const env = process.env;
 const rafiki: RafikiAdmin = {
   url: env.RAFIKI_ADMIN_URL ?? 'http://localhost:5001/graphql',
@@ -379,6 +381,25 @@ try {
     const reconciliation = await admin.ok('GET', `/peers/${ourPeer}/reconciliation`);
     return `payment ${ended.state}${ended.failureReason ? ` (${ended.failureReason})` : ''}; reconciliation lists ${reconciliation.items.length} packet(s); ${booksAgree(before, await books(ours, ourPeer, rafikiPeer))}`;
   });
+
+  // ---- (v) we pay a Rafiki payment pointer (SPSP) --------------------------------------------------
+  const wePayPointer = (receiverWallet: { id: string; address: string }, value: string, code: string) => async () => {
+    const before = await books(ours, ourPeer, rafikiPeer);
+    const liquidity = async () => BigInt((await gql(rafiki, RAFIKI.walletAddress, { id: receiverWallet.id })).walletAddress.liquidity ?? 0);
+    const had = await liquidity();
+    const url = new URL(receiverWallet.address);
+    const pointer = `$${url.host}${url.pathname}`;
+    const quote = await admin.ok('POST', '/quotes', { body: { walletAddress: oUsd.address, receiver: pointer, receiveAmount: money(value, code) } });
+    line(`   ${pointer}: we quoted ${quote.debitAmount.value} USD for ${quote.receiveAmount.value} ${code} (receiver ${quote.receiver})`);
+    const payment = await admin.ok('POST', '/payments', { body: { walletAddress: oUsd.address, quoteId: quote.id } });
+    const done = await ourPaymentEnd(payment.id);
+    if (done.state === 'failed') fail(`our payment failed: ${done.failureReason}`);
+    const got = (await liquidity()) - had;
+    if (got !== BigInt(quote.receiveAmount.value)) fail(`Rafiki's wallet address got ${got}, not the ${quote.receiveAmount.value} quoted`);
+    return `we sent ${done.sentAmount.value} USD; Rafiki's wallet address took ${got} ${code}, as quoted; ${booksAgree(before, await books(ours, ourPeer, rafikiPeer))}`;
+  };
+  await record('(v) we pay a Rafiki payment pointer over SPSP, USD to USD', wePayPointer(rUsd, '250', 'USD'));
+  await record('(v) we pay a Rafiki payment pointer over SPSP, USD to EUR (Rafiki converts)', wePayPointer(rEur, '230', 'EUR'));
 
   line(`\nBooks at the end: ${showBooks(await books(ours, ourPeer, rafikiPeer))}`);
   const check = await admin.ok('GET', '/ledger/check');

@@ -64,6 +64,7 @@ export const RAFIKI = {
     'mutation CreateWalletAddress($input: CreateWalletAddressInput!) { createWalletAddress(input: $input) { walletAddress { id address } } }',
   createPeer: 'mutation CreatePeer($input: CreatePeerInput!) { createPeer(input: $input) { peer { id liquidity } } }',
   peer: 'query Peer($id: String!) { peer(id: $id) { id liquidity } }',
+  walletAddress: 'query WalletAddress($id: String!) { walletAddress(id: $id) { id address liquidity } }',
   createIncomingPayment: `mutation CreateIncomingPayment($input: CreateIncomingPaymentInput!) { createIncomingPayment(input: $input) { payment { id url } } }`,
   incomingPayment: `query IncomingPayment($id: String!) { incomingPayment(id: $id) { id state receivedAmount { ${amount} } incomingAmount { ${amount} } } }`,
   createQuote: `mutation CreateQuote($input: CreateQuoteInput!) { createQuote(input: $input) { quote { id debitAmount { ${amount} } receiveAmount { ${amount} } } } }`,

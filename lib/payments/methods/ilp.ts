@@ -1,8 +1,9 @@
-import { type PaymentProgress, type Quote as PayQuote, pay } from '@interledger/pay';
+import { closeConnection, type PaymentProgress, type Quote as PayQuote, pay } from '@interledger/pay';
 import { noteLiquidityTaken } from '../../assets';
 import { type PacketOut, PeerPlugin, type SendingHooks } from '../../ilp/plugin';
 import { connect, payQuote } from '../../ilp/quote';
 import type { RemoteReceiver } from '../../ilp/receiver';
+import { spspReceiver } from '../../ilp/spsp-pay';
 import { account, balanceOf, insufficient, TOO_LARGE, type TransferDescription, transfer } from '../../ledger';
 import { readReceiver } from '../../open-payments/client';
 import { findPeer } from '../../peers';
@@ -82,7 +83,7 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
   const receive = BigInt(p.receiveAmount.value);
   if (before.delivered >= receive) return finish(node, p, 'completed', before);
 
-  const receiver = await readReceiver(node, p.receiver);
+  const receiver = await receiverOf(node, p);
   if (receiver.state !== 'open') {
     // Packets that got no answer may be what completed it (the receiver bears those).
     if (receiver.state === 'completed' && before.unanswered) return finish(node, p, 'completed', before);
@@ -107,7 +108,7 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
     hooks: hooksFor(node, p, peer),
     deadline: startedAt + ATTEMPT_MS,
   });
-  const result = await payWithin(plugin, receiver, payQuote(fields, budget, toDeliver), startedAt + OVERSTAY_MS);
+  const result = await payWithin(plugin, receiver, payQuote(fields, budget, toDeliver), startedAt + OVERSTAY_MS, fields.spsp === true);
   if (plugin.failure?.kind === 'crashed') throw new Crashed(plugin.failure.reason);
 
   const packets = await store.listPackets(node, p.id);
@@ -153,7 +154,7 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
       return finish(node, p, 'failed', after, 'funds_exhausted');
     case 'ClosedByReceiver': {
       // Completed or expired by something else before this payment delivered its amount.
-      const { state } = await readReceiver(node, p.receiver);
+      const { state } = await receiverOf(node, p);
       return finish(node, p, 'failed', after, state === 'open' ? 'receiver_closed' : `receiver_${state}`);
     }
     case 'InsufficientExchangeRate':
@@ -165,12 +166,18 @@ async function attempt(node: Node, p: PaymentRecord, holder: string, startedAt: 
   }
 }
 
+// The receiver as it is now: the incoming payment read again, or a payment pointer's new connection
+// (in the asset its quote found).
+const receiverOf = (node: Node, p: PaymentRecord): Promise<RemoteReceiver> =>
+  ilpFieldsOf(p).spsp ? spspReceiver(node, p.receiver, { code: p.receiveAmount.assetCode, scale: p.receiveAmount.assetScale }) : readReceiver(node, p.receiver);
+
 // pay, for at most what the quote allows. pay waits forever when its source budget is spent with
 // the delivery still short; that is an end here ('exhausted'), as is an attempt that overstays.
 // However it ends, the plugin stops reserving first, and every packet it reserved is on record
 // before the attempt reads them: pay may end with packets still in the plugin (those it stopped
-// waiting for at their expiry), or still be sending when the attempt ends before it.
-function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote, until: number): Promise<{ error?: string }> {
+// waiting for at their expiry), or still be sending when the attempt ends before it. `close`: a
+// connection that delivered all it had to is closed (the SPSP receiver completes its intent then).
+function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote, until: number, close: boolean): Promise<{ error?: string }> {
   return new Promise((resolve) => {
     const end = (error?: string) => void plugin.stop(`The attempt ended${error ? ` (${error})` : ''}`).then(() => resolve(error ? { error } : {}));
     const overstay = setTimeout(() => end('stalled'), Math.max(0, until - Date.now()));
@@ -178,7 +185,11 @@ function payWithin(plugin: PeerPlugin, receiver: RemoteReceiver, quote: PayQuote
       if (at.sourceAmountInFlight === 0n && at.amountSent >= quote.maxSourceAmount && at.amountDelivered < quote.minDeliveryAmount) end('exhausted');
     };
     connect(plugin, receiver)
-      .then((destination) => pay({ plugin, destination, quote, progressHandler }))
+      .then(async (destination) => {
+        const paid = await pay({ plugin, destination, quote, progressHandler });
+        if (close && !paid.error) await closeConnection(plugin, destination).catch(() => undefined); // the receiver's affair
+        return paid;
+      })
       .then(
         // pay gave up on a packet this node was still sending (at its expiry): this node was slow.
         (r) => end(r.error && plugin.sending > 0 ? 'stalled' : r.error),
