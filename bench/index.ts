@@ -345,7 +345,9 @@ try {
     const c = nodeC;
     await c.admin('POST', '/assets', { code: 'USD', scale: 2 });
     const erin = (await c.admin('POST', '/wallet-addresses', { address: `${c.openPaymentsUrl}/erin`, assetCode: 'USD' })).address as string;
-    await peerUp(b, c);
+    // A hub's peers take packets of a bounded size: the rate probe learns it from B's F08 (docs/interledger.md).
+    const peerOfB = await peerUp(b, c);
+    await b.admin('PATCH', `/peers/${peerOfB.id}`, { maxPacketAmount: '100000' });
     await admin('PATCH', `/peers/${peerOfA!.id}`, { routes: ['test.node-c'] });
     const threeFlow = () => payOn(c, erin, '100');
     await warm(30, async () => {

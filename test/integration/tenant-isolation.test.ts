@@ -241,6 +241,9 @@ const bodies = (ownWallet: string): Record<string, unknown> => ({
     assetCode: 'USD',
     http: { incoming: { authTokens: [b.peerToken] }, outgoing: { authToken: 'mallory-outgoing-token-0123', endpoint: 'http://peer.invalid/ilp' } },
   },
+  // This deployment's own peering endpoint, where a peer lands on the operator's tenant: not a way
+  // into another's peers (off here, as by default: refused before anything is asked or written).
+  'post /peers/by-url': { url: `${s.connectorUrl.replace(/\/ilp$/, '')}/peering`, assetCode: 'USD' },
   'patch /peers/{id}': { name: 'Mallory' },
   'post /peers/{id}/liquidity': { amount: '100' },
   'post /peers/{id}/liquidity-withdrawals': { amount: '100' },
