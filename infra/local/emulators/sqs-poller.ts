@@ -16,7 +16,7 @@ const WAIT_SECONDS = 20;
 
 export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSClient, runtime: LambdaRuntime): () => Promise<void> {
   let running = true;
-  const stopping = new AbortController();
+  const waits: AbortController[] = []; // one per poller: a signal's listeners stay few
   const loops: Promise<void>[] = [];
   const urlByArn = new Map(Object.values(refs).map((r) => [r.arn, r.ref]));
   for (const fn of functions) {
@@ -31,6 +31,8 @@ export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSCl
   }
 
   async function poll(fn: FunctionDef, arn: string, queueUrl: string, partial: boolean) {
+    const stopping = new AbortController();
+    waits.push(stopping);
     while (running) {
       let messages: import('@aws-sdk/client-sqs').Message[] | undefined;
       try {
@@ -88,7 +90,7 @@ export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSCl
 
   return async () => {
     running = false;
-    stopping.abort();
+    for (const wait of waits) wait.abort();
     await Promise.all(loops);
   };
 }
