@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { PeerRecord } from '../peers/schemas';
+import { ilpAddress, type PeerRecord } from '../peers/schemas';
 import { boundedFetch } from '../platform/net/fetch';
 import { invalidField } from '../shared/errors';
 import type { Node } from '../shared/node';
@@ -30,10 +30,7 @@ export function paymentPointerUrl(receiver: string): string | undefined {
 }
 
 const spspResponse = z.object({
-  destination_account: z
-    .string()
-    .regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)+$/)
-    .max(1023),
+  destination_account: ilpAddress,
   shared_secret: z
     .string()
     .regex(/^[A-Za-z0-9+/_-]+=*$/)

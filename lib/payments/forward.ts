@@ -12,7 +12,7 @@ import { commit } from '../platform/tx';
 import { resolveRate } from '../rates';
 import { receiveFor, toLedger } from '../shared/amounts';
 import type { Node } from '../shared/node';
-import { about, sourceOf, sweepForwards, transferId } from './forwarded';
+import { about, listedFor, sourceOf, sweepForwards, transferId } from './forwarded';
 import { bookUnanswered, packetLegs } from './packets';
 import * as store from './store';
 
@@ -101,10 +101,9 @@ export async function forwardPacket(node: Node, from: PeerRecord, prepare: IlpPr
 
   crashPoint('ilp-forward:after-reserve'); // a test's crash: the packet stays pending, for the sweep
   const delivery = await sendToPeer(node, to, outgoing);
-  const listed = { sourceAssetCode: from.assetCode, sourceAssetScale: from.assetScale, peerAssetCode: to.assetCode, peerAssetScale: to.assetScale };
   if (delivery.kind === 'unknown') {
     // No one waits for its answer any longer: booked as not paid now, for reconciliation.
-    await bookUnanswered(node, owner, source, record, transferId(from, id, 'return'), about(from.id), listed);
+    await bookUnanswered(node, owner, source, record, transferId(from, id, 'return'), about(from.id), listedFor(from, to));
     logger.warn('A forwarded packet got no answer: booked as not paid; reconcile it with the peer', { peerId: to.id, from: from.id, packet: id });
     return reject(node, 'T00', `Peer ${to.id} did not answer the packet: ${delivery.reason}`);
   }

@@ -10,8 +10,15 @@ import * as store from './store';
 // money comes from (the incoming peer's credit line, held per packet), and the sweep that books
 // those a crash left pending. Apart from ./forward.ts, so that the schedule that sweeps bundles
 // no sending.
-export const transferId = (from: PeerRecord | string, id: string, phase: string) => `ilp-fwd:${typeof from === 'string' ? from : from.id}:${id}:${phase}`;
+export const transferId = (from: PeerRecord, id: string, phase: string) => `ilp-fwd:${from.id}:${id}:${phase}`;
 export const about = (fromId: string): TransferDescription => ({ kind: 'packet', resource: { type: 'peer', id: fromId } });
+// A forwarded packet's line in the reconciliation listing: the two peers' assets.
+export const listedFor = (from: PeerRecord, to: PeerRecord) => ({
+  sourceAssetCode: from.assetCode,
+  sourceAssetScale: from.assetScale,
+  peerAssetCode: to.assetCode,
+  peerAssetScale: to.assetScale,
+});
 export const sourceOf = (fromId: string, assetId: string, id: string): PacketSource => ({
   account: account.peer(fromId),
   assetId,
@@ -33,7 +40,6 @@ export async function sweepForwards(node: Node): Promise<number> {
     const [from, to] = [await peer(k.forwardedFrom), await peer(k.peerId)];
     // A peer deleted since cannot be: its credit line held this packet's money (it is not empty).
     if (!from || !to) continue;
-    const listed = { sourceAssetCode: from.assetCode, sourceAssetScale: from.assetScale, peerAssetCode: to.assetCode, peerAssetScale: to.assetScale };
     const refusals = await bookUnanswered(
       node,
       { forwardedFrom: from.id },
@@ -41,7 +47,7 @@ export async function sweepForwards(node: Node): Promise<number> {
       k,
       transferId(from, k.id, 'return'),
       about(from.id),
-      listed,
+      listedFor(from, to),
     );
     if (!refusals.length) booked++;
   }

@@ -3,16 +3,19 @@ import { amount } from '../shared/amounts';
 import { amountValue, assetCode, windowedPageQuery } from '../shared/values';
 
 // Peers: the FSPs this node exchanges ILP packets with, over ILP-over-HTTP (Interledger RFC 35).
+// An ILP address (RFC 15): an allocation scheme, then segments.
+const SCHEME = '(g|private|example|peer|self|test[1-3]?|local)';
+const SEGMENT = '[.][a-zA-Z0-9_~-]+';
 export const ilpAddress = z
   .string()
   .max(1023)
-  .regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)+$/, 'must be an ILP address, e.g. test.node-b');
+  .regex(new RegExp(`^${SCHEME}(${SEGMENT})+$`), 'must be an ILP address, e.g. test.node-b');
 // A route's ILP address prefix: an allocation scheme alone (a default route, e.g. `test`) or an
 // address's first segments; it matches itself and every address under it, on segment boundaries.
 const ilpPrefix = z
   .string()
   .max(1023)
-  .regex(/^(g|private|example|peer|self|test[1-3]?|local)([.][a-zA-Z0-9_~-]+)*$/, 'must be an ILP address prefix, e.g. test.node-c');
+  .regex(new RegExp(`^${SCHEME}(${SEGMENT})*$`), 'must be an ILP address prefix, e.g. test.node-c');
 export const MAX_ROUTES = 100;
 // Rafiki's `routes`: the prefixes reached through the peer (its static address is one already),
 // repeats dropped.
