@@ -18,8 +18,10 @@ interface CallInput {
   TableName?: string;
   QueueUrl?: string;
 }
-interface CallOutput {
+// An SDK middleware's result holds the command's output; the DynamoDB sender's is the output.
+export interface CallOutput {
   output?: { $metadata?: { requestId?: string; attempts?: number } };
+  $metadata?: { httpStatusCode?: number; requestId?: string; attempts?: number };
 }
 
 export function counted<C extends Instrumentable>(client: C, service: string): C {
@@ -27,16 +29,19 @@ export function counted<C extends Instrumentable>(client: C, service: string): C
   // for its logger even when that logger (ours: none) drops it: about 2% of a busy function's CPU.
   client.middlewareStack.remove('loggerMiddleware');
   client.middlewareStack.add(
-    (next: (args: { input: CallInput }) => Promise<CallOutput>, context: { commandName?: string }) => (args: { input: CallInput }) => {
-      const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      const counts = counting.getStore();
-      if (counts) counts.set(`${service}.${operation}`, (counts.get(`${service}.${operation}`) ?? 0) + 1);
-      const parent = currentSpan();
-      return parent ? tracedCall(parent.child(service, { namespace: 'aws', aws: awsFields(operation, args.input) }), next(args)) : next(args);
-    },
+    (next: (args: { input: CallInput }) => Promise<CallOutput>, context: { commandName?: string }) => (args: { input: CallInput }) =>
+      countAndTrace(service, (context.commandName ?? 'Unknown').replace(/Command$/, ''), args.input, () => next(args)),
     { step: 'initialize', name: 'countAndTraceAwsCalls' },
   );
   return client;
+}
+
+// One AWS call, counted and traced: an SDK client's (above) or the DynamoDB sender's (./dynamodb-http).
+export function countAndTrace<T>(service: string, operation: string, input: CallInput, call: () => Promise<T>): Promise<T> {
+  const counts = counting.getStore();
+  if (counts) counts.set(`${service}.${operation}`, (counts.get(`${service}.${operation}`) ?? 0) + 1);
+  const parent = currentSpan();
+  return parent ? tracedCall(parent.child(service, { namespace: 'aws', aws: awsFields(operation, input) }), call()) : call();
 }
 
 const awsFields = (operation: string, input: CallInput): TraceDocument['aws'] => ({
@@ -45,10 +50,10 @@ const awsFields = (operation: string, input: CallInput): TraceDocument['aws'] =>
   ...(input.QueueUrl && { queue_url: input.QueueUrl }),
 });
 
-async function tracedCall(span: Span, call: Promise<CallOutput>): Promise<CallOutput> {
+async function tracedCall<T>(span: Span, call: Promise<T>): Promise<T> {
   try {
     const result = await call;
-    const meta = result.output?.$metadata;
+    const meta = (result as CallOutput).output?.$metadata ?? (result as CallOutput).$metadata;
     if (meta?.requestId) span.doc.aws!.request_id = meta.requestId;
     if (meta?.attempts && meta.attempts > 1) span.doc.aws!.retries = meta.attempts - 1;
     span.end();

@@ -1,11 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { counted } from './aws';
+import { dynamoOverHttp } from './dynamodb-http';
 
 // The one DynamoDB client of this container, created on first use. Whole numbers past 2^53 (ledger
 // balances, at scale 20) are read as exact bigints; every other number as a JS number.
 let raw: DynamoDBClient | undefined;
-let doc: DynamoDBDocumentClient | undefined;
+let doc: Database | undefined;
 
 const sdkClient = () => (raw ??= counted(new DynamoDBClient({}), 'DynamoDB'));
 
@@ -22,14 +23,14 @@ export const translation = {
 } satisfies TranslateConfig;
 
 // What every store reaches the database through: the document client's `send`, of its commands
-// (GetCommand, QueryCommand, TransactWriteCommand...). On Lambda and on the emulators it is the
-// client above, on the wire as ever; a test may put the in-memory database in its place
+// (GetCommand, QueryCommand, TransactWriteCommand...). On Lambda and on the emulators it is
+// ./dynamodb-http, which sends them on DynamoDB's wire without the SDK's middleware; a test may put the in-memory database in its place
 // (`useDatabase(memoryDatabase())`, test/harness/memory-db), which production code never imports.
 export type Database = Pick<DynamoDBDocumentClient, 'send'>;
 let chosen: Database | undefined;
 let chosenForLibraries: DynamoDBClient | undefined;
 
-const dynamo = () => (doc ??= DynamoDBDocumentClient.from(sdkClient(), translation));
+const dynamo = () => (doc ??= dynamoOverHttp(sdkClient(), translation) as Database);
 export const db = (): Database => chosen ?? dynamo();
 
 // The database of this process from now on; undefined: DynamoDB again. `forLibraries`: the SDK's

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
 import { translation, useDatabase } from '../../lib/platform/db';
+import { dynamoOverHttp } from '../../lib/platform/dynamodb-http';
 import { fileEmulators } from '../harness/emulators';
 import { declaredTables, testNode } from '../harness/in-memory';
 import { storeCases } from '../harness/store-cases';
@@ -32,7 +32,8 @@ describe('DynamoDB Local', () => {
           GlobalSecondaryIndexes: p.GlobalSecondaryIndexes,
         }),
       );
-    useDatabase(DynamoDBDocumentClient.from(client, translation));
+    // What the stores send through on Lambda (lib/platform/db.ts).
+    useDatabase(dynamoOverHttp(client, translation) as never);
   });
   afterAll(() => useDatabase(undefined));
   storeCases(() => node);
