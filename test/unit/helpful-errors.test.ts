@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { noRouteDetail } from '../../infra/local/emulators/gateway';
 import { LOCAL_ADMIN_API_SECRET } from '../../infra/local/start/defaults';
-import { adminCall } from '../../infra/local/tools/admin-call';
+import { adminCall, fieldOf } from '../../infra/local/tools/admin-call';
 import { documentRoutes } from '../../infra/local/tools/admin-routes';
 import { fieldErrors } from '../../lib/api/http/problem';
 import { openApiDocument } from '../../lib/api/openapi';
@@ -34,6 +34,16 @@ describe('the CLI (npm run admin)', () => {
       base: 'http://localhost:3001',
     });
     expect(call(['GET', '/assets'], { TENANT_ID: 't2', ADMIN_API_SECRET: 'its-own' })).toMatchObject({ headers: { 'tenant-id': 't2' }, secret: 'its-own' });
+  });
+
+  // The README's walkthrough pasted again found its EUR asset by this (its POST is then a 409).
+  it('--field picks an item of a list by one of its fields, as well as by its place', () => {
+    const answer = { items: [{ id: 'a1', code: 'USD' }, { id: 'a2', code: 'EUR', address: 'http://x.example/bob' }] };
+    expect(fieldOf(answer, 'items[code=EUR].id')).toBe('a2');
+    expect(fieldOf(answer, 'items[address=http://x.example/bob].code')).toBe('EUR');
+    expect(fieldOf(answer, 'items.0.id')).toBe('a1');
+    expect(fieldOf(answer, 'items[code=GBP].id')).toBeUndefined();
+    expect(fieldOf(answer, 'id[code=EUR]')).toBeUndefined();
   });
 });
 

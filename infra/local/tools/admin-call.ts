@@ -33,3 +33,15 @@ export function adminCall(args: string[], env: Record<string, string | undefined
   const base = env.ADMIN_API_URL ?? `http://localhost:${env.ADMIN_PORT ?? adminPort}`;
   return { method: method.toUpperCase(), path, body, headers, jsonOnly, field, base, secret: env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET };
 }
+
+// The field --field names in an answer: a dotted path (`id`, `items.0.id`), where `[name=value]`
+// picks the first item of a list whose `name` is `value` (`items[code=EUR].id`): a walkthrough pasted
+// again finds what it made the first time.
+export function fieldOf(answer: unknown, field: string): unknown {
+  let value: any = answer;
+  for (const [, key, name, wanted] of field.matchAll(/\.?([^.[\]]+)|\[([^=\]]+)=([^\]]*)\]/g)) {
+    if (key !== undefined) value = value?.[key];
+    else value = Array.isArray(value) ? value.find((item) => String(item?.[name]) === wanted) : undefined;
+  }
+  return value;
+}

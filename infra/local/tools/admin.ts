@@ -1,7 +1,7 @@
 import { withAmountsWritten } from '../../../console/amounts';
 import { openApiDocument } from '../../../lib/api/openapi';
 import { NODES, nodeFromArgs } from '../start/defaults';
-import { adminCall } from './admin-call';
+import { adminCall, fieldOf } from './admin-call';
 import { adminClient } from './admin-client';
 import { documentRoutes } from './admin-routes';
 
@@ -22,7 +22,8 @@ prints the status and the answer, each amount written for a person ("10,050.00 U
   --json          print only the response body as the API gives it (amounts as
                   {"value": "1005000", "assetCode": "USD", "assetScale": 2}, no status line),
                   e.g. to pipe into jq
-  --field NAME    print only this field of the answer, raw (a dotted path: id, url, items.0.id),
+  --field NAME    print only this field of the answer, raw (a dotted path: id, url, items.0.id;
+                  items[code=EUR].id: of the first item whose code is EUR),
                   e.g. id=$(npm run -s admin -- --field id POST ...); on a 4xx or 5xx, or when
                   the answer lacks it, the whole answer goes to stderr and the exit status is 1
   -H 'Name: v'    add a header; an Idempotency-Key given this way is signed too
@@ -76,7 +77,7 @@ const res = await adminClient(base, secret)
 process.exitCode = res.status < 400 ? 0 : 1;
 // A body that is not JSON comes back as its text, which has no fields.
 const answer = typeof res.body === 'string' ? undefined : res.body;
-const value = field === undefined ? undefined : field.split('.').reduce<any>((v, key) => v?.[key], answer);
+const value = field === undefined ? undefined : fieldOf(answer, field);
 if (field !== undefined && res.status < 400 && value !== undefined) {
   console.log(typeof value === 'string' ? value : JSON.stringify(value));
 } else {
