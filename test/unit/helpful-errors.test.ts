@@ -38,7 +38,12 @@ describe('the CLI (npm run admin)', () => {
 
   // The README's walkthrough pasted again found its EUR asset by this (its POST is then a 409).
   it('--field picks an item of a list by one of its fields, as well as by its place', () => {
-    const answer = { items: [{ id: 'a1', code: 'USD' }, { id: 'a2', code: 'EUR', address: 'http://x.example/bob' }] };
+    const answer = {
+      items: [
+        { id: 'a1', code: 'USD' },
+        { id: 'a2', code: 'EUR', address: 'http://x.example/bob' },
+      ],
+    };
     expect(fieldOf(answer, 'items[code=EUR].id')).toBe('a2');
     expect(fieldOf(answer, 'items[address=http://x.example/bob].code')).toBe('EUR');
     expect(fieldOf(answer, 'items.0.id')).toBe('a1');
