@@ -259,7 +259,7 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
         again.answers.map((x) => (x.status < 400 ? x.status : `${x.status} ${x.body.code}`)),
         again.stdout + again.stderr,
       ).toEqual(['409 asset_exists', '409 asset_exists', 200, '409 wallet_address_exists', '409 wallet_address_exists', 200, 200]);
-      expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(pasted again: 409 asset_exists, wallet_address_exists)');
+      expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(re-pasted: 409 asset_exists, wallet_address_exists)');
       expect(again.answers.slice(-2).map((x) => x.body)).toMatchObject([
         { state: 'completed', sentAmount: '100.00 USD' },
         { state: 'completed', receivedAmount: '92.00 EUR' },
