@@ -6,7 +6,7 @@ import { openApiDocument } from '../../../lib/api/openapi';
 import { ROOT } from '../start/serverless-config';
 import { documentRoutes } from './admin-routes';
 
-// The local CLIs (`npm run admin`, `operator`, `reset`, `redrive`, `bruno`), each bundled once by
+// The local CLIs (`npm run admin`, `operator`, `reset`, `bruno`), each bundled once by
 // esbuild into .local/cli/<name>.mjs, which ./run.cjs runs: a call then compiles no TypeScript and
 // loads one file (`npm run admin` costs 0.4 CPU-s a call, half of it npm's own, against 1.2 under tsx). ./run.cjs builds a
 // CLI when its bundle is missing or any of its sources differs from when it was built: .local/cli/<name>.json
@@ -16,8 +16,8 @@ export const CLIS = {
   operator: 'infra/local/tools/operator.ts',
   reset: 'infra/local/tools/reset.ts',
   bruno: 'infra/local/tools/bruno.ts',
-  redrive: 'infra/redrive.ts',
 };
+// (Not `npm run redrive`: it runs the service's functions in its own process, from their TypeScript, under tsx.)
 export type Cli = keyof typeof CLIS;
 export const CLI_DIR = join(ROOT, '.local', 'cli');
 

@@ -1,9 +1,9 @@
 'use strict';
 
-// `node infra/local/tools/run.cjs <cli> [args...]` (`npm run admin`, `operator`, `reset`, `redrive`,
-// `bruno`): runs the CLI from its bundle in .local/cli/ (./build-cli.ts), built first when it is
-// missing or any of its sources changed since (a fresh clone's first call, a pull, an edit): a call
-// compiles no TypeScript. Plain JavaScript, as it runs before anything is built.
+// `node infra/local/tools/run.cjs <cli> [args...]` (`npm run admin`, `operator`, `reset`, `bruno`): runs
+// the CLI from its bundle in .local/cli/ (./build-cli.ts), built first when it is missing or any of its
+// sources changed since (a fresh clone's first call, a pull, an edit): a call compiles no TypeScript.
+// Plain JavaScript, as it runs before anything is built.
 const { spawnSync } = require('node:child_process');
 const { readFileSync, statSync } = require('node:fs');
 const { join } = require('node:path');
