@@ -2,7 +2,7 @@ import { withAmountsWritten } from '../../../console/amounts';
 import { openApiDocument } from '../../../lib/api/openapi';
 import { NODES, nodeFromArgs } from '../start/defaults';
 import { adminCall, fieldOf } from './admin-call';
-import { adminClient } from './admin-client';
+import { adminClient, viaHttp } from './admin-client';
 import { documentRoutes } from './admin-routes';
 
 // `npm run admin -- [options] METHOD PATH [JSON]`: signs and sends one Admin API request, then
@@ -66,11 +66,11 @@ if ('refused' in call) {
   process.exit(2);
 }
 const { method, path, body, headers, jsonOnly, field, base, secret } = call;
-const res = await adminClient(base, secret)
+const res = await adminClient(base, secret, viaHttp)
   .request(method, path, { body, headers })
-  .catch((e: Error & { cause?: { code?: string } }) => {
+  .catch((e: Error & { code?: string }) => {
     // Nothing answered (or a header could not be signed): one line, not a stack trace.
-    const why = e.cause?.code ?? e.message;
+    const why = e.code ?? e.message;
     console.error(`error: ${why === 'ECONNREFUSED' ? `nothing answers at ${base}: is npm start running? (--node b|c, ADMIN_API_URL)` : why}`);
     process.exit(1);
   });

@@ -8,7 +8,7 @@ import { documentRoutes } from './admin-routes';
 
 // The local CLIs (`npm run admin`, `operator`, `reset`, `bruno`), each bundled once by
 // esbuild into .local/cli/<name>.mjs, which ./run.cjs runs: a call then compiles no TypeScript and
-// loads one file (`npm run admin` costs 0.4 CPU-s a call, half of it npm's own, against 1.2 under tsx). ./run.cjs builds a
+// loads one file (`npm run admin` costs 0.3 CPU-s a call, most of it npm's own, against 1.1 under tsx). ./run.cjs builds a
 // CLI when its bundle is missing or any of its sources differs from when it was built: .local/cli/<name>.json
 // lists each with its mtime.
 export const CLIS = {
