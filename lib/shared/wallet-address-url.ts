@@ -20,8 +20,11 @@ export function isUnderBase(address: string, base: string): boolean {
   return address.toLowerCase().startsWith(`${canonicalBase(base)}/`);
 }
 
+// What wallet addresses are under: WALLET_ADDRESS_URL (a string), or a tenant's prefix, which a refusal names so.
+export type AddressBase = string | { url: string; name: string };
+
 // `field`: the request's field that holds it, which a refusal names.
-export function canonicalAddress(input: string, base: string, field = 'address'): string {
+export function canonicalAddress(input: string, base: AddressBase, field = 'address'): string {
   let url: URL;
   try {
     url = new URL(input);
@@ -33,8 +36,9 @@ export function canonicalAddress(input: string, base: string, field = 'address')
     throw invalidField(field, 'must not contain credentials, a query or a fragment');
   }
   const address = url.href.toLowerCase().replace(/\/+$/, '');
-  const root = canonicalBase(base);
-  if (!address.startsWith(`${root}/`)) throw invalidField(field, `must be under WALLET_ADDRESS_URL (${root}/...)`);
+  const { url: baseUrl, name } = typeof base === 'string' ? { url: base, name: 'WALLET_ADDRESS_URL' } : base;
+  const root = canonicalBase(baseUrl);
+  if (!address.startsWith(`${root}/`)) throw invalidField(field, `must be under ${name} (${root}/...)`);
   const segments = address.slice(root.length + 1).split('/');
   if (!segments.every((s) => SEGMENT.test(s))) throw invalidField(field, 'path segments may hold only letters, digits, ".", "_", "~" and "-"');
   return address;
@@ -49,11 +53,11 @@ export const MAX_PREFIX_SEGMENTS = MAX_ADDRESS_SEGMENTS - 1;
 
 // The canonical form of an address to create (or of a tenant's prefix, named by `field`, with at
 // most `maxSegments`).
-export function newAddress(input: string, base: string, field = 'address', maxSegments = MAX_ADDRESS_SEGMENTS): string {
+export function newAddress(input: string, base: AddressBase, field = 'address', maxSegments = MAX_ADDRESS_SEGMENTS): string {
   const address = canonicalAddress(input, base, field);
   const path = new URL(address).pathname.split('/').filter(Boolean);
   if (path.length > maxSegments) throw invalidField(field, `must have at most ${maxSegments} path segments, not ${path.length}`);
-  const segments = address.slice(canonicalBase(base).length + 1).split('/');
+  const segments = address.slice(canonicalBase(typeof base === 'string' ? base : base.url).length + 1).split('/');
   const reserved = segments.find((s) => RESERVED_SEGMENTS.includes(s));
   if (reserved) throw invalidField(field, `must not have a path segment "${reserved}": ${RESERVED_SEGMENTS.join(', ')} are the resource server's own paths`);
   if (!segments.every((s) => NEW_SEGMENT.test(s))) throw invalidField(field, 'path segments must start with a letter or digit');

@@ -39,10 +39,16 @@ async function checkBase(node: Node, base: string): Promise<Write[]> {
   return [];
 }
 
+// Where the node's wallet addresses are, as a refusal names it: a tenant's, under its own prefix.
+const addressBase = (node: Node) => ({
+  url: node.urls.walletAddresses,
+  name: node.tenant.operator ? 'WALLET_ADDRESS_URL' : `the walletAddressPrefix of tenant ${node.tenant.id}`,
+});
+
 export async function createWalletAddress(node: Node, input: CreateWalletAddress): Promise<WalletAddress> {
   const base = canonicalBase(node.urls.walletAddresses);
   const recordBase = await checkBase(node, base);
-  const address = newAddress(input.address, base);
+  const address = newAddress(input.address, addressBase(node));
   const asset = await findAssetByCode(node, input.assetCode);
   if (!asset) throw assetErrors.unknown(input.assetCode);
   const wallet: store.StoredWallet = {

@@ -274,6 +274,8 @@ describe('the local gateway', () => {
   it('answers unknown routes with 404 and other methods with 405, as problem+json', async () => {
     const unknown = await raw(s.adminUrl, 'GET', '/nowhere', { signature: s.sign('GET', '/nowhere') });
     expect([unknown.status, unknown.headers['content-type'], JSON.parse(unknown.body).code]).toEqual([404, 'application/problem+json', 'route_not_found']);
+    // Issue 48: a typo was told "(or the route needs AWS SigV4 credentials…)"; locally it names the route near.
+    expect(JSON.parse((await raw(s.adminUrl, 'GET', '/asset')).body).detail).toBe('No route GET /asset; the nearest: GET /assets');
     const wrong = await raw(s.adminUrl, 'DELETE', '/assets');
     expect([wrong.status, wrong.headers['content-type'], wrong.headers.allow, JSON.parse(wrong.body).code]).toEqual([
       405,
@@ -290,6 +292,7 @@ describe('the local gateway', () => {
       expect([res.status, res.headers['content-type']]).toEqual([404, 'application/problem+json']);
       expect(JSON.parse(res.body)).toMatchObject({ status: 404, code: 'route_not_found', requestId: expect.any(String) });
     }
+    expect(JSON.parse(introspection.body).detail).toContain('SigV4'); // a route that needs it, called unsigned
   });
 
   it('routes and signs the path as sent, dot segments included', async () => {

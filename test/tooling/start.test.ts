@@ -238,7 +238,7 @@ describe('npm start without Java', () => {
 });
 
 describe('the README walkthroughs, each block pasted whole into bash', () => {
-  it('"Walk through a payment" reaches its commented results, and npm start prints no JSON log line', async () => {
+  it('"Walk through a payment" reaches its commented results, pasted again too, and npm start prints no JSON log line', async () => {
     const a = await startNode('start');
     try {
       const [block] = readmeBlocks('Walk through a payment');
@@ -246,13 +246,24 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
       expect(
         answers.map((x) => x.status),
         stdout + stderr,
-      ).toEqual([201, 200, 201, 201, 200, 200]);
+      ).toEqual([201, 201, 200, 201, 201, 200, 200]);
       const [payment, intent] = answers.slice(-2).map((x) => x.body);
       expect(payment).toMatchObject({ state: 'completed', sentAmount: '100.00 USD' });
       expect(intent).toMatchObject({ state: 'completed', receivedAmount: '92.00 EUR' });
       const webhooks: Array<{ type: string; verified: boolean }> = JSON.parse(stdout.trim().split('\n').at(-1)!);
       expect(webhooks.map((e) => e.type)).toEqual(expect.arrayContaining(['payment_intent.created', 'payment.created', 'payment.funded']));
       expect(webhooks.every((e) => e.verified)).toBe(true);
+      // Issue 48: pasted again on the data it made, it pays again; its only 4xx are the 409s the README names.
+      const again = await paste(block, { a });
+      expect(
+        again.answers.map((x) => (x.status < 400 ? x.status : `${x.status} ${x.body.code}`)),
+        again.stdout + again.stderr,
+      ).toEqual(['409 asset_exists', '409 asset_exists', 200, '409 wallet_address_exists', '409 wallet_address_exists', 200, 200]);
+      expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(re-pasted: 409 asset_exists, wallet_address_exists)');
+      expect(again.answers.slice(-2).map((x) => x.body)).toMatchObject([
+        { state: 'completed', sentAmount: '100.00 USD' },
+        { state: 'completed', receivedAmount: '92.00 EUR' },
+      ]);
       // Quiet by default (docs/configuration.md: LOG_LEVEL): the FSP's lines, no JSON log line.
       expect(a.output()).toMatch(/\[fsp\] funded payment [0-9a-f-]+ -> 200/);
       expect(a.output()).not.toContain('"level":');

@@ -8,6 +8,7 @@ import { Span, type TraceSink } from '../../../lib/platform/tracing';
 import gatewayResponses from '../../serverless/gateway-responses.cjs';
 import { listen, readBody } from '../start/listen';
 import type { LambdaRuntime } from './lambda';
+import { nearRoutes } from './near-routes';
 import type { Route } from './rest-apis';
 import { sigV4Refusal } from './sigv4';
 
@@ -134,6 +135,18 @@ function rateLimiter(limit: number) {
 }
 const problemBody = (type: GatewayResponseType) => gatewayResponses.problemBody(type) as { status: number } & Record<string, unknown>;
 
+// What a path no route serves is told locally, where the gateway knows it has no such route: the routes
+// nearest it (of the same method and depth if there are, else of the same method, else any), and no
+// word of SigV4 (deployed, the same 404 answers an IAM route called unsigned, so it cannot say which).
+export function noRouteDetail(routes: Array<{ method: string; path: string }>, method: string, path: string): string {
+  const near = nearRoutes(routes, path);
+  const depth = (p: string) => p.split('/').length;
+  const sameMethod = near.filter((r) => r.method === method || r.method === 'ANY');
+  const sameDepth = sameMethod.filter((r) => depth(r.path) === depth(path));
+  const named = (sameDepth.length ? sameDepth : sameMethod.length ? sameMethod : near).map((r) => `${r.method} ${r.path}`);
+  return `No route ${method} ${path}${named.length ? `; the nearest: ${named.join(', ')}` : ''}`;
+}
+
 function requestSegment(req: IncomingMessage, trace: { name: string; sink: TraceSink }): Span | undefined {
   const header = req.headers['x-amzn-trace-id'];
   const url = `http://${req.headers.host ?? 'localhost'}${(req.url ?? '/').split('?')[0]}`;
@@ -177,8 +190,8 @@ export async function startGateway(opts: {
       res.end(body);
     };
     // `status`: API Gateway's own, for a type whose body names none (DEFAULT_4XX).
-    const sendGateway = (type: GatewayResponseType, status?: number) => {
-      const body = { ...(status && { status }), ...problemBody(type), requestId: randomUUID() };
+    const sendGateway = (type: GatewayResponseType, status?: number, detail?: string) => {
+      const body = { ...(status && { status }), ...problemBody(type), ...(detail && { detail }), requestId: randomUUID() };
       send(body.status, { 'content-type': 'application/problem+json' }, JSON.stringify(body));
     };
     try {
@@ -209,7 +222,7 @@ export async function startGateway(opts: {
           const r = problemResponse(httpErrors.methodNotAllowed(`${method} is not served at ${rawPath}; ${allow.join(', ')} is`, allow));
           return send(r.statusCode, r.headers!, r.body);
         }
-        return sendGateway('MISSING_AUTHENTICATION_TOKEN');
+        return sendGateway('MISSING_AUTHENTICATION_TOKEN', undefined, noRouteDetail(opts.routes, method, rawPath));
       }
       const { route } = found.compiled;
       // Which route the request took, for the console's list of traces (its resource path, not the URL's ids).

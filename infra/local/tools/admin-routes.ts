@@ -2,7 +2,9 @@
 // and path are checked against it before anything is signed, and a wrong one is told with the routes
 // nearest to it.
 
-type Document = { paths: Record<string, Record<string, unknown>> };
+import { nearRoutes } from '../emulators/near-routes';
+
+export type Document = { paths: Record<string, Record<string, unknown>> };
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
@@ -26,12 +28,13 @@ function matches(template: string, path: string): boolean {
 export function routeProblem(doc: Document, method: string, path: string): string | undefined {
   const routes = documentRoutes(doc);
   const wanted = method.toUpperCase();
+  if (!METHODS.includes(method.toLowerCase())) return `${method} is not a method of the Admin API, which takes ${METHODS.join(', ').toUpperCase()}`;
+  if (!path.startsWith('/')) return `${wanted} ${path}: a path begins with /, as in ${wanted} /${path}`;
   const same = routes.filter((r) => matches(r.path, path));
   if (same.some((r) => r.method === wanted)) return undefined;
   const line = (r: { method: string; path: string }) => `  ${r.method} ${r.path}`;
   if (same.length) return `${wanted} ${path}: ${same[0].path} takes ${same.map((r) => r.method).join(', ')}, not ${wanted}`;
-  const first = segments(path)[0];
-  const near = routes.filter((r) => segments(r.path)[0] === first || (first.length > 2 && segments(r.path)[0].startsWith(first.slice(0, 3))));
+  const near = nearRoutes(routes, path);
   return (
     `${wanted} ${path}: the Admin API has no such route` +
     (near.length ? `; its routes under /${segments(near[0].path)[0]}:\n${near.map(line).join('\n')}` : ' (--routes lists them all)')

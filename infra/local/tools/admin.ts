@@ -1,8 +1,9 @@
 import { withAmountsWritten } from '../../../console/amounts';
 import { openApiDocument } from '../../../lib/api/openapi';
-import { LOCAL_ADMIN_API_SECRET, NODES, nodeFromArgs } from '../start/defaults';
-import { adminClient } from './admin-client';
-import { documentRoutes, routeProblem } from './admin-routes';
+import { NODES, nodeFromArgs } from '../start/defaults';
+import { adminCall, fieldOf } from './admin-call';
+import { adminClient, viaHttp } from './admin-client';
+import { documentRoutes } from './admin-routes';
 
 // `npm run admin -- [options] METHOD PATH [JSON]`: signs and sends one Admin API request, then
 // prints the status and the body for a person, each amount written as one ("10,050.00 USD"); with
@@ -15,12 +16,14 @@ Signs one Admin API request with ADMIN_API_SECRET (or the local default) and sen
 prints the status and the answer, each amount written for a person ("10,050.00 USD").
 
   --node b|c      send to Node B (port 4001) or Node C (6001) instead of Node A (3001)
-  --tenant ID     send as this tenant (its tenant-id header), signed with its own secret, which
-                  ADMIN_API_SECRET must then hold (the adminApiSecret POST /tenants answered)
+  --tenant ID     send as this tenant (its tenant-id header), signed with ADMIN_API_SECRET: the
+                  tenant's own (the adminApiSecret POST /tenants answered), or the operator's
+                  (the local default too), which may act for any active tenant
   --json          print only the response body as the API gives it (amounts as
                   {"value": "1005000", "assetCode": "USD", "assetScale": 2}, no status line),
                   e.g. to pipe into jq
-  --field NAME    print only this field of the answer, raw (a dotted path: id, url, items.0.id),
+  --field NAME    print only this field of the answer, raw (a dotted path: id, url, items.0.id;
+                  items[code=EUR].id: of the first item whose code is EUR),
                   e.g. id=$(npm run -s admin -- --field id POST ...); on a 4xx or 5xx, or when
                   the answer lacks it, the whole answer goes to stderr and the exit status is 1
   -H 'Name: v'    add a header; an Idempotency-Key given this way is signed too
@@ -53,51 +56,28 @@ if (args.includes('--routes')) {
   for (const r of documentRoutes(doc)) console.log(`${r.method.padEnd(6)} ${r.path.padEnd(48)} ${r.summary}`);
   process.exit(0);
 }
-const node = NODES[nodeFromArgs(args)];
-const headers: Record<string, string> = {};
-const positional: string[] = [];
-let jsonOnly = false;
-let field: string | undefined;
-let tenant = process.env.TENANT_ID || undefined;
-for (let i = 0; i < args.length; i++) {
-  if (args[i] === '-H') {
-    const [name, ...value] = (args[++i] ?? '').split(':');
-    headers[name.trim().toLowerCase()] = value.join(':').trim();
-  } else if (args[i] === '--json') jsonOnly = true;
-  else if (args[i] === '--field') field = args[++i] ?? '';
-  else if (args[i] === '--tenant') tenant = args[++i] ?? '';
-  else positional.push(args[i]);
-}
-const [method, path, body = ''] = positional;
-if (!method || !path?.startsWith('/') || field === '' || tenant === '') {
+const call = adminCall(args, process.env, doc, NODES[nodeFromArgs(args)].ports.admin);
+if ('usage' in call) {
   console.error(HELP);
   process.exit(2);
 }
-const unknown = routeProblem(doc, method, path);
-if (unknown) {
-  console.error(`error: ${unknown}`);
+if ('refused' in call) {
+  console.error(`error: ${call.refused}`);
   process.exit(2);
 }
-// A tenant's requests are signed with its own secret: the local default is the operator's.
-if (tenant && tenant !== 'operator' && !process.env.ADMIN_API_SECRET) {
-  console.error(`error: --tenant ${tenant} needs the tenant's own secret in ADMIN_API_SECRET`);
-  process.exit(2);
-}
-if (tenant) headers['tenant-id'] = tenant;
-const base = process.env.ADMIN_API_URL ?? `http://localhost:${process.env.ADMIN_PORT ?? node.ports.admin}`;
-const secret = process.env.ADMIN_API_SECRET || LOCAL_ADMIN_API_SECRET;
-const res = await adminClient(base, secret)
-  .request(method.toUpperCase(), path, { body, headers })
-  .catch((e: Error & { cause?: { code?: string } }) => {
+const { method, path, body, headers, jsonOnly, field, base, secret } = call;
+const res = await adminClient(base, secret, viaHttp)
+  .request(method, path, { body, headers })
+  .catch((e: Error & { code?: string }) => {
     // Nothing answered (or a header could not be signed): one line, not a stack trace.
-    const why = e.cause?.code ?? e.message;
+    const why = e.code ?? e.message;
     console.error(`error: ${why === 'ECONNREFUSED' ? `nothing answers at ${base}: is npm start running? (--node b|c, ADMIN_API_URL)` : why}`);
     process.exit(1);
   });
 process.exitCode = res.status < 400 ? 0 : 1;
 // A body that is not JSON comes back as its text, which has no fields.
 const answer = typeof res.body === 'string' ? undefined : res.body;
-const value = field === undefined ? undefined : field.split('.').reduce<any>((v, key) => v?.[key], answer);
+const value = field === undefined ? undefined : fieldOf(answer, field);
 if (field !== undefined && res.status < 400 && value !== undefined) {
   console.log(typeof value === 'string' ? value : JSON.stringify(value));
 } else {

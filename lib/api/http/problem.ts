@@ -80,6 +80,8 @@ export function fieldErrors(error: ZodError, prefix = ''): FieldError[] {
       return issue.keys.map((k) => ({ field: base ? `${base}.${k}` : k, message: 'is not a known field' }));
     }
     const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+    // Without a prefix, the root is the request's body: one not sent is told as such.
+    if (!base && missing) return [{ field: '(body)', message: 'is missing: this request takes a JSON body' }];
     return [{ field: base || '(root)', message: missing ? 'is required' : issue.message }];
   });
 }
