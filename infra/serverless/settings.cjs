@@ -165,6 +165,8 @@ const SETTINGS = {
   WEBHOOK_FAILURES_ALARM_COUNT: { check: whole(1, 1e6) },
   API_4XX_ALARM_COUNT: { check: whole(1, 1e9) },
 
+  // Stages packaged with the production profile besides prod, production and prod-* (deploy-checks.cjs).
+  PRODUCTION_STAGES: { check: (v) => (/^[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*$/.test(v) ? undefined : 'must be stage names, comma-separated') },
   // The stack's own shape.
   API_GATEWAY_ACCOUNT_ROLE: { check: oneOf('create', 'existing') },
   SECRETS_EXISTING: { check: flag },
