@@ -77,16 +77,21 @@ function check(serverless, stage, region) {
 
   for (const [name, fn] of Object.entries(serverless.service.functions ?? {})) {
     const factor = Math.max(0, ...(fn.events ?? []).map((e) => Number(e.stream?.parallelizationFactor ?? 0)));
+    const polling = Math.max(0, ...(fn.events ?? []).map((e) => Number(e.sqs?.maximumConcurrency ?? 0)));
     const reserved = Number(fn.reservedConcurrency);
-    if (factor && reserved && reserved < factor * NEW_TABLE_SHARDS) {
+    const settingOf = () => {
       const declared = require('yaml').parse(fs.readFileSync(path.join(serverless.serviceDir, 'serverless.yml'), 'utf8')).functions;
       // functions: a map, or a list of them (the first from the Admin routes' declarations).
       const written = [].concat(declared).find((part) => typeof part === 'object' && part?.[name])?.[name].reservedConcurrency;
-      const setting = /\$\{env:(\w+)/.exec(String(written))?.[1] ?? `${name}'s reservedConcurrency`;
+      return /\$\{env:(\w+)/.exec(String(written))?.[1] ?? `${name}'s reservedConcurrency`;
+    };
+    if (factor && reserved && reserved < factor * NEW_TABLE_SHARDS) {
       problems.push(
-        `${setting}: ${reserved} is below ${factor * NEW_TABLE_SHARDS}, the parallelization factor ${factor} times a new table stream's ${NEW_TABLE_SHARDS} shards`,
+        `${settingOf()}: ${reserved} is below ${factor * NEW_TABLE_SHARDS}, the parallelization factor ${factor} times a new table stream's ${NEW_TABLE_SHARDS} shards`,
       );
     }
+    if (polling && reserved && reserved < polling)
+      problems.push(`${settingOf()}: ${reserved} is below ${polling}, its queue mapping's maximumConcurrency (Lambda would throttle what it polls)`);
   }
   problems.push(...customDomains(serverless.service.provider.environment ?? {}).problems);
   if (productionStage(stage)) problems.push(...weakenings(env, serverless.service.provider.environment ?? {}));

@@ -172,6 +172,7 @@ const SETTINGS = {
   SECRETS_EXISTING: { check: flag },
   WORKER_RESERVED_CONCURRENCY: { check: whole(1, 10000) },
   RELAY_RESERVED_CONCURRENCY: { check: whole(1, 10000) },
+  WEBHOOK_RESERVED_CONCURRENCY: { check: whole(1, 10000) },
   // The relay's stream mapping: retries bounded (Lambda's own limit), and a record age it can still
   // read and re-drive from the stream, which keeps records 24 hours.
   RELAY_MAX_RETRY_ATTEMPTS: { check: whole(0, 10000) },

@@ -83,7 +83,8 @@ export const packageEnv: NodeJS.ProcessEnv = {
   SLS_TELEMETRY_DISABLED: '1',
 };
 // The test run's own log level (vitest.config.ts: SILENT) is not the deploy's.
-for (const name of ['ALARMS_UNSUBSCRIBED', 'ADMIN_OPEN_TO_INTERNET', 'ALARM_TOPIC_ARN', 'KMS_KEY_ARN', 'STAGE', 'POWERTOOLS_LOG_LEVEL']) delete packageEnv[name];
+for (const name of ['ALARMS_UNSUBSCRIBED', 'ADMIN_OPEN_TO_INTERNET', 'ALARM_TOPIC_ARN', 'KMS_KEY_ARN', 'STAGE', 'POWERTOOLS_LOG_LEVEL'])
+  delete packageEnv[name];
 
 type Run = { code: number; output: string; pid?: number };
 // A command run to its end: its exit code and everything it printed.
