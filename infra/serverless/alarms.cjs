@@ -17,7 +17,14 @@
 // - each table: any read or write throttled;
 // - what the business sees, from the service's own metrics (lib/platform/metrics.ts): custom.alarms.paymentsFailed
 //   payments failed, custom.alarms.webhookFailures webhook attempts the FSP did not take (its
-//   events that used up their retries wait on the parking queue, which alarms at one).
+//   events that used up their retries wait on the parking queue, which alarms at one);
+// - silence that means failure (missing data breaches): each scheduled function that has not run in
+//   5 minutes (its schedule stopped: a heartbeat), each backup vault with no backup completed in a day;
+// - each backup vault: any backup or copy job failed or aborted;
+// - each event bus rule: an event it could deliver neither to its target nor to its dead-letter queue
+//   (the webhook events' delivery to their queue);
+// - the stage's KMS keys: any of them disabled, scheduled for deletion or its rotation turned off
+//   (KeyStateRule, a rule on CloudTrail's record of those calls: the account needs a trail).
 // Every alarm notifies AlarmTopic (infra/resources.yml), or the topic custom.alarms.topicArn names. The dashboard is
 // ./dashboard.cjs's, which the local console draws too; the local run evaluates these alarms (infra/local/emulators/cloudwatch.ts).
 // The deploy puts them in a stack of their own (./nested-stacks.cjs).
@@ -25,6 +32,7 @@ const { PERIOD, WIDGETS, watched, expand } = require('./dashboard.cjs');
 
 const MAX_ALARM_METRICS = 10; // in one metric math alarm (a hard limit of CloudWatch's)
 const NEAR_TIMEOUT = 0.8;
+const DAY = 86400;
 
 class Alarms {
   constructor(serverless, options) {
@@ -200,6 +208,89 @@ function build(resources, s) {
     Statistic: 'Sum',
     Threshold: s.webhookFailures,
   });
+
+  // Silence that means failure: a schedule that stopped, a day without a backup.
+  const scheduled = ids('AWS::Events::Rule')
+    .filter((id) => resources[id].Properties.ScheduleExpression)
+    .flatMap((id) => (resources[id].Properties.Targets ?? []).map((t) => arnOf(t.Arn)))
+    .filter((fn) => resources[fn]?.Type === 'AWS::Lambda::Function');
+  for (const fn of scheduled) {
+    alarm(`${fn}HeartbeatAlarm`, `${fn} has not run in 5 minutes: its schedule stopped`, {
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: ofFunction(fn),
+      Statistic: 'Sum',
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
+  }
+  for (const vault of ids('AWS::Backup::BackupVault')) {
+    const ofVault = (name) => ({ Namespace: 'AWS/Backup', MetricName: name, Dimensions: [{ Name: 'BackupVaultName', Value: { Ref: vault } }] });
+    const failures = ['NumberOfBackupJobsFailed', 'NumberOfBackupJobsAborted', 'NumberOfCopyJobsFailed'];
+    alarm(`${vault}JobsFailedAlarm`, `A backup or copy job of ${vault} failed or was aborted`, {
+      Metrics: [
+        ...failures.map((name, i) => ({ Id: `m${i}`, MetricStat: { Metric: ofVault(name), Period: PERIOD, Stat: 'Sum' }, ReturnData: false })),
+        { Id: 'failed', Expression: `SUM([${failures.map((_, i) => `m${i}`).join(',')}])`, ReturnData: true },
+      ],
+      Threshold: 1,
+    });
+    alarm(`${vault}NoBackupAlarm`, `No backup into ${vault} completed in a day`, {
+      ...ofVault('NumberOfBackupJobsCompleted'),
+      Statistic: 'Sum',
+      Period: DAY,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
+  }
+  // Events a bus rule could put neither on its target nor on its dead-letter queue: lost.
+  for (const rule of ids('AWS::Events::Rule').filter((id) => resources[id].Properties.EventBusName)) {
+    const { EventBusName } = resources[rule].Properties;
+    // A custom bus's rule is `<bus>|<rule>` by Ref; its metrics name the rule alone.
+    const dims = [
+      { Name: 'EventBusName', Value: EventBusName },
+      { Name: 'RuleName', Value: { 'Fn::Select': [1, { 'Fn::Split': ['|', { Ref: rule }] }] } },
+    ];
+    const lost = ['FailedInvocations', 'InvocationsFailedToBeSentToDlq'];
+    alarm(`${rule}DeliveryFailedAlarm`, `${rule} could not deliver an event to its target nor to its dead-letter queue`, {
+      Metrics: [
+        ...lost.map((name, i) => ({
+          Id: `m${i}`,
+          MetricStat: { Metric: { Namespace: 'AWS/Events', MetricName: name, Dimensions: dims }, Period: PERIOD, Stat: 'Sum' },
+          ReturnData: false,
+        })),
+        { Id: 'lost', Expression: `SUM([${lost.map((_, i) => `m${i}`).join(',')}])`, ReturnData: true },
+      ],
+      Threshold: 1,
+    });
+  }
+  const keys = ids('AWS::KMS::Key');
+  if (keys.length) {
+    resources.KeyStateRule = {
+      Type: 'AWS::Events::Rule',
+      Properties: {
+        Description: "A call that disables one of the stage's keys, schedules its deletion or stops its rotation",
+        State: 'ENABLED',
+        EventPattern: {
+          source: ['aws.kms'],
+          'detail-type': ['AWS API Call via CloudTrail'],
+          detail: {
+            eventSource: ['kms.amazonaws.com'],
+            eventName: ['DisableKey', 'ScheduleKeyDeletion', 'DisableKeyRotation'],
+            resources: { ARN: keys.map((k) => ({ 'Fn::GetAtt': [k, 'Arn'] })) },
+          },
+        },
+      },
+    };
+    alarm('KeyStateAlarm', `A key of the stage (${keys.join(', ')}) was disabled, scheduled for deletion or stopped rotating`, {
+      Namespace: 'AWS/Events',
+      MetricName: 'TriggeredRules',
+      Dimensions: [{ Name: 'RuleName', Value: { Ref: 'KeyStateRule' } }],
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
+  }
 
   // The dashboard's body is one Fn::Sub: ${LogicalId} and ${LogicalId.QueueName} name resources.
   const cloudWatch = (m, i) => {

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { SETTINGS, cidrList, everywhere } = require('./settings.cjs');
+const { SETTINGS, cidrList, everywhere, setting } = require('./settings.cjs');
 const { customDomains } = require('./edge.cjs');
 
 // What would make a deploy unsafe, useless or silent is refused before anything is built, naming
@@ -18,7 +18,9 @@ const { customDomains } = require('./edge.cjs');
 //   "everywhere" CIDR (0.0.0.0/0, ::/0) there, or no list, needs ADMIN_OPEN_TO_INTERNET=1;
 // - a stream consumer's reserved concurrency takes its parallelization factor times the shards of
 //   a new on-demand table's stream (4), so that it is not throttled from its first day;
-// - custom domains are all four or none, each API on a name of its own.
+// - custom domains are all four or none, each API on a name of its own;
+// - on a production stage (productionStage), nothing that weakens a control (weakenings): a weaker
+//   stage is another stage, under another name, never a switch on this one.
 const STAND_INS = { string: 'set-by-cloudformation', url: 'https://set-by-cloudformation.example/000000000000/queue', pool: 'us-east-1_SetByCloudFormation' };
 const URL_SETTINGS = /_URL$/;
 const POOL_SETTINGS = /_USER_POOL_ID$/;
@@ -75,18 +77,60 @@ function check(serverless, stage, region) {
 
   for (const [name, fn] of Object.entries(serverless.service.functions ?? {})) {
     const factor = Math.max(0, ...(fn.events ?? []).map((e) => Number(e.stream?.parallelizationFactor ?? 0)));
+    const polling = Math.max(0, ...(fn.events ?? []).map((e) => Number(e.sqs?.maximumConcurrency ?? 0)));
     const reserved = Number(fn.reservedConcurrency);
-    if (factor && reserved && reserved < factor * NEW_TABLE_SHARDS) {
+    const settingOf = () => {
       const declared = require('yaml').parse(fs.readFileSync(path.join(serverless.serviceDir, 'serverless.yml'), 'utf8')).functions;
       // functions: a map, or a list of them (the first from the Admin routes' declarations).
       const written = [].concat(declared).find((part) => typeof part === 'object' && part?.[name])?.[name].reservedConcurrency;
-      const setting = /\$\{env:(\w+)/.exec(String(written))?.[1] ?? `${name}'s reservedConcurrency`;
+      return /\$\{env:(\w+)/.exec(String(written))?.[1] ?? `${name}'s reservedConcurrency`;
+    };
+    if (factor && reserved && reserved < factor * NEW_TABLE_SHARDS) {
       problems.push(
-        `${setting}: ${reserved} is below ${factor * NEW_TABLE_SHARDS}, the parallelization factor ${factor} times a new table stream's ${NEW_TABLE_SHARDS} shards`,
+        `${settingOf()}: ${reserved} is below ${factor * NEW_TABLE_SHARDS}, the parallelization factor ${factor} times a new table stream's ${NEW_TABLE_SHARDS} shards`,
       );
     }
+    if (polling && reserved && reserved < polling)
+      problems.push(`${settingOf()}: ${reserved} is below ${polling}, its queue mapping's maximumConcurrency (Lambda would throttle what it polls)`);
   }
   problems.push(...customDomains(serverless.service.provider.environment ?? {}).problems);
+  if (productionStage(stage)) problems.push(...weakenings(env, serverless.service.provider.environment ?? {}));
+  return problems;
+}
+
+// A production stage: `prod`, `production`, `prod-<anything>`, or one PRODUCTION_STAGES names. The
+// setting only adds stages: nothing makes `prod` anything else.
+const PRODUCTION = /^(prod|production)(-.*)?$/;
+function productionStage(stage) {
+  const named = (setting('PRODUCTION_STAGES') ?? '').split(',').map((s) => s.trim());
+  return PRODUCTION.test(stage) || named.includes(stage);
+}
+
+// The audit's minimum for the logs (PCI DSS 10.5.1: a year of audit trail).
+const AUDIT_RETENTION_DAYS = 365;
+const LOG_LEVELS_REFUSED = { TRACE: 'logs what requests carry', DEBUG: 'logs what requests carry', SILENT: 'logs nothing' };
+
+// What a production stage refuses, each naming its setting: `env` the deploy's settings, `environment`
+// the functions' as they will read them (defaults in).
+function weakenings(env, environment) {
+  const off = (name, why) => `${name}: ${why} (refused on a production stage: deploy a weaker one under another stage name)`;
+  const problems = [];
+  if (setting('WAF_ENABLED') !== 'true') problems.push(off('WAF_ENABLED', 'false leaves every API without WAF'));
+  if (setting('BACKUPS_ENABLED') !== 'true') problems.push(off('BACKUPS_ENABLED', 'false leaves the tables without daily backups'));
+  else if (!env.BACKUP_COPY_VAULT_ARN) problems.push(off('BACKUP_COPY_VAULT_ARN', 'unset keeps no copy of the backups in another region'));
+  const retention = Number(env.LOG_RETENTION_DAYS || AUDIT_RETENTION_DAYS);
+  if (retention < AUDIT_RETENTION_DAYS) problems.push(off('LOG_RETENTION_DAYS', `${retention} days is under the audit's ${AUDIT_RETENTION_DAYS}`));
+  if (environment.ALLOW_PRIVATE_FETCH === 'true') problems.push(off('ALLOW_PRIVATE_FETCH', 'true lets fetches of URLs clients choose reach private addresses'));
+  if (environment.ALLOW_PRIVATE_PEERS) problems.push(off('ALLOW_PRIVATE_PEERS', 'lets peers at private addresses through the outbound guard'));
+  const level = environment.POWERTOOLS_LOG_LEVEL;
+  if (LOG_LEVELS_REFUSED[level]) problems.push(off('POWERTOOLS_LOG_LEVEL', `${level} ${LOG_LEVELS_REFUSED[level]}`));
+  if (env.ADMIN_OPEN_TO_INTERNET === '1') problems.push(off('ADMIN_OPEN_TO_INTERNET', 'opens the Admin API to every address'));
+  if (env.ALARMS_UNSUBSCRIBED === '1') problems.push(off('ALARMS_UNSUBSCRIBED', 'leaves the alarms heard by nobody'));
+  if (!env.API_CERTIFICATE_ARN) problems.push(off('API_CERTIFICATE_ARN', 'unset leaves the APIs on their execute-api endpoints, without custom domains'));
+  if (!env.CONNECTOR_ALLOWED_CIDRS) problems.push(off('CONNECTOR_ALLOWED_CIDRS', 'unset lets any address send the connector packets'));
+  for (const [name, value] of Object.entries(environment)) {
+    if (URL_SETTINGS.test(name) && typeof value === 'string' && /^http:/i.test(value)) problems.push(off(name, `${value} is plain http`));
+  }
   return problems;
 }
 
@@ -114,3 +158,4 @@ function functionSettings(environment) {
 
 module.exports = DeployChecks;
 module.exports.declaredSettings = declaredSettings;
+module.exports.productionStage = productionStage;

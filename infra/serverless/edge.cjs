@@ -11,11 +11,16 @@ const { setting, cidrList } = require('./settings.cjs');
 //   minutes: API_RATE_LIMIT_PER_5MIN on the Open Payments servers, CONNECTOR_RATE_LIMIT_PER_5MIN on
 //   the connector, and GRANT_RATE_LIMIT_PER_5MIN on grant requests (the authorization server's
 //   POST at its root), tighter, as they are anonymous. Rules tell the APIs apart by the Host a request
-//   names, which is what API Gateway routes it by;
+//   names, which is what API Gateway routes it by; every request it blocks or counts, and a sample
+//   of the rest, logged to WafLogs, kept as long as the functions' logs (the audit's retention), with
+//   the headers that carry secrets redacted;
 // - custom domains (API_CERTIFICATE_ARN): each API on its own name (the Admin API on
 //   ADMIN_API_DOMAIN, the resource server on WALLET_ADDRESS_URL's, the authorization server on
 //   AUTH_SERVER_URL's, the connector on CONNECTOR_DOMAIN), and then their default execute-api
-//   endpoints are turned off, so that nothing reaches an API around its name.
+//   endpoints are turned off, so that nothing reaches an API around its name. Each domain takes
+//   TLS 1.3 and 1.2 with forward secrecy only, and post-quantum key exchange where the client offers
+//   it (API Gateway's enhanced policy TLS13_1_2_PFS_PQ_2025_09), in strict endpoint access mode
+//   (a request's SNI must name the domain).
 const ADMIN_API = 'ApiGatewayRestApi';
 
 class Edge {
@@ -175,6 +180,7 @@ function addWebAcl(resources, stage, hosts, grants) {
       Rules: rules.map((r, i) => ({ ...r, Priority: i, VisibilityConfig: visibility(r.Name) })),
     },
   };
+  addWafLogs(resources, stage);
   for (const [id, r] of Object.entries(resources).filter(([, r]) => r.Type === 'AWS::ApiGateway::Stage')) {
     resources[`${id}WebAcl`] = {
       Type: 'AWS::WAFv2::WebACLAssociation',
@@ -187,6 +193,33 @@ function addWebAcl(resources, stage, hosts, grants) {
       },
     };
   }
+}
+
+// Headers that carry a secret or a credential: never in WAF's log.
+const REDACTED_HEADERS = ['authorization', 'cookie', 'x-idp-secret', 'signature'];
+
+// WAF's log: a group whose name WAF requires to start aws-waf-logs-, with this stack's id in it (it is
+// retained, like the functions' logs: a stack deployed again after a removal makes a new one).
+function addWafLogs(resources, stage) {
+  const stackId = { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] };
+  resources.WafLogs = {
+    Type: 'AWS::Logs::LogGroup',
+    DeletionPolicy: 'Retain',
+    UpdateReplacePolicy: 'Retain',
+    Properties: {
+      LogGroupName: { 'Fn::Join': ['-', [`aws-waf-logs-payment-service-${stage}`, stackId]] },
+      RetentionInDays: resources.FunctionLogs?.Properties.RetentionInDays,
+    },
+  };
+  resources.WafLogging = {
+    Type: 'AWS::WAFv2::LoggingConfiguration',
+    Properties: {
+      ResourceArn: { 'Fn::GetAtt': ['WebAcl', 'Arn'] },
+      // The group's ARN without the :* that its Arn attribute ends with, as WAF wants it.
+      LogDestinationConfigs: [{ 'Fn::Sub': `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:\${WafLogs}` }],
+      RedactedFields: REDACTED_HEADERS.map((name) => ({ SingleHeader: { Name: name } })),
+    },
+  };
 }
 
 // A regional domain name and base path mapping for each API; its default endpoint off; the stack's
@@ -203,7 +236,8 @@ function addDomains(template, domains) {
         DomainName: host,
         RegionalCertificateArn: setting('API_CERTIFICATE_ARN'),
         EndpointConfiguration: { Types: ['REGIONAL'] },
-        SecurityPolicy: 'TLS_1_2',
+        SecurityPolicy: 'SecurityPolicy_TLS13_1_2_PFS_PQ_2025_09',
+        EndpointAccessMode: 'STRICT',
       },
     };
     resources[`${api}DomainMapping`] = {

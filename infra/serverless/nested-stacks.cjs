@@ -14,7 +14,8 @@ const path = require('node:path');
 //   server's API (they may call its introspection), and a role in the service's stack that needed
 //   the nested stack, which needs the functions, which need their roles, would be a cycle. The
 //   functions stay too, each with its role and alarms, like every other function.
-// - Monitoring: the alarms and the dashboard (./alarms.cjs), which nothing else refers to.
+// - Monitoring: the alarms and the dashboard (./alarms.cjs), the rule the key-state alarm counts and
+//   WAF's log (./edge.cjs), which nothing else refers to.
 // Each nested template is written beside the service's at packaging (no AWS call), named by a hash
 // of its content, and uploaded to the deployment bucket by `serverless deploy` before the stack is
 // updated; an unchanged one keeps its name, so CloudFormation leaves that nested stack as it is.
@@ -39,7 +40,7 @@ const STACKS = [
     name: 'Monitoring',
     file: 'monitoring-stack.json',
     description: 'The alarms and the dashboard of the payment service (a stack nested in its own)',
-    holds: (r) => /^AWS::CloudWatch::(Alarm|Dashboard)$/.test(r.Type),
+    holds: (r, id) => /^AWS::CloudWatch::(Alarm|Dashboard)$/.test(r.Type) || ['KeyStateRule', 'WafLogs', 'WafLogging'].includes(id),
   },
 ];
 
@@ -138,7 +139,7 @@ function references(resource) {
 // resource picked: no stack.
 function nest(template, { name, description, holds }) {
   const root = template.Resources;
-  const moved = Object.fromEntries(Object.entries(root).filter(([, r]) => holds(r)));
+  const moved = Object.fromEntries(Object.entries(root).filter(([id, r]) => holds(r, id)));
   if (!Object.keys(moved).length) return undefined;
   for (const [id, r] of Object.entries(moved)) {
     // A condition would have to be declared in both stacks: none is needed yet.

@@ -165,11 +165,14 @@ const SETTINGS = {
   WEBHOOK_FAILURES_ALARM_COUNT: { check: whole(1, 1e6) },
   API_4XX_ALARM_COUNT: { check: whole(1, 1e9) },
 
+  // Stages packaged with the production profile besides prod, production and prod-* (deploy-checks.cjs).
+  PRODUCTION_STAGES: { check: (v) => (/^[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*$/.test(v) ? undefined : 'must be stage names, comma-separated') },
   // The stack's own shape.
   API_GATEWAY_ACCOUNT_ROLE: { check: oneOf('create', 'existing') },
   SECRETS_EXISTING: { check: flag },
   WORKER_RESERVED_CONCURRENCY: { check: whole(1, 10000) },
   RELAY_RESERVED_CONCURRENCY: { check: whole(1, 10000) },
+  WEBHOOK_RESERVED_CONCURRENCY: { check: whole(1, 10000) },
   // The relay's stream mapping: retries bounded (Lambda's own limit), and a record age it can still
   // read and re-drive from the stream, which keeps records 24 hours.
   RELAY_MAX_RETRY_ATTEMPTS: { check: whole(0, 10000) },

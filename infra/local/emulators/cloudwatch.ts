@@ -11,7 +11,7 @@ import { logicalIdOf } from './rest-apis';
 // their stream mappings and failure destinations, and the Admin API), so that every alarm it
 // deploys is evaluated locally, and the dashboard is ./dashboard.cjs's, drawn per minute.
 type Resources = Record<string, { Type: string; Properties?: Record<string, any> }>;
-type Reference = string | { Ref: string } | { 'Fn::GetAtt': [string, string] };
+type Reference = string | { Ref: string } | { 'Fn::GetAtt': [string, string] } | { 'Fn::Select': unknown };
 
 interface DashboardMetric {
   namespace?: string;
@@ -68,6 +68,11 @@ export function templateOf(service: ServiceDef): Resources {
     const id = logicalIdOf(fn);
     resources[id] = { Type: 'AWS::Lambda::Function', Properties: { Timeout: fn.timeout } };
     fn.events.forEach((e, i) => {
+      // A schedule: its function has a heartbeat alarm.
+      if (e.schedule) {
+        const Properties = { ScheduleExpression: e.schedule, Targets: [{ Arn: { 'Fn::GetAtt': [id, 'Arn'] } }] };
+        resources[`${id}EventsRuleSchedule${i + 1}`] = { Type: 'AWS::Events::Rule', Properties };
+      }
       if (e.stream) {
         // Its on-failure queue counts as a dead-letter queue (the relay's parked records).
         const onFailure = e.stream.destinations?.onFailure;
@@ -96,6 +101,7 @@ export function localDimensions(service: ServiceDef, refs: Refs) {
   const resolve = (value: Reference): string | undefined => {
     if (typeof value === 'string') return value;
     if ('Ref' in value) return functions.get(value.Ref) ?? refs[value.Ref]?.ref;
+    if (!('Fn::GetAtt' in value)) return undefined; // another intrinsic (an event rule's name)
     const [id, attribute] = value['Fn::GetAtt'];
     return attribute === 'QueueName' ? queueName(id) : undefined;
   };
@@ -142,6 +148,7 @@ export function localCloudWatch(service: ServiceDef, refs: Refs, store: MetricSt
         periods: Number(p!.EvaluationPeriods ?? 1),
         threshold: Number(p!.Threshold),
         breaches: COMPARE[p!.ComparisonOperator],
+        missingBreaches: p!.TreatMissingData === 'breaching',
       };
       if (!p!.Metrics) {
         const { metric, key } = seriesOfAlarm(p as never);
@@ -165,12 +172,12 @@ export function localCloudWatch(service: ServiceDef, refs: Refs, store: MetricSt
     });
 
   // Each alarm over its last evaluation periods, the current minute the last of them; a missing
-  // datapoint does not breach (the template's TreatMissingData), and a sum misses only when all its
-  // metrics do. INSUFFICIENT_DATA: a metric the local run cannot name (a dimension it does not
+  // datapoint breaches as its TreatMissingData says (only a heartbeat's does), and a sum misses only
+  // when all its metrics do. INSUFFICIENT_DATA: a metric the local run cannot name (a dimension it does not
   // resolve), or an expression or comparison it does not know.
   const alarms = (now = Date.now()): LocalAlarm[] => {
     store.flush();
-    return alarmDefs.map(({ parts, breaches, periodMs, periods, ...a }) => {
+    return alarmDefs.map(({ parts, breaches, missingBreaches, periodMs, periods, ...a }) => {
       const base = { id: a.id, description: a.description, metric: a.metric, threshold: a.threshold };
       if (!parts || !breaches) return { ...base, state: 'INSUFFICIENT_DATA' };
       const end = minuteOf(now) + MINUTE_MS;
@@ -179,7 +186,7 @@ export function localCloudWatch(service: ServiceDef, refs: Refs, store: MetricSt
         return values.length ? values.reduce((x, y) => x + y, 0) : undefined;
       };
       const values = Array.from({ length: periods }, (_, i) => valueIn(end - (i + 1) * periodMs, end - i * periodMs));
-      const state = values.every((v) => v !== undefined && breaches(v, a.threshold)) ? 'ALARM' : 'OK';
+      const state = values.every((v) => (v === undefined ? missingBreaches : breaches(v, a.threshold))) ? 'ALARM' : 'OK';
       return { ...base, state, value: values[0] };
     });
   };

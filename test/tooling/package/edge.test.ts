@@ -96,7 +96,8 @@ describe('edge protection', () => {
         DomainName: host,
         RegionalCertificateArn: CERTIFICATE,
         EndpointConfiguration: { Types: ['REGIONAL'] },
-        SecurityPolicy: 'TLS_1_2',
+        SecurityPolicy: 'SecurityPolicy_TLS13_1_2_PFS_PQ_2025_09',
+        EndpointAccessMode: 'STRICT',
       });
       expect(deployed[`${api}DomainMapping`].Properties).toEqual({ DomainName: { Ref: `${api}Domain` }, RestApiId: { Ref: api }, Stage: STAGE });
       expect(template.Resources[api].Properties.DisableExecuteApiEndpoint, api).toBe(true);

@@ -69,9 +69,10 @@ describe('nested stacks', () => {
     expect(ofType('AWS::Lambda::Function').every(([id]) => template.Resources[id])).toBe(true);
     // The stages wait for API Gateway's account role (their access logs): the nested stack does.
     expect(template.Resources.OpenPayments.DependsOn).toEqual(['ApiGatewayAccountReady']);
-    // Monitoring: every alarm and the dashboard, and nothing else.
+    // Monitoring: every alarm and the dashboard, the key-state alarm's rule and WAF's log, and nothing else.
     expect(Object.keys(template.Resources).filter((id) => /^AWS::CloudWatch::/.test(template.Resources[id].Type))).toEqual([]);
-    expect(Object.values(nested.Monitoring.Resources).every((r) => /^AWS::CloudWatch::(Alarm|Dashboard)$/.test(r.Type))).toBe(true);
+    const watching = Object.entries(nested.Monitoring.Resources).filter(([, r]) => !/^AWS::CloudWatch::(Alarm|Dashboard)$/.test(r.Type));
+    expect(watching.map(([id]) => id).sort()).toEqual(['KeyStateRule', 'WafLogging', 'WafLogs']);
   });
 
   it("gives the rest of the template what it names in a nested stack as that stack's outputs, and what waited for a moved resource waits for the stack", () => {

@@ -82,7 +82,9 @@ export const packageEnv: NodeJS.ProcessEnv = {
   AWS_SECRET_ACCESS_KEY: 'dummy',
   SLS_TELEMETRY_DISABLED: '1',
 };
-for (const name of ['ALARMS_UNSUBSCRIBED', 'ADMIN_OPEN_TO_INTERNET', 'ALARM_TOPIC_ARN', 'KMS_KEY_ARN', 'STAGE']) delete packageEnv[name];
+// The test run's own log level (vitest.config.ts: SILENT) is not the deploy's.
+for (const name of ['ALARMS_UNSUBSCRIBED', 'ADMIN_OPEN_TO_INTERNET', 'ALARM_TOPIC_ARN', 'KMS_KEY_ARN', 'STAGE', 'POWERTOOLS_LOG_LEVEL'])
+  delete packageEnv[name];
 
 type Run = { code: number; output: string; pid?: number };
 // A command run to its end: its exit code and everything it printed.
@@ -116,16 +118,17 @@ export const BACKSTOP_MS = 20 * 60_000; // a full package on a loaded 2-core mac
 // settings (undefined: unset), as `serverless package` runs them before it builds anything: here in
 // this process, on serverless.yml as the local run resolves it, since a `serverless package` for each
 // costs seconds of CPU. One package refused for real (settings.test.ts) shows the plugin's place in packaging.
-export function refusal(changes: Record<string, string | undefined>): string {
+// `stage`: another stage than prod, with the same settings.
+export function refusal(changes: Record<string, string | undefined>, stage = STAGE): string {
   const saved = { ...process.env };
   const env: NodeJS.ProcessEnv = { ...packageEnv, ...changes };
   for (const [name, value] of Object.entries(changes)) if (value === undefined) delete env[name];
   for (const name of Object.keys(process.env)) delete process.env[name];
   Object.assign(process.env, env);
   try {
-    const { provider, functions } = serverlessYml(STAGE);
+    const { provider, functions } = serverlessYml(stage);
     const serverless = { serviceDir: ROOT, service: { provider, functions }, classes: { Error } };
-    new DeployChecks(serverless, { stage: STAGE, region: REGION }).hooks['before:package:initialize']();
+    new DeployChecks(serverless, { stage, region: REGION }).hooks['before:package:initialize']();
     return '';
   } catch (e) {
     return `Error:\n${(e as Error).message}`;
