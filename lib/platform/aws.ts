@@ -8,7 +8,9 @@ import { currentSpan, type Span, type TraceDocument } from './tracing';
 // can say how many AWS calls one invocation made, and traces each as a subsegment with its
 // duration (lib/platform/tracing.ts), when something is being traced.
 type Counts = Map<string, number>;
-const counting = new AsyncLocalStorage<Counts>();
+// What a call's observer (the bench's storage accounting) may do: send another input, see the output.
+export type CallObserver = (service: string, operation: string, input: object) => { input: object; seen(output: unknown): void };
+const counting = new AsyncLocalStorage<{ calls: Counts; observe?: CallObserver }>();
 
 interface Instrumentable {
   middlewareStack: { add(middleware: unknown, options: { step: 'initialize'; name: string }): void; remove(name: string): boolean };
@@ -29,10 +31,17 @@ export function counted<C extends Instrumentable>(client: C, service: string): C
   client.middlewareStack.add(
     (next: (args: { input: CallInput }) => Promise<CallOutput>, context: { commandName?: string }) => (args: { input: CallInput }) => {
       const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      const counts = counting.getStore();
-      if (counts) counts.set(`${service}.${operation}`, (counts.get(`${service}.${operation}`) ?? 0) + 1);
+      const store = counting.getStore();
+      if (store) store.calls.set(`${service}.${operation}`, (store.calls.get(`${service}.${operation}`) ?? 0) + 1);
+      const observed = store?.observe?.(service, operation, args.input);
+      const call = observed
+        ? next({ ...args, input: observed.input }).then((result) => {
+            observed.seen(result.output);
+            return result;
+          })
+        : next(args);
       const parent = currentSpan();
-      return parent ? tracedCall(parent.child(service, { namespace: 'aws', aws: awsFields(operation, args.input) }), next(args)) : next(args);
+      return parent ? tracedCall(parent.child(service, { namespace: 'aws', aws: awsFields(operation, args.input) }), call) : call;
     },
     { step: 'initialize', name: 'countAndTraceAwsCalls' },
   );
@@ -59,5 +68,6 @@ async function tracedCall(span: Span, call: Promise<CallOutput>): Promise<CallOu
   }
 }
 
-// Runs `fn`, adding up in `calls` the AWS calls it makes, by "Service.Operation" (even if it throws).
-export const countAwsCalls = <T>(calls: Counts, fn: () => Promise<T>): Promise<T> => counting.run(calls, fn);
+// Runs `fn`, adding up in `calls` the AWS calls it makes, by "Service.Operation" (even if it throws);
+// `observe`, when given, sees each call's input (and may change it) and its output.
+export const countAwsCalls = <T>(calls: Counts, fn: () => Promise<T>, observe?: CallObserver): Promise<T> => counting.run({ calls, observe }, fn);
