@@ -5,12 +5,15 @@ import type { CallObserver } from '../../../lib/platform/aws';
 // with ReturnConsumedCapacity: TOTAL, which DynamoDB Local answers as DynamoDB does: a transaction
 // costs twice, an index write once more). Only the local runtime asks, and only when told to.
 export interface StorageUsage {
-  items: number; // items put, updated or deleted (a transaction's condition checks are not)
+  items: number; // items a write names: put, updated, deleted, or checked in a transaction (each costs write units)
+  checks: number; // of which a transaction's condition checks (nothing written)
   conditions: number; // writes with a condition, and a transaction's condition checks
   rcu: number;
   wcu: number;
+  messages: number; // SQS messages sent (a batch's entries)
+  events: number; // EventBridge entries put
 }
-export const noUsage = (): StorageUsage => ({ items: 0, conditions: 0, rcu: 0, wcu: 0 });
+export const noUsage = (): StorageUsage => ({ items: 0, checks: 0, conditions: 0, rcu: 0, wcu: 0, messages: 0, events: 0 });
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
@@ -21,6 +24,7 @@ interface Write {
 interface WriteInput extends Write {
   TransactItems?: Array<{ Put?: Write; Update?: Write; Delete?: Write; ConditionCheck?: Write }>;
   RequestItems?: Record<string, unknown[]>;
+  Entries?: unknown[]; // SendMessageBatch's, PutEvents'
 }
 interface Capacity {
   CapacityUnits?: number;
@@ -33,10 +37,10 @@ export function usageOf(operation: string, input: WriteInput, output?: { Consume
   const usage = noUsage();
   if (operation === 'TransactWriteItems') {
     for (const t of input.TransactItems ?? []) {
-      if (t.ConditionCheck) usage.conditions++;
-      const write = t.Put ?? t.Update ?? t.Delete;
+      const write = t.Put ?? t.Update ?? t.Delete ?? t.ConditionCheck;
       if (!write) continue;
       usage.items++;
+      if (t.ConditionCheck) usage.checks++;
       if (write.ConditionExpression) usage.conditions++;
     }
   } else if (operation === 'BatchWriteItem') {
@@ -62,10 +66,13 @@ export function addUsage(into: StorageUsage, more: StorageUsage): StorageUsage {
 }
 
 // An observer (lib/platform/aws.ts) that adds up into `usage` what each DynamoDB call of an
-// invocation wrote and consumed.
+// invocation wrote and consumed, and the messages and events it sent.
 export const storageObserver =
   (usage: StorageUsage): CallObserver =>
   (service, operation, input) => {
+    const sent = input as WriteInput;
+    if (service === 'SQS' && operation.startsWith('SendMessage')) usage.messages += sent.Entries?.length ?? 1;
+    if (service === 'EventBridge' && operation === 'PutEvents') usage.events += sent.Entries?.length ?? 0;
     if (service !== 'DynamoDB' || !(READS.has(operation) || WRITES.has(operation))) return { input, seen: () => undefined };
     return {
       input: { ...input, ReturnConsumedCapacity: 'TOTAL' },
