@@ -9,7 +9,7 @@ import type { FunctionStats } from '../infra/local/emulators/lambda';
 import { adminClient } from '../infra/local/tools/admin-client';
 import { measureBundles } from './bundles';
 import { costPerMillion } from './cost';
-import { appCpu, endWatcher, measure, percentile, print, type Result, settle } from './measure';
+import { appCpu, cpuPerOperation, endWatcher, idleCpu, measure, percentile, print, type Result, settle } from './measure';
 import { sampleCpu } from './procs';
 import { measureRafiki, rafikiMissing } from './rafiki';
 
@@ -60,6 +60,11 @@ const ratesUrl = `http://127.0.0.1:${(fsp.address() as { port: number }).port}/r
 // sections, Node C for the three-node one.
 const onDisk = process.env.BENCH_DATA === 'disk';
 const nodes: Array<{ processes: { jvm?: number; standIns: number; functions: number } }> = [];
+let idle: Record<string, number> = {}; // each process's CPU ms per second, idle, after the warm-up
+const shownIdle = (ms: Record<string, number>) =>
+  Object.entries(ms)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(', ');
 async function startNode(ilpAddress: string) {
   const dataDir = onDisk ? mkdtempSync(join(tmpdir(), `bench-${ilpAddress}-`)) : undefined;
   // Workers do not inherit tsx's loader on Node 20, so the worker registers it before loading.
@@ -129,25 +134,19 @@ const stats = () => ask<Record<string, FunctionStats>>('stats', 'stats');
 // their webhooks, counts in it), and adds per operation: the CPU of each of our processes, and the
 // AWS calls, storage work and messages of every function of Node A (`onB` names Node B's functions
 // that serve it too, `onC` Node C's), with the modelled bill.
-async function row(
-  name: string,
-  count: number,
-  clients: number,
-  op: (i: number) => Promise<unknown>,
-  onB: string[] = [],
-  onC: string[] = [],
-): Promise<Result> {
+async function row(name: string, count: number, clients: number, op: (i: number) => Promise<unknown>, onB: string[] = [], onC: string[] = []): Promise<Result> {
   const statsOn = async (node: Node | undefined, fns: string[]) => (fns.length ? await node!.ask<Record<string, FunctionStats>>('stats', 'stats') : {});
   const statsOf = async () => [await stats(), await statsOn(nodeB, onB), await statsOn(nodeC, onC)];
   const invocations = async () => (await statsOf()).flatMap((side) => Object.values(side)).reduce((n, f) => n + f.invocations, 0);
   await settle(invocations);
   const before = await statsOf();
   const cpuBefore = ourCpu();
+  const began = performance.now();
   const result = await measure(name, count, clients, async (i) => void (await op(i)));
   await settle(invocations);
   const after = await statsOf();
   const cpuAfter = ourCpu();
-  const cpu = Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, (cpuAfter[k] - cpuBefore[k]) / count]));
+  const { cpu, app, appIdle } = cpuPerOperation(cpuBefore, cpuAfter, count, ['functions'], idle, performance.now() - began);
   const perOp = (n: number | undefined, was: number | undefined) => ((n ?? 0) - (was ?? 0)) / count;
   const calls: Record<string, number> = {};
   for (const [side, fns] of [Object.keys(after[0]), onB, onC].entries()) {
@@ -174,7 +173,7 @@ async function row(
     sqsBatches: byTrigger('sqs'),
     events: usage.events,
   });
-  return { ...result, calls, cpu, app: ['functions'], usage: { ...usage, invocations: Object.values(invoked).reduce((a, b) => a + b, 0) }, usd };
+  return { ...result, calls, cpu, app, appIdle, usage: { ...usage, invocations: Object.values(invoked).reduce((a, b) => a + b, 0) }, usd };
 }
 
 let unique = 0; // makes every POST body distinct, so no two requests share a signature
@@ -237,18 +236,17 @@ try {
     const [was, is] = jvmPerFlow.slice(-2);
     if (jvmPerFlow.length >= 3 && Math.abs(is - was) <= 0.1 * was) break;
   }
+  await settle(async () => Object.values(await stats()).reduce((n, f) => n + f.invocations, 0));
+  idle = await idleCpu(ourCpu);
+  lines.push(`idle, CPU ms per second: ${shownIdle(idle)}`);
   lines.push(
     `warm-up: ${jvmPerFlow.length * 100} flows, funded until completed; DynamoDB Local's CPU per flow by round of 100: ${jvmPerFlow.map((ms) => ms.toFixed(1)).join(', ')} ms`,
   );
 
   for (const clients of CLIENTS) {
     if (section('rates')) {
-      results.push(
-        await row('GET /rates, cached pulled rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR')),
-      );
-      results.push(
-        await row('GET /rates, pushed rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=EUR')),
-      );
+      results.push(await row('GET /rates, cached pulled rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR')));
+      results.push(await row('GET /rates, pushed rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=EUR')));
       results.push(
         await row('POST /rates (push)', N, clients, (i) =>
           admin('POST', '/rates', { sourceAssetCode: 'GBP', destinationAssetCode: 'EUR', rate: 1 + i / 1e6 + clients }),
@@ -257,12 +255,7 @@ try {
     }
     if (section('resource')) {
       results.push(
-        await row(
-          'resource server: GET wallet address',
-          N,
-          clients,
-          async () => void (await (await fetch(`${stack.openPaymentsUrl}/alice`)).arrayBuffer()),
-        ),
+        await row('resource server: GET wallet address', N, clients, async () => void (await (await fetch(`${stack.openPaymentsUrl}/alice`)).arrayBuffer())),
       );
     }
   }
@@ -281,12 +274,7 @@ try {
         ),
       );
       results.push(
-        await row(
-          'POST /payments',
-          N,
-          clients,
-          async (i) => (payments[i] = await admin('POST', '/payments', { walletAddress: alice, quoteId: quotes[i].id })),
-        ),
+        await row('POST /payments', N, clients, async (i) => (payments[i] = await admin('POST', '/payments', { walletAddress: alice, quoteId: quotes[i].id }))),
       );
       results.push(await row('GET /payments/{id}', N, clients, (i) => admin('GET', `/payments/${payments[i].id}`)));
       results.push(await row('POST /payments/{id}/fund', N, clients, (i) => admin('POST', `/payments/${payments[i].id}/fund`)));
@@ -493,6 +481,7 @@ if (section('flow') || section('fund')) {
     rafiki = measured.rows;
     console.log(`\nRafiki, measured now on this machine (the same flows; ${measured.settings}):\n`);
     print(rafiki);
+    console.log(`\nRafiki idle, CPU ms per second: ${shownIdle(measured.idle)}`);
     sideBySide(results, rafiki);
   }
 }
@@ -534,7 +523,13 @@ function sideBySide(ours: Result[], rafiki: Result[]) {
     for (const [label, o, r, unit] of pairs) {
       if (!o || !r) continue;
       const ratio = clients === 1 && unit === 'payments' ? r.p50 / o.p50 : o.perSecond / r.perSecond;
-      rows.push([`${label}, ${clients} client${clients > 1 ? 's' : ''}`, shown(o, unit), shown(r, unit), ratio.toFixed(2), (appCpu(o)! / appCpu(r)!).toFixed(2)]);
+      rows.push([
+        `${label}, ${clients} client${clients > 1 ? 's' : ''}`,
+        shown(o, unit),
+        shown(r, unit),
+        ratio.toFixed(2),
+        (appCpu(o)! / appCpu(r)!).toFixed(2),
+      ]);
     }
   }
   if (!rows.length) return;

@@ -15,6 +15,7 @@ export interface Result {
   cpuMs?: number; // the machine's CPU time per operation while the row ran (Linux only)
   cpu?: Record<string, number>; // CPU ms per operation of each process (or thread) of the stack measured
   app?: string[]; // which of those are the application tier
+  appIdle?: number; // of the application tier's, what it spends idle (./measure.ts idleCpu) in the row's time
   usage?: Record<string, number>; // storage work and messages per operation (./index.ts)
   usd?: Record<string, number>; // the modelled AWS bill per million operations (./cost.ts)
 }
@@ -32,6 +33,31 @@ function busyMs(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+// CPU ms per second of each process while nothing is asked of it (timers; pollers, which a stack that
+// polls its database runs whatever it serves): a loaded machine, which runs a row longer, adds more of
+// it to each operation.
+export async function idleCpu(sample: () => Record<string, number>, ms = 3000): Promise<Record<string, number>> {
+  const before = sample();
+  await new Promise((r) => setTimeout(r, ms));
+  const after = sample();
+  return Object.fromEntries(Object.keys(after).map((k) => [k, ((after[k] - before[k]) * 1000) / ms]));
+}
+
+// A row's CPU per operation, by process, from two samples `windowMs` apart; and what the application
+// tier spends idle in that time, per operation.
+export function cpuPerOperation(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  count: number,
+  app: string[],
+  idle: Record<string, number>,
+  windowMs: number,
+) {
+  const cpu = Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / count]));
+  const appIdle = (app.reduce((sum, k) => sum + (idle[k] ?? 0), 0) * (windowMs / 1000)) / count;
+  return { cpu, app, appIdle };
 }
 
 // Waits until `busy` (a count or a CPU time) stops moving for `quietMs`, at most `maxMs`: what a row
@@ -114,8 +140,8 @@ export function print(results: Result[]) {
       measured,
       [...new Set(measured.flatMap((r) => Object.keys(r.cpu!)))],
       (r, k) => (r.cpu![k] === undefined ? '' : r.cpu![k].toFixed(2)),
-      (r) => [appCpu(r)!.toFixed(2)],
-      ['app tier'],
+      (r) => [appCpu(r)!.toFixed(2), r.appIdle === undefined ? '' : (appCpu(r)! - r.appIdle).toFixed(2)],
+      ['app tier', 'less idle'],
       (k, r) => (r.app?.includes(k) ? `${k}*` : k),
     );
   }
@@ -144,7 +170,13 @@ function table(
   const head = ['operation', 'clients', ...keys.map((k) => (results.some((r) => headOf(k, r) !== k) ? `${k}*` : k)), ...moreHead];
   const rows = results.map((r) => [r.name, String(r.concurrency), ...keys.map((k) => cell(r, k)), ...more(r)]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const cells of [head, ...rows]) console.log(cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd());
+  for (const cells of [head, ...rows])
+    console.log(
+      cells
+        .map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 // The ends of what many clients await, seen by one reader for all: every `everyMs` it asks `read` for

@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../infra/local/start/serverless-config';
-import { readFileSync } from 'node:fs';
-import { endWatcher, measure, type Result, settle } from './measure';
+import { cpuPerOperation, endWatcher, idleCpu, measure, type Result, settle } from './measure';
 import { sampleCpu, type Target } from './procs';
 
 // Rafiki, built from source beside this checkout (../shared/rafiki: setup.sh builds it, start.sh and
@@ -67,7 +66,11 @@ interface Gql {
 
 // Rafiki's rows: the create flow, then deposit -> completed, at each number of clients, with the CPU
 // per operation of each of its processes; and its settings, in words.
-export async function measureRafiki(n: number, clients: number[], onDisk: boolean): Promise<{ rows: Result[]; settings: string }> {
+export async function measureRafiki(
+  n: number,
+  clients: number[],
+  onDisk: boolean,
+): Promise<{ rows: Result[]; settings: string; idle: Record<string, number> }> {
   script('start.sh', { RAF_FRESH: '1', ASE_AUTO_FUND: 'false', ASE_VERBOSE: 'false' });
   let db: { connect(): Promise<void>; query(sql: string, values: unknown[]): Promise<{ rows: any[] }>; end(): Promise<void> } | undefined;
   try {
@@ -111,13 +114,15 @@ export async function measureRafiki(n: number, clients: number[], onDisk: boolea
     // A row with the CPU per operation of each process, from an idle Rafiki until it is idle again.
     const processes = rafikiProcesses();
     const appMs = () => APP.reduce((sum, k) => sum + sampleCpu({ [k]: processes[k] })[k], 0);
+    await settle(appMs, 300, 3000);
+    const idle = await idleCpu(() => sampleCpu(processes));
     const row = async (name: string, count: number, c: number, op: (i: number) => Promise<void>): Promise<Result> => {
       await settle(appMs, 300, 3000);
       const before = sampleCpu(processes);
+      const began = performance.now();
       const result = await measure(name, count, c, op);
       await settle(appMs, 300, 3000);
-      const after = sampleCpu(processes);
-      return { ...result, cpu: Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / count])), app: APP };
+      return { ...result, ...cpuPerOperation(before, sampleCpu(processes), count, APP, idle, performance.now() - began) };
     };
     for (const c of clients) rows.push(await row('Rafiki: create flow', n, c, async () => void (await flow())));
     for (const c of clients) {
@@ -131,10 +136,9 @@ export async function measureRafiki(n: number, clients: number[], onDisk: boolea
         }),
       );
     }
-    return { rows, settings };
+    return { rows, settings, idle };
   } finally {
-    if (!onDisk)
-      for (const name of Object.keys(IN_MEMORY)) await db?.query(`ALTER SYSTEM RESET ${name}`, []).catch(() => undefined);
+    if (!onDisk) for (const name of Object.keys(IN_MEMORY)) await db?.query(`ALTER SYSTEM RESET ${name}`, []).catch(() => undefined);
     await db?.query('SELECT pg_reload_conf()', []).catch(() => undefined);
     await db?.end();
     script('stop.sh');

@@ -19,6 +19,7 @@ const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetI
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
 interface Write {
+  TableName?: string;
   ConditionExpression?: string;
 }
 interface WriteInput extends Write {
