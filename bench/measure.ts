@@ -38,7 +38,7 @@ function busyMs(): number | undefined {
 // CPU ms per second of each process while nothing is asked of it (timers; pollers, which a stack that
 // polls its database runs whatever it serves): a loaded machine, which runs a row longer, adds more of
 // it to each operation.
-export async function idleCpu(sample: () => Record<string, number>, ms = 3000): Promise<Record<string, number>> {
+export async function idleCpu(sample: () => Record<string, number>, ms = 5000): Promise<Record<string, number>> {
   const before = sample();
   await new Promise((r) => setTimeout(r, ms));
   const after = sample();
