@@ -61,6 +61,3 @@ export function sampleCpu(groups: Record<string, Target[]>): Record<string, numb
   return Object.fromEntries(Object.entries(groups).map(([name, targets]) => [name, targets.reduce((sum, t) => sum + ms(t), 0)]));
 }
 
-// Per operation: what each group spent between two samples, over `count` operations.
-export const perOperation = (before: Record<string, number>, after: Record<string, number>, count: number) =>
-  Object.fromEntries(Object.keys(after).map((name) => [name, (after[name] - (before[name] ?? 0)) / count]));
