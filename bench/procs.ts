@@ -60,4 +60,3 @@ export function sampleCpu(groups: Record<string, Target[]>): Record<string, numb
   };
   return Object.fromEntries(Object.entries(groups).map(([name, targets]) => [name, targets.reduce((sum, t) => sum + ms(t), 0)]));
 }
-
