@@ -8,11 +8,14 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../infra/local/emulators/emulat
 import type { FunctionStats } from '../infra/local/emulators/lambda';
 import { adminClient } from '../infra/local/tools/admin-client';
 import { measureBundles } from './bundles';
-import { endWatcher, measure, percentile, print, type Result } from './measure';
+import { costPerMillion } from './cost';
+import { appCpu, cpuPerOperation, endWatcher, idleCpu, measure, percentile, print, type Result, settle } from './measure';
+import { sampleCpu } from './procs';
 import { measureRafiki, rafikiMissing } from './rafiki';
 
 // `npm run bench`: the local stack on free ports, measured through its real HTTP front door, with
-// the AWS calls each operation made (counted by the local runtime). BENCH_N sets the operations
+// the CPU each process spent per operation (./procs.ts) and the AWS calls and storage work each
+// operation made (counted by the local runtime), and a modelled AWS bill (./cost.ts). BENCH_N sets the operations
 // per row (default 1000); BENCH_ONLY=routes,flow,fund,remote,three,webhook,rates,resource,bundles picks
 // sections, and BENCH_CLIENTS=1,8 the numbers of concurrent clients. BENCH_DATA=disk keeps the
 // node's data in a temporary folder as `npm start` does (DynamoDB Local on disk, the queues'
@@ -56,6 +59,12 @@ const ratesUrl = `http://127.0.0.1:${(fsp.address() as { port: number }).port}/r
 // not share its event loop; its emulators its own. Node B only runs for the remote and three-node
 // sections, Node C for the three-node one.
 const onDisk = process.env.BENCH_DATA === 'disk';
+const nodes: Array<{ processes: { jvm?: number; standIns: number; functions: number } }> = [];
+let idle: Record<string, number> = {}; // each process's CPU ms per second, idle, after the warm-up
+const shownIdle = (ms: Record<string, number>) =>
+  Object.entries(ms)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join(', ');
 async function startNode(ilpAddress: string) {
   const dataDir = onDisk ? mkdtempSync(join(tmpdir(), `bench-${ilpAddress}-`)) : undefined;
   // Workers do not inherit tsx's loader on Node 20, so the worker registers it before loading.
@@ -70,6 +79,8 @@ async function startNode(ilpAddress: string) {
     connectorUrl: string;
     env: Record<string, string>;
     endpoints: { dynamodb: string };
+    triggers: Record<string, string>;
+    processes: { jvm?: number; standIns: number; functions: number };
   }>((ok, fail) => {
     worker.once('message', ok);
     worker.once('error', fail);
@@ -92,9 +103,25 @@ async function startNode(ilpAddress: string) {
     await new Promise((ok) => worker.once('exit', ok));
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
-  return { ...info, ask, admin, stop };
+  const node = { ...info, ask, admin, stop };
+  nodes.push(node);
+  return node;
 }
 type Node = Awaited<ReturnType<typeof startNode>>;
+
+// The CPU our processes have spent so far (./procs.ts): every node's functions' thread (the
+// application tier: the functions and their SDK calls), its local stand-ins' thread (API Gateway,
+// the SQS and EventBridge emulators, the event source mappings), its DynamoDB Local; the load
+// client's thread; and the rest of this process's threads, which all share (V8's GC and compiler,
+// libuv's pool).
+const ourCpu = () =>
+  sampleCpu({
+    functions: nodes.map((n) => ({ pid: process.pid, tid: n.processes.functions })),
+    'stand-ins': nodes.map((n) => ({ pid: process.pid, tid: n.processes.standIns })),
+    'DynamoDB Local': nodes.flatMap((n) => (n.processes.jvm ? [{ tree: n.processes.jvm }] : [])),
+    'load client': [{ pid: process.pid, tid: process.pid }],
+    'Node, shared': [{ pid: process.pid, except: [process.pid, ...nodes.flatMap((n) => [n.processes.functions, n.processes.standIns])] }],
+  });
 
 const stack = await startNode('test.node-a');
 const { admin, ask } = stack;
@@ -103,30 +130,50 @@ let nodeC: Node | undefined;
 const dynamo = new DynamoDBClient({ endpoint: stack.endpoints.dynamodb, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 const stats = () => ask<Record<string, FunctionStats>>('stats', 'stats');
 
-// Measures a row and adds the AWS calls that `functions` made per operation during it.
-// `onB` names Node B's functions that serve it too, `onC` Node C's.
-async function row(
-  functions: string[],
-  name: string,
-  count: number,
-  clients: number,
-  op: (i: number) => Promise<unknown>,
-  onB: string[] = [],
-  onC: string[] = [],
-): Promise<Result> {
+// Measures a row, from an idle node until it is idle again (what the row's operations set going,
+// their webhooks, counts in it), and adds per operation: the CPU of each of our processes, and the
+// AWS calls, storage work and messages of every function of Node A (`onB` names Node B's functions
+// that serve it too, `onC` Node C's), with the modelled bill.
+async function row(name: string, count: number, clients: number, op: (i: number) => Promise<unknown>, onB: string[] = [], onC: string[] = []): Promise<Result> {
   const statsOn = async (node: Node | undefined, fns: string[]) => (fns.length ? await node!.ask<Record<string, FunctionStats>>('stats', 'stats') : {});
   const statsOf = async () => [await stats(), await statsOn(nodeB, onB), await statsOn(nodeC, onC)];
+  const invocations = async () => (await statsOf()).flatMap((side) => Object.values(side)).reduce((n, f) => n + f.invocations, 0);
+  await settle(invocations);
   const before = await statsOf();
+  const cpuBefore = ourCpu();
+  const began = performance.now();
   const result = await measure(name, count, clients, async (i) => void (await op(i)));
+  await settle(invocations);
   const after = await statsOf();
+  const cpuAfter = ourCpu();
+  const { cpu, app, appIdle } = cpuPerOperation(cpuBefore, cpuAfter, count, ['functions'], idle, performance.now() - began);
+  const perOp = (n: number | undefined, was: number | undefined) => ((n ?? 0) - (was ?? 0)) / count;
   const calls: Record<string, number> = {};
-  for (const [side, fns] of [functions, onB, onC].entries()) {
+  for (const [side, fns] of [Object.keys(after[0]), onB, onC].entries()) {
     for (const fn of fns) {
-      for (const [call, n] of Object.entries(after[side][fn]?.calls ?? {}))
-        calls[call] = (calls[call] ?? 0) + (n - (before[side][fn]?.calls[call] ?? 0)) / count;
+      for (const [call, n] of Object.entries(after[side][fn]?.calls ?? {})) calls[call] = (calls[call] ?? 0) + perOp(n, before[side][fn]?.calls[call]);
     }
   }
-  return { ...result, calls };
+  const usage: Record<string, number> = {};
+  const invoked: Record<string, number> = {};
+  for (const [fn, s] of Object.entries(after[0])) {
+    invoked[fn] = perOp(s.invocations, before[0][fn]?.invocations);
+    for (const [k, n] of Object.entries(s.usage ?? {})) usage[k] = (usage[k] ?? 0) + perOp(n, before[0][fn]?.usage?.[k as keyof typeof s.usage]);
+  }
+  const byTrigger = (trigger: string) => Object.entries(invoked).reduce((n, [fn, i]) => n + (stack.triggers[fn] === trigger ? i : 0), 0);
+  const sum = (prefix: string) => Object.entries(calls).reduce((n, [call, i]) => n + (call.startsWith(prefix) ? i : 0), 0);
+  const usd = costPerMillion({
+    api: byTrigger('http'),
+    invocations: invoked,
+    cpuMs: cpu.functions,
+    awsCalls: sum(''),
+    wcu: usage.wcu,
+    rcu: usage.rcu,
+    sqsCalls: sum('SQS.'),
+    sqsBatches: byTrigger('sqs'),
+    events: usage.events,
+  });
+  return { ...result, calls, cpu, app, appIdle, usage: { ...usage, invocations: Object.values(invoked).reduce((a, b) => a + b, 0) }, usd };
 }
 
 let unique = 0; // makes every POST body distinct, so no two requests share a signature
@@ -137,8 +184,6 @@ const flow = async (from: string, to: string, value: string, assetCode: string) 
   const quote = await admin('POST', '/quotes', { walletAddress: from, receiver: intent.id });
   return admin('POST', '/payments', { walletAddress: from, quoteId: quote.id });
 };
-const CREATE = ['paymentIntentsCreate', 'quotesCreate', 'paymentsCreate'];
-const DELIVERY = ['paymentsFund', 'outboxRelay', 'paymentsWorker'];
 
 // A payment's end, as one reader for every client sees it (./measure.ts endWatcher), all awaited
 // payments in one BatchGetItem; Rafiki's are watched alike (./rafiki.ts).
@@ -170,42 +215,47 @@ try {
   await admin('POST', '/rates', { sourceAssetCode: 'GBP', destinationAssetCode: 'EUR', rate: 1.16 });
   await admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'); // pulled once, then cached
 
-  // Warm every path (the JITs of Node and of DynamoDB Local's JVM) before anything is measured.
+  // Warm every path (the JITs of Node and of DynamoDB Local's JVM) before anything is measured. The
+  // JVM's full JIT compiles the hot paths again for a minute or more before it spends less: the
+  // warm-up goes on in rounds of 100 flows (each funded until completed, half of them across
+  // currencies) until a round's DynamoDB Local CPU per flow is within 10% of the round before's
+  // (at least three rounds; at most BENCH_WARM_MAX flows, default 2000).
   const warm = (count: number, op: () => Promise<unknown>) => measure('(warm-up)', count, 4, async () => void (await op()));
   await warm(50, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR'));
-  for (const [to, value, code] of [
-    [bob, '100', 'USD'],
-    [carlos, '92', 'EUR'],
-  ]) {
+  const jvmPerFlow: number[] = [];
+  const warmMax = Number(process.env.BENCH_WARM_MAX ?? 2000);
+  for (let round = 0; round * 100 < warmMax; round++) {
+    const jvm = () => ourCpu()['DynamoDB Local'];
+    const before = jvm();
     await warm(100, async () => {
+      const [to, value, code] = unique % 2 ? [carlos, '92', 'EUR'] : [bob, '100', 'USD'];
       const payment = await flow(alice, to, value, code);
       await fundAndComplete(payment.id);
     });
+    jvmPerFlow.push((jvm() - before) / 100);
+    const [was, is] = jvmPerFlow.slice(-2);
+    if (jvmPerFlow.length >= 3 && Math.abs(is - was) <= 0.1 * was) break;
   }
+  await settle(async () => Object.values(await stats()).reduce((n, f) => n + f.invocations, 0));
+  idle = await idleCpu(ourCpu);
+  lines.push(`idle, CPU ms per second: ${shownIdle(idle)}`);
+  lines.push(
+    `warm-up: ${jvmPerFlow.length * 100} flows, funded until completed; DynamoDB Local's CPU per flow by round of 100: ${jvmPerFlow.map((ms) => ms.toFixed(1)).join(', ')} ms`,
+  );
 
   for (const clients of CLIENTS) {
     if (section('rates')) {
+      results.push(await row('GET /rates, cached pulled rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR')));
+      results.push(await row('GET /rates, pushed rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=EUR')));
       results.push(
-        await row(['ratesResolve'], 'GET /rates, cached pulled rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=USD&destinationAssetCode=EUR')),
-      );
-      results.push(
-        await row(['ratesResolve'], 'GET /rates, pushed rate', N, clients, () => admin('GET', '/rates?sourceAssetCode=GBP&destinationAssetCode=EUR')),
-      );
-      results.push(
-        await row(['ratesPush'], 'POST /rates (push)', N, clients, (i) =>
+        await row('POST /rates (push)', N, clients, (i) =>
           admin('POST', '/rates', { sourceAssetCode: 'GBP', destinationAssetCode: 'EUR', rate: 1 + i / 1e6 + clients }),
         ),
       );
     }
     if (section('resource')) {
       results.push(
-        await row(
-          ['openPaymentsWalletAddress'],
-          'resource server: GET wallet address',
-          N,
-          clients,
-          async () => void (await (await fetch(`${stack.openPaymentsUrl}/alice`)).arrayBuffer()),
-        ),
+        await row('resource server: GET wallet address', N, clients, async () => void (await (await fetch(`${stack.openPaymentsUrl}/alice`)).arrayBuffer())),
       );
     }
   }
@@ -214,10 +264,9 @@ try {
       const intents: Array<{ id: string }> = [];
       const quotes: Array<{ id: string }> = [];
       const payments: Array<{ id: string }> = [];
-      results.push(await row(['paymentIntentsCreate'], 'POST /payment-intents', N, clients, async (i) => (intents[i] = await newIntent(carlos, '92', 'EUR'))));
+      results.push(await row('POST /payment-intents', N, clients, async (i) => (intents[i] = await newIntent(carlos, '92', 'EUR'))));
       results.push(
         await row(
-          ['quotesCreate'],
           'POST /quotes (USD->EUR)',
           N,
           clients,
@@ -225,22 +274,16 @@ try {
         ),
       );
       results.push(
-        await row(
-          ['paymentsCreate'],
-          'POST /payments',
-          N,
-          clients,
-          async (i) => (payments[i] = await admin('POST', '/payments', { walletAddress: alice, quoteId: quotes[i].id })),
-        ),
+        await row('POST /payments', N, clients, async (i) => (payments[i] = await admin('POST', '/payments', { walletAddress: alice, quoteId: quotes[i].id }))),
       );
-      results.push(await row(['paymentsGet'], 'GET /payments/{id}', N, clients, (i) => admin('GET', `/payments/${payments[i].id}`)));
-      results.push(await row(['paymentsFund'], 'POST /payments/{id}/fund', N, clients, (i) => admin('POST', `/payments/${payments[i].id}/fund`)));
+      results.push(await row('GET /payments/{id}', N, clients, (i) => admin('GET', `/payments/${payments[i].id}`)));
+      results.push(await row('POST /payments/{id}/fund', N, clients, (i) => admin('POST', `/payments/${payments[i].id}/fund`)));
     }
   }
   if (section('flow')) {
     for (const clients of CLIENTS) {
-      results.push(await row(CREATE, 'create flow USD->USD (intent+quote+payment)', N, clients, () => flow(alice, bob, '100', 'USD')));
-      results.push(await row(CREATE, 'create flow USD->EUR (intent+quote+payment)', N, clients, () => flow(alice, carlos, '92', 'EUR')));
+      results.push(await row('create flow USD->USD (intent+quote+payment)', N, clients, () => flow(alice, bob, '100', 'USD')));
+      results.push(await row('create flow USD->EUR (intent+quote+payment)', N, clients, () => flow(alice, carlos, '92', 'EUR')));
     }
   }
   if (section('fund')) {
@@ -252,7 +295,7 @@ try {
         const count = Math.min(N, 400);
         const payments: Array<{ id: string }> = [];
         for (let i = 0; i < count; i++) payments.push(await flow(alice, to, value, code));
-        results.push(await row(DELIVERY, `fund -> completed ${label}`, count, clients, (i) => fundAndComplete(payments[i].id)));
+        results.push(await row(`fund -> completed ${label}`, count, clients, (i) => fundAndComplete(payments[i].id)));
       }
     }
   }
@@ -304,7 +347,7 @@ try {
   const sendAll = async (label: string, newPayment: () => Promise<{ id: string }>, clients: number, count: number, onB: string[], onC: string[] = []) => {
     const payments: Array<{ id: string }> = [];
     for (let i = 0; i < count; i++) payments.push(await newPayment());
-    results.push(await row(DELIVERY, `fund -> completed ${label}`, count, clients, (i) => fundAndComplete(payments[i].id), onB, onC));
+    results.push(await row(`fund -> completed ${label}`, count, clients, (i) => fundAndComplete(payments[i].id), onB, onC));
     const packets = await Promise.all(payments.map((p) => fulfilledPackets(p.id)));
     lines.push(
       `${label}, ${clients} client(s): ${(packets.reduce((x, y) => x + y, 0) / count).toFixed(2)} packets per payment (${Math.min(...packets)} to ${Math.max(...packets)})`,
@@ -323,7 +366,7 @@ try {
     const count = Math.min(N, 200);
     for (const clients of CLIENTS) {
       results.push(
-        await row(['quotesCreate', 'paymentsCreate'], 'remote create flow (intent on B, quote+payment on A)', count, clients, () => remoteFlow('100'), [
+        await row('remote create flow (intent on B, quote+payment on A)', count, clients, () => remoteFlow('100'), [
           'paymentIntentsCreate',
           'openPaymentsIncomingPayments',
           'authServer',
@@ -358,7 +401,6 @@ try {
     for (const clients of CLIENTS) {
       results.push(
         await row(
-          ['quotesCreate', 'paymentsCreate'],
           'three-node create flow (intent on C, quote+payment on A)',
           count,
           clients,
@@ -421,32 +463,58 @@ try {
   receiver.close();
   dynamo.destroy();
 }
+const settings = `DynamoDB Local ${onDisk ? 'on disk (-dbPath, as npm start)' : 'in memory (-inMemory)'}, full JIT (both tiers), serial GC; the queues ${onDisk ? 'journaled on disk' : 'in memory'}; the functions on a thread of their own, the local stand-ins on another`;
 console.log(
-  `\nLocal stack, Node ${process.version}, ${cpus().length} cores; a flow is three signed HTTP calls; fund -> completed: until a reader of every awaited payment (every 5 ms) sees it completed; data ${onDisk ? 'on disk (as npm start)' : 'in memory'}; load: the 1-minute load average as each row began; CPU ms: the machine's busy CPU time per operation while the row ran`,
+  `\nLocal stack, Node ${process.version}, ${cpus().length} cores; ${settings}. A flow is three signed HTTP calls; fund -> completed: until a reader of every awaited payment (every 5 ms) sees it completed; load: the 1-minute load average as each row began; CPU ms: the machine's busy CPU time per operation while the row ran (every process on it)`,
 );
-console.log('AWS calls: per operation, made by the functions serving it (fund -> completed: funding, outbox relay and worker)\n');
+console.log('AWS calls: per operation, by every function of the node, until it was idle again (fund -> completed: funding, outbox relay, worker, webhooks)\n');
 print(results);
 for (const l of lines) console.log(`\n${l}`);
 
 // Rafiki beside it, in the same run, once this node has stopped (bench/rafiki.ts).
+let rafiki: Result[] = [];
 if (section('flow') || section('fund')) {
   const missing = rafikiMissing();
   if (missing) console.log(`\nRafiki is not measured: ${missing}`);
   else {
-    const rafiki = await measureRafiki(N, CLIENTS);
-    console.log('\nRafiki, measured now on this machine (the same flows; Postgres and Redis as ../shared/rafiki/start.sh runs them):\n');
+    const measured = await measureRafiki(N, CLIENTS, onDisk);
+    rafiki = measured.rows;
+    console.log(`\nRafiki, measured now on this machine (the same flows; ${measured.settings}):\n`);
     print(rafiki);
+    console.log(`\nRafiki idle, CPU ms per second: ${shownIdle(measured.idle)}`);
     sideBySide(results, rafiki);
+  }
+}
+summary(results, rafiki);
+
+// The lines the checks read: per create flow (USD->USD, the first number of clients) and per fund ->
+// completed, the application tier's CPU (ours; Rafiki's in the same run less what its backend spends
+// idle in the row's time, polling its database: a lower bound, the whole is in its table), the
+// storage work, the functions' AWS calls and the modelled bill per million.
+function summary(ours: Result[], theirs: Result[]) {
+  const at = CLIENTS[0];
+  const find = (rs: Result[], prefix: string) => rs.find((r) => r.name.startsWith(prefix) && r.concurrency === at);
+  const n = (x: number | undefined, digits = 2) => (x === undefined ? '-' : Number(x.toFixed(digits)).toString());
+  for (const [label, mine, rafikis] of [
+    ['create flow', 'create flow USD->USD', 'Rafiki: create flow'],
+    ['fund -> completed', 'fund -> completed USD->USD', 'Rafiki: deposit -> completed'],
+  ]) {
+    const [o, r] = [find(ours, mine), find(theirs, rafikis)];
+    if (!o?.usage) continue;
+    const calls = Object.values(o.calls ?? {}).reduce((a, b) => a + b, 0);
+    console.log(
+      `${label === 'create flow' ? '\n' : ''}per ${label}: app_cpu_ms=${n(appCpu(o))} rafiki_app_cpu_ms=${n(r && appCpu(r)! - (r.appIdle ?? 0))} items=${n(o.usage.items)} wcu=${n(o.usage.wcu)} rcu=${n(o.usage.rcu)} calls=${n(calls)} usd_per_million=${n(o.usd?.total)}`,
+    );
   }
 }
 
 // This service beside Rafiki, flow by flow, with the ratio (above 1: this service is ahead: more per
-// second, or a shorter p50 for one client's fund -> completed), the load as each row began and the
-// machine's CPU per operation.
+// second, or a shorter p50 for one client's fund -> completed), the load as each row began, and each
+// side's application tier's CPU per operation with their ratio (below 1: ours spends less).
 function sideBySide(ours: Result[], rafiki: Result[]) {
   const find = (rs: Result[], prefix: string, clients: number) => rs.find((r) => r.name.startsWith(prefix) && r.concurrency === clients);
   const shown = (r: Result, unit: string) =>
-    `${r.perSecond.toFixed(1)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms (load ${r.load?.toFixed(2)}${r.cpuMs === undefined ? '' : `, CPU ${r.cpuMs.toFixed(1)} ms`})`;
+    `${r.perSecond.toFixed(1)} ${unit}/s, p50 ${r.p50.toFixed(1)} ms, p95 ${r.p95.toFixed(1)} ms (load ${r.load?.toFixed(2)}, app CPU ${appCpu(r)?.toFixed(1)} ms)`;
   const rows: string[][] = [];
   for (const clients of CLIENTS) {
     const pairs: Array<[string, Result | undefined, Result | undefined, string]> = [
@@ -456,11 +524,17 @@ function sideBySide(ours: Result[], rafiki: Result[]) {
     for (const [label, o, r, unit] of pairs) {
       if (!o || !r) continue;
       const ratio = clients === 1 && unit === 'payments' ? r.p50 / o.p50 : o.perSecond / r.perSecond;
-      rows.push([`${label}, ${clients} client${clients > 1 ? 's' : ''}`, shown(o, unit), shown(r, unit), ratio.toFixed(2)]);
+      rows.push([
+        `${label}, ${clients} client${clients > 1 ? 's' : ''}`,
+        shown(o, unit),
+        shown(r, unit),
+        ratio.toFixed(2),
+        (appCpu(o)! / appCpu(r)!).toFixed(2),
+      ]);
     }
   }
   if (!rows.length) return;
-  const head = ['', 'this service', 'Rafiki', 'ratio'];
+  const head = ['', 'this service', 'Rafiki', 'ratio', 'app CPU ours/Rafiki'];
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   console.log('');
   for (const r of [head, ...rows])

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../infra/local/start/serverless-config';
-import { endWatcher, measure, type Result } from './measure';
+import { cpuPerOperation, endWatcher, idleCpu, measure, type Result, settle } from './measure';
+import { sampleCpu, type Target } from './procs';
 
 // Rafiki, built from source beside this checkout (../shared/rafiki: setup.sh builds it, start.sh and
 // stop.sh run it), measured by the bench with the same two flows as this service, once this
@@ -15,6 +16,34 @@ import { endWatcher, measure, type Result } from './measure';
 //   (depositOutgoingPaymentLiquidity), until its row is seen COMPLETED.
 const SCRIPTS = resolve(process.env.RAFIKI_SCRIPTS ?? join(ROOT, '../shared/rafiki'));
 const SOURCE = process.env.RAF_SRC ?? '/tmp/rafiki'; // where setup.sh builds it (its env.sh)
+const RUN = process.env.RAF_RUN ?? '/tmp/raf-run'; // where start.sh runs it: pids, pgdata
+
+// Rafiki's processes, as start.sh records them: each with its descendants (Postgres's, a process
+// per connection); the application tier is the backend and auth.
+function rafikiProcesses(): Record<string, Target[]> {
+  const pid = (file: string) => {
+    try {
+      return [{ tree: Number(readFileSync(join(RUN, file), 'utf8').split('\n')[0].trim()) }];
+    } catch {
+      return [];
+    }
+  };
+  return {
+    backend: pid('pids/backend'),
+    auth: pid('pids/auth'),
+    Postgres: pid('pgdata/postmaster.pid'),
+    Redis: pid('pids/redis'),
+    'ASE, TLS front': [...pid('pids/ase'), ...pid('pids/tls-front')],
+    'load client': [{ pid: process.pid, tid: process.pid }],
+  };
+}
+const APP = ['backend', 'auth'];
+
+// Postgres with its data "in memory" on its own terms, as DynamoDB Local's -inMemory: nothing waits
+// for the disk (no fsync, commits not waited for, no full pages in the WAL); the tables are still
+// files, in the page cache. start.sh runs it durable (fsync on, every commit synced): BENCH_DATA=disk
+// keeps that, as this service's data then is on disk too.
+const IN_MEMORY = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
 
 // Why Rafiki cannot be measured here, or undefined when it can.
 export function rafikiMissing(): string | undefined {
@@ -35,8 +64,13 @@ interface Gql {
   uuid(): string;
 }
 
-// Rafiki's rows: the create flow, then deposit -> completed, at each number of clients.
-export async function measureRafiki(n: number, clients: number[]): Promise<Result[]> {
+// Rafiki's rows: the create flow, then deposit -> completed, at each number of clients, with the CPU
+// per operation of each of its processes; and its settings, in words.
+export async function measureRafiki(
+  n: number,
+  clients: number[],
+  onDisk: boolean,
+): Promise<{ rows: Result[]; settings: string; idle: Record<string, number> }> {
   script('start.sh', { RAF_FRESH: '1', ASE_AUTO_FUND: 'false', ASE_VERBOSE: 'false' });
   let db: { connect(): Promise<void>; query(sql: string, values: unknown[]): Promise<{ rows: any[] }>; end(): Promise<void> } | undefined;
   try {
@@ -61,6 +95,12 @@ export async function measureRafiki(n: number, clients: number[]): Promise<Resul
     const client = new pg.Client({ connectionString: `postgresql://postgres:password@127.0.0.1:${process.env.PG_PORT ?? 5432}/rafiki_backend` });
     db = client;
     await client.connect();
+    if (!onDisk) {
+      for (const [name, value] of Object.entries(IN_MEMORY)) await client.query(`ALTER SYSTEM SET ${name} = ${value}`, []);
+      await client.query('SELECT pg_reload_conf()', []);
+    }
+    const shown = await client.query(`SELECT name, setting FROM pg_settings WHERE name = ANY($1)`, [Object.keys(IN_MEMORY)]);
+    const settings = `Postgres ${shown.rows.map((r: { name: string; setting: string }) => `${r.name}=${r.setting}`).join(' ')}, data files in ${RUN}/pgdata; Redis in memory, no persistence (start.sh); the backend and auth on Node 24 (setup.sh)`;
     const paymentEnd = endWatcher<string>(async (ids) => {
       const { rows } = await client.query(`SELECT id, state FROM "outgoingPayments" WHERE id = ANY($1) AND state IN ('COMPLETED', 'FAILED')`, [ids]);
       return rows.map((r: { id: string; state: string }) => [r.id, r.state]);
@@ -69,22 +109,37 @@ export async function measureRafiki(n: number, clients: number[]): Promise<Resul
       if ((await paymentEnd(id)) !== 'COMPLETED') throw new Error(`Rafiki's outgoing payment ${id} failed`);
     };
 
-    for (let i = 0; i < 20; i++) await flow(); // warms Rafiki as the bench warms this service
+    for (let i = 0; i < 200; i++) await flow(); // warms Rafiki's JIT as the bench warms this service's
     const rows: Result[] = [];
-    for (const c of clients) rows.push(await measure('Rafiki: create flow', n, c, async () => void (await flow())));
+    // A row with the CPU per operation of each process, from an idle Rafiki until it is idle again.
+    const processes = rafikiProcesses();
+    const appMs = () => APP.reduce((sum, k) => sum + sampleCpu({ [k]: processes[k] })[k], 0);
+    await settle(appMs, 300, 3000);
+    const idle = await idleCpu(() => sampleCpu(processes));
+    const row = async (name: string, count: number, c: number, op: (i: number) => Promise<void>): Promise<Result> => {
+      await settle(appMs, 300, 3000);
+      const before = sampleCpu(processes);
+      const began = performance.now();
+      const result = await measure(name, count, c, op);
+      await settle(appMs, 300, 3000);
+      return { ...result, ...cpuPerOperation(before, sampleCpu(processes), count, APP, idle, performance.now() - began) };
+    };
+    for (const c of clients) rows.push(await row('Rafiki: create flow', n, c, async () => void (await flow())));
     for (const c of clients) {
       const count = Math.min(n, 400);
       const payments: string[] = [];
       for (let i = 0; i < count; i++) payments.push(await flow());
       rows.push(
-        await measure('Rafiki: deposit -> completed', count, c, async (i) => {
+        await row('Rafiki: deposit -> completed', count, c, async (i) => {
           await gql(Q.depositOutgoingPaymentLiquidity, { input: { outgoingPaymentId: payments[i], idempotencyKey: uuid() } });
           await completed(payments[i]);
         }),
       );
     }
-    return rows;
+    return { rows, settings, idle };
   } finally {
+    if (!onDisk) for (const name of Object.keys(IN_MEMORY)) await db?.query(`ALTER SYSTEM RESET ${name}`, []).catch(() => undefined);
+    await db?.query('SELECT pg_reload_conf()', []).catch(() => undefined);
     await db?.end();
     script('stop.sh');
   }

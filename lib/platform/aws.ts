@@ -8,7 +8,9 @@ import { currentSpan, type Span, type TraceDocument } from './tracing';
 // can say how many AWS calls one invocation made, and traces each as a subsegment with its
 // duration (lib/platform/tracing.ts), when something is being traced.
 type Counts = Map<string, number>;
-const counting = new AsyncLocalStorage<Counts>();
+// What a call's observer (the bench's storage accounting) may do: send another input, see the output.
+export type CallObserver = (service: string, operation: string, input: object) => { input: object; seen(output: unknown): void };
+const counting = new AsyncLocalStorage<{ calls: Counts; observe?: CallObserver }>();
 
 interface Instrumentable {
   middlewareStack: { add(middleware: unknown, options: { step: 'initialize'; name: string }): void; remove(name: string): boolean };
@@ -30,18 +32,26 @@ export function counted<C extends Instrumentable>(client: C, service: string): C
   client.middlewareStack.remove('loggerMiddleware');
   client.middlewareStack.add(
     (next: (args: { input: CallInput }) => Promise<CallOutput>, context: { commandName?: string }) => (args: { input: CallInput }) =>
-      countAndTrace(service, (context.commandName ?? 'Unknown').replace(/Command$/, ''), args.input, () => next(args)),
+      countAndTrace(service, (context.commandName ?? 'Unknown').replace(/Command$/, ''), args.input, (input) => next({ ...args, input })),
     { step: 'initialize', name: 'countAndTraceAwsCalls' },
   );
   return client;
 }
 
-// One AWS call, counted and traced: an SDK client's (above) or the DynamoDB sender's (./dynamodb-http).
-export function countAndTrace<T>(service: string, operation: string, input: CallInput, call: () => Promise<T>): Promise<T> {
-  const counts = counting.getStore();
-  if (counts) counts.set(`${service}.${operation}`, (counts.get(`${service}.${operation}`) ?? 0) + 1);
+// One AWS call, counted, observed (when asked) and traced: an SDK client's (above) or the DynamoDB
+// sender's (./dynamodb-http), whose result is the output itself.
+export function countAndTrace<T>(service: string, operation: string, input: CallInput, call: (input: CallInput) => Promise<T>): Promise<T> {
+  const store = counting.getStore();
+  if (store) store.calls.set(`${service}.${operation}`, (store.calls.get(`${service}.${operation}`) ?? 0) + 1);
+  const observed = store?.observe?.(service, operation, input);
+  const result = observed
+    ? call(observed.input).then((r) => {
+        observed.seen((r as CallOutput).output ?? r);
+        return r;
+      })
+    : call(input);
   const parent = currentSpan();
-  return parent ? tracedCall(parent.child(service, { namespace: 'aws', aws: awsFields(operation, input) }), call()) : call();
+  return parent ? tracedCall(parent.child(service, { namespace: 'aws', aws: awsFields(operation, input) }), result) : result;
 }
 
 const awsFields = (operation: string, input: CallInput): TraceDocument['aws'] => ({
@@ -64,5 +74,6 @@ async function tracedCall<T>(span: Span, call: Promise<T>): Promise<T> {
   }
 }
 
-// Runs `fn`, adding up in `calls` the AWS calls it makes, by "Service.Operation" (even if it throws).
-export const countAwsCalls = <T>(calls: Counts, fn: () => Promise<T>): Promise<T> => counting.run(calls, fn);
+// Runs `fn`, adding up in `calls` the AWS calls it makes, by "Service.Operation" (even if it throws);
+// `observe`, when given, sees each call's input (and may change it) and its output.
+export const countAwsCalls = <T>(calls: Counts, fn: () => Promise<T>, observe?: CallObserver): Promise<T> => counting.run({ calls, observe }, fn);

@@ -217,7 +217,7 @@ export function dynamoOverHttp(sdk: DynamoDBClient, translation: Options): Docum
       const op = ops.get(command.constructor);
       if (!op) return Promise.reject(new Error(`No DynamoDB operation for ${command.constructor.name}`));
       const { input } = command as { input: Input };
-      return countAndTrace('DynamoDB', op.name, input, () => call(op, input)) as Promise<never>;
+      return countAndTrace('DynamoDB', op.name, input, (given) => call(op, given as Input)) as Promise<never>;
     },
   };
 }

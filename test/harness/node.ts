@@ -159,6 +159,7 @@ export async function startNpmNode(
     ADMIN_API_SECRET: NPM_NODE_SECRET,
     LOCAL_DATA_DIR: dataDir,
     POWERTOOLS_LOG_LEVEL: '', // as a user's shell has it (the tests' SILENT would hide what npm start prints)
+    LOCAL_JIT: 'quick', // a test's node runs for seconds: the JVM's second JIT tier would not pay back
     ...opts.env,
   };
   const child = spawn('npm', ['run', script, ...(opts.args ? ['--', ...opts.args] : [])], {

