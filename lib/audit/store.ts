@@ -1,8 +1,9 @@
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
-import { type Page, queryNewestFirst, scoped } from '../platform/store';
+import { type Lookup, type Page, queryNewestFirst, scoped } from '../platform/store';
 import type { TransactItem } from '../platform/tx';
 import type { Node } from '../shared/node';
+import { timeOfAuditEventId } from './ids';
 import type { AuditEvent, AuditEventsQuery } from './schemas';
 
 // A tenant's audit events: one partition of the main table, newest first by "<at>#<id>", kept as
@@ -55,6 +56,12 @@ export async function listAuditEvents(node: Node, q: AuditEventsQuery): Promise<
     }),
   });
   return { items: page.items.map(toEvent), nextCursor: page.nextCursor };
+}
+
+// An event by its id: the time its id carries is its key's (lib/audit/ids.ts).
+export function auditEventLookup(node: Node, id: string): Lookup<AuditEvent> | undefined {
+  const at = timeOfAuditEventId(id);
+  return at === undefined ? undefined : { table: node.tables.main, key: { pk: partition(node), sk: `${at}#${id}` }, read: toEvent };
 }
 
 const toEvent = ({ pk, sk, status, ...event }: Record<string, any>): AuditEvent => ({ ...event, status: Number(status) }) as AuditEvent;

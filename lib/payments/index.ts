@@ -53,7 +53,7 @@ export function paymentView(r: PaymentRecord): Payment {
 
 export const findPayment = (node: Node, id: string) => store.findPayment(node, id);
 export const findPayments = (node: Node, ids: string[]) => store.findPayments(node, ids);
-export { cursorOf as paymentCursorOf, type SpentItem } from './store';
+export { cursorOf as paymentCursorOf, paymentLookup, type SpentItem } from './store';
 export const pagePaymentsByWallet = (node: Node, walletAddressId: string, opts: Parameters<typeof store.pageByWallet>[2]) =>
   store.pageByWallet(node, walletAddressId, opts);
 

@@ -1,7 +1,21 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
-import { getAll, idOfKey, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import {
+  getAll,
+  getOne,
+  idOfKey,
+  LISTS,
+  type Lookup,
+  type Page,
+  pageOfListed,
+  pageTwoWays,
+  queryAll,
+  queryNewestFirst,
+  scoped,
+  shardKeys,
+  shardOf,
+} from '../platform/store';
 import type { Write } from '../platform/tx';
 import { withMethodFields } from '../quotes/method';
 import type { Node } from '../shared/node';
@@ -88,10 +102,9 @@ export const findPayments = async (node: Node, ids: string[]): Promise<PaymentRe
     )
   ).map(toRecord);
 
-export async function findPayment(node: Node, id: string): Promise<PaymentRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: paymentKey(node, id), ConsistentRead: true }));
-  return Item && toRecord(Item);
-}
+export const paymentLookup = (node: Node, id: string): Lookup<PaymentRecord> => ({ table: node.tables.main, key: paymentKey(node, id), read: toRecord });
+
+export const findPayment = (node: Node, id: string) => getOne(paymentLookup(node, id));
 
 // The ids of every payment in `funding` (its listing items' keys): those waiting for the FSP.
 export async function listFundingIds(node: Node): Promise<string[]> {
