@@ -141,6 +141,10 @@ export async function queryNewestFirst(opts: {
   return { items, nextCursor: more ? Buffer.from(JSON.stringify({ after: items.at(-1)![opts.sortKey] })).toString('base64url') : null };
 }
 
+// A list's time window [from, to) as queryNewestFirst's range over "<time>#<id>" sort keys (an open
+// bound: the lowest or highest time there is); none when neither bound is given.
+export const timeRange = (q: { from?: string; to?: string }) => (q.from || q.to ? { range: { from: q.from ?? '0000', to: q.to ?? '9999' } } : {});
+
 // Every item a query matches, following LastEvaluatedKey through all pages.
 export async function queryAll(input: QueryCommandInput): Promise<Record<string, any>[]> {
   const items: Record<string, any>[] = [];
