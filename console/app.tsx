@@ -120,14 +120,8 @@ function SearchBox() {
     if (typed.trim()) location.hash = `#/find/${encodeURIComponent(typed.trim())}`;
   };
   return (
-    <form class="search" role="search" onSubmit={find}>
-      <input
-        type="search"
-        aria-label="Find by id or URL"
-        placeholder="Find by id or URL"
-        value={typed}
-        onInput={(e) => setTyped(e.currentTarget.value)}
-      />
+    <form class="search" onSubmit={find}>
+      <input type="search" aria-label="Find by id or URL" placeholder="Find by id or URL" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
     </form>
   );
 }

@@ -51,4 +51,3 @@ export const PAGES: Page[] = [
   { path: 'quotes', title: 'Quote', group: 'Back office', component: QuotesPage, unlisted: true },
   { path: 'find', title: 'Find', group: 'Back office', component: FindPage, unlisted: true },
 ];
-

@@ -103,7 +103,16 @@ const AssetsList = () => (
 // #/assets, or one asset's page: #/assets/<id>.
 export const AssetsPage = ({ args }: PageProps) =>
   args[0] ? (
-    <RecordPage route={`/assets/${args[0]}`} label="Asset" back={{ href: '#/assets', text: 'All assets' }} more={(a) => <p>{assetAccounts(String(a.id))} · {aboutLinks(String(a.id))}</p>} />
+    <RecordPage
+      route={`/assets/${args[0]}`}
+      label="Asset"
+      back={{ href: '#/assets', text: 'All assets' }}
+      more={(a) => (
+        <p>
+          {assetAccounts(String(a.id))} · {aboutLinks(String(a.id))}
+        </p>
+      )}
+    />
   ) : (
     <AssetsList />
   );

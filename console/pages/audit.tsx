@@ -24,7 +24,12 @@ export function AuditPage({ args }: PageProps) {
   if (args[0] === 'for') return <AuditList query={{ resourceId: args[1] ?? '' }} />;
   if (!args[0]) return <AuditList />;
   const at = timeOfId(args[0]);
-  if (at === undefined) return <p class="note">The id <code>{args[0]}</code> carries no time: find its event on the list.</p>;
+  if (at === undefined)
+    return (
+      <p class="note">
+        The id <code>{args[0]}</code> carries no time: find its event on the list.
+      </p>
+    );
   return <AuditList query={{ from: new Date(at).toISOString(), to: new Date(at + 1).toISOString() }} />;
 }
 

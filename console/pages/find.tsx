@@ -1,7 +1,7 @@
 import type { RouteResponse } from '../../lib/api/routes';
 import { admin } from '../api';
-import { Alert, useLoaded } from '../list';
 import { PAGE_OF } from '../kinds';
+import { Alert, useLoaded } from '../list';
 import type { PageProps } from '../pages';
 
 // #/find/<id or URL>: what the header's search box found (GET /search), opened at once when it is
@@ -18,7 +18,12 @@ export function FindPage({ args }: PageProps) {
     return found;
   }, q);
   if (error) return <Alert text={error} />;
-  if (!value) return <p class="note">Looking for <code>{q}</code>…</p>;
+  if (!value)
+    return (
+      <p class="note">
+        Looking for <code>{q}</code>…
+      </p>
+    );
   if (!value.items.length)
     return (
       <p class="note" role="status">

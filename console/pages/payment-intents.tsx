@@ -49,40 +49,39 @@ export const IntentsList = ({ query }: { query?: Record<string, string> }) => (
 
 // An intent's actions, on its row and its page.
 const intentActions = (i: Intent & { held: bigint }): Action[] => [
-      ...(i.state === 'pending_approval'
-        ? [
-            { label: 'Approve', what: 'Approve this intent: it takes payments from now on.', run: () => post(`/payment-intents/${i.id}/approve`) },
-            {
-              label: 'Refuse',
-              what: 'Cancel this intent: it never takes a payment. The reason is kept and sent to the FSP in the webhook.',
-              asksReason: true,
-              run: (_key: string | undefined, _amount: string | undefined, reason: string) => post(`/payment-intents/${i.id}/cancel`, undefined, { reason }),
-            },
-          ]
-        : []),
-      ...(i.state === 'pending' || i.state === 'processing'
-        ? [
-            {
-              label: 'Complete',
-              needs: 'admin' as const,
-              what: 'Complete this intent: it takes no more payments.',
-              run: () => post(`/payment-intents/${i.id}/complete`),
-            },
-          ]
-        : []),
-      ...(i.held > 0n
-        ? [
-            {
-              label: 'Withdraw',
-              what: `Withdraw what this intent holds (${money({ ...i.receivedAmount, value: String(i.held) })}) to the FSP.`,
-              movesMoney: true,
-              run: (key: string | undefined) => post(`/payment-intents/${i.id}/withdraw`, key),
-              said: withdrew,
-            },
-          ]
-        : []),
+  ...(i.state === 'pending_approval'
+    ? [
+        { label: 'Approve', what: 'Approve this intent: it takes payments from now on.', run: () => post(`/payment-intents/${i.id}/approve`) },
+        {
+          label: 'Refuse',
+          what: 'Cancel this intent: it never takes a payment. The reason is kept and sent to the FSP in the webhook.',
+          asksReason: true,
+          run: (_key: string | undefined, _amount: string | undefined, reason: string) => post(`/payment-intents/${i.id}/cancel`, undefined, { reason }),
+        },
+      ]
+    : []),
+  ...(i.state === 'pending' || i.state === 'processing'
+    ? [
+        {
+          label: 'Complete',
+          needs: 'admin' as const,
+          what: 'Complete this intent: it takes no more payments.',
+          run: () => post(`/payment-intents/${i.id}/complete`),
+        },
+      ]
+    : []),
+  ...(i.held > 0n
+    ? [
+        {
+          label: 'Withdraw',
+          what: `Withdraw what this intent holds (${money({ ...i.receivedAmount, value: String(i.held) })}) to the FSP.`,
+          movesMoney: true,
+          run: (key: string | undefined) => post(`/payment-intents/${i.id}/withdraw`, key),
+          said: withdrew,
+        },
+      ]
+    : []),
 ];
-
 
 // One intent: its fields, its wallet address, what paid it (the payments of this node, and the
 // peers whose Interledger packets did: its account's credits), its transfers, webhooks, audit
@@ -150,9 +149,7 @@ function IntentPage({ id }: { id: string }) {
                     peer <code>{account.slice(5)}</code>
                   </a>
                 ) : (
-                  <>
-                    {transfersOf(account, account)} (converted: its peer's leg is in that account's transfers)
-                  </>
+                  <>{transfersOf(account, account)} (converted: its peer's leg is in that account's transfers)</>
                 )}
               </li>
             ))}

@@ -108,9 +108,12 @@ function PaymentPage({ id }: { id: string }) {
         [
           'To',
           p.intentId ? (
-            <a key="to" href={`#/payment-intents/${p.intentId}`} aria-label="Its payment intent">
-              <code>{p.receiver}</code>
-            </a>
+            <span key="to">
+              <a href={`#/payment-intents/${p.intentId}`} aria-label="Its payment intent">
+                <code>{p.receiver}</code>
+              </a>{' '}
+              <span class="muted">a payment intent of this node</span>
+            </span>
           ) : (
             <span key="to">
               <code>{p.receiver}</code> <span class="badge">on another node</span>
@@ -129,7 +132,16 @@ function PaymentPage({ id }: { id: string }) {
           </a>,
         ],
         ['Created', time(p.createdAt)],
-        ...(p.grantId ? [['Grant', <a key="grant" href={`#/grants/${p.grantId}`}><code>{p.grantId}</code></a>] as Row] : []),
+        ...(p.grantId
+          ? [
+              [
+                'Grant',
+                <a key="grant" href={`#/grants/${p.grantId}`}>
+                  <code>{p.grantId}</code>
+                </a>,
+              ] as Row,
+            ]
+          : []),
         ...(p.client ? [['Client', <code key="client">{p.client}</code>] as Row] : []),
         ['Metadata', p.metadata ? <code key="metadata">{JSON.stringify(p.metadata)}</code> : '–'],
       ]

@@ -121,7 +121,16 @@ const PeersList = () => (
 // #/peers, or one peer's page: #/peers/<id>.
 export const PeersPage = ({ args }: PageProps) =>
   args[0] ? (
-    <RecordPage route={`/peers/${args[0]}`} label="Peer" back={{ href: '#/peers', text: 'All peers' }} more={(p) => <p>{transfersOf(`peer:${p.id}`, 'Its liquidity')} · {aboutLinks(String(p.id))}</p>} />
+    <RecordPage
+      route={`/peers/${args[0]}`}
+      label="Peer"
+      back={{ href: '#/peers', text: 'All peers' }}
+      more={(p) => (
+        <p>
+          {transfersOf(`peer:${p.id}`, 'Its liquidity')} · {aboutLinks(String(p.id))}
+        </p>
+      )}
+    />
   ) : (
     <PeersList />
   );

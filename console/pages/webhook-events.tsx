@@ -34,7 +34,14 @@ const WebhookEventsList = ({ query }: { query?: Record<string, string> }) => (
       { label: 'Type', cell: (e) => e.type },
       { label: 'Attempts', cell: (e) => <Attempts event={e} />, numeric: true },
       created,
-      { label: 'Id', cell: (e) => <a href={`#/webhook-events/${e.id}`}><code>{e.id}</code></a> },
+      {
+        label: 'Id',
+        cell: (e) => (
+          <a href={`#/webhook-events/${e.id}`}>
+            <code>{e.id}</code>
+          </a>
+        ),
+      },
     ]}
     actions={(e) =>
       e.status === 'pending'

@@ -95,7 +95,10 @@ describe('the console search', () => {
     // An id nothing has: said so.
     const unknown = '00000000-0000-4000-8000-000000000000';
     await find(unknown);
-    await page.getByRole('status').filter({ hasText: `Nothing here has the id or URL ${unknown}` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Nothing here has the id or URL ${unknown}` })
+      .waitFor();
 
     // The audit trail (the funding is in it) fits 1280 px: nothing wider than the window.
     await ok(s.admin('GET', '/audit-events'), 200);
