@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { money } from './amounts';
 import { type Amount, admin } from './api';
-import { Alert, time, useLoaded } from './list';
+import { type Action, ActionButtons, Alert, Said, time, useLoaded } from './list';
 
 // One record's page: its fields, a label and a value a line, and the links that lead from it to
 // the records it names (each page of console/pages/ that shows one record by its id).
@@ -16,6 +16,26 @@ export const RecordFields = ({ label, rows }: { label: string; rows: Row[] }) =>
       </div>
     ))}
   </dl>
+);
+
+// Above a record that has actions: back to its list, reload, its actions, and what happened.
+export const RecordToolbar = (props: {
+  back: { href: string; text: string };
+  reload: () => void;
+  actions?: Action[];
+  ask: (a: Action) => void;
+  error?: string;
+  said?: string;
+}) => (
+  <div class="toolbar">
+    <a href={props.back.href}>{props.back.text}</a>
+    <button type="button" onClick={props.reload}>
+      Reload
+    </button>
+    {props.actions && <ActionButtons actions={props.actions} ask={props.ask} />}
+    <Alert text={props.error} />
+    <Said text={props.said} />
+  </div>
 );
 
 // A field as a person reads it: an amount in its units, a time as the lists show it, ids and URLs

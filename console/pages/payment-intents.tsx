@@ -1,9 +1,9 @@
 import type { RouteResponse } from '../../lib/api/routes';
 import { money } from '../amounts';
 import { admin, type Page, post, type Transfer } from '../api';
-import { type Action, ActionButtons, Alert, created, ListPage, Said, state, time, transfersOf, useActions, useLoaded, withdrew, withHeld } from '../list';
+import { type Action, created, ListPage, state, time, transfersOf, useActions, useLoaded, withdrew, withHeld } from '../list';
 import type { PageProps } from '../pages';
-import { aboutLinks, RecordFields } from '../record';
+import { aboutLinks, RecordFields, RecordToolbar } from '../record';
 
 // #/payment-intents: the payment intents and what each holds; approve or refuse one that waits for
 // approval, complete one, withdraw what one holds.
@@ -101,15 +101,14 @@ function IntentPage({ id }: { id: string }) {
   const peers = [...new Set(i?.credits.filter((t) => t.kind === 'packet').map((t) => t.debitAccount))];
   return (
     <div class="list">
-      <div class="toolbar">
-        <a href="#/payment-intents">All payment intents</a>
-        <button type="button" onClick={reload}>
-          Reload
-        </button>
-        {i && <ActionButtons actions={intentActions(i)} ask={ask} />}
-        <Alert text={error} />
-        <Said text={said} />
-      </div>
+      <RecordToolbar
+        back={{ href: '#/payment-intents', text: 'All payment intents' }}
+        reload={reload}
+        actions={i && intentActions(i)}
+        ask={ask}
+        error={error}
+        said={said}
+      />
       {i && (
         <>
           <RecordFields

@@ -1,9 +1,9 @@
 import type { RouteResponse } from '../../lib/api/routes';
 import { money } from '../amounts';
 import { admin, post } from '../api';
-import { type Action, ActionButtons, Alert, created, ListPage, Said, state, time, transfersOf, useActions, useLoaded, withdrew, withHeld } from '../list';
+import { type Action, created, ListPage, state, time, transfersOf, useActions, useLoaded, withdrew, withHeld } from '../list';
 import type { PageProps } from '../pages';
-import { aboutLinks, RecordFields, type Row } from '../record';
+import { aboutLinks, RecordFields, RecordToolbar, type Row } from '../record';
 
 // #/payments: the payments, and one payment's page; fund or cancel one, withdraw what one holds.
 
@@ -148,15 +148,7 @@ function PaymentPage({ id }: { id: string }) {
     : [];
   return (
     <div class="list">
-      <div class="toolbar">
-        <a href="#/payments">All payments</a>
-        <button type="button" onClick={reload}>
-          Reload
-        </button>
-        {p && <ActionButtons actions={paymentActions(p)} ask={ask} />}
-        <Alert text={error} />
-        <Said text={said} />
-      </div>
+      <RecordToolbar back={{ href: '#/payments', text: 'All payments' }} reload={reload} actions={p && paymentActions(p)} ask={ask} error={error} said={said} />
       {p && (
         <>
           <RecordFields label="Payment" rows={rows} />
