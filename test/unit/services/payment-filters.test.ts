@@ -33,11 +33,13 @@ describe('the payments list', () => {
   it('filters by receiver, by a metadata value and by creation time, alone or with the sender', async () => {
     const [bob, carlos] = [await createIntent(mem.node, { walletAddress: w.bob } as never), await createIntent(mem.node, { walletAddress: w.carlos } as never)];
     const a1 = await pay(w.alice, bob.id, { order: '42' });
-    const between = new Date().toISOString();
+    // A time after a1's, before a2's: the clock is let move past it first.
+    const between = new Date(Date.parse(a1.createdAt) + 1).toISOString();
+    while (Date.now() <= Date.parse(between)) await new Promise((r) => setImmediate(r));
     const a2 = await pay(w.alice, carlos.id, { order: '43', nested: { order: '42' } });
     const b1 = await pay(w.bob, carlos.id, { order: '42', note: 'x' });
     const c1 = await pay(w.bob, bob.id);
-    const after = new Date(Date.now() + 1).toISOString();
+    const after = new Date(Date.parse(c1.createdAt) + 1).toISOString();
     // Newest first, page by page.
     expect(await ids({ receiver: intentUrl(mem.node, carlos.id) })).toEqual([b1.id, a2.id]);
     expect(await ids({ receiver: bob.id })).toEqual([c1.id, a1.id]); // this node's intent by its id
