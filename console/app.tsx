@@ -52,6 +52,7 @@ function Console({ node, operator }: { node: string; operator: Operator }) {
     if (page) document.title = `${page.title} · Node ${node} · Payment service`;
   }, [page, node]);
   const groups = [...new Set(pages.map((p) => p.group))];
+  const current = page?.unlisted ? undefined : page;
   const tenants = useTenants(operator);
   // A chosen tenant is shown once the operator's list says it is still there (else useTenants goes
   // back to the operator's data), so that no page asks for a deleted tenant's.
@@ -60,6 +61,7 @@ function Console({ node, operator }: { node: string; operator: Operator }) {
     <div class="shell">
       <header>
         <Brand node={node} />
+        <SearchBox />
         <span class="header-end">
           <TenantSwitch tenants={tenants} />
           <AdminApiStatus />
@@ -78,10 +80,10 @@ function Console({ node, operator }: { node: string; operator: Operator }) {
             <h2>{group}</h2>
             <ul>
               {pages
-                .filter((p) => p.group === group)
+                .filter((p) => p.group === group && !p.unlisted)
                 .map((p) => (
                   <li key={p.path}>
-                    <a href={`#/${p.path}`} aria-current={p === page ? 'page' : undefined}>
+                    <a href={`#/${p.path}`} aria-current={p === current ? 'page' : undefined}>
                       {p.title}
                     </a>
                   </li>
@@ -108,6 +110,20 @@ function usePages(): Page[] {
     pageConfig().then(({ signIn }) => setPages(PAGES.filter((p) => signIn.kind === 'local' || p.group !== 'Monitor')));
   }, []);
   return pages;
+}
+
+// One box, on every page, that finds anything by its id or URL: #/find/<what was typed>.
+function SearchBox() {
+  const [typed, setTyped] = useState('');
+  const find = (e: Event) => {
+    e.preventDefault();
+    if (typed.trim()) location.hash = `#/find/${encodeURIComponent(typed.trim())}`;
+  };
+  return (
+    <form class="search" onSubmit={find}>
+      <input type="search" aria-label="Find by id or URL" placeholder="Find by id or URL" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
+    </form>
+  );
 }
 
 // The Admin API's own description, read through the console's door: its version when it answers,

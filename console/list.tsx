@@ -301,7 +301,8 @@ export function useActions(reload: () => void) {
 }
 
 // The confirmation an action asks for, in the page: it runs only on "Confirm", and a refusal
-// shows the problem's detail here, leaving the dialog open.
+// shows the problem's detail here, leaving the dialog open. "Close" leaves it undone (never
+// "Cancel", which a payment's own action is called).
 function Confirm({ action, done }: { action: Action; done: (changed: boolean, said?: string) => void }) {
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
@@ -343,7 +344,7 @@ function Confirm({ action, done }: { action: Action; done: (changed: boolean, sa
         )}
         <div class="buttons">
           <button type="button" disabled={busy} onClick={() => done(false)}>
-            Cancel
+            Close
           </button>
           <button
             type="button"

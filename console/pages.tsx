@@ -2,12 +2,14 @@ import type { ComponentType } from 'preact';
 import { AssetsPage } from './pages/assets';
 import { AuditPage } from './pages/audit';
 import { DashboardPage } from './pages/dashboard';
+import { FindPage } from './pages/find';
 import { GrantsPage } from './pages/grants';
 import { LedgerPage } from './pages/ledger';
 import { WithdrawalsPage } from './pages/liquidity-withdrawals';
 import { IntentsPage } from './pages/payment-intents';
 import { PaymentsPage } from './pages/payments';
 import { PeersPage } from './pages/peers';
+import { QuotesPage } from './pages/quotes';
 import { RatesPage } from './pages/rates';
 import { TracesPage } from './pages/traces';
 import { TransfersPage } from './pages/transfers';
@@ -28,6 +30,7 @@ export interface Page {
   title: string;
   group: 'Monitor' | 'Back office';
   component: ComponentType<PageProps>;
+  unlisted?: true; // reached by a link or the search box, not from the navigation
 }
 
 export const PAGES: Page[] = [
@@ -45,4 +48,6 @@ export const PAGES: Page[] = [
   { path: 'ledger', title: 'Ledger check', group: 'Back office', component: LedgerPage },
   { path: 'transfers', title: 'Transfers', group: 'Back office', component: TransfersPage },
   { path: 'audit', title: 'Audit', group: 'Back office', component: AuditPage },
+  { path: 'quotes', title: 'Quote', group: 'Back office', component: QuotesPage, unlisted: true },
+  { path: 'find', title: 'Find', group: 'Back office', component: FindPage, unlisted: true },
 ];

@@ -2,6 +2,8 @@ import { money, units } from '../amounts';
 import { type Asset, admin } from '../api';
 import { changedOnly, changes, edited, type FormSpec, minorUnits, numberOr, text, type Values } from '../forms';
 import { assetAccounts, created, ListPage, liquidityActions, withDetails } from '../list';
+import type { PageProps } from '../pages';
+import { aboutLinks, RecordPage } from '../record';
 
 // #/assets: the assets, with their liquidity, low-liquidity threshold and fees; an admin creates and
 // changes one, and deposits, withdraws or holds its liquidity.
@@ -73,7 +75,7 @@ function changeAsset(a: Asset): FormSpec<Asset> {
   };
 }
 
-export const AssetsPage = () => (
+const AssetsList = () => (
   <ListPage<Asset>
     route="/assets"
     label="Assets"
@@ -97,3 +99,20 @@ export const AssetsPage = () => (
     actions={(a) => liquidityActions('/assets', a.id, a.code, a.code, a.scale)}
   />
 );
+
+// #/assets, or one asset's page: #/assets/<id>.
+export const AssetsPage = ({ args }: PageProps) =>
+  args[0] ? (
+    <RecordPage
+      route={`/assets/${args[0]}`}
+      label="Asset"
+      back={{ href: '#/assets', text: 'All assets' }}
+      more={(a) => (
+        <p>
+          {assetAccounts(String(a.id))} · {aboutLinks(String(a.id))}
+        </p>
+      )}
+    />
+  ) : (
+    <AssetsList />
+  );

@@ -1,34 +1,43 @@
 import type { RouteResponse } from '../../lib/api/routes';
+import { PAGE_OF, timeOfId } from '../kinds';
 import { ListPage, time } from '../list';
+import type { PageProps } from '../pages';
 
 // The audit trail (GET /audit-events, docs/audit.md): what each operator signed in to the console
-// did, newest first; a resource links to the console's page of its kind, where it has one.
+// did, newest first; a resource links to the console's page of it, where it has one. #/audit/for/<id>:
+// what was done to one record; #/audit/<event id>: one event (found at the time its id carries).
 type AuditEvent = RouteResponse<'listAuditEvents'>['items'][number];
-
-const PAGE_OF: Record<string, string> = {
-  asset: 'assets',
-  'wallet-address': 'wallet-addresses',
-  'payment-intent': 'payment-intents',
-  payment: 'payments',
-  peer: 'peers',
-  'liquidity-withdrawal': 'liquidity-withdrawals',
-  'webhook-event': 'webhook-events',
-  rate: 'rates',
-};
 
 const resource = ({ resource: r }: AuditEvent) => {
   const page = PAGE_OF[r.type];
-  const kind = page ? <a href={`#/${page}`}>{r.type}</a> : r.type;
-  return (
-    <>
-      {kind} {r.id && <code>{r.id}</code>}
-    </>
+  if (!page) return r.type;
+  return r.id ? (
+    <a href={`#/${page}/${r.id}`}>
+      {r.type} <code>{r.id}</code>
+    </a>
+  ) : (
+    <a href={`#/${page}`}>{r.type}</a>
   );
 };
 
-export const AuditPage = () => (
+export function AuditPage({ args }: PageProps) {
+  if (args[0] === 'for') return <AuditList query={{ resourceId: args[1] ?? '' }} />;
+  if (!args[0]) return <AuditList />;
+  const at = timeOfId(args[0]);
+  if (at === undefined)
+    return (
+      <p class="note">
+        The id <code>{args[0]}</code> carries no time: find its event on the list.
+      </p>
+    );
+  return <AuditList query={{ from: new Date(at).toISOString(), to: new Date(at + 1).toISOString() }} />;
+}
+
+const AuditList = ({ query }: { query?: Record<string, string> }) => (
   <ListPage<AuditEvent>
+    key={JSON.stringify(query)}
     route="/audit-events"
+    query={query}
     label="Audit events"
     filters={[
       { name: 'actor', label: 'Who' },

@@ -1,6 +1,8 @@
 import type { RouteResponse } from '../../lib/api/routes';
 import { admin } from '../api';
 import { ListPage, time } from '../list';
+import type { PageProps } from '../pages';
+import { aboutLinks, RecordPage } from '../record';
 
 // The Open Payments grants the node's users gave apps (GET /grants), each revocable: its access
 // token stops working at the app's next request.
@@ -8,7 +10,7 @@ type Grant = RouteResponse<'listGrants'>['items'][number];
 
 const accessOf = (g: Grant) => g.access.map((a) => `${a.type}: ${a.actions.join(', ')}${a.limits ? ' (limited)' : ''}`).join('; ');
 
-export const GrantsPage = () => (
+const GrantsList = () => (
   <ListPage<Grant>
     route="/grants"
     label="Grants"
@@ -37,3 +39,11 @@ export const GrantsPage = () => (
     }
   />
 );
+
+// #/grants, or one grant's page: #/grants/<id>.
+export const GrantsPage = ({ args }: PageProps) =>
+  args[0] ? (
+    <RecordPage route={`/grants/${args[0]}`} label="Grant" back={{ href: '#/grants', text: 'All grants' }} more={(g) => <p>{aboutLinks(String(g.id))}</p>} />
+  ) : (
+    <GrantsList />
+  );

@@ -2,13 +2,15 @@ import type { RouteResponse } from '../../lib/api/routes';
 import { money } from '../amounts';
 import { post } from '../api';
 import { created, ListPage, state, time } from '../list';
+import type { PageProps } from '../pages';
+import { aboutLinks, RecordPage } from '../record';
 
 // #/liquidity-withdrawals: the two-phase withdrawals still held.
 
 type Withdrawal = RouteResponse<'getLiquidityWithdrawal'>;
 
 // The two-phase withdrawals still held, to post or void.
-export const WithdrawalsPage = () => (
+const WithdrawalsList = () => (
   <ListPage<Withdrawal>
     route="/liquidity-withdrawals"
     label="Withdrawals"
@@ -36,3 +38,16 @@ export const WithdrawalsPage = () => (
     ]}
   />
 );
+
+// #/liquidity-withdrawals (those held), or one withdrawal's page, whatever its state: #/liquidity-withdrawals/<id>.
+export const WithdrawalsPage = ({ args }: PageProps) =>
+  args[0] ? (
+    <RecordPage
+      route={`/liquidity-withdrawals/${args[0]}`}
+      label="Withdrawal"
+      back={{ href: '#/liquidity-withdrawals', text: 'Held withdrawals' }}
+      more={(w) => <p>{aboutLinks(String(w.id))}</p>}
+    />
+  ) : (
+    <WithdrawalsList />
+  );

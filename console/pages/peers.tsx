@@ -3,6 +3,8 @@ import { money, units } from '../amounts';
 import { type Asset, admin, type Page } from '../api';
 import { changedOnly, changes, edited, type FormSpec, minorUnits, text, type Values } from '../forms';
 import { created, ListPage, liquidityActions, transfersOf, withDetails } from '../list';
+import type { PageProps } from '../pages';
+import { aboutLinks, RecordPage } from '../record';
 
 // #/peers: the ILP peers, with their liquidity; an admin creates and changes one, and deposits,
 // withdraws or holds its liquidity.
@@ -96,7 +98,7 @@ function changePeer(p: Peer): FormSpec<Peer> {
   };
 }
 
-export const PeersPage = () => (
+const PeersList = () => (
   <ListPage<Peer>
     route="/peers"
     label="Peers"
@@ -115,3 +117,20 @@ export const PeersPage = () => (
     actions={(p) => liquidityActions('/peers', p.id, p.name ?? p.staticIlpAddress, p.assetCode, p.assetScale)}
   />
 );
+
+// #/peers, or one peer's page: #/peers/<id>.
+export const PeersPage = ({ args }: PageProps) =>
+  args[0] ? (
+    <RecordPage
+      route={`/peers/${args[0]}`}
+      label="Peer"
+      back={{ href: '#/peers', text: 'All peers' }}
+      more={(p) => (
+        <p>
+          {transfersOf(`peer:${p.id}`, 'Its liquidity')} · {aboutLinks(String(p.id))}
+        </p>
+      )}
+    />
+  ) : (
+    <PeersList />
+  );

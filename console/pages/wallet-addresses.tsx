@@ -3,6 +3,10 @@ import type { RouteResponse } from '../../lib/api/routes';
 import { admin } from '../api';
 import { changedOnly, changes, type FormSpec, text, type Values } from '../forms';
 import { created, ListPage, time } from '../list';
+import type { PageProps } from '../pages';
+import { aboutLinks, RecordPage } from '../record';
+import { IntentsList } from './payment-intents';
+import { PaymentsList } from './payments';
 
 // #/wallet-addresses: the wallet addresses, each one's keys on demand; an admin creates and changes one.
 
@@ -65,14 +69,24 @@ function changeWalletAddress(w: WalletAddress): FormSpec<WalletAddress> {
   };
 }
 
-export const WalletAddressesPage = () => (
+// #/wallet-addresses, or one wallet address's page: #/wallet-addresses/<id>.
+export const WalletAddressesPage = ({ args }: PageProps) => (args[0] ? <WalletAddressPage id={args[0]} /> : <WalletAddressesList />);
+
+const WalletAddressesList = () => (
   <ListPage<WalletAddress>
     route="/wallet-addresses"
     label="Wallet addresses"
     create={newWalletAddress}
     change={changeWalletAddress}
     columns={[
-      { label: 'Address', cell: (w) => <code>{w.address}</code> },
+      {
+        label: 'Address',
+        cell: (w) => (
+          <a href={`#/wallet-addresses/${w.id}`}>
+            <code>{w.address}</code>
+          </a>
+        ),
+      },
       { label: 'Name', cell: (w) => w.publicName ?? '–' },
       { label: 'Asset', cell: (w) => `${w.assetCode} (${w.assetScale})` },
       { label: 'Approval', cell: (w) => yesNo(w.approvalRequired) },
@@ -112,3 +126,23 @@ function Keys({ id }: { id: string }) {
     </ul>
   );
 }
+
+// One wallet address: its fields and keys, the payments it sent and the payment intents it received on.
+const WalletAddressPage = ({ id }: { id: string }) => (
+  <RecordPage<WalletAddress>
+    route={`/wallet-addresses/${id}`}
+    label="Wallet address"
+    back={{ href: '#/wallet-addresses', text: 'All wallet addresses' }}
+    more={(w) => (
+      <>
+        <p>
+          <Keys id={w.id} /> · {aboutLinks(w.id)}
+        </p>
+        <h2>Payments it sent</h2>
+        <PaymentsList query={{ walletAddress: w.address }} />
+        <h2>Its payment intents</h2>
+        <IntentsList query={{ walletAddress: w.address }} />
+      </>
+    )}
+  />
+);

@@ -1,14 +1,28 @@
 import type { RouteResponse } from '../../lib/api/routes';
 import { post } from '../api';
 import { created, ListPage, time } from '../list';
+import type { PageProps } from '../pages';
+import { RecordPage } from '../record';
 
 // #/webhook-events: the webhook events and their attempts; redeliver one that is not pending.
 
 type WebhookEvent = RouteResponse<'getWebhookEvent'>;
 
-export const WebhookEventsPage = () => (
+// #/webhook-events; #/webhook-events/for/<id>: one record's events; #/webhook-events/<id>: one event.
+export const WebhookEventsPage = ({ args }: PageProps) =>
+  args[0] === 'for' ? (
+    <WebhookEventsList query={{ resourceId: args[1] ?? '' }} />
+  ) : args[0] ? (
+    <RecordPage route={`/webhook-events/${args[0]}`} label="Webhook event" back={{ href: '#/webhook-events', text: 'All webhook events' }} />
+  ) : (
+    <WebhookEventsList />
+  );
+
+const WebhookEventsList = ({ query }: { query?: Record<string, string> }) => (
   <ListPage<WebhookEvent>
+    key={JSON.stringify(query)}
     route="/webhook-events"
+    query={query}
     label="Webhook events"
     filters={[
       { name: 'status', label: 'Status', options: ['pending', 'delivered', 'failed'] },
@@ -20,7 +34,14 @@ export const WebhookEventsPage = () => (
       { label: 'Type', cell: (e) => e.type },
       { label: 'Attempts', cell: (e) => <Attempts event={e} />, numeric: true },
       created,
-      { label: 'Id', cell: (e) => <code>{e.id}</code> },
+      {
+        label: 'Id',
+        cell: (e) => (
+          <a href={`#/webhook-events/${e.id}`}>
+            <code>{e.id}</code>
+          </a>
+        ),
+      },
     ]}
     actions={(e) =>
       e.status === 'pending'

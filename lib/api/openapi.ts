@@ -13,6 +13,7 @@ import { createPeerBody, peer, peerByUrlBody, peerWithLiquidity, reconciliation,
 import { createQuoteBody, quote } from '../quotes/schemas';
 import { pushRateBody, rate } from '../rates/schemas';
 import { completeReceiverBody, createReceiverBody, receiver } from '../receivers/schemas';
+import { searchResult } from '../search/schemas';
 import { amount } from '../shared/amounts';
 import { type CatalogEntry, commonErrors } from '../shared/errors';
 import { pageLimit } from '../shared/values';
@@ -127,6 +128,7 @@ const responseSchemas = {
   TenantPage: tenantPage,
   AuditEvent: auditEvent,
   AuditEventPage: auditEventPage,
+  SearchResult: searchResult,
   FieldError: fieldError,
   Problem: problemSchema,
   OpenApiDocument: openApiDocumentSchema,

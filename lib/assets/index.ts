@@ -12,6 +12,7 @@ import type { Asset, CreateAsset, FeeSchedule, UpdateAsset } from './schemas';
 import { findAsset, findAssetByCode, insertAsset, listAssets, partition, replaceAsset, viewOf } from './store';
 
 export { amountWithin, feeOn, feeTotal } from './rules';
+export { assetLookup } from './store';
 export { findAssetByCode, listAssets };
 
 export async function createAsset(node: Node, input: CreateAsset): Promise<Asset> {

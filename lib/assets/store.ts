@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
-import { type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import { getOne, type Lookup, type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
 import type { Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import type { Asset, AssetRecord } from './schemas';
@@ -68,10 +68,8 @@ export function replaceAsset(node: Node, was: AssetRecord, now: Asset): Write[] 
 }
 
 // Read consistently: a change is seen by the next quote, intent or read.
-export async function findAsset(node: Node, id: string): Promise<AssetRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(node, id), ConsistentRead: true }));
-  return Item && toAsset(Item);
-}
+export const assetLookup = (node: Node, id: string): Lookup<AssetRecord> => ({ table: node.tables.main, key: byId(node, id), read: toAsset });
+export const findAsset = (node: Node, id: string) => getOne(assetLookup(node, id));
 
 export async function findAssetByCode(node: Node, code: string): Promise<Asset | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byCode(node, code) }));

@@ -1,11 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { idOfKey } from '../platform/store';
 import type { TransactItem, Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import type { Operator } from '../shared/operators';
+import { auditEventId } from './ids';
 import type { AuditEvent } from './schemas';
 import { auditItem, listAuditEvents, saveAuditEvent } from './store';
 
+export { auditEventLookup } from './store';
 export { listAuditEvents };
 
 // An operator's action: who, which route, on what. (A create's resource id is known only once its
@@ -17,9 +18,9 @@ export interface Action {
   resource: { type: string; id: string | null };
 }
 
-const eventOf = (node: Node, a: Action, outcome: AuditEvent['outcome'], status: number, code?: string): AuditEvent => ({
-  id: randomUUID(),
-  at: new Date().toISOString(),
+const eventOf = (node: Node, a: Action, outcome: AuditEvent['outcome'], status: number, code?: string, now = new Date()): AuditEvent => ({
+  id: auditEventId(now),
+  at: now.toISOString(),
   actor: { kind: 'operator', name: a.actor.name, role: a.actor.role },
   action: a.action,
   operationId: a.operationId,

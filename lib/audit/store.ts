@@ -1,8 +1,9 @@
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
-import { type Page, queryNewestFirst, scoped } from '../platform/store';
+import { type Lookup, type Page, queryNewestFirst, scoped, timeRange } from '../platform/store';
 import type { TransactItem } from '../platform/tx';
 import type { Node } from '../shared/node';
+import { timeOfAuditEventId } from './ids';
 import type { AuditEvent, AuditEventsQuery } from './schemas';
 
 // A tenant's audit events: one partition of the main table, newest first by "<at>#<id>", kept as
@@ -32,10 +33,6 @@ const FILTERS = {
   outcome: { path: '#outcome', names: { '#outcome': 'outcome' } },
 } as const;
 
-// The lowest and highest time an event can have, where the query leaves a bound open.
-const EARLIEST = '0000';
-const LATEST = '9999';
-
 export async function listAuditEvents(node: Node, q: AuditEventsQuery): Promise<Page<AuditEvent>> {
   const given = (Object.keys(FILTERS) as (keyof typeof FILTERS)[]).filter((k) => q[k] !== undefined);
   const page = await queryNewestFirst({
@@ -45,7 +42,7 @@ export async function listAuditEvents(node: Node, q: AuditEventsQuery): Promise<
     partitions: [partition(node)],
     limit: q.limit,
     cursor: q.cursor,
-    ...((q.from || q.to) && { range: { from: q.from ?? EARLIEST, to: q.to ?? LATEST } }),
+    ...timeRange(q),
     ...(given.length && {
       filter: {
         expression: given.map((k) => `${FILTERS[k].path} = :${k}`).join(' AND '),
@@ -55,6 +52,12 @@ export async function listAuditEvents(node: Node, q: AuditEventsQuery): Promise<
     }),
   });
   return { items: page.items.map(toEvent), nextCursor: page.nextCursor };
+}
+
+// An event by its id: the time its id carries is its key's (lib/audit/ids.ts).
+export function auditEventLookup(node: Node, id: string): Lookup<AuditEvent> | undefined {
+  const at = timeOfAuditEventId(id);
+  return at === undefined ? undefined : { table: node.tables.main, key: { pk: partition(node), sk: `${at}#${id}` }, read: toEvent };
 }
 
 const toEvent = ({ pk, sk, status, ...event }: Record<string, any>): AuditEvent => ({ ...event, status: Number(status) }) as AuditEvent;

@@ -18,6 +18,8 @@ import { grantPolicy } from './policy';
 import type { AccessItem, ClientIdentity, ContinueRequest, GrantRequest, Introspection, IntrospectionRequest } from './schemas';
 import * as store from './store';
 
+export { grantLookup } from './store';
+
 // The Open Payments authorization server (GNAP, RFC 9635, as Open Payments profiles it). A client
 // names itself by its wallet address (its keys at <wallet address>/jwks.json) or gives its key,
 // and signs every request with it (RFC 9421). Each access item is judged by one rule (./policy.ts):

@@ -1,7 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../platform/db';
-import { countUpTo, type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import { countUpTo, getOne, type Lookup, type Page, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
 import type { Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { canonicalBase } from '../shared/wallet-address-url';
@@ -237,11 +235,12 @@ export const countGrantRequest = (node: Node, client: string, minute: number, li
 });
 
 // The grant, if it is there: an item past its TTL is gone, whether or not DynamoDB deleted it yet.
-export async function findGrant(node: Node, id: string): Promise<GrantRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.auth, Key: grantKey(node, id), ConsistentRead: true }));
-  if (!Item || (typeof Item.ttl === 'number' && Item.ttl <= epoch(Date.now()))) return undefined;
-  return toGrant(Item);
-}
+export const grantLookup = (node: Node, id: string): Lookup<GrantRecord> => ({
+  table: node.tables.auth,
+  key: grantKey(node, id),
+  read: (item) => (typeof item.ttl === 'number' && item.ttl <= epoch(Date.now()) ? undefined : toGrant(item)),
+});
+export const findGrant = (node: Node, id: string) => getOne(grantLookup(node, id));
 
 const toGrant = ({ pk, sk, ttl, listPk, listSk, clientUrl, access, client, ...rest }: Record<string, any>) =>
   ({ ...rest, access: JSON.parse(access), client: JSON.parse(client) }) as GrantRecord;

@@ -13,6 +13,8 @@ import { type Ending, mayEnd, stateAfter } from './rules';
 import type { LiquidityWithdrawal } from './schemas';
 import * as store from './store';
 
+export { withdrawalLookup } from './store';
+
 // Two-phase withdrawals of an asset's liquidity or a peer's credit line (Rafiki's, with a
 // timeout): creating one moves the amount to the withdrawal's own account (account.withdrawal),
 // where nothing can spend it; posting moves it on to the asset's settlement account (it leaves the

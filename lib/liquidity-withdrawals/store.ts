@@ -1,6 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../platform/db';
-import { idOfKey, type Page, pageOfListed, queryAll, scoped } from '../platform/store';
+import { getOne, idOfKey, type Lookup, type Page, pageOfListed, queryAll, scoped } from '../platform/store';
 import type { Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { type Ending, stateAfter } from './rules';
@@ -57,10 +55,8 @@ export function endWithdrawal(node: Node, id: string, ending: Ending, now: strin
 
 const toWithdrawal = ({ pk, sk, openPk, openExpiresAt, ...w }: Record<string, any>) => w as LiquidityWithdrawal;
 
-export async function findWithdrawal(node: Node, id: string): Promise<LiquidityWithdrawal | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: key(node, id), ConsistentRead: true }));
-  return Item && toWithdrawal(Item);
-}
+export const withdrawalLookup = (node: Node, id: string): Lookup<LiquidityWithdrawal> => ({ table: node.tables.main, key: key(node, id), read: toWithdrawal });
+export const findWithdrawal = (node: Node, id: string) => getOne(withdrawalLookup(node, id));
 
 // The ids of the pending withdrawals whose timeout is `now` or before.
 export async function listDueWithdrawals(node: Node, now: string): Promise<string[]> {

@@ -28,7 +28,7 @@ import * as store from './store';
 
 export const findIntent = (node: Node, id: string) => store.findIntent(node, id);
 export const findIntents = (node: Node, ids: string[]) => store.findIntents(node, ids);
-export { cursorOf } from './store';
+export { cursorOf, intentLookup } from './store';
 export const pageIntentsByWallet = (node: Node, walletAddressId: string, opts: Parameters<typeof store.pageByWallet>[2]) =>
   store.pageByWallet(node, walletAddressId, opts);
 

@@ -1,6 +1,18 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../platform/db';
-import { getAll, idOfKey, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import {
+  getAll,
+  getOne,
+  idOfKey,
+  LISTS,
+  type Lookup,
+  type Page,
+  pageOfListed,
+  pageTwoWays,
+  queryAll,
+  queryNewestFirst,
+  scoped,
+  shardKeys,
+  shardOf,
+} from '../platform/store';
 import type { Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { storedAs, UNCLOSED } from './credit';
@@ -123,11 +135,9 @@ export const findIntents = async (node: Node, ids: string[]): Promise<IntentReco
     )
   ).map(toRecord);
 
-export async function findIntent(node: Node, id: string): Promise<IntentRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: intentKey(node, id), ConsistentRead: true }));
-  if (!Item) return undefined;
-  return toRecord(Item);
-}
+export const intentLookup = (node: Node, id: string): Lookup<IntentRecord> => ({ table: node.tables.main, key: intentKey(node, id), read: toRecord });
+
+export const findIntent = (node: Node, id: string) => getOne(intentLookup(node, id));
 
 // A page of intents, newest first: of one wallet address (its records' partition; null: an address
 // with no wallet, so none) or of all (the listing items', then their records), in one state (as

@@ -18,6 +18,7 @@ import type { QuoteRecord } from '../quotes/schemas';
 import { type Amount, amountOf, fromLedger, toLedger } from '../shared/amounts';
 import { commonErrors, invalidField } from '../shared/errors';
 import type { Node } from '../shared/node';
+import { intentUrl, localIntentId } from '../shared/resources';
 import { canonicalOrUndefined } from '../shared/wallet-address-url';
 import { activeForSending, WALLET_INACTIVE, walletAddressIdOf } from '../wallet-addresses';
 import { walletAddressErrors } from '../wallet-addresses/errors';
@@ -53,7 +54,7 @@ export function paymentView(r: PaymentRecord): Payment {
 
 export const findPayment = (node: Node, id: string) => store.findPayment(node, id);
 export const findPayments = (node: Node, ids: string[]) => store.findPayments(node, ids);
-export { cursorOf as paymentCursorOf, type SpentItem } from './store';
+export { cursorOf as paymentCursorOf, paymentLookup, type SpentItem } from './store';
 export const pagePaymentsByWallet = (node: Node, walletAddressId: string, opts: Parameters<typeof store.pageByWallet>[2]) =>
   store.pageByWallet(node, walletAddressId, opts);
 
@@ -67,8 +68,20 @@ export const getPayment = async (node: Node, id: string) => paymentView(await ge
 
 export async function listPayments(node: Node, q: ListPaymentsQuery): Promise<Page<Payment>> {
   const walletAddressId = q.walletAddress === undefined ? undefined : await walletAddressIdOf(node, q.walletAddress, 'walletAddress');
-  const page = await store.listPayments(node, { walletAddressId, state: q.state, limit: q.limit, cursor: q.cursor });
+  const { metadataKey: key, metadataValue: value, receiver, walletAddress, ...rest } = q;
+  const page = await store.listPayments(node, {
+    ...rest,
+    walletAddressId,
+    ...(receiver !== undefined && { receiver: receiverOf(node, receiver) }),
+    ...(key !== undefined && value !== undefined && { metadata: { key, value } }),
+  });
   return { items: page.items.map(paymentView), nextCursor: page.nextCursor };
+}
+
+// A receiver as a payment names it: this node's intent by its URL (its id is taken for it), another's as given.
+function receiverOf(node: Node, receiver: string): string {
+  const intentId = localIntentId(node, receiver);
+  return intentId ? intentUrl(node, intentId) : receiver;
 }
 
 // Who creates a payment over Open Payments: the client, its grant, the limits of the access item

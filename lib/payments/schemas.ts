@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { MethodFields } from '../quotes/method';
 import { type Amount, amount } from '../shared/amounts';
-import { metadata, pageQuery } from '../shared/values';
+import { metadata, windowedPageQuery } from '../shared/values';
 import { walletAddressUrl } from '../wallet-addresses/schemas';
 
 export const createPaymentBody = z.strictObject({
@@ -41,8 +41,17 @@ export const payment = z.object({
 });
 export type Payment = z.infer<typeof payment>;
 
-// GET /payments: newest first, of one wallet address or all, in one state or any.
-export const listPaymentsQuery = pageQuery.extend({ walletAddress: walletAddressUrl.optional(), state: z.enum(paymentStates).optional() });
+// GET /payments: newest first, of one wallet address or all, in one state or any; narrowed to a
+// receiver, a metadata key's value, a window of creation times [from, to).
+export const listPaymentsQuery = windowedPageQuery({
+  walletAddress: walletAddressUrl.optional(),
+  state: z.enum(paymentStates).optional(),
+  receiver: z.string().min(1).max(2048).optional().describe("What it pays: an incoming payment's URL, or this node's payment intent's id"),
+  metadataKey: z.string().min(1).max(256).optional().describe('With metadataValue: payments whose metadata has this key, at its top level'),
+  metadataValue: z.string().max(1024).optional().describe("With metadataKey: the key's value, a string"),
+})
+  .refine((q) => q.metadataKey === undefined || q.metadataValue !== undefined, { message: 'must be given with metadataKey', path: ['metadataValue'] })
+  .refine((q) => q.metadataValue === undefined || q.metadataKey !== undefined, { message: 'must be given with metadataValue', path: ['metadataKey'] });
 export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
 // A payment as stored: with its quote's payment method and that method's fields (lib/quotes/method.ts).

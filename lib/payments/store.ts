@@ -1,7 +1,22 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
-import { getAll, idOfKey, LISTS, type Page, pageOfListed, pageTwoWays, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import {
+  getAll,
+  getOne,
+  idOfKey,
+  LISTS,
+  type Lookup,
+  type Page,
+  pageOfListed,
+  pageTwoWays,
+  queryAll,
+  queryNewestFirst,
+  scoped,
+  shardKeys,
+  shardOf,
+  timeRange,
+} from '../platform/store';
 import type { Write } from '../platform/tx';
 import { withMethodFields } from '../quotes/method';
 import type { Node } from '../shared/node';
@@ -15,7 +30,8 @@ export const partition = (node: Node, id: string) => paymentKey(node, id).pk;
 // Each payment is listed twice in the Lists index, newest first, in partitions of its state (so
 // that a list of one state reads only that state): its record under its wallet address, and a
 // listing item beside it among all payments, spread over LIST_SHARDS partitions per state. Both
-// move with each change of state, in its transaction.
+// move with each change of state, in its transaction. The listing item carries the receiver and
+// the metadata (as the record does: JSON text), which the list's filters read.
 const listingKey = (node: Node, id: string) => ({ pk: partition(node, id), sk: 'LISTED' });
 const byWallet = (node: Node, walletAddressId: string, state: PaymentState) => scoped(node, `PAYMENTS#${walletAddressId}#${state}`);
 const ALL = (state: PaymentState) => `PAYMENTS#${state}`;
@@ -25,7 +41,13 @@ const sortKeyOf = (r: PaymentRecord) => `${r.createdAt}#${r.id}`;
 const listingItem = (node: Node, r: PaymentRecord, state: PaymentState): Write => ({
   Put: {
     TableName: node.tables.main,
-    Item: { ...listingKey(node, r.id), listPk: scoped(node, `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`), listSk: sortKeyOf(r) },
+    Item: {
+      ...listingKey(node, r.id),
+      listPk: scoped(node, `${ALL(state)}#${shardOf(r.id, LIST_SHARDS)}`),
+      listSk: sortKeyOf(r),
+      receiver: r.receiver,
+      metadata: JSON.stringify(r.metadata),
+    },
   },
 });
 
@@ -88,10 +110,9 @@ export const findPayments = async (node: Node, ids: string[]): Promise<PaymentRe
     )
   ).map(toRecord);
 
-export async function findPayment(node: Node, id: string): Promise<PaymentRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: paymentKey(node, id), ConsistentRead: true }));
-  return Item && toRecord(Item);
-}
+export const paymentLookup = (node: Node, id: string): Lookup<PaymentRecord> => ({ table: node.tables.main, key: paymentKey(node, id), read: toRecord });
+
+export const findPayment = (node: Node, id: string) => getOne(paymentLookup(node, id));
 
 // The ids of every payment in `funding` (its listing items' keys): those waiting for the FSP.
 export async function listFundingIds(node: Node): Promise<string[]> {
@@ -111,19 +132,54 @@ export async function listFundingIds(node: Node): Promise<string[]> {
 
 // A page of payments, newest first: of one wallet address (its records' partitions; null: an
 // address with no wallet, so none) or of all (the listing items', then their records), in one
-// state or any.
-export async function listPayments(
-  node: Node,
-  q: { walletAddressId?: string | null; state?: PaymentState; limit: number; cursor?: string },
-): Promise<Page<PaymentRecord>> {
-  const { walletAddressId } = q;
+// state or any; created in [from, to) (a key condition), to one receiver, with a metadata key at
+// a string value (filters: the partitions are read on until a page is full). The metadata is
+// matched as JSON text (`"key":"value"`), then each record's top level checked.
+export interface PaymentsFilter {
+  walletAddressId?: string | null;
+  state?: PaymentState;
+  receiver?: string;
+  metadata?: { key: string; value: string };
+  from?: string;
+  to?: string;
+  limit: number;
+  cursor?: string;
+}
+export async function listPayments(node: Node, q: PaymentsFilter): Promise<Page<PaymentRecord>> {
+  const { walletAddressId, metadata } = q;
   const states = q.state ? [q.state] : paymentStates;
-  const query = { table: node.tables.main, ...LISTS, limit: q.limit, cursor: q.cursor };
+  const filters = [
+    ...(q.receiver === undefined ? [] : [{ expression: '#receiver = :receiver', names: { '#receiver': 'receiver' }, values: { ':receiver': q.receiver } }]),
+    ...(metadata === undefined
+      ? []
+      : [
+          {
+            expression: 'contains(#metadata, :pair)',
+            names: { '#metadata': 'metadata' },
+            values: { ':pair': `${JSON.stringify(metadata.key)}:${JSON.stringify(metadata.value)}` },
+          },
+        ]),
+  ];
+  const query = {
+    table: node.tables.main,
+    ...LISTS,
+    limit: q.limit,
+    cursor: q.cursor,
+    ...timeRange(q),
+    ...(filters.length && {
+      filter: {
+        expression: filters.map((f) => f.expression).join(' AND '),
+        names: Object.assign({}, ...filters.map((f) => f.names)),
+        values: Object.assign({}, ...filters.map((f) => f.values)),
+      },
+    }),
+  };
   const page =
     walletAddressId === undefined
       ? await pageOfListed({ ...query, partitions: states.flatMap((s) => shardKeys(node, ALL(s), LIST_SHARDS)), recordKey: ({ pk }) => ({ pk, sk: RECORD }) })
       : await queryNewestFirst({ ...query, partitions: walletAddressId === null ? [] : states.map((s) => byWallet(node, walletAddressId, s)) });
-  return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
+  const items = page.items.map(toRecord).filter((r) => metadata === undefined || r.metadata?.[metadata.key] === metadata.value);
+  return { items, nextCursor: page.nextCursor };
 }
 
 // A payment sent over Interledger records each paying packet in its partition, before the packet

@@ -16,6 +16,8 @@ import { bestRoute } from './rules';
 import type { CreatePeer, Peer, PeerByUrl, PeeringAnswer, PeeringRequest, PeerRecord, UpdatePeer } from './schemas';
 import * as store from './store';
 
+export { peerLookup } from './store';
+
 // Peers: the FSPs this node exchanges ILP packets with. A peer has an asset (the one both agreed to
 // transact in), a static ILP address (unique per asset), incoming tokens (with which it calls this
 // node's connector; each names one peer), an outgoing token and endpoint (with which this node

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
-import { type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import { getOne, type Lookup, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
 import type { Write } from '../platform/tx';
 import { type Node, OPERATOR_TENANT_ID } from '../shared/node';
 import { tokenChanges } from './rules';
@@ -109,10 +109,8 @@ const toRecord = ({ pk, sk, listPk, listSk, ...record }: Record<string, any>): P
     routes: record.routes ?? [], // none on a peer made before routes
   }) as PeerRecord;
 
-export async function findPeer(node: Node, id: string): Promise<PeerRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(node, id), ConsistentRead: true }));
-  return Item && toRecord(Item);
-}
+export const peerLookup = (node: Node, id: string): Lookup<PeerRecord> => ({ table: node.tables.main, key: byId(node, id), read: toRecord });
+export const findPeer = (node: Node, id: string) => getOne(peerLookup(node, id));
 
 // The id of the peer at this address in this asset, if there is one (its claim names it).
 export async function peerIdAt(node: Node, assetId: string, address: string): Promise<string | undefined> {

@@ -1,4 +1,4 @@
-import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { commonErrors } from '../shared/errors';
 import type { Node } from '../shared/node';
 import { db } from './db';
@@ -141,6 +141,10 @@ export async function queryNewestFirst(opts: {
   return { items, nextCursor: more ? Buffer.from(JSON.stringify({ after: items.at(-1)![opts.sortKey] })).toString('base64url') : null };
 }
 
+// A list's time window [from, to) as queryNewestFirst's range over "<time>#<id>" sort keys (an open
+// bound: the lowest or highest time there is); none when neither bound is given.
+export const timeRange = (q: { from?: string; to?: string }) => (q.from || q.to ? { range: { from: q.from ?? '0000', to: q.to ?? '9999' } } : {});
+
 // Every item a query matches, following LastEvaluatedKey through all pages.
 export async function queryAll(input: QueryCommandInput): Promise<Record<string, any>[]> {
   const items: Record<string, any>[] = [];
@@ -154,8 +158,7 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
 }
 
 // The items at `keys`, in the order of the keys, leaving out those that do not exist: one
-// BatchGetItem per 100 keys (its limit; a page of a list is one). Keys that BatchGetItem leaves
-// unprocessed (under throttling) are asked again, after a pause that doubles each time.
+// BatchGetItem per 100 keys (its limit; a page of a list is one).
 const GET_ALL_ATTEMPTS = 6;
 export const BATCH_GET_MAX = 100;
 // (A projection must name the key's attributes.)
@@ -164,24 +167,60 @@ export async function getAll(
   keys: Record<string, string>[],
   read: { ConsistentRead?: boolean; ProjectionExpression?: string } = {},
 ): Promise<Record<string, any>[]> {
-  if (keys.length > BATCH_GET_MAX) {
-    const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_MAX) }, (_, i) => keys.slice(i * BATCH_GET_MAX, (i + 1) * BATCH_GET_MAX));
-    return (await Promise.all(chunks.map((chunk) => getAll(table, chunk, read)))).flat();
-  }
-  const id = (k: Record<string, unknown>) =>
-    Object.keys(keys[0])
-      .map((name) => k[name])
-      .join('\u0000');
+  const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_MAX) }, (_, i) => keys.slice(i * BATCH_GET_MAX, (i + 1) * BATCH_GET_MAX));
+  const found = await Promise.all(
+    chunks.map((chunk) =>
+      batchGet(
+        chunk.map((key) => ({ table, key })),
+        read,
+      ),
+    ),
+  );
+  return found.flat().filter((item) => item !== undefined);
+}
+
+// One item read by its key, as a store describes it (its table, its key, how its item reads), so
+// that reads of several domains' items, each by its own store's key, can go in one request.
+export interface Lookup<T> {
+  table: string;
+  key: Record<string, string>;
+  read: (item: Record<string, any>) => T | undefined;
+}
+
+// The items of these lookups, across tables, in one BatchGetItem (eventually consistent): each
+// read as its store reads it, undefined where there is none.
+export async function getEach<T extends readonly Lookup<unknown>[]>(lookups: T): Promise<{ [K in keyof T]: ReturnType<T[K]['read']> | undefined }> {
+  const items = await batchGet(lookups);
+  return lookups.map((l, i) => (items[i] === undefined ? undefined : l.read(items[i]))) as never;
+}
+
+// One lookup's item, read alone: consistently unless said (a change is seen by the next read).
+export async function getOne<T>(l: Lookup<T>, ConsistentRead = true): Promise<T | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: l.table, Key: l.key, ConsistentRead }));
+  return Item && l.read(Item);
+}
+
+// At most 100 keys, of one table or several: the items, in their keys' order (undefined where
+// none is). Keys that BatchGetItem leaves unprocessed (under throttling) are asked again, after a
+// pause that doubles each time.
+async function batchGet(
+  keys: readonly { table: string; key: Record<string, string> }[],
+  read: { ConsistentRead?: boolean; ProjectionExpression?: string } = {},
+): Promise<(Record<string, any> | undefined)[]> {
+  const names = new Map(keys.map(({ table, key }) => [table, Object.keys(key)]));
+  const id = (table: string, k: Record<string, unknown>) => [table, ...names.get(table)!.map((name) => k[name])].join('\u0000');
   const found = new Map<string, Record<string, any>>();
   let pending = keys;
   for (let attempt = 0; pending.length; attempt++) {
     if (attempt === GET_ALL_ATTEMPTS) throw commonErrors.readThrottled(pending.length, attempt);
     if (attempt) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
-    const res = await db().send(new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ...read } } }));
-    for (const item of res.Responses?.[table] ?? []) found.set(id(item), item);
-    pending = (res.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, string>[];
+    const tables = [...new Set(pending.map((k) => k.table))];
+    const RequestItems = Object.fromEntries(tables.map((t) => [t, { Keys: pending.filter((k) => k.table === t).map((k) => k.key), ...read }]));
+    const res = await db().send(new BatchGetCommand({ RequestItems }));
+    for (const [table, items] of Object.entries(res.Responses ?? {})) for (const item of items) found.set(id(table, item), item);
+    pending = Object.entries(res.UnprocessedKeys ?? {}).flatMap(([table, r]) => (r.Keys ?? []).map((key) => ({ table, key: key as Record<string, string> })));
   }
-  return keys.flatMap((k) => found.get(id(k)) ?? []);
+  return keys.map(({ table, key }) => found.get(id(table, key)));
 }
 
 // A page of a collection listed by small listing items that sit beside its records (so that a

@@ -9,7 +9,7 @@ import * as store from './store';
 // receiveAmount (in the receiver's asset) to an incoming payment, priced by a payment method (./method.ts).
 // Creating one is in lib/payments/methods, which prices by method: apart, because pricing a remote
 // receiver carries the Interledger clients, which reading a quote (and every payment route) does not need.
-export { QUOTE_TAKEN } from './store';
+export { QUOTE_TAKEN, quoteLookup } from './store';
 
 // The write that records a quote just priced, for the transaction that creates it.
 export const recordQuote = (node: Node, r: QuoteRecord): Write => store.putQuote(node, r);

@@ -1,6 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../platform/db';
-import { scoped } from '../platform/store';
+import { getOne, type Lookup, scoped } from '../platform/store';
 import type { Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { withMethodFields } from './method';
@@ -11,12 +9,12 @@ const quoteKey = (node: Node, id: string) => ({ pk: scoped(node, `QUOTE#${id}`),
 
 export const putQuote = (node: Node, r: QuoteRecord): Write => ({ Put: { TableName: node.tables.main, Item: { ...quoteKey(node, r.id), ...r } } });
 
-export async function findQuote(node: Node, id: string): Promise<QuoteRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: quoteKey(node, id), ConsistentRead: true }));
-  if (!Item) return undefined;
-  const { pk, sk, ...record } = Item;
-  return withMethodFields(record) as QuoteRecord;
-}
+export const quoteLookup = (node: Node, id: string): Lookup<QuoteRecord> => ({
+  table: node.tables.main,
+  key: quoteKey(node, id),
+  read: ({ pk, sk, ...record }) => withMethodFields(record) as QuoteRecord,
+});
+export const findQuote = (node: Node, id: string) => getOne(quoteLookup(node, id));
 
 // Takes the quote for a payment: only once, and only before it expires ('quote_taken' otherwise).
 export const QUOTE_TAKEN = 'quote_taken';

@@ -87,6 +87,12 @@ export async function findWalletAddressByUrl(node: Node, url: string): Promise<W
   return record && viewOf(node, record);
 }
 
+// The look-up of the wallet address at `url` (any letter case); none for a URL that cannot be one.
+export function walletByUrlLookup(node: Node, url: string) {
+  const address = canonicalOrUndefined(url, node.urls.walletAddresses);
+  return address ? store.walletByUrlLookup(node, address) : undefined;
+}
+
 export async function listWalletAddresses(node: Node, q: { limit: number; cursor?: string }) {
   const page = await store.listWalletAddresses(node, q.limit, q.cursor);
   return { ...page, items: page.items.map((w) => viewOf(node, w)) };
@@ -122,7 +128,7 @@ export async function findWalletRecordByUrl(node: Node, url: string, fresh = fal
   return record;
 }
 
-export { isActive, WALLET_CHANGED, WALLET_INACTIVE } from './store';
+export { isActive, WALLET_CHANGED, WALLET_INACTIVE, walletLookup } from './store';
 
 // The conditions that other domains' transactions put on a wallet address as they commit, whatever
 // this container's cache said. For a transaction that its owner's side starts on the address (a

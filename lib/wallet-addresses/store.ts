@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
-import { countUpTo, LISTS, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import { countUpTo, getOne, LISTS, type Lookup, type Page, queryAll, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
 import type { Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { MAX_ACTIVE_KEYS, type WalletAddress, type WalletAddressKey, type WalletAddressStatus } from './schemas';
@@ -86,15 +86,14 @@ export async function listWalletAddresses(node: Node, limit: number, cursor?: st
   return { items: page.items.map(toWallet), nextCursor: page.nextCursor };
 }
 
-export async function findWalletAddress(node: Node, id: string): Promise<StoredWallet | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byId(node, id) }));
-  return Item && toWallet(Item);
-}
-
-export async function findWalletAddressByUrl(node: Node, address: string): Promise<WalletRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: byUrl(node, address) }));
-  return Item && { ...toWallet(Item), assetId: Item.assetId };
-}
+export const walletLookup = (node: Node, id: string): Lookup<StoredWallet> => ({ table: node.tables.main, key: byId(node, id), read: toWallet });
+export const walletByUrlLookup = (node: Node, address: string): Lookup<WalletRecord> => ({
+  table: node.tables.main,
+  key: byUrl(node, address),
+  read: (item) => ({ ...toWallet(item), assetId: item.assetId }),
+});
+export const findWalletAddress = (node: Node, id: string) => getOne(walletLookup(node, id), false);
+export const findWalletAddressByUrl = (node: Node, address: string) => getOne(walletByUrlLookup(node, address), false);
 
 // The public name, approvalRequired and status are kept on both records, as read together with each.
 // `partition`: where the change's event is written (the URL's, beside the record it describes).

@@ -8,6 +8,8 @@ import { REDELIVER_OVERDUE_SECS, redeliverableFrom } from './schedule';
 import type { Attempt, ListQuery, RetryMessage, WebhookEvent } from './schemas';
 import * as store from './store';
 
+export { recordLookup as webhookEventLookup } from './store';
+
 // Webhook events as the Admin API shows them: read, listed, redelivered. Their delivery is in
 // ./deliver.ts, apart, so that these routes are bundled without the sender and its signer.
 

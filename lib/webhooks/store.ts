@@ -1,7 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../platform/db';
 import type { DomainEvent } from '../platform/events';
-import { pageOfListed, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import { getOne, type Lookup, pageOfListed, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
 import type { Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { type Attempt, type WebhookEvent, webhookStatuses } from './schemas';
@@ -104,11 +102,13 @@ export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: 
   ];
 }
 
-export async function findRecord(node: Node, id: string): Promise<WebhookRecord | undefined> {
-  if (id.endsWith(LOOKUP_SUFFIX)) return undefined; // a lookup item's key, no event's
-  const { Item } = await db().send(new GetCommand({ TableName: node.tables.webhookEvents, Key: recordKey(node, id), ConsistentRead: true }));
-  return Item && toRecord(Item);
-}
+// (A lookup item's key is no event's: an id that ends so is none.)
+export const recordLookup = (node: Node, id: string): Lookup<WebhookRecord> => ({
+  table: node.tables.webhookEvents,
+  key: recordKey(node, id),
+  read: (item) => (id.endsWith(LOOKUP_SUFFIX) ? undefined : toRecord(item)),
+});
+export const findRecord = (node: Node, id: string) => getOne(recordLookup(node, id));
 
 // Appends attempt number `made` (0-based) to `r` and sets the status (and, while pending, when the
 // next attempt is due), on condition that nobody else recorded that attempt first. A change of

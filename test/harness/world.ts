@@ -44,7 +44,7 @@ export async function setUpWorld(s: TestStack, opts: { eurLiquidity?: string; eu
 
 // A stack whose webhooks go to a real receiver, with the world set up and USD->EUR pushed at 0.9.
 export async function startPaymentsStack(
-  opts: { eurLiquidity?: string; eurThreshold?: string; settings?: Record<string, string>; stack?: Pick<StackOptions, 'envFile'> } = {},
+  opts: { eurLiquidity?: string; eurThreshold?: string; settings?: Record<string, string>; stack?: Pick<StackOptions, 'envFile' | 'ports'> } = {},
 ) {
   const events: WebhookReceiver = await startWebhookReceiver();
   const s = await startTestStack({ EXCHANGE_RATES_URL: '', WEBHOOK_URL: events.url, WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, ...opts.settings }, opts.stack);

@@ -369,7 +369,7 @@ describe('the console in a browser', () => {
       await dialog.getByLabel('Amount').fill('1000000.00');
       await dialog.getByRole('button', { name: 'Confirm' }).click();
       expect(await dialog.getByRole('alert').textContent()).toContain('less liquidity than 100000000');
-      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.getByRole('button', { name: 'Close' }).click();
       await dialog.waitFor({ state: 'detached' });
 
       // A two-phase withdrawal: held from the EUR liquidity, listed on the Withdrawals page until it is posted there.

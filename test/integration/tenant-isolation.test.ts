@@ -259,6 +259,7 @@ const queryFor = (name: string): string | undefined =>
     peerId: b.ids.peers,
     url: b.openIntent.url,
     resourceId: b.paymentId,
+    q: b.paymentId,
     account: `payment:${b.paymentId}`,
     sourceAssetCode: 'USD',
     destinationAssetCode: b.assetCode,

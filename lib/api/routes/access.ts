@@ -13,6 +13,7 @@ import { ratesRoles } from './rates';
 import { receiversRoles } from './receivers';
 import { sharedRoles } from './roles';
 import type { FunctionRoles } from './route';
+import { searchRoles } from './search';
 import { tenantsRoles } from './tenants';
 import { walletAddressesRoles } from './wallet-addresses';
 import { webhookEventsRoles } from './webhook-events';
@@ -31,5 +32,6 @@ export const adminRoles: FunctionRoles = {
   ...webhookEventsRoles,
   ...auditEventsRoles,
   ...tenantsRoles,
+  ...searchRoles,
   ...docsRoles,
 };

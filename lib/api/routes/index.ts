@@ -14,6 +14,7 @@ import { quotesRoutes } from './quotes';
 import { ratesRoutes } from './rates';
 import { receiversRoutes } from './receivers';
 import type { Route } from './route';
+import { searchRoutes } from './search';
 import { tenantsRoutes } from './tenants';
 import { walletAddressesRoutes } from './wallet-addresses';
 import { webhookEventsRoutes } from './webhook-events';
@@ -44,6 +45,7 @@ export const routes = {
   ...webhookEventsRoutes,
   ...auditEventsRoutes,
   ...tenantsRoutes,
+  ...searchRoutes,
   ...docsRoutes,
 };
 

@@ -28,6 +28,7 @@ export const tags = [
   { name: 'Webhook events', description: 'The events sent to the FSP, with every delivery attempt.' },
   { name: 'Audit events', description: 'What each operator signed in to the console did: who, with which role, when, to what, and the outcome.' },
   { name: 'Tenants', description: "The FSPs the deployment serves besides its operator's: the operator's alone to manage." },
+  { name: 'Search', description: 'Anything of the tenant found by its id or URL.' },
   { name: 'Docs', description: 'This document.' },
 ] as const;
 
