@@ -70,14 +70,30 @@ export interface Author {
   status?: number; // the route's answer on success
   requestId?: string;
   reason?: string; // where the route takes one
-  tenant?: string; // the tenant acted in, where it is not the item's own (the operator's signature)
 }
 export { CHANGED_BY };
-const authors = new AsyncLocalStorage<Author>();
-export const authoredBy = <T>(author: Author, fn: () => Promise<T>) => authors.run(author, fn);
+// A scope's author is named once it is known (an Admin request's, once its signature is checked);
+// `committed`: whether a commit of the scope wrote (an action that changed nothing is audited apart).
+export interface Authoring {
+  author?: Author;
+  committed: boolean;
+}
+const authoring = new AsyncLocalStorage<Authoring>();
+export const authorScope = <T>(fn: (a: Authoring) => Promise<T>) => {
+  const a: Authoring = { committed: false };
+  return authoring.run(a, () => fn(a));
+};
+export function setAuthor(author: Author): void {
+  const a = authoring.getStore();
+  if (a) a.author = author;
+}
+const committed = () => {
+  const a = authoring.getStore();
+  if (a) a.committed = true;
+};
 
 const stampOf = (name: string): string =>
-  JSON.stringify({ ...(authors.getStore() ?? { actor: { kind: 'service', name: 'payment-service' }, action: name }), at: new Date().toISOString() });
+  JSON.stringify({ ...(authoring.getStore()?.author ?? { actor: { kind: 'service', name: 'payment-service' }, action: name }), at: new Date().toISOString() });
 
 // A write with the stamp: a Put's item holds it, an Update sets it in its SET clause.
 export function stamped<W extends TransactItem>(write: W, stamp: string): W {
@@ -118,6 +134,7 @@ export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] =
     try {
       await db().send(new TransactWriteCommand({ TransactItems: all.map(bare) }));
       for (const [taken] of riders) scope.getStore()!.delete(taken);
+      committed();
       crashPoint(`${name}:after-write`);
       return [];
     } catch (e) {
@@ -151,6 +168,7 @@ async function writeAlone(write: Write, name: string): Promise<Refusals> {
     if (e instanceof ConditionalCheckFailedException) return [write.refusal ?? CHANGED];
     throw e;
   }
+  committed();
   crashPoint(`${name}:after-write`);
   return [];
 }

@@ -1,3 +1,5 @@
+import type { Bucket } from '../platform/s3';
+
 // The node a piece of code works for: the tenant, its ILP address, base URLs, tables, queues,
 // secrets and settings. Each entry point (an API's adapter, a queue or stream consumer, a
 // schedule) resolves it once per request or message and passes it down; domain code reads nothing
@@ -47,6 +49,7 @@ export interface Node {
   tables: { main: string; rates: string; auth: string; webhookEvents: string; idempotency: string };
   queues: { payments: string; webhooks: string; webhookParking: string };
   eventBus: string;
+  audit: Bucket; // AUDIT_BUCKET: the audit trail's write-once store (lib/audit)
   // Where the deployment's secrets live in Secrets Manager (lib/platform/secrets.ts reads them, and a
   // tenant's under `tenants/<id>/` below it); empty: the environment (a tenant's: still Secrets Manager).
   secretsPrefix: string;

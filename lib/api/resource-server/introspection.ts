@@ -1,10 +1,10 @@
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { SignatureV4 } from '@smithy/signature-v4';
 import * as z from 'zod';
 import { openPaymentsErrors } from '../../open-payments/errors';
 import { logger } from '../../platform/log';
 import { boundedFetch } from '../../platform/net/fetch';
+import { Sha256 } from '../../platform/sha256';
 import type { Node } from '../../shared/node';
 
 // The resource server asks the authorization server what a token grants: POST
@@ -12,22 +12,6 @@ import type { Node } from '../../shared/node';
 // function's AWS credentials (SigV4, service execute-api). The two can be deployed apart; the URL
 // is the operator's setting, so it may be a private one.
 const TIMEOUT_MS = 5000;
-
-type Data = string | ArrayBuffer | ArrayBufferView;
-const bytes = (d: Data) => (typeof d === 'string' ? d : d instanceof ArrayBuffer ? new Uint8Array(d) : new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
-
-export class Sha256 {
-  private readonly hash: Hash | Hmac;
-  constructor(secret?: Data) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: Data) {
-    this.hash.update(bytes(data));
-  }
-  async digest() {
-    return new Uint8Array(this.hash.digest());
-  }
-}
 
 let signer: SignatureV4 | undefined;
 
