@@ -20,7 +20,8 @@
 //   outbox messages go). Buses: those the calling module reads.
 // - Secrets: the names our modules pass to lib/platform/secrets (`secret(node, 'ADMIN_API_SECRET')`), read with Powertools
 //   Parameters; a tenant's own (TENANT_SECRETS) under `tenants/*/` too. Any other call (create,
-//   delete) is on the tenants' secrets, which are the only ones the service makes. execute-api: a SigV4 signer for it may invoke the template's IAM-authorized routes.
+//   delete) is on the tenants' secrets, which are the only ones the service makes. S3: the action
+//   lib/platform/s3.ts names at each call, on the audit bucket (AUDIT_BUCKET). execute-api: a SigV4 signer for it may invoke the template's IAM-authorized routes.
 // - Functions: a Lambda Invoke (the console's hand-off, lib/api/http/console.ts) may call the function of
 //   any route of the Admin API (the `http` events), but its own.
 // - What Lambda does with the function's role: read its event sources (queue, stream) and send to
@@ -165,6 +166,7 @@ export function scanBundle(bundle: Bundle): Found[] {
   add(/"([A-Z][A-Z0-9_]*_SECRET)"/g, (m) => `secret:${m[1]}`);
   add(/"(\w+)"/g, (m) => `literal:${m[1]}`);
   add(/service:"execute-api"/g, () => 'execute-api');
+  add(/"(s3:\w+)"/g, (m) => m[1]); // lib/platform/s3.ts names each call's IAM action
   add(/kind:"(?:event|message)"/g, () => 'outgoing');
   return found.filter((f) => f.module && (f.what.startsWith('literal:') ? ours(f.module) : true));
 }
@@ -232,6 +234,11 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
       for (const [id, r] of Object.entries(resources))
         if (r.Type === 'AWS::DynamoDB::Table' && (r.Properties.GlobalSecondaryIndexes ?? []).some((i: any) => i.IndexName === name))
           need('dynamodb:Query', `${id}/index`);
+      continue;
+    }
+    if (f.what.startsWith('s3:')) {
+      // The one bucket the functions call (AUDIT_BUCKET): ListBucket on it, the rest on its objects.
+      need(f.what, f.what === 's3:ListBucket' ? refOf('AUDIT_BUCKET') : `${refOf('AUDIT_BUCKET')}/objects`);
       continue;
     }
     if (f.what === 'execute-api') {
@@ -318,6 +325,7 @@ function resourceKey(r: any): string {
   if (getAtt) return getAtt[1] === 'StreamArn' ? `${getAtt[0]}/stream` : getAtt[0];
   const joined = r?.['Fn::Join']?.[1];
   if (joined?.[0]?.['Fn::GetAtt'] && joined[1] === 'index') return `${joined[0]['Fn::GetAtt'][0]}/index`;
+  if (joined?.[0]?.['Fn::GetAtt'] && joined[1] === '*') return `${joined[0]['Fn::GetAtt'][0]}/objects`;
   const sub: string | undefined = r?.['Fn::Sub'];
   const secret = sub && /:secret:[^/]+\/[^/]+\/((?:tenants\/\*\/)?[A-Z_]+-\?{6}|tenants\/\*)$/.exec(sub);
   if (secret) return `secret:${secret[1].replace(/-\?{6}$/, '')}`;
