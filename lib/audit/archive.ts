@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Page } from '../platform/store';
 import { type Bucket, getObject, listObjects, putNewObject } from '../platform/s3';
+import type { Page } from '../platform/store';
 import { commonErrors } from '../shared/errors';
 import type { AuditEvent, AuditEventsQuery } from './schemas';
 
@@ -72,7 +72,9 @@ export async function listArchived(bucket: Bucket, tenant: string, q: AuditEvent
     const lines = ((await getObject(bucket, key)) ?? '').split('\n').filter(Boolean);
     for (let n = skip; n < lines.length && found.length <= q.limit; n++) {
       const e = JSON.parse(lines[n]) as AuditEvent;
-      if (keeps(e) && !seen.has(e.id)) found.push({ ...e, place: { k: key, n } }), seen.add(e.id);
+      if (!keeps(e) || seen.has(e.id)) continue;
+      found.push({ ...e, place: { k: key, n } });
+      seen.add(e.id);
     }
   };
   const at = q.cursor ? decode(q.cursor, prefix) : undefined;

@@ -102,13 +102,13 @@ function changed(before: Record<string, unknown> = {}, after: Record<string, unk
 
 // An image as JSON can hold it: numbers as their text (exact, as the ledger's are), sets as lists,
 // bytes as base64.
-const plain = (image: Image): Record<string, unknown> => Object.fromEntries(Object.entries(image).map(([k, v]) => [k, valueOf(v)]));
-function valueOf(v: AttributeValue): unknown {
+const plain = (image: Image): Record<string, unknown> => Object.fromEntries(Object.entries(image).map(([k, v]) => [k, attributeValue(v)]));
+function attributeValue(v: AttributeValue): unknown {
   if (v.S !== undefined || v.N !== undefined) return v.S ?? v.N;
   if (v.BOOL !== undefined) return v.BOOL;
   if (v.NULL) return null;
   if (v.M) return plain(v.M as Image);
-  if (v.L) return v.L.map((x) => valueOf(x as AttributeValue));
+  if (v.L) return v.L.map((x) => attributeValue(x as AttributeValue));
   if (v.B !== undefined) return Buffer.from(v.B as string | Uint8Array).toString('base64');
   return v.SS ?? v.NS ?? v.BS?.map((b) => Buffer.from(b as string | Uint8Array).toString('base64'));
 }

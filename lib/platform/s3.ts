@@ -1,19 +1,16 @@
 import { createHash } from 'node:crypto';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from './sha256';
+import type { Bucket } from '../shared/node';
 import { boundedFetch } from './net/fetch';
+import { Sha256 } from './sha256';
 
 // The few S3 calls of the audit trail (lib/audit), signed with the function's credentials (SigV4),
 // without the SDK's S3 client (a dependency of its own, and most of a bundle). The same wire on AWS
 // and on the local write-once store (infra/local/emulators/audit-store.ts). Objects are written
 // once: every put is conditional (If-None-Match), which the bucket's policy demands of any put.
 // Each call names its IAM action, as the package test reads a bundle's calls.
-export interface Bucket {
-  name: string;
-  region: string;
-  endpoint?: string; // AWS_ENDPOINT_URL_S3 (local runs): path-style requests to it
-}
+export type { Bucket };
 
 const TIMEOUT_MS = 10_000;
 const MAX_BYTES = 16 * 1024 * 1024;

@@ -1,5 +1,3 @@
-import type { Bucket } from '../platform/s3';
-
 // The node a piece of code works for: the tenant, its ILP address, base URLs, tables, queues,
 // secrets and settings. Each entry point (an API's adapter, a queue or stream consumer, a
 // schedule) resolves it once per request or message and passes it down; domain code reads nothing
@@ -33,6 +31,13 @@ export interface TenantSettings {
 // How quotes are priced: this service's way (the default) or Rafiki's (lib/quotes/pricing.ts).
 export const QUOTE_PRICINGS = ['ours', 'rafiki'] as const;
 export type QuotePricing = (typeof QUOTE_PRICINGS)[number];
+
+// An S3 bucket as lib/platform/s3.ts calls it.
+export interface Bucket {
+  name: string;
+  region: string;
+  endpoint?: string; // AWS_ENDPOINT_URL_S3 (local runs): path-style requests to it
+}
 
 export interface Node {
   tenant: Tenant;
