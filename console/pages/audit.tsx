@@ -41,11 +41,11 @@ export const AuditPage = () => (
     columns={[
       { label: 'When', cell: (e) => time(e.at) },
       { label: 'Who', cell: (e) => e.actor.name },
-      { label: 'Role', cell: (e) => e.actor.role },
+      { label: 'Role', cell: (e) => e.actor.role ?? e.actor.kind },
       { label: 'Action', cell: (e) => <code>{e.action}</code> },
       { label: 'Resource', cell: resource },
       { label: 'Outcome', cell: (e) => <span class={`state ${e.outcome}`}>{e.outcome}</span> },
-      { label: 'Answer', cell: (e) => `${e.status}${e.code ? ` ${e.code}` : ''}`, numeric: true },
+      { label: 'Answer', cell: (e) => `${e.status ?? ''}${e.code ? ` ${e.code}` : ''}`, numeric: true },
     ]}
   />
 );
