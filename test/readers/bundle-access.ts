@@ -29,7 +29,8 @@
 // - Bundled but never run: the Admin stack's Idempotency-Key layer outside POST routes, and its
 //   signature replay guard and its operators' audit writes in GET routes (lib/api/http/admin.ts runs
 //   them by method: reads are not audited); the outbox item
-//   (lib/platform/tx) where the bundle makes no event or message (commit writes none then).
+//   (lib/platform/tx) where the bundle makes no event or message (commit writes none then), and its
+//   author stamp's copy of an update (the caller's own update is counted where it is built).
 // It errs on the side of more: code a function bundles but could only reach by another path still
 // counts, as the role must allow all that its code can call.
 
@@ -204,7 +205,9 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
     (fn.method && fn.method !== 'POST' && IDEMPOTENCY_LAYER.test(f.module)) ||
     (fn.method === 'GET' && f.module === REPLAY_GUARD) ||
     (fn.method === 'GET' && f.module === AUDIT_TRAIL && /^(item:Put|DynamoDB\.PutItem)$/.test(f.what)) ||
-    (f.module === OUTBOX && f.what.startsWith('item:') && !found.some((o) => o.what === 'outgoing'));
+    (f.module === OUTBOX && f.what.startsWith('item:') && !found.some((o) => o.what === 'outgoing')) ||
+    // commit's author stamp rebuilds an update its caller made: no kind of write of its own
+    (f.module === OUTBOX && f.what === 'item:Update');
   const inScope = found.filter((f) => !unreachable(f));
   const settingsOf = (module: string, suffix: string) =>
     [...new Set(inScope.filter((f) => f.module === module && f.what.startsWith('setting:') && f.what.endsWith(suffix)).map((f) => f.what.slice(8)))].filter(

@@ -19,7 +19,7 @@ describe('the audit store', () => {
     expect([bucket.DeletionPolicy, bucket.UpdateReplacePolicy]).toEqual(['Retain', 'Retain']);
     expect(bucket.Properties.ObjectLockEnabled).toBe(true);
     expect(bucket.Properties.ObjectLockConfiguration.ObjectLockEnabled).toBe('Enabled');
-    expect(bucket.Properties.ObjectLockConfiguration.Rule.DefaultRetention).toEqual({ Mode: 'COMPLIANCE', Days: '3653' });
+    expect(bucket.Properties.ObjectLockConfiguration.Rule.DefaultRetention).toEqual({ Mode: 'COMPLIANCE', Days: 3653 });
     expect(bucket.Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
     expect(Object.values(bucket.Properties.PublicAccessBlockConfiguration)).toEqual([true, true, true, true]);
   });
@@ -36,28 +36,22 @@ describe('the audit store', () => {
     expect(policy.Properties.PolicyDocument.Statement.every((s: any) => s.Effect === 'Deny')).toBe(true); // it allows nothing
   });
 
-  it("lets no function's role delete, unlock or overwrite an object: the recorder and the digest put new ones, GET /audit-events reads", () => {
+  it("lets no function's role delete, unlock or overwrite an object: the audit trail's function puts new ones, GET /audit-events reads", () => {
     const holders = new Map<string, string[]>();
     for (const [id, role] of ofType('AWS::IAM::Role'))
       for (const line of grantedAccess(role)) if (line.startsWith('s3:')) holders.set(line, [...(holders.get(line) ?? []), id].sort());
     expect(Object.fromEntries(holders)).toEqual({
-      's3:PutObject AuditBucket/objects': ['AuditDigestRole', 'AuditRecorderRole'],
-      's3:GetObject AuditBucket/objects': ['AuditDigestRole', 'AuditEventsListRole'],
-      's3:ListBucket AuditBucket': ['AuditDigestRole', 'AuditEventsListRole'],
+      's3:PutObject AuditBucket/objects': ['AuditTrailRole'],
+      's3:GetObject AuditBucket/objects': ['AuditEventsListRole', 'AuditTrailRole'],
+      's3:ListBucket AuditBucket': ['AuditEventsListRole', 'AuditTrailRole'],
     });
     const roleOf = (fn: string) => deployed[functionId(fn)].Properties.Role['Fn::GetAtt'][0];
-    expect([roleOf('auditRecorder'), roleOf('auditDigest'), roleOf('auditEventsList')]).toEqual([
-      'AuditRecorderRole',
-      'AuditDigestRole',
-      'AuditEventsListRole',
-    ]);
+    expect([roleOf('auditTrail'), roleOf('auditEventsList')]).toEqual(['AuditTrailRole', 'AuditEventsListRole']);
   });
 
   it("feeds the recorder from the main table's stream, with each change's old and new images", () => {
     expect(deployed.MainTable.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
-    const [[, mapping]] = ofType('AWS::Lambda::EventSourceMapping').filter(
-      ([, m]) => m.Properties.FunctionName['Fn::GetAtt'][0] === functionId('auditRecorder'),
-    );
+    const [[, mapping]] = ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.FunctionName['Fn::GetAtt'][0] === functionId('auditTrail'));
     expect(mapping.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': ['MainTable', 'StreamArn'] });
     expect(mapping.Properties.BisectBatchOnFunctionError).toBe(true);
   });
