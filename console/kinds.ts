@@ -8,11 +8,6 @@ export const PAGE_OF: Record<string, string> = {
   'liquidity-withdrawal': 'liquidity-withdrawals',
   grant: 'grants',
   'webhook-event': 'webhook-events',
-  'audit-event': 'audit',
   asset: 'assets',
   rate: 'rates',
 };
-
-// The time an audit event's id carries (a UUID v7's first 48 bits, lib/audit/ids.ts), in ms.
-export const timeOfId = (id: string): number | undefined =>
-  /^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(id) ? Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16) : undefined;

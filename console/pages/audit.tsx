@@ -1,5 +1,5 @@
 import type { RouteResponse } from '../../lib/api/routes';
-import { PAGE_OF, timeOfId } from '../kinds';
+import { PAGE_OF } from '../kinds';
 import { ListPage, time } from '../list';
 import type { PageProps } from '../pages';
 
@@ -22,15 +22,7 @@ const resource = ({ resource: r }: AuditEvent) => {
 
 export function AuditPage({ args }: PageProps) {
   if (args[0] === 'for') return <AuditList query={{ resourceId: args[1] ?? '' }} />;
-  if (!args[0]) return <AuditList />;
-  const at = timeOfId(args[0]);
-  if (at === undefined)
-    return (
-      <p class="note">
-        The id <code>{args[0]}</code> carries no time: find its event on the list.
-      </p>
-    );
-  return <AuditList query={{ from: new Date(at).toISOString(), to: new Date(at + 1).toISOString() }} />;
+  return <AuditList />;
 }
 
 const AuditList = ({ query }: { query?: Record<string, string> }) => (
@@ -50,11 +42,11 @@ const AuditList = ({ query }: { query?: Record<string, string> }) => (
     columns={[
       { label: 'When', cell: (e) => time(e.at) },
       { label: 'Who', cell: (e) => e.actor.name },
-      { label: 'Role', cell: (e) => e.actor.role },
+      { label: 'Role', cell: (e) => e.actor.role ?? e.actor.kind },
       { label: 'Action', cell: (e) => <code>{e.action}</code> },
       { label: 'Resource', cell: resource },
       { label: 'Outcome', cell: (e) => <span class={`state ${e.outcome}`}>{e.outcome}</span> },
-      { label: 'Answer', cell: (e) => `${e.status}${e.code ? ` ${e.code}` : ''}`, numeric: true },
+      { label: 'Answer', cell: (e) => `${e.status ?? ''}${e.code ? ` ${e.code}` : ''}`, numeric: true },
     ]}
   />
 );

@@ -26,7 +26,7 @@ const WIDGETS = [
   { title: 'Ledger conflicts retried', metrics: own('LedgerConflictsRetried') },
   { title: 'Messages waiting', metrics: [{ of: 'queues', name: 'ApproximateNumberOfMessagesVisible', stat: 'Maximum' }] },
   { title: 'Oldest message (s)', metrics: [{ of: 'workQueues', name: 'ApproximateAgeOfOldestMessage', stat: 'Maximum' }] },
-  { title: 'Outbox relay iterator age (ms)', metrics: [{ of: 'streamConsumers', name: 'IteratorAge', stat: 'Maximum' }] },
+  { title: 'Stream readers iterator age (ms): the outbox relay, the audit trail', metrics: [{ of: 'streamConsumers', name: 'IteratorAge', stat: 'Maximum' }] },
   { title: 'Function invocations', metrics: [fn('Invocations', 'Sum')] },
   { title: 'Function errors', metrics: [fn('Errors', 'Sum')] },
   { title: 'Function throttles', metrics: [fn('Throttles', 'Sum')] },

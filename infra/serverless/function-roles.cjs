@@ -4,7 +4,7 @@
 // lib/api/routes, then infra/roles.yml's): each a map from a resource to the
 // actions its functions call on it, written without the service's prefix, which the resource's
 // type gives. A resource is a logical id of the template (a table, a queue, the bus),
-// `<table>/index` (its indexes), `<table>/stream`, `secrets` (names under SECRETS_PREFIX, as the
+// `<table>/index` (its indexes), `<table>/stream`, a bucket, `<bucket>/objects` (its objects), `secrets` (names under SECRETS_PREFIX, as the
 // roles name them by ARN pattern, so that retained secrets match too; `secrets <pattern>` for
 // other calls than reading), an IAM-authorized route, `<RestApi> <METHOD> <path>`, or
 // `ApiGatewayRestApi functions` (lambda actions on every function that serves a route of the Admin
@@ -12,7 +12,9 @@
 // besides the logs and X-Ray that every function writes. Every role is under the stage's IAM path
 // (rolePath), by which the stage's key policy names them (encryption.cjs). Packaging fails on a
 // resource, a role or a function's role that does not exist, and on a role no function has.
-const SERVICE = { 'AWS::DynamoDB::Table': 'dynamodb', 'AWS::SQS::Queue': 'sqs', 'AWS::Events::EventBus': 'events' };
+const SERVICE = { 'AWS::DynamoDB::Table': 'dynamodb', 'AWS::SQS::Queue': 'sqs', 'AWS::Events::EventBus': 'events', 'AWS::S3::Bucket': 's3' };
+// The parts of a resource a role may name: a table's indexes and stream, a bucket's objects.
+const PARTS = { dynamodb: ['index', 'stream'], s3: ['objects'] };
 const ROUTE = /^(\w+) ([A-Z]+) (\/\S*)$/;
 // `secrets <name pattern>: [actions]`: other calls than reading, on the secrets the pattern names
 // (a tenant's, made and deleted at run time: `secrets tenants/*: [CreateSecret, DeleteSecret]`).
@@ -99,12 +101,19 @@ function addRoles(resources, roles, functions, adminFunctions, secretsPrefix, pa
     }
     const [id, part] = key.split('/');
     const service = SERVICE[resources[id]?.Type];
-    if (!service || (part && (service !== 'dynamodb' || !['index', 'stream'].includes(part)))) {
-      problems.push(`${key}: no such table, queue, bus or route`);
+    if (!service || (part && !PARTS[service]?.includes(part))) {
+      problems.push(`${key}: no such table, queue, bus, bucket or route`);
       return undefined;
     }
     const arn = { 'Fn::GetAtt': [id, 'Arn'] };
-    const resource = part === 'stream' ? { 'Fn::GetAtt': [id, 'StreamArn'] } : part === 'index' ? { 'Fn::Join': ['/', [arn, 'index', '*']] } : arn;
+    const resource =
+      part === 'stream'
+        ? { 'Fn::GetAtt': [id, 'StreamArn'] }
+        : part === 'index'
+          ? { 'Fn::Join': ['/', [arn, 'index', '*']] }
+          : part === 'objects'
+            ? { 'Fn::Join': ['/', [arn, '*']] }
+            : arn;
     return { Effect: 'Allow', Action: list(service), Resource: [resource] };
   };
   for (const [name, access] of Object.entries(roles)) {

@@ -150,6 +150,8 @@ const SETTINGS = {
     check: (v) => (/^\d+$/.test(v) && RETENTION_DAYS.includes(Number(v)) ? undefined : `must be one of CloudWatch Logs' periods: ${RETENTION_DAYS.join(', ')}`),
   },
   BACKUPS_ENABLED: { check: bool, default: 'true' },
+  // The audit trail's objects (AuditBucket), locked in compliance mode: nobody can delete one sooner.
+  AUDIT_RETENTION_DAYS: { check: whole(1, 36500) },
   BACKUP_COPY_VAULT_ARN: {
     check: arn('backup', /^backup-vault:[A-Za-z0-9_-]{2,50}$/, 'other', 'a backup vault, arn:aws:backup:<region>:<account>:backup-vault:<name>'),
   },

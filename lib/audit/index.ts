@@ -1,16 +1,16 @@
-import { idOfKey } from '../platform/store';
-import type { TransactItem, Write } from '../platform/tx';
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { Bucket } from '../platform/s3';
 import type { Node } from '../shared/node';
 import type { Operator } from '../shared/operators';
-import { auditEventId } from './ids';
-import type { AuditEvent } from './schemas';
-import { auditItem, listAuditEvents, saveAuditEvent } from './store';
+import { archiveEvents, digestDay, listArchived } from './archive';
+import type { AuditEvent, AuditEventsQuery } from './schemas';
+import { auditEventsOf, saveAuditEvent } from './store';
 
-export { auditEventLookup } from './store';
-export { listAuditEvents };
+// The audit trail: every change of a resource, from the main table's stream into the write-once
+// store, and each operator action that changed nothing (docs/audit.md).
 
-// An operator's action: who, which route, on what. (A create's resource id is known only once its
-// transaction is made: see createdId.)
+// An operator's action: who, which route, on what.
 export interface Action {
   actor: Operator;
   action: string; // "<METHOD> <path template>"
@@ -18,33 +18,29 @@ export interface Action {
   resource: { type: string; id: string | null };
 }
 
-const eventOf = (node: Node, a: Action, outcome: AuditEvent['outcome'], status: number, code?: string, now = new Date()): AuditEvent => ({
-  id: auditEventId(now),
-  at: now.toISOString(),
-  actor: { kind: 'operator', name: a.actor.name, role: a.actor.role },
-  action: a.action,
-  operationId: a.operationId,
-  resource: a.resource,
-  tenant: node.tenant.id,
-  outcome,
-  status,
-  ...(code !== undefined && { code }),
-});
+// The audit event of an operator's action that changed nothing (refused, failed, or a no-op),
+// written alone: the stream takes it to the store as it takes a change's.
+export const recordUnchanged = (node: Node, a: Action, status: number, code?: string, requestId?: string): Promise<void> =>
+  saveAuditEvent(node, {
+    id: randomUUID(),
+    at: new Date().toISOString(),
+    actor: { kind: 'operator', name: a.actor.name, role: a.actor.role },
+    action: a.action,
+    operationId: a.operationId,
+    resource: a.resource,
+    tenant: node.tenant.id,
+    outcome: status < 400 ? 'succeeded' : 'refused',
+    status,
+    ...(code !== undefined && { code }),
+    ...(requestId && { requestId }),
+  });
 
-// The audit event of an action that succeeds, as a write of the transaction that makes its change.
-export const succeededItem = (node: Node, a: Action, status: number): TransactItem => auditItem(node, eventOf(node, a, 'succeeded', status));
+// A batch of the main table's stream: its audit events, into the store.
+export const recordChanges = (bucket: Bucket, records: DynamoDBRecord[]) => archiveEvents(bucket, auditEventsOf(records));
 
-// The audit event of an action that changed nothing (refused, failed, or a no-op), written alone.
-export const recordUnchanged = (node: Node, a: Action, status: number, code?: string): Promise<void> =>
-  saveAuditEvent(node, eventOf(node, a, status < 400 ? 'succeeded' : 'refused', status, code));
+export const listAuditEvents = (node: Node, q: AuditEventsQuery) => listArchived(node.audit, node.tenant.id, q);
 
-// The id of what a transaction creates: the first record it puts under its own id ("ASSET#<id>",
-// scoped or not, holding `id`), as every create's record is; a lookup item beside it (an asset's
-// by its code) is keyed otherwise.
-export function createdId(writes: Write[]): string | undefined {
-  for (const w of writes) {
-    const item = w.Put?.Item;
-    if (typeof item?.id === 'string' && typeof item.pk === 'string' && idOfKey(item.pk) === item.id) return item.id;
-  }
-  return undefined;
-}
+// The daily digest: the day before `now`'s (UTC).
+export const digestYesterday = (bucket: Bucket, now = Date.now()) => digestDay(bucket, new Date(now - 86_400_000).toISOString().slice(0, 10));
+
+export type { AuditEvent };

@@ -1,63 +1,121 @@
+import { createHash } from 'node:crypto';
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db } from '../platform/db';
-import { type Lookup, type Page, queryNewestFirst, scoped, timeRange } from '../platform/store';
-import type { TransactItem } from '../platform/tx';
+import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
+import { CHANGED_BY, db } from '../platform/db';
+import { scoped, tenantOfKey, unscoped } from '../platform/store';
+import type { Author } from '../platform/tx';
 import type { Node } from '../shared/node';
-import { timeOfAuditEventId } from './ids';
-import type { AuditEvent, AuditEventsQuery } from './schemas';
+import type { AuditEvent } from './schemas';
 
-// A tenant's audit events: one partition of the main table, newest first by "<at>#<id>", kept as
-// long as the ledger (no TTL). Operators act at a person's pace, so one partition takes them all;
-// a time window is a key condition, the other filters read the window on until a page is full.
-const partition = (node: Node) => scoped(node, 'AUDIT');
+// The audit trail's side of the main table: what its stream carries to the write-once store
+// (./archive.ts). A change of a resource's record (its item: "<KIND>#<id>", sort key <KIND>) with
+// the author its commit stamped on it (lib/platform/tx CHANGED_BY), and an operator's action that
+// changed nothing, written here alone as an item that the stream carries and that expires.
+const UNCHANGED_KEPT_SECS = 7 * 24 * 3600; // the stream keeps a record 24 h: this outlives it
+const UNCHANGED = 'audit'; // the attribute holding such an action's event, as JSON
 
-export function auditItem(node: Node, event: AuditEvent): TransactItem {
+export async function saveAuditEvent(node: Node, event: AuditEvent): Promise<void> {
+  const Item = {
+    pk: scoped(node, 'AUDIT'),
+    sk: `${event.at}#${event.id}`,
+    [UNCHANGED]: JSON.stringify(event),
+    ttl: Math.floor(Date.now() / 1000) + UNCHANGED_KEPT_SECS,
+  };
+  await db().send(new PutCommand({ TableName: node.tables.main, Item, ConditionExpression: 'attribute_not_exists(pk)' } as PutCommandInput));
+}
+
+// The records audited, by their kind, as the API names them.
+const KINDS: Record<string, string> = {
+  ASSET: 'asset',
+  WA: 'wallet-address',
+  INTENT: 'payment-intent',
+  QUOTE: 'quote',
+  PAYMENT: 'payment',
+  PEER: 'peer',
+  TENANT: 'tenant',
+  WITHDRAWAL: 'liquidity-withdrawal',
+  XFER: 'transfer',
+};
+// What a record holds for its indexes and expiry, not for its meaning.
+const NOT_CHANGES = new Set(['pk', 'sk', CHANGED_BY, 'ttl', 'listPk', 'listSk', 'list2Pk', 'openPk', 'openExpiresAt', 'leaseHolder', 'leaseUntil']);
+// A field that may hold a secret (a peer's tokens): its change is recorded, its values are not.
+const SECRET = /secret|token|password/i;
+const REDACTED = '[redacted]';
+
+type Image = Record<string, AttributeValue>;
+
+// The audit events of a batch of the main table's stream (as Lambda hands it), oldest first.
+export function auditEventsOf(records: DynamoDBRecord[]): AuditEvent[] {
+  return records.flatMap((r) => {
+    const event = eventOf(r);
+    return event ? [event] : [];
+  });
+}
+
+function eventOf(r: DynamoDBRecord): AuditEvent | undefined {
+  const newImage = r.dynamodb?.NewImage as Image | undefined;
+  const oldImage = r.dynamodb?.OldImage as Image | undefined;
+  if (newImage?.[UNCHANGED]?.S && r.eventName === 'INSERT') return JSON.parse(newImage[UNCHANGED].S) as AuditEvent;
+  const image = newImage ?? oldImage;
+  const pk = image?.pk?.S;
+  const sk = image?.sk?.S;
+  if (!pk || !sk || !KINDS[sk] || !unscoped(pk).startsWith(`${sk}#`)) return undefined;
+  // Expiry (DynamoDB's TTL deleting the item) changes nothing the record said: not an action.
+  if (r.eventName === 'REMOVE' && r.userIdentity?.type === 'Service') return undefined;
+  const before = oldImage ? plain(oldImage) : undefined;
+  const after = newImage ? plain(newImage) : undefined;
+  const changes = changed(before, after);
+  if (!Object.keys(changes).length) return undefined;
+  // A write that stamped nothing (a delete, which has no new image to stamp) is not attributed.
+  const stamp = newImage?.[CHANGED_BY]?.S;
+  const fresh = stamp && stamp !== oldImage?.[CHANGED_BY]?.S ? (JSON.parse(stamp) as Author & { at: string }) : undefined;
+  const author: Author = fresh ?? { actor: { kind: 'service', name: 'unattributed' }, action: r.eventName === 'REMOVE' ? 'delete' : 'write' };
+  const id = pk.slice(pk.lastIndexOf('#') + 1);
   return {
-    Put: {
-      TableName: node.tables.main,
-      Item: { pk: partition(node), sk: `${event.at}#${event.id}`, ...event },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
+    id: uuidOf(r.eventID ?? `${pk}#${r.dynamodb?.SequenceNumber}`),
+    at: fresh?.at ?? new Date((r.dynamodb?.ApproximateCreationDateTime ?? Date.now() / 1000) * 1000).toISOString(),
+    actor: author.actor as AuditEvent['actor'],
+    action: author.action,
+    operationId: author.operationId ?? author.action,
+    resource: { type: KINDS[sk], id },
+    tenant: tenantOfKey(pk),
+    outcome: 'succeeded',
+    ...(author.status !== undefined && { status: author.status }),
+    ...(author.requestId && { requestId: author.requestId }),
+    ...(author.reason && { reason: author.reason }),
+    changes,
   };
 }
 
-export async function saveAuditEvent(node: Node, event: AuditEvent): Promise<void> {
-  const item = auditItem(node, event);
-  await db().send(new PutCommand(item.Put as PutCommandInput));
+function changed(before: Record<string, unknown> = {}, after: Record<string, unknown> = {}): NonNullable<AuditEvent['changes']> {
+  const out: NonNullable<AuditEvent['changes']> = {};
+  for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (NOT_CHANGES.has(field)) continue;
+    const [b, a] = [before[field], after[field]];
+    if (JSON.stringify(b) === JSON.stringify(a)) continue;
+    out[field] = SECRET.test(field)
+      ? { ...(b !== undefined && { before: REDACTED }), ...(a !== undefined && { after: REDACTED }) }
+      : { ...(b !== undefined && { before: b }), ...(a !== undefined && { after: a }) };
+  }
+  return out;
 }
 
-const FILTERS = {
-  actor: { path: '#actor.#name', names: { '#actor': 'actor', '#name': 'name' } },
-  resourceId: { path: '#resource.#id', names: { '#resource': 'resource', '#id': 'id' } },
-  action: { path: '#action', names: { '#action': 'action' } },
-  outcome: { path: '#outcome', names: { '#outcome': 'outcome' } },
-} as const;
-
-export async function listAuditEvents(node: Node, q: AuditEventsQuery): Promise<Page<AuditEvent>> {
-  const given = (Object.keys(FILTERS) as (keyof typeof FILTERS)[]).filter((k) => q[k] !== undefined);
-  const page = await queryNewestFirst({
-    table: node.tables.main,
-    partitionKey: 'pk',
-    sortKey: 'sk',
-    partitions: [partition(node)],
-    limit: q.limit,
-    cursor: q.cursor,
-    ...timeRange(q),
-    ...(given.length && {
-      filter: {
-        expression: given.map((k) => `${FILTERS[k].path} = :${k}`).join(' AND '),
-        names: Object.assign({}, ...given.map((k) => FILTERS[k].names)),
-        values: Object.fromEntries(given.map((k) => [`:${k}`, q[k]])),
-      },
-    }),
-  });
-  return { items: page.items.map(toEvent), nextCursor: page.nextCursor };
+// An image as JSON can hold it: numbers as their text (exact, as the ledger's are), sets as lists,
+// bytes as base64.
+const plain = (image: Image): Record<string, unknown> => Object.fromEntries(Object.entries(image).map(([k, v]) => [k, attributeValue(v)]));
+function attributeValue(v: AttributeValue): unknown {
+  if (v.S !== undefined || v.N !== undefined) return v.S ?? v.N;
+  if (v.BOOL !== undefined) return v.BOOL;
+  if (v.NULL) return null;
+  if (v.M) return plain(v.M as Image);
+  if (v.L) return v.L.map((x) => attributeValue(x as AttributeValue));
+  if (v.B !== undefined) return Buffer.from(v.B as string | Uint8Array).toString('base64');
+  return v.SS ?? v.NS ?? v.BS?.map((b) => Buffer.from(b as string | Uint8Array).toString('base64'));
 }
 
-// An event by its id: the time its id carries is its key's (lib/audit/ids.ts).
-export function auditEventLookup(node: Node, id: string): Lookup<AuditEvent> | undefined {
-  const at = timeOfAuditEventId(id);
-  return at === undefined ? undefined : { table: node.tables.main, key: { pk: partition(node), sk: `${at}#${id}` }, read: toEvent };
+// A stream record's id as a UUID (v4's layout, from its hash): one event for one record, however
+// often it is read.
+function uuidOf(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((Number.parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
-
-const toEvent = ({ pk, sk, status, ...event }: Record<string, any>): AuditEvent => ({ ...event, status: Number(status) }) as AuditEvent;

@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException, TransactionConflictException } from '@
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
 import { getAll, LISTS, LISTS2, type Page, queryNewestFirst, scoped } from '../platform/store';
-import type { Refusal, Write } from '../platform/tx';
+import { authored, type Refusal, type Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import {
   type AccountId,
@@ -197,7 +197,7 @@ export async function transferExists(node: Node, transferId: string): Promise<bo
 export async function voidTransfer(node: Node, transferId: string): Promise<'voided' | 'made'> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await db().send(new PutCommand(transferRecord(node, transferId, []).Put));
+      await db().send(new PutCommand(authored(transferRecord(node, transferId, []), 'void-transfer').Put));
       return 'voided';
     } catch (e) {
       if (e instanceof ConditionalCheckFailedException) return 'made';

@@ -34,6 +34,10 @@ const schema = z.object({
   RATES_TABLE: z.string().min(1),
   IDEMPOTENCY_TABLE: z.string().min(1),
   EVENT_BUS_NAME: z.string().min(1),
+  // The audit trail's write-once bucket (infra/resources.yml AuditBucket); AWS_ENDPOINT_URL_S3, set
+  // by the local run only, points its calls at the local write-once store.
+  AUDIT_BUCKET: z.string().min(1),
+  AWS_ENDPOINT_URL_S3: optionalUrl,
   PAYMENTS_QUEUE_URL: url,
   WALLET_ADDRESS_URL: url,
   AUTH_SERVER_URL: url,
@@ -210,6 +214,7 @@ export function nodeOf(c: Config): Node {
     tables: { main: c.MAIN_TABLE, rates: c.RATES_TABLE, auth: c.AUTH_TABLE, webhookEvents: c.WEBHOOK_EVENTS_TABLE, idempotency: c.IDEMPOTENCY_TABLE },
     queues: { payments: c.PAYMENTS_QUEUE_URL, webhooks: c.WEBHOOK_QUEUE_URL, webhookParking: c.WEBHOOK_PARKING_QUEUE_URL },
     eventBus: c.EVENT_BUS_NAME,
+    audit: { name: c.AUDIT_BUCKET, region: c.AWS_REGION, ...(c.AWS_ENDPOINT_URL_S3 && { endpoint: c.AWS_ENDPOINT_URL_S3 }) },
     secretsPrefix: c.SECRETS_PREFIX,
     region: c.AWS_REGION,
     quoteLifetimeSecs: c.QUOTE_LIFETIME_SECS,

@@ -31,7 +31,30 @@ let chosen: Database | undefined;
 let chosenForLibraries: DynamoDBClient | undefined;
 
 const dynamo = () => (doc ??= dynamoOverHttp(sdkClient(), translation) as Database);
-export const db = (): Database => chosen ?? dynamo();
+export const db = (): Database => unstamped(chosen ?? dynamo());
+
+// The audit stamp (lib/platform/tx CHANGED_BY) is for the table's stream: no store reads it, so
+// that no record, and no answer made of one, carries it.
+export const CHANGED_BY = 'changedBy';
+const wrapped = new WeakMap<Database, Database>();
+function unstamped(d: Database): Database {
+  let w = wrapped.get(d);
+  if (!w) {
+    w = { send: (async (command: any, ...rest: any[]) => withoutStamps(await (d.send as any)(command, ...rest))) as Database['send'] };
+    wrapped.set(d, w);
+  }
+  return w;
+}
+function withoutStamps<T>(out: T): T {
+  const o = out as { Item?: any; Items?: any[]; Attributes?: any; Responses?: any };
+  const strip = (item: any) => item && delete item[CHANGED_BY];
+  strip(o?.Item);
+  strip(o?.Attributes);
+  o?.Items?.forEach(strip);
+  if (Array.isArray(o?.Responses)) for (const r of o.Responses) strip(r?.Item);
+  else if (o?.Responses) for (const items of Object.values(o.Responses) as any[][]) items.forEach(strip);
+  return out;
+}
 
 // The database of this process from now on; undefined: DynamoDB again. `forLibraries`: the SDK's
 // own client that reaches it, for the libraries that take one (a test's, over its database).

@@ -1,6 +1,6 @@
 import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { commonErrors } from '../shared/errors';
-import type { Node } from '../shared/node';
+import { type Node, OPERATOR_TENANT_ID } from '../shared/node';
 import { db } from './db';
 
 // Helpers shared by the DynamoDB adapters of every domain.
@@ -22,6 +22,11 @@ export const shardKeys = (node: Pick<Node, 'tenant'>, name: string, shards: numb
 
 // The id at the end of a partition key ("INTENT#<id>", scoped or not): ids hold no '#'.
 export const idOfKey = (pk: string) => pk.slice(pk.lastIndexOf('#') + 1);
+
+// The tenant a partition key belongs to (scoped() above): a tenant's, or the operator's.
+export const tenantOfKey = (pk: string) => (pk.startsWith('T#') ? pk.slice(2, pk.indexOf('#', 2)) : OPERATOR_TENANT_ID);
+// A partition key without its tenant's scope.
+export const unscoped = (pk: string) => (pk.startsWith('T#') ? pk.slice(pk.indexOf('#', 2) + 1) : pk);
 
 // An Update's expressions that add one to a count stopping at `limit` (a rate's, in the window its
 // key names), the item kept until `keepUntilSecs` (its TTL): a full count fails the condition and

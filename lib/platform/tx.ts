@@ -11,7 +11,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Node } from '../shared/node';
-import { db } from './db';
+import { CHANGED_BY, db } from './db';
 import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing } from './events';
 import { crashPoint } from './faults';
 import { countLedgerConflict } from './metrics';
@@ -59,6 +59,63 @@ export function rideAlong(name: string, rider: Rider): void {
 
 export const untakenRider = (name: string): Rider | undefined => scope.getStore()?.get(name);
 
+// Who makes the changes of a scope, and why: stamped on every item a commit puts or updates (one
+// attribute, CHANGED_BY, no write of its own), so that the table's stream carries it to the audit
+// trail (lib/audit) with the item's old and new images. An Admin request names its operator or its
+// signing key (lib/api/http/admin.ts); work outside any such scope is the service's own, by name.
+export interface Author {
+  actor: { kind: 'operator' | 'key' | 'service'; name: string; role?: string };
+  action: string; // an Admin route, "<METHOD> <path template>"; the service's: the work's name
+  operationId?: string;
+  status?: number; // the route's answer on success
+  requestId?: string;
+  reason?: string; // where the route takes one
+}
+export { CHANGED_BY };
+// A scope's author is named once it is known (an Admin request's, once its signature is checked);
+// `committed`: whether a commit of the scope wrote (an action that changed nothing is audited apart).
+export interface Authoring {
+  author?: Author;
+  committed: boolean;
+}
+const authoring = new AsyncLocalStorage<Authoring>();
+export const authorScope = <T>(fn: (a: Authoring) => Promise<T>) => {
+  const a: Authoring = { committed: false };
+  return authoring.run(a, () => fn(a));
+};
+export function setAuthor(author: Author): void {
+  const a = authoring.getStore();
+  if (a) a.author = author;
+}
+const committed = () => {
+  const a = authoring.getStore();
+  if (a) a.committed = true;
+};
+
+const stampOf = (name: string): string =>
+  JSON.stringify({ ...(authoring.getStore()?.author ?? { actor: { kind: 'service', name: 'payment-service' }, action: name }), at: new Date().toISOString() });
+
+// A write with the stamp: a Put's item holds it, an Update sets it in its SET clause.
+export function stamped<W extends TransactItem>(write: W, stamp: string): W {
+  if (write.Put) return { ...write, Put: { ...write.Put, Item: { ...write.Put.Item, [CHANGED_BY]: stamp } } };
+  if (!write.Update) return write;
+  const u = write.Update;
+  const expr = u.UpdateExpression ?? '';
+  const set = /(^|\s)SET\s/;
+  return {
+    ...write,
+    Update: {
+      ...u,
+      UpdateExpression: set.test(expr) ? expr.replace(set, '$1SET #changedBy = :changedBy, ') : `SET #changedBy = :changedBy ${expr}`,
+      ExpressionAttributeNames: { ...u.ExpressionAttributeNames, '#changedBy': CHANGED_BY },
+      ExpressionAttributeValues: { ...u.ExpressionAttributeValues, ':changedBy': stamp },
+    },
+  };
+}
+
+// The stamp of a write made outside commit, by its work's name.
+export const authored = <W extends TransactItem>(write: W, name: string): W => stamped(write, stampOf(name));
+
 // Transactions that touch a busy item (an asset's liquidity or settlement account) can be
 // cancelled for a conflict with another transaction; that is retried here, with jitter.
 const CONFLICT_RETRIES = 8;
@@ -69,13 +126,15 @@ const bare = ({ refusal, ...item }: Write): TransactItem => item;
 // Commits, and answers the refusals of the writes whose condition failed ([] on success).
 export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] = [], name = 'commit'): Promise<Refusals> {
   const riders = [...(scope.getStore() ?? [])];
-  const own: Write[] = [...writes, ...outboxItems(node, outgoing)];
+  const stamp = stampOf(name);
+  const own: Write[] = [...writes.map((w) => stamped(w, stamp)), ...outboxItems(node, outgoing)];
   const all: Write[] = [...own, ...riders.map(([, r]) => r.write(writes))];
   if (all.length === 1 && !riders.length) return writeAlone(all[0], name);
   for (let attempt = 0; ; attempt++) {
     try {
       await db().send(new TransactWriteCommand({ TransactItems: all.map(bare) }));
       for (const [taken] of riders) scope.getStore()!.delete(taken);
+      committed();
       crashPoint(`${name}:after-write`);
       return [];
     } catch (e) {
@@ -109,6 +168,7 @@ async function writeAlone(write: Write, name: string): Promise<Refusals> {
     if (e instanceof ConditionalCheckFailedException) return [write.refusal ?? CHANGED];
     throw e;
   }
+  committed();
   crashPoint(`${name}:after-write`);
   return [];
 }

@@ -1,10 +1,9 @@
 // Finding anything by its id or URL (GET /search): the console's one search box. Ids here are
 // UUIDs of no telling type, so an id is looked up as each kind at once, by its own store's key, in
-// one BatchGetItem (an audit event's id carries its time, and so its key: lib/audit/ids.ts); a URL
+// one BatchGetItem (audit events live in the write-once store, found by time on the Audit list); a URL
 // names a wallet address, or one of this node's incoming payments, outgoing payments or quotes.
 // Every key is the node's: a tenant finds its own objects only.
 import { assetLookup } from '../assets';
-import { auditEventLookup } from '../audit';
 import { grantLookup } from '../auth-server';
 import { withdrawalLookup } from '../liquidity-withdrawals';
 import { intentLookup } from '../payment-intents';
@@ -30,7 +29,6 @@ const byId: Record<SearchType, (node: Node, id: string) => Lookup<unknown> | und
   'liquidity-withdrawal': withdrawalLookup,
   grant: grantLookup,
   'webhook-event': webhookEventLookup,
-  'audit-event': auditEventLookup,
   asset: assetLookup,
 };
 

@@ -1,18 +1,7 @@
 import * as z from 'zod';
 
 // GET /search: what an id or URL names, of this tenant's objects.
-export const searchTypes = [
-  'payment',
-  'payment-intent',
-  'quote',
-  'wallet-address',
-  'peer',
-  'liquidity-withdrawal',
-  'grant',
-  'webhook-event',
-  'audit-event',
-  'asset',
-] as const;
+export const searchTypes = ['payment', 'payment-intent', 'quote', 'wallet-address', 'peer', 'liquidity-withdrawal', 'grant', 'webhook-event', 'asset'] as const;
 export type SearchType = (typeof searchTypes)[number];
 
 export const searchQuery = z.strictObject({

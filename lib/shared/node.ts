@@ -32,6 +32,13 @@ export interface TenantSettings {
 export const QUOTE_PRICINGS = ['ours', 'rafiki'] as const;
 export type QuotePricing = (typeof QUOTE_PRICINGS)[number];
 
+// An S3 bucket as lib/platform/s3.ts calls it.
+export interface Bucket {
+  name: string;
+  region: string;
+  endpoint?: string; // AWS_ENDPOINT_URL_S3 (local runs): path-style requests to it
+}
+
 export interface Node {
   tenant: Tenant;
   ilpAddress: string;
@@ -47,6 +54,7 @@ export interface Node {
   tables: { main: string; rates: string; auth: string; webhookEvents: string; idempotency: string };
   queues: { payments: string; webhooks: string; webhookParking: string };
   eventBus: string;
+  audit: Bucket; // AUDIT_BUCKET: the audit trail's write-once store (lib/audit)
   // Where the deployment's secrets live in Secrets Manager (lib/platform/secrets.ts reads them, and a
   // tenant's under `tenants/<id>/` below it); empty: the environment (a tenant's: still Secrets Manager).
   secretsPrefix: string;

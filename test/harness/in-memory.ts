@@ -53,6 +53,7 @@ export function testNode(settings: Record<string, string> = {}): Node {
       WEBHOOK_EVENTS_TABLE: 'WebhookEventsTable',
       AUTH_TABLE: 'AuthTable',
       EVENT_BUS_NAME: 'bus',
+      AUDIT_BUCKET: 'audit',
       PAYMENTS_QUEUE_URL: 'http://queues.invalid/payments',
       WEBHOOK_QUEUE_URL: 'http://queues.invalid/webhooks',
       WEBHOOK_PARKING_QUEUE_URL: 'http://queues.invalid/parking',

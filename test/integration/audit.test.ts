@@ -6,12 +6,14 @@ import { startConsole } from '../../infra/local/start/console';
 import { launchChromium, signedInPage } from '../browser/browser';
 import { operatorAdmin } from '../harness/operator';
 import { startTestStack, type TestStack, tenantAdmin } from '../harness/stack';
+import { waitFor } from '../harness/wait';
 import { ok } from '../harness/world';
 
 // The audit trail: each action of an operator signed in to the console (a route's function invoked
 // with the console authorizer's claims, as the console's function hands it on) leaves one audit
-// event, committed with its change; a refused one leaves a refused event and no change; a signed
-// (machine) request leaves none; the list's filters and cursor; one tenant's events are its own.
+// event, its author stamped on the change it commits, carried by the table's stream to the
+// write-once store; a refused one leaves a refused event and no change; a signed (machine) request
+// is audited as its signer's; the list's filters and cursor; one tenant's events are its own.
 let s: TestStack;
 const ann = { name: 'ann@fsp.example', groups: 'admin' };
 const otto = { name: 'otto@fsp.example', groups: '[viewer operator]' };
@@ -22,6 +24,12 @@ let asVera: ReturnType<typeof operatorAdmin>;
 let held: { address: string }; // a wallet address whose intents wait for approval
 
 const events = async (query = '') => (await ok(s.admin('GET', `/audit-events${query}`), 200)).items;
+// The trail once the stream has carried what `done` waits for into the store.
+const eventually = (query: string, done: (events: any[]) => boolean) =>
+  waitFor(`audit events ${query}`, async () => {
+    const found = await events(query);
+    return done(found) ? found : undefined;
+  });
 // The main table's items of one kind (its partition key's prefix), as stored.
 const stored = async (prefix: string) =>
   ((await s.dynamo.send(new ScanCommand({ TableName: s.env.MAIN_TABLE }))).Items ?? []).map((i) => unmarshall(i)).filter((i) => i.pk.startsWith(prefix));
@@ -40,14 +48,14 @@ afterEach(() => {
 });
 
 describe("an operator's action", () => {
-  it('leaves one audit event with its name, role, action, resource and outcome; a signed request leaves none', async () => {
-    const before = (await events()).length;
-    await ok(s.admin('POST', '/assets', { code: 'EUR', scale: 2 }));
-    expect(await events()).toHaveLength(before);
+  it("leaves one audit event with its name, role, action, resource, outcome and change; a signed request, its signer's", async () => {
+    const eur = await ok(s.admin('POST', '/assets', { code: 'EUR', scale: 2 }));
+    const [signed] = await eventually(`?resourceId=${eur.id}`, (e) => e.length > 0);
+    expect(signed).toMatchObject({ actor: { kind: 'key', name: 'operator' }, action: 'POST /assets', resource: { type: 'asset', id: eur.id } });
 
     const asset = await ok(asAnn('POST', '/assets', { code: 'GBP', scale: 2 }));
-    const [event, ...rest] = await events();
-    expect(rest).toHaveLength(before);
+    const [event, ...rest] = await eventually(`?resourceId=${asset.id}`, (e) => e.length > 0);
+    expect(rest).toHaveLength(0);
     expect(event).toEqual({
       id: expect.any(String),
       at: expect.any(String),
@@ -58,6 +66,8 @@ describe("an operator's action", () => {
       tenant: 'operator',
       outcome: 'succeeded',
       status: 201,
+      requestId: expect.any(String),
+      changes: expect.objectContaining({ code: { after: 'GBP' }, scale: { after: '2' } }),
     });
     expect(Date.parse(event.at)).toBeGreaterThanOrEqual(Date.parse(asset.createdAt));
   });
@@ -72,7 +82,7 @@ describe("an operator's action", () => {
     await ok(asOtto('POST', approve), 200);
     expect(await asOtto('POST', approve)).toMatchObject({ status: 409 });
 
-    const trail = await events(`?resourceId=${intent.id}`);
+    const trail = (await eventually(`?resourceId=${intent.id}`, (e) => e.length === 4)).slice(0, 3);
     expect(trail.map((e: any) => [e.actor.name, e.actor.role, e.outcome, e.status, e.code])).toEqual([
       [otto.name, 'operator', 'refused', 409, 'invalid_state'],
       [otto.name, 'operator', 'succeeded', 200, undefined],
@@ -85,7 +95,7 @@ describe("an operator's action", () => {
     const assets = (await stored('ASSET#')).length;
     expect(await asAnn('POST', '/assets', { code: 'USD', scale: 2 })).toMatchObject({ status: 409, body: { code: 'asset_exists' } });
     expect((await stored('ASSET#')).length).toBe(assets);
-    const [event] = await events('?limit=1');
+    const [event] = await eventually(`?actor=${encodeURIComponent(ann.name)}&outcome=refused`, (e) => e.some((x) => x.code === 'asset_exists'));
     expect(event).toMatchObject({ action: 'POST /assets', resource: { type: 'asset', id: null }, outcome: 'refused', status: 409, code: 'asset_exists' });
   });
 
@@ -110,7 +120,7 @@ describe("an operator's action", () => {
   });
 
   it('reads are not actions: a GET leaves no event', async () => {
-    const before = await events();
+    const before = await eventually('', (e) => e.some((x) => x.outcome === 'refused' && x.actor.name === otto.name && x.status === 409));
     await ok(asVera('GET', '/assets'), 200);
     await ok(asVera('GET', '/audit-events'), 200);
     expect(await events()).toEqual(before);
@@ -124,7 +134,7 @@ describe('the change and its audit event, one transaction', () => {
     delete process.env.PAYMENT_FAULTS;
     const asset = (await ok(s.admin('GET', '/assets?limit=100'), 200)).items.find((a: any) => a.code === 'JPY');
     expect(asset).toBeDefined();
-    expect(await events(`?resourceId=${asset.id}`)).toMatchObject([{ outcome: 'succeeded', status: 201, actor: { name: ann.name } }]);
+    expect(await eventually(`?resourceId=${asset.id}`, (e) => e.length > 0)).toMatchObject([{ outcome: 'succeeded', status: 201, actor: { name: ann.name } }]);
   });
 
   // An audit write DynamoDB refuses (an item over its 400 KB: a name no sign-in gives, so that the
@@ -171,9 +181,9 @@ describe('GET /audit-events', () => {
     const made = [];
     for (const code of ['AAA', 'BBB', 'CCC']) made.push(await ok(peter('POST', '/assets', { code, scale: 2 })));
     await peter('POST', '/assets', { code: 'AAA', scale: 2 }); // refused: exists
-    const mid = (await events(`?actor=${encodeURIComponent('peter@fsp.example')}&limit=1`))[0].at;
+    const mine = await eventually(`?actor=${encodeURIComponent('peter@fsp.example')}`, (e) => e.length === 4);
+    const mid = mine[0].at;
 
-    const mine = await events(`?actor=${encodeURIComponent('peter@fsp.example')}`);
     expect(mine.map((e: any) => [e.outcome, e.resource.id])).toEqual([
       ['refused', null],
       ['succeeded', made[2].id],
@@ -233,13 +243,21 @@ describe("a tenant's audit trail", () => {
     const assetOfA = await ok(a.operator('POST', '/assets', { code: 'USD', scale: 2 }));
     const assetOfB = await ok(b.operator('POST', '/assets', { code: 'USD', scale: 2 }));
 
-    const readByA = (await ok(a.operator('GET', '/audit-events'), 200)).items;
+    await waitFor("B's event", async () => (await ok(b.admin('GET', '/audit-events'), 200)).items.length > 0 || undefined);
+    const readByA = await waitFor("A's event", async () => {
+      const items = (await ok(a.operator('GET', '/audit-events'), 200)).items;
+      return items.length ? items : undefined;
+    });
     expect(readByA.map((e: any) => [e.tenant, e.resource.id])).toEqual([[a.id, assetOfA.id]]);
     expect((await ok(b.admin('GET', '/audit-events'), 200)).items.map((e: any) => [e.tenant, e.resource.id])).toEqual([[b.id, assetOfB.id]]);
     expect(await a.operator('GET', '/audit-events', undefined, { 'tenant-id': b.id })).toMatchObject({ status: 403, body: { code: 'role_forbidden' } });
     // A write at B is refused too: the refusal is in A's operator's own trail, and B's is as it was.
     expect(await a.operator('POST', '/assets', { code: 'EUR', scale: 2 }, { 'tenant-id': b.id })).toMatchObject({ status: 403 });
-    expect((await ok(a.operator('GET', '/audit-events'), 200)).items[0]).toMatchObject({ tenant: a.id, outcome: 'refused', status: 403 });
+    const refusedAtB = await waitFor('the refusal in A', async () => {
+      const [first] = (await ok(a.operator('GET', '/audit-events'), 200)).items;
+      return first?.outcome === 'refused' ? first : undefined;
+    });
+    expect(refusedAtB).toMatchObject({ tenant: a.id, outcome: 'refused', status: 403 });
     expect((await ok(b.admin('GET', '/audit-events'), 200)).items).toHaveLength(1);
     // The deployment's own trail holds neither.
     expect((await events('?limit=100')).some((e: any) => [assetOfA.id, assetOfB.id].includes(e.resource.id))).toBe(false);

@@ -20,7 +20,8 @@
 //   outbox messages go). Buses: those the calling module reads.
 // - Secrets: the names our modules pass to lib/platform/secrets (`secret(node, 'ADMIN_API_SECRET')`), read with Powertools
 //   Parameters; a tenant's own (TENANT_SECRETS) under `tenants/*/` too. Any other call (create,
-//   delete) is on the tenants' secrets, which are the only ones the service makes. execute-api: a SigV4 signer for it may invoke the template's IAM-authorized routes.
+//   delete) is on the tenants' secrets, which are the only ones the service makes. S3: the action
+//   lib/platform/s3.ts names at each call, on the audit bucket (AUDIT_BUCKET). execute-api: a SigV4 signer for it may invoke the template's IAM-authorized routes.
 // - Functions: a Lambda Invoke (the console's hand-off, lib/api/http/console.ts) may call the function of
 //   any route of the Admin API (the `http` events), but its own.
 // - What Lambda does with the function's role: read its event sources (queue, stream) and send to
@@ -28,7 +29,8 @@
 // - Bundled but never run: the Admin stack's Idempotency-Key layer outside POST routes, and its
 //   signature replay guard and its operators' audit writes in GET routes (lib/api/http/admin.ts runs
 //   them by method: reads are not audited); the outbox item
-//   (lib/platform/tx) where the bundle makes no event or message (commit writes none then).
+//   (lib/platform/tx) where the bundle makes no event or message (commit writes none then), and its
+//   author stamp's copy of an update (the caller's own update is counted where it is built).
 // It errs on the side of more: code a function bundles but could only reach by another path still
 // counts, as the role must allow all that its code can call.
 
@@ -165,6 +167,7 @@ export function scanBundle(bundle: Bundle): Found[] {
   add(/"([A-Z][A-Z0-9_]*_SECRET)"/g, (m) => `secret:${m[1]}`);
   add(/"(\w+)"/g, (m) => `literal:${m[1]}`);
   add(/service:"execute-api"/g, () => 'execute-api');
+  add(/"(s3:\w+)"/g, (m) => m[1]); // lib/platform/s3.ts names each call's IAM action
   add(/kind:"(?:event|message)"/g, () => 'outgoing');
   return found.filter((f) => f.module && (f.what.startsWith('literal:') ? ours(f.module) : true));
 }
@@ -202,7 +205,9 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
     (fn.method && fn.method !== 'POST' && IDEMPOTENCY_LAYER.test(f.module)) ||
     (fn.method === 'GET' && f.module === REPLAY_GUARD) ||
     (fn.method === 'GET' && f.module === AUDIT_TRAIL && /^(item:Put|DynamoDB\.PutItem)$/.test(f.what)) ||
-    (f.module === OUTBOX && f.what.startsWith('item:') && !found.some((o) => o.what === 'outgoing'));
+    (f.module === OUTBOX && f.what.startsWith('item:') && !found.some((o) => o.what === 'outgoing')) ||
+    // commit's author stamp rebuilds an update its caller made: no kind of write of its own
+    (f.module === OUTBOX && f.what === 'item:Update');
   const inScope = found.filter((f) => !unreachable(f));
   const settingsOf = (module: string, suffix: string) =>
     [...new Set(inScope.filter((f) => f.module === module && f.what.startsWith('setting:') && f.what.endsWith(suffix)).map((f) => f.what.slice(8)))].filter(
@@ -232,6 +237,11 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
       for (const [id, r] of Object.entries(resources))
         if (r.Type === 'AWS::DynamoDB::Table' && (r.Properties.GlobalSecondaryIndexes ?? []).some((i: any) => i.IndexName === name))
           need('dynamodb:Query', `${id}/index`);
+      continue;
+    }
+    if (f.what.startsWith('s3:')) {
+      // The one bucket the functions call (AUDIT_BUCKET): ListBucket on it, the rest on its objects.
+      need(f.what, f.what === 's3:ListBucket' ? refOf('AUDIT_BUCKET') : `${refOf('AUDIT_BUCKET')}/objects`);
       continue;
     }
     if (f.what === 'execute-api') {
@@ -318,6 +328,7 @@ function resourceKey(r: any): string {
   if (getAtt) return getAtt[1] === 'StreamArn' ? `${getAtt[0]}/stream` : getAtt[0];
   const joined = r?.['Fn::Join']?.[1];
   if (joined?.[0]?.['Fn::GetAtt'] && joined[1] === 'index') return `${joined[0]['Fn::GetAtt'][0]}/index`;
+  if (joined?.[0]?.['Fn::GetAtt'] && joined[1] === '*') return `${joined[0]['Fn::GetAtt'][0]}/objects`;
   const sub: string | undefined = r?.['Fn::Sub'];
   const secret = sub && /:secret:[^/]+\/[^/]+\/((?:tenants\/\*\/)?[A-Z_]+-\?{6}|tenants\/\*)$/.exec(sub);
   if (secret) return `secret:${secret[1].replace(/-\?{6}$/, '')}`;

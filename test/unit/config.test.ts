@@ -8,6 +8,7 @@ const valid = {
   RATES_TABLE: 'rates',
   IDEMPOTENCY_TABLE: 'idem',
   EVENT_BUS_NAME: 'bus',
+  AUDIT_BUCKET: 'audit',
   PAYMENTS_QUEUE_URL: 'http://localhost:9324/000000000000/payments',
   WEBHOOK_EVENTS_TABLE: 'hooks',
   WEBHOOK_QUEUE_URL: 'http://localhost:9324/000000000000/hooks',

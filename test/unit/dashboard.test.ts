@@ -55,23 +55,29 @@ describe('the dashboard', () => {
     const deployed = cloudWatchWidgets();
     expect(localWidgets()).toEqual(deployed);
     expect(deployed.map((w) => w.title)).toEqual(definition.WIDGETS.map((w: { title: string }) => w.title));
-    // Every resource kind is there: each function, queue and REST API, and the stream relay.
+    // Every resource kind is there: each function, queue and REST API, and the stream's readers.
     const drawn = deployed.flatMap((w) => w.metrics);
     const drawnFor = (name: string) => drawn.filter((m) => m[1] === name).map((m) => m[3]);
     expect(drawnFor('Errors')).toHaveLength(service.functions.length);
     expect(drawnFor('ApproximateNumberOfMessagesVisible')).toHaveLength(Object.values(service.resources).filter((r) => r.Type === 'AWS::SQS::Queue').length);
     expect(drawnFor('Count')).toContainEqual({ ApiName: 'payment-service-local-admin', Stage: 'local' });
-    expect(drawnFor('IteratorAge')).toEqual([{ FunctionName: 'outboxRelay' }]);
+    expect(drawnFor('IteratorAge')).toEqual([{ FunctionName: 'outboxRelay' }, { FunctionName: 'auditTrail' }]);
     // And every metric lib/platform/metrics.ts publishes.
     for (const metric of Object.values(METRICS)) expect(drawn, metric).toContainEqual(['PaymentService', metric, 'Sum', 'any']);
   });
 
   it('gains a widget added to the definition on CloudWatch and in the console alike', () => {
-    const added = { title: 'Outbox relay duration (p50, ms)', metrics: [{ of: 'streamConsumers', name: 'Duration', stat: 'p50' }] };
+    const added = { title: 'Stream readers duration (p50, ms)', metrics: [{ of: 'streamConsumers', name: 'Duration', stat: 'p50' }] };
     definition.WIDGETS.push(added);
     try {
       const deployed = cloudWatchWidgets();
-      expect(deployed.at(-1)).toEqual({ title: added.title, metrics: [['AWS/Lambda', 'Duration', 'p50', { FunctionName: 'outboxRelay' }]] });
+      expect(deployed.at(-1)).toEqual({
+        title: added.title,
+        metrics: [
+          ['AWS/Lambda', 'Duration', 'p50', { FunctionName: 'outboxRelay' }],
+          ['AWS/Lambda', 'Duration', 'p50', { FunctionName: 'auditTrail' }],
+        ],
+      });
       expect(localWidgets()).toEqual(deployed);
     } finally {
       definition.WIDGETS.pop();

@@ -50,7 +50,7 @@ const stringAttributes = (props: Record<string, unknown>, names: string[]) =>
 // and the console's user pool (the local sign-in stands in for it: ./operators.ts). Secrets come
 // from the environment locally.
 const AWS_ONLY =
-  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation|Cognito)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::(Archive|EventBusPolicy)$/;
+  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation|Cognito)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::S3::BucketPolicy$|^AWS::Events::(Archive|EventBusPolicy)$/;
 
 export async function provision(
   service: ServiceDef,
@@ -149,6 +149,11 @@ async function create(
       );
       const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
       return { ref: QueueUrl!, arn: Attributes!.QueueArn! };
+    }
+    // The audit bucket: the local write-once store (./audit-store.ts) makes its folder on first write.
+    case 'AWS::S3::Bucket': {
+      const name = `${prefix}${id}`.toLowerCase().replace(/[^a-z0-9.-]/g, '-');
+      return { ref: name, arn: `arn:aws:s3:::${name}` };
     }
     case 'AWS::Events::EventBus':
       return { ref: props.Name, arn: `arn:aws:events:us-east-1:000000000000:event-bus/${props.Name}` };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { startAuditStore } from '../emulators/audit-store';
 import { apiObserver, type LocalCloudWatch, localCloudWatch, localDimensions, queueSampler } from '../emulators/cloudwatch';
 import { type Emulator, freePort, type Jit, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs } from '../emulators/emulators';
 import { startEventBridge } from '../emulators/eventbridge';
@@ -26,7 +27,18 @@ import { eventRoutes, loadService } from './serverless-config';
 // The whole service on this machine: emulators, resources from infra/resources.yml, and the
 // functions of serverless.yml behind local API Gateways. `npm start` and the integration tests
 // both use it; tests pass port 0 and a table prefix so that they never collide with anything.
-type Port = 'admin' | 'openPayments' | 'authServer' | 'authInteraction' | 'connector' | 'dynamodb' | 'sqs' | 'eventbridge' | 'secretsmanager' | 'lambda';
+type Port =
+  | 'admin'
+  | 'openPayments'
+  | 'authServer'
+  | 'authInteraction'
+  | 'connector'
+  | 'dynamodb'
+  | 'sqs'
+  | 'eventbridge'
+  | 'secretsmanager'
+  | 'auditstore'
+  | 'lambda';
 // The local port of each REST API that infra/resources.yml declares.
 const API_PORTS: Record<string, Port> = { ResourceServerApi: 'openPayments', AuthServerApi: 'authServer', ConnectorApi: 'connector' };
 // What the template's WAF limits per client address, as its rate-based rule (GRANT_RATE_LIMIT_PER_5MIN):
@@ -77,7 +89,7 @@ export interface Stack {
   openPaymentsUrl: string;
   authServerUrl: string;
   connectorUrl: string; // where peers send ILP packets (ILP over HTTP)
-  endpoints: { dynamodb: string; sqs: string; eventbridge: string; secretsmanager: string; lambda: string };
+  endpoints: { dynamodb: string; sqs: string; eventbridge: string; secretsmanager: string; auditstore: string; lambda: string };
   // The functions' environment: serverless.yml's, resolved; the secrets; the AWS SDK's settings.
   env: Record<string, string>;
   refs: Refs;
@@ -134,6 +146,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stops.push(events.stop);
     const secrets = await startSecretsManager({ port: opts.ports?.secretsmanager ?? 0, account: '000000000000', dataDir: opts.dataDir });
     stops.push(secrets.stop);
+    const auditStore = await startAuditStore({ port: opts.ports?.auditstore ?? 0, dataDir: opts.dataDir });
+    stops.push(auditStore.stop);
 
     // The local run never talks to AWS: the SDK's own variables point every client at the emulators.
     const awsEnv = {
@@ -144,6 +158,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       AWS_ENDPOINT_URL_SQS: endpoints.sqs,
       AWS_ENDPOINT_URL_EVENTBRIDGE: events.endpoint,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+      AWS_ENDPOINT_URL_S3: auditStore.endpoint,
     };
     Object.assign(process.env, awsEnv);
     delete process.env.AWS_PROFILE;
@@ -297,7 +312,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       openPaymentsUrl,
       authServerUrl: env.AUTH_SERVER_URL,
       connectorUrl: `http://localhost:${ports.connector}/ilp`,
-      endpoints: { ...endpoints, eventbridge: events.endpoint, secretsmanager: secrets.endpoint, lambda: lambdaApi.endpoint },
+      endpoints: { ...endpoints, eventbridge: events.endpoint, secretsmanager: secrets.endpoint, auditstore: auditStore.endpoint, lambda: lambdaApi.endpoint },
       env,
       refs,
       dynamo,

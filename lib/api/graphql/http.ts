@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { config } from '../../platform/config';
 import { logger } from '../../platform/log';
 import { observed } from '../../platform/tracing';
+import { type Author, authorScope } from '../../platform/tx';
 import { invalidFields } from '../../shared/errors';
 import { OPERATOR_TENANT_ID } from '../../shared/node';
 import { tenantNode } from '../context';
@@ -54,7 +55,17 @@ async function serve(event: APIGatewayProxyEvent, lambda: Context): Promise<{ re
   if (!(await recordSignature(usedSignature(node!, signature.mac, signature.t)))) {
     throw httpErrors.unauthorized('This signature was already used; sign each request afresh');
   }
-  const { refused, result } = await runGraphql(node!, request, { introspection: config.GRAPHQL_INTROSPECTION, lambda });
+  // The audit trail's author of what it changes (lib/platform/tx): the signing tenant, the operation.
+  const author: Author = {
+    actor: { kind: 'key', name: signature.signer },
+    action: `POST /graphql ${request.operationName ?? ''}`.trim(),
+    operationId: request.operationName ?? 'graphql',
+    requestId: lambda.awsRequestId,
+  };
+  const { refused, result } = await authorScope((a) => {
+    a.author = author;
+    return runGraphql(node!, request, { introspection: config.GRAPHQL_INTROSPECTION, lambda });
+  });
   return { response: answer(refused ? 400 : 200, result), tenant: node!.tenant.id, operation: request.operationName };
 }
 

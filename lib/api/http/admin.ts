@@ -3,12 +3,12 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { output, ZodType } from 'zod';
-import { type Action, createdId, recordUnchanged, succeededItem } from '../../audit';
+import { type Action, recordUnchanged } from '../../audit';
 import { config } from '../../platform/config';
 import { logger } from '../../platform/log';
 import { scoped } from '../../platform/store';
 import { observed } from '../../platform/tracing';
-import { rideAlong, riderScope, untakenRider } from '../../platform/tx';
+import { type Author, authorScope, rideAlong, riderScope, setAuthor, untakenRider } from '../../platform/tx';
 import { commonErrors, DomainError, invalidFields } from '../../shared/errors';
 import { type Node, OPERATOR_TENANT_ID } from '../../shared/node';
 import { type Actor, allows, MACHINE, type Operator, operatorOf } from '../../shared/operators';
@@ -46,11 +46,13 @@ export interface RouteInput<R extends Route> {
 // `raw`: the body's bytes, decoded once (the signature covers them, the JSON parse reads them).
 // `node`: the node as the request's tenant sees it, once its signature is checked.
 // `console`: a console request's operator, once its token is verified (none: in no role).
+// `signer`: the tenant whose Admin API secret signed it (a machine's request).
 type AdminEvent = APIGatewayProxyEvent & {
   headers: Record<string, string | undefined>;
   raw?: Buffer;
   node?: Node;
   actor?: Actor;
+  signer?: string;
   console?: { operator?: Operator };
   input?: RouteInput<Route>;
 };
@@ -59,7 +61,6 @@ type AdminRequest = Request<AdminEvent, APIGatewayProxyResult, Error, Context>;
 const replayed = () => httpErrors.unauthorized('This signature was already used; sign each request afresh');
 // The names of the writes that ride along with a request's first transaction (lib/platform/tx.ts).
 const GUARD = 'signature';
-const AUDIT = 'audit';
 
 // What the client may have signed: the path below the API's base URL (a stage is not part of
 // it) with the query as sent, which the event holds only decoded (./query.ts).
@@ -127,6 +128,7 @@ const authenticate = (route: Route): MiddlewareObj<AdminEvent> => ({
     const signature = operator ? undefined : await signedBy(event, tenant);
     event.node = tenant!;
     event.actor = operator ?? MACHINE;
+    event.signer = signature?.signer;
     if (route.operatorOnly && !event.node.tenant.operator) throw tenantErrors.operatorOnly();
     if (route.answersSecrets && event.headers['idempotency-key'] !== undefined) throw tenantErrors.idempotencyKeyRefused();
     if (!signature || event.httpMethod === 'GET' || event.httpMethod === 'HEAD') return;
@@ -250,7 +252,8 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
     .use(authenticate(route))
     .use(validate(route))
     .use(idempotency())
-    .handler(async (event) => {
+    .handler(async (event, context) => {
+      setAuthor(authorOf(route, event, context));
       const body = await fn(event.input as RouteInput<R>).catch((e) => {
         throw route.query && !route.body ? inQuery(e) : e;
       });
@@ -258,61 +261,67 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
       return { statusCode: route.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
     });
   // A deferred guard that no transaction took (the request failed, wrote nothing, or was an
-  // idempotent replay) is written now, so that the signature still counts as used; so is an
-  // operator's audit event that no change took.
+  // idempotent replay) is written now, so that the signature still counts as used; and an
+  // operator's action that committed no change has its audit event written.
   return serving(
     route,
     observed((event: AdminEvent, context: Context) =>
-      riderScope(async () => {
-        const signed = await signedIn(event);
-        // A console request whose token is not this pool's, valid and current: nothing is done,
-        // nothing recorded (no audit event: its name is not known), and the refusal is logged.
-        if ('refused' in signed) {
-          logger.warn('console token refused', { route: routeOf(event), reason: signed.refused, requestId: context.awsRequestId });
-          return problemResponse(httpErrors.unauthorized(`The operator's ID token was refused: ${signed.refused}`));
-        }
-        if (signed.console) event.console = { operator: signed.operator };
-        const audited = auditing(route, event);
-        const response = await handler(event, context);
-        const guard = untakenRider(GUARD);
-        if (guard && !(await recordSignature(guard.write([])))) return problemResponse(replayed());
-        if (audited && untakenRider(AUDIT)) await auditUnchanged(route, event, audited, response);
-        return response;
-      }),
+      riderScope(() =>
+        authorScope(async (authoring) => {
+          const signed = await signedIn(event);
+          // A console request whose token is not this pool's, valid and current: nothing is done,
+          // nothing recorded (no audit event: its name is not known), and the refusal is logged.
+          if ('refused' in signed) {
+            logger.warn('console token refused', { route: routeOf(event), reason: signed.refused, requestId: context.awsRequestId });
+            return problemResponse(httpErrors.unauthorized(`The operator's ID token was refused: ${signed.refused}`));
+          }
+          if (signed.console) event.console = { operator: signed.operator };
+          const response = await handler(event, context);
+          const guard = untakenRider(GUARD);
+          if (guard && !(await recordSignature(guard.write([])))) return problemResponse(replayed());
+          const operator = route.method === 'get' ? undefined : event.console?.operator;
+          if (operator && !authoring.committed) await auditUnchanged(route, event, operator, response, context.awsRequestId);
+          return response;
+        }),
+      ),
     ),
   );
 }
 
-// The audit trail (lib/audit): every action of a signed-in operator, any method but GET. (A
-// machine's signed requests are named by the request log instead: an audit write on each would slow
-// the create flow.) An action's audit event rides in the transaction of its change, so that both
-// commit or neither does; one that changed nothing, refused or not, has its event written after.
-function auditing(route: Route, event: AdminEvent): Operator | undefined {
-  const operator = route.method === 'get' ? undefined : event.console?.operator;
-  if (operator)
-    rideAlong(AUDIT, { write: (writes) => succeededItem(event.node!, actionOf(route, event, operator, createdId(writes)), route.status), refused: auditClash });
-  return operator;
+// The audit trail (lib/audit): who makes a request's changes, stamped on each item its commits
+// write (lib/platform/tx), which the table's stream carries to the write-once store: an operator, or
+// the tenant whose Admin API secret signed; the route, its answer, the request id, and the reason
+// the body gives where the route takes one.
+function authorOf(route: Route, event: AdminEvent, context: Context): Author {
+  const operator = event.console?.operator;
+  const reason = (event.input?.body as { reason?: unknown } | undefined)?.reason;
+  return {
+    actor: operator ? { kind: 'operator', name: operator.name, role: operator.role } : { kind: 'key', name: event.signer ?? event.node!.tenant.id },
+    action: `${route.method.toUpperCase()} ${route.path}`,
+    operationId: route.id,
+    status: route.status,
+    requestId: context.awsRequestId,
+    ...(typeof reason === 'string' && { reason }),
+  };
 }
 
-const auditClash = () => new Error('An audit event with this id exists');
-
-const actionOf = (route: Route, event: AdminEvent, actor: Operator, created?: string): Action => ({
+const actionOf = (route: Route, event: AdminEvent, actor: Operator): Action => ({
   actor,
   action: `${route.method.toUpperCase()} ${route.path}`,
   operationId: route.id,
-  resource: { type: resourceType(route.path), id: event.pathParameters?.id ?? created ?? null },
+  resource: { type: resourceType(route.path), id: event.pathParameters?.id ?? null },
 });
 
 // What a route acts on: its path's first segment, singular ("/wallet-addresses/{id}" is a wallet-address).
 const resourceType = (path: string) => path.split('/')[1].replace(/(address)es$|s$/, '$1');
 
 // In the tenant the request acted in, or, refused before that was known, the operator's own.
-async function auditUnchanged(route: Route, event: AdminEvent, operator: Operator, response: APIGatewayProxyResult): Promise<void> {
+async function auditUnchanged(route: Route, event: AdminEvent, operator: Operator, response: APIGatewayProxyResult, requestId: string): Promise<void> {
   try {
     const named = operator.tenant ?? lowerCaseHeaders(event.headers)['tenant-id'] ?? OPERATOR_TENANT_ID;
     const node = event.node ?? (await tenantNode(named)) ?? deployment;
     const problem = response.headers?.['content-type'] === 'application/problem+json' ? JSON.parse(response.body) : undefined;
-    await recordUnchanged(node, actionOf(route, event, operator), response.statusCode, problem?.code);
+    await recordUnchanged(node, actionOf(route, event, operator), response.statusCode, problem?.code, requestId);
   } catch (e) {
     logger.error('audit event not written', { route: route.id, actor: operator.name, status: response.statusCode, error: e });
   }

@@ -21,13 +21,15 @@ async function adminSecret(tenant: Node): Promise<string> {
 const NOBODYS_SECRET = randomBytes(32).toString('hex');
 
 // `verify` checks the request's signature with a secret; a refusal is 401 with its reason.
-export async function signedFor(tenant: Node | undefined, verify: (secret: string) => Verification): Promise<{ t: number; mac: string }> {
+// `signer`: the tenant whose secret it was (the operator's id for the operator's), for the audit trail.
+export async function signedFor(tenant: Node | undefined, verify: (secret: string) => Verification): Promise<{ t: number; mac: string; signer: string }> {
   let result = verify(tenant ? await adminSecret(tenant) : NOBODYS_SECRET);
+  let signer = tenant?.tenant.id;
   if (!result.ok && tenant && !tenant.tenant.operator) {
     const byOperator = verify(await adminSecret(deployment));
-    if (byOperator.ok) result = byOperator;
+    if (byOperator.ok) [result, signer] = [byOperator, deployment.tenant.id];
   }
   if (!result.ok) throw httpErrors.unauthorized(result.reason);
-  if (!tenant) throw new Error('A signature matched a secret nobody has');
-  return result;
+  if (!tenant || !signer) throw new Error('A signature matched a secret nobody has');
+  return { ...result, signer };
 }

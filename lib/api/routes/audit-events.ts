@@ -10,11 +10,13 @@ export const auditEventsRoutes = declareRoutes({
     tag: 'Audit events',
     method: 'get',
     path: '/audit-events',
-    summary: "List operators' actions, newest first",
+    summary: "List the audit trail: every change, and operators' refused actions, newest first",
     description:
-      'Every action (any method but GET) of an operator signed in to the console, succeeded or refused, in the tenant it acted in. ' +
-      "A succeeded action's event was written in the transaction of its change. Requests signed with an Admin API secret are not listed. " +
-      "`actor` (an operator's name), `resourceId`, `action` (e.g. `POST /assets/{id}/liquidity`) and `outcome` narrow the list; " +
+      'Every change of a resource in the tenant, whoever made it: an operator signed in to the console, a request signed with an Admin API secret ' +
+      "(the actor is the tenant whose secret signed), or the service itself; each with the fields it changed, before and after, and the request's id. " +
+      'And every action (any method but GET) of an operator that changed nothing: refused, or a no-op. Read from the write-once audit store, ' +
+      "which the table's stream feeds within seconds of the change. " +
+      "`actor` (an operator's name, a signing tenant's id), `resourceId`, `action` (e.g. `POST /assets/{id}/liquidity`) and `outcome` narrow the list; " +
       '`from` and `to` bound its time, [from, to).',
     query: auditEventsQuery,
     status: 200,
@@ -28,9 +30,11 @@ export const auditEventsRoutes = declareRoutes({
 
 // The roles of these routes' own functions (those they share are in ./roles.ts).
 export const auditEventsRoles = {
-  // GET /audit-events: one partition of the main table
+  // GET /audit-events: the tenant's objects in the write-once store (the tenant: the main table)
   AuditEventsListRole: {
-    MainTable: ['GetItem', 'Query'],
+    MainTable: ['GetItem'],
+    AuditBucket: ['ListBucket'],
+    'AuditBucket/objects': ['GetObject'],
     secrets: ADMIN_API_SECRETS,
   },
 } satisfies FunctionRoles;

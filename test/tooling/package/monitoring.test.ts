@@ -82,7 +82,8 @@ describe('monitoring', () => {
       Threshold: 10,
     });
     // The outbox relay, which every event and payment message rides: alarmed when it falls behind.
-    expect(watched('AWS/Lambda', 'IteratorAge')).toEqual([{ Ref: 'OutboxRelayLambdaFunction' }]);
+    expect(watched('AWS/Lambda', 'IteratorAge')).toEqual(expect.arrayContaining([{ Ref: 'OutboxRelayLambdaFunction' }, { Ref: 'AuditTrailLambdaFunction' }]));
+    expect(watched('AWS/Lambda', 'IteratorAge')).toHaveLength(2);
     const tables = ofType('AWS::DynamoDB::Table').map(([id]) => ({ Ref: id }));
     expect(watched('AWS/DynamoDB', 'ReadThrottleEvents').sort(byJson)).toEqual(tables.sort(byJson));
     expect(watched('AWS/DynamoDB', 'WriteThrottleEvents').sort(byJson)).toEqual(tables.sort(byJson));

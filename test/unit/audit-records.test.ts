@@ -1,0 +1,83 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { auditEventsOf } from '../../lib/audit/store';
+import { authored, type TransactItem } from '../../lib/platform/tx';
+
+// What the audit recorder makes of the main table's stream records: a changed resource record with
+// its author and the fields that changed; nothing for what is not a resource's record, nor for
+// DynamoDB's expiry; secrets' values never.
+const stamp = (by: object) => ({ S: JSON.stringify({ ...by, at: '2026-11-29T12:00:00.000Z' }) });
+const key = { kind: 'key', name: 'operator' };
+const record = (
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE',
+  images: { NewImage?: any; OldImage?: any },
+  extra: Partial<DynamoDBRecord> = {},
+): DynamoDBRecord => ({
+  eventID: `e-${Math.random()}`,
+  eventName,
+  dynamodb: { SequenceNumber: '1', ...images },
+  ...extra,
+});
+const asset = (fields: object): Record<string, any> => ({ pk: { S: 'T#t1#ASSET#a1' }, sk: { S: 'ASSET' }, id: { S: 'a1' }, ...fields });
+
+describe('the audit trail, from the stream', () => {
+  it("records a resource's change with its author, and only the fields that changed", () => {
+    const by = { actor: key, action: 'PATCH /assets/{id}', operationId: 'updateAsset', status: 200, requestId: 'r-1', reason: 'why' };
+    const [event] = auditEventsOf([
+      record('MODIFY', {
+        OldImage: asset({ code: { S: 'USD' }, version: { N: '1' }, changedBy: stamp({ actor: key, action: 'POST /assets' }) }),
+        NewImage: asset({ code: { S: 'USD' }, version: { N: '2' }, sendingFee: { M: { fixed: { S: '25' }, basisPoints: { N: '30' } } }, changedBy: stamp(by) }),
+      }),
+    ]);
+    expect(event).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      at: '2026-11-29T12:00:00.000Z',
+      actor: key,
+      action: 'PATCH /assets/{id}',
+      operationId: 'updateAsset',
+      resource: { type: 'asset', id: 'a1' },
+      tenant: 't1',
+      outcome: 'succeeded',
+      status: 200,
+      requestId: 'r-1',
+      reason: 'why',
+      changes: { version: { before: '1', after: '2' }, sendingFee: { after: { fixed: '25', basisPoints: '30' } } },
+    });
+  });
+
+  it("skips what is no resource's record, and expiry; attributes a write that stamped nothing to nobody", () => {
+    const lookup = { pk: { S: 'ASSETCODE#USD' }, sk: { S: 'ASSET' }, id: { S: 'a1' }, changedBy: stamp({ actor: key, action: 'x' }) };
+    const shard = { pk: { S: 'ACCT#x#3' }, sk: { S: 'ACCT' }, changedBy: stamp({ actor: key, action: 'x' }) };
+    const old = asset({ state: { S: 'a' }, changedBy: stamp({ actor: key, action: 'x' }) });
+    const events = auditEventsOf([
+      record('INSERT', { NewImage: lookup }),
+      record('MODIFY', { NewImage: shard, OldImage: shard }),
+      record('REMOVE', { OldImage: old }, { userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }),
+      record('MODIFY', { OldImage: old, NewImage: asset({ state: { S: 'b' }, changedBy: old.changedBy }) }),
+    ]);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ actor: { kind: 'service', name: 'unattributed' }, changes: { state: { before: 'a', after: 'b' } } });
+  });
+
+  it("never holds a secret's value, only that it changed", () => {
+    const peer = (token: string) => ({ pk: { S: 'PEER#p1' }, sk: { S: 'PEER' }, id: { S: 'p1' }, outgoingToken: { S: token } });
+    const [event] = auditEventsOf([
+      record('MODIFY', { OldImage: peer('old-secret'), NewImage: { ...peer('new-secret'), changedBy: stamp({ actor: key, action: 'PATCH /peers/{id}' }) } }),
+    ]);
+    expect(event.changes).toEqual({ outgoingToken: { before: '[redacted]', after: '[redacted]' } });
+    expect(JSON.stringify(event)).not.toMatch(/old-secret|new-secret/);
+  });
+
+  it("an operator's action that changed nothing: its event, as written", () => {
+    const event = { id: 'x', at: 'y', outcome: 'refused' };
+    expect(auditEventsOf([record('INSERT', { NewImage: { pk: { S: 'AUDIT' }, sk: { S: 'y#x' }, audit: { S: JSON.stringify(event) } } })])).toEqual([event]);
+  });
+
+  it('stamps an update in its own SET clause, or adds one', () => {
+    const set = authored({ Update: { TableName: 't', Key: {}, UpdateExpression: 'SET a = :a REMOVE b' } }, 'work').Update!;
+    expect(set.UpdateExpression).toBe('SET #changedBy = :changedBy, a = :a REMOVE b');
+    const add = authored({ Update: { TableName: 't', Key: {}, UpdateExpression: 'ADD n :one' } } as TransactItem, 'work').Update!;
+    expect(add.UpdateExpression).toBe('SET #changedBy = :changedBy ADD n :one');
+    expect(JSON.parse(add.ExpressionAttributeValues![':changedBy'])).toMatchObject({ actor: { kind: 'service' }, action: 'work' });
+  });
+});
