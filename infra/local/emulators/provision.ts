@@ -48,9 +48,9 @@ const stringAttributes = (props: Record<string, unknown>, names: string[]) =>
 // What matters on AWS only: access control, the REST APIs, which the local gateways serve from
 // their definitions (./rest-apis.ts), the event archive, alarms and their topic, API access logs,
 // and the console's user pool (the local sign-in stands in for it: ./operators.ts). Secrets come
-// from the environment locally.
+// from the environment locally, and rotate when asked (RotateSecret), not on a schedule.
 const AWS_ONLY =
-  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation|Cognito)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::Events::(Archive|EventBusPolicy)$/;
+  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation|Cognito)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::(Secret|RotationSchedule)$|^AWS::SQS::QueuePolicy$|^AWS::Events::(Archive|EventBusPolicy)$/;
 
 export async function provision(
   service: ServiceDef,
