@@ -80,6 +80,24 @@ export async function provision(
   return refs;
 }
 
+// A table as the template declares it (`props`, its Properties), named `TableName`.
+export async function newTable(dynamo: DynamoDBClient, TableName: string, props: Record<string, any>): Promise<Provisioned> {
+  const out = await dynamo.send(
+    new CreateTableCommand({
+      TableName,
+      BillingMode: props.BillingMode ?? 'PAY_PER_REQUEST',
+      AttributeDefinitions: props.AttributeDefinitions,
+      KeySchema: props.KeySchema,
+      GlobalSecondaryIndexes: props.GlobalSecondaryIndexes,
+      ...(props.StreamSpecification && { StreamSpecification: { StreamEnabled: true, StreamViewType: props.StreamSpecification.StreamViewType } }),
+    }),
+  );
+  if (props.TimeToLiveSpecification?.Enabled) {
+    await dynamo.send(new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: props.TimeToLiveSpecification }));
+  }
+  return { ref: TableName, arn: out.TableDescription!.TableArn!, streamArn: out.TableDescription!.LatestStreamArn };
+}
+
 // DynamoDB Local backfills a new index from the table's items: minutes for a large kept data folder.
 const INDEX_WAIT_MS = 300_000;
 async function activeIndex(dynamo: DynamoDBClient, TableName: string, name: string): Promise<void> {
@@ -118,20 +136,7 @@ async function create(
         }
         return { ref: TableName, arn: kept.Table!.TableArn!, streamArn: kept.Table!.LatestStreamArn };
       }
-      const out = await dynamo.send(
-        new CreateTableCommand({
-          TableName,
-          BillingMode: props.BillingMode ?? 'PAY_PER_REQUEST',
-          AttributeDefinitions: props.AttributeDefinitions,
-          KeySchema: props.KeySchema,
-          GlobalSecondaryIndexes: props.GlobalSecondaryIndexes,
-          ...(props.StreamSpecification && { StreamSpecification: { StreamEnabled: true, StreamViewType: props.StreamSpecification.StreamViewType } }),
-        }),
-      );
-      if (props.TimeToLiveSpecification?.Enabled) {
-        await dynamo.send(new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: props.TimeToLiveSpecification }));
-      }
-      return { ref: TableName, arn: out.TableDescription!.TableArn!, streamArn: out.TableDescription!.LatestStreamArn };
+      return newTable(dynamo, TableName, props);
     }
     case 'AWS::SQS::Queue': {
       const { QueueUrl } = await sqs.send(
