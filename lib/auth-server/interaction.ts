@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { logger } from '../platform/log';
-import { secret } from '../platform/secrets';
+import { acceptedSecrets } from '../platform/secrets';
 import { commit } from '../platform/tx';
 import { commonErrors, type DomainError } from '../shared/errors';
 import type { Node } from '../shared/node';
@@ -35,10 +35,12 @@ async function interactionAt(node: Node, id: string, nonce: string): Promise<sto
   return g;
 }
 
-// The consent page proves itself with the IdP secret (compared as digests: equal lengths, constant time).
+// The consent page proves itself with the IdP secret (compared as digests: equal lengths, constant
+// time), any of its values to accept during a rotation.
 async function checkIdpSecret(node: Node, given: string | undefined, refuse: (detail: string) => DomainError): Promise<void> {
-  const expected = await secret(node, 'IDP_SECRET');
-  if (!given || !store.sameHash(store.hashOf(given), store.hashOf(expected))) throw refuse('Missing or wrong x-idp-secret');
+  const accepted = await acceptedSecrets(node, 'IDP_SECRET');
+  const hash = given && store.hashOf(given);
+  if (!hash || !accepted.some((expected) => store.sameHash(hash, store.hashOf(expected)))) throw refuse('Missing or wrong x-idp-secret');
 }
 
 // The client's finish URI with `params`, if it gave one.

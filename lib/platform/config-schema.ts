@@ -178,6 +178,9 @@ const runtimeSchema = z.object({
   // Local runs only (serverless.yml does not pass it): https URLs fetched over plain http, as
   // Rafiki's nodes do in development, for nodes whose ids are https but serve http (lib/platform/net/fetch.ts).
   LOCAL_FETCH_HTTPS_AS_HTTP: flag(false),
+  // Local runs only (serverless.yml does not pass it): how long secrets are cached (lib/platform/secrets.ts),
+  // 300 s on AWS, shorter for a test that rotates one (a rotation waits as long before it finishes).
+  LOCAL_SECRETS_CACHE_SECS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(300).default(300)),
   AWS_LAMBDA_FUNCTION_NAME: z.string().optional(),
   AWS_XRAY_DAEMON_ADDRESS: z.string().optional(),
   _HANDLER: z.string().default('handler'),

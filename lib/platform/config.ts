@@ -10,7 +10,7 @@ export type { Config } from './config-schema';
 
 // The process's switches, validated now (a bad TRACES_ENABLED fails here, by name) and read again
 // when used: Lambda sets each invocation's trace header, and tests switch faults in a running process.
-const { LOCAL_FETCH_HTTPS_AS_HTTP } = readRuntime(process.env);
+const { LOCAL_FETCH_HTTPS_AS_HTTP, LOCAL_SECRETS_CACHE_SECS } = readRuntime(process.env);
 const now = () => readRuntime(process.env);
 useRuntime({
   lambdaTracing: () => {
@@ -21,4 +21,5 @@ useRuntime({
   faults: () => process.env.PAYMENT_FAULTS?.split(',') ?? [], // on the payment path: no parse
   localSecret: (name) => process.env[name],
   httpsAsHttp: () => LOCAL_FETCH_HTTPS_AS_HTTP,
+  secretsCacheSecs: () => LOCAL_SECRETS_CACHE_SECS,
 });

@@ -22,12 +22,22 @@ export interface Runtime {
   // LOCAL_FETCH_HTTPS_AS_HTTP, local runs only: outbound fetches of https URLs go over plain http
   // (./net/fetch.ts), for nodes whose ids are https but which serve plain http on one machine.
   httpsAsHttp: () => boolean;
+  // How long a secret's values are kept before they are read again (lib/platform/secrets.ts): 300 s,
+  // but LOCAL_SECRETS_CACHE_SECS (local runs only) shortens it; a rotation waits as long.
+  secretsCacheSecs: () => number;
 }
 
-const runtime: Runtime = { lambdaTracing: () => undefined, faults: () => [], localSecret: () => undefined, httpsAsHttp: () => false };
+const runtime: Runtime = {
+  lambdaTracing: () => undefined,
+  faults: () => [],
+  localSecret: () => undefined,
+  httpsAsHttp: () => false,
+  secretsCacheSecs: () => 300,
+};
 
 export const useRuntime = (r: Runtime) => Object.assign(runtime, r);
 export const lambdaTracing = () => runtime.lambdaTracing();
 export const injectedFaults = () => runtime.faults();
 export const localSecret = (name: string) => runtime.localSecret(name);
 export const httpsAsHttp = () => runtime.httpsAsHttp();
+export const secretsCacheSecs = () => runtime.secretsCacheSecs();

@@ -1,14 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { CreateSecretCommand, DeleteSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { CreateSecretCommand, DeleteSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Node } from '../shared/node';
 import { counted } from './aws';
-import { localSecret } from './runtime';
+import { localSecret, secretsCacheSecs } from './runtime';
 
 // Secrets. On AWS they live in Secrets Manager under SECRETS_PREFIX (infra/resources.yml generates
-// them at the first deploy; an FSP may put its own values), and are read with Powertools
-// Parameters, cached for five minutes (so a changed value is used within five minutes); no value
-// is in the template or a function's environment, and each function's role reads only its own.
+// them at the first deploy, and the rotation function, ./rotation.ts, makes new values on a
+// schedule), and are read with their versions' staging labels, cached for five minutes
+// (secretsCacheSecs); no value is in the template or a function's environment, and each function's
+// role reads only its own. What checks a value the other party sends (the Admin API's signature,
+// x-idp-secret) accepts every value of `acceptedSecrets`: the current one, the one a rotation is
+// making (AWSPENDING), and for a day after a rotation the one before (AWSPREVIOUS), so that
+// neither the party that switched at once nor one still on the old value is refused.
 // Locally SECRETS_PREFIX is empty and the same code reads the environment variable of the same
 // name, which the local stack sets. A tenant's own secrets (TENANT_SECRETS) are made at run time,
 // so they are always in Secrets Manager, under `<SECRETS_PREFIX>tenants/<tenant id>/`, locally
@@ -17,12 +20,16 @@ import { localSecret } from './runtime';
 export type SecretName = 'ADMIN_API_SECRET' | 'WEBHOOK_SECRET' | 'STREAM_SECRET' | 'OPEN_PAYMENTS_CLIENT_SECRET' | 'IDP_SECRET';
 export const TENANT_SECRETS = ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'IDP_SECRET'] as const satisfies SecretName[];
 type TenantSecretName = (typeof TENANT_SECRETS)[number];
-const MAX_AGE_SECS = 300;
+// The secrets another party holds, which ./rotation.ts rotates: a tenant's, and the deployment's of the same names.
+export type RotatedSecret = TenantSecretName;
+export const isRotated = (name: string): name is RotatedSecret => (TENANT_SECRETS as readonly string[]).includes(name);
+// How long after a rotation (the current value's making) the previous value is still accepted.
+export const PREVIOUS_ACCEPTED_SECS = 24 * 3600;
+export const STAGES = { current: 'AWSCURRENT', pending: 'AWSPENDING', previous: 'AWSPREVIOUS' } as const;
 // What AWS keeps a secret scheduled for deletion: it can be restored meanwhile.
 const RECOVERY_WINDOW_DAYS = 7;
 
 type SecretsNode = Pick<Node, 'secretsPrefix' | 'tenant'>;
-const isTenantSecret = (name: SecretName): name is TenantSecretName => (TENANT_SECRETS as readonly string[]).includes(name);
 const tenantSecretId = (node: Pick<Node, 'secretsPrefix'>, tenantId: string, name: TenantSecretName) => `${node.secretsPrefix}tenants/${tenantId}/${name}`;
 
 // The one Secrets Manager client of this container, created on first use, which every call below
@@ -31,41 +38,70 @@ const tenantSecretId = (node: Pick<Node, 'secretsPrefix'>, tenantId: string, nam
 // test/harness/in-memory-secrets.ts), which production code never imports.
 let client: SecretsManagerClient | undefined;
 let chosen: SecretsManagerClient | undefined;
-let provider: SecretsProvider | undefined;
 const aws = () => (client ??= counted(new SecretsManagerClient({}), 'SecretsManager'));
-const secretsManager = () => chosen ?? aws();
+export const secretsManager = () => chosen ?? aws();
+
+// A secret's values as last read, by its id: when, and the values (current first).
+const cache = new Map<string, { at: number; values: Promise<string[]> }>();
 
 // The Secrets Manager of this process from now on (undefined: AWS's again), read afresh: nothing
 // cached from the one before.
 export function useSecretsManager(secrets: SecretsManagerClient | undefined): void {
   chosen = secrets;
-  provider = undefined;
+  cache.clear();
 }
 
-async function fromSecretsManager(id: string): Promise<string> {
-  provider ??= new SecretsProvider({ awsSdkV3Client: secretsManager() });
-  const value = await provider.get(id, { maxAge: MAX_AGE_SECS });
-  if (typeof value !== 'string' || !value) throw new Error(`Secret ${id} is empty or not text`);
-  return value;
+// One version of a secret by its staging label; none if no version has it.
+export async function secretVersion(id: string, stage: string): Promise<{ id: string; value: string; created: number } | undefined> {
+  try {
+    const v = await secretsManager().send(new GetSecretValueCommand({ SecretId: id, VersionStage: stage }));
+    if (!v.SecretString || !v.VersionId) throw new Error(`Secret ${id} (${stage}) is empty or not text`);
+    return { id: v.VersionId, value: v.SecretString, created: v.CreatedDate?.getTime() ?? 0 };
+  } catch (e) {
+    if ((e as Error).name === 'ResourceNotFoundException' && stage !== STAGES.current) return undefined;
+    throw e;
+  }
 }
 
-// A secret of the node: its tenant's own, or the deployment's (under its secretsPrefix). Only
-// the code that needs one imports this, so that only its functions bundle the Secrets Manager client.
-export async function secret(node: SecretsNode, name: SecretName): Promise<string> {
-  if (!node.tenant.operator && isTenantSecret(name)) return fromSecretsManager(tenantSecretId(node, node.tenant.id, name));
+// The values to accept, current first: 2 reads (3 within a day of a rotation).
+async function readValues(id: string): Promise<string[]> {
+  const [current, pending] = await Promise.all([secretVersion(id, STAGES.current), secretVersion(id, STAGES.pending)]);
+  if (!current) throw new Error(`Secret ${id} has no current value`);
+  const recent = Date.now() - current.created < PREVIOUS_ACCEPTED_SECS * 1000;
+  const previous = recent ? await secretVersion(id, STAGES.previous) : undefined;
+  return [...new Set([current.value, pending?.value, previous?.value].filter((v): v is string => !!v))];
+}
+
+function valuesOf(id: string): Promise<string[]> {
+  const hit = cache.get(id);
+  if (hit && Date.now() - hit.at < secretsCacheSecs() * 1000) return hit.values;
+  const entry = { at: Date.now(), values: readValues(id) };
+  cache.set(id, entry);
+  entry.values.catch(() => cache.get(id) === entry && cache.delete(id)); // a failed read is not kept
+  return entry.values;
+}
+
+// A secret of the node: its tenant's own, or the deployment's (under its secretsPrefix), its
+// values to accept, current first (locally, from the environment, only that one). Only the code
+// that needs one imports this, so that only its functions bundle the Secrets Manager client.
+export async function acceptedSecrets(node: SecretsNode, name: SecretName): Promise<string[]> {
+  if (!node.tenant.operator && isRotated(name)) return valuesOf(tenantSecretId(node, node.tenant.id, name));
   const prefix = node.secretsPrefix;
   if (!prefix) {
     const value = localSecret(name);
     if (!value) throw new Error(`${name} is not set, and SECRETS_PREFIX is empty`);
-    return value;
+    return [value];
   }
-  return fromSecretsManager(`${prefix}${name}`);
+  return valuesOf(`${prefix}${name}`);
 }
+
+// The value to use (to sign, or to derive a key from): the current one.
+export const secret = async (node: SecretsNode, name: SecretName): Promise<string> => (await acceptedSecrets(node, name))[0];
 
 // A secret that may be left unset (locally, where it comes from the environment): undefined then.
 // One in Secrets Manager is always set (made at deploy, or with its tenant): a failed read throws.
 export async function secretIfSet(node: SecretsNode, name: SecretName): Promise<string | undefined> {
-  const local = !node.secretsPrefix && (node.tenant.operator || !isTenantSecret(name));
+  const local = !node.secretsPrefix && (node.tenant.operator || !isRotated(name));
   return local && !localSecret(name) ? undefined : secret(node, name);
 }
 
@@ -76,14 +112,18 @@ export const derivedKey = async (node: SecretsNode, name: SecretName, purpose: s
     .update(await secret(node, name))
     .digest();
 
-// A new tenant's secrets, each 32 random bytes (base64url; the webhook secret in Standard
-// Webhooks' `whsec_` form), made in Secrets Manager; answered once, to be shown once.
+// A new value: 32 random bytes (base64url; the webhook secret in Standard Webhooks' `whsec_` form).
+export const newSecretValue = (name: RotatedSecret): string =>
+  name === 'WEBHOOK_SECRET' ? `whsec_${randomBytes(32).toString('base64')}` : randomBytes(32).toString('base64url');
+const WHSEC = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
+// A value the service takes for the secret: the Admin API's at least 16 characters (lib/api/http/signer.ts),
+// a webhook secret in `whsec_` form well formed (lib/webhooks/deliver.ts).
+export const validSecretValue = (name: RotatedSecret, value: string): boolean =>
+  name === 'ADMIN_API_SECRET' ? value.length >= 16 : name === 'WEBHOOK_SECRET' ? WHSEC.test(value) || !value.startsWith('whsec_') : value.length > 0;
+
+// A new tenant's secrets, made in Secrets Manager; answered once, to be shown once.
 export async function createTenantSecrets(base: Pick<Node, 'secretsPrefix'>, tenantId: string): Promise<Record<TenantSecretName, string>> {
-  const values: Record<TenantSecretName, string> = {
-    ADMIN_API_SECRET: randomBytes(32).toString('base64url'),
-    WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
-    IDP_SECRET: randomBytes(32).toString('base64url'),
-  };
+  const values = Object.fromEntries(TENANT_SECRETS.map((name) => [name, newSecretValue(name)])) as Record<TenantSecretName, string>;
   await Promise.all(
     TENANT_SECRETS.map((name) =>
       secretsManager().send(

@@ -5,7 +5,7 @@ import { type DomainEvent, message, type Outgoing } from '../platform/events';
 import { logger } from '../platform/log';
 import { countWebhookAttempt, countWebhookParked } from '../platform/metrics';
 import { boundedFetch, errorCode, OutboundFetchError } from '../platform/net/fetch';
-import { secret, secretIfSet } from '../platform/secrets';
+import { acceptedSecrets, secretIfSet, validSecretValue } from '../platform/secrets';
 import { sqs, withTraceHeader } from '../platform/sqs';
 import { currentTraceHeader } from '../platform/tracing';
 import { commit } from '../platform/tx';
@@ -25,22 +25,27 @@ import * as store from './store';
 // only if the record has made exactly that many attempts, so duplicates do nothing. Recording an
 // attempt and sending its follow-up commit together (lib/platform/tx outbox): a crash loses neither.
 
-// The signer for the secret's current value (it may be changed in Secrets Manager). A value in
-// Standard Webhooks form (whsec_ + base64) is used as it is; any other (the one generated at the
-// first deploy) is the key's bytes, so its Standard Webhooks form is whsec_ + base64 of the value.
-let signer: { value: string; webhook: Webhook } | undefined;
-async function currentSigner(node: Node): Promise<Webhook | string> {
-  let value: string;
+// The signers for the secret's values to accept (current first; during a rotation also the new
+// or the previous one: lib/platform/secrets.ts), each webhook signed by all of them, as Standard
+// Webhooks allows (space-separated signatures), so that the FSP verifies with either value while it
+// switches. A value in Standard Webhooks form (whsec_ + base64) is used as it is; any other (the one
+// generated at the first deploy) is the key's bytes, so its Standard Webhooks form is whsec_ +
+// base64 of the value.
+const signers = new Map<string, Webhook>();
+async function currentSigners(node: Node): Promise<Webhook[] | string> {
+  let values: string[];
   try {
-    value = await secret(node, 'WEBHOOK_SECRET');
+    values = await acceptedSecrets(node, 'WEBHOOK_SECRET');
   } catch {
     return 'WEBHOOK_SECRET is not set';
   }
-  if (signer?.value !== value) {
-    if (value.startsWith('whsec_') && !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(value)) return 'WEBHOOK_SECRET must be "whsec_" followed by base64';
-    signer = { value, webhook: new Webhook(value.startsWith('whsec_') ? value : `whsec_${Buffer.from(value).toString('base64')}`) };
-  }
-  return signer.webhook;
+  if (!values.every((v) => validSecretValue('WEBHOOK_SECRET', v))) return 'WEBHOOK_SECRET must be "whsec_" followed by base64';
+  if (signers.size > 8) signers.clear(); // values of rotations long past
+  return values.map((value) => {
+    const webhook = signers.get(value) ?? new Webhook(value.startsWith('whsec_') ? value : `whsec_${Buffer.from(value).toString('base64')}`);
+    signers.set(value, webhook);
+    return webhook;
+  });
 }
 const payloadOf = (r: WebhookEvent) => JSON.stringify({ id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
@@ -50,11 +55,11 @@ interface Request {
 }
 
 // Standard Webhooks: our body, and the three headers signed with the secret.
-async function standardRequest(node: Node, r: WebhookEvent, at: Date): Promise<Request | string> {
-  const webhook = await currentSigner(node);
-  if (typeof webhook === 'string') return webhook;
+export async function standardRequest(node: Node, r: WebhookEvent, at: Date): Promise<Request | string> {
+  const webhooks = await currentSigners(node);
+  if (typeof webhooks === 'string') return webhooks;
   const body = payloadOf(r);
-  const signature = webhook.sign(r.id, at, body);
+  const signature = webhooks.map((w) => w.sign(r.id, at, body)).join(' ');
   return { headers: { 'webhook-id': r.id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature }, body };
 }
 

@@ -12,8 +12,9 @@ import { useSecretsManager } from '../../lib/platform/secrets';
 // secrets keep the emulator's rules (a name made once; a secret scheduled for deletion is
 // unreadable and its name taken; versions and their stages), which test/tooling/secrets-manager-emulator.test.ts
 // proves on the wire.
-export function memorySecretsManager(): SecretsManagerClient {
-  const calls = secretsManagerCalls({ account: '000000000000' });
+// `rotate`: what RotateSecret calls with each step (the rotation function, in this process).
+export function memorySecretsManager(rotate?: (lambdaArn: string, event: unknown) => Promise<unknown>): SecretsManagerClient {
+  const calls = secretsManagerCalls({ account: '000000000000', rotate });
   const requestHandler = {
     async handle(request: { headers: Record<string, string>; body?: string | Uint8Array }) {
       const text = typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body);
@@ -32,10 +33,10 @@ export function memorySecretsManager(): SecretsManagerClient {
 //
 //   const mem = inMemory();
 //   const secrets = inMemorySecrets();
-export function inMemorySecrets(): { readonly client: SecretsManagerClient } {
+export function inMemorySecrets(rotate?: (lambdaArn: string, event: unknown) => Promise<unknown>): { readonly client: SecretsManagerClient } {
   let current: SecretsManagerClient | undefined;
   beforeEach(() => {
-    current = memorySecretsManager();
+    current = memorySecretsManager(rotate);
     useSecretsManager(current);
   });
   afterAll(() => useSecretsManager(undefined));

@@ -18,9 +18,10 @@
 // - Queues: the one named at the call (`QueueUrl: node.queues.webhooks`); else the queue the function
 //   consumes (its SQS event source), or, for the outbox relay, every queue a function names (where
 //   outbox messages go). Buses: those the calling module reads.
-// - Secrets: the names our modules pass to lib/platform/secrets (`secret(node, 'ADMIN_API_SECRET')`), read with Powertools
-//   Parameters; a tenant's own (TENANT_SECRETS) under `tenants/*/` too. Any other call (create,
-//   delete) is on the tenants' secrets, which are the only ones the service makes. S3: the action
+// - Secrets: the names our modules pass to lib/platform/secrets (`secret(node, 'ADMIN_API_SECRET')`), read by
+//   staging label; a tenant's own (TENANT_SECRETS) under `tenants/*/` too. Any other call (create,
+//   delete) is on the tenants' secrets, which are the only ones the service makes; but the rotation
+//   function's (lib/platform/rotation.ts), on every secret it rotates, the deployment's and the tenants'. S3: the action
 //   lib/platform/s3.ts names at each call, on the audit bucket (AUDIT_BUCKET). execute-api: a SigV4 signer for it may invoke the template's IAM-authorized routes.
 // - Functions: a Lambda Invoke (the console's hand-off, lib/api/http/console.ts) may call the function of
 //   any route of the Admin API (the `http` events), but its own.
@@ -175,6 +176,7 @@ export function scanBundle(bundle: Bundle): Found[] {
 const ours = (module: string) => /^(lib|functions)\//.test(module);
 const SECRETS_READER = 'lib/platform/secrets.ts'; // names the tenants' secrets for all; its callers name what they read
 const TENANTS_SECRETS = 'tenants/*';
+const ROTATION = 'lib/platform/rotation.ts'; // the rotation function's steps, on the secrets it rotates
 const IDEMPOTENCY_LAYER = /(^|\/)node_modules\/@aws-lambda-powertools\/idempotency\//; // (a worktree may link node_modules from elsewhere)
 const REPLAY_GUARD = 'lib/api/http/store.ts'; // the Admin API's used signatures
 const AUDIT_TRAIL = 'lib/audit/store.ts'; // operators' actions: its writes (reads are GET /audit-events')
@@ -273,6 +275,10 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
       const buses = settingsOf(f.module, '_BUS_NAME');
       if (!buses.length) throw new Error(`${fn.id}: ${f.module} calls EventBridge on a bus this derivation cannot tell`);
       for (const b of buses) need(action, refOf(b));
+    } else if (client === 'SecretsManager' && found.some((o) => o.module === ROTATION)) {
+      // The rotation function: each call on the secret Secrets Manager names, a rotated one, the deployment's or a tenant's.
+      for (const name of TENANT_SECRETS) need(action, `secret:${name}`);
+      need(action, `secret:${TENANTS_SECRETS}`);
     } else if (client === 'SecretsManager') {
       if (action !== 'secretsmanager:GetSecretValue') {
         need(action, `secret:${TENANTS_SECRETS}`);

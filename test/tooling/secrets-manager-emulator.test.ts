@@ -1,7 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import {
   CreateSecretCommand,
   DeleteSecretCommand,
@@ -10,13 +9,15 @@ import {
   PutSecretValueCommand,
   RestoreSecretCommand,
   SecretsManagerClient,
+  UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
 import { type SecretsManagerEmulator, startSecretsManager } from '../../infra/local/emulators/secrets-manager';
+import { secretVersion, useSecretsManager } from '../../lib/platform/secrets';
 
-// The local Secrets Manager emulator, driven by the AWS SDK over its wire protocol (and by
-// Powertools, which the service reads secrets with), as the service drives it.
+// The local Secrets Manager emulator, driven by the AWS SDK over its wire protocol (and by the
+// service's own reader), as the service drives it.
 const ACCOUNT = '000000000000';
 let server: SecretsManagerEmulator;
 let client: SecretsManagerClient;
@@ -105,6 +106,24 @@ describe('the local Secrets Manager', () => {
     expect(await value(Name)).toBe('new');
   });
 
+  it("moves staging labels as a rotation's steps do: a pending value beside the current one, then made current", async () => {
+    const SecretId = name();
+    const { VersionId: first } = await client.send(new CreateSecretCommand({ Name: SecretId, SecretString: 'first' }));
+    const pending = '0f0e0d0c-0b0a-4909-8807-060504030201';
+    await client.send(new PutSecretValueCommand({ SecretId, SecretString: 'second', ClientRequestToken: pending, VersionStages: ['AWSPENDING'] }));
+    expect([await value(SecretId), await value(SecretId, { VersionStage: 'AWSPENDING' })]).toEqual(['first', 'second']);
+    expect(await refusal(value(SecretId, { VersionId: pending, VersionStage: 'AWSCURRENT' }))).toMatch(/^ResourceNotFoundException/);
+    // AWSCURRENT moves only from the version named as having it.
+    expect(await refusal(client.send(new UpdateSecretVersionStageCommand({ SecretId, VersionStage: 'AWSCURRENT', MoveToVersionId: pending })))).toMatch(
+      /^InvalidParameterException: The staging label AWSCURRENT is attached to version/,
+    );
+    const move = { SecretId, VersionStage: 'AWSCURRENT', MoveToVersionId: pending, RemoveFromVersionId: first };
+    await client.send(new UpdateSecretVersionStageCommand(move));
+    await client.send(new UpdateSecretVersionStageCommand({ SecretId, VersionStage: 'AWSPENDING', RemoveFromVersionId: pending }));
+    expect((await client.send(new DescribeSecretCommand({ SecretId }))).VersionIdsToStages).toEqual({ [first!]: ['AWSPREVIOUS'], [pending]: ['AWSCURRENT'] });
+    expect([await value(SecretId), await value(SecretId, { VersionStage: 'AWSPREVIOUS' })]).toEqual(['second', 'first']);
+  });
+
   it('answers only requests signed with SigV4 by the local credentials', async () => {
     const Name = name();
     await client.send(new CreateSecretCommand({ Name, SecretString: 'private' }));
@@ -121,10 +140,16 @@ describe('the local Secrets Manager', () => {
     expect([unsigned.status, ((await unsigned.json()) as { __type: string }).__type]).toEqual([400, 'UnrecognizedClientException']);
   });
 
-  it('is read by Powertools, as the service reads its secrets', async () => {
+  it('is read by the service, by staging label (lib/platform/secrets.ts)', async () => {
     const Name = name();
-    await client.send(new CreateSecretCommand({ Name, SecretString: 'read by powertools' }));
-    expect(await new SecretsProvider({ awsSdkV3Client: client }).get(Name)).toBe('read by powertools');
+    await client.send(new CreateSecretCommand({ Name, SecretString: 'read by the service' }));
+    useSecretsManager(client);
+    try {
+      expect(await secretVersion(Name, 'AWSCURRENT')).toMatchObject({ value: 'read by the service' });
+      expect(await secretVersion(Name, 'AWSPENDING')).toBeUndefined();
+    } finally {
+      useSecretsManager(undefined);
+    }
   });
 
   it('keeps its secrets in a data folder across a restart, deletions too', async () => {

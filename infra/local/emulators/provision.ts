@@ -48,9 +48,9 @@ const stringAttributes = (props: Record<string, unknown>, names: string[]) =>
 // What matters on AWS only: access control, the REST APIs, which the local gateways serve from
 // their definitions (./rest-apis.ts), the event archive, alarms and their topic, API access logs,
 // and the console's user pool (the local sign-in stands in for it: ./operators.ts). Secrets come
-// from the environment locally.
+// from the environment locally, and rotate when asked (RotateSecret), not on a schedule.
 const AWS_ONLY =
-  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation|Cognito)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::Secret$|^AWS::SQS::QueuePolicy$|^AWS::S3::BucketPolicy$|^AWS::Events::(Archive|EventBusPolicy)$/;
+  /^AWS::(ApiGateway|IAM|CloudWatch|SNS|Logs|CloudFormation|Cognito)::|^AWS::Lambda::Permission$|^AWS::SecretsManager::(Secret|RotationSchedule)$|^AWS::SQS::QueuePolicy$|^AWS::S3::BucketPolicy$|^AWS::Events::(Archive|EventBusPolicy)$/;
 
 export async function provision(
   service: ServiceDef,
@@ -78,6 +78,24 @@ export async function provision(
     pending = deferred;
   }
   return refs;
+}
+
+// A table as the template declares it (`props`, its Properties), named `TableName`.
+export async function newTable(dynamo: DynamoDBClient, TableName: string, props: Record<string, any>): Promise<Provisioned> {
+  const out = await dynamo.send(
+    new CreateTableCommand({
+      TableName,
+      BillingMode: props.BillingMode ?? 'PAY_PER_REQUEST',
+      AttributeDefinitions: props.AttributeDefinitions,
+      KeySchema: props.KeySchema,
+      GlobalSecondaryIndexes: props.GlobalSecondaryIndexes,
+      ...(props.StreamSpecification && { StreamSpecification: { StreamEnabled: true, StreamViewType: props.StreamSpecification.StreamViewType } }),
+    }),
+  );
+  if (props.TimeToLiveSpecification?.Enabled) {
+    await dynamo.send(new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: props.TimeToLiveSpecification }));
+  }
+  return { ref: TableName, arn: out.TableDescription!.TableArn!, streamArn: out.TableDescription!.LatestStreamArn };
 }
 
 // DynamoDB Local backfills a new index from the table's items: minutes for a large kept data folder.
@@ -118,20 +136,7 @@ async function create(
         }
         return { ref: TableName, arn: kept.Table!.TableArn!, streamArn: kept.Table!.LatestStreamArn };
       }
-      const out = await dynamo.send(
-        new CreateTableCommand({
-          TableName,
-          BillingMode: props.BillingMode ?? 'PAY_PER_REQUEST',
-          AttributeDefinitions: props.AttributeDefinitions,
-          KeySchema: props.KeySchema,
-          GlobalSecondaryIndexes: props.GlobalSecondaryIndexes,
-          ...(props.StreamSpecification && { StreamSpecification: { StreamEnabled: true, StreamViewType: props.StreamSpecification.StreamViewType } }),
-        }),
-      );
-      if (props.TimeToLiveSpecification?.Enabled) {
-        await dynamo.send(new UpdateTimeToLiveCommand({ TableName, TimeToLiveSpecification: props.TimeToLiveSpecification }));
-      }
-      return { ref: TableName, arn: out.TableDescription!.TableArn!, streamArn: out.TableDescription!.LatestStreamArn };
+      return newTable(dynamo, TableName, props);
     }
     case 'AWS::SQS::Queue': {
       const { QueueUrl } = await sqs.send(

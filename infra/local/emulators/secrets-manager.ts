@@ -13,7 +13,12 @@ import { sigV4Refusal } from './sigv4';
 // secret) where AWS keeps it, so that one code path reads them on both. Given a data folder, it
 // keeps its secrets there (./journal.ts): a secret's whole state after each change, the last one
 // read back at the next start. Values are stored as given: a local folder is no vault.
-const STAGES = { current: 'AWSCURRENT', previous: 'AWSPREVIOUS' } as const;
+// Rotation as AWS runs it: RotateSecret makes the new version (AWSPENDING, no value yet) and calls
+// the rotation function (`rotate`: the local Lambda runtime) with each of its four steps in turn,
+// after answering; the steps set the value and move the labels (PutSecretValue with VersionStages,
+// UpdateSecretVersionStage). A rotation schedule is kept but not run: a local run rotates when asked.
+const STAGES = { current: 'AWSCURRENT', previous: 'AWSPREVIOUS', pending: 'AWSPENDING' } as const;
+const ROTATION_STEPS = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'] as const;
 const NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
 const TOKEN = /^[A-Za-z0-9-]{32,64}$/;
 const MAX_VALUE_BYTES = 65_536;
@@ -22,7 +27,7 @@ const DAY_SECS = 86_400;
 
 interface Version {
   id: string;
-  value: string;
+  value?: string; // none yet: a rotation's new version before its createSecret step
   created: number; // epoch seconds, as the API gives dates
   stages: string[];
 }
@@ -37,6 +42,7 @@ interface Secret {
   // until then.
   deleted?: { at: number; until: number };
   versions: Version[];
+  rotation?: { lambdaArn: string; rules?: unknown; rotated?: number; running?: boolean };
 }
 
 // What a call answers when it cannot be done: AWS's error type and message, HTTP 400.
@@ -63,7 +69,7 @@ export interface SecretsReply {
 // The emulator's secrets and its calls, without the server: `call` takes an operation's target
 // (x-amz-target) and JSON body. The server below serves it on the wire; the service tests in
 // memory (test/harness/in-memory-secrets.ts) put it behind the SDK client, in the same process.
-export function secretsManagerCalls(opts: { account: string; dataDir?: string }) {
+export function secretsManagerCalls(opts: { account: string; dataDir?: string; rotate?: (lambdaArn: string, event: unknown) => Promise<unknown> }) {
   const secrets = new Map<string, Secret>(); // by name
   let journal: Journal<Secret | { gone: string }> | undefined;
   if (opts.dataDir) {
@@ -98,9 +104,10 @@ export function secretsManagerCalls(opts: { account: string; dataDir?: string })
     return s;
   };
   const versionOf = (s: Secret, by: { stage?: string; id?: unknown } = {}) => {
-    const stage = by.stage ?? STAGES.current;
-    const v = s.versions.find((v) => (by.id !== undefined ? v.id === by.id : v.stages.includes(stage)));
-    if (v) return v;
+    // By id, by label, or both (then both must match); by neither, the current value.
+    const stage = by.stage ?? (by.id === undefined ? STAGES.current : undefined);
+    const v = s.versions.find((v) => (by.id === undefined || v.id === by.id) && (stage === undefined || v.stages.includes(stage)));
+    if (v?.value !== undefined) return v as Version & { value: string };
     const which = by.id !== undefined ? `VersionId: ${by.id}` : `staging label: ${stage}`;
     throw new Refusal('ResourceNotFoundException', `Secrets Manager can't find the specified secret value for ${which}`);
   };
@@ -141,24 +148,84 @@ export function secretsManagerCalls(opts: { account: string; dataDir?: string })
       const v = versionOf(s, { id: input.VersionId, stage: typeof input.VersionStage === 'string' ? input.VersionStage : undefined });
       return { ARN: s.arn, Name: s.name, VersionId: v.id, SecretString: v.value, VersionStages: v.stages, CreatedDate: v.created };
     },
-    // A new current value; the one it replaces stays readable as AWSPREVIOUS. The same token with
-    // the same value is the same call again (the SDK sends a fresh token for each new call).
+    // A new current value; the one it replaces stays readable as AWSPREVIOUS. With VersionStages
+    // (a rotation's AWSPENDING), the new version takes those labels only, from whichever version had
+    // them. The same token with the same value is the same call again (the SDK sends a fresh token
+    // for each new call); a version a rotation made without a value takes one.
     PutSecretValue(input) {
       const s = live(input.SecretId);
       const value = secretString(input);
       const versionId = tokenOf(input);
       const same = s.versions.find((v) => v.id === versionId);
-      if (same) {
+      if (same?.value !== undefined) {
         if (same.value !== value) throw new Refusal('ResourceExistsException', "You can't modify an existing version, you can only create a new version.");
         return { ARN: s.arn, Name: s.name, VersionId: same.id, VersionStages: same.stages };
       }
       const t = now();
-      const previous = versionOf(s);
-      const versions = s.versions
-        .filter((v) => v.id === previous.id || v.stages.some((stage) => stage !== STAGES.previous))
-        .map((v) => ({ ...v, stages: v.id === previous.id ? [STAGES.previous] : v.stages.filter((stage) => stage !== STAGES.previous) }));
-      save({ ...s, changed: t, versions: [...versions, { id: versionId, value, created: t, stages: [STAGES.current] }] });
-      return { ARN: s.arn, Name: s.name, VersionId: versionId, VersionStages: [STAGES.current] };
+      const labels = input.VersionStages;
+      if (labels !== undefined && (!Array.isArray(labels) || !labels.every((l) => typeof l === 'string' && l)))
+        throw invalidParameter('VersionStages must be labels');
+      const stages = (labels as string[] | undefined) ?? [STAGES.current];
+      const others = s.versions.filter((v) => v.id !== versionId);
+      let versions: Version[];
+      if (stages.includes(STAGES.current)) {
+        const previous = versionOf(s);
+        versions = others
+          .filter((v) => v.id === previous.id || v.stages.some((stage) => stage !== STAGES.previous))
+          .map((v) => ({
+            ...v,
+            stages: v.id === previous.id ? [STAGES.previous] : v.stages.filter((stage) => stage !== STAGES.previous && !stages.includes(stage)),
+          }));
+      } else {
+        versions = others.map((v) => ({ ...v, stages: v.stages.filter((stage) => !stages.includes(stage)) })).filter((v) => v.stages.length);
+      }
+      save({ ...s, changed: t, versions: [...versions, { id: versionId, value, created: t, stages }] });
+      return { ARN: s.arn, Name: s.name, VersionId: versionId, VersionStages: stages };
+    },
+    // A label moved to a version (MoveToVersionId) from the one that has it (RemoveFromVersionId,
+    // required then), or taken off one. AWSCURRENT moved leaves AWSPREVIOUS on the version it left.
+    UpdateSecretVersionStage(input) {
+      const s = live(input.SecretId);
+      const stage = input.VersionStage;
+      if (typeof stage !== 'string' || !stage) throw invalidParameter('VersionStage is required');
+      const { MoveToVersionId: to, RemoveFromVersionId: from } = input;
+      const holder = s.versions.find((v) => v.stages.includes(stage));
+      if (to !== undefined && !s.versions.some((v) => v.id === to)) throw notFound();
+      if (holder && holder.id !== to && holder.id !== from) {
+        throw invalidParameter(`The staging label ${stage} is attached to version ${holder.id}: name it in RemoveFromVersionId`);
+      }
+      if (from !== undefined && holder?.id !== from) throw invalidParameter(`Version ${from} does not have the staging label ${stage}`);
+      if (stage === STAGES.current && to === undefined) throw invalidParameter('AWSCURRENT cannot be removed, only moved');
+      const moved = (v: Version) => {
+        let stages = v.stages.filter((x) => x !== stage);
+        if (v.id === to) stages = [...stages, stage];
+        if (stage === STAGES.current && holder && to !== holder.id) {
+          stages = stages.filter((x) => x !== STAGES.previous);
+          if (v.id === holder.id) stages.push(STAGES.previous);
+        }
+        return { ...v, stages };
+      };
+      save({ ...s, changed: now(), versions: s.versions.map(moved).filter((v) => v.stages.length) });
+      return { ARN: s.arn, Name: s.name };
+    },
+    // A rotation, by the function given (then kept) or the one kept: a new version (AWSPENDING, no
+    // value), then, after the answer, the function's four steps in turn. One at a time.
+    RotateSecret(input) {
+      const s = live(input.SecretId);
+      const lambdaArn = typeof input.RotationLambdaARN === 'string' ? input.RotationLambdaARN : s.rotation?.lambdaArn;
+      if (!lambdaArn) throw invalidParameter('No rotation function: RotationLambdaARN is required');
+      if (s.rotation?.running) throw new Refusal('InvalidRequestException', "A previous rotation isn't complete. That rotation will be reattempted.");
+      const token = tokenOf(input);
+      const rotation = { lambdaArn, rules: input.RotationRules ?? s.rotation?.rules, rotated: s.rotation?.rotated };
+      if (input.RotateImmediately === false) {
+        save({ ...s, rotation });
+        return { ARN: s.arn, Name: s.name };
+      }
+      if (!opts.rotate) throw new Refusal('InvalidRequestException', 'This emulator has no Lambda runtime to rotate with');
+      const versions = s.versions.map((v) => ({ ...v, stages: v.stages.filter((x) => x !== STAGES.pending) })).filter((v) => v.stages.length);
+      save({ ...s, rotation: { ...rotation, running: true }, versions: [...versions, { id: token, created: now(), stages: [STAGES.pending] }] });
+      void runRotation(s.name, lambdaArn, token);
+      return { ARN: s.arn, Name: s.name, VersionId: token };
     },
     DescribeSecret(input) {
       const s = find(input.SecretId);
@@ -170,6 +237,8 @@ export function secretsManagerCalls(opts: { account: string; dataDir?: string })
         LastChangedDate: s.changed,
         ...(s.deleted && { DeletedDate: s.deleted.at }),
         VersionIdsToStages: Object.fromEntries(s.versions.map((v) => [v.id, v.stages])),
+        ...(s.rotation && { RotationEnabled: true, RotationLambdaARN: s.rotation.lambdaArn, RotationRules: s.rotation.rules }),
+        ...(s.rotation?.rotated && { LastRotatedDate: s.rotation.rotated }),
       };
     },
     // Scheduled for deletion after a recovery window (7 to 30 days, 30 by default), or at once.
@@ -198,6 +267,22 @@ export function secretsManagerCalls(opts: { account: string; dataDir?: string })
     },
   };
 
+  // The steps, each awaited; a failed one ends the rotation (AWS tries again at the next schedule).
+  async function runRotation(name: string, lambdaArn: string, token: string) {
+    let ok = true;
+    for (const step of ROTATION_STEPS) {
+      const s = secrets.get(name);
+      if (!s || s.deleted) return;
+      ok = await opts.rotate!(lambdaArn, { Step: step, SecretId: s.arn, ClientRequestToken: token }).then(
+        () => true,
+        () => false,
+      );
+      if (!ok) break;
+    }
+    const s = secrets.get(name);
+    if (s?.rotation) save({ ...s, rotation: { ...s.rotation, running: false, ...(ok && { rotated: now() }) } });
+  }
+
   function call(target: string, body: string): SecretsReply {
     const operation = target.startsWith('secretsmanager.') ? operations[target.slice('secretsmanager.'.length)] : undefined;
     if (!operation) return { status: 400, body: { __type: 'UnknownOperationException', message: `Not an operation this emulator serves: ${target}` } };
@@ -223,7 +308,7 @@ export function secretsManagerCalls(opts: { account: string; dataDir?: string })
   };
 }
 
-export async function startSecretsManager(opts: { port: number; account: string; dataDir?: string }) {
+export async function startSecretsManager(opts: Parameters<typeof secretsManagerCalls>[0] & { port: number }) {
   const calls = secretsManagerCalls(opts);
   const server: Server = createServer(async (req, res) => {
     const reply = ({ status, body }: SecretsReply) => {

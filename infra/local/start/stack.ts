@@ -9,7 +9,7 @@ import { apiObserver, type LocalCloudWatch, localCloudWatch, localDimensions, qu
 import { type Emulator, freePort, type Jit, LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, startSqs } from '../emulators/emulators';
 import { startEventBridge } from '../emulators/eventbridge';
 import { type RateRule, startGateway } from '../emulators/gateway';
-import { type LambdaRuntime, lambdaRuntime } from '../emulators/lambda';
+import { type LambdaRuntime, lambdaRuntime, localFunctionArn } from '../emulators/lambda';
 import { startLambdaApi } from '../emulators/lambda-api';
 import { startCollector } from '../emulators/metrics';
 import { provision, type Refs, resolveIntrinsics } from '../emulators/provision';
@@ -144,7 +144,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const sqs = new SQSClient({ ...aws, endpoint: endpoints.sqs, useQueueUrlAsEndpoint: false });
     const events = await startEventBridge({ port: opts.ports?.eventbridge ?? 0, sqs, region: LOCAL_REGION, account: '000000000000' });
     stops.push(events.stop);
-    const secrets = await startSecretsManager({ port: opts.ports?.secretsmanager ?? 0, account: '000000000000', dataDir: opts.dataDir });
+    // A rotation (RotateSecret) invokes its function on the Lambda runtime, made below.
+    let rotateWith: ((lambdaArn: string, event: unknown) => Promise<unknown>) | undefined;
+    const rotate = (lambdaArn: string, event: unknown) => rotateWith!(lambdaArn, event);
+    const secrets = await startSecretsManager({ port: opts.ports?.secretsmanager ?? 0, account: '000000000000', dataDir: opts.dataDir, rotate });
     stops.push(secrets.stop);
     const auditStore = await startAuditStore({ port: opts.ports?.auditstore ?? 0, dataDir: opts.dataDir });
     stops.push(auditStore.stop);
@@ -301,6 +304,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       writeFileSync(envFile, `${JSON.stringify(env, null, 2)}\n`, { mode: 0o600 });
       stops.push(async () => rmSync(envFile, { force: true }));
     }
+    rotateWith = async (lambdaArn, event) => {
+      const fn = service.functions.find((f) => localFunctionArn(f) === lambdaArn);
+      if (!fn) throw new Error(`No function ${lambdaArn} in serverless.yml`);
+      return runtime.invoke(fn, event);
+    };
     const invoke = (name: string, event?: unknown) => {
       const fn = byName.get(name);
       if (!fn) throw new Error(`No function ${name} in serverless.yml`);
