@@ -221,7 +221,7 @@ function addKey(resources, id, alias, kind, who) {
       Condition: {
         // CloudFormation names a log group `<stack>-<logical id>-<suffix>`; WAF's must begin aws-waf-logs-.
         ArnLike: {
-          'kms:EncryptionContext:aws:logs:arn': ['${AWS::StackName}-*', 'aws-waf-logs-*'].map((g) =>
+          'kms:EncryptionContext:aws:logs:arn': [`\${AWS::StackName}-*`, 'aws-waf-logs-*'].map((g) =>
             sub(`arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:${g}`),
           ),
         },

@@ -32,7 +32,7 @@ const arn = (service, resource, region, example) => (v, ctx) => {
 };
 
 // An IAM role's ARN (IAM is global: no region), path included.
-const ROLE_ARN = /^arn:(aws|aws-cn|aws-us-gov):iam::\d{12}:role\/[\w+=,.@\/-]{1,512}$/;
+const ROLE_ARN = /^arn:(aws|aws-cn|aws-us-gov):iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 const roleArn = (v) => (ROLE_ARN.test(v) ? undefined : 'must be the ARN of an IAM role, arn:aws:iam::<account>:role/<name>');
 const roleArns = (v) => {
   const bad = v

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../../lib/api/routes';
-import { BACKSTOP_MS, functionId, loadPackaged, ofType, template } from './packaged';
+import { BACKSTOP_MS, calledFunction, functionId, loadPackaged, ofType, template } from './packaged';
 
 // The console on AWS, behind its operators' sign-in.
 // The production template is packaged once for the run (./packaged.ts).
@@ -93,7 +93,7 @@ describe('the console', () => {
         CONSOLE_CLIENT_ID: { Ref: 'ConsoleUserPoolClient' },
       });
     }
-    const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => adminFunctions.has(p.Properties.FunctionName?.['Fn::GetAtt']?.[0]));
+    const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => adminFunctions.has(calledFunction(p.Properties.FunctionName)!));
     expect(permissions.length).toBeGreaterThan(0);
     for (const [id, p] of permissions) {
       expect(p.Properties.Principal, id).toBe('apigateway.amazonaws.com');

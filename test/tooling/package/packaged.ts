@@ -74,6 +74,9 @@ export const PRODUCTION = {
   BACKUP_COPY_VAULT_ARN: COPY_VAULT,
   GRANT_RATE_LIMIT_PER_5MIN: '120',
   LOG_RETENTION_DAYS: '731',
+  KEY_ADMIN_ROLE_ARN: 'arn:aws:iam::123456789012:role/security/payment-service-key-admin',
+  DEPLOY_ROLE_ARN: 'arn:aws:iam::123456789012:role/payment-service-deploy',
+  BREAK_GLASS_ROLE_ARNS: 'arn:aws:iam::123456789012:role/break-glass/ledger-reader',
 };
 export const packageEnv: NodeJS.ProcessEnv = {
   ...process.env,
@@ -82,7 +85,7 @@ export const packageEnv: NodeJS.ProcessEnv = {
   AWS_SECRET_ACCESS_KEY: 'dummy',
   SLS_TELEMETRY_DISABLED: '1',
 };
-for (const name of ['ALARMS_UNSUBSCRIBED', 'ADMIN_OPEN_TO_INTERNET', 'ALARM_TOPIC_ARN', 'KMS_KEY_ARN', 'STAGE']) delete packageEnv[name];
+for (const name of ['ALARMS_UNSUBSCRIBED', 'ADMIN_OPEN_TO_INTERNET', 'ALARM_TOPIC_ARN', 'KMS_KEY_ARN', 'STAGE', 'TRAFFIC_SHIFT']) delete packageEnv[name];
 
 type Run = { code: number; output: string; pid?: number };
 // A command run to its end: its exit code and everything it printed.
@@ -216,6 +219,18 @@ export function inlined(name: string): Record<string, Resource> {
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolve(v)]));
   };
   return resolve(nested[name].Resources);
+}
+// The function that `node` (a reference to what an API route, a permission, a schedule or a queue
+// calls) names: the function's ARN, or its alias's (infra/serverless/safe-deploy.cjs), which the
+// service's stack gets as an output of the Deployments stack.
+export function calledFunction(node: any): string | undefined {
+  const [stack, output] = node?.['Fn::GetAtt'] ?? [];
+  if (nested[stack] && output?.startsWith('Outputs.')) return calledFunction(nested[stack].Outputs[output.slice(8)].Value);
+  const id = node?.['Fn::GetAtt']?.[1] === 'Arn' ? node['Fn::GetAtt'][0] : node?.Ref;
+  const r = deployed[id];
+  if (r?.Type === 'AWS::Lambda::Function') return id;
+  if (r?.Type !== 'AWS::Lambda::Alias') return undefined;
+  return Object.keys(deployed).find((f) => deployed[f].Type === 'AWS::Lambda::Function' && deployed[f].Properties.FunctionName === r.Properties.FunctionName);
 }
 // The alarms and the dashboard as alarms.cjs made them.
 export const monitored = () => inlined('Monitoring');
