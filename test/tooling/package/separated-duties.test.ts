@@ -219,8 +219,10 @@ describe('safe deployment', () => {
       expect(groups[`${base}DeploymentGroup`].Properties, id).toMatchObject({
         DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
         AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'] },
-        AlarmConfiguration: { Enabled: true, Alarms: [{ Name: { Ref: `${id}ErrorsAlarm` } }] },
+        // The function's errors alarm, in the Monitoring stack (its output, through the service's stack).
+        AlarmConfiguration: { Enabled: true, Alarms: [{ Name: { 'Fn::GetAtt': ['Monitoring', `Outputs.${id}ErrorsAlarm`] } }] },
       });
+      expect(nested.Monitoring.Outputs[`${id}ErrorsAlarm`].Value, id).toEqual({ Ref: `${id}ErrorsAlarm` });
     }
     // The version waits for its function's update (the Deployments stack does).
     expect(template.Resources.Deployments.DependsOn).toEqual(expect.arrayContaining(fns().map(([id]) => id)));
