@@ -56,7 +56,7 @@ describe('the console', () => {
     // Only the console's API route takes an operator's token; its page none.
     const pathOf = (id: any): string => (id?.Ref ? `${pathOf(r[id.Ref].Properties.ParentId)}/${r[id.Ref].Properties.PathPart}` : '');
     const consoleMethods = ofType('AWS::ApiGateway::Method')
-      .filter(([, m]) => JSON.stringify(m.Properties.Integration?.Uri ?? '').includes('ConsoleLambdaFunction'))
+      .filter(([, m]) => /"Console(LambdaFunction|LiveAlias)"/.test(JSON.stringify(m.Properties.Integration?.Uri ?? ''))) // the function, or its alias
       .map(([, m]) => [m.Properties.HttpMethod, pathOf(m.Properties.ResourceId), m.Properties.AuthorizationType, m.Properties.AuthorizerId]);
     expect(consoleMethods.sort()).toEqual([
       ['ANY', '/console/api/{proxy+}', 'COGNITO_USER_POOLS', { Ref: 'ConsoleAuthorizer' }],

@@ -25,7 +25,7 @@ describe('queues, the bus and the stream', () => {
     expect(mappings).toHaveLength(2);
     for (const m of mappings) {
       const queue = m.EventSourceArn['Fn::GetAtt'][0];
-      const fn = functions[m.FunctionName['Fn::GetAtt'][0]];
+      const fn = functions[calledFunction(m.FunctionName)!];
       expect(queues[queue].Properties.VisibilityTimeout, queue).toBeGreaterThanOrEqual(6 * fn.Properties.Timeout);
       expect(m.ScalingConfig?.MaximumConcurrency, queue).toBeGreaterThanOrEqual(2);
     }
@@ -105,7 +105,7 @@ describe('queues, the bus and the stream', () => {
 
   it("feeds the outbox relay from the main table's stream, filtered to new outbox items, and lets it read the stream", () => {
     const tables = Object.fromEntries(ofType('AWS::DynamoDB::Table'));
-    expect(tables.MainTable.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    expect(tables.MainTable.Properties.StreamSpecification).toMatchObject({ StreamViewType: 'NEW_IMAGE' }); // and its resource policy (separated-duties.test.ts)
     const streams = ofType('AWS::Lambda::EventSourceMapping')
       .map(([, m]) => m.Properties)
       .filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');

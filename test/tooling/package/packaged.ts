@@ -190,6 +190,7 @@ async function load() {
   nested = Object.fromEntries(STACKS.map((s: { name: string; file: string }) => [s.name, JSON.parse(readFileSync(join(dir, s.file), 'utf8'))]));
   deployed = Object.fromEntries(Object.entries(template.Resources).filter(([id]) => !nested[id]));
   for (const name of Object.keys(nested)) Object.assign(deployed, inlined(name));
+  deployed = withoutOutputs(deployed);
   packagedDir = dir;
 }
 
@@ -231,6 +232,26 @@ export function calledFunction(node: any): string | undefined {
   if (r?.Type === 'AWS::Lambda::Function') return id;
   if (r?.Type !== 'AWS::Lambda::Alias') return undefined;
   return Object.keys(deployed).find((f) => deployed[f].Type === 'AWS::Lambda::Function' && deployed[f].Properties.FunctionName === r.Properties.FunctionName);
+}
+// `resources` with each reference to a nested stack's output (Fn::GetAtt [Stack, Outputs.X], or
+// ${Stack.Outputs.X} in Fn::Sub) put back as what the output is: as the plugins made them.
+function withoutOutputs(resources: Record<string, Resource>): Record<string, Resource> {
+  const outputOf = (stack: string, output: string) => nested[stack]?.Outputs?.[output]?.Value;
+  const resolve = (node: any): any => {
+    if (Array.isArray(node)) return node.map(resolve);
+    if (!node || typeof node !== 'object') return node;
+    const [stack, attribute] = node['Fn::GetAtt'] ?? [];
+    if (attribute?.startsWith('Outputs.') && outputOf(stack, attribute.slice(8))) return outputOf(stack, attribute.slice(8));
+    if (typeof node['Fn::Sub'] === 'string')
+      return {
+        'Fn::Sub': node['Fn::Sub'].replace(/\$\{(\w+)\.Outputs\.(\w+)\}/g, (whole: string, stack: string, output: string) => {
+          const value = outputOf(stack, output);
+          return !value ? whole : value.Ref ? `\${${value.Ref}}` : `\${${value['Fn::GetAtt'].join('.')}}`;
+        }),
+      };
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolve(v)]));
+  };
+  return resolve(resources);
 }
 // The alarms and the dashboard as alarms.cjs made them.
 export const monitored = () => inlined('Monitoring');

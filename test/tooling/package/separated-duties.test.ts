@@ -219,8 +219,8 @@ describe('safe deployment', () => {
       expect(groups[`${base}DeploymentGroup`].Properties, id).toMatchObject({
         DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
         AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'] },
-        // The function's errors alarm, in the Monitoring stack (its output, through the service's stack).
-        AlarmConfiguration: { Enabled: true, Alarms: [{ Name: { 'Fn::GetAtt': ['Monitoring', `Outputs.${id}ErrorsAlarm`] } }] },
+        // The function's errors alarm (in the Monitoring stack: its output, through the service's stack).
+        AlarmConfiguration: { Enabled: true, Alarms: [{ Name: { Ref: `${id}ErrorsAlarm` } }] },
       });
       expect(nested.Monitoring.Outputs[`${id}ErrorsAlarm`].Value, id).toEqual({ Ref: `${id}ErrorsAlarm` });
     }
