@@ -201,9 +201,14 @@ function nest(template, { name, description, holds }) {
   return {
     AWSTemplateFormatVersion: '2010-09-09',
     Description: description,
-    Parameters: Object.fromEntries(Object.keys(parameters).map((p) => [p, { Type: 'String' }])),
+    // In order of name: the template's hash must not hang on the order serverless made things in.
+    Parameters: Object.fromEntries(
+      Object.keys(parameters)
+        .sort()
+        .map((p) => [p, { Type: 'String' }]),
+    ),
     Resources: resources,
-    ...(Object.keys(outputs).length && { Outputs: outputs }),
+    ...(Object.keys(outputs).length && { Outputs: Object.fromEntries(Object.entries(outputs).sort(([a], [b]) => (a < b ? -1 : 1))) }),
   };
 }
 

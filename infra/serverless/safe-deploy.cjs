@@ -56,7 +56,10 @@ function withoutVersions(template) {
 function shiftTraffic(template, shift, names) {
   const resources = template.Resources;
   const aliases = {};
-  for (const [versionId, version] of Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Version')) {
+  const versions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Version');
+  // (By function: serverless makes the versions in no set order.)
+  versions.sort(([, a], [, b]) => (a.Properties.FunctionName.Ref < b.Properties.FunctionName.Ref ? -1 : 1));
+  for (const [versionId, version] of versions) {
     const fn = version.Properties.FunctionName.Ref;
     const base = fn.replace(/LambdaFunction$/, '');
     const functionName = resources[fn].Properties.FunctionName;
