@@ -69,7 +69,7 @@ function shiftTraffic(template, shift, names) {
     // Each deploy's version replaces the last (the alias has moved when CloudFormation deletes it).
     delete version.DeletionPolicy;
     aliases[fn] = `${base}LiveAlias`;
-    resources[`${base}DeploymentGroup`] = {
+    resources[`${base}CodeDeployGroup`] = {
       Type: 'AWS::CodeDeploy::DeploymentGroup',
       Properties: {
         ApplicationName: { Ref: 'CodeDeployApplication' },
@@ -84,7 +84,7 @@ function shiftTraffic(template, shift, names) {
       Type: 'AWS::Lambda::Alias',
       Properties: { FunctionName: functionName, FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] }, Name: ALIAS },
       UpdatePolicy: {
-        CodeDeployLambdaAliasUpdate: { ApplicationName: { Ref: 'CodeDeployApplication' }, DeploymentGroupName: { Ref: `${base}DeploymentGroup` } },
+        CodeDeployLambdaAliasUpdate: { ApplicationName: { Ref: 'CodeDeployApplication' }, DeploymentGroupName: { Ref: `${base}CodeDeployGroup` } },
       },
     };
   }

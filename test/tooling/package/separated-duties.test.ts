@@ -214,9 +214,9 @@ describe('safe deployment', () => {
       expect(version.Properties.FunctionName, id).toBe(fn.Properties.FunctionName);
       expect((alias as Resource & { UpdatePolicy: any }).UpdatePolicy.CodeDeployLambdaAliasUpdate, id).toEqual({
         ApplicationName: { Ref: 'CodeDeployApplication' },
-        DeploymentGroupName: { Ref: `${base}DeploymentGroup` },
+        DeploymentGroupName: { Ref: `${base}CodeDeployGroup` },
       });
-      expect(groups[`${base}DeploymentGroup`].Properties, id).toMatchObject({
+      expect(groups[`${base}CodeDeployGroup`].Properties, id).toMatchObject({
         DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
         AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'] },
         // The function's errors alarm (in the Monitoring stack: its output, through the service's stack).
