@@ -28,7 +28,12 @@ const PRICE = {
 
 type Resource = { Type: string; Properties?: any };
 type Template = { Resources: Record<string, Resource> };
-const FILES = { service: 'cloudformation-template-update-stack.json', openPayments: 'open-payments-stack.json', monitoring: 'monitoring-stack.json' };
+const FILES = {
+  service: 'cloudformation-template-update-stack.json',
+  openPayments: 'open-payments-stack.json',
+  deployments: 'deployments-stack.json',
+  monitoring: 'monitoring-stack.json',
+};
 
 const dollars = (n: number) => `$${n.toFixed(2)}`;
 const words = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
@@ -39,8 +44,9 @@ export function numbers(dir: string): Record<string, string> {
   const read = (file: string): Template => JSON.parse(readFileSync(join(dir, file), 'utf8'));
   const service = read(FILES.service);
   const openPayments = read(FILES.openPayments);
+  const deployments = read(FILES.deployments);
   const monitoring = read(FILES.monitoring);
-  const all = { ...service.Resources, ...openPayments.Resources, ...monitoring.Resources };
+  const all = { ...service.Resources, ...openPayments.Resources, ...deployments.Resources, ...monitoring.Resources };
   const of = (type: string) => Object.entries(all).filter(([, r]) => r.Type === type);
   const roles = of('AWS::IAM::Role');
   const functionRoles = roles.filter(([, r]) => r.Properties.AssumeRolePolicyDocument.Statement[0].Principal.Service === 'lambda.amazonaws.com');
@@ -66,6 +72,7 @@ export function numbers(dir: string): Record<string, string> {
   return {
     'service-stack': String(Object.keys(service.Resources).length),
     'open-payments-stack': String(Object.keys(openPayments.Resources).length),
+    'deployments-stack': String(Object.keys(deployments.Resources).length),
     'monitoring-stack': String(Object.keys(monitoring.Resources).length),
     functions: String(of('AWS::Lambda::Function').length),
     'function-roles': String(functionRoles.length),

@@ -9,9 +9,10 @@ export AWS_REGION="${AWS_REGION:-us-east-1}"
 export WALLET_ADDRESS_URL="${WALLET_ADDRESS_URL:-http://localhost:4566}"
 export AUTH_SERVER_URL="${AUTH_SERVER_URL:-http://localhost:3006}"
 export ILP_ADDRESS="${ILP_ADDRESS:-test.localstack}"
-# X-Ray, WAF, AWS Backup and Cognito are not in LocalStack's free image: no trace segments to send,
-# and no web ACL, backup plan or console sign-in in the stack (localstack/README.md).
-export TRACES_ENABLED=false WAF_ENABLED=false BACKUPS_ENABLED=false CONSOLE_ENABLED=false
+# X-Ray, WAF, AWS Backup, Cognito and CodeDeploy are not in LocalStack's free image: no trace
+# segments to send, and no web ACL, backup plan, console sign-in or traffic shift in the stack
+# (localstack/README.md).
+export TRACES_ENABLED=false WAF_ENABLED=false BACKUPS_ENABLED=false CONSOLE_ENABLED=false TRAFFIC_SHIFT=none
 npx serverless deploy --stage local --region "$AWS_REGION"
 npx serverless info --stage local --region "$AWS_REGION"
 # The Admin API secret was generated in LocalStack's Secrets Manager: sign with it.

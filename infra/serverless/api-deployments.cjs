@@ -31,7 +31,9 @@ function hashDeployments(template) {
     const parts = Object.entries(resources)
       .filter(([partId, r]) => PARTS.test(r.Type) && (partId === api || r.Properties?.RestApiId?.Ref === api))
       .sort(([a], [b]) => (a < b ? -1 : 1));
-    const hash = createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 12);
+    // (Not what a part waits for: the snapshot is the same, and nesting may change it.)
+    const content = parts.map(([partId, r]) => [partId, { ...r, DependsOn: undefined }]);
+    const hash = createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 12);
     const newId = `${id.replace(/\d+$/, '')}${hash}`; // (less serverless's time)
     delete resources[id];
     resources[newId] = { ...deployment, Properties: { ...deployment.Properties, Description: `${api} ${hash}` } };

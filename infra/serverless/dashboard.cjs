@@ -46,9 +46,15 @@ function watched(resources) {
     streamConsumers: ids('AWS::Lambda::EventSourceMapping')
       .map((id) => resources[id].Properties)
       .filter((m) => m.EventSourceArn?.['Fn::GetAtt']?.[1] === 'StreamArn')
-      .map((m) => m.FunctionName['Fn::GetAtt'][0]),
+      .map((m) => m.FunctionName['Fn::GetAtt']?.[0] ?? aliased(resources, m.FunctionName.Ref)),
   };
 }
+
+// The function whose alias `id` is (safe-deploy.cjs), in a template read after the aliases are made.
+const aliased = (resources, id) =>
+  Object.keys(resources).find(
+    (f) => resources[f].Type === 'AWS::Lambda::Function' && resources[f].Properties.FunctionName === resources[id]?.Properties.FunctionName,
+  );
 
 // A widget's metrics, one per resource it is drawn for: { namespace, name, stat, resource } (an
 // API's resource is { id, name }), or { own } for the service's own.

@@ -16,6 +16,8 @@ const { customDomains } = require('./edge.cjs');
 //   ALARMS_UNSUBSCRIBED=1 says that nobody hearing them is meant;
 // - on every stage but local, the Admin API is reachable only from ADMIN_ALLOWED_CIDRS, and an
 //   "everywhere" CIDR (0.0.0.0/0, ::/0) there, or no list, needs ADMIN_OPEN_TO_INTERNET=1;
+// - on every stage but local, the keys have an administrator who is not their user and the stack a
+//   deploy role (KEY_ADMIN_ROLE_ARN, DEPLOY_ROLE_ARN: encryption.cjs, safe-deploy.cjs), two roles;
 // - a stream consumer's reserved concurrency takes its parallelization factor times the shards of
 //   a new on-demand table's stream (4), so that it is not throttled from its first day;
 // - custom domains are all four or none, each API on a name of its own;
@@ -63,6 +65,13 @@ function check(serverless, stage, region) {
   }
   if (env.ALARM_EMAIL && env.ALARM_TOPIC_ARN)
     problems.push('ALARM_EMAIL: with ALARM_TOPIC_ARN the alarms go to that topic, and the address would hear none: subscribe it there');
+
+  if (!local) {
+    if (!env.KEY_ADMIN_ROLE_ARN) problems.push('KEY_ADMIN_ROLE_ARN: the role that administers the stage\'s keys (and never uses them): docs/deploy.md, "Keys"');
+    if (!env.DEPLOY_ROLE_ARN) problems.push('DEPLOY_ROLE_ARN: the role CloudFormation deploys the stack as: docs/deploy.md, "Keys"');
+  }
+  if (env.KEY_ADMIN_ROLE_ARN && env.KEY_ADMIN_ROLE_ARN === env.DEPLOY_ROLE_ARN)
+    problems.push("KEY_ADMIN_ROLE_ARN: the keys' administrator must be another role than DEPLOY_ROLE_ARN");
 
   const open = env.ADMIN_OPEN_TO_INTERNET === '1';
   const admin = cidrList(env.ADMIN_ALLOWED_CIDRS).cidrs;

@@ -10,7 +10,9 @@
 // `ApiGatewayRestApi functions` (lambda actions on every function that serves a route of the Admin
 // API, the `http` events, but the role's own: the console hands each request to its route's). Each becomes one AWS::IAM::Role with one statement a resource,
 // besides the logs and X-Ray that every function writes. Every role is under the stage's IAM path
-// (rolePath), by which the stage's key policy names them (encryption.cjs). Packaging fails on a
+// (rolePath) and named `<service>-<stage>-<logical id>` (roleName), so that the key policy and the
+// tables' resource policies can name each by its ARN (encryption.cjs, data-access.cjs) without a
+// reference to it (the roles name the tables and queues that use the key: a reference would be a cycle). Packaging fails on a
 // resource, a role or a function's role that does not exist, and on a role no function has.
 const SERVICE = { 'AWS::DynamoDB::Table': 'dynamodb', 'AWS::SQS::Queue': 'sqs', 'AWS::Events::EventBus': 'events', 'AWS::S3::Bucket': 's3' };
 // The parts of a resource a role may name: a table's indexes and stream, a bucket's objects.
@@ -37,7 +39,8 @@ class FunctionRoles {
           .map(([name, f]) => ({ id: naming.getLambdaLogicalId(name), role: f.role }));
         const resources = service.provider.compiledCloudFormationTemplate.Resources;
         const { roles, twice } = mergedRoles(service.custom?.roles ?? {});
-        const problems = [...twice, ...addRoles(resources, roles, functions, adminFunctions, prefix, rolePath(service.service, stage))];
+        const names = { path: rolePath(service.service, stage), prefix: `${service.service}-${stage}-` };
+        const problems = [...twice, ...addRoles(resources, roles, functions, adminFunctions, prefix, names)];
         // A function's Role (Fn::GetAtt) already makes it wait for its role.
         for (const r of Object.values(resources))
           if (r.Type === 'AWS::Lambda::Function' && Array.isArray(r.DependsOn))
@@ -65,18 +68,29 @@ function mergedRoles(custom) {
 // The IAM path of the stage's roles.
 const rolePath = (service, stage) => `/${service}/${stage}/`;
 
-// A role of the stage that an AWS service assumes, with AWS's managed policies named.
-const serviceRole = (principal, path, managedPolicies) => ({
+// The name of the stage's role `id` (IAM takes 64 characters).
+function roleName(prefix, id) {
+  const name = `${prefix}${id}`;
+  if (name.length > 64) throw new Error(`${name}: an IAM role's name takes 64 characters at most (a shorter stage name fits)`);
+  return name;
+}
+// The ARN of the stage's role `id`, without a reference to it.
+const roleArn = ({ path, prefix }, id) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role${path}${roleName(prefix, id)}` });
+
+// A role of the stage (`names`: its path and its names' prefix), `id` in the template, that an AWS
+// service assumes, with AWS's managed policies named.
+const serviceRole = (principal, names, id, managedPolicies) => ({
   Type: 'AWS::IAM::Role',
   Properties: {
-    Path: path,
+    Path: names.path,
+    RoleName: roleName(names.prefix, id),
     AssumeRolePolicyDocument: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { Service: principal }, Action: 'sts:AssumeRole' }] },
     ManagedPolicyArns: managedPolicies.map((policy) => ({ 'Fn::Sub': `arn:\${AWS::Partition}:iam::aws:policy/${policy}` })),
   },
 });
 
 // Adds the roles to `resources`; returns what is wrong with them.
-function addRoles(resources, roles, functions, adminFunctions, secretsPrefix, path) {
+function addRoles(resources, roles, functions, adminFunctions, secretsPrefix, names) {
   const problems = [];
   const statement = (key, actions, role) => {
     const list = (service) => actions.map((a) => `${service}:${a}`);
@@ -121,7 +135,7 @@ function addRoles(resources, roles, functions, adminFunctions, secretsPrefix, pa
     const statements = Object.entries(access ?? {})
       .map(([key, actions]) => statement(key, actions, name))
       .filter(Boolean);
-    resources[name] = serviceRole('lambda.amazonaws.com', path, ['service-role/AWSLambdaBasicExecutionRole', 'AWSXRayDaemonWriteAccess']);
+    resources[name] = serviceRole('lambda.amazonaws.com', names, name, ['service-role/AWSLambdaBasicExecutionRole', 'AWSXRayDaemonWriteAccess']);
     if (statements.length) resources[name].Properties.Policies = [{ PolicyName: name, PolicyDocument: { Version: '2012-10-17', Statement: statements } }];
   }
   const used = new Set(Object.values(functions));
@@ -133,4 +147,6 @@ function addRoles(resources, roles, functions, adminFunctions, secretsPrefix, pa
 module.exports = FunctionRoles;
 module.exports.rolePath = rolePath;
 module.exports.serviceRole = serviceRole;
+module.exports.roleArn = roleArn;
+module.exports.stageNames = (service, stage) => ({ path: rolePath(service, stage), prefix: `${service}-${stage}-` });
 module.exports.mergedRoles = mergedRoles;

@@ -14,8 +14,12 @@ const path = require('node:path');
 //   server's API (they may call its introspection), and a role in the service's stack that needed
 //   the nested stack, which needs the functions, which need their roles, would be a cycle. The
 //   functions stay too, each with its role and alarms, like every other function.
+// - Deployments: the functions' versions and aliases, CodeDeploy's application and deployment
+//   groups (./safe-deploy.cjs), and the permissions that let the Admin API and the connector invoke
+//   the aliases (the Open Payments APIs' are in OpenPayments).
 // - Monitoring: the alarms and the dashboard (./alarms.cjs), the rule the key-state alarm counts and
-//   WAF's log (./edge.cjs), which nothing else refers to.
+//   WAF's log (./edge.cjs), which nothing else refers to but the deployment groups (the errors alarm
+//   each rolls back on).
 // Each nested template is written beside the service's at packaging (no AWS call), named by a hash
 // of its content, and uploaded to the deployment bucket by `serverless deploy` before the stack is
 // updated; an unchanged one keeps its name, so CloudFormation leaves that nested stack as it is.
@@ -35,6 +39,16 @@ const STACKS = [
     // An API has each path, stage, gateway response and WAF association once: they cannot be made
     // in the nested stack while the service's still holds them (stillHeld).
     madeOnce: true,
+  },
+  {
+    name: 'Deployments',
+    file: 'deployments-stack.json',
+    description:
+      "The payment service's function versions, aliases and CodeDeploy deployment groups, and the permissions to invoke them (a stack nested in its own)",
+    // (A schedule's permission names its rule, which names an alias here: it stays, or that is a cycle.)
+    holds: (r) =>
+      /^AWS::(Lambda::(Version|Alias)|CodeDeploy::(Application|DeploymentGroup))$/.test(r.Type) ||
+      (r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com'),
   },
   {
     name: 'Monitoring',
@@ -173,7 +187,13 @@ function nest(template, { name, description, holds }) {
   });
   for (const r of Object.values(rest.Resources)) {
     if (!r.DependsOn) continue;
-    const waits = [...new Set([r.DependsOn].flat().map((d) => (moved[d] ? name : d)))];
+    // (Not when it already names one of the stack's outputs, which makes it wait.)
+    const named = references({ ...r, DependsOn: undefined }).has(name);
+    const waits = [...new Set([r.DependsOn].flat().map((d) => (moved[d] ? name : d)))].filter((d) => !(named && d === name));
+    if (!waits.length) {
+      delete r.DependsOn;
+      continue;
+    }
     r.DependsOn = Array.isArray(r.DependsOn) ? waits : waits[0];
   }
   template.Resources = { ...rest.Resources, [name]: { Type: 'AWS::CloudFormation::Stack', Properties: { TemplateURL: '', Parameters: parameters } } };
@@ -182,9 +202,14 @@ function nest(template, { name, description, holds }) {
   return {
     AWSTemplateFormatVersion: '2010-09-09',
     Description: description,
-    Parameters: Object.fromEntries(Object.keys(parameters).map((p) => [p, { Type: 'String' }])),
+    // In order of name: the template's hash must not hang on the order serverless made things in.
+    Parameters: Object.fromEntries(
+      Object.keys(parameters)
+        .sort()
+        .map((p) => [p, { Type: 'String' }]),
+    ),
     Resources: resources,
-    ...(Object.keys(outputs).length && { Outputs: outputs }),
+    ...(Object.keys(outputs).length && { Outputs: Object.fromEntries(Object.entries(outputs).sort(([a], [b]) => (a < b ? -1 : 1))) }),
   };
 }
 

@@ -31,6 +31,17 @@ const arn = (service, resource, region, example) => (v, ctx) => {
   return undefined;
 };
 
+// An IAM role's ARN (IAM is global: no region), path included.
+const ROLE_ARN = /^arn:(aws|aws-cn|aws-us-gov):iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
+const roleArn = (v) => (ROLE_ARN.test(v) ? undefined : 'must be the ARN of an IAM role, arn:aws:iam::<account>:role/<name>');
+const roleArns = (v) => {
+  const bad = v
+    .split(',')
+    .map((r) => r.trim())
+    .filter((r) => r && roleArn(r));
+  return bad.length ? `${bad.join(', ')}: each must be the ARN of an IAM role, arn:aws:iam::<account>:role/<name>` : undefined;
+};
+
 // CIDRs, parsed: an IPv4 or IPv6 address (node's own parser) and a prefix that fits it, with no
 // bits set below the prefix (203.0.113.7/24 is refused: did you mean 203.0.113.0/24?).
 function parseCidr(text) {
@@ -78,6 +89,19 @@ const everywhere = (c) => c.prefix === 0; // 0.0.0.0/0, ::/0
 
 // CloudWatch Logs takes only these retention periods (days).
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+
+// CodeDeploy's predefined configurations for Lambda.
+const TRAFFIC_SHIFTS = [
+  'Canary10Percent5Minutes',
+  'Canary10Percent10Minutes',
+  'Canary10Percent15Minutes',
+  'Canary10Percent30Minutes',
+  'Linear10PercentEvery1Minute',
+  'Linear10PercentEvery2Minutes',
+  'Linear10PercentEvery3Minutes',
+  'Linear10PercentEvery10Minutes',
+  'AllAtOnce',
+];
 
 const functions = { functions: true }; // checked by lib/platform/config-schema.ts, as the functions read it
 
@@ -146,6 +170,16 @@ const SETTINGS = {
 
   // Keys, logs, backups (encryption.cjs, function-logs.cjs, backup.cjs).
   KMS_KEY_ARN: { check: arn('kms', /^key\/[0-9a-f-]{36}$|^key\/mrk-[0-9a-f]{32}$/, 'same', 'a KMS key, arn:aws:kms:<region>:<account>:key/<id>') },
+  // Who administers the keys (never uses them), who deploys (CloudFormation's service role), and who
+  // besides the service's own roles may read its data (break-glass, comma-separated): encryption.cjs,
+  // data-access.cjs, safe-deploy.cjs.
+  KEY_ADMIN_ROLE_ARN: { check: roleArn },
+  DEPLOY_ROLE_ARN: { check: roleArn },
+  BREAK_GLASS_ROLE_ARNS: { check: roleArns },
+  // How a deploy shifts each function's traffic to its new version (CodeDeploy's predefined
+  // configurations), rolled back on the function's alarms; none: no versions, aliases or CodeDeploy
+  // (LocalStack's free image has no CodeDeploy).
+  TRAFFIC_SHIFT: { check: oneOf(...TRAFFIC_SHIFTS, 'none'), default: 'Canary10Percent5Minutes' },
   LOG_RETENTION_DAYS: {
     check: (v) => (/^\d+$/.test(v) && RETENTION_DAYS.includes(Number(v)) ? undefined : `must be one of CloudWatch Logs' periods: ${RETENTION_DAYS.join(', ')}`),
   },
@@ -181,6 +215,13 @@ const SETTINGS = {
   RELAY_MAX_RECORD_AGE_SECS: { check: whole(60, 86400) },
 };
 
+// A comma-separated setting of role ARNs as a list.
+const roleArnList = (name) =>
+  (setting(name) ?? '')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+
 // A plugin's setting: its value, or its default. Only settings listed above can be read.
 function setting(name) {
   const known = SETTINGS[name];
@@ -189,4 +230,4 @@ function setting(name) {
   return value === undefined || value === '' ? known.default : value;
 }
 
-module.exports = { SETTINGS, setting, parseCidr, cidrList, everywhere, RETENTION_DAYS };
+module.exports = { SETTINGS, setting, roleArnList, parseCidr, cidrList, everywhere, RETENTION_DAYS };

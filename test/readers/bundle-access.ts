@@ -222,8 +222,18 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
     const own = settingsOf(module, '_TABLE');
     return own.length ? own : tablesOfOurs;
   };
+  // What a mapping calls: the function, or its alias (infra/serverless/safe-deploy.cjs), which the
+  // service's stack names by the Deployments stack's output of the alias's name.
+  const called = (ref: any): string | undefined => {
+    const [id, attribute] = ref?.['Fn::GetAtt'] ?? [ref?.Ref];
+    const alias = attribute?.startsWith('Outputs.') ? resources[attribute.slice(8)] : resources[id];
+    if (alias?.Type !== 'AWS::Lambda::Alias') return id;
+    return Object.keys(resources).find(
+      (f) => resources[f].Type === 'AWS::Lambda::Function' && resources[f].Properties.FunctionName === alias.Properties.FunctionName,
+    );
+  };
   const consumed = Object.values(resources)
-    .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && r.Properties.FunctionName['Fn::GetAtt']?.[0] === fn.id)
+    .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && called(r.Properties.FunctionName) === fn.id)
     .map((r) => r.Properties);
   const needs = new Set<string>();
   const need = (action: string, resource: string) => needs.add(`${action} ${resource}`);

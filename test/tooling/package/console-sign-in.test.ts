@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../../lib/api/routes';
-import { BACKSTOP_MS, functionId, loadPackaged, ofType, template } from './packaged';
+import { BACKSTOP_MS, calledFunction, functionId, loadPackaged, ofType, template } from './packaged';
 
 // The console on AWS, behind its operators' sign-in.
 // The production template is packaged once for the run (./packaged.ts).
@@ -56,7 +56,7 @@ describe('the console', () => {
     // Only the console's API route takes an operator's token; its page none.
     const pathOf = (id: any): string => (id?.Ref ? `${pathOf(r[id.Ref].Properties.ParentId)}/${r[id.Ref].Properties.PathPart}` : '');
     const consoleMethods = ofType('AWS::ApiGateway::Method')
-      .filter(([, m]) => JSON.stringify(m.Properties.Integration?.Uri ?? '').includes('ConsoleLambdaFunction'))
+      .filter(([, m]) => /"Console(LambdaFunction|LiveAlias)"/.test(JSON.stringify(m.Properties.Integration?.Uri ?? ''))) // the function, or its alias
       .map(([, m]) => [m.Properties.HttpMethod, pathOf(m.Properties.ResourceId), m.Properties.AuthorizationType, m.Properties.AuthorizerId]);
     expect(consoleMethods.sort()).toEqual([
       ['ANY', '/console/api/{proxy+}', 'COGNITO_USER_POOLS', { Ref: 'ConsoleAuthorizer' }],
@@ -93,7 +93,7 @@ describe('the console', () => {
         CONSOLE_CLIENT_ID: { Ref: 'ConsoleUserPoolClient' },
       });
     }
-    const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => adminFunctions.has(p.Properties.FunctionName?.['Fn::GetAtt']?.[0]));
+    const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => adminFunctions.has(calledFunction(p.Properties.FunctionName)!));
     expect(permissions.length).toBeGreaterThan(0);
     for (const [id, p] of permissions) {
       expect(p.Properties.Principal, id).toBe('apigateway.amazonaws.com');

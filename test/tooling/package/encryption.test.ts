@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import { encrypt } from '../../../infra/serverless/encryption.cjs';
-import { BACKSTOP_MS, byJson, COPY_VAULT, functionRoles, loadPackaged, ofType, type Resource, STAGE, STAGE_KEY, template } from './packaged';
+import { BACKSTOP_MS, byJson, COPY_VAULT, loadPackaged, ofType, type Resource, STAGE, STAGE_KEY, template } from './packaged';
 
 // The stage's key, its policy, the logs and the backups.
 // The production template is packaged once for the run (./packaged.ts).
@@ -21,7 +21,9 @@ describe('keys, logs and backups', () => {
   };
   const keyOf = (r: Resource, path: string[]) => path.reduce((v, p) => v?.[p], r.Properties);
 
-  it("encrypts every table, queue, secret, topic, bus, archive, log group and backup vault with the stage's own key, rotated yearly and kept with the data", () => {
+  const KEY_OF: Record<string, string> = { 'AWS::Logs::LogGroup': 'LogsKey', 'AWS::Backup::BackupVault': 'BackupKey' };
+
+  it("encrypts every table, queue, secret, topic, bus and archive with the stage's data key, the log groups and the backup vault with keys of their own, rotated yearly and kept with the data", () => {
     const key = template.Resources.StageKey;
     expect(key).toMatchObject({ Type: 'AWS::KMS::Key', DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     expect(key.Properties).toMatchObject({ EnableKeyRotation: true, RotationPeriodInDays: 365 });
@@ -29,7 +31,7 @@ describe('keys, logs and backups', () => {
     const counts: Record<string, number> = {};
     for (const [type, path] of Object.entries(ENCRYPTED))
       for (const [id, r] of ofType(type)) {
-        expect(keyOf(r, path), id).toEqual(STAGE_KEY);
+        expect(keyOf(r, path), id).toEqual(KEY_OF[type] ? { 'Fn::GetAtt': [KEY_OF[type], 'Arn'] } : STAGE_KEY);
         counts[type] = (counts[type] ?? 0) + 1;
       }
     expect(counts).toEqual({
@@ -45,41 +47,19 @@ describe('keys, logs and backups', () => {
     for (const [id, table] of ofType('AWS::DynamoDB::Table')) expect(table.Properties.SSESpecification, id).toMatchObject({ SSEEnabled: true, SSEType: 'KMS' });
   });
 
-  it('names in the key policy who may use the key, and how: administrators only manage it', () => {
-    const statements = Object.fromEntries(template.Resources.StageKey.Properties.KeyPolicy.Statement.map((s: any) => [s.Sid, s]));
-    const root = { AWS: { 'Fn::Sub': `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:root` } };
-    expect(statements.AdministratorsManageItOnly.Principal).toEqual(root);
-    expect(statements.AdministratorsManageItOnly.Action).not.toEqual(expect.arrayContaining(['kms:Decrypt']));
-    for (const action of statements.AdministratorsManageItOnly.Action) expect(action).not.toMatch(/Decrypt|Encrypt|GenerateDataKey|\*/);
-    // Through the stack's services only: deploys, an operator reading a secret, AWS Backup.
-    expect(statements.AccountPrincipalsThroughTheStacksServices).toMatchObject({
-      Principal: root,
-      Condition: { StringEquals: { 'kms:ViaService': expect.any(Array) } },
-    });
-    expect(statements.AccountPrincipalsThroughTheStacksServices.Condition.StringEquals['kms:ViaService'].map((v: any) => v['Fn::Sub'].split('.')[0])).toEqual([
-      'dynamodb',
-      'sqs',
-      'secretsmanager',
-      'backup',
-    ]);
-    // The stage's function roles, by the IAM path every one of them has.
-    expect(statements.TheStagesFunctionRoles.Condition.ArnLike['aws:PrincipalArn']).toEqual({
-      'Fn::Sub': `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/payment-service/${STAGE}/*`,
-    });
-    for (const [id, role] of functionRoles()) expect(role.Properties.Path, id).toBe(`/payment-service/${STAGE}/`);
-    expect(statements.CloudWatchLogsForTheAccountsLogGroups.Principal).toEqual({ Service: { 'Fn::Sub': `logs.\${AWS::Region}.\${AWS::URLSuffix}` } });
-    expect(statements.EventBridgeForTheBusAndItsQueues.Principal).toEqual({ Service: 'events.amazonaws.com' });
-    expect(statements.CloudWatchAlarmsToTheAlarmTopic.Condition.StringEquals).toEqual({ 'aws:SourceAccount': { 'Fn::Sub': `\${AWS::AccountId}` } });
-  });
+  // Who may administer and use each key: separated-duties.test.ts.
 
-  it('uses the key KMS_KEY_ARN names instead of making one', () => {
+  it('uses the key KMS_KEY_ARN names for the data instead of making one', () => {
     const own = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
     const resources = structuredClone(template.Resources);
     delete resources.StageKey;
     delete resources.StageKeyAlias;
-    encrypt(resources, own);
+    const logs = { 'Fn::GetAtt': ['LogsKey', 'Arn'] };
+    const backups = { 'Fn::GetAtt': ['BackupKey', 'Arn'] };
+    encrypt(resources, { data: own, logs, backups });
     for (const [type, path] of Object.entries(ENCRYPTED))
-      for (const [id, r] of Object.entries(resources).filter(([, r]) => r.Type === type)) expect(keyOf(r, path), id).toBe(own);
+      for (const [id, r] of Object.entries(resources).filter(([, r]) => r.Type === type))
+        expect(keyOf(r, path), id).toEqual(type === 'AWS::Logs::LogGroup' ? logs : type === 'AWS::Backup::BackupVault' ? backups : own);
   });
 
   it('keeps the logs LOG_RETENTION_DAYS and past the stack, every function in one log group', () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadService } from '../../../infra/local/start/serverless-config';
 import { OUTBOX_RETENTION_SECS } from '../../../lib/platform/events';
 import { PAYMENTS_MAX_RECEIVES, WEBHOOK_MAX_RECEIVES } from '../../../lib/shared/limits';
-import { alarmsOf, BACKSTOP_MS, functionId, loadPackaged, ofType, refusal, STAGE, STAGE_KEY, template } from './packaged';
+import { alarmsOf, BACKSTOP_MS, calledFunction, functionId, loadPackaged, ofType, refusal, STAGE, STAGE_KEY, template } from './packaged';
 
 // The queues, the bus, the schedules and the outbox relay's stream: who feeds what, retries, dead letters and the limits the code relies on.
 // The production template is packaged once for the run (./packaged.ts).
@@ -25,7 +25,7 @@ describe('queues, the bus and the stream', () => {
     expect(mappings).toHaveLength(2);
     for (const m of mappings) {
       const queue = m.EventSourceArn['Fn::GetAtt'][0];
-      const fn = functions[m.FunctionName['Fn::GetAtt'][0]];
+      const fn = functions[calledFunction(m.FunctionName)!];
       expect(queues[queue].Properties.VisibilityTimeout, queue).toBeGreaterThanOrEqual(6 * fn.Properties.Timeout);
       expect(m.ScalingConfig?.MaximumConcurrency, queue).toBeGreaterThanOrEqual(2);
     }
@@ -105,14 +105,14 @@ describe('queues, the bus and the stream', () => {
 
   it("feeds the outbox relay from the main table's stream, filtered to new outbox items, and lets it read the stream", () => {
     const tables = Object.fromEntries(ofType('AWS::DynamoDB::Table'));
-    expect(tables.MainTable.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    expect(tables.MainTable.Properties.StreamSpecification).toMatchObject({ StreamViewType: 'NEW_IMAGE' }); // and its resource policy (separated-duties.test.ts)
     const streams = ofType('AWS::Lambda::EventSourceMapping')
       .map(([, m]) => m.Properties)
       .filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
     expect(streams).toHaveLength(1); // a DynamoDB stream serves at most two readers per shard
     const [relay] = streams;
     expect(relay.EventSourceArn).toEqual({ 'Fn::GetAtt': ['MainTable', 'StreamArn'] });
-    expect(relay.FunctionName).toEqual({ 'Fn::GetAtt': ['OutboxRelayLambdaFunction', 'Arn'] });
+    expect(calledFunction(relay.FunctionName)).toBe('OutboxRelayLambdaFunction');
     expect(relay.BisectBatchOnFunctionError).toBe(true);
     expect(relay.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     expect(relay.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([

@@ -74,6 +74,9 @@ export const PRODUCTION = {
   BACKUP_COPY_VAULT_ARN: COPY_VAULT,
   GRANT_RATE_LIMIT_PER_5MIN: '120',
   LOG_RETENTION_DAYS: '731',
+  KEY_ADMIN_ROLE_ARN: 'arn:aws:iam::123456789012:role/security/payment-service-key-admin',
+  DEPLOY_ROLE_ARN: 'arn:aws:iam::123456789012:role/payment-service-deploy',
+  BREAK_GLASS_ROLE_ARNS: 'arn:aws:iam::123456789012:role/break-glass/ledger-reader',
 };
 export const packageEnv: NodeJS.ProcessEnv = {
   ...process.env,
@@ -83,7 +86,7 @@ export const packageEnv: NodeJS.ProcessEnv = {
   SLS_TELEMETRY_DISABLED: '1',
 };
 // The test run's own log level (vitest.config.ts: SILENT) is not the deploy's.
-for (const name of ['ALARMS_UNSUBSCRIBED', 'ADMIN_OPEN_TO_INTERNET', 'ALARM_TOPIC_ARN', 'KMS_KEY_ARN', 'STAGE', 'POWERTOOLS_LOG_LEVEL'])
+for (const name of ['ALARMS_UNSUBSCRIBED', 'ADMIN_OPEN_TO_INTERNET', 'ALARM_TOPIC_ARN', 'KMS_KEY_ARN', 'STAGE', 'POWERTOOLS_LOG_LEVEL', 'TRAFFIC_SHIFT'])
   delete packageEnv[name];
 
 type Run = { code: number; output: string; pid?: number };
@@ -190,6 +193,7 @@ async function load() {
   nested = Object.fromEntries(STACKS.map((s: { name: string; file: string }) => [s.name, JSON.parse(readFileSync(join(dir, s.file), 'utf8'))]));
   deployed = Object.fromEntries(Object.entries(template.Resources).filter(([id]) => !nested[id]));
   for (const name of Object.keys(nested)) Object.assign(deployed, inlined(name));
+  deployed = withoutOutputs(deployed);
   packagedDir = dir;
 }
 
@@ -219,6 +223,38 @@ export function inlined(name: string): Record<string, Resource> {
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolve(v)]));
   };
   return resolve(nested[name].Resources);
+}
+// The function that `node` (a reference to what an API route, a permission, a schedule or a queue
+// calls) names: the function's ARN, or its alias's (infra/serverless/safe-deploy.cjs), which the
+// service's stack gets as an output of the Deployments stack.
+export function calledFunction(node: any): string | undefined {
+  const [stack, output] = node?.['Fn::GetAtt'] ?? [];
+  if (nested[stack] && output?.startsWith('Outputs.')) return calledFunction(nested[stack].Outputs[output.slice(8)].Value);
+  const id = node?.['Fn::GetAtt']?.[1] === 'Arn' ? node['Fn::GetAtt'][0] : node?.Ref;
+  const r = deployed[id];
+  if (r?.Type === 'AWS::Lambda::Function') return id;
+  if (r?.Type !== 'AWS::Lambda::Alias') return undefined;
+  return Object.keys(deployed).find((f) => deployed[f].Type === 'AWS::Lambda::Function' && deployed[f].Properties.FunctionName === r.Properties.FunctionName);
+}
+// `resources` with each reference to a nested stack's output (Fn::GetAtt [Stack, Outputs.X], or
+// ${Stack.Outputs.X} in Fn::Sub) put back as what the output is: as the plugins made them.
+function withoutOutputs(resources: Record<string, Resource>): Record<string, Resource> {
+  const outputOf = (stack: string, output: string) => nested[stack]?.Outputs?.[output]?.Value;
+  const resolve = (node: any): any => {
+    if (Array.isArray(node)) return node.map(resolve);
+    if (!node || typeof node !== 'object') return node;
+    const [stack, attribute] = node['Fn::GetAtt'] ?? [];
+    if (attribute?.startsWith('Outputs.') && outputOf(stack, attribute.slice(8))) return outputOf(stack, attribute.slice(8));
+    if (typeof node['Fn::Sub'] === 'string')
+      return {
+        'Fn::Sub': node['Fn::Sub'].replace(/\$\{(\w+)\.Outputs\.(\w+)\}/g, (whole: string, stack: string, output: string) => {
+          const value = outputOf(stack, output);
+          return !value ? whole : value.Ref ? `\${${value.Ref}}` : `\${${value['Fn::GetAtt'].join('.')}}`;
+        }),
+      };
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolve(v)]));
+  };
+  return resolve(resources);
 }
 // The alarms and the dashboard as alarms.cjs made them.
 export const monitored = () => inlined('Monitoring');

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadService } from '../../../infra/local/start/serverless-config';
 import { grantedAccess, neededAccess, scanBundle } from '../../readers/bundle-access';
-import { BACKSTOP_MS, bundleOf, deployed, functionId, functionRoles, loadPackaged, ofType, STAGE, secretArn } from './packaged';
+import { BACKSTOP_MS, bundleOf, calledFunction, deployed, functionId, functionRoles, loadPackaged, ofType, STAGE, secretArn } from './packaged';
 
 // Least privilege: each function's role holds exactly what its bundle calls, and the queues' and the bus's policies let only the service send.
 // The production template is packaged once for the run (./packaged.ts).
@@ -156,7 +156,7 @@ describe('roles and resource policies', () => {
     for (const [, c] of ofType('AWS::Lambda::EventInvokeConfig'))
       of(queueOf(c.Properties.DestinationConfig.OnFailure.Destination)).roles.push(roleOf(c.Properties.FunctionName.Ref));
     for (const [, m] of ofType('AWS::Lambda::EventSourceMapping').filter(([, m]) => m.Properties.DestinationConfig)) {
-      of(queueOf(m.Properties.DestinationConfig.OnFailure.Destination)).roles.push(roleOf(m.Properties.FunctionName['Fn::GetAtt'][0]));
+      of(queueOf(m.Properties.DestinationConfig.OnFailure.Destination)).roles.push(roleOf(calledFunction(m.Properties.FunctionName)!));
     }
     // Parked webhook events: an outbox message of the sender's, which the relay sends.
     for (const queue of loadService(STAGE).custom.alarms.parkingQueues) of(queue).roles.push({ 'Fn::GetAtt': ['OutboxRelayRole', 'Arn'] });
