@@ -42,8 +42,9 @@ describe('AWS calls per request', () => {
     });
     let quote: any;
     expect(await callsOf('quotesCreate', async () => (quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }))))).toEqual({
-      'DynamoDB.GetItem': 2, // the intent, and at once the sender's asset, for its sending fee
-      'DynamoDB.BatchGetItem': 1, // the pushed and the pulled rate
+      // The intent, and at once the sender's asset, for its sending fee, in one read (readTogether);
+      // then the pushed and the pulled rate.
+      'DynamoDB.BatchGetItem': 2,
       'DynamoDB.TransactWriteItems': 1,
     });
     let payment: any;
@@ -68,7 +69,7 @@ describe('AWS calls per request', () => {
     expect(await callsOf('ratesPush', push)).toEqual({ 'DynamoDB.TransactWriteItems': 1 });
   });
 
-  it("the worker reads the payment, its intent and the intent's wallet address's status at once, and delivers in one transaction", async () => {
+  it("the worker reads the payment, its intent and the intent's wallet address's status in one read, and delivers in one transaction", async () => {
     const intent = await ok(s.admin('POST', '/payment-intents', { walletAddress: w.bob, incomingAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }));
     const quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }));
     const payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id }));
@@ -80,8 +81,9 @@ describe('AWS calls per request', () => {
     );
     const delta = (k: string) => (after.calls[k] ?? 0) - (before.calls[k] ?? 0);
     // The payment, its intent and the intent's wallet address's status (read afresh: a freeze holds
-    // for every credit; docs/api.md, "Wallet address status"), all three at once.
-    expect(delta('DynamoDB.GetItem')).toBe(3);
+    // for every credit; docs/api.md, "Wallet address status"), all three in one read.
+    expect(delta('DynamoDB.BatchGetItem')).toBe(1);
+    expect(delta('DynamoDB.GetItem')).toBe(0);
     expect(delta('DynamoDB.TransactWriteItems')).toBe(1);
   });
 
