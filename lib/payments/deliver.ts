@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
-import { readTogether } from '../platform/db';
 import { logger } from '../platform/log';
+import { readTogether } from '../platform/store';
 import { annotate } from '../platform/tracing';
 import type { Node } from '../shared/node';
 import { PAYMENT_ANNOTATION } from '.';

@@ -19,10 +19,8 @@ const rel = (p: string) => relative(ROOT, p);
 const STORAGE =
   /\b(KeyConditionExpression|ConditionExpression|UpdateExpression|FilterExpression|ProjectionExpression|ExpressionAttributeNames|TableName|IndexName)\b|\b(pk|sk)\s*:/;
 // Where storage may be spelled: a domain's store, the helpers every store shares, the unit of work
-// (its outbox items), the SDK clients' middleware, which reads a call's table name for its trace,
-// and the one client, which batches reads made together (readTogether) by their table.
-const mayHoldStorage = (p: string) =>
-  p.endsWith('/store.ts') || ['lib/platform/store.ts', 'lib/platform/tx.ts', 'lib/platform/aws.ts', 'lib/platform/db.ts'].includes(p);
+// (its outbox items), and the SDK clients' middleware, which reads a call's table name for its trace.
+const mayHoldStorage = (p: string) => p.endsWith('/store.ts') || ['lib/platform/store.ts', 'lib/platform/tx.ts', 'lib/platform/aws.ts'].includes(p);
 
 describe('the layout rules', () => {
   const code = [...filesUnder(join(ROOT, 'lib')), ...filesUnder(join(ROOT, 'functions'))];

@@ -1,9 +1,10 @@
 import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { type Database, db, readTogether, useDatabase } from '../../lib/platform/db';
+import { type Database, db, useDatabase } from '../../lib/platform/db';
+import { readTogether } from '../../lib/platform/store';
 import { inMemory } from '../harness/in-memory';
 
-// Reads made together (lib/platform/db.ts readTogether): the GetItems sent at about one moment go as
+// Reads made together (lib/platform/store.ts readTogether): the GetItems sent at about one moment go as
 // one BatchGetItem a table, and each caller gets what its own GetItem would have answered.
 const mem = inMemory();
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { feeOn, feesOf } from '../../assets';
-import { readTogether } from '../../platform/db';
+import { readTogether } from '../../platform/store';
 import { commit } from '../../platform/tx';
 import { recordQuote } from '../../quotes';
 import { quoteErrors } from '../../quotes/errors';
