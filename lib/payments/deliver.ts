@@ -1,5 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { logger } from '../platform/log';
+import { readTogether } from '../platform/store';
 import { annotate } from '../platform/tracing';
 import type { Node } from '../shared/node';
 import { PAYMENT_ANNOTATION } from '.';
@@ -12,7 +13,8 @@ import * as store from './store';
 // payment, by the payment method its quote chose (./methods).
 async function deliverPayment(node: Node, message: PaymentMessage, attempt: string): Promise<SendOutcome> {
   annotate(PAYMENT_ANNOTATION, message.paymentId);
-  const [p, ahead] = await Promise.all([store.findPayment(node, message.paymentId), readAhead(node, message)]);
+  // The payment and what its method reads ahead (a local one: its intent and wallet address status), in one read.
+  const [p, ahead] = await readTogether(() => Promise.all([store.findPayment(node, message.paymentId), readAhead(node, message)]));
   if (p?.state !== 'sending') return 'skipped'; // done already, or never funded
   return sending[p.method].send(node, p, attempt, ahead[p.method]);
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient, TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { counted } from './aws';
@@ -31,7 +32,15 @@ let chosen: Database | undefined;
 let chosenForLibraries: DynamoDBClient | undefined;
 
 const dynamo = () => (doc ??= dynamoOverHttp(sdkClient(), translation) as Database);
-export const db = (): Database => unstamped(chosen ?? dynamo());
+export const db = (): Database => {
+  const database = unstamped(chosen ?? dynamo());
+  const wrap = wrapping.getStore();
+  return wrap ? wrap(database) : database;
+};
+
+// Within `wrapping.run(wrap, fn)`, what fn's work sends goes through `wrap` (readTogether,
+// ./store.ts, which batches reads made together).
+export const wrapping = new AsyncLocalStorage<(database: Database) => Database>();
 
 // The audit stamp (lib/platform/tx CHANGED_BY) is for the table's stream: no store reads it, so
 // that no record, and no answer made of one, carries it.

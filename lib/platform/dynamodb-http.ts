@@ -47,10 +47,10 @@ interface Operation {
 // What each document command translates, as @aws-sdk/lib-dynamodb's commands do: items, keys and
 // expression values out; items, keys and attributes back.
 function operations(translation: Options) {
-  // Copies: the document client sets its own flags on the options it is given (and this sender
-  // marshals whole items, never a top-level container).
+  // Copies, with this sender's flags: the document client sets its own on the options it is given
+  // (this one marshals and unmarshals whole items, never a top-level container).
   const marshallOptions = { ...translation.marshallOptions, convertTopLevelContainer: false };
-  const unmarshallOptions = { ...translation.unmarshallOptions };
+  const unmarshallOptions = { ...translation.unmarshallOptions, convertWithoutMapWrapper: false };
   const out = (v: unknown) => (v === undefined ? undefined : marshall(v as Doc, marshallOptions));
   const back = (v: unknown) => (v === undefined ? undefined : unmarshall(v as never, unmarshallOptions));
   const each = <T>(o: unknown, f: (v: T) => unknown) => o && Object.fromEntries(Object.entries(o as Record<string, T>).map(([k, v]) => [k, f(v)]));

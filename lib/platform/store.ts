@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { commonErrors } from '../shared/errors';
 import { type Node, OPERATOR_TENANT_ID } from '../shared/node';
-import { db } from './db';
+import { type Database, db, wrapping } from './db';
 
 // Helpers shared by the DynamoDB adapters of every domain.
 
@@ -290,4 +290,57 @@ export async function pageTwoWays(opts: {
   return older
     ? { items: page, hasNextPage: more, hasPreviousPage: beyondCursor.length > 0 }
     : { items: page.reverse(), hasNextPage: beyondCursor.length > 0, hasPreviousPage: more };
+}
+
+// Reads made together: within `readTogether(fn)`, the GetCommands that fn's work sends at about the
+// same moment (before the event loop next turns: a Promise.all of independent reads, each a few
+// promise steps deep in its own domain) go as one BatchGetItem per table (getAll), one round trip
+// instead of one each; a lone one goes as it was. Consistency is kept (a batch reads consistently
+// when its reads asked so), and so is each read's answer ({ Item }, or none), but for a projection: a
+// batched read answers the whole item (which costs the same read units up to 4 KB). Only this
+// scope's reads are batched, so one invocation's reads never wait on, or fail with, another's.
+interface Waiting {
+  command: GetCommand;
+  done: (output: { Item?: Record<string, any> }) => void;
+  failed: (e: unknown) => void;
+}
+
+export function readTogether<T>(fn: () => Promise<T>): Promise<T> {
+  const waiting: Waiting[] = [];
+  const batching = (database: Database): Database => ({
+    send: ((command: unknown) => {
+      if (!(command instanceof GetCommand)) return database.send(command as never);
+      return new Promise<{ Item?: Record<string, any> }>((done, failed) => {
+        if (!waiting.length) setImmediate(() => readNow(database, waiting.splice(0)));
+        waiting.push({ command, done, failed });
+      });
+    }) as Database['send'],
+  });
+  return wrapping.run(batching, fn);
+}
+
+function readNow(database: Database, waiting: Waiting[]): void {
+  const groups = new Map<string, Waiting[]>();
+  for (const w of waiting) {
+    const group = `${w.command.input.TableName}\u0000${w.command.input.ConsistentRead === true}`;
+    groups.set(group, [...(groups.get(group) ?? []), w]);
+  }
+  for (const group of groups.values()) {
+    if (group.length === 1 || group.length > BATCH_GET_MAX) {
+      for (const { command, done, failed } of group) database.send(command).then(done, failed);
+      continue;
+    }
+    const { TableName, ConsistentRead } = group[0].command.input;
+    const keys = group.map((w) => w.command.input.Key as Record<string, string>);
+    const id = (k: Record<string, unknown>, names: string[]) => names.map((name) => k[name]).join('\u0000');
+    const distinct = [...new Map(keys.map((k) => [id(k, Object.keys(k)), k])).values()];
+    getAll(TableName!, distinct, { ConsistentRead }).then(
+      (items) => {
+        for (const [i, w] of group.entries()) w.done({ Item: items.find((item) => id(item, Object.keys(keys[i])) === id(keys[i], Object.keys(keys[i]))) });
+      },
+      (e) => {
+        for (const w of group) w.failed(e);
+      },
+    );
+  }
 }

@@ -6,6 +6,7 @@ import { paymentIntent } from '../payment-intents/schemas';
 import { payment } from '../payments/schemas';
 import { peerWithLiquidity } from '../peers/schemas';
 import { walletAddress, walletAddressNotFound } from '../wallet-addresses/schemas';
+import type { webhookEventNames } from './schemas';
 
 // Every event type the service sends the FSP's webhook URL, each with the zod schema of its `data`
 // (the resource as it is after the change) and what it means: the one list that the OpenAPI
@@ -53,9 +54,9 @@ export const webhookEvents = {
   'liquidity_withdrawal.created': withdrawal('A two-phase withdrawal holds its amount (state `pending`).'),
   'liquidity_withdrawal.posted': withdrawal("A two-phase withdrawal was posted: the amount left the ledger, to the asset's settlement account."),
   'liquidity_withdrawal.voided': withdrawal('A two-phase withdrawal was voided (`voidedBy`: `request` or `timeout`): the amount went back.'),
-} satisfies Record<string, WebhookEventType>;
+} satisfies Record<WebhookEventName, WebhookEventType>; // each name of ./schemas.ts, and no other
 
-export type WebhookEventName = keyof typeof webhookEvents;
+export type WebhookEventName = (typeof webhookEventNames)[number];
 
 // What the FSP's webhook URL receives for an event of `type`: the envelope, its data as the catalog says.
 export const webhookBody = (type: string, data: z.ZodType) =>

@@ -8,7 +8,7 @@ import { boundedFetch, errorCode, OutboundFetchError } from '../platform/net/fet
 import { acceptedSecrets, secretIfSet, validSecretValue } from '../platform/secrets';
 import { sqs, withTraceHeader } from '../platform/sqs';
 import { currentTraceHeader } from '../platform/tracing';
-import { commit } from '../platform/tx';
+import { commit, type Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { findWalletRecordByUrl } from '../wallet-addresses';
 import { redeliverParked, retryMessage } from '.';
@@ -113,7 +113,8 @@ export async function handleWebhookMessage(node: Node, body: unknown): Promise<v
   let record: WebhookEvent & { failures: number };
   let attempt = 0;
   if (msg.detail?.id) {
-    if (await store.findRecord(node, msg.detail.id)) return; // this event was already attempted: a duplicate
+    const found = await store.findRecord(node, msg.detail.id);
+    if (found) return relookup(node, found); // this event was already attempted: a duplicate
     record = { ...msg.detail, status: 'pending', attempts: [], failures: 0 };
   } else if (typeof msg.webhookEvent === 'string' && Number.isInteger(msg.attempt)) {
     const stored = await store.findRecord(node, msg.webhookEvent);
@@ -154,16 +155,35 @@ export async function handleWebhookMessage(node: Node, body: unknown): Promise<v
     nextAttemptAt = new Date(Date.now() + delay * 1000).toISOString();
     outgoing.push(retryMessage(node, { webhookEvent: record.id, attempt: attempt + 1, notBefore: nextAttemptAt }, Math.min(delay, 900)));
   }
-  const writes =
+  const conflicts =
     attempt === 0
-      ? store.firstRecord(node, msg.detail!, result, status, failures, nextAttemptAt)
-      : store.recordAttempt(node, record, attempt, result, status, failures, nextAttemptAt);
-  const conflicts = await commit(node, writes, outgoing);
+      ? await recordFirst(node, store.firstRecord(node, msg.detail!, result, status, failures, nextAttemptAt), outgoing)
+      : await commit(node, store.recordAttempt(node, record, attempt, result, status, failures, nextAttemptAt), outgoing);
   if (conflicts.length) return; // a duplicate message recorded this attempt first
   if (status === 'failed' && outgoing.length) countWebhookParked();
   const log = { id: record.id, type: record.type, attempt: attempt + 1, status: result.status, error: result.error, ms: result.ms, outcome: status };
   if (delivered) logger.info('Webhook delivered', log);
   else logger.warn('Webhook attempt failed', log);
+}
+
+// A first attempt's record. When it sends nothing (the event delivered, or refused with 410), the
+// record and its lookup item are two lone writes, not a transaction (which costs each twice): the
+// record first, on its condition, so that only the message that wrote it writes the lookup item. A
+// crash between the two leaves the message to be received again, which finds the record and writes
+// the lookup item then (relookup).
+async function recordFirst(node: Node, [record, ...lookup]: Write[], outgoing: Outgoing[]) {
+  if (outgoing.length) return commit(node, [record, ...lookup], outgoing);
+  const conflicts = await commit(node, [record]);
+  if (!conflicts.length && lookup.length) await commit(node, lookup);
+  return conflicts;
+}
+
+// A first attempt's message for an event already recorded: a duplicate, or the same message again
+// after a crash cut recordFirst short. A record no longer pending gets its lookup item as it is (for
+// a duplicate, the same item again); a pending one's came with it, in its transaction.
+async function relookup(node: Node, r: store.WebhookRecord) {
+  const lookup = r.status === 'pending' ? [] : store.lookupOf(node, r);
+  if (lookup.length) await commit(node, lookup);
 }
 
 // The last receive of a webhook message failed (not the FSP: the service itself, e.g. DynamoDB):

@@ -3,6 +3,30 @@ import { pageQuery } from '../shared/values';
 
 export const webhookStatuses = ['pending', 'delivered', 'failed'] as const;
 
+// Every event type's name: the catalog (./catalog.ts) describes each, and must name these exactly;
+// the store lists records by type through them, without the catalog's schemas in its bundle.
+export const webhookEventNames = [
+  'asset.updated',
+  'asset.liquidity_low',
+  'peer.liquidity_low',
+  'wallet_address.updated',
+  'wallet_address.not_found',
+  'grant.revoked',
+  'payment_intent.created',
+  'payment_intent.approved',
+  'payment_intent.cancelled',
+  'payment_intent.completed',
+  'payment_intent.expired',
+  'payment.created',
+  'payment.funded',
+  'payment.completed',
+  'payment.failed',
+  'payment.cancelled',
+  'liquidity_withdrawal.created',
+  'liquidity_withdrawal.posted',
+  'liquidity_withdrawal.voided',
+] as const;
+
 export const attempt = z.object({
   at: z.iso.datetime(),
   status: z.int().optional(),

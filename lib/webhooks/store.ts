@@ -2,13 +2,17 @@ import type { DomainEvent } from '../platform/events';
 import { getOne, type Lookup, pageOfListed, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
 import type { Write } from '../platform/tx';
 import type { Node } from '../shared/node';
-import { type Attempt, type WebhookEvent, webhookStatuses } from './schemas';
+import { type Attempt, type WebhookEvent, webhookEventNames } from './schemas';
 
-// Delivery records: one per event id, listed by status, newest first, through the ByStatus index,
-// where each status is spread over STATUS_SHARDS partitions (every attempt moves its record).
+// Delivery records: one per event id. Those pending or failed are listed by status, newest first,
+// through the ByStatus index, where each status is spread over STATUS_SHARDS partitions (every
+// attempt moves its record). A delivered record leaves it (no statusShard: the index is sparse), so
+// that the common case, an event delivered, copies nothing there; delivered records, and all records,
+// are listed through their types' partitions of ByLookup (below), which every record is in.
 const RETENTION_SECS = 30 * 24 * 3600;
 const ttlOf = (createdAt: string) => Math.floor(Date.parse(createdAt) / 1000) + RETENTION_SECS;
 const STATUS_SHARDS = 16;
+const byStatus = (status: WebhookRecord['status']) => status !== 'delivered';
 const statusShard = (node: Node, id: string, status: string) => scoped(node, `${status}#${shardOf(id, STATUS_SHARDS)}`);
 // A record's key: its event's id, in the tenant's key space (the record keeps the bare id too).
 const recordKey = (node: Node, id: string) => ({ id: scoped(node, id) });
@@ -91,7 +95,7 @@ export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: 
           ...recordKey(node, event.id),
           eventId: event.id,
           data: JSON.stringify(record.data),
-          statusShard: statusShard(node, event.id, status),
+          ...(byStatus(status) && { statusShard: statusShard(node, event.id, status) }),
           statusSort: sortKeyOf(event),
           lookupPk: byType(node, event.type),
         },
@@ -110,6 +114,9 @@ export const recordLookup = (node: Node, id: string): Lookup<WebhookRecord> => (
 });
 export const findRecord = (node: Node, id: string) => getOne(recordLookup(node, id));
 
+// The lookup item of a record as it is (none for an event about no resource).
+export const lookupOf = (node: Node, r: WebhookRecord): Write[] => lookupItem(node, r, r.status);
+
 // Appends attempt number `made` (0-based) to `r` and sets the status (and, while pending, when the
 // next attempt is due), on condition that nobody else recorded that attempt first. A change of
 // status also rewrites the lookup item, and sets the record's lookup key (which a record written
@@ -124,18 +131,24 @@ export function recordAttempt(
   nextAttemptAt?: string,
 ): Write[] {
   const moved = status !== 'pending';
+  const sets = ['attempts = list_append(attempts, :a)', '#status = :status', 'failures = :failures'];
+  const removes: string[] = [];
+  (byStatus(status) ? sets : removes).push(byStatus(status) ? 'statusShard = :shard' : 'statusShard');
+  if (moved) sets.push('lookupPk = :lookup');
+  if (nextAttemptAt) sets.push('nextAttemptAt = :next');
+  else removes.push('nextAttemptAt');
   return [
     {
       Update: {
         TableName: node.tables.webhookEvents,
         Key: recordKey(node, r.id),
-        UpdateExpression: `SET attempts = list_append(attempts, :a), #status = :status, statusShard = :shard, failures = :failures${moved ? ', lookupPk = :lookup' : ''}${nextAttemptAt ? ', nextAttemptAt = :next' : ' REMOVE nextAttemptAt'}`,
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
         ConditionExpression: 'size(attempts) = :made AND #status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':a': [a],
           ':status': status,
-          ':shard': statusShard(node, r.id, status),
+          ...(byStatus(status) && { ':shard': statusShard(node, r.id, status) }),
           ':failures': failures,
           ':made': made,
           ':pending': 'pending',
@@ -180,22 +193,27 @@ export function reopen(node: Node, r: WebhookRecord, at: string, skipped?: Attem
 
 // Newest first, of one status or all, optionally of one event type or one resource (the id in the
 // event's data): those from their ByLookup partition (one query, filtered by status, and by type
-// for a resource), then the page's records (one BatchGetItem); the others from the ByStatus index.
-export async function listRecords(node: Node, q: { status?: string; type?: string; resourceId?: string; limit: number; cursor?: string }) {
+// for a resource), then the page's records (one BatchGetItem); pending or failed ones from the
+// ByStatus index; delivered ones, or all, from every type's ByLookup partition, merged.
+export async function listRecords(node: Node, q: { status?: WebhookRecord['status']; type?: string; resourceId?: string; limit: number; cursor?: string }) {
   const query = { table: node.tables.webhookEvents, sortKey: 'statusSort', limit: q.limit, cursor: q.cursor };
-  const lookupPk = q.resourceId !== undefined ? byResource(node, q.resourceId) : q.type !== undefined ? byType(node, q.type) : undefined;
-  if (lookupPk === undefined) {
-    const partitions = (q.status ? [q.status] : webhookStatuses).flatMap((status) => shardKeys(node, status, STATUS_SHARDS));
-    const page = await queryNewestFirst({ ...query, index: 'ByStatus', partitionKey: 'statusShard', partitions });
+  if (q.resourceId === undefined && q.type === undefined && q.status !== undefined && byStatus(q.status)) {
+    const page = await queryNewestFirst({ ...query, index: 'ByStatus', partitionKey: 'statusShard', partitions: shardKeys(node, q.status, STATUS_SHARDS) });
     return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
   }
+  const lookupPks =
+    q.resourceId !== undefined
+      ? [byResource(node, q.resourceId)]
+      : q.type !== undefined
+        ? [byType(node, q.type)]
+        : webhookEventNames.map((type) => byType(node, type));
   const type = q.resourceId !== undefined ? q.type : undefined; // a type partition holds that type only
   const conditions = [...(q.status ? ['#status = :status'] : []), ...(type ? ['#type = :type'] : [])];
   const page = await pageOfListed({
     ...query,
     index: 'ByLookup',
     partitionKey: 'lookupPk',
-    partitions: [lookupPk],
+    partitions: lookupPks,
     ...(conditions.length && {
       filter: {
         expression: conditions.join(' AND '),

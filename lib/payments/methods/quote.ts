@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { feeOn, feesOf } from '../../assets';
+import { readTogether } from '../../platform/store';
 import { commit } from '../../platform/tx';
 import { recordQuote } from '../../quotes';
 import { quoteErrors } from '../../quotes/errors';
@@ -36,7 +37,10 @@ export async function createQuote(node: Node, input: CreateQuote, client?: strin
 // The sending fee (the sender asset's, as it is now) is added to the debit amount the method
 // priced; given a debitAmount, the method prices what is left of it beside its fee (how much that
 // is depends on QUOTE_PRICING: lib/quotes/pricing.ts).
-export async function priceQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
+// Its reads that do not wait on each other (a local receiver's intent, the sender's fees) go together.
+export const priceQuote = (node: Node, input: CreateQuote, client?: string) => readTogether(() => pricedQuote(node, input, client));
+
+async function pricedQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
   if (input.debitAmount && input.receiveAmount) {
     throw invalidFields([{ field: 'receiveAmount', message: 'cannot be given together with debitAmount' }]);
   }
