@@ -13,7 +13,10 @@ function noting() {
   const sent: string[] = [];
   const inner = db();
   const outer: Database = {
-    send: ((command: { constructor: { name: string } }) => (sent.push(command.constructor.name), inner.send(command as never))) as Database['send'],
+    send: ((command: { constructor: { name: string } }) => {
+      sent.push(command.constructor.name);
+      return inner.send(command as never);
+    }) as Database['send'],
   };
   useDatabase(outer);
   return sent;
