@@ -70,6 +70,14 @@ function build(resources, s) {
   const sets = watched(resources);
   const { functions, queues, workQueues: working, apis, streamConsumers } = sets;
   const arnOf = (v) => (v?.['Fn::GetAtt']?.[1] === 'Arn' ? v['Fn::GetAtt'][0] : undefined);
+  // The function a target calls: by its ARN, or through its alias (./safe-deploy.cjs: named as the
+  // function is), when the alarms are built again on a template that has them.
+  const calledFunction = (v) => {
+    const id = arnOf(v) ?? v?.Ref;
+    if (resources[id]?.Type !== 'AWS::Lambda::Alias') return id;
+    const name = resources[id].Properties.FunctionName;
+    return ids('AWS::Lambda::Function').find((fn) => JSON.stringify(resources[fn].Properties.FunctionName) === JSON.stringify(name));
+  };
   const deadLetter = new Set([
     ...queues.map((id) => arnOf(resources[id].Properties.RedrivePolicy?.deadLetterTargetArn)),
     ...ids('AWS::Events::Rule').flatMap((id) => (resources[id].Properties.Targets ?? []).map((t) => arnOf(t.DeadLetterConfig?.Arn))),
@@ -212,7 +220,7 @@ function build(resources, s) {
   // Silence that means failure: a schedule that stopped, a day without a backup.
   const scheduled = ids('AWS::Events::Rule')
     .filter((id) => resources[id].Properties.ScheduleExpression)
-    .flatMap((id) => (resources[id].Properties.Targets ?? []).map((t) => arnOf(t.Arn)))
+    .flatMap((id) => (resources[id].Properties.Targets ?? []).map((t) => calledFunction(t.Arn)))
     .filter((fn) => resources[fn]?.Type === 'AWS::Lambda::Function');
   for (const fn of scheduled) {
     alarm(`${fn}HeartbeatAlarm`, `${fn} has not run in 5 minutes: its schedule stopped`, {

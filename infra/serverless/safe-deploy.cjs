@@ -38,7 +38,12 @@ class SafeDeploy {
         const shift = setting('TRAFFIC_SHIFT');
         if (shift === 'none') withoutVersions(template);
         else shiftTraffic(template, shift, stageNames(service.service, stage));
-        service.provider.stackPolicy = stackPolicy(template.Resources);
+      },
+      // Once ./nested-stacks.cjs has moved what goes to the nested stacks: the policy names what the
+      // service's own stack holds.
+      'before:aws:package:finalize:saveServiceState': () => {
+        const { service } = serverless;
+        service.provider.stackPolicy = stackPolicy(service.provider.compiledCloudFormationTemplate.Resources);
         const dir = path.join(serverless.serviceDir, '.serverless');
         fs.mkdirSync(dir, { recursive: true });
         fs.writeFileSync(path.join(dir, 'stack-policy.json'), `${JSON.stringify({ Statement: service.provider.stackPolicy }, null, 2)}\n`);

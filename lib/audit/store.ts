@@ -4,6 +4,7 @@ import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { CHANGED_BY, db } from '../platform/db';
 import { scoped, tenantOfKey, unscoped } from '../platform/store';
 import type { Author } from '../platform/tx';
+import { AUDITED_KINDS, isAuditedRecord } from '../shared/audited';
 import type { Node } from '../shared/node';
 import type { AuditEvent } from './schemas';
 
@@ -24,18 +25,6 @@ export async function saveAuditEvent(node: Node, event: AuditEvent): Promise<voi
   await db().send(new PutCommand({ TableName: node.tables.main, Item, ConditionExpression: 'attribute_not_exists(pk)' } as PutCommandInput));
 }
 
-// The records audited, by their kind, as the API names them.
-const KINDS: Record<string, string> = {
-  ASSET: 'asset',
-  WA: 'wallet-address',
-  INTENT: 'payment-intent',
-  QUOTE: 'quote',
-  PAYMENT: 'payment',
-  PEER: 'peer',
-  TENANT: 'tenant',
-  WITHDRAWAL: 'liquidity-withdrawal',
-  XFER: 'transfer',
-};
 // What a record holds for its indexes and expiry, not for its meaning.
 const NOT_CHANGES = new Set(['pk', 'sk', CHANGED_BY, 'ttl', 'listPk', 'listSk', 'list2Pk', 'openPk', 'openExpiresAt', 'leaseHolder', 'leaseUntil']);
 // A field that may hold a secret (a peer's tokens): its change is recorded, its values are not.
@@ -59,7 +48,7 @@ function eventOf(r: DynamoDBRecord): AuditEvent | undefined {
   const image = newImage ?? oldImage;
   const pk = image?.pk?.S;
   const sk = image?.sk?.S;
-  if (!pk || !sk || !KINDS[sk] || !unscoped(pk).startsWith(`${sk}#`)) return undefined;
+  if (!pk || !isAuditedRecord(unscoped(pk), sk)) return undefined;
   // Expiry (DynamoDB's TTL deleting the item) changes nothing the record said: not an action.
   if (r.eventName === 'REMOVE' && r.userIdentity?.type === 'Service') return undefined;
   const before = oldImage ? plain(oldImage) : undefined;
@@ -77,7 +66,7 @@ function eventOf(r: DynamoDBRecord): AuditEvent | undefined {
     actor: author.actor as AuditEvent['actor'],
     action: author.action,
     operationId: author.operationId ?? author.action,
-    resource: { type: KINDS[sk], id },
+    resource: { type: AUDITED_KINDS[sk], id },
     tenant: tenantOfKey(pk),
     outcome: 'succeeded',
     ...(author.status !== undefined && { status: author.status }),

@@ -10,11 +10,13 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { isAuditedRecord } from '../shared/audited';
 import type { Node } from '../shared/node';
 import { CHANGED_BY, db } from './db';
 import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing } from './events';
 import { crashPoint } from './faults';
 import { countLedgerConflict } from './metrics';
+import { unscoped } from './store';
 import { currentTraceHeader } from './tracing';
 
 // The one unit of work: a state change's writes and its outgoing events and messages (as outbox
@@ -95,8 +97,11 @@ const committed = () => {
 const stampOf = (name: string): string =>
   JSON.stringify({ ...(authoring.getStore()?.author ?? { actor: { kind: 'service', name: 'payment-service' }, action: name }), at: new Date().toISOString() });
 
-// A write with the stamp: a Put's item holds it, an Update sets it in its SET clause.
+// A write with the stamp, if it writes an audited record (lib/shared/audited): a Put's item holds it,
+// an Update sets it in its SET clause.
+const audited = (key: Record<string, unknown> | undefined) => isAuditedRecord(typeof key?.pk === 'string' ? unscoped(key.pk) : undefined, key?.sk);
 export function stamped<W extends TransactItem>(write: W, stamp: string): W {
+  if (!audited(write.Put?.Item ?? write.Update?.Key)) return write;
   if (write.Put) return { ...write, Put: { ...write.Put, Item: { ...write.Put.Item, [CHANGED_BY]: stamp } } };
   if (!write.Update) return write;
   const u = write.Update;

@@ -103,7 +103,7 @@ describe('the console search', () => {
     // The audit trail (the funding is in it) fits 1280 px: nothing wider than the window.
     await ok(s.admin('GET', '/audit-events'), 200);
     await page.getByRole('link', { name: 'Audit', exact: true }).click();
-    await page.locator('table[aria-label="Audit events"] tbody tr', { hasText: 'POST /payments/{id}/fund' }).waitFor();
+    await page.locator('table[aria-label="Audit events"] tbody tr', { hasText: 'POST /payments/{id}/fund' }).first().waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
   });
 });

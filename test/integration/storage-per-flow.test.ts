@@ -126,7 +126,7 @@ async function measured(what: string, run: () => Promise<Array<[string, string]>
 }
 
 describe('storage work per flow (issue 46)', () => {
-  it('a create flow writes at most 19 items and 26 write units; fund -> completed at most 24 items and 52 units', async () => {
+  it('a create flow writes at most 19 items and 34 write units; fund -> completed at most 24 items and 76 units', async () => {
     // A flow first, so that every container is warm (a wallet address read once, then kept).
     const warm = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
     await ok(s.admin('POST', `/payments/${warm.payment.id}/fund`), 200);
@@ -151,9 +151,11 @@ describe('storage work per flow (issue 46)', () => {
       ];
     });
     expect(create.items, 'items per create flow').toBeLessThanOrEqual(19);
-    expect(create.wcu, 'write units per create flow').toBeLessThanOrEqual(26);
+    // 26 and 52 without the audit trail's author on each record (lib/platform/tx CHANGED_BY): its
+    // ~250 bytes take records past a write unit's 1 KB, in the table and in the indexes that copy them.
+    expect(create.wcu, 'write units per create flow').toBeLessThanOrEqual(34);
     expect(fund.items, 'items per fund -> completed').toBeLessThanOrEqual(24);
-    expect(fund.wcu, 'write units per fund -> completed').toBeLessThanOrEqual(52);
+    expect(fund.wcu, 'write units per fund -> completed').toBeLessThanOrEqual(76);
   });
 
   // A delivered event's record and its lookup item are two lone writes (lib/webhooks/deliver.ts): a

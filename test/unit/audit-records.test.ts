@@ -73,11 +73,17 @@ describe('the audit trail, from the stream', () => {
     expect(auditEventsOf([record('INSERT', { NewImage: { pk: { S: 'AUDIT' }, sk: { S: 'y#x' }, audit: { S: JSON.stringify(event) } } })])).toEqual([event]);
   });
 
-  it('stamps an update in its own SET clause, or adds one', () => {
-    const set = authored({ Update: { TableName: 't', Key: {}, UpdateExpression: 'SET a = :a REMOVE b' } }, 'work').Update!;
+  it("stamps an audited record's update in its own SET clause, or adds one; any other item is left as it is", () => {
+    const Key = { pk: 'T#t1#PAYMENT#p1', sk: 'PAYMENT' };
+    const set = authored({ Update: { TableName: 't', Key, UpdateExpression: 'SET a = :a REMOVE b' } }, 'work').Update!;
     expect(set.UpdateExpression).toBe('SET #changedBy = :changedBy, a = :a REMOVE b');
-    const add = authored({ Update: { TableName: 't', Key: {}, UpdateExpression: 'ADD n :one' } } as TransactItem, 'work').Update!;
+    const add = authored({ Update: { TableName: 't', Key, UpdateExpression: 'ADD n :one' } } as TransactItem, 'work').Update!;
     expect(add.UpdateExpression).toBe('SET #changedBy = :changedBy ADD n :one');
     expect(JSON.parse(add.ExpressionAttributeValues![':changedBy'])).toMatchObject({ actor: { kind: 'service' }, action: 'work' });
+    // A listing item and an account are not audited records: they carry no stamp (nor pay for it).
+    const listed = { Put: { TableName: 't', Item: { pk: 'PAYMENT#p1', sk: 'LISTED', state: 'SENDING' } } };
+    expect(authored(listed, 'work')).toEqual(listed);
+    const account = { Update: { TableName: 't', Key: { pk: 'ACCT#payment:p1', sk: 'ACCT' }, UpdateExpression: 'ADD b :x' } };
+    expect(authored(account, 'work')).toEqual(account);
   });
 });

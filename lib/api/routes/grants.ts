@@ -65,7 +65,7 @@ export const grantsRoutes = declareRoutes({
 export const grantsRoles = {
   GrantsListRole: {
     MainTable: ['GetItem', 'Query'], // Query: the list helper, shared with the main table's lists
-    AuthTable: ['Query'],
+    AuthTable: ['GetItem', 'Query'], // GetItem: the store's one get by key (getOne), as MainTable's
     'AuthTable/index': ['Query'],
     secrets: ADMIN_API_SECRETS,
   },

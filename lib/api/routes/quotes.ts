@@ -65,7 +65,7 @@ export const quotesRoles = {
   QuotesCreateRole: {
     MainTable: ['GetItem', 'BatchGetItem', 'PutItem', 'Query', 'ConditionCheckItem'],
     'MainTable/index': ['Query'],
-    RatesTable: ['BatchGetItem', 'BatchWriteItem', 'Query'],
+    RatesTable: ['GetItem', 'BatchGetItem', 'BatchWriteItem', 'Query'],
     IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     secrets: ['ADMIN_API_SECRET', 'tenants/*/ADMIN_API_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET'],
   },

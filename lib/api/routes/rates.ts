@@ -43,14 +43,14 @@ export const ratesRoutes = declareRoutes({
 export const ratesRoles = {
   RatesPushRole: {
     MainTable: ['GetItem', 'PutItem'],
-    RatesTable: ['PutItem'],
+    RatesTable: ['GetItem', 'PutItem'], // the store's one get by key (lib/platform/store getOne) serves both tables' reads
     IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     secrets: ADMIN_API_SECRETS,
   },
   // GET /rates: caches what it pulls
   RatesResolveRole: {
     MainTable: ['GetItem'],
-    RatesTable: ['BatchGetItem', 'BatchWriteItem'],
+    RatesTable: ['GetItem', 'BatchGetItem', 'BatchWriteItem'], // GetItem: as RatesPushRole's
     secrets: ADMIN_API_SECRETS,
   },
 } satisfies FunctionRoles;

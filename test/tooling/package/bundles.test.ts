@@ -39,7 +39,7 @@ describe('the bundles', () => {
     for (const fn of loadService(STAGE).functions.map((f) => f.name)) expect(carries(fn), fn).toEqual(needs[fn] ?? { sqs: false, eventBridge: false });
   });
 
-  it('stay under 460 KB each (520 KB for the Admin routes, 560 KB for the console and POST /peers/by-url, 660 KB for the Open Payments servers and the connector, 1000 KB for the STREAM senders, quoters, receivers and app payments, 1400 KB for /graphql), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
+  it('stay under 460 KB each (540 KB for the Admin routes, 560 KB for the console and POST /peers/by-url, 660 KB for the Open Payments servers and the connector, 1000 KB for the STREAM senders, quoters, receivers and app payments, 1400 KB for /graphql), with the SDK bundled from its ES modules, credentials from the environment, and traces without the X-Ray SDK', () => {
     // Every function carries its own tracing (lib/platform/tracing.ts, a few KB: no X-Ray SDK, whose
     // cls-hooked tracked every async resource) and Metrics (13 KB). The Admin routes carry the
     // Secrets Manager client (the Admin API secret is read from it, not from the environment) and the
@@ -76,7 +76,7 @@ describe('the bundles', () => {
     const adminFunctions = new Set(allRoutes.map((r) => r.functionName));
     for (const fn of loadService(STAGE).functions.map((f) => f.name)) {
       const { code, map } = bundleOf(fn);
-      expect(code.length, fn).toBeLessThan((budgetKb[fn] ?? (adminFunctions.has(fn) ? 520 : 460)) * 1024);
+      expect(code.length, fn).toBeLessThan((budgetKb[fn] ?? (adminFunctions.has(fn) ? 540 : 460)) * 1024);
       expect(
         map.sources.filter((source) => /aws-xray-sdk|cls-hooked/.test(source)),
         fn,

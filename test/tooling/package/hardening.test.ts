@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DOCS, disagreements, numbers } from '../../../infra/docs-numbers';
 import { ROOT } from '../../../infra/local/start/serverless-config';
-import { alarmsOf, BACKSTOP_MS, deployed, functionId, loadPackaged, ofType, PRODUCTION, packagedDir, refusal } from './packaged';
+import { alarmsOf, BACKSTOP_MS, calledFunction, deployed, functionId, loadPackaged, ofType, PRODUCTION, packagedDir, refusal } from './packaged';
 
 // What a bank's review asked of the template besides the production profile (issue 47: its
 // "mediums", and the docs' numbers). The production template is packaged once for the run (./packaged.ts).
@@ -33,7 +33,7 @@ describe("the review's mediums", () => {
     const alarms = Object.fromEntries(alarmsOf());
     const scheduled = ofType('AWS::Events::Rule')
       .filter(([, r]) => r.Properties.ScheduleExpression)
-      .map(([, r]) => r.Properties.Targets[0].Arn['Fn::GetAtt'][0]);
+      .map(([, r]) => calledFunction(r.Properties.Targets[0].Arn)!);
     expect(scheduled.length).toBeGreaterThanOrEqual(4);
     for (const fn of scheduled) {
       expect(alarms[`${fn}HeartbeatAlarm`].Properties, fn).toMatchObject({
@@ -81,9 +81,7 @@ describe("the review's mediums", () => {
 
   it("keeps concurrency for the webhook sender, at least its queue mapping's", () => {
     const sender = deployed[functionId('webhooksDeliver')];
-    const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(
-      ([, m]) => m.Properties.FunctionName['Fn::GetAtt'][0] === functionId('webhooksDeliver'),
-    )!;
+    const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) => calledFunction(m.Properties.FunctionName) === functionId('webhooksDeliver'))!;
     expect(sender.Properties.ReservedConcurrentExecutions).toBe(20);
     expect(sender.Properties.ReservedConcurrentExecutions).toBeGreaterThanOrEqual(mapping.Properties.ScalingConfig.MaximumConcurrency);
     expect(refusal({ WEBHOOK_RESERVED_CONCURRENCY: '5' })).toMatch(/^ *WEBHOOK_RESERVED_CONCURRENCY: 5 is below 20, its queue mapping's maximumConcurrency/m);

@@ -64,6 +64,7 @@ describe('queues, the bus and the stream', () => {
     }
     const scheduled = service.functions.filter((f) => f.events.some((e) => e.schedule)).map((f) => functionId(f.name));
     expect(scheduled.sort()).toEqual([
+      'AuditTrailLambdaFunction', // its daily digest
       'LiquidityWithdrawalsExpireLambdaFunction',
       'PaymentIntentsExpireLambdaFunction',
       'PaymentsExpireLambdaFunction',
@@ -91,26 +92,29 @@ describe('queues, the bus and the stream', () => {
     expect(rules.WebhookRule.Properties.Targets[0].Arn).toEqual({ 'Fn::GetAtt': ['WebhookQueue', 'Arn'] });
   });
 
-  it('schedules the rate refresher and the intent, withdrawal and funding expirers every minute', () => {
+  it('schedules the rate refresher and the intent, withdrawal and funding expirers every minute, and the audit digest daily', () => {
     const schedules = ofType('AWS::Events::Rule').filter(([, r]) => r.Properties.ScheduleExpression);
-    expect(schedules.map(([, r]) => r.Properties.ScheduleExpression)).toEqual(Array(4).fill('rate(1 minute)'));
+    expect(schedules.map(([, r]) => r.Properties.ScheduleExpression).sort()).toEqual(['cron(30 0 * * ? *)', ...Array(4).fill('rate(1 minute)')]);
   });
 
   it('triggers the payment worker and the webhook sender from their queues, with partial batch responses', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
     const queues = mappings.filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'Arn');
     expect(queues.map((m) => m.EventSourceArn['Fn::GetAtt'][0]).sort()).toEqual(['PaymentsQueue', 'WebhookQueue']);
-    for (const m of mappings) expect(m.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    // (The audit trail writes a stream batch as one object, whole or not at all.)
+    for (const m of mappings.filter((m) => calledFunction(m.FunctionName) !== functionId('auditTrail')))
+      expect(m.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
   });
 
   it("feeds the outbox relay from the main table's stream, filtered to new outbox items, and lets it read the stream", () => {
     const tables = Object.fromEntries(ofType('AWS::DynamoDB::Table'));
-    expect(tables.MainTable.Properties.StreamSpecification).toMatchObject({ StreamViewType: 'NEW_IMAGE' }); // and its resource policy (separated-duties.test.ts)
+    expect(tables.MainTable.Properties.StreamSpecification).toMatchObject({ StreamViewType: 'NEW_AND_OLD_IMAGES' }); // the audit trail reads the old images; and its resource policy (separated-duties.test.ts)
     const streams = ofType('AWS::Lambda::EventSourceMapping')
       .map(([, m]) => m.Properties)
       .filter((m) => m.EventSourceArn['Fn::GetAtt'][1] === 'StreamArn');
-    expect(streams).toHaveLength(1); // a DynamoDB stream serves at most two readers per shard
-    const [relay] = streams;
+    // A DynamoDB stream serves at most two readers per shard: the relay and the audit trail.
+    expect(streams.map((m) => calledFunction(m.FunctionName)).sort()).toEqual(['AuditTrailLambdaFunction', 'OutboxRelayLambdaFunction']);
+    const relay = streams.find((m) => calledFunction(m.FunctionName) === 'OutboxRelayLambdaFunction')!;
     expect(relay.EventSourceArn).toEqual({ 'Fn::GetAtt': ['MainTable', 'StreamArn'] });
     expect(calledFunction(relay.FunctionName)).toBe('OutboxRelayLambdaFunction');
     expect(relay.BisectBatchOnFunctionError).toBe(true);
