@@ -5,10 +5,22 @@ import type { LambdaRuntime } from './lambda';
 // Fires the functions' `schedule` events locally, as EventBridge Scheduler would on AWS.
 const UNIT_MS: Record<string, number> = { minute: 60_000, minutes: 60_000, hour: 3_600_000, hours: 3_600_000, day: 86_400_000, days: 86_400_000 };
 
-export function rateToMs(expression: string): number {
+function rateToMs(expression: string): number | undefined {
   const m = /^rate\((\d+)\s+(minutes?|hours?|days?)\)$/.exec(expression.trim());
-  if (!m) throw new Error(`Only rate(...) schedules run locally, not ${expression}`);
-  return Number(m[1]) * UNIT_MS[m[2]];
+  return m ? Number(m[1]) * UNIT_MS[m[2]] : undefined;
+}
+
+// When a schedule first fires from `now`, and then how often: rate(...), or a daily
+// cron(<minute> <hour> * * ? *) in UTC (the audit trail's digest), the forms serverless.yml declares.
+export function cadence(expression: string, now = Date.now()): { firstMs: number; everyMs: number } {
+  const every = rateToMs(expression);
+  if (every !== undefined) return { firstMs: every, everyMs: every };
+  const daily = /^cron\((\d{1,2}) (\d{1,2}) \* \* \? \*\)$/.exec(expression.trim());
+  if (!daily) throw new Error(`Only rate(...) and daily cron(M H * * ? *) schedules run locally, not ${expression}`);
+  const next = new Date(now);
+  next.setUTCHours(Number(daily[2]), Number(daily[1]), 0, 0);
+  if (next.getTime() <= now) next.setUTCDate(next.getUTCDate() + 1);
+  return { firstMs: next.getTime() - now, everyMs: UNIT_MS.day };
 }
 
 export function scheduledEvent(fn: FunctionDef) {
@@ -32,7 +44,7 @@ export function startSchedules(functions: FunctionDef[], runtime: LambdaRuntime)
       if (!e.schedule) continue;
       const expression = typeof e.schedule === 'string' ? e.schedule : e.schedule.rate;
       let running = false;
-      const timer = setInterval(async () => {
+      const fire = async () => {
         if (running) return; // never overlap a slow run with the next one
         running = true;
         try {
@@ -42,10 +54,14 @@ export function startSchedules(functions: FunctionDef[], runtime: LambdaRuntime)
         } finally {
           running = false;
         }
-      }, rateToMs(expression));
-      timer.unref();
-      timers.push(timer);
+      };
+      const { firstMs, everyMs } = cadence(expression);
+      const first = setTimeout(() => {
+        void fire();
+        timers.push(setInterval(fire, everyMs).unref());
+      }, firstMs).unref();
+      timers.push(first);
     }
   }
-  return () => timers.forEach(clearInterval);
+  return () => timers.forEach(clearTimeout);
 }
