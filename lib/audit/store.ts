@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { CHANGED_BY, db } from '../platform/db';
-import { scoped, tenantOfKey, unscoped } from '../platform/store';
-import type { Author } from '../platform/tx';
-import { AUDITED_KINDS, isAuditedRecord } from '../shared/audited';
+import { scoped, tenantOfKey } from '../platform/store';
+import { type Author, isAuditedRecord } from '../platform/tx';
+import { AUDITED_KINDS } from '../shared/audited';
 import type { Node } from '../shared/node';
 import type { AuditEvent } from './schemas';
 
@@ -48,7 +48,7 @@ function eventOf(r: DynamoDBRecord): AuditEvent | undefined {
   const image = newImage ?? oldImage;
   const pk = image?.pk?.S;
   const sk = image?.sk?.S;
-  if (!pk || !isAuditedRecord(unscoped(pk), sk)) return undefined;
+  if (!pk || !isAuditedRecord(pk, sk)) return undefined;
   // Expiry (DynamoDB's TTL deleting the item) changes nothing the record said: not an action.
   if (r.eventName === 'REMOVE' && r.userIdentity?.type === 'Service') return undefined;
   const before = oldImage ? plain(oldImage) : undefined;

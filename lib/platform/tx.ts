@@ -10,7 +10,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { isAuditedRecord } from '../shared/audited';
+import { AUDITED_KINDS } from '../shared/audited';
 import type { Node } from '../shared/node';
 import { CHANGED_BY, db } from './db';
 import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing } from './events';
@@ -99,7 +99,10 @@ const stampOf = (name: string): string =>
 
 // A write with the stamp, if it writes an audited record (lib/shared/audited): a Put's item holds it,
 // an Update sets it in its SET clause.
-const audited = (key: Record<string, unknown> | undefined) => isAuditedRecord(typeof key?.pk === 'string' ? unscoped(key.pk) : undefined, key?.sk);
+// Whether an item's key is an audited record's ("<KIND>#<id>", sort key <KIND>, in a tenant's scope or not).
+export const isAuditedRecord = (pk: unknown, sk: unknown): sk is string =>
+  typeof sk === 'string' && Object.hasOwn(AUDITED_KINDS, sk) && typeof pk === 'string' && unscoped(pk).startsWith(`${sk}#`);
+const audited = (key: Record<string, unknown> | undefined) => isAuditedRecord(key?.pk, key?.sk);
 export function stamped<W extends TransactItem>(write: W, stamp: string): W {
   if (!audited(write.Put?.Item ?? write.Update?.Key)) return write;
   if (write.Put) return { ...write, Put: { ...write.Put, Item: { ...write.Put.Item, [CHANGED_BY]: stamp } } };

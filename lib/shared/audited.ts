@@ -12,7 +12,3 @@ export const AUDITED_KINDS: Readonly<Record<string, string>> = {
   WITHDRAWAL: 'liquidity-withdrawal',
   XFER: 'transfer',
 };
-
-// Whether an item's key is an audited record's: `pk` without its tenant's scope ("T#<tenant>#").
-export const isAuditedRecord = (unscopedPk: unknown, sk: unknown): sk is string =>
-  typeof sk === 'string' && Object.hasOwn(AUDITED_KINDS, sk) && typeof unscopedPk === 'string' && unscopedPk.startsWith(`${sk}#`);

@@ -414,7 +414,7 @@ describe('`npm run redrive -- <queue>` trusts nothing on a failure queue', () =>
     const run = await redriveCommand(['ScheduledFailuresQueue']);
     expect(run.code).toBe(1);
     expect(run.out).toContain(
-      `left on ScheduledFailuresQueue: message ${forged.admin}: refused: it names arn:aws:lambda:us-east-1:000000000000:function:paymentsFund:$LATEST, which is not a function of this service whose failures go to ScheduledFailuresQueue (ratesRefresh, paymentIntentsExpire, liquidityWithdrawalsExpire, paymentsExpire)`,
+      `left on ScheduledFailuresQueue: message ${forged.admin}: refused: it names arn:aws:lambda:us-east-1:000000000000:function:paymentsFund:$LATEST, which is not a function of this service whose failures go to ScheduledFailuresQueue (ratesRefresh, auditTrail, paymentIntentsExpire, liquidityWithdrawalsExpire, paymentsExpire)`,
     );
     expect(run.out).toContain(
       `left on ScheduledFailuresQueue: message ${forged.notScheduled}: refused: its payload is not the event paymentIntentsExpire's trigger gives it`,

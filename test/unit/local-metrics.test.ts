@@ -108,7 +108,7 @@ describe('EMF lines printed during an invocation', () => {
 describe("the template's alarms, evaluated locally", () => {
   const alarms = (store: MetricStore) =>
     Object.fromEntries(
-      localCloudWatch(service, provisionedRefs(service), store)
+      localCloudWatch(service, provisionedRefs(service), store, NOW - 3_600_000) // a run begun an hour before
         .alarms(NOW)
         .map((a) => [a.id, a]),
     );

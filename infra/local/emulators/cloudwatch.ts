@@ -121,7 +121,8 @@ const COMPARE: Record<string, (v: number, t: number) => boolean> = {
   LessThanOrEqualToThreshold: (v, t) => v <= t,
 };
 
-export function localCloudWatch(service: ServiceDef, refs: Refs, store: MetricStore) {
+// `startedAt`: when the local run began (its alarms' missing data counts from then).
+export function localCloudWatch(service: ServiceDef, refs: Refs, store: MetricStore, startedAt = Date.now()) {
   const names = localDimensions(service, refs);
   const resources = templateOf(service);
   const namespace = String(service.environment.POWERTOOLS_METRICS_NAMESPACE);
@@ -186,7 +187,10 @@ export function localCloudWatch(service: ServiceDef, refs: Refs, store: MetricSt
         return values.length ? values.reduce((x, y) => x + y, 0) : undefined;
       };
       const values = Array.from({ length: periods }, (_, i) => valueIn(end - (i + 1) * periodMs, end - i * periodMs));
-      const state = values.every((v) => (v === undefined ? missingBreaches : breaches(v, a.threshold))) ? 'ALARM' : 'OK';
+      // A period that began before the local run did has no datapoint to miss (a heartbeat is not
+      // late for a schedule that has not had its first minute yet).
+      const missing = (i: number) => missingBreaches && end - (i + 1) * periodMs >= minuteOf(startedAt);
+      const state = values.every((v, i) => (v === undefined ? missing(i) : breaches(v, a.threshold))) ? 'ALARM' : 'OK';
       return { ...base, state, value: values[0] };
     });
   };

@@ -60,7 +60,7 @@ describe('roles and resource policies', () => {
     for (const fn of service.functions.filter((f) => f.name !== 'console' && f.events.some((e) => e.http?.method === 'GET')))
       for (const n of needs[fn.name])
         expect(
-          /^(dynamodb:(GetItem|BatchGetItem|Query)|secretsmanager:GetSecretValue) /.test(n) ||
+          /^(dynamodb:(GetItem|BatchGetItem|Query)|secretsmanager:GetSecretValue|s3:(GetObject|ListBucket)) /.test(n) ||
             (fn.name === 'ratesResolve' && n === 'dynamodb:BatchWriteItem RatesTable') ||
             // Reading another node's incoming payment as this node's client first publishes its key.
             (fn.name === 'receiversGet' && n === 'dynamodb:PutItem MainTable') ||
@@ -82,8 +82,9 @@ describe('roles and resource policies', () => {
       'receiversCreate',
       'receiversGet',
     ]);
-    expect(holders('secretsmanager:GetSecretValue secret:WEBHOOK_SECRET')).toEqual(['webhooksDeliver']);
-    expect(holders('secretsmanager:GetSecretValue secret:IDP_SECRET')).toEqual(['authInteraction']);
+    // (and the rotation function, which reads every secret it rotates)
+    expect(holders('secretsmanager:GetSecretValue secret:WEBHOOK_SECRET')).toEqual(['secretsRotate', 'webhooksDeliver']);
+    expect(holders('secretsmanager:GetSecretValue secret:IDP_SECRET')).toEqual(['authInteraction', 'secretsRotate']);
     // Only the tenants' functions (and /graphql's, which stands in for them) make and delete
     // secrets, and only the tenants'.
     expect(holders('secretsmanager:CreateSecret secret:tenants/*')).toEqual(['adminGraphql', 'tenantsCreate']);
@@ -103,9 +104,10 @@ describe('roles and resource policies', () => {
           id,
         ).toBe(false); // no wildcard
         for (const r of st.Resource) expect(r, id).not.toBe('*');
-        // Secrets by ARN pattern, so that a stack on retained secrets (SECRETS_EXISTING) grants the same.
+        // Secrets by ARN pattern, so that a stack on retained secrets (SECRETS_EXISTING) grants the same
+        // (the rotation function: every tenant's secrets, whatever their names).
         if (st.Action.includes('secretsmanager:GetSecretValue'))
-          for (const r of st.Resource) expect(JSON.stringify(r)).toMatch(/secret:payment-service\/prod\/(tenants\/\*\/)?[A-Z_]+-\?{6}"/);
+          for (const r of st.Resource) expect(JSON.stringify(r)).toMatch(/secret:payment-service\/prod\/((tenants\/\*\/)?[A-Z_]+-\?{6}|tenants\/\*)"/);
       }
     }
     // And no secret in any function's environment.
