@@ -24,7 +24,7 @@ import { isServerError, isThrottlingError, isTransientError, StandardRetryStrate
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SdkError } from '@smithy/types';
 import { type CallOutput, countAndTrace } from './aws';
-import { Sha256 } from './sha256';
+import { Sha256, signedHeaders } from './sigv4';
 
 // DynamoDB's JSON protocol, signed with SigV4 and sent over kept-alive connections: what the
 // document client does for each command the stores send, without its per-call middleware stack
@@ -156,18 +156,16 @@ export function dynamoOverHttp(sdk: DynamoDBClient, translation: Options): Docum
   };
 
   async function once(url: URL, signer: SignatureV4, operation: string, body: string): Promise<{ status: number; body: Output; requestId?: string }> {
-    const signed = await signer.sign({
-      method: 'POST',
-      protocol: url.protocol,
-      hostname: url.hostname,
-      port: url.port ? Number(url.port) : undefined,
-      path: url.pathname,
-      headers: { host: url.host, 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}` },
+    const headers = await signedHeaders(
+      signer,
+      'POST',
+      url,
+      { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}` },
       body,
-    });
+    );
     const https = url.protocol === 'https:';
     return new Promise((done, fail) => {
-      const req = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers: signed.headers, agent: agents[https ? 'https' : 'http'] }, (res) => {
+      const req = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers, agent: agents[https ? 'https' : 'http'] }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', fail);

@@ -3,7 +3,7 @@ import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { Bucket } from '../shared/node';
 import { boundedFetch } from './net/fetch';
-import { Sha256 } from './sha256';
+import { Sha256, signedHeaders } from './sigv4';
 
 // The few S3 calls of the audit trail (lib/audit), signed with the function's credentials (SigV4),
 // without the SDK's S3 client (a dependency of its own, and most of a bundle). The same wire on AWS
@@ -21,18 +21,7 @@ const objectUrl = (b: Bucket, key: string, query = '') =>
 
 async function call(b: Bucket, action: string, method: string, url: URL, headers: Record<string, string> = {}, body?: string): Promise<Response> {
   signer ??= new SignatureV4({ service: 's3', region: b.region, credentials: fromEnv(), sha256: Sha256, uriEscapePath: false });
-  const query = Object.fromEntries(url.searchParams);
-  const signed = await signer.sign({
-    method,
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: url.port ? Number(url.port) : undefined,
-    path: url.pathname,
-    query,
-    headers: { host: url.host, ...headers },
-    body,
-  });
-  const { host, ...sent } = signed.headers;
+  const sent = await signedHeaders(signer, method, url, headers, body);
   const res = await boundedFetch(url, { method, headers: sent, body }, { allowPrivate: true, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES });
   if (res.ok || res.status === 404 || res.status === 412) return res;
   throw new Error(`${action} ${url.pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);

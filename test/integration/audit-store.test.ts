@@ -4,7 +4,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
 import { type Bucket, getObject, listObjects, putNewObject } from '../../lib/platform/s3';
-import { Sha256 } from '../../lib/platform/sha256';
+import { Sha256 } from '../../lib/platform/sigv4';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { waitFor } from '../harness/wait';
 import { ok } from '../harness/world';

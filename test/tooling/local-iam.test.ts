@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
-import { Sha256 } from '../../lib/platform/sha256';
+import { Sha256 } from '../../lib/platform/sigv4';
 import { startTestStack, type TestStack } from '../harness/stack';
 
 // Issue 28, item 7: the local gateway let any `AWS4-HMAC-SHA256 Credential=` header through to an

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '../../../lib/platform/sha256';
+import { Sha256 } from '../../../lib/platform/sigv4';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators';
 
 // IAM's check of a request, as the local gateway makes it for an AWS_IAM route and the local

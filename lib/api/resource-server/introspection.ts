@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { openPaymentsErrors } from '../../open-payments/errors';
 import { logger } from '../../platform/log';
 import { boundedFetch } from '../../platform/net/fetch';
-import { Sha256 } from '../../platform/sha256';
+import { Sha256, signedHeaders } from '../../platform/sigv4';
 import type { Node } from '../../shared/node';
 
 // The resource server asks the authorization server what a token grants: POST
@@ -32,16 +32,7 @@ export async function introspectToken(node: Node, token: string, access: Asked[]
   const url = new URL(`${node.urls.authServer}/introspect`);
   const body = JSON.stringify({ access_token: token, access });
   signer ??= new SignatureV4({ service: 'execute-api', region: node.region, credentials: fromEnv(), sha256: Sha256 });
-  const signed = await signer.sign({
-    method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: url.port ? Number(url.port) : undefined,
-    path: url.pathname,
-    headers: { host: url.host, 'content-type': 'application/json' },
-    body,
-  });
-  const { host, ...headers } = signed.headers;
+  const headers = await signedHeaders(signer, 'POST', url, { 'content-type': 'application/json' }, body);
   let res: Response;
   try {
     res = await boundedFetch(url, { method: 'POST', headers, body }, { allowPrivate: true, timeoutMs: TIMEOUT_MS });
