@@ -72,17 +72,21 @@ export const liquidityActions = (route: string, id: string, name: string, code: 
   },
 ];
 
-// What an account holds, in its asset's minor units: the sum of its transfers (GET /ledger/transfers).
-async function held(account: string): Promise<bigint> {
-  let sum = 0n;
+// Every transfer of an account (GET /ledger/transfers, page by page), and what they leave it holding,
+// in its asset's minor units.
+export async function accountTransfers(account: string): Promise<Transfer[]> {
+  const all: Transfer[] = [];
   for (let cursor: string | null = null, first = true; first || cursor; first = false) {
     const q = new URLSearchParams({ account, limit: '100', ...(cursor && { cursor }) });
     const page: Page<Transfer> = await admin('GET', `/ledger/transfers?${q}`);
-    for (const t of page.items) sum += t.direction === 'debit' ? -BigInt(t.amount.value) : BigInt(t.amount.value);
+    all.push(...page.items);
     cursor = page.nextCursor;
   }
-  return sum;
+  return all;
 }
+export const heldBy = (transfers: Transfer[]) =>
+  transfers.reduce((sum, t) => sum + (t.direction === 'debit' ? -BigInt(t.amount.value) : BigInt(t.amount.value)), 0n);
+const held = async (account: string) => heldBy(await accountTransfers(account));
 // A page's records with what each holds, for those that may hold something (the others: 0).
 export const withHeld =
   <T extends { id: string; state: string }>(kind: 'intent' | 'payment', mayHold: readonly string[]) =>

@@ -3,9 +3,9 @@ import { PAGE_OF } from '../kinds';
 import { ListPage, time } from '../list';
 import type { PageProps } from '../pages';
 
-// The audit trail (GET /audit-events, docs/audit.md): what each operator signed in to the console
-// did, newest first; a resource links to the console's page of it, where it has one. #/audit/for/<id>:
-// what was done to one record; #/audit/<event id>: one event (found at the time its id carries).
+// The audit trail (GET /audit-events, docs/audit.md): every change and each operator's refused
+// action, newest first; a resource links to its record's page, where it has one. #/audit/for/<id>:
+// what was done to one record.
 type AuditEvent = RouteResponse<'listAuditEvents'>['items'][number];
 
 const resource = ({ resource: r }: AuditEvent) => {

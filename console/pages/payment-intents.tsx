@@ -1,7 +1,7 @@
 import type { RouteResponse } from '../../lib/api/routes';
 import { money } from '../amounts';
-import { admin, type Page, post, type Transfer } from '../api';
-import { type Action, created, ListPage, state, time, transfersOf, useActions, useLoaded, withdrew, withHeld } from '../list';
+import { admin, post } from '../api';
+import { type Action, accountTransfers, created, heldBy, ListPage, state, time, transfersOf, useActions, useLoaded, withdrew, withHeld } from '../list';
 import type { PageProps } from '../pages';
 import { aboutLinks, RecordFields, RecordToolbar } from '../record';
 
@@ -92,9 +92,9 @@ function IntentPage({ id }: { id: string }) {
     error,
     reload,
   } = useLoaded(async () => {
-    const [one] = await withHeld<Intent>('intent', MAY_HOLD)([await admin<Intent>('GET', `/payment-intents/${id}`)]);
-    const credits = await admin<Page<Transfer>>('GET', `/ledger/transfers?${new URLSearchParams({ account: `intent:${id}`, limit: '100' })}`);
-    return { ...one, credits: credits.items.filter((t) => t.direction === 'credit') };
+    // Its account's transfers, read once: what it holds, and the credits that paid it.
+    const [one, transfers] = await Promise.all([admin<Intent>('GET', `/payment-intents/${id}`), accountTransfers(`intent:${id}`)]);
+    return { ...one, held: heldBy(transfers), credits: transfers.filter((t) => t.direction === 'credit') };
   }, id);
   const { ask, said, confirming } = useActions(reload);
   const payments = [...new Set(i?.credits.filter((t) => t.kind === 'payment').map((t) => t.resource.id))];

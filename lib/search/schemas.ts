@@ -11,7 +11,7 @@ export const searchQuery = z.strictObject({
     .min(1, 'must name an id or a URL')
     .max(2048, 'must be at most 2048 characters')
     .describe(
-      'An id (a payment, payment intent, quote, wallet address, peer, liquidity withdrawal, grant, webhook event, audit event or asset), ' +
+      'An id (a payment, payment intent, quote, wallet address, peer, liquidity withdrawal, grant, webhook event or asset), ' +
         'a ledger account (`payment:<id>`), or a URL: a wallet address, or an incoming payment, outgoing payment or quote of this node',
     ),
 });

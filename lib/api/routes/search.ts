@@ -11,9 +11,9 @@ export const searchRoutes = declareRoutes({
     summary: 'Find anything by its id or URL',
     description:
       "What `q` names among this tenant's objects: a payment, payment intent, quote, wallet address, peer, liquidity withdrawal, grant, " +
-      'webhook event, audit event or asset by its id (or a ledger account naming one, `payment:<id>`), a wallet address by its URL, ' +
+      'webhook event or asset by its id (or a ledger account naming one, `payment:<id>`), a wallet address by its URL, ' +
       "and a payment intent, payment or quote by this node's Open Payments URL. Each by its key, in one read: no list is scanned. " +
-      'Nothing found is an empty `items`. (An audit event recorded before its id carried its time is found on the list only.)',
+      'Nothing found is an empty `items`. (Audit events are in the write-once store, listed by time: `GET /audit-events`.)',
     query: searchQuery,
     status: 200,
     response: searchResult,
