@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { httpErrors } from '../lib/api/http/errors';
 import { assetErrors } from '../lib/assets/errors';
+import { auditErrors } from '../lib/audit/errors';
 import { authErrors } from '../lib/auth-server/errors';
 import { ilpErrors } from '../lib/ilp/errors';
 import { ledgerErrors } from '../lib/ledger/errors';
@@ -26,6 +27,7 @@ export const CATALOGS: Record<string, { file: string; entries: Record<string, Ca
   commonErrors: { file: 'lib/shared/errors.ts', entries: commonErrors },
   httpErrors: { file: 'lib/api/http/errors.ts', entries: httpErrors },
   assetErrors: { file: 'lib/assets/errors.ts', entries: assetErrors },
+  auditErrors: { file: 'lib/audit/errors.ts', entries: auditErrors },
   walletAddressErrors: { file: 'lib/wallet-addresses/errors.ts', entries: walletAddressErrors },
   ledgerErrors: { file: 'lib/ledger/errors.ts', entries: ledgerErrors },
   withdrawalErrors: { file: 'lib/liquidity-withdrawals/errors.ts', entries: withdrawalErrors },

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { logger } from '../platform/log';
 import type { Bucket } from '../platform/s3';
 import type { Node } from '../shared/node';
 import type { Operator } from '../shared/operators';
 import { archiveEvents, digestDay, listArchived } from './archive';
+import { auditErrors } from './errors';
 import type { AuditEvent, AuditEventsQuery } from './schemas';
 import { auditEventsOf, saveAuditEvent } from './store';
 
@@ -38,7 +40,12 @@ export const recordUnchanged = (node: Node, a: Action, status: number, code?: st
 // A batch of the main table's stream: its audit events, into the store.
 export const recordChanges = (bucket: Bucket, records: DynamoDBRecord[]) => archiveEvents(bucket, auditEventsOf(records));
 
-export const listAuditEvents = (node: Node, q: AuditEventsQuery) => listArchived(node.audit, node.tenant.id, q);
+// (The store failing, or not answering in time, is a 503 the caller may retry, not a 500.)
+export const listAuditEvents = (node: Node, q: AuditEventsQuery) =>
+  listArchived(node.audit, node.tenant.id, q).catch((error: Error) => {
+    logger.error('The audit store could not be read', { error: error.message });
+    throw auditErrors.storeUnavailable();
+  });
 
 // The daily digest: the day before `now`'s (UTC).
 export const digestYesterday = (bucket: Bucket, now = Date.now()) => digestDay(bucket, new Date(now - 86_400_000).toISOString().slice(0, 10));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { CHANGED_BY, db } from '../platform/db';
-import { scoped, tenantOfKey } from '../platform/store';
+import { idOfKey, scoped, tenantOfKey } from '../platform/store';
 import { type Author, isAuditedRecord } from '../platform/tx';
 import { AUDITED_KINDS } from '../shared/audited';
 import type { Node } from '../shared/node';
@@ -59,7 +59,7 @@ function eventOf(r: DynamoDBRecord): AuditEvent | undefined {
   const stamp = newImage?.[CHANGED_BY]?.S;
   const fresh = stamp && stamp !== oldImage?.[CHANGED_BY]?.S ? (JSON.parse(stamp) as Author & { at: string }) : undefined;
   const author: Author = fresh ?? { actor: { kind: 'service', name: 'unattributed' }, action: r.eventName === 'REMOVE' ? 'delete' : 'write' };
-  const id = pk.slice(pk.lastIndexOf('#') + 1);
+  const id = idOfKey(pk);
   return {
     id: uuidOf(r.eventID ?? `${pk}#${r.dynamodb?.SequenceNumber}`),
     at: fresh?.at ?? new Date((r.dynamodb?.ApproximateCreationDateTime ?? Date.now() / 1000) * 1000).toISOString(),

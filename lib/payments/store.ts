@@ -17,7 +17,7 @@ import {
   shardOf,
   timeRange,
 } from '../platform/store';
-import { authored, type Write } from '../platform/tx';
+import type { Write } from '../platform/tx';
 import { withMethodFields } from '../quotes/method';
 import type { Node } from '../shared/node';
 import { type PaymentRecord, type PaymentState, paymentStates } from './schemas';
@@ -357,22 +357,16 @@ export async function listPackets(node: Node, paymentId: string): Promise<Packet
 // takes the lease over at once, while a duplicate message waits for it to expire.
 export async function takeLease(node: Node, paymentId: string, holder: string, until: number): Promise<boolean> {
   try {
+    // (Not stamped with an author: the audit trail records no lease, lib/audit NOT_CHANGES.)
     await db().send(
-      new UpdateCommand(
-        authored(
-          {
-            Update: {
-              TableName: node.tables.main,
-              Key: paymentKey(node, paymentId),
-              UpdateExpression: 'SET leaseHolder = :holder, leaseUntil = :until',
-              ConditionExpression: '#state = :sending AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseHolder = :holder)',
-              ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: { ':holder': holder, ':until': until, ':now': Date.now(), ':sending': 'sending' },
-            },
-          },
-          'payment-lease',
-        ).Update,
-      ),
+      new UpdateCommand({
+        TableName: node.tables.main,
+        Key: paymentKey(node, paymentId),
+        UpdateExpression: 'SET leaseHolder = :holder, leaseUntil = :until',
+        ConditionExpression: '#state = :sending AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now OR leaseHolder = :holder)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':holder': holder, ':until': until, ':now': Date.now(), ':sending': 'sending' },
+      }),
     );
     return true;
   } catch (e) {

@@ -31,9 +31,9 @@ export type Database = Pick<DynamoDBDocumentClient, 'send'>;
 let chosen: Database | undefined;
 let chosenForLibraries: DynamoDBClient | undefined;
 
-const dynamo = () => (doc ??= dynamoOverHttp(sdkClient(), translation) as Database);
+const dynamo = () => (doc ??= unstamped(dynamoOverHttp(sdkClient(), translation) as Database));
 export const db = (): Database => {
-  const database = unstamped(chosen ?? dynamo());
+  const database = chosen ?? dynamo();
   const wrap = wrapping.getStore();
   return wrap ? wrap(database) : database;
 };
@@ -43,17 +43,11 @@ export const db = (): Database => {
 export const wrapping = new AsyncLocalStorage<(database: Database) => Database>();
 
 // The audit stamp (lib/platform/tx CHANGED_BY) is for the table's stream: no store reads it, so
-// that no record, and no answer made of one, carries it.
+// that no record, and no answer made of one, carries it. Every database is chosen through this.
 export const CHANGED_BY = 'changedBy';
-const wrapped = new WeakMap<Database, Database>();
-function unstamped(d: Database): Database {
-  let w = wrapped.get(d);
-  if (!w) {
-    w = { send: (async (command: any, ...rest: any[]) => withoutStamps(await (d.send as any)(command, ...rest))) as Database['send'] };
-    wrapped.set(d, w);
-  }
-  return w;
-}
+const unstamped = (d: Database): Database => ({
+  send: (async (command: any, ...rest: any[]) => withoutStamps(await (d.send as any)(command, ...rest))) as Database['send'],
+});
 function withoutStamps<T>(out: T): T {
   const o = out as { Item?: any; Items?: any[]; Attributes?: any; Responses?: any };
   const strip = (item: any) => item && delete item[CHANGED_BY];
@@ -68,7 +62,7 @@ function withoutStamps<T>(out: T): T {
 // The database of this process from now on; undefined: DynamoDB again. `forLibraries`: the SDK's
 // own client that reaches it, for the libraries that take one (a test's, over its database).
 export function useDatabase(database: Database | undefined, forLibraries?: DynamoDBClient): void {
-  chosen = database;
+  chosen = database && unstamped(database);
   chosenForLibraries = forLibraries;
 }
 

@@ -142,7 +142,12 @@ export function dynamoOverHttp(sdk: DynamoDBClient, translation: Options): Docum
   const retries = new StandardRetryStrategy(3);
   const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 50 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 50 }) };
   let target: Promise<{ url: URL; signer: SignatureV4 }> | undefined;
-  const resolved = () => (target ??= resolve());
+  // (A failed resolution is not kept: the next call tries again.)
+  const resolved = () =>
+    (target ??= resolve().catch((e) => {
+      target = undefined;
+      throw e;
+    }));
   const resolve = async () => {
     const region = await sdk.config.region();
     // As the SDK chooses: an endpoint given to the client, then AWS_ENDPOINT_URL_DYNAMODB (or

@@ -63,8 +63,14 @@ export async function secretVersion(id: string, stage: string): Promise<{ id: st
   }
 }
 
-// The values to accept, current first: 2 reads (3 within a day of a rotation).
-async function readValues(id: string): Promise<string[]> {
+// The values to accept, current first: of a rotated secret 2 reads (3 within a day of a rotation);
+// of any other (STREAM_SECRET, OPEN_PAYMENTS_CLIENT_SECRET: never rotated) its current value alone.
+async function readValues(id: string, rotated: boolean): Promise<string[]> {
+  if (!rotated) {
+    const current = await secretVersion(id, STAGES.current);
+    if (!current) throw new Error(`Secret ${id} has no current value`);
+    return [current.value];
+  }
   const [current, pending] = await Promise.all([secretVersion(id, STAGES.current), secretVersion(id, STAGES.pending)]);
   if (!current) throw new Error(`Secret ${id} has no current value`);
   const recent = Date.now() - current.created < PREVIOUS_ACCEPTED_SECS * 1000;
@@ -72,10 +78,10 @@ async function readValues(id: string): Promise<string[]> {
   return [...new Set([current.value, pending?.value, previous?.value].filter((v): v is string => !!v))];
 }
 
-function valuesOf(id: string): Promise<string[]> {
+function valuesOf(id: string, rotated: boolean): Promise<string[]> {
   const hit = cache.get(id);
   if (hit && Date.now() - hit.at < secretsCacheSecs() * 1000) return hit.values;
-  const entry = { at: Date.now(), values: readValues(id) };
+  const entry = { at: Date.now(), values: readValues(id, rotated) };
   cache.set(id, entry);
   entry.values.catch(() => cache.get(id) === entry && cache.delete(id)); // a failed read is not kept
   return entry.values;
@@ -85,14 +91,14 @@ function valuesOf(id: string): Promise<string[]> {
 // values to accept, current first (locally, from the environment, only that one). Only the code
 // that needs one imports this, so that only its functions bundle the Secrets Manager client.
 export async function acceptedSecrets(node: SecretsNode, name: SecretName): Promise<string[]> {
-  if (!node.tenant.operator && isRotated(name)) return valuesOf(tenantSecretId(node, node.tenant.id, name));
+  if (!node.tenant.operator && isRotated(name)) return valuesOf(tenantSecretId(node, node.tenant.id, name), true);
   const prefix = node.secretsPrefix;
   if (!prefix) {
     const value = localSecret(name);
     if (!value) throw new Error(`${name} is not set, and SECRETS_PREFIX is empty`);
     return [value];
   }
-  return valuesOf(`${prefix}${name}`);
+  return valuesOf(`${prefix}${name}`, isRotated(name));
 }
 
 // The value to use (to sign, or to derive a key from): the current one.

@@ -172,16 +172,11 @@ export async function getAll(
   keys: Record<string, string>[],
   read: { ConsistentRead?: boolean; ProjectionExpression?: string } = {},
 ): Promise<Record<string, any>[]> {
-  const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_MAX) }, (_, i) => keys.slice(i * BATCH_GET_MAX, (i + 1) * BATCH_GET_MAX));
-  const found = await Promise.all(
-    chunks.map((chunk) =>
-      batchGet(
-        chunk.map((key) => ({ table, key })),
-        read,
-      ),
-    ),
+  const items = await batchGet(
+    keys.map((key) => ({ table, key })),
+    read,
   );
-  return found.flat().filter((item) => item !== undefined);
+  return items.filter((item) => item !== undefined);
 }
 
 // One item read by its key, as a store describes it (its table, its key, how its item reads), so
@@ -205,26 +200,33 @@ export async function getOne<T>(l: Lookup<T>, ConsistentRead = true): Promise<T 
   return Item && l.read(Item);
 }
 
-// At most 100 keys, of one table or several: the items, in their keys' order (undefined where
-// none is). Keys that BatchGetItem leaves unprocessed (under throttling) are asked again, after a
-// pause that doubles each time.
+// Keys of one table or several: the items, in their keys' order (undefined where none is). A key
+// asked twice is read once (BatchGetItem refuses repeats); one BatchGetItem per 100 keys (its
+// limit). Keys that it leaves unprocessed (under throttling) are asked again, after a pause that
+// doubles each time.
 async function batchGet(
   keys: readonly { table: string; key: Record<string, string> }[],
   read: { ConsistentRead?: boolean; ProjectionExpression?: string } = {},
 ): Promise<(Record<string, any> | undefined)[]> {
   const names = new Map(keys.map(({ table, key }) => [table, Object.keys(key)]));
   const id = (table: string, k: Record<string, unknown>) => [table, ...names.get(table)!.map((name) => k[name])].join('\u0000');
+  const distinct = [...new Map(keys.map((k) => [id(k.table, k.key), k])).values()];
   const found = new Map<string, Record<string, any>>();
-  let pending = keys;
-  for (let attempt = 0; pending.length; attempt++) {
-    if (attempt === GET_ALL_ATTEMPTS) throw commonErrors.readThrottled(pending.length, attempt);
-    if (attempt) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
-    const tables = [...new Set(pending.map((k) => k.table))];
-    const RequestItems = Object.fromEntries(tables.map((t) => [t, { Keys: pending.filter((k) => k.table === t).map((k) => k.key), ...read }]));
-    const res = await db().send(new BatchGetCommand({ RequestItems }));
-    for (const [table, items] of Object.entries(res.Responses ?? {})) for (const item of items) found.set(id(table, item), item);
-    pending = Object.entries(res.UnprocessedKeys ?? {}).flatMap(([table, r]) => (r.Keys ?? []).map((key) => ({ table, key: key as Record<string, string> })));
-  }
+  const readChunk = async (chunk: typeof distinct) => {
+    let pending = chunk;
+    for (let attempt = 0; pending.length; attempt++) {
+      if (attempt === GET_ALL_ATTEMPTS) throw commonErrors.readThrottled(pending.length, attempt);
+      if (attempt) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+      const tables = [...new Set(pending.map((k) => k.table))];
+      const RequestItems = Object.fromEntries(tables.map((t) => [t, { Keys: pending.filter((k) => k.table === t).map((k) => k.key), ...read }]));
+      const res = await db().send(new BatchGetCommand({ RequestItems }));
+      for (const [table, items] of Object.entries(res.Responses ?? {})) for (const item of items) found.set(id(table, item), item);
+      pending = Object.entries(res.UnprocessedKeys ?? {}).flatMap(([table, r]) => (r.Keys ?? []).map((key) => ({ table, key: key as Record<string, string> })));
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.ceil(distinct.length / BATCH_GET_MAX) }, (_, i) => readChunk(distinct.slice(i * BATCH_GET_MAX, (i + 1) * BATCH_GET_MAX))),
+  );
   return keys.map(({ table, key }) => found.get(id(table, key)));
 }
 
@@ -320,23 +322,14 @@ export function readTogether<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function readNow(database: Database, waiting: Waiting[]): void {
-  const groups = new Map<string, Waiting[]>();
-  for (const w of waiting) {
-    const group = `${w.command.input.TableName}\u0000${w.command.input.ConsistentRead === true}`;
-    groups.set(group, [...(groups.get(group) ?? []), w]);
-  }
-  for (const group of groups.values()) {
-    if (group.length === 1 || group.length > BATCH_GET_MAX) {
-      for (const { command, done, failed } of group) database.send(command).then(done, failed);
-      continue;
-    }
-    const { TableName, ConsistentRead } = group[0].command.input;
-    const keys = group.map((w) => w.command.input.Key as Record<string, string>);
-    const id = (k: Record<string, unknown>, names: string[]) => names.map((name) => k[name]).join('\u0000');
-    const distinct = [...new Map(keys.map((k) => [id(k, Object.keys(k)), k])).values()];
-    getAll(TableName!, distinct, { ConsistentRead }).then(
+  const byConsistency = [true, false].map((strong) => waiting.filter((w) => (w.command.input.ConsistentRead === true) === strong));
+  for (const group of byConsistency) {
+    if (group.length === 1) database.send(group[0].command).then(group[0].done, group[0].failed);
+    if (group.length < 2) continue;
+    const keys = group.map((w) => ({ table: w.command.input.TableName!, key: w.command.input.Key as Record<string, string> }));
+    batchGet(keys, { ConsistentRead: group[0].command.input.ConsistentRead }).then(
       (items) => {
-        for (const [i, w] of group.entries()) w.done({ Item: items.find((item) => id(item, Object.keys(keys[i])) === id(keys[i], Object.keys(keys[i]))) });
+        for (const [i, w] of group.entries()) w.done({ Item: items[i] });
       },
       (e) => {
         for (const w of group) w.failed(e);

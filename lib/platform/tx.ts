@@ -75,7 +75,9 @@ export interface Author {
 }
 export { CHANGED_BY };
 // A scope's author is named once it is known (an Admin request's, once its signature is checked);
-// `committed`: whether a commit of the scope wrote (an action that changed nothing is audited apart).
+// `committed`: whether a commit of the scope put or updated an audited record, which the stream
+// carries to the trail with its author (any other action, one that changed nothing, a pushed rate, a
+// redelivery, a delete, is audited apart).
 export interface Authoring {
   author?: Author;
   committed: boolean;
@@ -89,9 +91,9 @@ export function setAuthor(author: Author): void {
   const a = authoring.getStore();
   if (a) a.author = author;
 }
-const committed = () => {
+const committed = (writes: TransactItem[]) => {
   const a = authoring.getStore();
-  if (a) a.committed = true;
+  if (a && writes.some((w) => audited(w.Put?.Item ?? w.Update?.Key))) a.committed = true;
 };
 
 const stampOf = (name: string): string =>
@@ -142,7 +144,7 @@ export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] =
     try {
       await db().send(new TransactWriteCommand({ TransactItems: all.map(bare) }));
       for (const [taken] of riders) scope.getStore()!.delete(taken);
-      committed();
+      committed(writes);
       crashPoint(`${name}:after-write`);
       return [];
     } catch (e) {
@@ -176,7 +178,7 @@ async function writeAlone(write: Write, name: string): Promise<Refusals> {
     if (e instanceof ConditionalCheckFailedException) return [write.refusal ?? CHANGED];
     throw e;
   }
-  committed();
+  committed([write]);
   crashPoint(`${name}:after-write`);
   return [];
 }

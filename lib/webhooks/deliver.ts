@@ -39,7 +39,10 @@ async function currentSigners(node: Node): Promise<Webhook[] | string> {
   } catch {
     return 'WEBHOOK_SECRET is not set';
   }
-  if (!values.every((v) => validSecretValue('WEBHOOK_SECRET', v))) return 'WEBHOOK_SECRET must be "whsec_" followed by base64';
+  // The current value must be good; a malformed pending or previous one (put by hand) is left out,
+  // rather than stopping every delivery for the day it is accepted.
+  if (!validSecretValue('WEBHOOK_SECRET', values[0])) return 'WEBHOOK_SECRET must be "whsec_" followed by base64';
+  values = values.filter((v) => validSecretValue('WEBHOOK_SECRET', v));
   if (signers.size > 8) signers.clear(); // values of rotations long past
   return values.map((value) => {
     const webhook = signers.get(value) ?? new Webhook(value.startsWith('whsec_') ? value : `whsec_${Buffer.from(value).toString('base64')}`);
@@ -174,7 +177,7 @@ export async function handleWebhookMessage(node: Node, body: unknown): Promise<v
 async function recordFirst(node: Node, [record, ...lookup]: Write[], outgoing: Outgoing[]) {
   if (outgoing.length) return commit(node, [record, ...lookup], outgoing);
   const conflicts = await commit(node, [record]);
-  if (!conflicts.length && lookup.length) await commit(node, lookup);
+  if (!conflicts.length && lookup.length) await commit(node, store.whereMissing(lookup));
   return conflicts;
 }
 
@@ -182,7 +185,7 @@ async function recordFirst(node: Node, [record, ...lookup]: Write[], outgoing: O
 // after a crash cut recordFirst short. A record no longer pending gets its lookup item as it is (for
 // a duplicate, the same item again); a pending one's came with it, in its transaction.
 async function relookup(node: Node, r: store.WebhookRecord) {
-  const lookup = r.status === 'pending' ? [] : store.lookupOf(node, r);
+  const lookup = r.status === 'pending' ? [] : store.whereMissing(store.lookupOf(node, r));
   if (lookup.length) await commit(node, lookup);
 }
 

@@ -116,6 +116,10 @@ export const findRecord = (node: Node, id: string) => getOne(recordLookup(node, 
 
 // The lookup item of a record as it is (none for an event about no resource).
 export const lookupOf = (node: Node, r: WebhookRecord): Write[] => lookupItem(node, r, r.status);
+// Lookup items written alone, not in their record's transaction: only where none is yet, so that a
+// late one never overwrites the item a later change of the record wrote (a redelivery's `pending`);
+// one refused so has nothing to repair.
+export const whereMissing = (lookup: Write[]): Write[] => lookup.map((w) => ({ Put: { ...w.Put!, ConditionExpression: 'attribute_not_exists(id)' } }));
 
 // Appends attempt number `made` (0-based) to `r` and sets the status (and, while pending, when the
 // next attempt is due), on condition that nobody else recorded that attempt first. A change of

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { config } from '../../platform/config';
 import { logger } from '../../platform/log';
 import { observed } from '../../platform/tracing';
-import { type Author, authorScope } from '../../platform/tx';
+import { type Author, authorScope, setAuthor } from '../../platform/tx';
 import { invalidFields } from '../../shared/errors';
 import { OPERATOR_TENANT_ID } from '../../shared/node';
 import { tenantNode } from '../context';
@@ -62,8 +62,8 @@ async function serve(event: APIGatewayProxyEvent, lambda: Context): Promise<{ re
     operationId: request.operationName ?? 'graphql',
     requestId: lambda.awsRequestId,
   };
-  const { refused, result } = await authorScope((a) => {
-    a.author = author;
+  const { refused, result } = await authorScope(() => {
+    setAuthor(author);
     return runGraphql(node!, request, { introspection: config.GRAPHQL_INTROSPECTION, lambda });
   });
   return { response: answer(refused ? 400 : 200, result), tenant: node!.tenant.id, operation: request.operationName };

@@ -14,34 +14,34 @@ import type { Verification } from './signature';
 // During a rotation a secret has more than one value to accept (lib/platform/secrets.ts): any one
 // signs; the refusal is the current value's.
 
+// The current value must be good (a deploy's fault, not the caller's, if not); a malformed pending or
+// previous one (put by hand) is left out.
 async function adminSecrets(tenant: Node): Promise<string[]> {
-  const values = await acceptedSecrets(tenant, 'ADMIN_API_SECRET');
-  if (!validSecretValue('ADMIN_API_SECRET', values[0])) throw new Error('ADMIN_API_SECRET must be at least 16 characters');
-  return values;
+  const [current, ...others] = await acceptedSecrets(tenant, 'ADMIN_API_SECRET');
+  if (!validSecretValue('ADMIN_API_SECRET', current)) throw new Error('ADMIN_API_SECRET must be at least 16 characters');
+  return [current, ...others.filter((v) => validSecretValue('ADMIN_API_SECRET', v))];
 }
 
 const NOBODYS_SECRET = randomBytes(32).toString('hex');
 
-function verifiedByAny(secrets: string[], verify: (secret: string) => Verification): Verification {
-  const first = verify(secrets[0]);
-  return first.ok
-    ? first
-    : (secrets
-        .slice(1)
-        .map(verify)
-        .find((r) => r.ok) ?? first);
-}
+const verifiedByAny = (secrets: string[], verify: (secret: string) => Verification): Verification => {
+  const results = secrets.map(verify);
+  return results.find((r) => r.ok) ?? results[0];
+};
 
 // `verify` checks the request's signature with a secret; a refusal is 401 with its reason.
 // `signer`: the tenant whose secret it was (the operator's id for the operator's), for the audit trail.
 export async function signedFor(tenant: Node | undefined, verify: (secret: string) => Verification): Promise<{ t: number; mac: string; signer: string }> {
-  let result = verifiedByAny(tenant ? await adminSecrets(tenant) : [NOBODYS_SECRET], verify);
-  let signer = tenant?.tenant.id;
-  if (!result.ok && tenant && !tenant.tenant.operator) {
+  if (!tenant) {
+    const refused = verify(NOBODYS_SECRET);
+    throw httpErrors.unauthorized(refused.ok ? 'The signature does not match' : refused.reason);
+  }
+  let result = verifiedByAny(await adminSecrets(tenant), verify);
+  let signer = tenant.tenant.id;
+  if (!result.ok && !tenant.tenant.operator) {
     const byOperator = verifiedByAny(await adminSecrets(deployment), verify);
     if (byOperator.ok) [result, signer] = [byOperator, deployment.tenant.id];
   }
   if (!result.ok) throw httpErrors.unauthorized(result.reason);
-  if (!tenant || !signer) throw new Error('A signature matched a secret nobody has');
   return { ...result, signer };
 }

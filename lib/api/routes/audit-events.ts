@@ -1,4 +1,5 @@
 // The Admin API's routes of the tag Audit events, each declared once (./route.ts says what a declaration holds).
+import { auditErrors } from '../../audit/errors';
 import { auditEvent, auditEventsQuery } from '../../audit/schemas';
 import { ADMIN_API_SECRETS } from './roles';
 import { declareRoutes, type FunctionRoles, page } from './route';
@@ -21,6 +22,7 @@ export const auditEventsRoutes = declareRoutes({
     query: auditEventsQuery,
     status: 200,
     response: auditEventPage,
+    problems: [auditErrors.storeUnavailable],
     functionName: 'auditEventsList',
     handler: 'audit-events/list',
     role: 'AuditEventsListRole',

@@ -15,9 +15,12 @@ beforeAll(async () => {
   w = await memoryWorld(mem);
 });
 const usd = (value: string) => ({ value, assetCode: 'USD', assetScale: 2 });
+// Each payment in a millisecond of its own (the clock let move past it), so that newest first is one order.
 async function pay(from: string, intentId: string, metadata?: Record<string, unknown>) {
   const quote = await createQuote(mem.node, { walletAddress: from, receiver: intentId, debitAmount: usd('100') } as never);
-  return createPayment(mem.node, { walletAddress: from, quoteId: quote.id, ...(metadata && { metadata }) } as never);
+  const payment = await createPayment(mem.node, { walletAddress: from, quoteId: quote.id, ...(metadata && { metadata }) } as never);
+  while (Date.now() <= Date.parse(payment.createdAt)) await new Promise((r) => setImmediate(r));
+  return payment;
 }
 const ids = async (query: Record<string, string>) => {
   const found: string[] = [];
