@@ -9,5 +9,4 @@ export const PAGE_OF: Record<string, string> = {
   grant: 'grants',
   'webhook-event': 'webhook-events',
   asset: 'assets',
-  rate: 'rates',
 };

@@ -41,14 +41,14 @@ export const RecordToolbar = (props: {
 // A field as a person reads it: an amount in its units, a time as the lists show it, ids and URLs
 // as code, anything else as its JSON.
 const isAmount = (v: unknown): v is Amount => typeof v === 'object' && v !== null && 'assetCode' in v && 'value' in v;
-export function shown(name: string, value: unknown): ComponentChildren {
+function shown(name: string, value: unknown): ComponentChildren {
   if (value === null || value === undefined) return '–';
   if (isAmount(value)) return money(value);
   if (typeof value === 'string' && /At$/.test(name) && !Number.isNaN(Date.parse(value))) return time(value);
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return <code>{String(value)}</code>;
   return <code class="json">{JSON.stringify(value)}</code>;
 }
-export const fieldsOf = (r: Record<string, unknown>): Row[] => Object.entries(r).map(([name, value]) => [name, shown(name, value)]);
+const fieldsOf = (r: Record<string, unknown>): Row[] => Object.entries(r).map(([name, value]) => [name, shown(name, value)]);
 
 // A record read by its route (`/peers/<id>`), every field shown, with `more` below (links,
 // lists of what it names); a missing one says so.

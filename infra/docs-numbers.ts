@@ -5,6 +5,7 @@
 //   npx serverless package --stage prod --region eu-west-1   (with docs/deploy.md's settings)
 //   npm run docs:numbers                                     (or -- <folder> for another package)
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 export const DOCS = ['docs/deploy.md', 'docs/local-run.md'];
@@ -28,12 +29,9 @@ const PRICE = {
 
 type Resource = { Type: string; Properties?: any };
 type Template = { Resources: Record<string, Resource> };
-const FILES = {
-  service: 'cloudformation-template-update-stack.json',
-  openPayments: 'open-payments-stack.json',
-  deployments: 'deployments-stack.json',
-  monitoring: 'monitoring-stack.json',
-};
+const SERVICE_FILE = 'cloudformation-template-update-stack.json';
+// The nested stacks, as ./serverless/nested-stacks.cjs makes them: each counted by its file's name.
+const { STACKS } = createRequire(import.meta.url)('./serverless/nested-stacks.cjs') as { STACKS: { file: string }[] };
 
 const dollars = (n: number) => `$${n.toFixed(2)}`;
 const words = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
@@ -42,11 +40,9 @@ const word = (n: number) => words[n] ?? String(n);
 // Every number, by its name, as the docs write it, from the templates packaged into `dir`.
 export function numbers(dir: string): Record<string, string> {
   const read = (file: string): Template => JSON.parse(readFileSync(join(dir, file), 'utf8'));
-  const service = read(FILES.service);
-  const openPayments = read(FILES.openPayments);
-  const deployments = read(FILES.deployments);
-  const monitoring = read(FILES.monitoring);
-  const all = { ...service.Resources, ...openPayments.Resources, ...deployments.Resources, ...monitoring.Resources };
+  const service = read(SERVICE_FILE);
+  const nested = STACKS.map(({ file }) => [file.replace(/\.json$/, ''), read(file)] as const);
+  const all: Record<string, Resource> = Object.assign({}, service.Resources, ...nested.map(([, t]) => t.Resources));
   const of = (type: string) => Object.entries(all).filter(([, r]) => r.Type === type);
   const roles = of('AWS::IAM::Role');
   const functionRoles = roles.filter(([, r]) => r.Properties.AssumeRolePolicyDocument.Statement[0].Principal.Service === 'lambda.amazonaws.com');
@@ -72,9 +68,7 @@ export function numbers(dir: string): Record<string, string> {
   const idle = Object.values(cost).reduce((a, b) => a + b, 0);
   return {
     'service-stack': String(Object.keys(service.Resources).length),
-    'open-payments-stack': String(Object.keys(openPayments.Resources).length),
-    'deployments-stack': String(Object.keys(deployments.Resources).length),
-    'monitoring-stack': String(Object.keys(monitoring.Resources).length),
+    ...Object.fromEntries(nested.map(([name, t]) => [name, String(Object.keys(t.Resources).length)])),
     functions: String(of('AWS::Lambda::Function').length),
     'function-roles': String(functionRoles.length),
     roles: String(roles.length),

@@ -39,7 +39,8 @@ const HELP = `usage: npm run restore-drill -- <stage> [--region REGION] [--keep]
 Restores every table of the stage from its latest recovery point into scratch tables, counts
 them, runs the ledger check on them, and deletes them (--keep leaves them).
 
-  <stage>          a deployed stage (AWS credentials as the AWS CLI finds them): point-in-time recovery
+  <stage>          a deployed stage: point-in-time recovery, with AWS credentials as the AWS CLI finds
+                   them, of a BREAK_GLASS_ROLE_ARNS role (the tables' policies refuse others a restore)
   local            the running local stack (npm start; --node b|c): its latest local snapshot
   --backup         local only: take a snapshot (the local recovery point) first
   --region REGION  its region (else AWS_REGION, else us-east-1)
@@ -59,7 +60,9 @@ export interface Restored {
 export interface Place {
   dynamo: DynamoDBClient;
   env: Record<string, string>;
-  restore(): Promise<Restored>;
+  // Each scratch table is named in `made` as soon as it is asked for, so that a restore that fails
+  // part way leaves none behind.
+  restore(made: string[]): Promise<Restored>;
 }
 
 export interface DrillResult {
@@ -89,10 +92,11 @@ async function countOf(dynamo: DynamoDBClient, TableName: string): Promise<numbe
 }
 
 export async function drill(service: ServiceDef, place: Place, keep = false): Promise<DrillResult> {
-  const started = performance.now();
-  const restored = await place.restore();
-  const restoreSecs = (performance.now() - started) / 1000;
+  const made: string[] = [];
   try {
+    const started = performance.now();
+    const restored = await place.restore(made);
+    const restoreSecs = (performance.now() - started) / 1000;
     const tables: DrillResult['tables'] = {};
     for (const [id, name] of Object.entries(restored.tables)) {
       tables[id] = { name, items: await countOf(place.dynamo, name), expected: restored.expected?.[id] };
@@ -107,7 +111,11 @@ export async function drill(service: ServiceDef, place: Place, keep = false): Pr
     const ledger = await checkLedger(nodeOf(readConfig(env)));
     return { recoveryPoint: restored.recoveryPoint, restoreSecs, tables, lost, ledger, ok: !lost.length && ledger.balanced };
   } finally {
-    if (!keep) for (const TableName of Object.values(restored.tables)) await place.dynamo.send(new DeleteTableCommand({ TableName }));
+    // (A table asked for whose making failed is not there to delete.)
+    const gone = (e: Error) => {
+      if (e.name !== 'ResourceNotFoundException') throw e;
+    };
+    if (!keep) for (const TableName of made) await place.dynamo.send(new DeleteTableCommand({ TableName })).catch(gone);
   }
 }
 
@@ -134,7 +142,7 @@ export async function backUp(dynamo: DynamoDBClient, tables: Tables, dir: string
   return file;
 }
 
-export function latestRecoveryPoint(dir: string): string | undefined {
+function latestRecoveryPoint(dir: string): string | undefined {
   const folder = join(dir, 'backups');
   if (!existsSync(folder)) return undefined;
   const files = readdirSync(folder)
@@ -144,8 +152,8 @@ export function latestRecoveryPoint(dir: string): string | undefined {
 }
 
 // The latest snapshot in `dir`, restored into tables named `<scratch><logical id>` in the same DynamoDB.
-export function localRestore(service: ServiceDef, dynamo: DynamoDBClient, dir: string, scratch: string): () => Promise<Restored> {
-  return async () => {
+export function localRestore(service: ServiceDef, dynamo: DynamoDBClient, dir: string, scratch: string): Place['restore'] {
+  return async (made) => {
     const file = latestRecoveryPoint(dir);
     if (!file) throw new Error(`no local recovery point in ${join(dir, 'backups')}: take one with --backup`);
     const [head, ...lines] = readFileSync(file, 'utf8').split('\n').filter(Boolean);
@@ -153,12 +161,14 @@ export function localRestore(service: ServiceDef, dynamo: DynamoDBClient, dir: s
     const tables: Tables = {};
     for (const id of Object.keys(counts)) {
       tables[id] = `${scratch}${id}`;
+      made.push(tables[id]);
       await newTable(dynamo, tables[id], service.resources[id].Properties ?? {});
     }
     const byTable = new Map<string, Record<string, AttributeValue>[]>();
     for (const line of lines) {
       const { table, item } = JSON.parse(line, fromJson);
-      byTable.set(table, [...(byTable.get(table) ?? []), item]);
+      byTable.set(table, byTable.get(table) ?? []);
+      byTable.get(table)!.push(item);
     }
     for (const [id, items] of byTable) await writeAll(dynamo, tables[id], items);
     return { recoveryPoint: file, tables, expected: counts };
@@ -187,9 +197,9 @@ function onLocalStack(service: ServiceDef, dataDir: string, backup: boolean): Pl
   const dynamo = new DynamoDBClient({});
   const live = Object.fromEntries(tableIds(service).map((id) => [id, `${prefix}${id}`]));
   const restore = localRestore(service, dynamo, dataDir, `drill${Date.now()}-`);
-  const first = async () => {
+  const first = async (made: string[]) => {
     if (backup) console.log(`recovery point taken: ${await backUp(dynamo, live, dataDir)}`);
-    return restore();
+    return restore(made);
   };
   return { dynamo, env, restore: first };
 }
@@ -205,7 +215,7 @@ async function onAws(service: ServiceDef, stage: string, region: string): Promis
   );
   const anyFunction = `${stack}-${service.functions[0].name}`;
   const { Environment } = await new LambdaClient({ region }).send(new GetFunctionConfigurationCommand({ FunctionName: anyFunction }));
-  const restore = async (): Promise<Restored> => {
+  const restore = async (made: string[]): Promise<Restored> => {
     const suffix = `-drill-${Date.now()}`;
     const tables: Tables = {};
     const points: string[] = [];
@@ -215,6 +225,7 @@ async function onAws(service: ServiceDef, stage: string, region: string): Promis
       const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: source }));
       const key = Table?.SSEDescription?.KMSMasterKeyArn;
       tables[id] = `${source}${suffix}`.slice(0, 255);
+      made.push(tables[id]);
       await dynamo.send(
         new RestoreTableToPointInTimeCommand({
           SourceTableName: source,

@@ -8,7 +8,7 @@ import type { PageProps } from '../pages';
 // one thing; said plainly when it is nothing.
 type Found = RouteResponse<'search'>;
 
-export const pageOf = (m: Found['items'][number]) => `#/${PAGE_OF[m.type]}/${m.id}`;
+const pageOf = (m: Found['items'][number]) => `#/${PAGE_OF[m.type]}/${m.id}`;
 
 export function FindPage({ args }: PageProps) {
   const q = decodeURIComponent(args.join('/'));

@@ -10,6 +10,7 @@ import { observed } from '../../lib/platform/tracing';
 // The daily schedule: the day before's digest, chained to the one before it.
 export const handler = observed(async (event: DynamoDBStreamEvent | { source?: string }) => {
   if ('Records' in event) return recordChanges(deployment.audit, event.Records);
+  if (event.source !== 'aws.events') throw new Error(`auditTrail takes its stream or its schedule, not ${JSON.stringify(event).slice(0, 200)}`);
   const { key, digest, written } = await digestYesterday(deployment.audit);
   logger.info('audit digest', { key, objects: digest.objects.length, written });
 });

@@ -28,7 +28,7 @@
 // Every alarm notifies AlarmTopic (infra/resources.yml), or the topic custom.alarms.topicArn names. The dashboard is
 // ./dashboard.cjs's, which the local console draws too; the local run evaluates these alarms (infra/local/emulators/cloudwatch.ts).
 // The deploy puts them in a stack of their own (./nested-stacks.cjs).
-const { PERIOD, WIDGETS, watched, expand } = require('./dashboard.cjs');
+const { PERIOD, WIDGETS, watched, expand, calledFunction } = require('./dashboard.cjs');
 
 const MAX_ALARM_METRICS = 10; // in one metric math alarm (a hard limit of CloudWatch's)
 const NEAR_TIMEOUT = 0.8;
@@ -70,14 +70,6 @@ function build(resources, s) {
   const sets = watched(resources);
   const { functions, queues, workQueues: working, apis, streamConsumers } = sets;
   const arnOf = (v) => (v?.['Fn::GetAtt']?.[1] === 'Arn' ? v['Fn::GetAtt'][0] : undefined);
-  // The function a target calls: by its ARN, or through its alias (./safe-deploy.cjs: named as the
-  // function is), when the alarms are built again on a template that has them.
-  const calledFunction = (v) => {
-    const id = arnOf(v) ?? v?.Ref;
-    if (resources[id]?.Type !== 'AWS::Lambda::Alias') return id;
-    const name = resources[id].Properties.FunctionName;
-    return ids('AWS::Lambda::Function').find((fn) => JSON.stringify(resources[fn].Properties.FunctionName) === JSON.stringify(name));
-  };
   const deadLetter = new Set([
     ...queues.map((id) => arnOf(resources[id].Properties.RedrivePolicy?.deadLetterTargetArn)),
     ...ids('AWS::Events::Rule').flatMap((id) => (resources[id].Properties.Targets ?? []).map((t) => arnOf(t.DeadLetterConfig?.Arn))),
@@ -221,7 +213,7 @@ function build(resources, s) {
   // (Every minute's: a daily schedule, the audit digest, is silent most of any 5 minutes.)
   const scheduled = ids('AWS::Events::Rule')
     .filter((id) => resources[id].Properties.ScheduleExpression === 'rate(1 minute)')
-    .flatMap((id) => (resources[id].Properties.Targets ?? []).map((t) => calledFunction(t.Arn)))
+    .flatMap((id) => (resources[id].Properties.Targets ?? []).map((t) => calledFunction(resources, t.Arn)))
     .filter((fn) => resources[fn]?.Type === 'AWS::Lambda::Function');
   for (const fn of scheduled) {
     alarm(`${fn}HeartbeatAlarm`, `${fn} has not run in 5 minutes: its schedule stopped`, {

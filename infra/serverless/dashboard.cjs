@@ -46,19 +46,22 @@ function watched(resources) {
     streamConsumers: ids('AWS::Lambda::EventSourceMapping')
       .map((id) => resources[id].Properties)
       .filter((m) => m.EventSourceArn?.['Fn::GetAtt']?.[1] === 'StreamArn')
-      .map((m) => m.FunctionName['Fn::GetAtt']?.[0] ?? aliased(resources, m.FunctionName.Ref)),
+      .map((m) => calledFunction(resources, m.FunctionName)),
   };
 }
 
-// The function whose alias `id` is (safe-deploy.cjs), in a template read after the aliases are made.
-const aliased = (resources, id) =>
-  Object.keys(resources).find(
-    (f) => resources[f].Type === 'AWS::Lambda::Function' && resources[f].Properties.FunctionName === resources[id]?.Properties.FunctionName,
-  );
+// The function a reference calls (`Fn::GetAtt [Fn, Arn]`, or a `Ref`): itself, or the one its alias
+// is of (./safe-deploy.cjs: named as its function is), in a template read after the aliases are made.
+const calledFunction = (resources, ref) => {
+  const id = ref?.['Fn::GetAtt']?.[1] === 'Arn' ? ref['Fn::GetAtt'][0] : ref?.Ref;
+  if (resources[id]?.Type !== 'AWS::Lambda::Alias') return id;
+  const name = JSON.stringify(resources[id].Properties.FunctionName);
+  return Object.keys(resources).find((f) => resources[f].Type === 'AWS::Lambda::Function' && JSON.stringify(resources[f].Properties.FunctionName) === name);
+};
 
 // A widget's metrics, one per resource it is drawn for: { namespace, name, stat, resource } (an
 // API's resource is { id, name }), or { own } for the service's own.
 const expand = (widget, sets) =>
   widget.metrics.flatMap((m) => (m.own ? [m] : sets[m.of].map((resource) => ({ namespace: NAMESPACES[m.of], name: m.name, stat: m.stat, resource }))));
 
-module.exports = { PERIOD, WIDGETS, watched, expand };
+module.exports = { PERIOD, WIDGETS, watched, expand, calledFunction };

@@ -257,4 +257,3 @@ function addKey(resources, id, alias, kind, who) {
 
 module.exports = Encryption;
 module.exports.encrypt = encrypt;
-module.exports.KEYS = KEYS;

@@ -145,7 +145,6 @@ function addRoles(resources, roles, functions, adminFunctions, secretsPrefix, na
 }
 
 module.exports = FunctionRoles;
-module.exports.rolePath = rolePath;
 module.exports.serviceRole = serviceRole;
 module.exports.roleArn = roleArn;
 module.exports.stageNames = (service, stage) => ({ path: rolePath(service, stage), prefix: `${service}-${stage}-` });

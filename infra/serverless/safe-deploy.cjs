@@ -130,4 +130,3 @@ function stackPolicy(resources) {
 }
 
 module.exports = SafeDeploy;
-module.exports.ALIAS = ALIAS;

@@ -4,6 +4,7 @@ import type { ServiceDef } from '../start/serverless-config';
 import { type Dimensions, type MetricStore, MINUTE_MS, minuteOf, type Statistic, seriesKey } from './metrics';
 import type { Refs } from './provision';
 import { logicalIdOf } from './rest-apis';
+import { expressionOf } from './schedules';
 
 // The template's dashboard and alarms on the local run's metrics. infra/serverless/alarms.cjs
 // builds them from the packaged template; here it builds them from the parts of that template it
@@ -70,7 +71,7 @@ export function templateOf(service: ServiceDef): Resources {
     fn.events.forEach((e, i) => {
       // A schedule: its function has a heartbeat alarm.
       if (e.schedule) {
-        const Properties = { ScheduleExpression: e.schedule, Targets: [{ Arn: { 'Fn::GetAtt': [id, 'Arn'] } }] };
+        const Properties = { ScheduleExpression: expressionOf(e.schedule), Targets: [{ Arn: { 'Fn::GetAtt': [id, 'Arn'] } }] };
         resources[`${id}EventsRuleSchedule${i + 1}`] = { Type: 'AWS::Events::Rule', Properties };
       }
       if (e.stream) {

@@ -37,12 +37,15 @@ export function scheduledEvent(fn: FunctionDef) {
   };
 }
 
+// A `schedule` event's expression, written as a string or as `{ rate }`.
+export const expressionOf = (schedule: string | { rate: string }) => (typeof schedule === 'string' ? schedule : schedule.rate);
+
 export function startSchedules(functions: FunctionDef[], runtime: LambdaRuntime): () => void {
   const timers: NodeJS.Timeout[] = [];
   for (const fn of functions) {
     for (const e of fn.events) {
       if (!e.schedule) continue;
-      const expression = typeof e.schedule === 'string' ? e.schedule : e.schedule.rate;
+      const expression = expressionOf(e.schedule);
       let running = false;
       const fire = async () => {
         if (running) return; // never overlap a slow run with the next one

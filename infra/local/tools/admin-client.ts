@@ -37,7 +37,7 @@ export function adminSigner(secret: string) {
 // How a request goes out and its answer comes back, whole: by fetch, or by node:http, which the CLI
 // takes (loading fetch was a quarter of a call's CPU).
 type Answer = { status: number; statusText: string; headers: Headers; text: string };
-export type Transport = (url: string, init: { method: string; headers?: HeadersInit; body?: string }) => Promise<Answer>;
+type Transport = (url: string, init: { method: string; headers?: HeadersInit; body?: string }) => Promise<Answer>;
 const viaFetch: Transport = async (url, init) => {
   const res = await fetch(url, init);
   return { status: res.status, statusText: res.statusText, headers: res.headers, text: await res.text() };
