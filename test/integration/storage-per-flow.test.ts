@@ -151,8 +151,8 @@ describe('storage work per flow (issue 46)', () => {
       ];
     });
     expect(create.items, 'items per create flow').toBeLessThanOrEqual(19);
-    // 26 and 52 without the audit trail's author on each record (lib/platform/tx CHANGED_BY): its
-    // ~250 bytes take records past a write unit's 1 KB, in the table and in the indexes that copy them.
+    // 26 and 52 without the audit trail's author on each audited record (lib/platform/tx CHANGED_BY):
+    // its ~250 bytes take records past a write unit's 1 KB, in the table and in the indexes that copy them.
     expect(create.wcu, 'write units per create flow').toBeLessThanOrEqual(34);
     expect(fund.items, 'items per fund -> completed').toBeLessThanOrEqual(24);
     expect(fund.wcu, 'write units per fund -> completed').toBeLessThanOrEqual(76);
