@@ -3,6 +3,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { logger } from '../platform/log';
 import type { Bucket } from '../platform/s3';
 import type { Node } from '../shared/node';
+import { DomainError } from '../shared/errors';
 import type { Operator } from '../shared/operators';
 import { archiveEvents, digestDay, listArchived } from './archive';
 import { auditErrors } from './errors';
@@ -40,9 +41,11 @@ export const recordUnchanged = (node: Node, a: Action, status: number, code?: st
 // A batch of the main table's stream: its audit events, into the store.
 export const recordChanges = (bucket: Bucket, records: DynamoDBRecord[]) => archiveEvents(bucket, auditEventsOf(records));
 
-// (The store failing, or not answering in time, is a 503 the caller may retry, not a 500.)
+// (The store failing, or not answering in time, is a 503 the caller may retry, not a 500; a
+// refusal of the query itself, such as a cursor this list never returned, stays what it is.)
 export const listAuditEvents = (node: Node, q: AuditEventsQuery) =>
   listArchived(node.audit, node.tenant.id, q).catch((error: Error) => {
+    if (error instanceof DomainError) throw error;
     logger.error('The audit store could not be read', { error: error.message });
     throw auditErrors.storeUnavailable();
   });
