@@ -141,6 +141,10 @@ const SETTINGS = {
   QUOTE_LIFETIME_SECS: functions,
   LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS: functions,
   SECRETS_PREFIX: functions,
+  // Set by packaging (tenant-secrets.cjs), not by a deployer: how a tenant's secrets are made.
+  TENANT_SECRETS_KMS_KEY_ARN: functions,
+  TENANT_SECRETS_ROTATION_ARN: functions,
+  TENANT_SECRETS_READERS: functions,
   POWERTOOLS_LOG_LEVEL: { check: oneOf('TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT') },
   TRACES_ENABLED: { check: bool },
 
