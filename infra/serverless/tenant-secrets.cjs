@@ -49,12 +49,15 @@ function rotationArn(resources) {
   const arn = JSON.parse(arns[0]);
   const alias = resources[arn.Ref];
   if (alias?.Type !== 'AWS::Lambda::Alias') return arn;
-  const fn = Object.keys(resources).find((id) => resources[id].Type === 'AWS::Lambda::Function' && resources[id].Properties.FunctionName === alias.Properties.FunctionName);
+  const fn = Object.keys(resources).find(
+    (id) => resources[id].Type === 'AWS::Lambda::Function' && resources[id].Properties.FunctionName === alias.Properties.FunctionName,
+  );
   return { 'Fn::Sub': `\${${fn}.Arn}:${alias.Properties.Name}` };
 }
 
 // The stage's roles (by their path) and the break-glass ones, comma-separated.
-const readers = (names) =>
-  ({ 'Fn::Sub': [`arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role${names.path}*`, ...roleArnList('BREAK_GLASS_ROLE_ARNS')].join(',') });
+const readers = (names) => ({
+  'Fn::Sub': [`arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role${names.path}*`, ...roleArnList('BREAK_GLASS_ROLE_ARNS')].join(','),
+});
 
 module.exports = TenantSecrets;

@@ -97,7 +97,12 @@ const schema = z.object({
   TENANT_SECRETS_ROTATION_ARN: z.preprocess((v) => (v === '' ? undefined : v), z.string().startsWith('arn:').optional()),
   TENANT_SECRETS_READERS: z
     .preprocess((v) => (v === undefined ? '' : v), z.string())
-    .transform((v) => v.split(',').map((r) => r.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean),
+    )
     .refine((list) => list.every((r) => r.startsWith('arn:')), 'must be ARNs, comma-separated'),
   // Local development only: let outbound fetches of URLs that clients and other nodes choose
   // (lib/platform/net/fetch.ts) reach loopback and private addresses, as nodes on one machine must.

@@ -172,12 +172,22 @@ export async function createTenantSecrets(base: Pick<Node, 'secretsPrefix' | 'te
     TENANT_SECRETS.map(async (name) => {
       const SecretId = tenantSecretId(base, tenantId, name);
       await sm.send(
-        new CreateSecretCommand({ Name: SecretId, SecretString: values[name], Description: `Tenant ${tenantId}: ${name}`, ...(kmsKeyArn && { KmsKeyId: kmsKeyArn }) }),
+        new CreateSecretCommand({
+          Name: SecretId,
+          SecretString: values[name],
+          Description: `Tenant ${tenantId}: ${name}`,
+          ...(kmsKeyArn && { KmsKeyId: kmsKeyArn }),
+        }),
       );
       if (readers.length) await sm.send(new PutResourcePolicyCommand({ SecretId, ResourcePolicy: tenantSecretPolicy(readers), BlockPublicPolicy: true }));
       if (rotationArn)
         await sm.send(
-          new RotateSecretCommand({ SecretId, RotationLambdaARN: rotationArn, RotationRules: { ScheduleExpression: ROTATION_SCHEDULE }, RotateImmediately: false }),
+          new RotateSecretCommand({
+            SecretId,
+            RotationLambdaARN: rotationArn,
+            RotationRules: { ScheduleExpression: ROTATION_SCHEDULE },
+            RotateImmediately: false,
+          }),
         );
     }),
   );

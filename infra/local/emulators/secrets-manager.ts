@@ -262,7 +262,7 @@ export function secretsManagerCalls(opts: { account: string; dataDir?: string; r
       if (!statements.length) throw new Refusal('MalformedPolicyDocumentException', 'The resource policy has no statement');
       const anyone = (p: unknown) => p === '*' || (p as { AWS?: unknown })?.AWS === '*';
       if (input.BlockPublicPolicy === true && statements.some((st) => st.Effect === 'Allow' && anyone(st.Principal) && !st.Condition))
-        throw new Refusal('PublicPolicyException', 'You can\'t attach a resource-based policy that allows broad access to the secret.');
+        throw new Refusal('PublicPolicyException', "You can't attach a resource-based policy that allows broad access to the secret.");
       save({ ...s, policy: text as string, changed: now() });
       return { ARN: s.arn, Name: s.name };
     },
