@@ -181,7 +181,7 @@ const SETTINGS = {
   DEPLOY_ROLE_ARN: { check: roleArn },
   BREAK_GLASS_ROLE_ARNS: { check: roleArns },
   // How a deploy shifts each function's traffic to its new version (CodeDeploy's predefined
-  // configurations), rolled back on the function's alarms; none: no versions, aliases or CodeDeploy
+  // configurations), rolled back on its new version's errors alarm; none: no versions, aliases or CodeDeploy
   // (LocalStack's free image has no CodeDeploy).
   TRAFFIC_SHIFT: { check: oneOf(...TRAFFIC_SHIFTS, 'none'), default: 'Canary10Percent5Minutes' },
   LOG_RETENTION_DAYS: {
