@@ -33,7 +33,7 @@ describe("a tenant's secrets", () => {
     for (const id of makers) {
       expect(deployed[id].Properties.Environment.Variables, id).toMatchObject({
         TENANT_SECRETS_KMS_KEY_ARN: STAGE_KEY,
-        TENANT_SECRETS_ROTATION_ARN: { 'Fn::Sub': '${SecretsRotateLambdaFunction.Arn}:live' },
+        TENANT_SECRETS_ROTATION_ARN: { 'Fn::Sub': `\${SecretsRotateLambdaFunction.Arn}:live` },
         TENANT_SECRETS_READERS: {
           'Fn::Sub': `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/payment-service/${STAGE}/*,${PRODUCTION.BREAK_GLASS_ROLE_ARNS}`,
         },
