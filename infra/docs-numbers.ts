@@ -73,6 +73,8 @@ export function numbers(dir: string): Record<string, string> {
     'function-roles': String(functionRoles.length),
     roles: String(roles.length),
     alarms: String(alarms.length),
+    // (The others are the new versions' errors alarms, which CodeDeploy rolls a deploy back on.)
+    'notifying-alarms': String(alarms.filter(([, a]) => a.Properties.AlarmActions?.length).length),
     'alarm-metrics': String(alarmMetrics),
     'idle-cost': `$${Math.round(idle)}`,
     'waf-cost': dollars(cost.waf),

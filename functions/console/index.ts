@@ -12,6 +12,6 @@ const name = config.CONSOLE_NAME || config.ILP_ADDRESS;
 export const handler = observed(
   async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
     event.path.startsWith(`${CONSOLE_API_PREFIX}/`)
-      ? handOff(event, lambdaInvoke(context.functionName, 'console'))
+      ? handOff(event, lambdaInvoke(context, 'console'))
       : servePage(event, await pageFiles().catch((e: Error) => e), signIn, name),
 );

@@ -3,7 +3,7 @@
 // The functions' roles, from custom.roles (the Admin routes', from their declarations in
 // lib/api/routes, then infra/roles.yml's): each a map from a resource to the
 // actions its functions call on it, written without the service's prefix, which the resource's
-// type gives. A resource is a logical id of the template (a table, a queue, the bus),
+// type gives. A resource is a logical id of the template (a table, a queue, the bus, a function),
 // `<table>/index` (its indexes), `<table>/stream`, a bucket, `<bucket>/objects` (its objects), `secrets` (names under SECRETS_PREFIX, as the
 // roles name them by ARN pattern, so that retained secrets match too; `secrets <pattern>` for
 // other calls than reading), an IAM-authorized route, `<RestApi> <METHOD> <path>`, or
@@ -14,7 +14,13 @@
 // tables' resource policies can name each by its ARN (encryption.cjs, data-access.cjs) without a
 // reference to it (the roles name the tables and queues that use the key: a reference would be a cycle). Packaging fails on a
 // resource, a role or a function's role that does not exist, and on a role no function has.
-const SERVICE = { 'AWS::DynamoDB::Table': 'dynamodb', 'AWS::SQS::Queue': 'sqs', 'AWS::Events::EventBus': 'events', 'AWS::S3::Bucket': 's3' };
+const SERVICE = {
+  'AWS::DynamoDB::Table': 'dynamodb',
+  'AWS::SQS::Queue': 'sqs',
+  'AWS::Events::EventBus': 'events',
+  'AWS::S3::Bucket': 's3',
+  'AWS::Lambda::Function': 'lambda',
+};
 // The parts of a resource a role may name: a table's indexes and stream, a bucket's objects.
 const PARTS = { dynamodb: ['index', 'stream'], s3: ['objects'] };
 const ROUTE = /^(\w+) ([A-Z]+) (\/\S*)$/;
@@ -116,7 +122,7 @@ function addRoles(resources, roles, functions, adminFunctions, secretsPrefix, na
     const [id, part] = key.split('/');
     const service = SERVICE[resources[id]?.Type];
     if (!service || (part && !PARTS[service]?.includes(part))) {
-      problems.push(`${key}: no such table, queue, bus, bucket or route`);
+      problems.push(`${key}: no such table, queue, bus, bucket, function or route`);
       return undefined;
     }
     const arn = { 'Fn::GetAtt': [id, 'Arn'] };

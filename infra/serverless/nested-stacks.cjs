@@ -15,11 +15,10 @@ const path = require('node:path');
 //   the nested stack, which needs the functions, which need their roles, would be a cycle. The
 //   functions stay too, each with its role and alarms, like every other function.
 // - Deployments: the functions' versions and aliases, CodeDeploy's application and deployment
-//   groups (./safe-deploy.cjs), and the permissions that let the Admin API and the connector invoke
+//   groups and the new versions' errors alarms they roll back on (./safe-deploy.cjs), and the permissions that let the Admin API and the connector invoke
 //   the aliases (the Open Payments APIs' are in OpenPayments).
 // - Monitoring: the alarms and the dashboard (./alarms.cjs), the rule the key-state alarm counts and
-//   WAF's log (./edge.cjs), which nothing else refers to but the deployment groups (the errors alarm
-//   each rolls back on).
+//   WAF's log (./edge.cjs), which nothing else refers to.
 // Each nested template is written beside the service's at packaging (no AWS call), named by a hash
 // of its content, and uploaded to the deployment bucket by `serverless deploy` before the stack is
 // updated; an unchanged one keeps its name, so CloudFormation leaves that nested stack as it is.
@@ -44,10 +43,12 @@ const STACKS = [
     name: 'Deployments',
     file: 'deployments-stack.json',
     description:
-      "The payment service's function versions, aliases and CodeDeploy deployment groups, and the permissions to invoke them (a stack nested in its own)",
+      "The payment service's function versions, aliases, CodeDeploy deployment groups and their alarms, and the permissions to invoke them (a stack nested in its own)",
     // (A schedule's permission names its rule, which names an alias here: it stays, or that is a cycle.)
     holds: (r) =>
       /^AWS::(Lambda::(Version|Alias)|CodeDeploy::(Application|DeploymentGroup))$/.test(r.Type) ||
+      (r.Type === 'AWS::CloudWatch::Alarm' &&
+        (r.Properties.Metrics ?? []).some((m) => m.MetricStat?.Metric.Dimensions.some((d) => d.Name === 'ExecutedVersion'))) ||
       (r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com'),
   },
   {

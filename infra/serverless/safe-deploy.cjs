@@ -7,13 +7,18 @@ const { serviceRole, stageNames } = require('./function-roles.cjs');
 
 // A deploy that can be stopped and undone, by what it deploys to and by who deploys:
 // - every function is published as a version at each change (serverless's versionFunctions), and
-//   is called only through its alias `live` (API routes, schedules, queues, the stream, and their
-//   permissions); CodeDeploy moves the alias to the new version by TRAFFIC_SHIFT (10% for 5 minutes
-//   by default, then all) and moves it back, failing the deploy, which CloudFormation then rolls
-//   back, if the function's errors alarm (alarms.cjs) goes off meanwhile: one application, one
-//   deployment group a function (CodeDeploy runs one deployment a group at a time, and CloudFormation
-//   updates the aliases at once). TRAFFIC_SHIFT=none: no versions, no aliases, no CodeDeploy
-//   (LocalStack's free image has none);
+//   is called only through its alias `live` (API routes, schedules, queues, the stream, Secrets
+//   Manager's rotation schedules, and their permissions; the roles that invoke a function, on its
+//   alias's ARN, `<function ARN>:live`, which the console and the tenants' functions call);
+//   CodeDeploy moves the alias to the new version by TRAFFIC_SHIFT (10% for 5 minutes by default,
+//   then all) and moves it back, failing the deploy, which CloudFormation then rolls back, if the
+//   new version's errors alarm goes off meanwhile: one application, one deployment group a function
+//   (CodeDeploy runs one deployment a group at a time, and CloudFormation updates the aliases at
+//   once). That alarm counts the errors of the calls through the alias that the new version ran
+//   (Lambda's FunctionName, Resource `<name>:live` and ExecutedVersion dimensions), so that neither
+//   the old version's errors roll back a good deploy nor the new one's hide among them; the
+//   function's own errors alarm (alarms.cjs, every version) tells the operators. TRAFFIC_SHIFT=none: no versions, no aliases, no CodeDeploy (LocalStack's free image
+//   has none);
 // - a stack policy (serverless sets it after each deploy) denies replacing or deleting the tables,
 //   the keys, the secrets, the log groups, the backup vault and any S3 bucket whose logical id holds
 //   "Audit" (the write-once audit store): such a change fails instead of losing data (docs/deploy.md
@@ -24,7 +29,11 @@ const { serviceRole, stageNames } = require('./function-roles.cjs');
 const ALIAS = 'live';
 const PROTECTED = /^AWS::(DynamoDB::Table|KMS::Key|SecretsManager::Secret|Logs::LogGroup|Backup::BackupVault)$/;
 const AUDIT_STORE = (id, r) => r.Type === 'AWS::S3::Bucket' && /Audit/.test(id);
-const CALLERS = /^AWS::(ApiGateway::Method|Lambda::Permission|Lambda::EventSourceMapping|Events::Rule)$/;
+const CALLERS = /^AWS::(ApiGateway::Method|Lambda::Permission|Lambda::EventSourceMapping|Events::Rule|SecretsManager::RotationSchedule)$/;
+// The new version's errors alarm: a minute's errors, none being no failure (a canary may see no
+// call), summed over up to ten functions (CloudWatch's most in a metric math alarm).
+const PERIOD = 60;
+const MAX_ALARM_METRICS = 10;
 
 class SafeDeploy {
   constructor(serverless, options) {
@@ -52,6 +61,47 @@ class SafeDeploy {
   }
 }
 
+// The alarm of the `i`th function's new version (its `version`): its errors in the calls through
+// the alias that the new version ran, summed with up to nine other functions' (one metric math
+// alarm: CloudWatch takes ten metrics in one), as the Deployments stack has no room for an alarm a
+// function. One function's new version failing stops the others' deployments too, which
+// CloudFormation rolls back anyway: one failed deployment fails the update. Answers its id.
+function newVersionErrors(resources, versionId, functionName, i) {
+  const id = `NewVersionErrors${Math.floor(i / MAX_ALARM_METRICS) + 1}Alarm`;
+  resources[id] ??= {
+    Type: 'AWS::CloudWatch::Alarm',
+    Properties: {
+      AlarmDescription: "A function's new version failed (an error or a timeout) during its deploy: CodeDeploy rolls the deploy back",
+      Metrics: [],
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    },
+  };
+  const metrics = resources[id].Properties.Metrics.filter((m) => m.MetricStat);
+  metrics.push({
+    Id: `m${metrics.length}`,
+    MetricStat: {
+      Metric: {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [
+          { Name: 'FunctionName', Value: functionName },
+          { Name: 'Resource', Value: `${functionName}:${ALIAS}` },
+          { Name: 'ExecutedVersion', Value: { 'Fn::GetAtt': [versionId, 'Version'] } },
+        ],
+      },
+      Period: PERIOD,
+      Stat: 'Sum',
+    },
+    ReturnData: false,
+  });
+  const sum = { Id: 'errors', Expression: `SUM([${metrics.map((m) => m.Id).join(',')}])`, ReturnData: true };
+  resources[id].Properties.Metrics = [...metrics, sum];
+  return id;
+}
+
 // serverless's versions, and their outputs, left out.
 function withoutVersions(template) {
   for (const [id, r] of Object.entries(template.Resources)) if (r.Type === 'AWS::Lambda::Version') delete template.Resources[id];
@@ -64,7 +114,7 @@ function shiftTraffic(template, shift, names) {
   const versions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Version');
   // (By function: serverless makes the versions in no set order.)
   versions.sort(([, a], [, b]) => (a.Properties.FunctionName.Ref < b.Properties.FunctionName.Ref ? -1 : 1));
-  for (const [versionId, version] of versions) {
+  for (const [i, [versionId, version]] of versions.entries()) {
     const fn = version.Properties.FunctionName.Ref;
     const base = fn.replace(/LambdaFunction$/, '');
     const functionName = resources[fn].Properties.FunctionName;
@@ -74,6 +124,7 @@ function shiftTraffic(template, shift, names) {
     // Each deploy's version replaces the last (the alias has moved when CloudFormation deletes it).
     delete version.DeletionPolicy;
     aliases[fn] = `${base}LiveAlias`;
+    const alarm = newVersionErrors(resources, versionId, functionName, i);
     resources[`${base}CodeDeployGroup`] = {
       Type: 'AWS::CodeDeploy::DeploymentGroup',
       Properties: {
@@ -82,12 +133,14 @@ function shiftTraffic(template, shift, names) {
         DeploymentConfigName: `CodeDeployDefault.Lambda${shift}`,
         DeploymentStyle: { DeploymentType: 'BLUE_GREEN', DeploymentOption: 'WITH_TRAFFIC_CONTROL' },
         AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'] },
-        AlarmConfiguration: { Enabled: true, Alarms: [{ Name: { Ref: `${fn}ErrorsAlarm` } }] },
+        AlarmConfiguration: { Enabled: true, Alarms: [{ Name: { Ref: alarm } }] },
       },
     };
     resources[aliases[fn]] = {
       Type: 'AWS::Lambda::Alias',
       Properties: { FunctionName: functionName, FunctionVersion: { 'Fn::GetAtt': [versionId, 'Version'] }, Name: ALIAS },
+      // The alarm watches the new version before any call reaches it.
+      DependsOn: [alarm],
       UpdatePolicy: {
         CodeDeployLambdaAliasUpdate: { ApplicationName: { Ref: 'CodeDeployApplication' }, DeploymentGroupName: { Ref: `${base}CodeDeployGroup` } },
       },
@@ -99,6 +152,15 @@ function shiftTraffic(template, shift, names) {
   for (const id of Object.keys(template.Outputs ?? {})) if (id.endsWith('QualifiedArn')) delete template.Outputs[id];
   // Whatever calls a function calls its alias.
   for (const r of Object.values(resources).filter((r) => CALLERS.test(r.Type))) r.Properties = toAliases(r.Properties, aliases);
+  // A role invokes the alias, by its ARN (a reference to the alias would be a cycle: the function
+  // needs its role); Lambda's permission on the function's own ARN does not cover a qualified one.
+  for (const role of Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Role'))
+    for (const st of (role.Properties.Policies ?? []).flatMap((p) => p.PolicyDocument.Statement))
+      if ([st.Action].flat().every((a) => a.startsWith('lambda:')))
+        st.Resource = [st.Resource].flat().map((r) => {
+          const [id, attribute] = r?.['Fn::GetAtt'] ?? [];
+          return attribute === 'Arn' && aliases[id] ? { 'Fn::Sub': `\${${id}.Arn}:${ALIAS}` } : r;
+        });
   for (const r of Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::EventInvokeConfig')) {
     const alias = aliases[r.Properties.FunctionName?.Ref];
     if (!alias) continue;

@@ -141,6 +141,10 @@ const SETTINGS = {
   QUOTE_LIFETIME_SECS: functions,
   LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS: functions,
   SECRETS_PREFIX: functions,
+  // Set by packaging (tenant-secrets.cjs), not by a deployer: how a tenant's secrets are made.
+  TENANT_SECRETS_KMS_KEY_ARN: functions,
+  TENANT_SECRETS_ROTATION_ARN: functions,
+  TENANT_SECRETS_READERS: functions,
   POWERTOOLS_LOG_LEVEL: { check: oneOf('TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT') },
   TRACES_ENABLED: { check: bool },
 
@@ -177,7 +181,7 @@ const SETTINGS = {
   DEPLOY_ROLE_ARN: { check: roleArn },
   BREAK_GLASS_ROLE_ARNS: { check: roleArns },
   // How a deploy shifts each function's traffic to its new version (CodeDeploy's predefined
-  // configurations), rolled back on the function's alarms; none: no versions, aliases or CodeDeploy
+  // configurations), rolled back on its new version's errors alarm; none: no versions, aliases or CodeDeploy
   // (LocalStack's free image has no CodeDeploy).
   TRAFFIC_SHIFT: { check: oneOf(...TRAFFIC_SHIFTS, 'none'), default: 'Canary10Percent5Minutes' },
   LOG_RETENTION_DAYS: {

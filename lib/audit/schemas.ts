@@ -33,7 +33,7 @@ export type AuditEvent = z.infer<typeof auditEvent>;
 // GET /audit-events: newest first; each filter narrows, `from` and `to` bound the time, [from, to).
 export const auditEventsQuery = windowedPageQuery({
   actor: z.string().min(1).max(256).optional(),
-  resourceId: z.string().min(1).max(128).optional(),
+  resourceId: z.string().min(1).max(300).optional(), // a wallet address's key: its id, /keys/, and a kid of up to 255
   action: z
     .string()
     .regex(/^(POST|PATCH|PUT|DELETE) \/\S*$/, 'must be a route, e.g. POST /assets/{id}/liquidity')

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { CHANGED_BY, db } from '../platform/db';
-import { idOfKey, scoped, tenantOfKey } from '../platform/store';
-import { type Author, isAuditedRecord } from '../platform/tx';
-import { AUDITED_KINDS } from '../shared/audited';
+import { scoped, tenantOfKey } from '../platform/store';
+import { type Author, auditedRecord } from '../platform/tx';
 import type { Node } from '../shared/node';
 import type { AuditEvent } from './schemas';
 
 // The audit trail's side of the main table: what its stream carries to the write-once store
-// (./archive.ts). A change of a resource's record (its item: "<KIND>#<id>", sort key <KIND>) with
+// (./archive.ts). A change of a resource's record (its item: "<KIND>#<id>", sort key <KIND>; or a
+// record in another's partition, a wallet address's key: lib/shared/audited AUDITED_PARTS) with
 // the author its commit stamped on it (lib/platform/tx CHANGED_BY), and an operator's action that
 // changed nothing, written here alone as an item that the stream carries and that expires.
 const UNCHANGED_KEPT_SECS = 7 * 24 * 3600; // the stream keeps a record 24 h: this outlives it
@@ -48,7 +48,8 @@ function eventOf(r: DynamoDBRecord): AuditEvent | undefined {
   const image = newImage ?? oldImage;
   const pk = image?.pk?.S;
   const sk = image?.sk?.S;
-  if (!pk || !isAuditedRecord(pk, sk)) return undefined;
+  const record = auditedRecord(pk, sk);
+  if (!pk || !record) return undefined;
   // Expiry (DynamoDB's TTL deleting the item) changes nothing the record said: not an action.
   if (r.eventName === 'REMOVE' && r.userIdentity?.type === 'Service') return undefined;
   const before = oldImage ? plain(oldImage) : undefined;
@@ -59,14 +60,14 @@ function eventOf(r: DynamoDBRecord): AuditEvent | undefined {
   const stamp = newImage?.[CHANGED_BY]?.S;
   const fresh = stamp && stamp !== oldImage?.[CHANGED_BY]?.S ? (JSON.parse(stamp) as Author & { at: string }) : undefined;
   const author: Author = fresh ?? { actor: { kind: 'service', name: 'unattributed' }, action: r.eventName === 'REMOVE' ? 'delete' : 'write' };
-  const id = idOfKey(pk);
+  const id = record.id({ ...before, ...after });
   return {
     id: uuidOf(r.eventID ?? `${pk}#${r.dynamodb?.SequenceNumber}`),
     at: fresh?.at ?? new Date((r.dynamodb?.ApproximateCreationDateTime ?? Date.now() / 1000) * 1000).toISOString(),
     actor: author.actor as AuditEvent['actor'],
     action: author.action,
     operationId: author.operationId ?? author.action,
-    resource: { type: AUDITED_KINDS[sk], id },
+    resource: { type: record.kind, id },
     tenant: tenantOfKey(pk),
     outcome: 'succeeded',
     ...(author.status !== undefined && { status: author.status }),

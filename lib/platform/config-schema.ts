@@ -90,6 +90,20 @@ const schema = z.object({
   AWS_REGION: z.string().min(1).default('us-east-1'),
   // Where secrets live in Secrets Manager (lib/platform/secrets.ts); empty: they come from the environment.
   SECRETS_PREFIX: z.string().default(''),
+  // How a tenant's secrets are made (lib/platform/secrets.ts createTenantSecrets), set by packaging
+  // on the functions that make them (infra/serverless/tenant-secrets.cjs): the data key's ARN, the
+  // rotation function's (its alias's), and the ARN patterns of who may read them (comma-separated).
+  TENANT_SECRETS_KMS_KEY_ARN: z.preprocess((v) => (v === '' ? undefined : v), z.string().startsWith('arn:').optional()),
+  TENANT_SECRETS_ROTATION_ARN: z.preprocess((v) => (v === '' ? undefined : v), z.string().startsWith('arn:').optional()),
+  TENANT_SECRETS_READERS: z
+    .preprocess((v) => (v === undefined ? '' : v), z.string())
+    .transform((v) =>
+      v
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list.every((r) => r.startsWith('arn:')), 'must be ARNs, comma-separated'),
   // Local development only: let outbound fetches of URLs that clients and other nodes choose
   // (lib/platform/net/fetch.ts) reach loopback and private addresses, as nodes on one machine must.
   ALLOW_PRIVATE_FETCH: flag(false),
@@ -219,6 +233,7 @@ export function nodeOf(c: Config): Node {
     eventBus: c.EVENT_BUS_NAME,
     audit: { name: c.AUDIT_BUCKET, region: c.AWS_REGION, ...(c.AWS_ENDPOINT_URL_S3 && { endpoint: c.AWS_ENDPOINT_URL_S3 }) },
     secretsPrefix: c.SECRETS_PREFIX,
+    tenantSecrets: { kmsKeyArn: c.TENANT_SECRETS_KMS_KEY_ARN, rotationArn: c.TENANT_SECRETS_ROTATION_ARN, readers: c.TENANT_SECRETS_READERS },
     region: c.AWS_REGION,
     quoteLifetimeSecs: c.QUOTE_LIFETIME_SECS,
     liquidityWithdrawalTimeoutSecs: c.LIQUIDITY_WITHDRAWAL_TIMEOUT_SECS,

@@ -1,5 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { CreateSecretCommand, DeleteSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  CreateSecretCommand,
+  DeleteSecretCommand,
+  GetSecretValueCommand,
+  PutResourcePolicyCommand,
+  RotateSecretCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import type { Node } from '../shared/node';
 import { counted } from './aws';
 import { localSecret, secretsCacheSecs } from './runtime';
@@ -15,7 +22,9 @@ import { localSecret, secretsCacheSecs } from './runtime';
 // Locally SECRETS_PREFIX is empty and the same code reads the environment variable of the same
 // name, which the local stack sets. A tenant's own secrets (TENANT_SECRETS) are made at run time,
 // so they are always in Secrets Manager, under `<SECRETS_PREFIX>tenants/<tenant id>/`, locally
-// too (the local stack's emulator); the others stay the deployment's, for every tenant.
+// too (the local stack's emulator), each on the deployment's data key, behind a resource policy
+// and rotated as the deployment's are (createTenantSecrets); the others stay the deployment's, for
+// every tenant.
 // IDP_SECRET: what the FSP's consent page (the identity provider) sends as x-idp-secret.
 export type SecretName = 'ADMIN_API_SECRET' | 'WEBHOOK_SECRET' | 'STREAM_SECRET' | 'OPEN_PAYMENTS_CLIENT_SECRET' | 'IDP_SECRET';
 export const TENANT_SECRETS = ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'IDP_SECRET'] as const satisfies SecretName[];
@@ -127,15 +136,60 @@ const WHSEC = /^whsec_[A-Za-z0-9+/]+={0,2}$/;
 export const validSecretValue = (name: RotatedSecret, value: string): boolean =>
   name === 'ADMIN_API_SECRET' ? value.length >= 16 : name === 'WEBHOOK_SECRET' ? WHSEC.test(value) || !value.startsWith('whsec_') : value.length > 0;
 
-// A new tenant's secrets, made in Secrets Manager; answered once, to be shown once.
-export async function createTenantSecrets(base: Pick<Node, 'secretsPrefix'>, tenantId: string): Promise<Record<TenantSecretName, string>> {
+// How often a rotated secret rotates: the deployment's (infra/resources.yml) and a tenant's alike.
+export const ROTATION_SCHEDULE = 'rate(30 days)';
+
+// A tenant's secret's resource policy: no principal but those `readers` names (ARN patterns: the
+// service's roles, the break-glass ones) reads its value or changes the policy, whatever its IAM
+// policies allow.
+export const tenantSecretPolicy = (readers: string[]): string =>
+  JSON.stringify({
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Sid: 'OnlyTheServiceAndBreakGlassRoles',
+        Effect: 'Deny',
+        Principal: '*',
+        Action: ['secretsmanager:GetSecretValue', 'secretsmanager:PutResourcePolicy', 'secretsmanager:DeleteResourcePolicy'],
+        Resource: '*',
+        Condition: { ArnNotLike: { 'aws:PrincipalArn': readers } },
+      },
+    ],
+  });
+
+// A new tenant's secrets, made in Secrets Manager; answered once, to be shown once. Each as the
+// deployment's are (node.tenantSecrets): encrypted with its data key, behind its resource policy,
+// rotated by its rotation function on its schedule, from the next one on (now would replace the
+// value answered). On AWS (a SECRETS_PREFIX) none is made without all three. A call that fails
+// fails the whole: the caller deletes what was made (lib/tenants createTenant).
+export async function createTenantSecrets(base: Pick<Node, 'secretsPrefix' | 'tenantSecrets'>, tenantId: string): Promise<Record<TenantSecretName, string>> {
+  const { kmsKeyArn, rotationArn, readers } = base.tenantSecrets;
+  if (base.secretsPrefix && !(kmsKeyArn && rotationArn && readers.length))
+    throw new Error("A tenant's secrets are made with TENANT_SECRETS_KMS_KEY_ARN, TENANT_SECRETS_ROTATION_ARN and TENANT_SECRETS_READERS: one is not set");
   const values = Object.fromEntries(TENANT_SECRETS.map((name) => [name, newSecretValue(name)])) as Record<TenantSecretName, string>;
+  const sm = secretsManager();
   await Promise.all(
-    TENANT_SECRETS.map((name) =>
-      secretsManager().send(
-        new CreateSecretCommand({ Name: tenantSecretId(base, tenantId, name), SecretString: values[name], Description: `Tenant ${tenantId}: ${name}` }),
-      ),
-    ),
+    TENANT_SECRETS.map(async (name) => {
+      const SecretId = tenantSecretId(base, tenantId, name);
+      await sm.send(
+        new CreateSecretCommand({
+          Name: SecretId,
+          SecretString: values[name],
+          Description: `Tenant ${tenantId}: ${name}`,
+          ...(kmsKeyArn && { KmsKeyId: kmsKeyArn }),
+        }),
+      );
+      if (readers.length) await sm.send(new PutResourcePolicyCommand({ SecretId, ResourcePolicy: tenantSecretPolicy(readers), BlockPublicPolicy: true }));
+      if (rotationArn)
+        await sm.send(
+          new RotateSecretCommand({
+            SecretId,
+            RotationLambdaARN: rotationArn,
+            RotationRules: { ScheduleExpression: ROTATION_SCHEDULE },
+            RotateImmediately: false,
+          }),
+        );
+    }),
   );
   return values;
 }

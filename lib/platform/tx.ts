@@ -10,13 +10,13 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { AUDITED_KINDS } from '../shared/audited';
+import { AUDITED_KINDS, AUDITED_PARTS } from '../shared/audited';
 import type { Node } from '../shared/node';
 import { CHANGED_BY, db } from './db';
 import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing } from './events';
 import { crashPoint } from './faults';
 import { countLedgerConflict } from './metrics';
-import { unscoped } from './store';
+import { idOfKey, unscoped } from './store';
 import { currentTraceHeader } from './tracing';
 
 // The one unit of work: a state change's writes and its outgoing events and messages (as outbox
@@ -101,9 +101,16 @@ const stampOf = (name: string): string =>
 
 // A write with the stamp, if it writes an audited record (lib/shared/audited): a Put's item holds it,
 // an Update sets it in its SET clause.
-// Whether an item's key is an audited record's ("<KIND>#<id>", sort key <KIND>, in a tenant's scope or not).
-export const isAuditedRecord = (pk: unknown, sk: unknown): sk is string =>
-  typeof sk === 'string' && Object.hasOwn(AUDITED_KINDS, sk) && typeof pk === 'string' && unscoped(pk).startsWith(`${sk}#`);
+// The kind of audited record an item's key is ("<KIND>#<id>", sort key <KIND>; or one of
+// AUDITED_PARTS in its partition), in a tenant's scope or not: none if it is none.
+export function auditedRecord(pk: unknown, sk: unknown): { kind: string; id: (fields: Record<string, unknown>) => string } | undefined {
+  if (typeof pk !== 'string' || typeof sk !== 'string') return undefined;
+  const partition = unscoped(pk);
+  if (Object.hasOwn(AUDITED_KINDS, sk)) return partition.startsWith(`${sk}#`) ? { kind: AUDITED_KINDS[sk], id: () => idOfKey(pk) } : undefined;
+  const part = AUDITED_PARTS[sk.slice(0, sk.indexOf('#'))];
+  return part && partition.startsWith(`${part.partition}#`) ? part : undefined;
+}
+export const isAuditedRecord = (pk: unknown, sk: unknown): sk is string => auditedRecord(pk, sk) !== undefined;
 const audited = (key: Record<string, unknown> | undefined) => isAuditedRecord(key?.pk, key?.sk);
 export function stamped<W extends TransactItem>(write: W, stamp: string): W {
   if (!audited(write.Put?.Item ?? write.Update?.Key)) return write;

@@ -12,3 +12,9 @@ export const AUDITED_KINDS: Readonly<Record<string, string>> = {
   WITHDRAWAL: 'liquidity-withdrawal',
   XFER: 'transfer',
 };
+// Records the audit trail follows that sit in another's partition, by their sort key's prefix
+// ("<PREFIX>#…") and that partition's kind: a wallet address's keys ("KEY#<kid>", in its URL's
+// partition), named by their wallet address's id and kid, as the API's path names them.
+export const AUDITED_PARTS: Readonly<Record<string, { partition: string; kind: string; id: (fields: Record<string, unknown>) => string }>> = {
+  KEY: { partition: 'WAURL', kind: 'wallet-address-key', id: (f) => `${f.walletAddressId}/keys/${f.kid}` },
+};

@@ -58,6 +58,10 @@ export interface Node {
   // Where the deployment's secrets live in Secrets Manager (lib/platform/secrets.ts reads them, and a
   // tenant's under `tenants/<id>/` below it); empty: the environment (a tenant's: still Secrets Manager).
   secretsPrefix: string;
+  // How a tenant's secrets are made (lib/platform/secrets.ts createTenantSecrets): encrypted with the
+  // KMS key of this ARN, rotated by the rotation function of this ARN, read only by the principals
+  // these ARN patterns name (TENANT_SECRETS_*: on AWS packaging sets them; each unset, not applied).
+  tenantSecrets: { kmsKeyArn?: string; rotationArn?: string; readers: string[] };
   region: string; // AWS_REGION
   quoteLifetimeSecs: number;
   liquidityWithdrawalTimeoutSecs: number;

@@ -24,7 +24,9 @@
 //   function's (lib/platform/rotation.ts), on every secret it rotates, the deployment's and the tenants'. S3: the action
 //   lib/platform/s3.ts names at each call, on the audit bucket (AUDIT_BUCKET). execute-api: a SigV4 signer for it may invoke the template's IAM-authorized routes.
 // - Functions: a Lambda Invoke (the console's hand-off, lib/api/http/console.ts) may call the function of
-//   any route of the Admin API (the `http` events), but its own.
+//   any route of the Admin API (the `http` events), but its own; a RotateSecret (a tenant's secrets
+//   made) needs to invoke the rotation function the template's rotation schedules name. Each through
+//   its alias where the function has one (infra/serverless/safe-deploy.cjs): `<id>:<alias>`.
 // - What Lambda does with the function's role: read its event sources (queue, stream) and send to
 //   the on-failure destinations of those and of its async invocations (from the template).
 // - Bundled but never run: the Admin stack's Idempotency-Key layer outside POST routes, and its
@@ -232,6 +234,11 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
       (f) => resources[f].Type === 'AWS::Lambda::Function' && resources[f].Properties.FunctionName === alias.Properties.FunctionName,
     );
   };
+  // A function as an invocation names it: through its alias, if it has one.
+  const invoked = (id: string) => {
+    const alias = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::Alias' && r.Properties.FunctionName === resources[id].Properties.FunctionName);
+    return alias ? `${id}:${alias.Properties.Name}` : id;
+  };
   const consumed = Object.values(resources)
     .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && called(r.Properties.FunctionName) === fn.id)
     .map((r) => r.Properties);
@@ -292,6 +299,9 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
     } else if (client === 'SecretsManager') {
       if (action !== 'secretsmanager:GetSecretValue') {
         need(action, `secret:${TENANTS_SECRETS}`);
+        if (action === 'secretsmanager:RotateSecret')
+          for (const r of Object.values(resources))
+            if (r.Type === 'AWS::SecretsManager::RotationSchedule') need('lambda:InvokeFunction', invoked(called(r.Properties.RotationLambdaARN)!));
         continue;
       }
       const names = [
@@ -302,7 +312,7 @@ export function neededAccess(fn: FunctionContext, found: Found[]): Set<string> {
         if ((TENANT_SECRETS as readonly string[]).includes(name)) need(action, `secret:${TENANTS_SECRETS}/${name}`);
       }
     } else if (client === 'Lambda' && action === 'lambda:InvokeFunction') {
-      for (const id of fn.adminFunctions ?? []) if (id !== fn.id) need(action, id);
+      for (const id of fn.adminFunctions ?? []) if (id !== fn.id) need(action, invoked(id));
     } else throw new Error(`${fn.id}: no resource rule for ${f.what}`);
   }
   // What Lambda itself does with the function's role.
@@ -346,6 +356,8 @@ function resourceKey(r: any): string {
   if (joined?.[0]?.['Fn::GetAtt'] && joined[1] === 'index') return `${joined[0]['Fn::GetAtt'][0]}/index`;
   if (joined?.[0]?.['Fn::GetAtt'] && joined[1] === '*') return `${joined[0]['Fn::GetAtt'][0]}/objects`;
   const sub: string | undefined = r?.['Fn::Sub'];
+  const qualified = sub && /^\$\{(\w+)\.Arn\}:(\w+)$/.exec(sub); // a function's alias
+  if (qualified) return `${qualified[1]}:${qualified[2]}`;
   const secret = sub && /:secret:[^/]+\/[^/]+\/((?:tenants\/\*\/)?[A-Z_]+-\?{6}|tenants\/\*)$/.exec(sub);
   if (secret) return `secret:${secret[1].replace(/-\?{6}$/, '')}`;
   const route = sub && /:\$\{(\w+)\}\/\*\/([A-Z]+)(\/.*)$/.exec(sub);

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { routeFor, servePage } from '../../lib/api/http/console';
+import { handOffTarget, routeFor, servePage } from '../../lib/api/http/console';
 import { allRoutes } from '../../lib/api/routes';
 
 // The console's hand-off (lib/api/http/console.ts) finds the Admin route a path names, as API Gateway
@@ -18,6 +18,26 @@ describe("the console's route finder", () => {
     expect(routeFor('DELETE', '/assets')).toEqual({ allow: ['GET', 'POST'] });
     expect(routeFor('PUT', '/payments/3f5f0d2c-0000-4000-8000-000000000000/fund')).toEqual({ allow: ['POST'] });
     for (const path of ['/nothing', '/assets/a/b/c', '/', '/assets/%zz', '/payments//fund']) expect(routeFor('GET', path), path).toEqual({ allow: [] });
+  });
+});
+
+// The console invoked the functions by their unqualified names: $LATEST, past the alias that
+// CodeDeploy shifts (a canary's new version, its alarms and its rollback never saw those calls).
+describe("the console's hand-off target", () => {
+  const self = (qualifier: string) => ({
+    functionName: 'payment-service-prod-console',
+    invokedFunctionArn: `arn:aws:lambda:eu-west-1:123456789012:function:payment-service-prod-console${qualifier}`,
+  });
+  it("is the route's function through the alias the console was called through, unqualified where it was", () => {
+    expect(handOffTarget(self(':live'), 'console', 'assetsList')).toBe('payment-service-prod-assetsList:live');
+    expect(handOffTarget(self(''), 'console', 'assetsList')).toBe('payment-service-prod-assetsList');
+    // A version or $LATEST is the console's own, never another function's.
+    expect(handOffTarget(self(':12'), 'console', 'assetsList')).toBe('payment-service-prod-assetsList');
+    expect(handOffTarget(self(':$LATEST'), 'console', 'assetsList')).toBe('payment-service-prod-assetsList');
+    // Locally: the functions by their names in serverless.yml, unqualified.
+    expect(
+      handOffTarget({ functionName: 'console', invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:console' }, 'console', 'assetsList'),
+    ).toBe('assetsList');
   });
 });
 

@@ -7,7 +7,7 @@ import { type Journal, openJournal } from './journal';
 import { sigV4Refusal } from './sigv4';
 
 // A small Secrets Manager emulator: the calls the service makes (create, read, put a new value,
-// describe, delete and restore a secret, by name or ARN) over the AWS JSON 1.1 wire protocol, each
+// describe, delete and restore a secret, put and read its resource policy, by name or ARN) over the AWS JSON 1.1 wire protocol, each
 // signed with SigV4 by the local credentials, as AWS requires. No Secrets Manager server ships on
 // npm, and the local run keeps every secret the service makes at run time (a tenant's Admin API
 // secret) where AWS keeps it, so that one code path reads them on both. Given a data folder, it
@@ -17,6 +17,10 @@ import { sigV4Refusal } from './sigv4';
 // the rotation function (`rotate`: the local Lambda runtime) with each of its four steps in turn,
 // after answering; the steps set the value and move the labels (PutSecretValue with VersionStages,
 // UpdateSecretVersionStage). A rotation schedule is kept but not run: a local run rotates when asked.
+// A secret's KMS key (KmsKeyId) and resource policy are kept and answered as given, and enforce
+// nothing: locally no call is authorized but by the local credentials' signature. BlockPublicPolicy
+// refuses a policy that lets anyone in (an Allow to every principal with no condition), as AWS's
+// check does for the plainest case.
 const STAGES = { current: 'AWSCURRENT', previous: 'AWSPREVIOUS', pending: 'AWSPENDING' } as const;
 const ROTATION_STEPS = ['createSecret', 'setSecret', 'testSecret', 'finishSecret'] as const;
 const NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
@@ -36,6 +40,8 @@ interface Secret {
   arn: string;
   name: string;
   description?: string;
+  kmsKeyId?: string; // none: AWS's own key (aws/secretsmanager)
+  policy?: string; // the resource policy, as given
   created: number;
   changed: number;
   // Scheduled for deletion: when it was asked (at) and when the secret is gone (until); restorable
@@ -140,7 +146,8 @@ export function secretsManagerCalls(opts: { account: string; dataDir?: string; r
       const t = now();
       const arn = `arn:aws:secretsmanager:${LOCAL_REGION}:${opts.account}:secret:${name}-${randomBytes(3).toString('hex')}`;
       const description = typeof input.Description === 'string' ? input.Description : undefined;
-      save({ arn, name, description, created: t, changed: t, versions: [{ id: versionId, value, created: t, stages: [STAGES.current] }] });
+      const kmsKeyId = typeof input.KmsKeyId === 'string' && input.KmsKeyId ? input.KmsKeyId : undefined;
+      save({ arn, name, description, kmsKeyId, created: t, changed: t, versions: [{ id: versionId, value, created: t, stages: [STAGES.current] }] });
       return { ARN: arn, Name: name, VersionId: versionId };
     },
     GetSecretValue(input) {
@@ -233,6 +240,7 @@ export function secretsManagerCalls(opts: { account: string; dataDir?: string; r
         ARN: s.arn,
         Name: s.name,
         ...(s.description !== undefined && { Description: s.description }),
+        ...(s.kmsKeyId !== undefined && { KmsKeyId: s.kmsKeyId }),
         CreatedDate: s.created,
         LastChangedDate: s.changed,
         ...(s.deleted && { DeletedDate: s.deleted.at }),
@@ -240,6 +248,27 @@ export function secretsManagerCalls(opts: { account: string; dataDir?: string; r
         ...(s.rotation && { RotationEnabled: true, RotationLambdaARN: s.rotation.lambdaArn, RotationRules: s.rotation.rules }),
         ...(s.rotation?.rotated && { LastRotatedDate: s.rotation.rotated }),
       };
+    },
+    PutResourcePolicy(input) {
+      const s = live(input.SecretId);
+      const text = input.ResourcePolicy;
+      let policy: { Statement?: unknown };
+      try {
+        policy = JSON.parse(typeof text === 'string' ? text : '');
+      } catch {
+        throw new Refusal('MalformedPolicyDocumentException', 'The resource policy is not JSON');
+      }
+      const statements = [policy?.Statement ?? []].flat() as Array<Record<string, any>>;
+      if (!statements.length) throw new Refusal('MalformedPolicyDocumentException', 'The resource policy has no statement');
+      const anyone = (p: unknown) => p === '*' || (p as { AWS?: unknown })?.AWS === '*';
+      if (input.BlockPublicPolicy === true && statements.some((st) => st.Effect === 'Allow' && anyone(st.Principal) && !st.Condition))
+        throw new Refusal('PublicPolicyException', "You can't attach a resource-based policy that allows broad access to the secret.");
+      save({ ...s, policy: text as string, changed: now() });
+      return { ARN: s.arn, Name: s.name };
+    },
+    GetResourcePolicy(input) {
+      const s = live(input.SecretId);
+      return { ARN: s.arn, Name: s.name, ...(s.policy !== undefined && { ResourcePolicy: s.policy }) };
     },
     // Scheduled for deletion after a recovery window (7 to 30 days, 30 by default), or at once.
     DeleteSecret(input) {

@@ -44,6 +44,8 @@ const API_PORTS: Record<string, Port> = { ResourceServerApi: 'openPayments', Aut
 // What the template's WAF limits per client address, as its rate-based rule (GRANT_RATE_LIMIT_PER_5MIN):
 // grant requests, the authorization server's POST at its root, which anyone may send.
 const GRANT_RATE_LIMIT_DEFAULT = 300;
+// Secrets Manager's rotation function (lib/platform/rotation.ts), as serverless.yml names its handler.
+export const ROTATION_HANDLER = 'functions/secrets/rotate.handler';
 const rateRules = (env: NodeJS.ProcessEnv): Record<string, RateRule> => ({
   AuthServerApi: { method: 'POST', path: '/', limit: Number(env.GRANT_RATE_LIMIT_PER_5MIN || GRANT_RATE_LIMIT_DEFAULT) },
 });
@@ -222,6 +224,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     for (const name of ['ADMIN_API_SECRET', 'WEBHOOK_SECRET', 'STREAM_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET', 'IDP_SECRET'] as const)
       env[name] = settings[name];
     env.CONSOLE_JWKS = operators.pool.jwks;
+    // A tenant's secrets made as on AWS (infra/serverless/tenant-secrets.cjs): a key's ARN and a
+    // resource policy the emulator keeps (and enforces nothing by), rotated by the local rotation function.
+    const rotator = service.functions.find((f) => f.handler === ROTATION_HANDLER);
+    if (!rotator) throw new Error(`No function in serverless.yml has the handler ${ROTATION_HANDLER}`);
+    Object.assign(env, {
+      TENANT_SECRETS_KMS_KEY_ARN: `arn:aws:kms:${LOCAL_REGION}:000000000000:key/00000000-0000-4000-8000-00000000da7a`,
+      TENANT_SECRETS_ROTATION_ARN: localFunctionArn(rotator),
+      TENANT_SECRETS_READERS: `arn:aws:iam::000000000000:role/${service.service}/${service.stage}/*`,
+    });
     Object.assign(process.env, env);
 
     // The names the gateways answer to besides loopback: the hosts of the node's public URLs.

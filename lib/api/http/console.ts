@@ -1,5 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { counted } from '../../platform/aws';
 import { ROUTE_ANNOTATION } from '../../platform/trace-annotations';
 import { annotate, currentTraceHeader, TRACE_HEADER } from '../../platform/tracing';
@@ -60,8 +60,12 @@ export type Invoke = (functionName: string, event: APIGatewayProxyEvent) => Prom
 
 // Lambda's Invoke, on AWS and under npm start alike (where AWS_ENDPOINT_URL_LAMBDA is the local
 // runtime's stand-in, infra/local/emulators/lambda-api.ts). The deployed functions are named
-// <service>-<stage>-<name>, as this one is (`self`, its own deployed name, ends with `own`).
-// The invocation carries this one's trace (X-Amzn-Trace-Id), so that the route's work is traced in it.
+// <service>-<stage>-<name>, as this one is (`self`, its own deployed name, ends with `own`), and
+// are called through their alias (infra/serverless/safe-deploy.cjs) where they have one: the one
+// this function was called through, the qualifier of its invoked ARN (none locally, nor with
+// TRAFFIC_SHIFT=none), so that a hand-off runs the version the alias serves, a canary's share
+// too, and counts in its alarms. The invocation carries this one's trace (X-Amzn-Trace-Id), so
+// that the route's work is traced in it.
 let client: LambdaClient | undefined;
 function lambda(): LambdaClient {
   if (client) return client;
@@ -76,10 +80,16 @@ function lambda(): LambdaClient {
   );
   return client;
 }
+export function handOffTarget(self: Pick<Context, 'functionName' | 'invokedFunctionArn'>, own: string, name: string): string {
+  const qualifier = self.invokedFunctionArn.split(':')[7];
+  // (An alias, never a version: another function's version of that number is another deploy's.)
+  const alias = qualifier && qualifier !== '$LATEST' && !/^\d+$/.test(qualifier) ? `:${qualifier}` : '';
+  return `${self.functionName.slice(0, -own.length)}${name}${alias}`;
+}
 export const lambdaInvoke =
-  (self: string, own: string): Invoke =>
+  (self: Pick<Context, 'functionName' | 'invokedFunctionArn'>, own: string): Invoke =>
   async (name, event) => {
-    const out = await lambda().send(new InvokeCommand({ FunctionName: `${self.slice(0, -own.length)}${name}`, Payload: JSON.stringify(event) }));
+    const out = await lambda().send(new InvokeCommand({ FunctionName: handOffTarget(self, own, name), Payload: JSON.stringify(event) }));
     // A function that threw (or timed out): API Gateway's answer to a failed integration.
     if (out.FunctionError) throw new Error(`${name} failed: ${new TextDecoder().decode(out.Payload)}`);
     return JSON.parse(new TextDecoder().decode(out.Payload)) as APIGatewayProxyResult;

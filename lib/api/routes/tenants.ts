@@ -106,15 +106,17 @@ export const tenantsRoutes = declareRoutes({
 });
 
 // The roles of these routes' own functions (those they share are in ./roles.ts): the tenants' records
-// and claims in the main table, their secrets made (POST) and scheduled for deletion (DELETE, and a
-// POST that could not make its tenant).
+// and claims in the main table, their secrets made (POST: each with its resource policy and its
+// rotation by the rotation function, which RotateSecret needs the right to invoke) and scheduled for
+// deletion (DELETE, and a POST that could not make its tenant).
 export const tenantsRoles = {
   TenantsCreateRole: {
     MainTable: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'Query'],
     'MainTable/index': ['Query'],
     IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], // bundled as on every POST, though the route refuses an Idempotency-Key
     secrets: ADMIN_API_SECRETS,
-    'secrets tenants/*': ['CreateSecret', 'DeleteSecret'],
+    'secrets tenants/*': ['CreateSecret', 'DeleteSecret', 'PutResourcePolicy', 'RotateSecret'],
+    SecretsRotateLambdaFunction: ['InvokeFunction'],
   },
   TenantsUpdateRole: {
     MainTable: ['GetItem', 'PutItem'],

@@ -50,11 +50,11 @@ describe('roles and resource policies', () => {
     expect(needs.openApi).toEqual([]);
     // The Admin API's GET routes only read (the rate lookup caches what it pulled), and only the
     // back-office ledger check scans.
-    // The console's function only invokes the Admin API's others (below).
+    // The console's function only invokes the Admin API's others (below), each through its alias.
     expect(needs.console).toEqual(
       adminFunctions
         .filter((f) => f !== functionId('console'))
-        .map((f) => `lambda:InvokeFunction ${f}`)
+        .map((f) => `lambda:InvokeFunction ${f}:live`)
         .sort(),
     );
     for (const fn of service.functions.filter((f) => f.name !== 'console' && f.events.some((e) => e.http?.method === 'GET')))
@@ -89,6 +89,13 @@ describe('roles and resource policies', () => {
     // secrets, and only the tenants'.
     expect(holders('secretsmanager:CreateSecret secret:tenants/*')).toEqual(['adminGraphql', 'tenantsCreate']);
     expect(holders('secretsmanager:DeleteSecret secret:tenants/*')).toEqual(['adminGraphql', 'tenantsCreate', 'tenantsDelete']);
+    // What makes them gives each its resource policy and its rotation, by the rotation function's alias.
+    for (const need of [
+      'secretsmanager:PutResourcePolicy secret:tenants/*',
+      'secretsmanager:RotateSecret secret:tenants/*',
+      'lambda:InvokeFunction SecretsRotateLambdaFunction:live',
+    ])
+      expect(holders(need), need).toEqual(['adminGraphql', 'tenantsCreate']);
     expect(holders('dynamodb:UpdateItem WebhookEventsTable')).toEqual(['webhookEventsRedeliver', 'webhooksDeliver']);
     expect(holders('dynamodb:PutItem RatesTable')).toEqual(['ratesPush']);
 

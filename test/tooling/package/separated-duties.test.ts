@@ -201,7 +201,7 @@ describe('backups that outlive the data key and that nobody deletes', () => {
 describe('safe deployment', () => {
   const fns = () => ofType('AWS::Lambda::Function');
 
-  it('publishes a version of every function, serves it through its alias, and shifts traffic to a new one by CodeDeploy, rolling back on its errors alarm', () => {
+  it("publishes a version of every function, serves it through its alias, and shifts traffic to a new one by CodeDeploy, rolling back on the new version's errors", () => {
     const aliases = Object.fromEntries(ofType('AWS::Lambda::Alias'));
     const versions = Object.fromEntries(ofType('AWS::Lambda::Version'));
     const groups = Object.fromEntries(ofType('AWS::CodeDeploy::DeploymentGroup'));
@@ -216,13 +216,49 @@ describe('safe deployment', () => {
         ApplicationName: { Ref: 'CodeDeployApplication' },
         DeploymentGroupName: { Ref: `${base}CodeDeployGroup` },
       });
+      // The errors of the calls through the alias that the new version ran (summed with up to nine
+      // other functions' new versions' in one metric math alarm), in the group's stack; the
+      // function's own errors alarm (every version's) was the group's: the old version's errors
+      // rolled back a good deploy, and the new one's hid among the old one's.
+      const [alarm] = groups[`${base}CodeDeployGroup`].Properties.AlarmConfiguration.Alarms.map((a: any) => a.Name.Ref);
       expect(groups[`${base}CodeDeployGroup`].Properties, id).toMatchObject({
         DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
         AutoRollbackConfiguration: { Enabled: true, Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'] },
-        // The function's errors alarm (in the Monitoring stack: its output, through the service's stack).
-        AlarmConfiguration: { Enabled: true, Alarms: [{ Name: { Ref: `${id}ErrorsAlarm` } }] },
+        AlarmConfiguration: { Enabled: true, Alarms: [{ Name: { Ref: alarm } }] },
       });
-      expect(nested.Monitoring.Outputs[`${id}ErrorsAlarm`].Value, id).toEqual({ Ref: `${id}ErrorsAlarm` });
+      const { Properties: watching } = nested.Deployments.Resources[alarm];
+      expect(watching, id).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
+      const metrics = watching.Metrics.filter((m: any) => m.MetricStat);
+      expect(watching.Metrics.find((m: any) => m.ReturnData)).toEqual({
+        Id: 'errors',
+        Expression: `SUM([${metrics.map((m: any) => m.Id).join(',')}])`,
+        ReturnData: true,
+      });
+      expect(metrics.length).toBeLessThanOrEqual(10);
+      expect(
+        metrics.filter((m: any) => m.MetricStat.Metric.Dimensions[0].Value === fn.Properties.FunctionName),
+        id,
+      ).toEqual([
+        {
+          Id: expect.any(String),
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/Lambda',
+              MetricName: 'Errors',
+              Dimensions: [
+                { Name: 'FunctionName', Value: fn.Properties.FunctionName },
+                { Name: 'Resource', Value: `${fn.Properties.FunctionName}:live` },
+                { Name: 'ExecutedVersion', Value: { 'Fn::GetAtt': [alias.Properties.FunctionVersion['Fn::GetAtt'][0], 'Version'] } },
+              ],
+            },
+            Period: 60,
+            Stat: 'Sum',
+          },
+          ReturnData: false,
+        },
+      ]);
+      // It watches the new version before the alias moves to it.
+      expect((alias as Resource & { DependsOn: string[] }).DependsOn, id).toContain(alarm);
     }
     // The version waits for its function's update (the Deployments stack does).
     expect(template.Resources.Deployments.DependsOn).toEqual(expect.arrayContaining(fns().map(([id]) => id)));
@@ -232,9 +268,9 @@ describe('safe deployment', () => {
     expect(state.service.provider.versionFunctions).toBe(true);
   });
 
-  it("calls every function through its alias: every route's integration, permission, schedule and queue or stream mapping", () => {
+  it("calls every function through its alias: every route's integration, permission, schedule, queue or stream mapping and secret's rotation", () => {
     const callers = Object.entries(deployed).filter(([, r]) =>
-      /^AWS::(ApiGateway::Method|Lambda::Permission|Lambda::EventSourceMapping|Events::Rule)$/.test(r.Type),
+      /^AWS::(ApiGateway::Method|Lambda::Permission|Lambda::EventSourceMapping|Events::Rule|SecretsManager::RotationSchedule)$/.test(r.Type),
     );
     const fnIds = new Set(fns().map(([id]) => id));
     const text = JSON.stringify(callers);
@@ -258,6 +294,9 @@ describe('safe deployment', () => {
     // Every function something calls (the OpenAPI document's too), through its alias.
     expect(called.size).toBeGreaterThan(70);
     for (const [, c] of ofType('AWS::Lambda::EventInvokeConfig')) expect(c.Properties.Qualifier).toBe('live');
+    // Secrets Manager calls the alias its permission names (the function's own ARN, it may not).
+    for (const [id, r] of ofType('AWS::SecretsManager::RotationSchedule'))
+      expect(r.Properties.RotationLambdaARN, id).toEqual(deployed.SecretsRotationPermission.Properties.FunctionName);
   });
 
   it('protects the tables, the keys, the secrets, the log groups and the backup vault from replacement or deletion, and deploys as DEPLOY_ROLE_ARN', () => {

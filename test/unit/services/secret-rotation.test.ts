@@ -30,7 +30,12 @@ const clockWait = (ms: number) => {
 };
 const secrets = inMemorySecrets((_arn, event) => rotationStep(event as RotationEvent, clockWait));
 
-const deployment = testNode({ SECRETS_PREFIX: 'payment-service/test/' });
+const deployment = testNode({
+  SECRETS_PREFIX: 'payment-service/test/',
+  TENANT_SECRETS_KMS_KEY_ARN: 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-4000-8000-00000000da7a',
+  TENANT_SECRETS_ROTATION_ARN: 'arn:aws:lambda:us-east-1:000000000000:function:rotate',
+  TENANT_SECRETS_READERS: 'arn:aws:iam::000000000000:role/payment-service/test/*',
+});
 const tenant = nodeFor(deployment, {
   id: '6f1c1a64-3c5a-4a43-9a1e-6c0d1f1a2b3c',
   walletAddressPrefix: 'https://wallet.example/acme',

@@ -1,12 +1,12 @@
-import { DescribeSecretCommand, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { DescribeSecretCommand, GetResourcePolicyCommand, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it, vi } from 'vitest';
 import { createAsset, listAssets } from '../../../lib/assets';
-import { secret, TENANT_SECRETS } from '../../../lib/platform/secrets';
+import { createTenantSecrets, ROTATION_SCHEDULE, secret, TENANT_SECRETS } from '../../../lib/platform/secrets';
 import type { TenantSettings } from '../../../lib/shared/node';
 import { activeTenants, createTenant, deleteTenant, getTenant, listTenants, tenantById, tenantForWalletAddress, updateTenant } from '../../../lib/tenants';
 import type { CreatedTenant } from '../../../lib/tenants/schemas';
 import { createWalletAddress } from '../../../lib/wallet-addresses';
-import { inMemory, refusal } from '../../harness/in-memory';
+import { inMemory, refusal, testNode } from '../../harness/in-memory';
 import { inMemorySecrets } from '../../harness/in-memory-secrets';
 
 // Tenants' rules in memory: made with their secrets, which Secrets Manager keeps (in memory: the
@@ -15,7 +15,11 @@ import { inMemorySecrets } from '../../harness/in-memory-secrets';
 // creations and changes, and each tenant's data its own. What only the stack shows (the Admin
 // API's answers, its signatures and the 401s of a deleted tenant, validation's 400s, webhooks, the
 // Secrets Manager emulator on the wire) is test/integration/tenants.test.ts's.
-const mem = inMemory();
+// How the deployment makes a tenant's secrets (on AWS, set by packaging: infra/serverless/tenant-secrets.cjs).
+const KEY = 'arn:aws:kms:us-east-1:000000000000:key/00000000-0000-4000-8000-00000000da7a';
+const ROTATOR = 'arn:aws:lambda:us-east-1:000000000000:function:payment-service-test-secretsRotate:live';
+const READERS = ['arn:aws:iam::000000000000:role/payment-service/test/*', 'arn:aws:iam::000000000000:role/break-glass/reader'];
+const mem = inMemory({ TENANT_SECRETS_KMS_KEY_ARN: KEY, TENANT_SECRETS_ROTATION_ARN: ROTATOR, TENANT_SECRETS_READERS: READERS.join(', ') });
 const secrets = inMemorySecrets();
 
 const BASE = 'https://wallet.example'; // testNode's WALLET_ADDRESS_URL
@@ -58,6 +62,28 @@ describe('tenants', () => {
     expect(await secretOf(t.id, 'ADMIN_API_SECRET')).toBe(t.adminApiSecret);
     expect(await secretOf(t.id, 'WEBHOOK_SECRET')).toBe(t.webhookSecret);
     expect(await secretOf(t.id, 'IDP_SECRET')).toBe(t.idpSecret);
+    // Each on the deployment's data key, read by its roles and the break-glass ones only, rotated on the deployment's schedule.
+    for (const name of TENANT_SECRETS) {
+      expect(await described(t.id, name), name).toMatchObject({
+        KmsKeyId: KEY,
+        RotationEnabled: true,
+        RotationLambdaARN: ROTATOR,
+        RotationRules: { ScheduleExpression: ROTATION_SCHEDULE },
+      });
+      const { ResourcePolicy } = await secrets.client.send(new GetResourcePolicyCommand({ SecretId: `tenants/${t.id}/${name}` }));
+      // Every principal but those is denied reading it, and lifting the policy.
+      const [denied, ...more] = JSON.parse(ResourcePolicy!).Statement;
+      expect(more, name).toEqual([]);
+      expect([denied.Effect, denied.Principal, denied.Resource, denied.Condition], name).toEqual([
+        'Deny',
+        '*',
+        '*',
+        { ArnNotLike: { 'aws:PrincipalArn': READERS } },
+      ]);
+      expect(denied.Action.sort(), name).toEqual(['GetSecretValue', 'DeleteResourcePolicy', 'PutResourcePolicy'].map((a) => `secretsmanager:${a}`).sort());
+    }
+    // Not rotated at once: the values answered are the ones in use.
+    expect((await described(t.id, 'ADMIN_API_SECRET')).LastRotatedDate).toBeUndefined();
     // As the tenant's functions read them.
     const node = mem.tenant(settingsOf(t));
     expect([await secret(node, 'ADMIN_API_SECRET'), await secret(node, 'WEBHOOK_SECRET'), await secret(node, 'IDP_SECRET')]).toEqual([
@@ -280,22 +306,34 @@ describe("a tenant's data", () => {
     expect(base().map((i) => i.base)).toEqual([t.walletAddressPrefix]); // under the tenant's own key: its prefix
   });
 
-  it('a tenant whose secrets cannot all be made is not made, and takes those made with it', async () => {
+  // (Its policy or its rotation too: a secret made but open to any reader, or never rotated, is not kept.)
+  it.each(['CreateSecretCommand', 'PutResourcePolicyCommand', 'RotateSecretCommand'])(
+    'a tenant whose secrets cannot all be made is not made, and takes those made with it: %s fails',
+    async (failing) => {
+      const made = secretsMade();
+      secrets.client.middlewareStack.add(
+        (next, context) => async (args) => {
+          const { Name, SecretId } = args.input as { Name?: string; SecretId?: string };
+          if (context.commandName === failing && (Name ?? SecretId ?? '').endsWith('/IDP_SECRET'))
+            throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+          return next(args);
+        },
+        { step: 'initialize', name: 'refuseIdpSecret' },
+      );
+      const before = mainItems();
+      await expect(createTenant(mem.node, { name: 'Unlucky', walletAddressPrefix: prefix() })).rejects.toThrow('Rate exceeded');
+      expect(mainItems()).toBe(before);
+      expect(made.length).toBeGreaterThan(0);
+      for (const name of made)
+        expect(await outcome(secrets.client.send(new DescribeSecretCommand({ SecretId: name }))), name).toBe('ResourceNotFoundException');
+      expect((await listTenants(mem.node, 100)).items).toEqual([]);
+    },
+  );
+
+  it('on AWS (a SECRETS_PREFIX), makes none without the data key, the rotation function and the readers', async () => {
     const made = secretsMade();
-    secrets.client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const name = (args.input as { Name?: string }).Name ?? '';
-        if (context.commandName === 'CreateSecretCommand' && name.endsWith('/IDP_SECRET'))
-          throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
-        return next(args);
-      },
-      { step: 'initialize', name: 'refuseIdpSecret' },
-    );
-    const before = mainItems();
-    await expect(createTenant(mem.node, { name: 'Unlucky', walletAddressPrefix: prefix() })).rejects.toThrow('Rate exceeded');
-    expect(mainItems()).toBe(before);
-    expect(made.length).toBeGreaterThan(0);
-    for (const name of made) expect(await outcome(secrets.client.send(new DescribeSecretCommand({ SecretId: name }))), name).toBe('ResourceNotFoundException');
-    expect((await listTenants(mem.node, 100)).items).toEqual([]);
+    const aws = testNode({ SECRETS_PREFIX: 'payment-service/test/', TENANT_SECRETS_KMS_KEY_ARN: KEY, TENANT_SECRETS_READERS: READERS.join(',') });
+    await expect(createTenantSecrets(aws, '6f1c1a64-3c5a-4a43-9a1e-6c0d1f1a2b3c')).rejects.toThrow('TENANT_SECRETS_ROTATION_ARN');
+    expect(made).toEqual([]);
   });
 });
