@@ -11,6 +11,7 @@ import { isRotated, newSecretValue, type RotatedSecret, STAGES, secretsManager, 
 // - createSecret: a new random value, as the version Secrets Manager named (the token), AWSPENDING;
 // - setSecret: nothing: the service is the one that checks the value (no database to tell);
 // - testSecret: the new value has the form the service takes (./secrets.ts, validSecretValue);
+//   alone on a version with no value, AWS's test of the configuration, which passes;
 // - finishSecret: the new value becomes AWSCURRENT (the old one AWSPREVIOUS), once every function
 //   has read the new one: the values functions accept are cached secretsCacheSecs, and include
 //   AWSPENDING, so waiting that long after createSecret means that no function refuses a party that
@@ -58,9 +59,11 @@ async function createSecret(id: string, token: string, name: RotatedSecret): Pro
   );
 }
 
+// A version with no value is AWS's test of a rotation's configuration (RotateSecret without
+// rotating at once runs this step alone): nothing to test, and finishSecret refuses such a version.
 async function testSecret(id: string, token: string, name: RotatedSecret): Promise<void> {
   const pending = await pendingValue(id, token);
-  if (!pending || !validSecretValue(name, pending.value)) throw new Error(`The new value of ${name} (${token}) is missing or not of its form`);
+  if (pending && !validSecretValue(name, pending.value)) throw new Error(`The new value of ${name} (${token}) is not of its form`);
 }
 
 async function finishSecret(id: string, token: string, current: string | undefined, wait: (ms: number) => Promise<unknown>): Promise<void> {

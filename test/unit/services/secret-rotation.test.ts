@@ -28,7 +28,17 @@ const clockWait = (ms: number) => {
     while (Date.now() < until) await new Promise((resolve) => setImmediate(resolve));
   })();
 };
-const secrets = inMemorySecrets((_arn, event) => rotationStep(event as RotationEvent, clockWait));
+// (`onlyStep`: the one step run, as AWS's test of a rotation's configuration runs testSecret alone.)
+let onlyStep: RotationEvent['Step'] | undefined;
+let stepErrors: string[] = [];
+const secrets = inMemorySecrets(async (_arn, event) => {
+  const e = event as RotationEvent;
+  if (onlyStep && e.Step !== onlyStep) return;
+  await rotationStep(e, clockWait).catch((error: Error) => {
+    stepErrors.push(`${e.Step}: ${error.message}`);
+    throw error;
+  });
+});
 
 const deployment = testNode({
   SECRETS_PREFIX: 'payment-service/test/',
@@ -45,6 +55,8 @@ const tenant = nodeFor(deployment, {
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
   finishWaited = [];
+  onlyStep = undefined;
+  stepErrors = [];
 });
 afterEach(() => vi.useRealTimers());
 
@@ -107,4 +119,19 @@ describe.each([
       expect(await accepted(node, name, old)).toBe(false);
     },
   );
+});
+
+// RotateSecret without rotating at once (how a tenant's secrets get their schedule, and the
+// deployment's with RotateImmediatelyOnUpdate: false) has AWS test the configuration: testSecret
+// alone, on a new AWSPENDING version with no value, removed after. That test passes, and changes nothing.
+it("takes AWS's test of a rotation's configuration: testSecret on a version with no value", async () => {
+  await createTenantSecrets(tenant, tenant.tenant.id);
+  const id = `${tenant.secretsPrefix}tenants/${tenant.tenant.id}/ADMIN_API_SECRET`;
+  const before = (await secrets.client.send(new GetSecretValueCommand({ SecretId: id }))).SecretString;
+  onlyStep = 'testSecret';
+  await secrets.client.send(new RotateSecretCommand({ SecretId: id, RotationLambdaARN: 'arn:aws:lambda:us-east-1:000000000000:function:rotate' }));
+  await vi.waitFor(async () => expect((await secrets.client.send(new DescribeSecretCommand({ SecretId: id }))).LastRotatedDate).toBeUndefined());
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve)); // the steps' turns
+  expect(stepErrors).toEqual([]);
+  expect((await secrets.client.send(new GetSecretValueCommand({ SecretId: id }))).SecretString).toBe(before);
 });
