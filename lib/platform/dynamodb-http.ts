@@ -21,21 +21,22 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { isServerError, isThrottlingError, isTransientError, StandardRetryStrategy } from '@smithy/core/retry';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { SdkError } from '@smithy/types';
 import { type CallOutput, countAndTrace } from './aws';
-import { Sha256, signedHeaders } from './sigv4';
+import { postSigner } from './sigv4';
 
 // DynamoDB's JSON protocol, signed with SigV4 and sent over kept-alive connections: what the
 // document client does for each command the stores send, without its per-call middleware stack
 // (issue 46: the SDK was half of a function's CPU, 0.5-0.9 ms a call). The rest is the SDK's own
-// pieces: its marshalling (with the document client's options), its signer, its retry strategy and
+// pieces: its marshalling (with the document client's options), its retry strategy and
 // error classification, its exception classes (so `instanceof ConditionalCheckFailedException`
-// holds), and the endpoint, region and credentials that an SDK client of this container resolves.
+// holds), and the endpoint, region and credentials that an SDK client of this container resolves;
+// requests are signed as its signer signs them (./sigv4.ts postSigner).
 
 type Input = Record<string, unknown>;
 type Output = Record<string, unknown>;
 type Doc = Record<string, unknown>;
+type Sign = ReturnType<typeof postSigner>;
 type Options = { marshallOptions: Parameters<typeof marshall>[1]; unmarshallOptions: Parameters<typeof unmarshall>[1] };
 
 interface Operation {
@@ -141,7 +142,7 @@ export function dynamoOverHttp(sdk: DynamoDBClient, translation: Options): Docum
   const ops = operations(translation);
   const retries = new StandardRetryStrategy(3);
   const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 50 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 50 }) };
-  let target: Promise<{ url: URL; signer: SignatureV4 }> | undefined;
+  let target: Promise<{ url: URL; sign: Sign }> | undefined;
   // (A failed resolution is not kept: the next call tries again.)
   const resolved = () =>
     (target ??= resolve().catch((e) => {
@@ -157,17 +158,11 @@ export function dynamoOverHttp(sdk: DynamoDBClient, translation: Options): Docum
     const url = given
       ? new URL(`${given.protocol}//${given.hostname}${given.port ? `:${given.port}` : ''}${given.path}`)
       : new URL(configured ?? sdk.config.endpointProvider({ Region: region }).url.href);
-    return { url, signer: new SignatureV4({ service: 'dynamodb', region, credentials: sdk.config.credentials, sha256: Sha256, applyChecksum: false }) };
+    return { url, sign: postSigner({ service: 'dynamodb', region, url, credentials: sdk.config.credentials }) };
   };
 
-  async function once(url: URL, signer: SignatureV4, operation: string, body: string): Promise<{ status: number; body: Output; requestId?: string }> {
-    const headers = await signedHeaders(
-      signer,
-      'POST',
-      url,
-      { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}` },
-      body,
-    );
+  async function once(url: URL, sign: Sign, operation: string, body: string): Promise<{ status: number; body: Output; requestId?: string }> {
+    const headers = await sign({ 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}` }, body);
     const https = url.protocol === 'https:';
     return new Promise((done, fail) => {
       const req = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers, agent: agents[https ? 'https' : 'http'] }, (res) => {
@@ -191,13 +186,13 @@ export function dynamoOverHttp(sdk: DynamoDBClient, translation: Options): Docum
   }
 
   async function call(op: Operation, input: Input): Promise<CallOutput & Output> {
-    const { url, signer } = await resolved();
+    const { url, sign } = await resolved();
     const body = JSON.stringify(op.wire(input));
     let token = await retries.acquireInitialRetryToken('dynamodb');
     for (let attempts = 1; ; attempts++) {
       let error: SdkError;
       try {
-        const res = await once(url, signer, op.name, body);
+        const res = await once(url, sign, op.name, body);
         if (res.status === 200) {
           retries.recordSuccess(token);
           return { ...op.doc(res.body), $metadata: { httpStatusCode: 200, requestId: res.requestId, attempts } };
