@@ -275,7 +275,9 @@ async function follow(request: Outbound, all: Required<FetchLimits>, signal: Abo
     }
     const answered = new Headers();
     for (let i = 0; i < res.rawHeaders.length; i += 2) answered.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
-    const response = new Response(NO_BODY.has(status) ? null : new Uint8Array(answer.body), { status, statusText: res.statusMessage, headers: answered });
+    // (statusOnly: nobody reads the body, which was dropped; no stream is made for it.)
+    const empty = NO_BODY.has(status) || all.statusOnly;
+    const response = new Response(empty ? null : new Uint8Array(answer.body), { status, statusText: res.statusMessage, headers: answered });
     Object.defineProperty(response, 'url', { value: url.href });
     return response;
   }
