@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import {
   ConditionalCheckFailedException,
   type DynamoDBClient,
@@ -20,21 +18,16 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { isServerError, isThrottlingError, isTransientError, StandardRetryStrategy } from '@smithy/core/retry';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { SdkError } from '@smithy/types';
 import { type CallOutput, countAndTrace } from './aws';
-import { Sha256, signedHeaders } from './sigv4';
+import { awsJson, type JsonService, type Output, type SdkClient } from './aws-json';
 
-// DynamoDB's JSON protocol, signed with SigV4 and sent over kept-alive connections: what the
-// document client does for each command the stores send, without its per-call middleware stack
-// (issue 46: the SDK was half of a function's CPU, 0.5-0.9 ms a call). The rest is the SDK's own
-// pieces: its marshalling (with the document client's options), its signer, its retry strategy and
-// error classification, its exception classes (so `instanceof ConditionalCheckFailedException`
-// holds), and the endpoint, region and credentials that an SDK client of this container resolves.
+// The document client's commands, as the stores send them, on DynamoDB's wire (./aws-json.ts):
+// what the document client does for each, without its per-call middleware stack (issue 46: the
+// SDK was half of a function's CPU, 0.5-0.9 ms a call). The translation is the SDK's own pieces:
+// its marshalling (with the document client's options), and its exception classes (so
+// `instanceof ConditionalCheckFailedException` holds).
 
 type Input = Record<string, unknown>;
-type Output = Record<string, unknown>;
 type Doc = Record<string, unknown>;
 type Options = { marshallOptions: Parameters<typeof marshall>[1]; unmarshallOptions: Parameters<typeof unmarshall>[1] };
 
@@ -109,27 +102,20 @@ function operations(translation: Options) {
 }
 
 // The exceptions the stores tell apart, as the SDK's classes; any other by its name.
-const EXCEPTIONS = new Map<string, new (o: never) => DynamoDBServiceException>([
+const EXCEPTIONS = new Map<string, new (o: never) => Error>([
   ['ConditionalCheckFailedException', ConditionalCheckFailedException],
   ['TransactionCanceledException', TransactionCanceledException],
   ['TransactionConflictException', TransactionConflictException],
 ]);
 
-function exception(status: number, body: Output, requestId: string | undefined): DynamoDBServiceException {
-  const name =
-    String(body.__type ?? '')
-      .split('#')
-      .pop() || (status >= 500 ? 'InternalServerError' : 'UnknownError');
-  const { __type, message, Message, ...fields } = body;
-  const $metadata = { httpStatusCode: status, requestId };
-  const text = String(message ?? Message ?? name);
-  const Known = EXCEPTIONS.get(name);
-  if (Known) return new Known({ ...fields, message: text, $metadata } as never);
-  return new DynamoDBServiceException({ name, $fault: status >= 500 ? 'server' : 'client', message: text, $metadata });
-}
-
-const errorType = (e: SdkError) =>
-  isThrottlingError(e) ? 'THROTTLING' : isTransientError(e) ? 'TRANSIENT' : isServerError(e) ? 'SERVER_ERROR' : 'CLIENT_ERROR';
+const DYNAMODB: JsonService = {
+  label: 'DynamoDB',
+  signingName: 'dynamodb',
+  target: 'DynamoDB_20120810',
+  version: '1.0',
+  known: EXCEPTIONS,
+  ServiceException: DynamoDBServiceException,
+};
 
 export interface DocumentSender {
   send(command: object): Promise<never>;
@@ -139,82 +125,8 @@ export interface DocumentSender {
 // resolved settings (endpoint, region, credentials) it takes.
 export function dynamoOverHttp(sdk: DynamoDBClient, translation: Options): DocumentSender {
   const ops = operations(translation);
-  const retries = new StandardRetryStrategy(3);
-  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 50 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 50 }) };
-  let target: Promise<{ url: URL; signer: SignatureV4 }> | undefined;
-  // (A failed resolution is not kept: the next call tries again.)
-  const resolved = () =>
-    (target ??= resolve().catch((e) => {
-      target = undefined;
-      throw e;
-    }));
-  const resolve = async () => {
-    const region = await sdk.config.region();
-    // As the SDK chooses: an endpoint given to the client, then AWS_ENDPOINT_URL_DYNAMODB (or
-    // AWS_ENDPOINT_URL), then the region's.
-    const given = await sdk.config.endpoint?.();
-    const configured = await sdk.config.serviceConfiguredEndpoint?.();
-    const url = given
-      ? new URL(`${given.protocol}//${given.hostname}${given.port ? `:${given.port}` : ''}${given.path}`)
-      : new URL(configured ?? sdk.config.endpointProvider({ Region: region }).url.href);
-    return { url, signer: new SignatureV4({ service: 'dynamodb', region, credentials: sdk.config.credentials, sha256: Sha256, applyChecksum: false }) };
-  };
-
-  async function once(url: URL, signer: SignatureV4, operation: string, body: string): Promise<{ status: number; body: Output; requestId?: string }> {
-    const headers = await signedHeaders(
-      signer,
-      'POST',
-      url,
-      { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${operation}` },
-      body,
-    );
-    const https = url.protocol === 'https:';
-    return new Promise((done, fail) => {
-      const req = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers, agent: agents[https ? 'https' : 'http'] }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', fail);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: Output;
-          try {
-            parsed = text ? JSON.parse(text) : {};
-          } catch {
-            parsed = { __type: res.statusCode && res.statusCode >= 500 ? 'InternalServerError' : 'SerializationException', message: text.slice(0, 200) };
-          }
-          done({ status: res.statusCode ?? 0, body: parsed, requestId: res.headers['x-amzn-requestid'] as string | undefined });
-        });
-      });
-      req.on('error', fail);
-      req.end(body);
-    });
-  }
-
-  async function call(op: Operation, input: Input): Promise<CallOutput & Output> {
-    const { url, signer } = await resolved();
-    const body = JSON.stringify(op.wire(input));
-    let token = await retries.acquireInitialRetryToken('dynamodb');
-    for (let attempts = 1; ; attempts++) {
-      let error: SdkError;
-      try {
-        const res = await once(url, signer, op.name, body);
-        if (res.status === 200) {
-          retries.recordSuccess(token);
-          return { ...op.doc(res.body), $metadata: { httpStatusCode: 200, requestId: res.requestId, attempts } };
-        }
-        error = exception(res.status, res.body, res.requestId) as SdkError;
-      } catch (e) {
-        error = e as SdkError;
-      }
-      try {
-        token = await retries.refreshRetryTokenForRetry(token, { errorType: errorType(error) });
-      } catch {
-        if (error.$metadata) error.$metadata.attempts = attempts;
-        throw error;
-      }
-    }
-  }
-
+  const json = awsJson(sdk as unknown as SdkClient, DYNAMODB);
+  const call = async (op: Operation, input: Input): Promise<CallOutput & Output> => op.doc(await json.call(op.name, op.wire(input)));
   return {
     send(command: object) {
       const op = ops.get(command.constructor);

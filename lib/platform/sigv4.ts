@@ -1,5 +1,7 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { escapeUri } from '@smithy/core/protocols';
 import type { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
 
 // SigV4 as this repository signs its own requests (DynamoDB, S3, the IAM-authorized introspection
 // route): @smithy/signature-v4 with the SHA-256 (and HMAC) it asks for, on Node's crypto, which every
@@ -34,4 +36,56 @@ export async function signedHeaders(signer: SignatureV4, method: string, url: UR
   });
   const { host: _, ...sent } = signed.headers;
   return sent;
+}
+
+// A signer of one endpoint's POSTs (DynamoDB's JSON protocol, on every store's call): the headers
+// @smithy/signature-v4 signs for them, made without its per-call copy of the request and the HMAC it
+// spends on a cache key, and with the day's signing key kept (issue 46: signing was a tenth of a
+// function's CPU). The canonical path and query are the endpoint's, made once.
+export function postSigner(opts: { service: string; region: string; url: URL; credentials: AwsCredentialIdentityProvider }) {
+  const { service, region, url, credentials } = opts;
+  const canonicalPath = escapeUri(normalizedPath(url.pathname)).replace(/%2F/g, '/');
+  const canonicalQuery = [...url.searchParams]
+    .map(([k, v]) => [escapeUri(k), escapeUri(v)])
+    .sort(([k1, v1], [k2, v2]) => (k1 === k2 ? (v1 < v2 ? -1 : 1) : k1 < k2 ? -1 : 1))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+  let kept: { day: string; secret: string; key: Buffer } | undefined;
+  const signingKey = (day: string, secret: string) => {
+    if (kept?.day !== day || kept.secret !== secret) {
+      const key = [day, region, service, 'aws4_request'].reduce((k: Buffer | string, part) => createHmac('sha256', k).update(part).digest(), `AWS4${secret}`);
+      kept = { day, secret, key: key as Buffer };
+    }
+    return kept.key;
+  };
+  // `headers` in lower case; `now` for a test.
+  return async (headers: Record<string, string>, body: string, now = new Date()): Promise<Record<string, string>> => {
+    const identity = await credentials();
+    const amzDate = now.toISOString().replace(/[-:]|\.\d{3}/g, ''); // 20260102T030405Z
+    const day = amzDate.slice(0, 8);
+    const sent: Record<string, string> = { ...headers, 'x-amz-date': amzDate };
+    if (identity.sessionToken) sent['x-amz-security-token'] = identity.sessionToken;
+    const all: Record<string, string> = { ...sent, host: url.host };
+    const names = Object.keys(all).sort();
+    const signed = names.join(';');
+    const canonical = `POST\n${canonicalPath}\n${canonicalQuery}\n${names.map((n) => `${n}:${all[n].trim().replace(/\s+/g, ' ')}\n`).join('')}\n${signed}\n${hex(body)}`;
+    const scope = `${day}/${region}/${service}/aws4_request`;
+    const signature = createHmac('sha256', signingKey(day, identity.secretAccessKey))
+      .update(`AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${hex(canonical)}`)
+      .digest('hex');
+    sent.authorization = `AWS4-HMAC-SHA256 Credential=${identity.accessKeyId}/${scope}, SignedHeaders=${signed}, Signature=${signature}`;
+    return sent;
+  };
+}
+
+const hex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+// A path's segments without the empty ones, `.` and `..`, as SigV4 signs it (but for S3).
+function normalizedPath(path: string): string {
+  const segments: string[] = [];
+  for (const s of path.split('/')) {
+    if (s === '..') segments.pop();
+    else if (s && s !== '.') segments.push(s);
+  }
+  return `${path.startsWith('/') ? '/' : ''}${segments.join('/')}${segments.length && path.endsWith('/') ? '/' : ''}`;
 }
