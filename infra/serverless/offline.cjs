@@ -42,8 +42,6 @@ class Offline {
         serverless.service.custom.esbuild.outputWorkFolder = path.relative(serverless.serviceDir, workDir);
         fs.mkdirSync(workDir, { recursive: true });
         fs.writeFileSync(path.join(workDir, 'package.json'), '{ "type": "commonjs" }\n');
-        const esbuild = serverless.pluginManager.plugins.find((p) => p.constructor.name === 'EsbuildServerlessPlugin');
-        esbuild.bundle = oneBuild(esbuild);
       },
       // serverless-offline answers a route it lacks with its own JSON (and every route listed);
       // API Gateway answers the service's problem (../gateway-responses.json, as every API and the
@@ -62,36 +60,6 @@ class Offline {
       },
     };
   }
-}
-
-// serverless-esbuild's bundling, as one esbuild build of every function's entry point in place of one
-// build per function, each parsing the AWS SDK and the rest again: the same options (serverless.yml's
-// custom.esbuild), the same files in the same places, each still a whole bundle (no code splitting),
-// for a fraction of the CPU (docs/local-run.md, "serverless-offline"). A change to the code watched
-// builds again in the same build's context. `plugin`: serverless-esbuild's instance, whose bundle() this replaces.
-function oneBuild(plugin) {
-  const { context } = require(require.resolve('esbuild', { paths: [require.resolve('serverless-esbuild')] }));
-  let built;
-  return async () => {
-    plugin.prepare();
-    const { buildOptions, buildDirPath } = plugin;
-    const entries = [...new Set(plugin.functionEntries.map(({ entry }) => entry))];
-    if (!built) {
-      // What serverless-esbuild takes out of its options before it hands them to esbuild (its bundle.js).
-      const own = ['concurrency', 'zipConcurrency', 'exclude', 'nativeZip', 'packager', 'packagePath', 'watch', 'keepOutputDirectory'];
-      own.push('packagerOptions', 'installExtraArgs', 'outputFileExtension', 'outputBuildFolder', 'outputWorkFolder', 'nodeExternals');
-      own.push('skipBuild', 'skipRebuild', 'skipBuildExcludeFns', 'stripEntryResolveExtensions', 'disposeContext');
-      const options = Object.fromEntries(Object.entries(buildOptions).filter(([name]) => !own.includes(name)));
-      if (buildOptions.exclude.length) throw new Error('offline.cjs bundles nothing external: custom.esbuild.exclude must stay empty');
-      if (buildOptions.outputFileExtension !== '.js') throw new Error("offline.cjs writes .js bundles: custom.esbuild.outputFileExtension must stay '.js'");
-      // Each bundle at <work folder>/.build/<its entry's path>.js, as serverless-esbuild puts it.
-      built = await context({ ...options, plugins: plugin.plugins, entryPoints: entries, outbase: '.', outdir: buildDirPath });
-    }
-    await built.rebuild();
-    const bundlePath = (entry) => `${entry.slice(0, entry.lastIndexOf('.'))}.js`;
-    plugin.buildCache = Object.fromEntries(entries.map((entry) => [entry, { entry, bundlePath: bundlePath(entry) }]));
-    plugin.buildResults = plugin.functionEntries.map(({ entry, func, functionAlias }) => ({ bundlePath: bundlePath(entry), func, functionAlias }));
-  };
 }
 
 module.exports = Offline;
