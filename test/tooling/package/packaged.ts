@@ -22,8 +22,8 @@ import type { Bundle } from '../../readers/bundle-access';
 // so two runs at once never share one. The first file to ask claims the packaging there (a file
 // made only if it is not there yet) and writes what it made; every other file of the run waits for
 // that, and fails with it if it failed, or if the process that claimed it ended first. A file that
-// makes another whole package (localstack.test.ts) makes it after this one: two at once in one
-// checkout would share serverless-esbuild's work folder (.esbuild/), which each removes at its end
+// makes another whole package (localstack.test.ts, from this one's bundles) makes it after this one:
+// two at once in one checkout would share serverless-esbuild's work folder (.esbuild/), which each removes at its end
 // (so two test runs at once want a checkout each, as before). A refused package stops before it
 // builds anything, so those run meanwhile.
 export type Resource = {
