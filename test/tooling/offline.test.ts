@@ -17,9 +17,9 @@ import { ok, waitFor } from '../harness/world';
 // esbuild, DynamoDB Local's JVM).
 const SECRET = 'offline-test-secret-123456';
 // Backstops, not clocks: readiness is waited for as the line that says so. serverless-esbuild bundles
-// the 53 functions one by one before serverless-offline serves (docs/local-run.md): measured 60 to
-// 90 s to ready on a 2-core machine at load 7 to 12, about 20 s on an idle one. Each test's own
-// timeout is both backstops and a minute more.
+// every function, in one esbuild build (infra/serverless/offline.cjs), before serverless-offline serves:
+// the first test, start to stop, took 14 s at load 2.5 (39 s with a build per function), far longer
+// under load. Each test's own timeout is both backstops and a minute more.
 const READY_MS = 240_000;
 const STOP_MS = 60_000;
 // Every port `npm run offline` listens on (stackPorts, and serverless-offline's): a default one left

@@ -106,6 +106,7 @@ describe('npm start', () => {
             ...process.env,
             ...portSettings(ports),
             LOCAL_DATA_DIR: dataDir,
+            LOCAL_JIT: 'quick', // as the harness's nodes: the JVM of a start that gives up would not use a second JIT tier
           },
           encoding: 'utf8',
           timeout: 60_000,
@@ -131,7 +132,8 @@ describe('npm start and its local data', () => {
 
   const name =
     'becomes ready, and SIGINT stops everything; the data is kept across a restart, survives a crash of Node ' +
-    '(the JVM it left is stopped), and is wiped by --fresh and npm run reset; SIGTERM stops everything too';
+    '(the JVM it left is stopped), and is wiped by --fresh (where the README\'s "Walk through a payment" reaches its ' +
+    'commented results, pasted again too, and npm start prints no JSON log line) and npm run reset; SIGTERM stops everything too';
   it(name, async () => {
     const running: NpmNode[] = [];
     const tracked: StartNode = async (...args) => {
@@ -183,7 +185,8 @@ describe('npm start and its local data', () => {
 
     const fresh = await startNode('start', { ports: first.ports, dataDir: first.dataDir, args: ['--fresh'] });
     expect(await codes(fresh)).toEqual([]);
-    await ok(fresh.admin('POST', '/assets', { code: 'AGAIN', scale: 2 }));
+    // Fresh data, as the README's first walkthrough starts on: it runs here, not on an npm start of its own.
+    await walkThroughAPayment(fresh);
     await fresh.stop();
     const reset = spawnSync('npm', ['run', '-s', 'reset'], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: first.dataDir } });
     expect(reset.status, reset.stderr.toString()).toBe(0);
@@ -237,42 +240,8 @@ describe('npm start without Java', () => {
   });
 });
 
+// (The README's first walkthrough, "Walk through a payment", runs on the fresh start of "npm start and its local data".)
 describe('the README walkthroughs, each block pasted whole into bash', () => {
-  it('"Walk through a payment" reaches its commented results, pasted again too, and npm start prints no JSON log line', async () => {
-    const a = await startNode('start');
-    try {
-      const [block] = readmeBlocks('Walk through a payment');
-      const { stdout, stderr, answers } = await paste(block, { a });
-      expect(
-        answers.map((x) => x.status),
-        stdout + stderr,
-      ).toEqual([201, 201, 200, 201, 201, 200, 200]);
-      const [payment, intent] = answers.slice(-2).map((x) => x.body);
-      expect(payment).toMatchObject({ state: 'completed', sentAmount: '100.00 USD' });
-      expect(intent).toMatchObject({ state: 'completed', receivedAmount: '92.00 EUR' });
-      const webhooks: Array<{ type: string; verified: boolean }> = JSON.parse(stdout.trim().split('\n').at(-1)!);
-      expect(webhooks.map((e) => e.type)).toEqual(expect.arrayContaining(['payment_intent.created', 'payment.created', 'payment.funded']));
-      expect(webhooks.every((e) => e.verified)).toBe(true);
-      // Issue 48: pasted again on the data it made, it pays again; its only 4xx are the 409s the README names.
-      const again = await paste(block, { a });
-      expect(
-        again.answers.map((x) => (x.status < 400 ? x.status : `${x.status} ${x.body.code}`)),
-        again.stdout + again.stderr,
-      ).toEqual(['409 asset_exists', '409 asset_exists', 200, '409 wallet_address_exists', '409 wallet_address_exists', 200, 200]);
-      expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(re-pasted: 409 asset_exists, wallet_address_exists)');
-      expect(again.answers.slice(-2).map((x) => x.body)).toMatchObject([
-        { state: 'completed', sentAmount: '100.00 USD' },
-        { state: 'completed', receivedAmount: '92.00 EUR' },
-      ]);
-      // Quiet by default (docs/configuration.md: LOG_LEVEL): the FSP's lines, no JSON log line.
-      expect(a.output()).toMatch(/\[fsp\] funded payment [0-9a-f-]+ -> 200/);
-      expect(a.output()).not.toContain('"level":');
-      expect(a.output()).not.toContain('NodeVersionSupportWarning');
-    } finally {
-      await a.stop();
-    }
-  });
-
   // On Node B, LOG_LEVEL=INFO brings the JSON line of each request back. Node C (npm run
   // start:node-c) starts beside them, and docs/three-nodes.md goes on from the two-node blocks.
   it('"Pay across two nodes", "Across currencies" and "Three nodes" reach their commented results, through the connectors', async () => {
@@ -319,6 +288,38 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
     }
   });
 });
+
+// The README's "Walk through a payment", pasted whole into bash against Node A on fresh data: its commented
+// results, pasted again too, and npm start prints no JSON log line.
+async function walkThroughAPayment(a: NpmNode) {
+  const [block] = readmeBlocks('Walk through a payment');
+  const { stdout, stderr, answers } = await paste(block, { a });
+  expect(
+    answers.map((x) => x.status),
+    stdout + stderr,
+  ).toEqual([201, 201, 200, 201, 201, 200, 200]);
+  const [payment, intent] = answers.slice(-2).map((x) => x.body);
+  expect(payment).toMatchObject({ state: 'completed', sentAmount: '100.00 USD' });
+  expect(intent).toMatchObject({ state: 'completed', receivedAmount: '92.00 EUR' });
+  const webhooks: Array<{ type: string; verified: boolean }> = JSON.parse(stdout.trim().split('\n').at(-1)!);
+  expect(webhooks.map((e) => e.type)).toEqual(expect.arrayContaining(['payment_intent.created', 'payment.created', 'payment.funded']));
+  expect(webhooks.every((e) => e.verified)).toBe(true);
+  // Issue 48: pasted again on the data it made, it pays again; its only 4xx are the 409s the README names.
+  const again = await paste(block, { a });
+  expect(
+    again.answers.map((x) => (x.status < 400 ? x.status : `${x.status} ${x.body.code}`)),
+    again.stdout + again.stderr,
+  ).toEqual(['409 asset_exists', '409 asset_exists', 200, '409 wallet_address_exists', '409 wallet_address_exists', 200, 200]);
+  expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('(re-pasted: 409 asset_exists, wallet_address_exists)');
+  expect(again.answers.slice(-2).map((x) => x.body)).toMatchObject([
+    { state: 'completed', sentAmount: '100.00 USD' },
+    { state: 'completed', receivedAmount: '92.00 EUR' },
+  ]);
+  // Quiet by default (docs/configuration.md: LOG_LEVEL): the FSP's lines, no JSON log line.
+  expect(a.output()).toMatch(/\[fsp\] funded payment [0-9a-f-]+ -> 200/);
+  expect(a.output()).not.toContain('"level":');
+  expect(a.output()).not.toContain('NodeVersionSupportWarning');
+}
 
 // Node C on the ports its settings give it: its banner (address, ports, the commands that name it),
 // its Admin API, its functions' ILP address; and the CLI's --node c, without ADMIN_PORT, goes to

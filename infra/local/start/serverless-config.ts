@@ -42,6 +42,8 @@ interface Context {
 function resolveVariable(expr: string, ctx: Context): unknown {
   // CloudFormation's own substitutions in Fn::Sub (${AWS::Region}, ${SomeResource.Arn}) stay.
   if (/^(AWS::\w+|[A-Za-z0-9]+(\.\w+)?)$/.test(expr.trim())) return `\${${expr}}`;
+  const bool = /^strToBool\((.*)\)$/s.exec(expr.trim());
+  if (bool) return bool[1].trim() === 'true';
   const [source, ...rest] = expr.split(',');
   const other = rest.join(',').trim();
   // A default is a literal ('d', 400) or another source (param:X).

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadService, ROOT } from '../../../infra/local/start/serverless-config';
 // @ts-expect-error a serverless plugin, in CommonJS without types
 import { STACKS } from '../../../infra/serverless/nested-stacks.cjs';
-import { BACKSTOP_MS, deployed, loadPackaged, nested, type Resource, slsPackage, type Template, template } from './packaged';
+import { BACKSTOP_MS, deployed, loadPackaged, nested, packagedDir, type Resource, slsPackage, type Template, template } from './packaged';
 
 // A deploy to LocalStack's free image: only the services it serves, and nested stacks it never has to update.
 // The production template is packaged once for the run (./packaged.ts).
@@ -88,7 +88,9 @@ describe('LocalStack and the nested stacks', () => {
   it(
     "leaves the Open Payments and monitoring templates as they were when only the servers' URLs change (the deploy again that LocalStack asks for)",
     async () => {
-      const moved = await slsPackage({ WALLET_ADDRESS_URL: 'https://pay.example.org', AUTH_SERVER_URL: 'https://auth.pay.example.org' });
+      // The same code: packaged with the run's package's bundles, not bundled again.
+      const urls = { WALLET_ADDRESS_URL: 'https://pay.example.org', AUTH_SERVER_URL: 'https://auth.pay.example.org' };
+      const moved = await slsPackage(urls, undefined, packagedDir);
       expect(moved.code, moved.output).toBe(0);
       const again: Template = JSON.parse(readFileSync(join(moved.dir, 'cloudformation-template-update-stack.json'), 'utf8'));
       expect(again.Resources.ResourceServerApiDomain.Properties.DomainName).toBe('pay.example.org'); // the service's stack did change

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { ROOT, serverlessYml } from '../../../infra/local/start/serverless-config';
@@ -22,8 +22,8 @@ import type { Bundle } from '../../readers/bundle-access';
 // so two runs at once never share one. The first file to ask claims the packaging there (a file
 // made only if it is not there yet) and writes what it made; every other file of the run waits for
 // that, and fails with it if it failed, or if the process that claimed it ended first. A file that
-// makes another whole package (localstack.test.ts) makes it after this one: two at once in one
-// checkout would share serverless-esbuild's work folder (.esbuild/), which each removes at its end
+// makes another whole package (localstack.test.ts, from this one's bundles) makes it after this one:
+// two at once in one checkout would share serverless-esbuild's work folder (.esbuild/), which each removes at its end
 // (so two test runs at once want a checkout each, as before). A refused package stops before it
 // builds anything, so those run meanwhile.
 export type Resource = {
@@ -109,10 +109,17 @@ function runFolder(): string {
 
 // `serverless package` of the production stage with `changes` to its settings (undefined: unset);
 // `args` instead of the stage and region. Each into a folder of its own, not there before.
-export async function slsPackage(changes: Record<string, string | undefined>, args = ['--stage', STAGE, '--region', REGION]) {
+// `bundlesOf`: a package of the same code whose function zips it packages instead of bundling again
+// (serverless.yml, reuseBundles: the bundles depend on no setting).
+export async function slsPackage(changes: Record<string, string | undefined>, args = ['--stage', STAGE, '--region', REGION], bundlesOf?: string) {
   const env = { ...packageEnv, ...changes };
   for (const [name, value] of Object.entries(changes)) if (value === undefined) delete env[name];
   const dir = join(mkdtempSync(join(runFolder(), 'package-')), 'out');
+  if (bundlesOf) {
+    mkdirSync(dir);
+    for (const zip of readdirSync(bundlesOf).filter((f) => f.endsWith('.zip'))) copyFileSync(join(bundlesOf, zip), join(dir, zip));
+    args = [...args, '--param', 'reuseBundles=true'];
+  }
   return { ...(await run(SLS, ['package', '--package', dir, ...args], env)), dir };
 }
 export const BACKSTOP_MS = 20 * 60_000; // a full package on a loaded 2-core machine takes minutes
