@@ -1,5 +1,5 @@
 import type { RouteResponse } from '../../lib/api/routes';
-import { PAGE_OF } from '../kinds';
+import { recordPage } from '../kinds';
 import { ListPage, time } from '../list';
 import type { PageProps } from '../pages';
 
@@ -9,15 +9,15 @@ import type { PageProps } from '../pages';
 type AuditEvent = RouteResponse<'listAuditEvents'>['items'][number];
 
 const resource = ({ resource: r }: AuditEvent) => {
-  const page = PAGE_OF[r.type];
-  if (!page) return r.type;
-  return r.id ? (
-    <a href={`#/${page}/${r.id}`}>
+  const href = recordPage(r.type, r.id);
+  const shown = r.id ? (
+    <>
       {r.type} <code>{r.id}</code>
-    </a>
+    </>
   ) : (
-    <a href={`#/${page}`}>{r.type}</a>
+    r.type
   );
+  return href ? <a href={href}>{shown}</a> : shown;
 };
 
 export function AuditPage({ args }: PageProps) {

@@ -1,6 +1,6 @@
 import type { RouteResponse } from '../../lib/api/routes';
 import { admin } from '../api';
-import { PAGE_OF } from '../kinds';
+import { recordPage } from '../kinds';
 import { Alert, useLoaded } from '../list';
 import type { PageProps } from '../pages';
 
@@ -8,7 +8,8 @@ import type { PageProps } from '../pages';
 // one thing; said plainly when it is nothing.
 type Found = RouteResponse<'search'>;
 
-const pageOf = (m: Found['items'][number]) => `#/${PAGE_OF[m.type]}/${m.id}`;
+// (Every kind a search finds has a page.)
+const pageOf = (m: Found['items'][number]) => recordPage(m.type, m.id) ?? '#/';
 
 export function FindPage({ args }: PageProps) {
   const q = decodeURIComponent(args.join('/'));
