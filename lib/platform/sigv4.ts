@@ -22,7 +22,8 @@ export class Sha256 {
   }
 }
 
-// The headers of a request to `url`, signed (but `host`, which the HTTP client sets from the URL).
+// The headers of a request to `url`, signed (but `host`, which the HTTP client sets from the URL):
+// S3's, whose paths and payload hash postSigner does not sign.
 export async function signedHeaders(signer: SignatureV4, method: string, url: URL, headers: Record<string, string>, body?: string) {
   const signed = await signer.sign({
     method,
@@ -38,7 +39,8 @@ export async function signedHeaders(signer: SignatureV4, method: string, url: UR
   return sent;
 }
 
-// A signer of one endpoint's POSTs (DynamoDB's JSON protocol, on every store's call): the headers
+// A signer of one endpoint's POSTs (AWS's JSON protocols, on every store's call; the introspection
+// route, on every Open Payments request): the headers
 // @smithy/signature-v4 signs for them, made without its per-call copy of the request and the HMAC it
 // spends on a cache key, and with the day's signing key kept (issue 46: signing was a tenth of a
 // function's CPU). The canonical path and query are the endpoint's, made once.

@@ -1,10 +1,9 @@
 import { fromEnv } from '@aws-sdk/credential-provider-env';
-import { SignatureV4 } from '@smithy/signature-v4';
 import * as z from 'zod';
 import { openPaymentsErrors } from '../../open-payments/errors';
 import { logger } from '../../platform/log';
 import { boundedFetch } from '../../platform/net/fetch';
-import { Sha256, signedHeaders } from '../../platform/sigv4';
+import { postSigner } from '../../platform/sigv4';
 import type { Node } from '../../shared/node';
 
 // The resource server asks the authorization server what a token grants: POST
@@ -13,7 +12,8 @@ import type { Node } from '../../shared/node';
 // is the operator's setting, so it may be a private one.
 const TIMEOUT_MS = 5000;
 
-let signer: SignatureV4 | undefined;
+// A signer per authorization server URL (a tenant may have its own), each keeping its day's key.
+const signers = new Map<string, ReturnType<typeof postSigner>>();
 
 const accessItem = z.object({ type: z.string(), actions: z.array(z.string()), identifier: z.string().optional() }).passthrough();
 const answer = z.union([
@@ -31,8 +31,8 @@ export type Asked = { type: 'incoming-payment' | 'quote' | 'outgoing-payment'; a
 export async function introspectToken(node: Node, token: string, access: Asked[]): Promise<TokenInfo> {
   const url = new URL(`${node.urls.authServer}/introspect`);
   const body = JSON.stringify({ access_token: token, access });
-  signer ??= new SignatureV4({ service: 'execute-api', region: node.region, credentials: fromEnv(), sha256: Sha256 });
-  const headers = await signedHeaders(signer, 'POST', url, { 'content-type': 'application/json' }, body);
+  if (!signers.has(url.href)) signers.set(url.href, postSigner({ service: 'execute-api', region: node.region, url, credentials: fromEnv() }));
+  const headers = await signers.get(url.href)!({ 'content-type': 'application/json' }, body);
   let res: Response;
   try {
     res = await boundedFetch(url, { method: 'POST', headers, body }, { allowPrivate: true, timeoutMs: TIMEOUT_MS });
