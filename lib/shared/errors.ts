@@ -113,6 +113,14 @@ export const commonErrors = errorCatalog({
     title: 'This Idempotency-Key was used with another request',
     detail: () => 'This Idempotency-Key was used with a different request body',
   },
+  dependencyUnavailable: {
+    code: 'dependency_unavailable',
+    status: 503,
+    title: 'A service the request needs (the database, a queue, the secrets store) throttled or failed; retry shortly',
+    detail: (what: string) =>
+      `A service this request needs is unavailable for now (${what}); retry shortly, with the same Idempotency-Key if the request had one`,
+    retryAfterSecs: () => 1,
+  },
   readThrottled: {
     code: 'read_throttled',
     status: 503,

@@ -1,5 +1,12 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
 import { signedRoutes } from '../../lib/api/routes';
+import { translation, useDatabase } from '../../lib/platform/db';
+import { dynamoOverHttp } from '../../lib/platform/dynamodb-http';
 import type { TestStack } from '../harness/stack';
 import { createFlow, ok, resourceKindOf, startPaymentsStack } from '../harness/world';
 
@@ -112,6 +119,53 @@ describe('no Open Payments GET reaches a 500', () => {
         else expect(res.status, what).toBeLessThan(500);
         expect(res.headers.get('content-type'), what).toContain('json');
       }
+    });
+  }
+});
+
+// A database that throttles, or fails on its side, past the SDK's retries: the Admin API answers 503
+// with Retry-After, a problem the FSP's client retries, and the write it refused is not made. The
+// functions' database is, for this test, a local HTTP server that answers every call as DynamoDB
+// does when it throttles or fails.
+describe('a database that throttles or fails answers 503, not 500', () => {
+  for (const [status, type] of [
+    [400, 'ThrottlingException'],
+    [500, 'InternalServerError'],
+  ] as const) {
+    it(`${type}: a list and a create`, async () => {
+      let calls = 0;
+      const failing = createServer((req, res) => {
+        calls++;
+        req
+          .resume()
+          .on('end', () =>
+            res
+              .writeHead(status, { 'content-type': 'application/x-amz-json-1.0' })
+              .end(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: type })),
+          );
+      }).listen(0);
+      await once(failing, 'listening');
+      const endpoint = `http://localhost:${(failing.address() as AddressInfo).port}`;
+      const code = `T${status}`;
+      useDatabase(dynamoOverHttp(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }), translation));
+      try {
+        for (const [method, path, body] of [
+          ['GET', '/assets', undefined],
+          ['POST', '/assets', { code, scale: 2 }],
+        ] as const) {
+          const res = await s.admin(method, path, body);
+          expect(res.status, `${method} ${path} -> ${JSON.stringify(res.body)}`).toBe(503);
+          expect(res.headers.get('content-type')).toBe('application/problem+json');
+          expect(res.headers.get('retry-after')).toBe('1');
+          expect(res.body).toMatchObject({ code: 'dependency_unavailable', detail: expect.stringContaining(type) });
+        }
+        expect(calls, 'the SDK retried each call before giving up').toBeGreaterThanOrEqual(4);
+      } finally {
+        useDatabase(undefined);
+        failing.close();
+      }
+      const assets = (await ok(s.admin('GET', '/assets?limit=100'), 200)).items as Array<{ code: string }>;
+      expect(assets.map((a) => a.code)).not.toContain(code);
     });
   }
 });

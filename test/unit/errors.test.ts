@@ -138,7 +138,7 @@ const WIRE: Record<number, string[]> = {
     'receiver_invalid',
     'receiver_unreachable',
   ],
-  503: ['audit_store_unavailable', 'authorization_server_unavailable', 'console_unavailable', 'grant_busy', 'read_throttled'],
+  503: ['audit_store_unavailable', 'authorization_server_unavailable', 'console_unavailable', 'dependency_unavailable', 'grant_busy', 'read_throttled'],
 };
 
 describe('the catalogs of errors', () => {

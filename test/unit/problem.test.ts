@@ -33,6 +33,31 @@ describe('problemResponse: anything thrown, as problem+json', () => {
     expect(JSON.parse(problemResponse(new Error('x'), { internalDetail: 'Not now' }).body).detail).toBe('Not now');
   });
 
+  it('answers an AWS service that throttles or fails, past its retries, 503 with Retry-After', () => {
+    const aws = (name: string, status: number, extra: object = {}) =>
+      Object.assign(new Error(name), { name, $fault: status >= 500 ? 'server' : 'client', $metadata: { httpStatusCode: status }, ...extra });
+    const down = [
+      aws('ThrottlingException', 400),
+      aws('ProvisionedThroughputExceededException', 400),
+      aws('RequestLimitExceeded', 400),
+      aws('InternalServerError', 500),
+      aws('ServiceUnavailable', 503),
+      aws('TransactionCanceledException', 400, { CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] }),
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' }),
+    ];
+    for (const thrown of down) {
+      const answer = problemResponse(thrown);
+      expect([answer.statusCode, answer.headers]).toEqual([503, { ...PROBLEM, 'retry-after': '1' }]);
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 503, code: 'dependency_unavailable' });
+    }
+    expect(JSON.parse(problemResponse(down[0]).body).detail).toContain('(ThrottlingException)');
+    expect(JSON.parse(problemResponse(down[6]).body).detail).toContain('(ECONNREFUSED)');
+    // The request's own fault stays what it was: a refused condition is no outage.
+    const refused = aws('TransactionCanceledException', 400, { CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] });
+    expect(problemResponse(refused).statusCode).toBe(500);
+    expect(problemResponse(aws('ValidationException', 400)).statusCode).toBe(500);
+  });
+
   it("sends the headers a refusal names: Allow with a 405, WWW-Authenticate with GNAP's 401 and 403", () => {
     const notServed = problemResponse(httpErrors.methodNotAllowed('DELETE is not served at /assets; GET, POST is', ['GET', 'POST']));
     expect([notServed.statusCode, notServed.headers]).toEqual([405, { ...PROBLEM, allow: 'GET, POST' }]);

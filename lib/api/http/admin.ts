@@ -278,7 +278,13 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
           if (signed.console) event.console = { operator: signed.operator };
           const response = await handler(event, context);
           const guard = untakenRider(GUARD);
-          if (guard && !(await recordSignature(guard.write([])))) return problemResponse(replayed());
+          if (guard) {
+            // A store that fails here leaves a refused request's answer as it was (it changed
+            // nothing, so a replay may act once); any other answer becomes the store's problem.
+            const recorded = await recordSignature(guard.write([])).catch((e: unknown) => e);
+            if (recorded === false) return problemResponse(replayed());
+            if (recorded !== true) return response.statusCode >= 400 ? response : problemResponse(recorded);
+          }
           const operator = route.method === 'get' ? undefined : event.console?.operator;
           if (operator && !authoring.committed) await auditUnchanged(route, event, operator, response, context.awsRequestId);
           return response;
