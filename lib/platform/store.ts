@@ -140,7 +140,9 @@ export async function queryNewestFirst(opts: {
     ...opts.partitions.map((partition) => ({ index: opts.index, partitionKey: opts.partitionKey, partition })),
     ...(alsoIn ? alsoIn.partitions.map((partition) => ({ index: alsoIn.index, partitionKey: alsoIn.partitionKey, partition })) : []),
   ];
-  const merged = (await Promise.all(reads.map(newest))).flat().sort((a, b) => (a[opts.sortKey] < b[opts.sortKey] ? 1 : -1));
+  // (A stable sort: an item in both indexes, under one sort key, comes first as the first index's.)
+  const newer = (a: Record<string, any>, b: Record<string, any>) => (a[opts.sortKey] < b[opts.sortKey] ? 1 : a[opts.sortKey] > b[opts.sortKey] ? -1 : 0);
+  const merged = (await Promise.all(reads.map(newest))).flat().sort(newer);
   const items = merged.slice(0, opts.limit);
   const more = merged.length > opts.limit;
   return { items, nextCursor: more ? Buffer.from(JSON.stringify({ after: items.at(-1)![opts.sortKey] })).toString('base64url') : null };

@@ -8,7 +8,7 @@ import { boundedFetch, errorCode, OutboundFetchError } from '../platform/net/fet
 import { acceptedSecrets, secretIfSet, validSecretValue } from '../platform/secrets';
 import { sqs, withTraceHeader } from '../platform/sqs';
 import { currentTraceHeader } from '../platform/tracing';
-import { commit, type Write } from '../platform/tx';
+import { commit } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { findWalletRecordByUrl } from '../wallet-addresses';
 import { redeliverParked, retryMessage } from '.';
@@ -109,15 +109,15 @@ const parked = (node: Node, r: Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 
   message(store.partition(node, r.id), node.queues.webhookParking, { id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
 // The first attempt (EventBridge's message) checks that the event has no record yet, posts, and
-// writes the record with its outcome in one conditional put (with its lookup item, in one
-// transaction); later attempts (our retry messages) update the record.
+// writes the record with its outcome in one conditional put (alone when it sends nothing, else in
+// one transaction with what it sends); later attempts (our retry messages) update the record.
 export async function handleWebhookMessage(node: Node, body: unknown): Promise<void> {
   const msg = body as Partial<RetryMessage & RedeliverMessage> & { detail?: DomainEvent };
   let record: WebhookEvent & { failures: number };
   let attempt = 0;
   if (msg.detail?.id) {
     const found = await store.findRecord(node, msg.detail.id);
-    if (found) return relookup(node, found); // this event was already attempted: a duplicate
+    if (found) return; // this event was already attempted: a duplicate
     record = { ...msg.detail, status: 'pending', attempts: [], failures: 0 };
   } else if (typeof msg.webhookEvent === 'string' && Number.isInteger(msg.attempt)) {
     const stored = await store.findRecord(node, msg.webhookEvent);
@@ -160,33 +160,13 @@ export async function handleWebhookMessage(node: Node, body: unknown): Promise<v
   }
   const conflicts =
     attempt === 0
-      ? await recordFirst(node, store.firstRecord(node, msg.detail!, result, status, failures, nextAttemptAt), outgoing)
+      ? await commit(node, store.firstRecord(node, msg.detail!, result, status, failures, nextAttemptAt), outgoing)
       : await commit(node, store.recordAttempt(node, record, attempt, result, status, failures, nextAttemptAt), outgoing);
   if (conflicts.length) return; // a duplicate message recorded this attempt first
   if (status === 'failed' && outgoing.length) countWebhookParked();
   const log = { id: record.id, type: record.type, attempt: attempt + 1, status: result.status, error: result.error, ms: result.ms, outcome: status };
   if (delivered) logger.info('Webhook delivered', log);
   else logger.warn('Webhook attempt failed', log);
-}
-
-// A first attempt's record. When it sends nothing (the event delivered, or refused with 410), the
-// record and its lookup item are two lone writes, not a transaction (which costs each twice): the
-// record first, on its condition, so that only the message that wrote it writes the lookup item. A
-// crash between the two leaves the message to be received again, which finds the record and writes
-// the lookup item then (relookup).
-async function recordFirst(node: Node, [record, ...lookup]: Write[], outgoing: Outgoing[]) {
-  if (outgoing.length) return commit(node, [record, ...lookup], outgoing);
-  const conflicts = await commit(node, [record]);
-  if (!conflicts.length && lookup.length) await commit(node, store.whereMissing(lookup));
-  return conflicts;
-}
-
-// A first attempt's message for an event already recorded: a duplicate, or the same message again
-// after a crash cut recordFirst short. A record no longer pending gets its lookup item as it is (for
-// a duplicate, the same item again); a pending one's came with it, in its transaction.
-async function relookup(node: Node, r: store.WebhookRecord) {
-  const lookup = r.status === 'pending' ? [] : store.whereMissing(store.lookupOf(node, r));
-  if (lookup.length) await commit(node, lookup);
 }
 
 // The last receive of a webhook message failed (not the FSP: the service itself, e.g. DynamoDB):

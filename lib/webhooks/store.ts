@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../platform/events';
-import { getOne, type Lookup, pageOfListed, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
+import { getAll, getOne, type Lookup, pageOfListed, queryNewestFirst, scoped, shardKeys, shardOf } from '../platform/store';
 import type { Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { type Attempt, type WebhookEvent, webhookEventNames } from './schemas';
@@ -20,23 +20,37 @@ const recordKey = (node: Node, id: string) => ({ id: scoped(node, id) });
 // whose stream the outbox relay reads, under this partition.
 export const partition = (node: Node, id: string) => scoped(node, `WEBHOOK#${id}`);
 
-// A record is also found by its event's type, and by the resource its event is about (the id in its
-// data), through one partition of the ByLookup index each (lookupPk), newest first (statusSort):
-// the record itself is under `type:<type>`; a small lookup item beside it (key `<id>#resource`)
-// is under `resource:<resourceId>`. The index holds keys, `status` and `type` only, so that the
-// attempts which rewrite a record do not rewrite it: only a record's creation and its changes of
-// status do, and those also rewrite the lookup item, whose status a look-up filters on.
+// A record is also found by its event's type, through its type's partition of the ByLookup index
+// (lookupPk = `type:<type>`), and by the resource its event is about (the id in its data), through
+// that resource's partition of the ByResource index (resourcePk = `resource:<id>`), both newest
+// first (statusSort). Each index holds keys, `status` and `type` only, so that the attempts which
+// rewrite a record do not rewrite them: only a record's creation and its changes of status do.
 // Hot partitions: one index partition takes 1,000 writes a second (each entry is under 1 KB). A
 // type's partition takes one or two per event (its creation, and its last change of status if it
 // came later), and each event of a type comes from one request or packet that makes at most one:
 // with the default throttles (API_THROTTLE_RATE 200 a second for the Admin API and for the resource
 // server), a few hundred a second, within that budget; throttles raised to near 1,000 would call for
-// sharding the type's partitions.
-const LOOKUP_SUFFIX = '#resource';
+// sharding the type's partitions. A resource's partition takes its few events' writes.
 const byType = (node: Node, type: string) => scoped(node, `type:${type}`);
 const byResource = (node: Node, resourceId: string) => scoped(node, `resource:${resourceId}`);
 const resourceOf = (data: unknown) => (typeof (data as { id?: unknown })?.id === 'string' ? (data as { id: string }).id : undefined);
 const sortKeyOf = (r: Pick<WebhookEvent, 'id' | 'createdAt'>) => `${r.createdAt}#${r.id}`;
+// The record's key named by an index entry's sort key, which ends with its event's id (an ISO time has no '#').
+const keyOfEntry = (node: Node, { statusSort }: Record<string, any>) => recordKey(node, statusSort.slice(statusSort.indexOf('#') + 1));
+
+// LEGACY, until 2026-12-31 at the earliest: 30 days after a deployment takes the release that made
+// ByResource, and DynamoDB's TTL lag (CONTRIBUTING.md, "Data from earlier versions"). A record written before ByResource has no
+// resourcePk, and a small lookup item beside it (key `<id>#resource`) under the resource's
+// partition of ByLookup (lookupPk = `resource:<id>`), with the record's status as it was then.
+// Nothing writes one any more: listRecords reads them (byResourceWithLegacy) until they expire
+// with their records, and a record's change of status sets its resourcePk (resourcePkOf, in
+// recordAttempt and reopen), after which its lookup item, whose status it leaves as it was, no
+// longer counts. (A record written since has it already: the same value again.)
+const LEGACY_LOOKUP_SUFFIX = '#resource';
+const resourcePkOf = (node: Node, data: unknown) => {
+  const resourceId = resourceOf(data);
+  return resourceId === undefined ? undefined : byResource(node, resourceId);
+};
 
 export interface WebhookRecord extends WebhookEvent {
   failures: number; // failed attempts in the current run (reset by a redelivery)
@@ -55,24 +69,11 @@ const toRecord = (i: Record<string, any>): WebhookRecord => ({
   ttl: i.ttl,
 });
 
-// The lookup item of an event about a resource, with the event's status (none for another event).
+// What recordAttempt needs of a record: its event.
 type Looked = Pick<WebhookEvent, 'id' | 'type' | 'createdAt' | 'data'>;
-function lookupItem(node: Node, r: Looked, status: WebhookRecord['status']): Write[] {
-  const resourceId = resourceOf(r.data);
-  if (resourceId === undefined) return [];
-  const Item = {
-    ...recordKey(node, `${r.id}${LOOKUP_SUFFIX}`),
-    lookupPk: byResource(node, resourceId),
-    statusSort: sortKeyOf(r),
-    status,
-    type: r.type,
-    ttl: ttlOf(r.createdAt),
-  };
-  return [{ Put: { TableName: node.tables.webhookEvents, Item } }];
-}
 
-// A new record, written with its first attempt (and, while pending, when the next is due), and its
-// lookup item; it fails if the event already has one (the message was a duplicate).
+// A new record, written with its first attempt (and, while pending, when the next is due), one
+// item; it fails if the event already has one (the message was a duplicate).
 export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: WebhookRecord['status'], failures: number, nextAttemptAt?: string): Write[] {
   const record: WebhookRecord = {
     id: event.id,
@@ -85,6 +86,7 @@ export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: 
     failures,
     ttl: ttlOf(event.createdAt),
   };
+  const resourcePk = resourcePkOf(node, event.data);
   // The event's data as JSON text: it can hold FSP metadata that DynamoDB attributes cannot.
   return [
     {
@@ -98,33 +100,26 @@ export function firstRecord(node: Node, event: DomainEvent, a: Attempt, status: 
           ...(byStatus(status) && { statusShard: statusShard(node, event.id, status) }),
           statusSort: sortKeyOf(event),
           lookupPk: byType(node, event.type),
+          ...(resourcePk && { resourcePk }),
         },
         ConditionExpression: 'attribute_not_exists(id)',
       },
     },
-    ...lookupItem(node, record, status),
   ];
 }
 
-// (A lookup item's key is no event's: an id that ends so is none.)
+// (LEGACY, as above: a lookup item's key is no event's, so an id that ends so is none.)
 export const recordLookup = (node: Node, id: string): Lookup<WebhookRecord> => ({
   table: node.tables.webhookEvents,
   key: recordKey(node, id),
-  read: (item) => (id.endsWith(LOOKUP_SUFFIX) ? undefined : toRecord(item)),
+  read: (item) => (id.endsWith(LEGACY_LOOKUP_SUFFIX) ? undefined : toRecord(item)),
 });
 export const findRecord = (node: Node, id: string) => getOne(recordLookup(node, id));
 
-// The lookup item of a record as it is (none for an event about no resource).
-export const lookupOf = (node: Node, r: WebhookRecord): Write[] => lookupItem(node, r, r.status);
-// Lookup items written alone, not in their record's transaction: only where none is yet, so that a
-// late one never overwrites the item a later change of the record wrote (a redelivery's `pending`);
-// one refused so has nothing to repair.
-export const whereMissing = (lookup: Write[]): Write[] => lookup.map((w) => ({ Put: { ...w.Put!, ConditionExpression: 'attribute_not_exists(id)' } }));
-
 // Appends attempt number `made` (0-based) to `r` and sets the status (and, while pending, when the
 // next attempt is due), on condition that nobody else recorded that attempt first. A change of
-// status also rewrites the lookup item, and sets the record's lookup key (which a record written
-// before there were look-ups lacks).
+// status also sets the record's lookup keys (which a record written before ByLookup, or before
+// ByResource, lacks: LEGACY, above).
 export function recordAttempt(
   node: Node,
   r: Looked,
@@ -135,10 +130,12 @@ export function recordAttempt(
   nextAttemptAt?: string,
 ): Write[] {
   const moved = status !== 'pending';
+  const resourcePk = moved ? resourcePkOf(node, r.data) : undefined;
   const sets = ['attempts = list_append(attempts, :a)', '#status = :status', 'failures = :failures'];
   const removes: string[] = [];
   (byStatus(status) ? sets : removes).push(byStatus(status) ? 'statusShard = :shard' : 'statusShard');
   if (moved) sets.push('lookupPk = :lookup');
+  if (resourcePk) sets.push('resourcePk = :resource');
   if (nextAttemptAt) sets.push('nextAttemptAt = :next');
   else removes.push('nextAttemptAt');
   return [
@@ -157,25 +154,31 @@ export function recordAttempt(
           ':made': made,
           ':pending': 'pending',
           ...(moved && { ':lookup': byType(node, r.type) }),
+          ...(resourcePk && { ':resource': resourcePk }),
           ...(nextAttemptAt && { ':next': nextAttemptAt }),
         },
       },
     },
-    ...(moved ? lookupItem(node, r, status) : []),
   ];
 }
 
 // Puts an event back to pending for a new run of attempts, the first due `at`, on condition that
 // it is as `r` was read. A pending one (its next attempt overdue) also gets `skipped` as an attempt,
 // so that the new run's message is for the next attempt number and the overdue one, were it ever
-// to come, finds its attempt taken and does nothing. Its lookups are kept as recordAttempt keeps them.
+// to come, finds its attempt taken and does nothing. Its lookup keys are set as recordAttempt sets them.
 export function reopen(node: Node, r: WebhookRecord, at: string, skipped?: Attempt): Write[] {
+  const resourcePk = resourcePkOf(node, r.data);
+  const sets = [
+    '#status = :pending, statusShard = :shard, failures = :zero, nextAttemptAt = :at, lookupPk = :lookup',
+    ...(resourcePk ? ['resourcePk = :resource'] : []),
+    ...(skipped ? ['attempts = list_append(attempts, :skipped)'] : []),
+  ];
   return [
     {
       Update: {
         TableName: node.tables.webhookEvents,
         Key: recordKey(node, r.id),
-        UpdateExpression: `SET #status = :pending, statusShard = :shard, failures = :zero, nextAttemptAt = :at, lookupPk = :lookup${skipped ? ', attempts = list_append(attempts, :skipped)' : ''}`,
+        UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: `#status = :was AND size(attempts) = :made AND ${r.nextAttemptAt ? 'nextAttemptAt = :due' : 'attribute_not_exists(nextAttemptAt)'}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -184,6 +187,7 @@ export function reopen(node: Node, r: WebhookRecord, at: string, skipped?: Attem
           ':zero': 0,
           ':at': at,
           ':lookup': byType(node, r.type),
+          ...(resourcePk && { ':resource': resourcePk }),
           ':was': r.status,
           ':made': r.attempts.length,
           ...(r.nextAttemptAt && { ':due': r.nextAttemptAt }),
@@ -191,33 +195,24 @@ export function reopen(node: Node, r: WebhookRecord, at: string, skipped?: Attem
         },
       },
     },
-    ...(r.status === 'pending' ? [] : lookupItem(node, r, 'pending')),
   ];
 }
 
 // Newest first, of one status or all, optionally of one event type or one resource (the id in the
-// event's data): those from their ByLookup partition (one query, filtered by status, and by type
-// for a resource), then the page's records (one BatchGetItem); pending or failed ones from the
-// ByStatus index; delivered ones, or all, from every type's ByLookup partition, merged.
+// event's data): those from their partition of ByLookup (a type's) or ByResource (a resource's: one
+// query, filtered by status and type), then the page's records (one BatchGetItem); pending or
+// failed ones from the ByStatus index; delivered ones, or all, from every type's ByLookup
+// partition, merged.
 export async function listRecords(node: Node, q: { status?: WebhookRecord['status']; type?: string; resourceId?: string; limit: number; cursor?: string }) {
   const query = { table: node.tables.webhookEvents, sortKey: 'statusSort', limit: q.limit, cursor: q.cursor };
   if (q.resourceId === undefined && q.type === undefined && q.status !== undefined && byStatus(q.status)) {
     const page = await queryNewestFirst({ ...query, index: 'ByStatus', partitionKey: 'statusShard', partitions: shardKeys(node, q.status, STATUS_SHARDS) });
     return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
   }
-  const lookupPks =
-    q.resourceId !== undefined
-      ? [byResource(node, q.resourceId)]
-      : q.type !== undefined
-        ? [byType(node, q.type)]
-        : webhookEventNames.map((type) => byType(node, type));
   const type = q.resourceId !== undefined ? q.type : undefined; // a type partition holds that type only
   const conditions = [...(q.status ? ['#status = :status'] : []), ...(type ? ['#type = :type'] : [])];
-  const page = await pageOfListed({
+  const filtered = {
     ...query,
-    index: 'ByLookup',
-    partitionKey: 'lookupPk',
-    partitions: lookupPks,
     ...(conditions.length && {
       filter: {
         expression: conditions.join(' AND '),
@@ -225,8 +220,38 @@ export async function listRecords(node: Node, q: { status?: WebhookRecord['statu
         values: { ...(q.status && { ':status': q.status }), ...(type && { ':type': type }) },
       },
     }),
-    // The entry's sort key ends with its event's id (an ISO time has no '#').
-    recordKey: ({ statusSort }) => recordKey(node, statusSort.slice(statusSort.indexOf('#') + 1)),
+  };
+  if (q.resourceId !== undefined) return byResourceWithLegacy(node, filtered, q.resourceId);
+  const page = await pageOfListed({
+    ...filtered,
+    index: 'ByLookup',
+    partitionKey: 'lookupPk',
+    partitions: q.type !== undefined ? [byType(node, q.type)] : webhookEventNames.map((t) => byType(node, t)),
+    recordKey: (entry) => keyOfEntry(node, entry),
   });
   return { items: page.items.map(toRecord), nextCursor: page.nextCursor };
+}
+
+// A resource's records: its ByResource partition, and (LEGACY, above) its ByLookup partition of
+// lookup items, merged. A lookup item counts only for a record that has no resourcePk; a record that
+// has one is listed by its ByResource entry (in the page, or left out by the filter) and only so.
+// A record in both sorts as its ByResource entry first (one sort key), so that a page cut between
+// the two keeps that one; a page that has both shows the record once, one short. Without the
+// legacy part: pageOfListed on the ByResource partition, as above.
+async function byResourceWithLegacy(node: Node, query: Omit<Parameters<typeof queryNewestFirst>[0], 'partitionKey' | 'partitions'>, resourceId: string) {
+  const partition = byResource(node, resourceId);
+  const page = await queryNewestFirst({
+    ...query,
+    index: 'ByResource',
+    partitionKey: 'resourcePk',
+    partitions: [partition],
+    alsoIn: { index: 'ByLookup', partitionKey: 'lookupPk', sortKey: 'statusSort', partitions: [partition] },
+  });
+  const inByResource = new Set(page.items.filter((entry) => entry.resourcePk !== undefined).map((entry) => entry.statusSort));
+  const keys = [...new Set(page.items.map((entry) => entry.statusSort))].map((statusSort) => keyOfEntry(node, { statusSort }));
+  const records = await getAll(node.tables.webhookEvents, keys);
+  return {
+    items: records.filter((r) => r.resourcePk === undefined || inByResource.has(r.statusSort)).map(toRecord),
+    nextCursor: page.nextCursor,
+  };
 }

@@ -249,8 +249,7 @@ describe('inspection', () => {
       return ids;
     };
     const resource = `resourceId=${intent.id}`;
-    // (An event delivered or refused at its first attempt gets its lookup item by a second write,
-    // just after its record: found by its resource a moment after it is found by its id.)
+    // (Found by its resource through an index, which DynamoDB fills a moment after the record is written.)
     await waitFor('both events to be found by their resource', async () => ((await pages(resource)).length === 2 ? true : undefined));
     expect(await pages(resource)).toEqual([completed, created]);
     expect(await pages(`${resource}&status=failed`)).toEqual([created]);

@@ -45,21 +45,26 @@ describe('provisioning a kept table', () => {
       };
     };
     const clients = { dynamo, sqs, events: {} as EventBridgeEmulator }; // a table needs neither queues nor a bus
-    const refs = await provision(only(indexes.filter((i) => i.IndexName !== 'ByLookup')), clients, prefix);
+    const refs = await provision(only(indexes.filter((i) => i.IndexName !== 'ByResource')), clients, prefix);
     const TableName = refs.WebhookEventsTable.ref;
-    await dynamo.send(
-      new PutItemCommand({ TableName, Item: { id: { S: 'e1' }, lookupPk: { S: 'type:a.b' }, statusSort: { S: 't#e1' }, status: { S: 'delivered' } } }),
-    );
+    const item = { id: { S: 'e1' }, resourcePk: { S: 'resource:r1' }, statusSort: { S: 't#e1' }, status: { S: 'delivered' } };
+    await dynamo.send(new PutItemCommand({ TableName, Item: item }));
 
     await provision(only(indexes), clients, prefix);
     const { Table } = await dynamo.send(new DescribeTableCommand({ TableName }));
     expect(Table!.GlobalSecondaryIndexes!.map((i) => [i.IndexName, i.IndexStatus]).sort()).toEqual([
       ['ByLookup', 'ACTIVE'],
+      ['ByResource', 'ACTIVE'],
       ['ByStatus', 'ACTIVE'],
     ]);
     const { Items } = await dynamo.send(
-      new QueryCommand({ TableName, IndexName: 'ByLookup', KeyConditionExpression: 'lookupPk = :pk', ExpressionAttributeValues: { ':pk': { S: 'type:a.b' } } }),
+      new QueryCommand({
+        TableName,
+        IndexName: 'ByResource',
+        KeyConditionExpression: 'resourcePk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: 'resource:r1' } },
+      }),
     );
-    expect(Items).toEqual([{ id: { S: 'e1' }, lookupPk: { S: 'type:a.b' }, statusSort: { S: 't#e1' }, status: { S: 'delivered' } }]);
+    expect(Items).toEqual([item]);
   });
 });

@@ -61,7 +61,7 @@ export const webhookEventsRoutes = declareRoutes({
 
 // The roles of these routes' own functions (those they share are in ./roles.ts).
 export const webhookEventsRoles = {
-  // by type or resource: a page of the ByLookup index, then its records at once
+  // by type or resource: a page of the ByLookup or ByResource index, then its records at once
   WebhookEventsListRole: {
     MainTable: ['GetItem', 'BatchGetItem', 'Query'], // the tenant of the request (the list helpers could reach it too)
     WebhookEventsTable: ['BatchGetItem', 'Query'],
@@ -73,9 +73,9 @@ export const webhookEventsRoles = {
     WebhookEventsTable: ['GetItem'],
     secrets: ADMIN_API_SECRETS,
   },
-  // rewrites the event's lookup item with its record
+  // the record put back to pending, with its next attempt's message (an outbox item)
   WebhookEventsRedeliverRole: {
-    WebhookEventsTable: ['GetItem', 'PutItem', 'UpdateItem'],
+    WebhookEventsTable: ['GetItem', 'UpdateItem'],
     MainTable: ['GetItem', 'PutItem'],
     IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     secrets: ADMIN_API_SECRETS,

@@ -25,29 +25,26 @@ describe('tables and secrets', () => {
     }
   });
 
-  it('adds one index to the webhook events table, ByLookup, keys, status and type only, and leaves ByStatus as it was', () => {
+  it('adds one index to the webhook events table, ByResource, keys, status and type only, and leaves ByStatus and ByLookup as they were', () => {
     // CloudFormation adds one global secondary index per update of a table: a stack deployed with
-    // ByStatus alone takes this one in one deploy.
+    // ByStatus and ByLookup takes this one in one deploy.
     const props = template.Resources.WebhookEventsTable.Properties;
+    const newest = (key: string) => [
+      { AttributeName: key, KeyType: 'HASH' },
+      { AttributeName: 'statusSort', KeyType: 'RANGE' },
+    ];
     expect(props.GlobalSecondaryIndexes).toEqual([
-      {
-        IndexName: 'ByStatus',
-        KeySchema: [
-          { AttributeName: 'statusShard', KeyType: 'HASH' },
-          { AttributeName: 'statusSort', KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      },
-      {
-        IndexName: 'ByLookup',
-        KeySchema: [
-          { AttributeName: 'lookupPk', KeyType: 'HASH' },
-          { AttributeName: 'statusSort', KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'type'] },
-      },
+      { IndexName: 'ByStatus', KeySchema: newest('statusShard'), Projection: { ProjectionType: 'ALL' } },
+      { IndexName: 'ByLookup', KeySchema: newest('lookupPk'), Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'type'] } },
+      { IndexName: 'ByResource', KeySchema: newest('resourcePk'), Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'type'] } },
     ]);
-    expect(props.AttributeDefinitions.map((a: { AttributeName: string }) => a.AttributeName)).toEqual(['id', 'statusShard', 'statusSort', 'lookupPk']);
+    expect(props.AttributeDefinitions.map((a: { AttributeName: string }) => a.AttributeName)).toEqual([
+      'id',
+      'statusShard',
+      'statusSort',
+      'lookupPk',
+      'resourcePk',
+    ]);
   });
 
   it('adds one index to the main table, Lists2, for the transfer history, and leaves the others as they were', () => {
