@@ -14,8 +14,8 @@ import { SIGNATURE_TOLERANCE_SECS } from './signature';
 // first id the request draws (derived from the signature, lib/platform/ids.ts): the create's own
 // Put then holds it, at no item of its own; a request that creates nothing leaves an item there
 // that is no record (GUARD_ONLY), so that a replay is refused whether or not it would create now.
-// Both keys are the tenant's or the deployment's: v3 signs the tenant-id, so a signature is good
-// for one tenant only.
+// SIG#<mac> is the deployment's, a record's place its tenant's: either is enough, as v3 signs the
+// tenant-id (a signature is good for the one tenant it names).
 export function usedSignature(node: Node, mac: string, t: number, created?: { kind: AuditedKind; id: string }): TransactItem {
   const ttl = Math.ceil(t) + SIGNATURE_TOLERANCE_SECS + 60;
   return {
