@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { account, balanceOf, moveFunds } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
 import { event } from '../platform/events';
+import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { scoped } from '../platform/store';
 import { commit } from '../platform/tx';
@@ -18,7 +18,7 @@ export { findAssetByCode, listAssets };
 export async function createAsset(node: Node, input: CreateAsset): Promise<Asset> {
   if (input.liquidityThreshold !== undefined) toLedger(BigInt(input.liquidityThreshold), input.scale, 'liquidityThreshold');
   const asset: Asset = {
-    id: randomUUID(),
+    id: newId(),
     code: input.code,
     scale: input.scale,
     ...(input.liquidityThreshold !== undefined && { liquidityThreshold: input.liquidityThreshold }),

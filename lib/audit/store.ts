@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { CHANGED_BY, db } from '../platform/db';
+import { uuidFrom } from '../platform/ids';
 import { scoped, tenantOfKey } from '../platform/store';
 import { type Author, auditedRecord } from '../platform/tx';
+import { GUARD_ONLY } from '../shared/audited';
 import type { Node } from '../shared/node';
 import type { AuditEvent } from './schemas';
 
@@ -46,6 +47,7 @@ function eventOf(r: DynamoDBRecord): AuditEvent | undefined {
   const oldImage = r.dynamodb?.OldImage as Image | undefined;
   if (newImage?.[UNCHANGED]?.S && r.eventName === 'INSERT') return JSON.parse(newImage[UNCHANGED].S) as AuditEvent;
   const image = newImage ?? oldImage;
+  if (image?.[GUARD_ONLY]) return undefined;
   const pk = image?.pk?.S;
   const sk = image?.sk?.S;
   const record = auditedRecord(pk, sk);
@@ -62,7 +64,8 @@ function eventOf(r: DynamoDBRecord): AuditEvent | undefined {
   const author: Author = fresh ?? { actor: { kind: 'service', name: 'unattributed' }, action: r.eventName === 'REMOVE' ? 'delete' : 'write' };
   const id = record.id({ ...before, ...after });
   return {
-    id: uuidOf(r.eventID ?? `${pk}#${r.dynamodb?.SequenceNumber}`),
+    // A stream record's id as a UUID: one event for one record, however often it is read.
+    id: uuidFrom(r.eventID ?? `${pk}#${r.dynamodb?.SequenceNumber}`),
     at: fresh?.at ?? new Date((r.dynamodb?.ApproximateCreationDateTime ?? Date.now() / 1000) * 1000).toISOString(),
     actor: author.actor as AuditEvent['actor'],
     action: author.action,
@@ -101,11 +104,4 @@ function attributeValue(v: AttributeValue): unknown {
   if (v.L) return v.L.map((x) => attributeValue(x as AttributeValue));
   if (v.B !== undefined) return Buffer.from(v.B as string | Uint8Array).toString('base64');
   return v.SS ?? v.NS ?? v.BS?.map((b) => Buffer.from(b as string | Uint8Array).toString('base64'));
-}
-
-// A stream record's id as a UUID (v4's layout, from its hash): one event for one record, however
-// often it is read.
-function uuidOf(text: string): string {
-  const h = createHash('sha256').update(text).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((Number.parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }

@@ -1,9 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
 import { getAsset } from '../assets';
 import { type AccountId, account, moveCovered, refuseTooLarge, transfer } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
 import { countWithdrawals, getPeerRecord } from '../peers';
 import { event } from '../platform/events';
+import { newId, uuidFrom } from '../platform/ids';
 import { commit, type Write } from '../platform/tx';
 import { amountOf, toLedger } from '../shared/amounts';
 import { commonErrors } from '../shared/errors';
@@ -52,7 +52,7 @@ export async function holdPeerLiquidity(node: Node, peerId: string, value: strin
 // id the client chose does the same.
 async function hold(node: Node, source: Source, value: string, idempotencyKey?: string, given?: string): Promise<LiquidityWithdrawal> {
   const units = toLedger(BigInt(value), source.asset.scale, 'amount');
-  const id = given ?? (idempotencyKey ? idFrom(`${source.account}|${units}|${idempotencyKey}`) : randomUUID());
+  const id = given ?? (idempotencyKey ? uuidFrom(`${source.account}|${units}|${idempotencyKey}`) : newId());
   const now = Date.now();
   const w: LiquidityWithdrawal = {
     id,
@@ -148,9 +148,3 @@ async function tryEnd(node: Node, w: LiquidityWithdrawal, ending: Ending, now: s
 }
 
 const transferId = (id: string, step: 'hold' | 'post' | 'void') => `withdrawal:${id}:${step}`;
-
-// A UUID (v4's form) from a hash: the same key and request name the same withdrawal.
-function idFrom(seed: string): string {
-  const h = createHash('sha256').update(seed).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((Number.parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}

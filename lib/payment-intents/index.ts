@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { feesOf } from '../assets';
 import { account, insufficient, type Leg, settleAll, transfer } from '../ledger';
 import { event, type Outgoing } from '../platform/events';
+import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { countPaymentReceived } from '../platform/metrics';
 import type { Page } from '../platform/store';
@@ -89,7 +89,7 @@ export function checkAmountAsset(a: Amount, expected: { code: string; scale: num
 
 // `client`: the Open Payments client creating it (through the resource server), if any. `id`: one
 // chosen before (an SPSP connection's, lib/ilp/spsp.ts); an intent made with it already is answered.
-export async function createIntent(node: Node, input: CreateIntent, client?: string, id: string = randomUUID()): Promise<IntentRecord> {
+export async function createIntent(node: Node, input: CreateIntent, client?: string, id: string = newId()): Promise<IntentRecord> {
   const wallet = await activeWalletRecord(node, input.walletAddress);
   const fees = feesOf(node, wallet.assetId);
   fees.catch(() => undefined); // awaited once the input is checked

@@ -9,6 +9,7 @@ import {
   pageTwoWays,
   queryAll,
   queryNewestFirst,
+  recordKey,
   scoped,
   shardKeys,
   shardOf,
@@ -28,7 +29,7 @@ import { type IntentRecord, type IntentState, intentStates } from './schemas';
 // wallet address do not all write one list's partition. (Records written before carry the wallet
 // listing's keys themselves, until their next change of state moves them to a listing item.)
 const RECORD = 'INTENT';
-const intentKey = (node: Node, id: string) => ({ pk: scoped(node, `INTENT#${id}`), sk: RECORD });
+const intentKey = (node: Node, id: string) => recordKey(node, RECORD, id);
 // The intent's partition, which holds its outbox items too.
 export const partition = (node: Node, id: string) => intentKey(node, id).pk;
 const OPEN = 'OPEN';

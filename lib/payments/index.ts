@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { account, type Leg, refuseTooLarge, settleAll, transfer } from '../ledger';
 import type { GrantPeriod } from '../open-payments/interval';
 import { fitsBeside, type GrantLimits, REFUSALS, refusalOf } from '../open-payments/limits';
@@ -6,6 +5,7 @@ import { getPeerRecord } from '../peers';
 import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery } from '../peers/schemas';
 import { event, message, type Outgoing } from '../platform/events';
 import { holdPoint } from '../platform/faults';
+import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { countPayment } from '../platform/metrics';
 import { BATCH_GET_MAX, type Page } from '../platform/store';
@@ -128,7 +128,7 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
     receiveAsset: asset(quote.receiveAmount),
   };
   const record: PaymentRecord = {
-    id: randomUUID(),
+    id: newId(),
     walletAddress: quote.walletAddress,
     walletAddressId: quote.walletAddressId,
     quoteId: quote.id,

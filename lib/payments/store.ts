@@ -12,6 +12,7 @@ import {
   pageTwoWays,
   queryAll,
   queryNewestFirst,
+  recordKey,
   scoped,
   shardKeys,
   shardOf,
@@ -23,7 +24,7 @@ import type { Node } from '../shared/node';
 import { type PaymentRecord, type PaymentState, paymentStates } from './schemas';
 
 const RECORD = 'PAYMENT';
-const paymentKey = (node: Node, id: string) => ({ pk: scoped(node, `PAYMENT#${id}`), sk: RECORD });
+const paymentKey = (node: Node, id: string) => recordKey(node, RECORD, id);
 // The payment's partition, which holds its outbox items too.
 export const partition = (node: Node, id: string) => paymentKey(node, id).pk;
 

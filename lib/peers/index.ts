@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { assetErrors } from '../assets/errors';
 import { account, balanceOf, holdsNothing, moveFunds } from '../ledger';
 import { ledgerErrors } from '../ledger/errors';
 import { event } from '../platform/events';
+import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { internalRange } from '../platform/net/fetch';
 import { commit } from '../platform/tx';
@@ -44,7 +44,7 @@ export async function createPeer(node: Node, input: CreatePeer): Promise<Peer> {
   checkAmounts(input, asset.scale);
   await checkEndpoint(node, input.http.outgoing.endpoint);
   const record: PeerRecord = {
-    id: randomUUID(),
+    id: newId(),
     name: input.name ?? null,
     staticIlpAddress: input.staticIlpAddress,
     assetId: asset.id,

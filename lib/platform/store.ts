@@ -1,4 +1,5 @@
 import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type AuditedKind, GUARD_ONLY } from '../shared/audited';
 import { commonErrors } from '../shared/errors';
 import { type Node, OPERATOR_TENANT_ID } from '../shared/node';
 import { type Database, db, wrapping } from './db';
@@ -19,6 +20,9 @@ export function shardOf(id: string, shards: number): number {
 }
 
 export const shardKeys = (node: Pick<Node, 'tenant'>, name: string, shards: number) => Array.from({ length: shards }, (_, k) => scoped(node, `${name}#${k}`));
+
+// The key of a resource's record (lib/shared/audited): "<KIND>#<id>", sort key <KIND>, in its tenant's scope.
+export const recordKey = (node: Pick<Node, 'tenant'>, kind: AuditedKind, id: string) => ({ pk: scoped(node, `${kind}#${id}`), sk: kind });
 
 // The id at the end of a partition key ("INTENT#<id>", scoped or not): ids hold no '#'.
 export const idOfKey = (pk: string) => pk.slice(pk.lastIndexOf('#') + 1);
@@ -199,7 +203,7 @@ export async function getEach<T extends readonly Lookup<unknown>[]>(lookups: T):
 // One lookup's item, read alone: consistently unless said (a change is seen by the next read).
 export async function getOne<T>(l: Lookup<T>, ConsistentRead = true): Promise<T | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: l.table, Key: l.key, ConsistentRead }));
-  return Item && l.read(Item);
+  return Item && !Item[GUARD_ONLY] ? l.read(Item) : undefined;
 }
 
 // Keys of one table or several: the items, in their keys' order (undefined where none is). A key
@@ -222,7 +226,7 @@ async function batchGet(
       const tables = [...new Set(pending.map((k) => k.table))];
       const RequestItems = Object.fromEntries(tables.map((t) => [t, { Keys: pending.filter((k) => k.table === t).map((k) => k.key), ...read }]));
       const res = await db().send(new BatchGetCommand({ RequestItems }));
-      for (const [table, items] of Object.entries(res.Responses ?? {})) for (const item of items) found.set(id(table, item), item);
+      for (const [table, items] of Object.entries(res.Responses ?? {})) for (const item of items) if (!item[GUARD_ONLY]) found.set(id(table, item), item);
       pending = Object.entries(res.UnprocessedKeys ?? {}).flatMap(([table, r]) => (r.Keys ?? []).map((key) => ({ table, key: key as Record<string, string> })));
     }
   };

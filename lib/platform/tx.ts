@@ -39,16 +39,18 @@ export type Refusal = RefusalsOf[keyof RefusalsOf];
 const CHANGED = 'changed'; // the refusal of a write that names none
 
 // Writes that ride along with the first transaction of a scope, handed in by whoever opened the
-// scope: the Admin API's signature replay guard (checking it then costs no round trip of its own),
-// and an operator's audit event (which then commits with the change it records, or not at all).
-// Each is named by its opener, and made when the transaction is, from the transaction's own writes
-// (an audit event names what a create puts). Its failed condition is thrown as `refused()`. A rider
-// that no transaction took is the opener's to write (untakenRider).
+// scope: the Admin API's signature replay guard (checking it then costs no round trip of its own).
+// Each is named by its opener, and made when the transaction is, from the transaction's own writes.
+// Its failed condition is thrown as `refused()`. A rider that no transaction took is the opener's to
+// write (untakenRider). A rider that puts an item where none is (`attribute_not_exists(pk)`) is held
+// by a transaction that puts an item of the same key on the same condition (a create whose record is
+// the guard, lib/platform/ids.ts): it then adds no item, and that put's failed condition, in this
+// transaction or a later one of the scope, is its refusal.
 export interface Rider {
   write: (writes: Write[]) => TransactItem;
   refused: () => Error;
 }
-type Scope = Map<string, Rider>; // the riders not taken yet, by name
+type Scope = Map<string, { rider: Rider; taken: boolean }>; // the riders, by name
 const scope = new AsyncLocalStorage<Scope>();
 
 export const riderScope = <T>(fn: () => Promise<T>) => scope.run(new Map(), fn);
@@ -56,10 +58,24 @@ export const riderScope = <T>(fn: () => Promise<T>) => scope.run(new Map(), fn);
 export function rideAlong(name: string, rider: Rider): void {
   const s = scope.getStore();
   if (!s) throw new Error('rideAlong() outside riderScope()');
-  s.set(name, rider);
+  s.set(name, { rider, taken: false });
 }
 
-export const untakenRider = (name: string): Rider | undefined => scope.getStore()?.get(name);
+export function untakenRider(name: string): Rider | undefined {
+  const r = scope.getStore()?.get(name);
+  return r && !r.taken ? r.rider : undefined;
+}
+
+const CREATES = 'attribute_not_exists(pk)';
+// Whether `write` puts, on the same condition, the item `rider` would.
+const holds = (write: TransactItem, rider: TransactItem) =>
+  !!write.Put &&
+  !!rider.Put &&
+  write.Put.ConditionExpression === CREATES &&
+  rider.Put.ConditionExpression === CREATES &&
+  write.Put.TableName === rider.Put.TableName &&
+  write.Put.Item?.pk === rider.Put.Item?.pk &&
+  write.Put.Item?.sk === rider.Put.Item?.sk;
 
 // Who makes the changes of a scope, and why: stamped on every item a commit puts or updates (one
 // attribute, CHANGED_BY, no write of its own), so that the table's stream carries it to the audit
@@ -142,22 +158,39 @@ const bare = ({ refusal, ...item }: Write): TransactItem => item;
 
 // Commits, and answers the refusals of the writes whose condition failed ([] on success).
 export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] = [], name = 'commit'): Promise<Refusals> {
-  const riders = [...(scope.getStore() ?? [])];
   const stamp = stampOf(name);
   const own: Write[] = [...writes.map((w) => stamped(w, stamp)), ...outboxItems(node, outgoing)];
-  const all: Write[] = [...own, ...riders.map(([, r]) => r.write(writes))];
-  if (all.length === 1 && !riders.length) return writeAlone(all[0], name);
+  // Each rider's item, and the own write that holds it, if one does.
+  const riders = [...(scope.getStore()?.values() ?? [])].map((state) => {
+    const item = state.rider.write(writes);
+    return { state, item, heldBy: own.findIndex((w) => holds(w, item)) };
+  });
+  const riding = riders.filter((r) => !r.state.taken && r.heldBy < 0);
+  const all: Write[] = [...own, ...riding.map((r) => r.item)];
+  // The rider refused, if an item whose condition failed is a rider's or holds one (taken or not).
+  const refused = (failed: number[]) =>
+    (riders.find((r) => failed.includes(r.heldBy)) ?? riding.find((_, i) => failed.includes(own.length + i)))?.state.rider.refused();
+  const take = () => {
+    for (const r of riders) r.state.taken = true;
+  };
+  // (A rider held by the one write still goes in a transaction, which a retry cannot refuse.)
+  if (all.length === 1 && riders.every((r) => r.state.taken)) {
+    const refusals = await writeAlone(all[0], name);
+    const error = refusals.length ? refused([0]) : undefined;
+    if (error) throw error;
+    return refusals;
+  }
   for (let attempt = 0; ; attempt++) {
     try {
       await db().send(new TransactWriteCommand({ TransactItems: all.map(bare) }));
-      for (const [taken] of riders) scope.getStore()!.delete(taken);
+      take();
       committed(writes);
       crashPoint(`${name}:after-write`);
       return [];
     } catch (e) {
       const failed = failedConditions(e);
-      const rider = failed?.find((i) => i >= own.length);
-      if (rider !== undefined) throw riders[rider - own.length][1].refused();
+      const error = failed && refused(failed);
+      if (error) throw error;
       if (failed?.length) return failed.map((i) => all[i].refusal ?? CHANGED);
       if (!isConflict(e) || attempt === CONFLICT_RETRIES) throw e;
       countLedgerConflict();

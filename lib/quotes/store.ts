@@ -1,13 +1,16 @@
-import { getOne, type Lookup, scoped } from '../platform/store';
+import { getOne, type Lookup, recordKey } from '../platform/store';
 import type { Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { withMethodFields } from './method';
 import type { QuoteRecord } from './schemas';
 
 // A quote is one item under its id. It pays for one payment: taking it records the payment's id.
-const quoteKey = (node: Node, id: string) => ({ pk: scoped(node, `QUOTE#${id}`), sk: 'QUOTE' });
+const quoteKey = (node: Node, id: string) => recordKey(node, 'QUOTE', id);
 
-export const putQuote = (node: Node, r: QuoteRecord): Write => ({ Put: { TableName: node.tables.main, Item: { ...quoteKey(node, r.id), ...r } } });
+// A new quote, where none is: so that a create whose id is its request's replay guard holds it (lib/platform/tx).
+export const putQuote = (node: Node, r: QuoteRecord): Write => ({
+  Put: { TableName: node.tables.main, Item: { ...quoteKey(node, r.id), ...r }, ConditionExpression: 'attribute_not_exists(pk)' },
+});
 
 export const quoteLookup = (node: Node, id: string): Lookup<QuoteRecord> => ({
   table: node.tables.main,

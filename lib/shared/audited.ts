@@ -1,7 +1,7 @@
 // The records the audit trail follows, by the kind their key names ("<KIND>#<id>", sort key <KIND>),
 // as the API names them. Only these carry the author of a change (lib/platform/tx), so that no
 // other item (a listing, a lookup, an account) grows by it, nor costs another write unit.
-export const AUDITED_KINDS: Readonly<Record<string, string>> = {
+const KINDS = {
   ASSET: 'asset',
   WA: 'wallet-address',
   INTENT: 'payment-intent',
@@ -11,7 +11,12 @@ export const AUDITED_KINDS: Readonly<Record<string, string>> = {
   TENANT: 'tenant',
   WITHDRAWAL: 'liquidity-withdrawal',
   XFER: 'transfer',
-};
+} as const;
+export type AuditedKind = keyof typeof KINDS;
+export const AUDITED_KINDS: Readonly<Record<string, string>> = KINDS;
+// An item in an audited record's place that holds no record, but a used signature's replay guard
+// (lib/api/http/store.ts): the reads of records (lib/platform/store) and the audit trail pass over it.
+export const GUARD_ONLY = 'guardOnly';
 // Records the audit trail follows that sit in another's partition, by their sort key's prefix
 // ("<PREFIX>#…") and that partition's kind: a wallet address's keys ("KEY#<kid>", in its URL's
 // partition), named by their wallet address's id and kid, as the API's path names them.

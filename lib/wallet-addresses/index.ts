@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { findAssetByCode } from '../assets';
 import { assetErrors } from '../assets/errors';
 import { event } from '../platform/events';
+import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { scoped } from '../platform/store';
 import { commit, type Write } from '../platform/tx';
@@ -52,7 +52,7 @@ export async function createWalletAddress(node: Node, input: CreateWalletAddress
   const asset = await findAssetByCode(node, input.assetCode);
   if (!asset) throw assetErrors.unknown(input.assetCode);
   const wallet: store.StoredWallet = {
-    id: randomUUID(),
+    id: newId(),
     address,
     assetCode: asset.code,
     assetScale: asset.scale,

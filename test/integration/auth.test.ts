@@ -5,6 +5,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../infra/local/start/serverless-config';
 import { signatureHeader } from '../../lib/api/http/signature';
@@ -291,5 +292,69 @@ describe('Admin API signatures', () => {
       headers: { 'content-type': 'application/json', signature: keyed, 'idempotency-key': 'retry' },
     });
     expect(moved.status).toBe(401);
+  });
+});
+
+// Issue 46: a create's record is its signature's replay guard (its id comes from the signature's
+// MAC: lib/platform/ids.ts), so that a create writes no guard item of its own (SIG#<mac>).
+describe("the replay guard in a create's record", () => {
+  let from: string;
+  let to: string;
+  beforeAll(async () => {
+    await s.admin('POST', '/assets', { code: 'RPG', scale: 2 });
+    from = (await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/rpg-from`, assetCode: 'RPG' })).body.address;
+    to = (await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/rpg-to`, assetCode: 'RPG' })).body.address;
+  });
+  // A signed POST, to send as often as asked: the same bytes, the same signature.
+  const signed = (path: string, body: unknown, t?: string) => {
+    const text = json(body);
+    const signature = s.sign('POST', path, text, t);
+    return { signature, send: () => s.send('POST', path, { body: text, headers: { 'content-type': 'application/json', signature } }) };
+  };
+  const guardItem = async (signature: string) => {
+    const Key = { pk: { S: `SIG#${signature.slice(signature.indexOf('v3=') + 3)}` }, sk: { S: 'SIG' } };
+    return (await s.dynamo.send(new GetItemCommand({ TableName: s.env.MAIN_TABLE, Key, ConsistentRead: true }))).Item;
+  };
+  const count = async (path: string, wallet: string) => (await s.admin('GET', `${path}?walletAddress=${encodeURIComponent(wallet)}`)).body.items.length;
+
+  it('writes no guard item for an intent, a quote or a payment, and refuses each one replayed byte for byte (401), creating nothing', async () => {
+    const intent = signed('/payment-intents', { walletAddress: to, incomingAmount: { value: '500', assetCode: 'RPG', assetScale: 2 } });
+    const madeIntent = await intent.send();
+    expect(madeIntent.status).toBe(201);
+    const quote = signed('/quotes', { walletAddress: from, receiver: madeIntent.body.id });
+    const madeQuote = await quote.send();
+    expect(madeQuote.status).toBe(201);
+    const payment = signed('/payments', { walletAddress: from, quoteId: madeQuote.body.id });
+    expect((await payment.send()).status).toBe(201);
+    for (const [name, create] of Object.entries({ intent, quote, payment })) {
+      expect(await guardItem(create.signature), name).toBeUndefined();
+      const replay = await create.send();
+      expect(replay.status, name).toBe(401);
+      expect(replay.body.detail, name).toMatch(/already used/);
+    }
+    expect(await count('/payment-intents', to)).toBe(1);
+    expect(await count('/payments', from)).toBe(1);
+    expect((await s.admin('GET', `/quotes/${madeQuote.body.id}`)).body).toEqual(madeQuote.body);
+  });
+
+  it('leaves a refused create’s signature used: its replay is 401 even once the create would succeed', async () => {
+    const later = `${s.openPaymentsUrl}/rpg-later`;
+    const intent = signed('/payment-intents', { walletAddress: later });
+    expect((await intent.send()).status).toBe(422); // no such wallet address yet
+    expect((await s.admin('POST', '/wallet-addresses', { address: later, assetCode: 'RPG' })).status).toBe(201);
+    const replay = await intent.send();
+    expect(replay.status).toBe(401);
+    expect(await count('/payment-intents', later)).toBe(0);
+    expect(await guardItem(intent.signature)).toBeUndefined(); // the guard is in the intent's place
+  });
+
+  it('gives two creates signed in the same millisecond two ids, each its own guard', async () => {
+    const t = (Date.now() / 1000).toFixed(3);
+    const [a, b] = [1, 2].map((n) => signed('/payment-intents', { walletAddress: to, metadata: { n } }, t));
+    const [madeA, madeB] = await Promise.all([a.send(), b.send()]);
+    expect([madeA.status, madeB.status]).toEqual([201, 201]);
+    expect(madeA.body.id).not.toBe(madeB.body.id);
+    expect([await guardItem(a.signature), await guardItem(b.signature)]).toEqual([undefined, undefined]);
+    expect([(await a.send()).status, (await b.send()).status]).toEqual([401, 401]);
   });
 });

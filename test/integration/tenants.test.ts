@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
 import { ROOT } from '../../infra/local/start/serverless-config';
+import { GUARD_ONLY } from '../../lib/shared/audited';
 import { MAX_ADDRESS_SEGMENTS, MAX_PREFIX_SEGMENTS } from '../../lib/shared/wallet-address-url';
 import { adminClient, type Reply, startTestStack, type TestStack, tenantAdmin } from '../harness/stack';
 import { ok } from '../harness/world';
@@ -40,7 +41,7 @@ const secretValue = (id: string, name: string) => secrets.send(new GetSecretValu
 const asTenant = (id: string, secret: string) => tenantAdmin(s.adminUrl, id, secret);
 
 // The main table's items but the signatures used (each signed write records its own, refused or
-// not): what a refused request must leave as it was.
+// not; a create's in its record's place): what a refused request must leave as it was.
 const mainItems = async () =>
   (
     await s.dynamo.send(
@@ -48,7 +49,8 @@ const mainItems = async () =>
         TableName: s.env.MAIN_TABLE,
         Select: 'COUNT',
         ConsistentRead: true,
-        FilterExpression: 'NOT begins_with(pk, :sig)',
+        FilterExpression: 'NOT begins_with(pk, :sig) AND attribute_not_exists(#guard)',
+        ExpressionAttributeNames: { '#guard': GUARD_ONLY },
         ExpressionAttributeValues: { ':sig': { S: 'SIG#' } },
       }),
     )

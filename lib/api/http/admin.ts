@@ -5,6 +5,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { output, ZodType } from 'zod';
 import { type Action, recordUnchanged } from '../../audit';
 import { config } from '../../platform/config';
+import { idScope, seedIds } from '../../platform/ids';
 import { logger } from '../../platform/log';
 import { scoped } from '../../platform/store';
 import { observed } from '../../platform/tracing';
@@ -132,7 +133,9 @@ const authenticate = (route: Route): MiddlewareObj<AdminEvent> => ({
     if (route.operatorOnly && !event.node.tenant.operator) throw tenantErrors.operatorOnly();
     if (route.answersSecrets && event.headers['idempotency-key'] !== undefined) throw tenantErrors.idempotencyKeyRefused();
     if (!signature || event.httpMethod === 'GET' || event.httpMethod === 'HEAD') return;
-    const record = usedSignature(event.node, signature.mac, signature.t);
+    // The ids this request draws come from its signature; a create's first is its record's (./store.ts).
+    const first = seedIds(signature.mac);
+    const record = usedSignature(event.node, signature.mac, signature.t, route.creates && { kind: route.creates, id: first });
     if (route.transactional) rideAlong(GUARD, { write: () => record, refused: replayed });
     else if (!(await recordSignature(record))) throw replayed();
   },
@@ -267,28 +270,30 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
     route,
     observed((event: AdminEvent, context: Context) =>
       riderScope(() =>
-        authorScope(async (authoring) => {
-          const signed = await signedIn(event);
-          // A console request whose token is not this pool's, valid and current: nothing is done,
-          // nothing recorded (no audit event: its name is not known), and the refusal is logged.
-          if ('refused' in signed) {
-            logger.warn('console token refused', { route: routeOf(event), reason: signed.refused, requestId: context.awsRequestId });
-            return problemResponse(httpErrors.unauthorized(`The operator's ID token was refused: ${signed.refused}`));
-          }
-          if (signed.console) event.console = { operator: signed.operator };
-          const response = await handler(event, context);
-          const guard = untakenRider(GUARD);
-          if (guard) {
-            // A store that fails here leaves a refused request's answer as it was (it changed
-            // nothing, so a replay may act once); any other answer becomes the store's problem.
-            const recorded = await recordSignature(guard.write([])).catch((e: unknown) => e);
-            if (recorded === false) return problemResponse(replayed());
-            if (recorded !== true) return response.statusCode >= 400 ? response : problemResponse(recorded);
-          }
-          const operator = route.method === 'get' ? undefined : event.console?.operator;
-          if (operator && !authoring.committed) await auditUnchanged(route, event, operator, response, context.awsRequestId);
-          return response;
-        }),
+        idScope(() =>
+          authorScope(async (authoring) => {
+            const signed = await signedIn(event);
+            // A console request whose token is not this pool's, valid and current: nothing is done,
+            // nothing recorded (no audit event: its name is not known), and the refusal is logged.
+            if ('refused' in signed) {
+              logger.warn('console token refused', { route: routeOf(event), reason: signed.refused, requestId: context.awsRequestId });
+              return problemResponse(httpErrors.unauthorized(`The operator's ID token was refused: ${signed.refused}`));
+            }
+            if (signed.console) event.console = { operator: signed.operator };
+            const response = await handler(event, context);
+            const guard = untakenRider(GUARD);
+            if (guard) {
+              // A store that fails here leaves a refused request's answer as it was (it changed
+              // nothing, so a replay may act once); any other answer becomes the store's problem.
+              const recorded = await recordSignature(guard.write([])).catch((e: unknown) => e);
+              if (recorded === false) return problemResponse(replayed());
+              if (recorded !== true) return response.statusCode >= 400 ? response : problemResponse(recorded);
+            }
+            const operator = route.method === 'get' ? undefined : event.console?.operator;
+            if (operator && !authoring.committed) await auditUnchanged(route, event, operator, response, context.awsRequestId);
+            return response;
+          }),
+        ),
       ),
     ),
   );

@@ -23,6 +23,7 @@ export const paymentIntentsRoutes = declareRoutes({
     response: paymentIntent,
     problems: [walletAddressErrors.unknown, walletAddressErrors.inactive, intentErrors.assetMismatch],
     transactional: true,
+    creates: 'INTENT',
     functionName: 'paymentIntentsCreate',
     handler: 'payment-intents/create',
     role: 'PaymentIntentsCreateRole',

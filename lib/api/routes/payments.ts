@@ -24,6 +24,7 @@ export const paymentsRoutes = declareRoutes({
     response: payment,
     problems: [quoteErrors.used, quoteErrors.unknown, quoteErrors.walletMismatch, quoteErrors.expired, walletAddressErrors.inactive],
     transactional: true,
+    creates: 'PAYMENT',
     functionName: 'paymentsCreate',
     handler: 'payments/create',
     role: 'PaymentsCreateRole',

@@ -38,6 +38,7 @@ export const quotesRoutes = declareRoutes({
       ilpErrors.rateProbeFailed,
     ],
     transactional: true,
+    creates: 'QUOTE',
     functionName: 'quotesCreate',
     handler: 'quotes/create',
     role: 'QuotesCreateRole',

@@ -5,6 +5,7 @@
 // route table (./index.ts), the OpenAPI document (lib/api/openapi.ts) and the Admin API's functions
 // and their roles in serverless.yml (infra/serverless/admin-routes.cjs, with ./access.ts).
 import * as z from 'zod';
+import type { AuditedKind } from '../../shared/audited';
 import type { CatalogEntry } from '../../shared/errors';
 import type { Role } from '../../shared/operators';
 
@@ -61,6 +62,10 @@ export interface RouteEntry {
   // Every write of this route goes through lib/platform/tx commit(): the signature's replay guard then
   // rides in that transaction instead of costing a round trip of its own.
   transactional?: true;
+  // The record it creates (its kind, lib/shared/audited), under the first id the request draws
+  // (lib/platform/ids.ts), in its first commit: the signature's replay guard is then that record's own
+  // Put (lib/api/http/store.ts usedSignature). Only where no commit of the route comes before it.
+  creates?: AuditedKind;
   // The operator's alone (the tenants' routes): a tenant's request is 403 operator_only.
   operatorOnly?: true;
   // Its answer holds secrets, which the idempotency layer must not store: an Idempotency-Key is

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { feeOn, feesOf } from '../../assets';
+import { newId } from '../../platform/ids';
 import { readTogether } from '../../platform/store';
 import { commit } from '../../platform/tx';
 import { recordQuote } from '../../quotes';
@@ -63,7 +63,7 @@ async function pricedQuote(node: Node, input: CreateQuote, client?: string): Pro
   const now = Date.now();
   const lifetime = now + node.quoteLifetimeSecs * 1000;
   return {
-    id: randomUUID(),
+    id: newId(),
     walletAddress: from.address,
     ...priced,
     debitAmount: { ...sent, value: debit.toString() },
