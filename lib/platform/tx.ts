@@ -45,10 +45,13 @@ const CHANGED = 'changed'; // the refusal of a write that names none
 // write (untakenRider). A rider that puts an item where none is (`attribute_not_exists(pk)`) is held
 // by a transaction that puts an item of the same key on the same condition (a create whose record is
 // the guard, lib/platform/ids.ts): it then adds no item, and that put's failed condition, in this
-// transaction or a later one of the scope, is its refusal.
+// transaction or a later one of the scope, is its refusal. A rider `heldOnly` rides in no other
+// transaction: one that the scope's work commits before its create (a quote's probe packets, which
+// its own connector forwards and records in-process) must not put the item the create is to put.
 export interface Rider {
   write: (writes: Write[]) => TransactItem;
   refused: () => Error;
+  heldOnly?: boolean;
 }
 type Scope = Map<string, { rider: Rider; taken: boolean }>; // the riders, by name
 const scope = new AsyncLocalStorage<Scope>();
@@ -165,16 +168,16 @@ export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] =
     const item = state.rider.write(writes);
     return { state, item, heldBy: own.findIndex((w) => holds(w, item)) };
   });
-  const riding = riders.filter((r) => !r.state.taken && r.heldBy < 0);
+  const riding = riders.filter((r) => !r.state.taken && r.heldBy < 0 && !r.state.rider.heldOnly);
   const all: Write[] = [...own, ...riding.map((r) => r.item)];
   // The rider refused, if an item whose condition failed is a rider's or holds one (taken or not).
   const refused = (failed: number[]) =>
     (riders.find((r) => failed.includes(r.heldBy)) ?? riding.find((_, i) => failed.includes(own.length + i)))?.state.rider.refused();
   const take = () => {
-    for (const r of riders) r.state.taken = true;
+    for (const r of riders) if (r.heldBy >= 0 || !r.state.rider.heldOnly) r.state.taken = true;
   };
   // (A rider held by the one write still goes in a transaction, which a retry cannot refuse.)
-  if (all.length === 1 && riders.every((r) => r.state.taken)) {
+  if (all.length === 1 && riders.every((r) => r.state.taken || (r.heldBy < 0 && r.state.rider.heldOnly))) {
     const refusals = await writeAlone(all[0], name);
     const error = refusals.length ? refused([0]) : undefined;
     if (error) throw error;

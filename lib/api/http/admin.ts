@@ -136,7 +136,7 @@ const authenticate = (route: Route): MiddlewareObj<AdminEvent> => ({
     // The ids this request draws come from its signature; a create's first is its record's (./store.ts).
     const first = seedIds(signature.mac);
     const record = usedSignature(event.node, signature.mac, signature.t, route.creates && { kind: route.creates, id: first });
-    if (route.transactional) rideAlong(GUARD, { write: () => record, refused: replayed });
+    if (route.transactional) rideAlong(GUARD, { write: () => record, refused: replayed, heldOnly: route.creates !== undefined });
     else if (!(await recordSignature(record))) throw replayed();
   },
 });

@@ -4,7 +4,7 @@ import { createIntent } from '../../../lib/payment-intents';
 import { createPayment } from '../../../lib/payments';
 import { createQuote } from '../../../lib/payments/methods/quote';
 import { idScope, seedIds } from '../../../lib/platform/ids';
-import { rideAlong, riderScope, untakenRider } from '../../../lib/platform/tx';
+import { commit, rideAlong, riderScope, untakenRider } from '../../../lib/platform/tx';
 import { type AuditedKind, GUARD_ONLY } from '../../../lib/shared/audited';
 import { createWalletAddress, updateWalletAddress } from '../../../lib/wallet-addresses';
 import { inMemory, memoryWorld } from '../../harness/in-memory';
@@ -25,7 +25,7 @@ function signed<T>(mac: string, kind: AuditedKind, create: () => Promise<T>): Pr
   return riderScope(() =>
     idScope(async () => {
       const guard = usedSignature(mem.node, mac, Date.now() / 1000, { kind, id: seedIds(mac) });
-      rideAlong('signature', { write: () => guard, refused: () => new Error(REPLAYED) });
+      rideAlong('signature', { write: () => guard, refused: () => new Error(REPLAYED), heldOnly: true });
       const outcome = await create().catch((e: Error) => (e.message === REPLAYED ? REPLAYED : e));
       const untaken = untakenRider('signature');
       if (untaken && !(await recordSignature(untaken.write([])))) return REPLAYED;
@@ -67,5 +67,20 @@ describe("the replay guard in a create's record", () => {
     expect(await signed(mac(4), 'INTENT', create)).toBe(REPLAYED);
     expect(await signed(mac(5), 'INTENT', create)).toHaveProperty('id');
     expect(guards()).toHaveLength(before + 1);
+  });
+
+  // A quote over Interledger sends its probe packets through this node's own connector, in the
+  // same request, which records them in a transaction of its own before the quote's.
+  it("rides in no transaction the request's work commits before its create, which then holds it", async () => {
+    const intent = (await signed(mac(6), 'INTENT', () => createIntent(mem.node, { walletAddress: w.bob }))) as { id: string };
+    const probe = { Put: { TableName: mem.node.tables.main, Item: { pk: `PROBE#${intent.id}`, sk: 'PROBE' } } };
+    const quote = () =>
+      commit(mem.node, [probe]).then(() =>
+        createQuote(mem.node, { walletAddress: w.alice, receiver: intent.id, debitAmount: { value: '100', assetCode: 'USD', assetScale: 2 } }),
+      );
+    const before = guards().length;
+    expect(await signed(mac(7), 'QUOTE', quote)).toHaveProperty('id');
+    expect(guards()).toHaveLength(before);
+    expect(await signed(mac(7), 'QUOTE', quote)).toBe(REPLAYED);
   });
 });
