@@ -4,23 +4,13 @@ import { event, type Outgoing } from '../platform/events';
 import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { countPaymentReceived } from '../platform/metrics';
-import type { Page } from '../platform/store';
+import { type Page, readTogether } from '../platform/store';
 import { commit, type Refusals, type Write } from '../platform/tx';
 import { type Amount, amountOf, fromLedger, toLedger } from '../shared/amounts';
 import { commonErrors, invalidField } from '../shared/errors';
 import type { Node } from '../shared/node';
 import { intentUrl } from '../shared/resources';
-import {
-  activeWalletRecord,
-  findWalletRecordByUrl,
-  isActive,
-  requiresApproval,
-  unchangedForIntent,
-  WALLET_CHANGED,
-  type WalletRecord,
-  walletAddressIdOf,
-} from '../wallet-addresses';
-import { walletAddressErrors } from '../wallet-addresses/errors';
+import { activeWalletRecord, isActive, requiresApproval, standingNow, walletAddressIdOf } from '../wallet-addresses';
 import { afterCredit, creditEntry, creditFor, feeOfCredit, isOpen, isShort, parseCredit, stateOf, UNCLOSED } from './credit';
 import { intentErrors } from './errors';
 import type { CreateIntent, IntentRecord, ListIntentsQuery, PaymentIntent } from './schemas';
@@ -91,8 +81,9 @@ export function checkAmountAsset(a: Amount, expected: { code: string; scale: num
 // chosen before (an SPSP connection's, lib/ilp/spsp.ts); an intent made with it already is answered.
 export async function createIntent(node: Node, input: CreateIntent, client?: string, id: string = newId()): Promise<IntentRecord> {
   const wallet = await activeWalletRecord(node, input.walletAddress);
-  const fees = feesOf(node, wallet.assetId);
-  fees.catch(() => undefined); // awaited once the input is checked
+  // Its asset's fees and its standing now, in one read; awaited once the input is checked.
+  const reads = readTogether(() => Promise.all([feesOf(node, wallet.assetId), standingNow(node, wallet)]));
+  reads.catch(() => undefined);
   const now = Date.now();
   let expiresAt = new Date(now + MAX_INTENT_LIFETIME_SECS * 1000).toISOString();
   if (input.expiresAt !== undefined) {
@@ -106,7 +97,7 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
     if (input.incomingAmount.value === '0') throw invalidField('incomingAmount.value', 'must be greater than 0');
     toLedger(BigInt(input.incomingAmount.value), wallet.assetScale, 'incomingAmount.value');
   }
-  const { receivingFee } = await fees;
+  const [{ receivingFee }, current] = await reads;
   const record: Omit<IntentRecord, 'state'> = {
     id,
     walletAddress: wallet.address,
@@ -122,24 +113,15 @@ export async function createIntent(node: Node, input: CreateIntent, client?: str
     ...(client && { client }),
     ...(receivingFee && { receivingFee }), // kept: a later change of the asset's fee does not touch it
   };
-  return insertIntent(node, record, wallet);
+  return insertIntent(node, { ...record, state: requiresApproval(node, current) ? 'pending_approval' : 'pending' });
 }
 
-// The wallet address may have been read from this container's cache: its approvalRequired and
-// status are checked in the same transaction, and on a change read again and decided afresh.
-async function insertIntent(node: Node, r: Omit<IntentRecord, 'state'>, wallet: WalletRecord, attempts = 3): Promise<IntentRecord> {
-  const record: IntentRecord = { ...r, state: requiresApproval(node, wallet) ? 'pending_approval' : 'pending' };
-  // The intent's ledger account comes into being with its first credit.
-  const refusals = await commit(
-    node,
-    [...store.insertIntent(node, record), unchangedForIntent(node, wallet)],
-    [event(store.partition(node, record.id), 'payment_intent.created', intentView(node, record))],
-  );
-  if (!refusals.includes(WALLET_CHANGED)) return refusals.length ? ((await store.findIntent(node, r.id)) ?? record) : record; // made meanwhile with its id
-  const fresh = await findWalletRecordByUrl(node, wallet.address, true);
-  if (fresh?.status === 'inactive') throw walletAddressErrors.inactive(wallet.address);
-  if (!fresh || attempts <= 1) throw new Error(`Wallet address ${wallet.address} kept changing while an intent was created on it`);
-  return insertIntent(node, r, fresh, attempts - 1);
+// The intent's ledger account comes into being with its first credit.
+async function insertIntent(node: Node, record: IntentRecord): Promise<IntentRecord> {
+  const refusals = await commit(node, store.insertIntent(node, record), [
+    event(store.partition(node, record.id), 'payment_intent.created', intentView(node, record)),
+  ]);
+  return refusals.length ? ((await store.findIntent(node, record.id)) ?? record) : record; // made meanwhile with its id
 }
 
 export async function getIntentRecord(node: Node, id: string): Promise<IntentRecord> {

@@ -8,7 +8,7 @@ import { holdPoint } from '../platform/faults';
 import { newId } from '../platform/ids';
 import { logger } from '../platform/log';
 import { countPayment } from '../platform/metrics';
-import { BATCH_GET_MAX, type Page } from '../platform/store';
+import { BATCH_GET_MAX, type Page, readTogether } from '../platform/store';
 import { annotate } from '../platform/tracing';
 import { commit, type Write } from '../platform/tx';
 import { feeOf, findQuote, QUOTE_TAKEN, takeForPayment } from '../quotes';
@@ -20,7 +20,7 @@ import { commonErrors, invalidField } from '../shared/errors';
 import type { Node } from '../shared/node';
 import { intentUrl, localIntentId } from '../shared/resources';
 import { canonicalOrUndefined } from '../shared/wallet-address-url';
-import { activeForSending, WALLET_INACTIVE, walletAddressIdOf } from '../wallet-addresses';
+import { activeForSending, standingOf, WALLET_INACTIVE, walletAddressIdOf } from '../wallet-addresses';
 import { walletAddressErrors } from '../wallet-addresses/errors';
 import { paymentErrors } from './errors';
 import type { CreatePayment, ListPaymentsQuery, Payment, PaymentMessage, PaymentRecord } from './schemas';
@@ -105,11 +105,15 @@ const SPEND_ATTEMPTS = 5;
 // transaction). `priced`: a quote priced for this payment alone, stored with it (an Open Payments
 // payment asked for by incoming payment and debit amount), rather than one to take.
 export async function createPaymentRecord(node: Node, input: CreatePayment, by?: GrantedBy, priced?: QuoteRecord): Promise<CreatedPayment> {
-  const quote = priced ?? (await findQuote(node, input.quoteId));
+  // The quote, and the sender as it stands now, in one read (a quote priced for this payment
+  // alone read the sender's standing as it was priced).
+  const sender = canonicalOrUndefined(input.walletAddress, node.urls.walletAddresses);
+  const [quote, standing] = priced
+    ? [priced, undefined]
+    : await readTogether(() => Promise.all([findQuote(node, input.quoteId), sender ? standingOf(node, sender) : undefined]));
   if (!quote) throw quoteErrors.unknown(input.quoteId);
-  if (quote.walletAddress !== canonicalOrUndefined(input.walletAddress, node.urls.walletAddresses)) {
-    throw quoteErrors.walletMismatch(quote.id, quote.walletAddress, input.walletAddress);
-  }
+  if (quote.walletAddress !== sender) throw quoteErrors.walletMismatch(quote.id, quote.walletAddress, input.walletAddress);
+  if (standing && !standing.active) throw walletAddressErrors.inactive(quote.walletAddress);
   // An app pays the quotes it made; with OPEN_PAYMENTS_ANY_CLIENT_QUOTES, as in Rafiki, any client's
   // for this wallet address (the grant's limits, its receiver included, bound it whoever priced it).
   if (by && quote.client !== by.client && !(node.anyClientQuotes && quote.client)) throw paymentErrors.quoteNotYours(quote.id);
@@ -160,12 +164,10 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
     const spending = by ? [store.spend(node, by.grantId, by.period.key, seen, charge, after, by.period.end)] : [];
     const refusals = await commit(
       node,
-      // No payment from a wallet address the FSP froze since its quote.
-      [...store.insertPayment(node, record), quoteWrite, ...spending, activeForSending(node, record.walletAddress)],
+      [...store.insertPayment(node, record), quoteWrite, ...spending],
       [event(store.partition(node, record.id), 'payment.created', view)],
     );
     if (!refusals.length) return { record, ...(by && { spent: after }) };
-    if (refusals.includes(WALLET_INACTIVE)) throw walletAddressErrors.inactive(record.walletAddress);
     if (refusals.includes(QUOTE_TAKEN))
       throw (await findQuote(node, quote.id))?.paymentId
         ? quoteErrors.used(quote.id)

@@ -106,8 +106,8 @@ export async function getWalletAddressByUrl(node: Node, url: string): Promise<Wa
 
 // For payments: a wallet address's id, URL and asset never change, so this container keeps what
 // it read (never publicName, which can change, and never a miss, which a creation can end). Its
-// approvalRequired and status can change: what reads them from here checks them in its own
-// transaction (unchangedForIntent, activeForSending), and reads afresh (`fresh`) when that fails.
+// approvalRequired and status can change: a creation reads them afresh (standingNow), a funding
+// checks them in its own transaction (activeForSending).
 const CACHE_MAX = 10_000;
 const recordCache = new Map<string, store.WalletRecord>();
 
@@ -128,25 +128,34 @@ export async function findWalletRecordByUrl(node: Node, url: string, fresh = fal
   return record;
 }
 
-export { isActive, WALLET_CHANGED, WALLET_INACTIVE, walletLookup } from './store';
+export { isActive, standingOf, WALLET_INACTIVE, walletLookup } from './store';
 
 // The conditions that other domains' transactions put on a wallet address as they commit, whatever
 // this container's cache said. For a transaction that its owner's side starts on the address (a
 // quote, a payment, its funding): it is active (WALLET_INACTIVE otherwise).
 export const activeForSending = (node: Node, address: string): Write => store.walletActive(node, address);
-// For the transaction that creates a payment intent on `wallet` as read (perhaps cached): its
-// approvalRequired is still what was read, and it is still active (WALLET_CHANGED otherwise).
-export const unchangedForIntent = (node: Node, wallet: WalletRecord): Write => store.walletUnchanged(node, wallet);
-
 // The wallet address at `url` that a new quote or payment intent names, which must be active: a
 // cached record that says inactive is read afresh before the refusal (it may have been made active
-// since); one that says active is checked again in the creation's transaction (activeForSending).
+// since); one that says active is read again by the creation (standingNow).
 export async function activeWalletRecord(node: Node, url: string): Promise<WalletRecord> {
   let wallet = await findWalletRecordByUrl(node, url);
   if (wallet?.status === 'inactive') wallet = await findWalletRecordByUrl(node, url, true);
   if (!wallet) throw walletAddressErrors.unknown(url);
   if (wallet.status === 'inactive') throw walletAddressErrors.inactive(wallet.address);
   return wallet;
+}
+
+// What a new intent, quote or payment on `wallet` (perhaps cached) must find now: its status and
+// approvalRequired read afresh, beside the creation's other reads (lib/platform/store readTogether);
+// refused if inactive. Not a condition in the creation's transaction: every creation on one wallet
+// address would contend on its record. A change of status, which reads no intent, quote or payment,
+// is then ordered after a creation that read the address active; money never moves from a frozen
+// address, which its funding checks in its own transaction (activeForSending).
+export async function standingNow(node: Node, wallet: WalletRecord): Promise<WalletRecord> {
+  const standing = await store.standingOf(node, wallet.address);
+  if (standing && !standing.active) throw walletAddressErrors.inactive(wallet.address);
+  const { approvalRequired, ...known } = wallet;
+  return { ...known, status: 'active', ...(standing?.approvalRequired !== undefined && { approvalRequired: standing.approvalRequired }) };
 }
 
 // For a list filtered by wallet address: the id of the one at `url`, or null when there is none;

@@ -118,7 +118,6 @@ declare module '../platform/tx' {
     'wallet-addresses':
       | 'wallet_address_exists'
       | typeof BASE_RECORDED
-      | typeof WALLET_CHANGED
       | typeof WALLET_INACTIVE
       | 'key_exists'
       | 'too_many_keys'
@@ -130,21 +129,6 @@ declare module '../platform/tx' {
 
 // Active: not inactive (a record from before statuses were has none, and is active).
 const ACTIVE = '#status <> :inactive';
-
-// A condition, for the transaction that creates a payment intent from a wallet address read earlier
-// (perhaps cached): its approvalRequired is still what was read, and it is still active. Refused as
-// 'wallet_changed'.
-export const WALLET_CHANGED = 'wallet_changed';
-export const walletUnchanged = (node: Node, wa: WalletRecord): Write => ({
-  refusal: WALLET_CHANGED,
-  ConditionCheck: {
-    TableName: node.tables.main,
-    Key: byUrl(node, wa.address),
-    ConditionExpression: `${wa.approvalRequired === undefined ? 'attribute_not_exists(approvalRequired)' : 'approvalRequired = :a'} AND ${ACTIVE}`,
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':inactive': 'inactive', ...(wa.approvalRequired !== undefined && { ':a': wa.approvalRequired }) },
-  },
-});
 
 // A condition, for a transaction that its owner's side starts on the wallet address at `address` (a
 // quote, a payment, its funding): the wallet address is active as it commits, whatever a cache said.
@@ -161,21 +145,28 @@ export const walletActive = (node: Node, address: string): Write => ({
   },
 });
 
-// Whether the wallet address at `address` is active, read strongly consistent: for a credit of one
-// of its intents, which many payers make at once. A condition in each credit's transaction would
-// make them all contend on this one record (transactions that touch one item conflict).
-export async function isActive(node: Node, address: string): Promise<boolean> {
+// What of the wallet address at `address` can change and decides what may be made on it (its
+// status, its approvalRequired), read strongly consistent: for a creation on it, and for a credit of
+// one of its intents, which many payers make at once. A condition in each of their transactions
+// would make them all contend on this one record (transactions that touch one item conflict). None
+// for an address with no record.
+export interface Standing {
+  active: boolean;
+  approvalRequired?: boolean;
+}
+export async function standingOf(node: Node, address: string): Promise<Standing | undefined> {
   const { Item } = await db().send(
     new GetCommand({
       TableName: node.tables.main,
       Key: byUrl(node, address),
       ConsistentRead: true,
-      ProjectionExpression: '#status',
+      ProjectionExpression: '#status, approvalRequired',
       ExpressionAttributeNames: { '#status': 'status' },
     }),
   );
-  return Item?.status !== 'inactive';
+  return Item && { active: Item.status !== 'inactive', ...(Item.approvalRequired !== undefined && { approvalRequired: Item.approvalRequired }) };
 }
+export const isActive = async (node: Node, address: string): Promise<boolean> => (await standingOf(node, address))?.active ?? true;
 
 // Unrevoked keys are counted on the wallet address's record (`activeKeys`) in the same
 // transaction as each key, so that racing additions cannot pass MAX_ACTIVE_KEYS. Refused as

@@ -37,13 +37,15 @@ describe('AWS calls per request', () => {
     await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: first.id }));
     let intent: any;
     expect(await callsOf('paymentIntentsCreate', async () => (intent = await ok(s.admin('POST', '/payment-intents', intentBody(1)))))).toEqual({
-      'DynamoDB.GetItem': 1, // the asset, for the receiving fee the intent keeps
+      // The asset, for the receiving fee the intent keeps, and the wallet address's standing now
+      // (its status and approvalRequired), in one read.
+      'DynamoDB.BatchGetItem': 1,
       'DynamoDB.TransactWriteItems': 1,
     });
     let quote: any;
     expect(await callsOf('quotesCreate', async () => (quote = await ok(s.admin('POST', '/quotes', { walletAddress: w.alice, receiver: intent.id }))))).toEqual({
-      // The intent, and at once the sender's asset, for its sending fee, in one read (readTogether);
-      // then the pushed and the pulled rate.
+      // The intent, and at once the sender's asset, for its sending fee, and its standing now, in
+      // one read (readTogether); then the pushed and the pulled rate.
       'DynamoDB.BatchGetItem': 2,
       'DynamoDB.TransactWriteItems': 1,
     });
@@ -51,7 +53,7 @@ describe('AWS calls per request', () => {
     expect(
       await callsOf('paymentsCreate', async () => (payment = await ok(s.admin('POST', '/payments', { walletAddress: w.alice, quoteId: quote.id })))),
     ).toEqual({
-      'DynamoDB.GetItem': 1, // the quote
+      'DynamoDB.BatchGetItem': 1, // the quote and the sender's standing now
       'DynamoDB.TransactWriteItems': 1,
     });
     expect(await callsOf('paymentsFund', () => ok(s.admin('POST', `/payments/${payment.id}/fund`), 200))).toEqual({

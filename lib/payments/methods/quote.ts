@@ -11,8 +11,7 @@ import { toLedger } from '../../shared/amounts';
 import { invalidFields } from '../../shared/errors';
 import type { Node } from '../../shared/node';
 import { localIntentId } from '../../shared/resources';
-import { activeForSending, activeWalletRecord, WALLET_INACTIVE } from '../../wallet-addresses';
-import { walletAddressErrors } from '../../wallet-addresses/errors';
+import { activeWalletRecord, standingNow } from '../../wallet-addresses';
 import { ilpQuoting } from './ilp-quote';
 import { localQuoting } from './local-quote';
 import type { Quoting, Sender } from './method';
@@ -28,8 +27,7 @@ const methodFor = (node: Node, receiver: string): MethodName => (localIntentId(n
 // `client`: the Open Payments client asking (lib/api/resource-server), kept on the quote.
 export async function createQuote(node: Node, input: CreateQuote, client?: string): Promise<QuoteRecord> {
   const record = await priceQuote(node, input, client);
-  const refusals = await commit(node, [recordQuote(node, record), activeForSending(node, record.walletAddress)]);
-  if (refusals.includes(WALLET_INACTIVE)) throw walletAddressErrors.inactive(record.walletAddress);
+  await commit(node, [recordQuote(node, record)]);
   return record;
 }
 
@@ -45,9 +43,11 @@ async function pricedQuote(node: Node, input: CreateQuote, client?: string): Pro
     throw invalidFields([{ field: 'receiveAmount', message: 'cannot be given together with debitAmount' }]);
   }
   const method = quoting[methodFor(node, input.receiver)]; // local for this node's intents, ilp for another node's
-  const sender: Promise<Sender> = activeWalletRecord(node, input.walletAddress); // refused unknown or inactive
+  // Refused unknown or inactive as cached, then as it stands now, read beside its fees.
+  const cached = activeWalletRecord(node, input.walletAddress);
+  const sender: Promise<Sender> = cached.then((w) => standingNow(node, w));
   sender.catch(() => undefined); // awaited by the method, or not needed once it has failed
-  const fees = sender.then((s) => feesOf(node, s.assetId));
+  const fees = cached.then((s) => feesOf(node, s.assetId));
   fees.catch(() => undefined); // read while the method prices, unless the debit amount waits for it
   let asked = input;
   if (input.debitAmount) {
