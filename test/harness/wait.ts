@@ -5,8 +5,7 @@
 // The first probe comes at once, the next after `intervalMs`, and each pause after that is half as
 // long again, up to SLOWEST_MS (or `intervalMs`, if longer): a probe is a request through the stack,
 // which takes CPU from the very work it waits for, so a wait of seconds probes a few dozen times, not
-// hundreds (at a fixed 20 ms, a payment's wait was most of its test's CPU), and a quick one is still
-// seen within milliseconds.
+// hundreds, and a quick one is still seen within milliseconds.
 const SLOWEST_MS = 250;
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 180_000, intervalMs = 20): Promise<T> {
   const deadline = performance.now() + timeoutMs;
