@@ -5,12 +5,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { inject } from 'vitest';
 import { freePort, startedOn } from '../../infra/local/emulators/emulators';
 import type { Trace } from '../../infra/local/emulators/traces';
 import { DEFAULT_PORTS, PORT_SETTINGS } from '../../infra/local/start/defaults';
 import { ROOT } from '../../infra/local/start/serverless-config';
 import { type Endpoints, fileEmulators } from './emulators';
-import { adminClient, type TestStack } from './stack';
+import { adminClient, STREAM_IDLE_MS, type TestStack } from './stack';
 
 // A second node of our own beside the test file's stack, as the two-node walkthrough has: in a
 // worker thread (its own settings and module graph), on the file's emulators under its own prefix.
@@ -37,6 +38,8 @@ export async function startOtherNode(settings: Record<string, string>, given?: E
     env: cleanEnv,
     workerData: {
       emulators,
+      serverlessFiles: inject('serverlessFiles'), // as the run read them (./global-setup.ts)
+      streamIdleMs: STREAM_IDLE_MS,
       prefix: `n${randomBytes(4).toString('hex')}-`,
       settings: { ADMIN_API_SECRET: 'other-node-secret-0123456789', EXCHANGE_RATES_URL: '', ...settings },
     },
@@ -75,6 +78,7 @@ export async function startNodeProcess(settings: Record<string, string>): Promis
   const ports = { admin: await freePort(), openPayments: await freePort(), authServer: await freePort(), connector: await freePort() };
   const options = {
     emulators: await fileEmulators(),
+    streamIdleMs: STREAM_IDLE_MS,
     prefix: `p${randomBytes(4).toString('hex')}-`,
     ports,
     settings: {

@@ -29,6 +29,12 @@ export function tenantAdmin(adminUrl: string, id: string, secret: string): TestS
   return (method, path, body, headers) => client.admin(method, path, body, { 'tenant-id': id, ...headers });
 }
 
+// Between reads of an idle DynamoDB stream, for the stacks of the tests: a function's write wakes
+// the outbox relay at once whatever this is, so only what a test writes itself waits for it, and
+// Lambda's 250 ms cost a test file and its DynamoDB Local about 5% of a core while its stack was
+// idle (infra/local/start/stack.ts, streamIdleMs).
+export const STREAM_IDLE_MS = 1000;
+
 // `emulators`: other than the file's (a test that measures, on emulators of its own).
 export async function startTestStack(
   settings: Record<string, string> = {},
@@ -38,6 +44,7 @@ export async function startTestStack(
     emulators: options.emulators ?? (await fileEmulators()),
     ...options,
     prefix: `t${randomBytes(4).toString('hex')}-`,
+    streamIdleMs: STREAM_IDLE_MS,
     // The stand-in for WAF's grant rate rule is grant-rate-limit.test.ts's to test; here it is far
     // above what a test file sends, so that no test of the auth server trips on it.
     settings: { ADMIN_API_SECRET: 'test-secret-0123456789abcdef', GRANT_RATE_LIMIT_PER_5MIN: '1000000', ...settings },

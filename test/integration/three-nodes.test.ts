@@ -6,7 +6,7 @@ import { ownEmulators } from '../harness/emulators';
 import { ilpOverHttp } from '../harness/ilp-over-http';
 import { type NodeProcess, type OtherNode, startNodeProcess, startOtherNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
-import { ledger, ok, packetsFulfilled, paymentIn, reconciliationOf, sum, transferMoved, units, waitFor } from '../harness/world';
+import { ledger, ok, packetsFulfilled, paymentIn, paymentsIn, reconciliationOf, sum, transferMoved, units, waitFor } from '../harness/world';
 
 // Forwarding on three nodes (docs/interledger.md, "Routing and forwarding"): Alice on A pays
 // Carol and Carla on C through B. A peers with B only (its route to test.node-c), C with B only, B
@@ -192,7 +192,12 @@ describe('a crash of the node in the middle', () => {
     );
     await b.crash();
     await b.restart();
-    const done = await Promise.all(flows.map((f) => paymentIn(a, f.payment.id, ['completed', 'failed'], 120_000)));
+    const done = await paymentsIn(
+      a,
+      flows.map((f) => f.payment.id),
+      ['completed', 'failed'],
+      120_000,
+    );
     // B books what the crash left pending once it expired, as it forwards again.
     await waitFor(
       'B to book the packets its crash left pending',

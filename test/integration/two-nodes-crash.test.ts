@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownEmulators } from '../harness/emulators';
 import { type NodeProcess, type NpmNode, peerBothWays, startNodeProcess, startNpmNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
-import { ledger, ok, packetsFulfilled, packetsOf, paymentIn, reconciliationOf, sum, transferMoved, units, waitFor } from '../harness/world';
+import { ledger, ok, packetsFulfilled, packetsOf, paymentsIn, reconciliationOf, sum, transferMoved, units, waitFor } from '../harness/world';
 
 // A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
 // three nodes' traffic would fill a shared one's history.
@@ -66,7 +66,12 @@ describe('a crash of the receiving node', () => {
     await new Promise((r) => setTimeout(r, 2000));
     await b.restart();
 
-    const done = await Promise.all(flows.map((f) => paymentIn(a, f.payment.id, ['completed', 'failed'], 240_000)));
+    const done = await paymentsIn(
+      a,
+      flows.map((f) => f.payment.id),
+      ['completed', 'failed'],
+      240_000,
+    );
     for (const [i, f] of flows.entries()) {
       const intent = await ok(b.admin('GET', `/payment-intents/${f.intent.id}`), 200);
       expect(BigInt(intent.receivedAmount.value)).toBeLessThanOrEqual(BigInt(intent.incomingAmount.value)); // never over-paid
@@ -163,18 +168,11 @@ describe('a crash of the sending node', () => {
       c = undefined;
       c = await startNpmNode('start', { env, ports: first.ports, dataDir: first.dataDir });
       const second = c;
-      const done = await Promise.all(
-        flows.map((f) =>
-          waitFor(
-            `payment ${f.payment.id} to end`,
-            async () => {
-              await new Promise((r) => setTimeout(r, 500)); // a read per payment a probe: not every 20 ms
-              const p = (await second.admin('GET', `/payments/${f.payment.id}`)).body;
-              return p.state === 'completed' || p.state === 'failed' ? p : undefined;
-            },
-            120_000,
-          ),
-        ),
+      const done = await paymentsIn(
+        second,
+        flows.map((f) => f.payment.id),
+        ['completed', 'failed'],
+        120_000,
       );
       // No payment failed for the crash, and no intent that names its amount got more.
       expect(done.map((p) => p.failureReason ?? p.state)).toEqual(flows.map(() => 'completed'));

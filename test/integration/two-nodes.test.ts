@@ -3,7 +3,7 @@ import { spansOf, spansUnder } from '../../infra/local/emulators/traces';
 import { ownEmulators } from '../harness/emulators';
 import { A_TO_B, type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
-import { ledger, ok, packetsOf, paymentIn, sum, units, waitFor } from '../harness/world';
+import { ledger, ok, packetsOf, paymentIn, paymentsIn, sum, units, waitFor } from '../harness/world';
 import { expectPacketBooks } from '../readers/books';
 
 // A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
@@ -156,7 +156,12 @@ describe('paying across two nodes', () => {
       );
       const started = Date.now();
       await Promise.all(flows.map((f) => ok(a.admin('POST', `/payments/${f.payment.id}/fund`), 200)));
-      const done = await Promise.all(flows.map((f) => paymentIn(a, f.payment.id, ['completed', 'failed'], 240_000)));
+      const done = await paymentsIn(
+        a,
+        flows.map((f) => f.payment.id),
+        ['completed', 'failed'],
+        240_000,
+      );
       const packets = (await Promise.all(flows.map((f) => packetsOf(a, f.payment.id)))).flat();
       const byState: Record<string, number> = {};
       for (const k of packets) byState[k.state] = (byState[k.state] ?? 0) + 1;

@@ -181,6 +181,7 @@ export function startStreamPoller(
   runtime: LambdaRuntime,
   checkpoints: Checkpoints,
   unread?: UnreadWrites, // with metrics collected: for the iterator age
+  idleMs = IDLE_POLL_MS,
 ) {
   let running = true;
   let generation = 0; // bumped by every invocation that wrote
@@ -346,7 +347,7 @@ export function startStreamPoller(
         await sleep(Math.min(MAX_RETRY_PAUSE_MS, 50 * 2 ** failures++));
         continue;
       }
-      if (!more && seen === generation && running) await sleep(IDLE_POLL_MS);
+      if (!more && seen === generation && running) await sleep(idleMs);
     }
   })();
 
@@ -365,8 +366,9 @@ export function startStreamPollers(
   runtime: LambdaRuntime,
   checkpoints: Checkpoints,
   unread?: UnreadWrites, // with metrics collected: for the iterator age
+  idleMs?: number,
 ) {
-  const stops = streamMappings(functions, refs).map((m) => startStreamPoller(m, clients.streams, clients.sqs, runtime, checkpoints, unread));
+  const stops = streamMappings(functions, refs).map((m) => startStreamPoller(m, clients.streams, clients.sqs, runtime, checkpoints, unread, idleMs));
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
   };

@@ -64,7 +64,7 @@ function resolve(value: unknown, ctx: Context): unknown {
     const include = /^\$\{file\(([^)]+)\)(?::(\w+))?\}$/.exec(value);
     if (include) {
       const [, file, field] = include;
-      const whole = file.endsWith('.cjs') ? fromModule(file) : parse(readFileSync(join(ROOT, file), 'utf8'));
+      const whole = read(file) as any;
       return resolve(field === undefined ? whole : whole[field], ctx);
     }
     // Innermost variables first, so that one may sit in another's default.
@@ -91,12 +91,30 @@ function fromModule(file: string): any {
   return typeof exported === 'function' ? exported() : exported;
 }
 
+// What serverless.yml and the files it includes hold, each read once for the process: resolving
+// them costs about a second (YAML, the routes' TypeScript through tsx), which every stack a process
+// starts paid again. `resolve` copies what it is given, so no read value is handed out to change.
+const files = new Map<string, unknown>();
+const read = (file: string): unknown => {
+  if (!files.has(file)) files.set(file, file.endsWith('.cjs') ? fromModule(file) : parse(readFileSync(join(ROOT, file), 'utf8')));
+  return files.get(file);
+};
+// The files' values as read, and a way to give them to another process (the test run reads them
+// once in its global setup, and each test file's process takes them: test/harness/global-setup.ts).
+export function serverlessFiles(): Record<string, unknown> {
+  serverlessYml();
+  return Object.fromEntries(files);
+}
+export function useServerlessFiles(values: Record<string, unknown>) {
+  for (const [file, value] of Object.entries(values)) files.set(file, value);
+}
+
 // A map, or a list of maps merged (serverless.yml's functions, custom.roles).
 const merged = (value: any): Record<string, any> => (Array.isArray(value) ? Object.assign({}, ...value) : (value ?? {}));
 
 // serverless.yml resolved for `stage`, its functions in one map: as the Framework hands it to plugins.
 export function serverlessYml(stage = 'local'): any {
-  const raw = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8'));
+  const raw = read('serverless.yml') as any;
   const doc = resolve(raw, { stage, service: raw.service, params: raw.params ?? {} }) as any;
   return { ...doc, functions: merged(doc.functions) };
 }

@@ -84,6 +84,10 @@ export interface StackOptions {
   usage?: boolean;
   // DynamoDB Local's JIT (../emulators/emulators.ts): `full` for long runs (npm start, the bench).
   jit?: Jit;
+  // Between reads of a stream that had nothing new (default: Lambda's 250 ms). A function's write
+  // wakes its reads at once whatever this is; the tests read less often, as each read of an idle
+  // stream costs the test process and DynamoDB Local CPU (test/harness/stack.ts).
+  streamIdleMs?: number;
 }
 
 export interface Stack {
@@ -291,7 +295,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     let stopStreams: (() => Promise<void>) | undefined;
     const streams = {
       start: () => {
-        stopStreams ??= startStreamPollers(service.functions, refs, { streams: streamsClient, sqs }, runtime, checkpoints, unread);
+        stopStreams ??= startStreamPollers(service.functions, refs, { streams: streamsClient, sqs }, runtime, checkpoints, unread, opts.streamIdleMs);
       },
       stop: async () => {
         await stopStreams?.();
