@@ -2,7 +2,6 @@ import { isServerError, isThrottlingError, isTransientError } from '@smithy/core
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodError } from 'zod';
 import { logger } from '../../platform/log';
-import { isConflict } from '../../platform/tx';
 import { commonErrors, DomainError, type ErrorStatus, type FieldError } from '../../shared/errors';
 import { HttpError } from './errors';
 
@@ -58,7 +57,9 @@ export interface ProblemApi {
 function unavailable(thrown: unknown): string | undefined {
   if (!(thrown instanceof Error)) return undefined;
   const e = thrown as Parameters<typeof isThrottlingError>[0];
-  if (isConflict(thrown)) return 'a transaction conflict';
+  // (lib/platform/tx's own test, by name: this module is in bundles that write nothing.)
+  const reasons = (thrown as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+  if (thrown.name === 'TransactionCanceledException' && reasons?.some((r) => r.Code === 'TransactionConflict')) return 'a transaction conflict';
   return isThrottlingError(e) || isTransientError(e) || isServerError(e) ? ((thrown as { code?: string }).code ?? thrown.name) : undefined;
 }
 

@@ -125,9 +125,9 @@ export const paymentIntentsRoutes = declareRoutes({
 
 // The roles of these routes' own functions (those they share are in ./roles.ts).
 export const paymentIntentsRoles = {
-  // the intent, on condition that its wallet address's approvalRequired and status are as read
+  // the intent; BatchGetItem: its asset's fees and its wallet address's standing in one read
   PaymentIntentsCreateRole: {
-    MainTable: ['GetItem', 'PutItem', 'ConditionCheckItem'],
+    MainTable: ['GetItem', 'BatchGetItem', 'PutItem'],
     IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     secrets: ADMIN_API_SECRETS,
   },

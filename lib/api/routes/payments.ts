@@ -111,9 +111,9 @@ export const paymentsRoutes = declareRoutes({
 
 // The roles of these routes' own functions (those they share are in ./roles.ts).
 export const paymentsRoles = {
-  // the payment, its quote taken, on condition that its wallet address is active
+  // the payment, its quote taken; BatchGetItem: the quote and its wallet address's standing in one read
   PaymentsCreateRole: {
-    MainTable: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'],
+    MainTable: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'],
     IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     secrets: ADMIN_API_SECRETS,
   },

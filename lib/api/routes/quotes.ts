@@ -61,10 +61,10 @@ export const quotesRoutes = declareRoutes({
 
 // The roles of these routes' own functions (those they share are in ./roles.ts).
 export const quotesRoles = {
-  // also reads receivers on other nodes, as this service's Open Payments client; on condition that its wallet address is active;
-  // BatchGetItem: the intent and the sender's asset in one read
+  // also reads receivers on other nodes, as this service's Open Payments client;
+  // BatchGetItem: the intent, the sender's asset and its standing in one read
   QuotesCreateRole: {
-    MainTable: ['GetItem', 'BatchGetItem', 'PutItem', 'Query', 'ConditionCheckItem'],
+    MainTable: ['GetItem', 'BatchGetItem', 'PutItem', 'Query'],
     'MainTable/index': ['Query'],
     RatesTable: ['GetItem', 'BatchGetItem', 'BatchWriteItem', 'Query'],
     IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],

@@ -66,7 +66,7 @@ export const receiversRoutes = declareRoutes({
 // test reads as a call.)
 export const receiversRoles = {
   ReceiversCreateRole: {
-    MainTable: ['GetItem', 'PutItem', 'ConditionCheckItem', 'Query'],
+    MainTable: ['GetItem', 'BatchGetItem', 'PutItem', 'Query'],
     IdempotencyTable: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
     secrets: ['ADMIN_API_SECRET', 'tenants/*/ADMIN_API_SECRET', 'OPEN_PAYMENTS_CLIENT_SECRET'],
   },
