@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { isConflict } from '../platform/aws';
 import type { Outgoing } from '../platform/events';
-import { commit, isConflict, type Refusal, type Refusals, type Write } from '../platform/tx';
+import { commit, type Refusal, type Refusals, type Write } from '../platform/tx';
 import type { Node } from '../shared/node';
 import { ledgerErrors } from './errors';
 import { type AccountId, type Insufficient, type Leg, TOO_LARGE, TRANSFER_EXISTS, type TransferDescription } from './rules';

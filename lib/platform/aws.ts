@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { currentSpan, type Span, type TraceDocument } from './tracing';
 
 // What every AWS SDK client of the service shares. Each client is created lazily by the module
@@ -77,3 +78,21 @@ async function tracedCall<T>(span: Span, call: Promise<T>): Promise<T> {
 // Runs `fn`, adding up in `calls` the AWS calls it makes, by "Service.Operation" (even if it throws);
 // `observe`, when given, sees each call's input (and may change it) and its output.
 export const countAwsCalls = <T>(calls: Counts, fn: () => Promise<T>, observe?: CallObserver): Promise<T> => counting.run({ calls, observe }, fn);
+
+// A transaction cancelled for a conflict with another on a busy item (an asset's liquidity or
+// settlement account): worth trying again (lib/platform/tx does). Told by name, as the SDK's and the
+// JSON sender's exception classes both name it, so that no bundle takes the DynamoDB client for it.
+export const isConflict = (e: unknown): boolean =>
+  e instanceof Error &&
+  e.name === 'TransactionCanceledException' &&
+  ((e as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+
+// Why an AWS call's failure, past the SDK's retries, says nothing of the request itself: a throttle,
+// a fault on the service's side, a connection lost or refused, or a conflict that outlived tx's
+// retries (sent again shortly, the request may pass); undefined for anything else.
+export function unavailableBecause(e: unknown): string | undefined {
+  if (!(e instanceof Error)) return undefined;
+  if (isConflict(e)) return 'a transaction conflict';
+  const sdk = e as Parameters<typeof isThrottlingError>[0];
+  return isThrottlingError(sdk) || isTransientError(sdk) || isServerError(sdk) ? ((e as { code?: string }).code ?? e.name) : undefined;
+}

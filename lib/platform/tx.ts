@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { AUDITED_KINDS, AUDITED_PARTS } from '../shared/audited';
 import type { Node } from '../shared/node';
+import { isConflict } from './aws';
 import { CHANGED_BY, db } from './db';
 import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing } from './events';
 import { crashPoint } from './faults';
@@ -155,8 +156,6 @@ export const authored = <W extends TransactItem>(write: W, name: string): W => s
 // Transactions that touch a busy item (an asset's liquidity or settlement account) can be
 // cancelled for a conflict with another transaction; that is retried here, with jitter.
 const CONFLICT_RETRIES = 8;
-export const isConflict = (e: unknown) =>
-  e instanceof TransactionCanceledException && (e.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
 const bare = ({ refusal, ...item }: Write): TransactItem => item;
 
 // Commits, and answers the refusals of the writes whose condition failed ([] on success).
@@ -177,7 +176,7 @@ export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] =
     for (const r of riders) if (r.heldBy >= 0 || !r.state.rider.heldOnly) r.state.taken = true;
   };
   // (A rider held by the one write still goes in a transaction, which a retry cannot refuse.)
-  if (all.length === 1 && riders.every((r) => r.state.taken || (r.heldBy < 0 && r.state.rider.heldOnly))) {
+  if (all.length === 1 && !riders.some((r) => !r.state.taken && r.heldBy >= 0)) {
     const refusals = await writeAlone(all[0], name);
     const error = refusals.length ? refused([0]) : undefined;
     if (error) throw error;

@@ -287,7 +287,11 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
               // nothing, so a replay may act once); any other answer becomes the store's problem.
               const recorded = await recordSignature(guard.write([])).catch((e: unknown) => e);
               if (recorded === false) return problemResponse(replayed());
-              if (recorded !== true) return response.statusCode >= 400 ? response : problemResponse(recorded);
+              if (recorded !== true) {
+                if (response.statusCode < 400) return problemResponse(recorded);
+                logger.warn('signature guard not written', { route: routeOf(event), error: recorded, requestId: context.awsRequestId });
+                return response;
+              }
             }
             const operator = route.method === 'get' ? undefined : event.console?.operator;
             if (operator && !authoring.committed) await auditUnchanged(route, event, operator, response, context.awsRequestId);

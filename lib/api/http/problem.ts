@@ -1,6 +1,6 @@
-import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ZodError } from 'zod';
+import { unavailableBecause } from '../../platform/aws';
 import { logger } from '../../platform/log';
 import { commonErrors, DomainError, type ErrorStatus, type FieldError } from '../../shared/errors';
 import { HttpError } from './errors';
@@ -51,24 +51,12 @@ export interface ProblemApi {
   internalDetail?: string;
 }
 
-// An AWS service's failure that outlived the SDK's retries and says nothing of the request: a
-// throttle, a fault on its side, a connection lost or refused, or a transaction that kept meeting
-// another on a busy item (lib/platform/tx retries those). Sent again shortly, the request may pass.
-function unavailable(thrown: unknown): string | undefined {
-  if (!(thrown instanceof Error)) return undefined;
-  const e = thrown as Parameters<typeof isThrottlingError>[0];
-  // (lib/platform/tx's own test, by name: this module is in bundles that write nothing.)
-  const reasons = (thrown as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
-  if (thrown.name === 'TransactionCanceledException' && reasons?.some((r) => r.Code === 'TransactionConflict')) return 'a transaction conflict';
-  return isThrottlingError(e) || isTransientError(e) || isServerError(e) ? ((thrown as { code?: string }).code ?? thrown.name) : undefined;
-}
-
 // The answer to anything a request threw: a DomainError is its problem (with Retry-After when it
 // says when to come back; an HttpError with its headers: WWW-Authenticate, Allow); an AWS service
 // throttling or failing, a 503 with Retry-After; anything else is a bug or an unmapped failure,
 // logged and answered 500.
 export function problemResponse(thrown: unknown, api: ProblemApi = {}): APIGatewayProxyResult {
-  const down = unavailable(thrown);
+  const down = unavailableBecause(thrown);
   if (down !== undefined) {
     logger.warn('A service the request needs is unavailable', { error: thrown });
     thrown = commonErrors.dependencyUnavailable(down);
