@@ -27,11 +27,16 @@ let instance: Metrics | undefined;
 const metrics = () => (instance ??= new Metrics({ namespace: 'PaymentService', serviceName, logger }));
 
 const count = (name: string) => metrics().addMetric(name, MetricUnit.Count, 1);
+// The one single-metric instance, kept: each addMetric publishes its document at once and clears
+// its dimensions, so the next starts bare; a new one per payment (Powertools' singleMetric()) read
+// the environment and made a Console each time.
+let kept: Metrics | undefined;
+const singleMetric = () => (kept ??= metrics().singleMetric());
 
 // A payment's end: completed or failed by the worker (a failure with its reason, a fixed code),
 // or cancelled before it was funded. Payments by `outcome`, and failed ones by `reason` too.
 export function countPayment(outcome: 'completed' | 'failed' | 'cancelled', reason?: string): void {
-  const single = metrics().singleMetric();
+  const single = singleMetric();
   single.addDimension('outcome', outcome);
   if (reason) single.addDimensions({ reason });
   single.addMetric(METRICS.payments, MetricUnit.Count, 1);
@@ -40,7 +45,7 @@ export function countPayment(outcome: 'completed' | 'failed' | 'cancelled', reas
 // A payment received: a payment intent credited by a local payment, or by the first packet of an
 // Interledger payment (its later packets are the same payment). By `via`, on the node that receives.
 export function countPaymentReceived(via: 'local' | 'interledger'): void {
-  const single = metrics().singleMetric();
+  const single = singleMetric();
   single.addDimension('via', via);
   single.addMetric(METRICS.paymentsReceived, MetricUnit.Count, 1);
 }

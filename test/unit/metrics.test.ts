@@ -72,4 +72,27 @@ describe('withMetrics', () => {
     ]);
     expect(doc).toMatchObject({ outcome: 'failed', reason: 'insufficient_liquidity', Payments: 1 });
   });
+
+  it('publishes each payment with its own dimensions only, one after another', async () => {
+    const { countPayment, countPaymentReceived } = await load('false');
+    countPayment('failed', 'insufficient_liquidity');
+    countPayment('completed');
+    countPaymentReceived('local');
+    const docs = printed.map((line) => JSON.parse(line));
+    expect(docs.map((d) => d._aws.CloudWatchMetrics[0].Dimensions)).toEqual([
+      [
+        ['service', 'outcome'],
+        ['service', 'reason'],
+      ],
+      [['service', 'outcome']],
+      [['service', 'via']],
+    ]);
+    expect(docs[1]).not.toHaveProperty('reason');
+    expect(docs[2]).not.toHaveProperty('outcome');
+    expect(docs.map((d) => [d.Payments, d.PaymentsReceived])).toEqual([
+      [1, undefined],
+      [1, undefined],
+      [undefined, 1],
+    ]);
+  });
 });
