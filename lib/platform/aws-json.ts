@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isServerError, isThrottlingError, isTransientError, StandardRetryStrategy } from '@smithy/core/retry';
 import type { AwsCredentialIdentityProvider, EndpointV2, SdkError } from '@smithy/types';
@@ -55,7 +55,7 @@ export function awsJson(sdk: SdkClient, service: JsonService) {
   const retries = new StandardRetryStrategy(3);
   const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 50 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 50 }) };
   const contentType = `application/x-amz-json-${service.version}`;
-  let target: Promise<{ url: URL; sign: ReturnType<typeof postSigner> }> | undefined;
+  let target: Promise<{ url: URL; options: RequestOptions; sign: ReturnType<typeof postSigner> }> | undefined;
   // (A failed resolution is not kept: the next call tries again.)
   const resolved = () =>
     (target ??= resolve().catch((e) => {
@@ -71,15 +71,24 @@ export function awsJson(sdk: SdkClient, service: JsonService) {
     const url = given
       ? new URL(`${given.protocol}//${given.hostname}${given.port ? `:${given.port}` : ''}${given.path}`)
       : new URL(configured ?? sdk.config.endpointProvider({ Region: region }).url.href);
-    return { url, sign: postSigner({ service: service.signingName, region, url, credentials: sdk.config.credentials }) };
+    // The request's options, made once: a URL given to http.request is turned into them on every call.
+    const https = url.protocol === 'https:';
+    const options: RequestOptions = {
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      agent: agents[https ? 'https' : 'http'],
+    };
+    return { url, options, sign: postSigner({ service: service.signingName, region, url, credentials: sdk.config.credentials }) };
   };
 
   async function once(operation: string, body: string): Promise<{ status: number; body: Output; requestId?: string }> {
-    const { url, sign } = await resolved();
+    const { url, options, sign } = await resolved();
     const headers = await sign({ ...service.headers, 'content-type': contentType, 'x-amz-target': `${service.target}.${operation}` }, body);
-    const https = url.protocol === 'https:';
     return new Promise((done, fail) => {
-      const req = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers, agent: agents[https ? 'https' : 'http'] }, (res) => {
+      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)({ ...options, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', fail);
