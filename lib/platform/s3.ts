@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { Bucket } from '../shared/node';
 import { boundedFetch } from './net/fetch';
-import { Sha256, signedHeaders } from './sigv4';
+import { s3Signer } from './sigv4';
 
 // The few S3 calls of the audit trail (lib/audit), signed with the function's credentials (SigV4),
 // without the SDK's S3 client (a dependency of its own, and most of a bundle). The same wire on AWS
@@ -14,14 +13,23 @@ export type { Bucket };
 
 const TIMEOUT_MS = 10_000;
 const MAX_BYTES = 16 * 1024 * 1024;
-let signer: SignatureV4 | undefined;
+let sign: ReturnType<typeof s3Signer> | undefined;
 
 const objectUrl = (b: Bucket, key: string, query = '') =>
   new URL(`${b.endpoint ? `${b.endpoint.replace(/\/$/, '')}/${b.name}` : `https://${b.name}.s3.${b.region}.amazonaws.com`}/${key}${query}`);
 
-async function call(b: Bucket, action: string, method: string, url: URL, headers: Record<string, string> = {}, body?: string): Promise<Response> {
-  signer ??= new SignatureV4({ service: 's3', region: b.region, credentials: fromEnv(), sha256: Sha256, uriEscapePath: false });
-  const sent = await signedHeaders(signer, method, url, headers, body);
+// `payloadHash`: the body's SHA-256 in hex, when the caller has it.
+async function call(
+  b: Bucket,
+  action: string,
+  method: string,
+  url: URL,
+  headers: Record<string, string> = {},
+  body?: string,
+  payloadHash?: string,
+): Promise<Response> {
+  sign ??= s3Signer({ region: b.region, credentials: fromEnv() });
+  const sent = await sign(method, url, headers, body, payloadHash);
   const res = await boundedFetch(url, { method, headers: sent, body }, { allowPrivate: true, timeoutMs: TIMEOUT_MS, maxBytes: MAX_BYTES });
   if (res.ok || res.status === 404 || res.status === 412) return res;
   throw new Error(`${action} ${url.pathname}: ${res.status} ${(await res.text()).slice(0, 300)}`);
@@ -29,9 +37,9 @@ async function call(b: Bucket, action: string, method: string, url: URL, headers
 
 // Writes an object that must not exist yet: 'exists' when it does (a retry of the same write).
 export async function putNewObject(b: Bucket, key: string, body: string): Promise<'written' | 'exists'> {
-  const checksum = createHash('sha256').update(body).digest('base64');
-  const headers = { 'if-none-match': '*', 'content-type': 'application/json', 'x-amz-checksum-sha256': checksum };
-  const res = await call(b, 's3:PutObject', 'PUT', objectUrl(b, key), headers, body);
+  const digest = createHash('sha256').update(body).digest(); // the checksum and the signed payload hash
+  const headers = { 'if-none-match': '*', 'content-type': 'application/json', 'x-amz-checksum-sha256': digest.toString('base64') };
+  const res = await call(b, 's3:PutObject', 'PUT', objectUrl(b, key), headers, body, digest.toString('hex'));
   await res.body?.cancel();
   return res.status === 412 ? 'exists' : 'written';
 }
