@@ -85,7 +85,8 @@ function changed(before: Record<string, unknown> = {}, after: Record<string, unk
   for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
     if (NOT_CHANGES.has(field)) continue;
     const [b, a] = [before[field], after[field]];
-    if (JSON.stringify(b) === JSON.stringify(a)) continue;
+    // (Most fields are strings: equal ones need no JSON of their own.)
+    if (b === a || (typeof b === 'object' && typeof a === 'object' && JSON.stringify(b) === JSON.stringify(a))) continue;
     out[field] = SECRET.test(field)
       ? { ...(b !== undefined && { before: REDACTED }), ...(a !== undefined && { after: REDACTED }) }
       : { ...(b !== undefined && { before: b }), ...(a !== undefined && { after: a }) };
