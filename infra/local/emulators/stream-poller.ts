@@ -29,15 +29,17 @@ import type { SqsSender } from './sqs';
 // maximumRecordAgeInSeconds, go to the event's on-failure destination (a queue) as Lambda's
 // on-failure record (the shard and its range of sequence numbers), and the shard goes on.
 // Reading resumes where it stopped (the checkpoints outlive a stop), and a read follows every
-// invocation that wrote to DynamoDB, so a committed outbox item is sent within milliseconds.
+// invocation that wrote to its table, so a committed outbox item is sent within milliseconds.
 // Its iterator age goes to the runtime's metrics: from the writes it has not read yet (unreadWrites, below),
 // as DynamoDB Local dates stream records to the minute only.
 // Between reads of a shard that had nothing new: Lambda reads each shard four times a second. (A
 // write by a function wakes the read at once, above; this is for writes from outside the runtime.)
 const IDLE_POLL_MS = 250;
 const READ_LIMIT = 1000;
-const WRITES = /^DynamoDB\.(TransactWriteItems|PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/;
 const MAX_RETRY_PAUSE_MS = 1000;
+
+// A stream's table, by its ARN ("…:table/<name>/stream/<label>"): only a write to it wakes its mappings.
+export const tableOf = (streamArn: string) => /:table\/([^/]+)\/stream\//.exec(streamArn)?.[1] ?? streamArn;
 
 // "<function>|<shard id>" -> the sequence number of the last record handled
 export type Checkpoints = Map<string, string>;
@@ -191,12 +193,15 @@ type UnreadWrites = ReturnType<typeof unreadWrites>;
 export function unreadWrites(runtime: LambdaRuntime) {
   const byMapping = new Map<string, Array<{ start: number; end: number }>>();
   const of = (name: string) => byMapping.get(name) ?? byMapping.set(name, []).get(name)!;
-  runtime.onInvoked((calls, startedAt) => {
-    if (![...calls.keys()].some((name) => WRITES.test(name))) return;
-    for (const writes of byMapping.values()) writes.push({ start: startedAt, end: Date.now() });
+  const tables = new Map<string, string>(); // mapping -> its stream's table
+  runtime.onInvoked(({ written, startedAt }) => {
+    for (const [name, writes] of byMapping) if (written.has(tables.get(name)!)) writes.push({ start: startedAt, end: Date.now() });
   });
   return {
-    watch: (name: string) => void of(name),
+    watch: (mapping: Mapping) => {
+      of(mapping.fn.name);
+      tables.set(mapping.fn.name, tableOf(mapping.streamArn));
+    },
     caughtUp: (name: string, readStart: number) =>
       byMapping.set(
         name,
@@ -216,10 +221,11 @@ export function startStreamPoller(
   idleMs = IDLE_POLL_MS,
 ) {
   let running = true;
-  let generation = 0; // bumped by every invocation that wrote
+  let generation = 0; // bumped by every invocation that wrote to the table
   let wake: (() => void) | undefined;
-  const unsubscribe = runtime.onInvoked((calls) => {
-    if (![...calls.keys()].some((name) => WRITES.test(name))) return;
+  const table = tableOf(mapping.streamArn);
+  const unsubscribe = runtime.onInvoked(({ written }) => {
+    if (!written.has(table)) return;
     generation++;
     wake?.();
   });

@@ -295,7 +295,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const checkpoints = keptCheckpoints(opts.dataDir);
     // What the relay has yet to read, for its iterator age: only where metrics are collected.
     const unread = collector && unreadWrites(runtime);
-    if (unread) for (const m of streamMappings(service.functions, refs)) unread.watch(m.fn.name);
+    if (unread) for (const m of streamMappings(service.functions, refs)) unread.watch(m);
     let stopStreams: (() => Promise<void>) | undefined;
     const streams = {
       start: () => {
