@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,7 +56,10 @@ describe('the SQS emulator', () => {
     const q = await queue();
     await local.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'over the wire' }));
     await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'in process' }));
-    const { Messages = [] } = await local.send(new ReceiveMessageCommand({ QueueUrl: q.url, MaxNumberOfMessages: 10 }));
+    // A poller's signal outlives its receives, and none leaves a listener on it.
+    const poller = new AbortController();
+    const { Messages = [] } = await local.send(new ReceiveMessageCommand({ QueueUrl: q.url, MaxNumberOfMessages: 10 }), { abortSignal: poller.signal });
+    expect(getEventListeners(poller.signal, 'abort')).toHaveLength(0);
     expect(Messages.map((m: { Body: string }) => m.Body).sort()).toEqual(['in process', 'over the wire']);
     await local.send(
       new DeleteMessageBatchCommand({

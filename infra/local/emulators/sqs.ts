@@ -252,11 +252,14 @@ export async function startSqsServer(port: number, dataDir?: string) {
         visibilityTimeout,
         answer: (messages) => {
           clearTimeout(timeout);
+          // (A poller's signal outlives its receives: each takes its listener back.)
+          gone?.removeEventListener('abort', giveUp);
           ok({ Messages: messages.map(view) });
         },
       };
       const giveUp = () => {
         clearTimeout(timeout);
+        gone?.removeEventListener('abort', giveUp);
         const at = q.waiters.indexOf(waiter);
         if (at !== -1) q.waiters.splice(at, 1);
         ok({});
