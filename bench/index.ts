@@ -1,3 +1,5 @@
+// First, for its effect: the AWS SDK's Node version warning said once, in one line, not by every thread.
+import '../infra/local/start/quiet';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';

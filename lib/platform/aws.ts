@@ -11,7 +11,7 @@ import { currentSpan, type Span, type TraceDocument } from './tracing';
 type Counts = Map<string, number>;
 // What a call's observer (the bench's storage accounting) may do: send another input, see the output.
 export type CallObserver = (service: string, operation: string, input: object) => { input: object; seen(output: unknown): void };
-const counting = new AsyncLocalStorage<{ calls: Counts; observe?: CallObserver }>();
+const counting = new AsyncLocalStorage<{ calls: Counts; observe?: CallObserver; written?: Set<string> }>();
 
 interface Instrumentable {
   middlewareStack: { add(middleware: unknown, options: { step: 'initialize'; name: string }): void; remove(name: string): boolean };
@@ -20,6 +20,8 @@ interface Instrumentable {
 interface CallInput {
   TableName?: string;
   QueueUrl?: string;
+  TransactItems?: Array<Record<string, { TableName?: string } | undefined>>;
+  RequestItems?: Record<string, unknown>;
 }
 // An SDK middleware's result holds the command's output; the DynamoDB sender's is the output.
 export interface CallOutput {
@@ -44,6 +46,7 @@ export function counted<C extends Instrumentable>(client: C, service: string): C
 export function countAndTrace<T>(service: string, operation: string, input: CallInput, call: (input: CallInput) => Promise<T>): Promise<T> {
   const store = counting.getStore();
   if (store) store.calls.set(`${service}.${operation}`, (store.calls.get(`${service}.${operation}`) ?? 0) + 1);
+  if (store?.written && service === 'DynamoDB') for (const table of writtenBy(operation, input)) store.written.add(table);
   const observed = store?.observe?.(service, operation, input);
   const result = observed
     ? call(observed.input).then((r) => {
@@ -53,6 +56,16 @@ export function countAndTrace<T>(service: string, operation: string, input: Call
     : call(input);
   const parent = currentSpan();
   return parent ? tracedCall(parent.child(service, { namespace: 'aws', aws: awsFields(operation, input) }), result) : result;
+}
+
+// The tables a DynamoDB call writes to (none for a read).
+function writtenBy(operation: string, input: CallInput): string[] {
+  if (operation === 'TransactWriteItems')
+    return (input.TransactItems ?? []).flatMap((item) =>
+      Object.entries(item).flatMap(([kind, w]) => (kind === 'ConditionCheck' || !w?.TableName ? [] : [w.TableName])),
+    );
+  if (operation === 'BatchWriteItem') return Object.keys(input.RequestItems ?? {});
+  return /^(Put|Update|Delete)Item$/.test(operation) && input.TableName ? [input.TableName] : [];
 }
 
 const awsFields = (operation: string, input: CallInput): TraceDocument['aws'] => ({
@@ -76,8 +89,10 @@ async function tracedCall<T>(span: Span, call: Promise<T>): Promise<T> {
 }
 
 // Runs `fn`, adding up in `calls` the AWS calls it makes, by "Service.Operation" (even if it throws);
-// `observe`, when given, sees each call's input (and may change it) and its output.
-export const countAwsCalls = <T>(calls: Counts, fn: () => Promise<T>, observe?: CallObserver): Promise<T> => counting.run({ calls, observe }, fn);
+// `observe`, when given, sees each call's input (and may change it) and its output; `written`
+// gathers the DynamoDB tables it wrote to (the local stream pollers read only theirs again).
+export const countAwsCalls = <T>(calls: Counts, fn: () => Promise<T>, observe?: CallObserver, written?: Set<string>): Promise<T> =>
+  counting.run({ calls, observe, written }, fn);
 
 // A transaction cancelled for a conflict with another on a busy item (an asset's liquidity or
 // settlement account): worth trying again (lib/platform/tx does). Told by name, as the SDK's and the

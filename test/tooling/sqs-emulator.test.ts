@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
-import { startSqsServer } from '../../infra/local/emulators/sqs';
+import { inProcessSqs, startSqsServer } from '../../infra/local/emulators/sqs';
 
 // The local SQS emulator, driven by the AWS SDK over its wire protocol, as the service drives it.
 let server: Awaited<ReturnType<typeof startSqsServer>>;
@@ -49,6 +50,34 @@ const depth = async (QueueUrl: string) =>
   ).Attributes;
 
 describe('the SQS emulator', () => {
+  it("answers the local run's stand-ins in this process as over the wire: what was sent, a wait its caller gives up, errors by name", async () => {
+    const local = inProcessSqs(server.endpoint)!;
+    expect(inProcessSqs('http://127.0.0.1:1')).toBeUndefined(); // another process's: over the wire
+    const q = await queue();
+    await local.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'over the wire' }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'in process' }));
+    // A poller's signal outlives its receives, and none leaves a listener on it.
+    const poller = new AbortController();
+    const { Messages = [] } = await local.send(new ReceiveMessageCommand({ QueueUrl: q.url, MaxNumberOfMessages: 10 }), { abortSignal: poller.signal });
+    expect(getEventListeners(poller.signal, 'abort')).toHaveLength(0);
+    expect(Messages.map((m: { Body: string }) => m.Body).sort()).toEqual(['in process', 'over the wire']);
+    await local.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: q.url,
+        Entries: Messages.map((m: { ReceiptHandle: string }, i: number) => ({ Id: `${i}`, ReceiptHandle: m.ReceiptHandle })),
+      }),
+    );
+    expect(await depth(q.url)).toMatchObject({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0' });
+    // A stop ends a poller's 20 s wait at once, with nothing taken.
+    const stopping = new AbortController();
+    const waiting = local.send(new ReceiveMessageCommand({ QueueUrl: q.url, WaitTimeSeconds: 20 }), { abortSignal: stopping.signal });
+    stopping.abort();
+    expect(await waiting).toEqual({});
+    await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: 'after' }));
+    expect((await receive(q.url)).map((m) => m.Body)).toEqual(['after']);
+    await expect(local.send(new SendMessageCommand({ QueueUrl: `${q.url}-gone`, MessageBody: 'x' }))).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
+  });
+
   it('sends, receives (with the checksum the SDK verifies) and deletes', async () => {
     const q = await queue();
     const sent = await sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: '{"a":1}' }));

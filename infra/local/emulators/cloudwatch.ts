@@ -1,10 +1,11 @@
 import { createRequire } from 'node:module';
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { ServiceDef } from '../start/serverless-config';
 import { type Dimensions, type MetricStore, MINUTE_MS, minuteOf, type Statistic, seriesKey } from './metrics';
 import type { Refs } from './provision';
 import { logicalIdOf } from './rest-apis';
 import { expressionOf } from './schedules';
+import type { SqsSender } from './sqs';
 
 // The template's dashboard and alarms on the local run's metrics. infra/serverless/alarms.cjs
 // builds them from the packaged template; here it builds them from the parts of that template it
@@ -265,7 +266,7 @@ export function apiObserver(store: MetricStore, dimensions: Dimensions) {
 
 // Samples every queue's depth and the age of its oldest message, as CloudWatch's AWS/SQS metrics
 // (which are themselves samples, each minute).
-export function queueSampler(service: ServiceDef, refs: Refs, sqs: SQSClient, store: MetricStore) {
+export function queueSampler(service: ServiceDef, refs: Refs, sqs: SqsSender, store: MetricStore) {
   const names = localDimensions(service, refs);
   const ATTRIBUTES = {
     ApproximateNumberOfMessages: 'ApproximateNumberOfMessagesVisible',

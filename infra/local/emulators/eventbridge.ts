@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { withTraceHeader } from '../../../lib/platform/sqs';
 import { listen } from '../start/listen';
 import { matches } from './event-pattern';
+import type { SqsSender } from './sqs';
 
 // A small EventBridge emulator: PutEvents over the AWS JSON 1.1 wire protocol, rules matched by
 // event pattern, SQS targets. An entry's TraceHeader reaches the target queue as the message's
@@ -27,7 +28,7 @@ interface Entry {
   TraceHeader?: string;
 }
 
-export async function startEventBridge(opts: { port: number; sqs: SQSClient; region: string; account: string }) {
+export async function startEventBridge(opts: { port: number; sqs: SqsSender; region: string; account: string }) {
   const rules: Rule[] = [];
   // When each recent event (by its detail's id) was put on the bus, for the bench.
   const putAt = new Map<string, number>();

@@ -23,16 +23,17 @@ port.on('message', async ({ id, fn, load, event, requestId, usage: withUsage }: 
     return port.postMessage({ id });
   }
   const calls = new Map<string, number>();
+  const written = new Set<string>();
   const usage = withUsage ? noUsage() : undefined;
   const emf: string[] = [];
   const reply: ThreadReply = { id };
   try {
-    reply.result = await collectingEmf({ emf: (line) => void emf.push(line) }, () => host.run(fn, event, { requestId, calls, usage }));
+    reply.result = await collectingEmf({ emf: (line) => void emf.push(line) }, () => host.run(fn, event, { requestId, calls, written, usage }));
   } catch (e) {
     const error = e instanceof Error ? e : new Error(String(e));
     reply.error = { name: error.name, message: error.message, stack: error.stack };
   }
-  Object.assign(reply, { calls: [...calls], usage, emf });
+  Object.assign(reply, { calls: [...calls], written: [...written], usage, emf });
   try {
     port.postMessage(reply);
   } catch (e) {

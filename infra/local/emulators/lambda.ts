@@ -38,6 +38,7 @@ export type HostedFunction = Pick<FunctionDef, 'name' | 'handler' | 'timeout'>;
 export interface Invocation {
   requestId: string;
   calls: Map<string, number>;
+  written: Set<string>; // the DynamoDB tables it wrote to
   usage?: StorageUsage;
   segment?: Span;
 }
@@ -57,7 +58,7 @@ export function functionHost() {
     }
     return handler;
   }
-  async function run(fn: HostedFunction, event: unknown, { requestId, calls, usage, segment }: Invocation): Promise<unknown> {
+  async function run(fn: HostedFunction, event: unknown, { requestId, calls, written, usage, segment }: Invocation): Promise<unknown> {
     const handler = await load(fn);
     // Its own timeout (serverless.yml), as Lambda's: what Powertools idempotency holds an
     // Idempotency-Key in progress for is the time left (so a key cut off by a crash is free after it).
@@ -76,7 +77,7 @@ export function functionHost() {
       fail: () => undefined,
       succeed: () => undefined,
     } as Context;
-    return countAwsCalls(calls, () => runInSpan(segment, () => handler(event, context)), usage && storageObserver(usage));
+    return countAwsCalls(calls, () => runInSpan(segment, () => handler(event, context)), usage && storageObserver(usage), written);
   }
   return { load, run, isLoaded: (name: string) => loaded.has(name) };
 }
@@ -95,6 +96,7 @@ export interface ThreadReply {
   error?: { name: string; message: string; stack?: string };
   result?: unknown;
   calls?: Array<[string, number]>;
+  written?: string[];
   usage?: StorageUsage;
   emf?: string[];
 }
@@ -141,10 +143,11 @@ function functionThread(emf?: EmfSink) {
       names.add(fn.name);
       await ask({ fn: hosted(fn), load: true });
     },
-    run: async (fn: HostedFunction, event: unknown, { requestId, calls, usage }: Invocation) => {
+    run: async (fn: HostedFunction, event: unknown, { requestId, calls, written, usage }: Invocation) => {
       names.add(fn.name);
       const reply = await ask({ fn: hosted(fn), event, requestId, usage: !!usage });
       for (const [name, n] of reply.calls ?? []) calls.set(name, (calls.get(name) ?? 0) + n);
+      for (const table of reply.written ?? []) written.add(table);
       if (usage && reply.usage) addUsage(usage, reply.usage);
       for (const line of reply.emf ?? []) emf?.emf(line);
       if (reply.error) throw Object.assign(new Error(reply.error.message), reply.error);
@@ -175,7 +178,7 @@ export function lambdaRuntime(opts: { metrics?: MetricStore; traces?: TraceSink;
     return keys;
   };
   const stats = new Map<string, FunctionStats>();
-  const listeners = new Set<(calls: ReadonlyMap<string, number>, startedAt: number) => void>();
+  const listeners = new Set<(invoked: Invoked) => void>();
   const load = (fn: FunctionDef) => host.load(fn);
 
   // `traceHeader`: the trace the event came with (X-Amzn-Trace-Id's form), if any.
@@ -183,12 +186,13 @@ export function lambdaRuntime(opts: { metrics?: MetricStore; traces?: TraceSink;
     const cold = !host.isLoaded(fn.name);
     const requestId = randomUUID();
     const calls = new Map<string, number>();
+    const written = new Set<string>();
     const usage = withUsage ? noUsage() : undefined;
     const began = performance.now();
     const startedAt = Date.now();
     const segment = traces && Span.segment(fn.name, traceHeader, traces, { origin: 'AWS::Lambda::Function', aws: { request_id: requestId } });
     segment?.annotate('ColdStart', cold);
-    const run = () => host.run(fn, event, { requestId, calls, usage, segment });
+    const run = () => host.run(fn, event, { requestId, calls, written, usage, segment });
     let failed = true;
     try {
       const result = await (metrics ? collectingEmf(metrics, run) : run());
@@ -206,7 +210,7 @@ export function lambdaRuntime(opts: { metrics?: MetricStore; traces?: TraceSink;
       for (const [name, n] of calls) s.calls[name] = (s.calls[name] ?? 0) + n;
       if (usage) addUsage(s.usage!, usage);
       stats.set(fn.name, s);
-      for (const listener of listeners) listener(calls, startedAt);
+      for (const listener of listeners) listener({ calls, written, startedAt });
     }
   }
 
@@ -233,11 +237,16 @@ export function lambdaRuntime(opts: { metrics?: MetricStore; traces?: TraceSink;
     iteratorAge: (name: string, ms: number) => metrics?.record(keysOf(name).iteratorAge, ms),
     stats: () => structuredClone(Object.fromEntries(stats)),
     resetStats: () => stats.clear(),
-    // At the end of every invocation: the AWS calls it made, and when it started (epoch ms).
-    onInvoked(listener: (calls: ReadonlyMap<string, number>, startedAt: number) => void) {
+    // At the end of every invocation: the AWS calls it made, the tables it wrote to, and when it started.
+    onInvoked(listener: (invoked: Invoked) => void) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
   };
 }
 export type LambdaRuntime = ReturnType<typeof lambdaRuntime>;
+export interface Invoked {
+  calls: ReadonlyMap<string, number>; // "DynamoDB.GetItem" -> how many
+  written: ReadonlySet<string>; // the DynamoDB tables it wrote to
+  startedAt: number; // epoch ms
+}

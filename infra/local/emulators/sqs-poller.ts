@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import type { FunctionDef } from '../start/serverless-config';
 import type { LambdaRuntime } from './lambda';
 import { type Refs, resolveIntrinsics } from './provision';
+import type { SqsSender } from './sqs';
 
 // The local SQS-to-Lambda event source mapping: long-polls each queue that a function's `sqs`
 // event names, invokes the function, and deletes the messages that succeeded (honouring
@@ -14,7 +15,7 @@ import { type Refs, resolveIntrinsics } from './provision';
 const POLLERS_PER_QUEUE = 8;
 const WAIT_SECONDS = 20;
 
-export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSClient, runtime: LambdaRuntime): () => Promise<void> {
+export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SqsSender, runtime: LambdaRuntime): () => Promise<void> {
   let running = true;
   const waits: AbortController[] = []; // one per poller: a signal's listeners stay few
   const loops: Promise<void>[] = [];
@@ -34,7 +35,7 @@ export function startSqsPollers(functions: FunctionDef[], refs: Refs, sqs: SQSCl
     const stopping = new AbortController();
     waits.push(stopping);
     while (running) {
-      let messages: import('@aws-sdk/client-sqs').Message[] | undefined;
+      let messages: Message[] | undefined;
       try {
         ({ Messages: messages } = await sqs.send(
           new ReceiveMessageCommand({

@@ -68,6 +68,37 @@ type Record_ =
 // Compact when the journal holds this many records and four times the live ones.
 const COMPACT_AFTER = 10_000;
 
+// The emulators of this process, by endpoint: the local run's own pollers and bus reach theirs
+// directly (inProcessSqs), not over HTTP through the SDK to a server on the same thread (issue 46:
+// those round trips cost the local stand-ins more CPU than the functions' calls they serve).
+type Act = (action: string, input: Record<string, any>, gone?: AbortSignal) => Promise<unknown>;
+const inThisProcess = new Map<string, Act>();
+
+// What an SDK command's class names: `ReceiveMessageCommand` is the action `ReceiveMessage`.
+type Command = { input: object; constructor: { name: string } };
+export interface SqsSender {
+  send(command: Command, options?: { abortSignal?: AbortSignal }): Promise<any>;
+}
+
+// The SQS at `endpoint` if it runs in this process: its actions called directly, answering what
+// the SDK's client would (the JSON protocol's output is the wire's), and failing as its errors do
+// (by name). Undefined for any other: the caller then goes over the wire.
+export function inProcessSqs(endpoint: string): SqsSender | undefined {
+  const act = inThisProcess.get(endpoint);
+  return (
+    act && {
+      send: async (command, options) => {
+        try {
+          return await act(command.constructor.name.replace(/Command$/, ''), command.input as Record<string, any>, options?.abortSignal);
+        } catch (e) {
+          if (!(e instanceof SqsError)) throw e;
+          throw Object.assign(new Error(e.message), { name: e.type, $fault: 'client' });
+        }
+      },
+    }
+  );
+}
+
 const DEFAULTS: Record<string, string> = {
   VisibilityTimeout: '30',
   MessageRetentionPeriod: '345600',
@@ -210,7 +241,7 @@ export async function startSqsServer(port: number, dataDir?: string) {
 
   // `gone`: the caller hung up (a poller that stopped) before an answer; its wait ends with nothing
   // taken, so that no message goes in flight to no one.
-  function receive(q: Queue, input: Record<string, any>, gone: AbortSignal): Promise<unknown> {
+  function receive(q: Queue, input: Record<string, any>, gone?: AbortSignal): Promise<unknown> {
     const max = input.MaxNumberOfMessages ?? 1;
     if (!Number.isInteger(max) || max < 1 || max > 10) throw new SqsError('InvalidParameterValue', 'MaxNumberOfMessages must be from 1 to 10');
     const wait = seconds(q, 'ReceiveMessageWaitTimeSeconds', input.WaitTimeSeconds, 20);
@@ -221,17 +252,20 @@ export async function startSqsServer(port: number, dataDir?: string) {
         visibilityTimeout,
         answer: (messages) => {
           clearTimeout(timeout);
+          // (A poller's signal outlives its receives: each takes its listener back.)
+          gone?.removeEventListener('abort', giveUp);
           ok({ Messages: messages.map(view) });
         },
       };
       const giveUp = () => {
         clearTimeout(timeout);
+        gone?.removeEventListener('abort', giveUp);
         const at = q.waiters.indexOf(waiter);
         if (at !== -1) q.waiters.splice(at, 1);
         ok({});
       };
       const timeout = setTimeout(giveUp, wait * 1000);
-      gone.addEventListener('abort', giveUp, { once: true });
+      gone?.addEventListener('abort', giveUp, { once: true });
       q.waiters.push(waiter);
       serve(q);
     });
@@ -245,7 +279,7 @@ export async function startSqsServer(port: number, dataDir?: string) {
     q.messages.splice(q.messages.indexOf(m), 1);
   }
 
-  const actions: Record<string, (input: Record<string, any>, gone: AbortSignal) => unknown> = {
+  const actions: Record<string, (input: Record<string, any>, gone?: AbortSignal) => unknown> = {
     CreateQueue: ({ QueueName, Attributes = {} }) => {
       if (typeof QueueName !== 'string' || !/^[A-Za-z0-9_-]{1,80}$/.test(QueueName))
         throw new SqsError('InvalidParameterValue', `Invalid queue name ${QueueName}`);
@@ -322,6 +356,11 @@ export async function startSqsServer(port: number, dataDir?: string) {
     },
   };
 
+  const act: Act = async (action, input, gone) => {
+    const handle = actions[action];
+    if (!handle) throw new SqsError('InvalidAction', `The action ${action} is not emulated`);
+    return handle(input, gone);
+  };
   const server: Server = createServer((req, res) => {
     const hungUp = new AbortController();
     res.on('close', () => res.writableFinished || hungUp.abort());
@@ -334,9 +373,7 @@ export async function startSqsServer(port: number, dataDir?: string) {
       };
       const action = String(req.headers['x-amz-target'] ?? '').replace(/^AmazonSQS\./, '');
       try {
-        const handle = actions[action];
-        if (!handle) throw new SqsError('InvalidAction', `The action ${action} is not emulated`);
-        reply(200, await handle(JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'), hungUp.signal));
+        reply(200, await act(action, JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'), hungUp.signal));
       } catch (e) {
         const type = e instanceof SqsError ? e.type : 'InternalError';
         reply(
@@ -369,9 +406,11 @@ export async function startSqsServer(port: number, dataDir?: string) {
     journal = opened.journal;
     journal.compact(snapshot());
   }
+  inThisProcess.set(endpoint, act);
   return {
     endpoint,
     stop: async () => {
+      inThisProcess.delete(endpoint);
       for (const q of queues.values()) {
         clearTimeout(q.timer);
         for (const w of q.waiters.splice(0)) w.answer([]);

@@ -2,17 +2,22 @@ import { randomUUID } from 'node:crypto';
 import {
   type _Record,
   DescribeStreamCommand,
-  type DynamoDBStreamsClient,
+  DynamoDBStreamsClient,
+  DynamoDBStreamsServiceException,
   GetRecordsCommand,
   GetShardIteratorCommand,
   type Shard,
+  type StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { DynamoDBBatchResponse } from 'aws-lambda';
+import { overJson } from '../../../lib/platform/aws-json';
 import type { FunctionDef } from '../start/serverless-config';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './emulators';
 import { matches } from './event-pattern';
 import { type LambdaRuntime, localFunctionArn } from './lambda';
 import { type Refs, resolveIntrinsics } from './provision';
+import type { SqsSender } from './sqs';
 
 // The local DynamoDB-Streams-to-Lambda event source mapping, for each function's `stream` event:
 // reads the table's stream shard by shard (DescribeStream, GetShardIterator, GetRecords), keeps
@@ -24,15 +29,17 @@ import { type Refs, resolveIntrinsics } from './provision';
 // maximumRecordAgeInSeconds, go to the event's on-failure destination (a queue) as Lambda's
 // on-failure record (the shard and its range of sequence numbers), and the shard goes on.
 // Reading resumes where it stopped (the checkpoints outlive a stop), and a read follows every
-// invocation that wrote to DynamoDB, so a committed outbox item is sent within milliseconds.
+// invocation that wrote to its table, so a committed outbox item is sent within milliseconds.
 // Its iterator age goes to the runtime's metrics: from the writes it has not read yet (unreadWrites, below),
 // as DynamoDB Local dates stream records to the minute only.
 // Between reads of a shard that had nothing new: Lambda reads each shard four times a second. (A
 // write by a function wakes the read at once, above; this is for writes from outside the runtime.)
 const IDLE_POLL_MS = 250;
 const READ_LIMIT = 1000;
-const WRITES = /^DynamoDB\.(TransactWriteItems|PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/;
 const MAX_RETRY_PAUSE_MS = 1000;
+
+// A stream's table, by its ARN ("…:table/<name>/stream/<label>"): only a write to it wakes its mappings.
+export const tableOf = (streamArn: string) => /:table\/([^/]+)\/stream\//.exec(streamArn)?.[1] ?? streamArn;
 
 // "<function>|<shard id>" -> the sequence number of the last record handled
 export type Checkpoints = Map<string, string>;
@@ -110,15 +117,42 @@ export function expiredHead(createdSecs: number[], maxAgeSecs: number, nowSecs: 
 }
 
 // A record as Lambda delivers it (JSON: the creation time in epoch seconds).
-export function lambdaRecord(r: _Record, streamArn: string) {
-  const { ApproximateCreationDateTime, ...dynamodb } = r.dynamodb ?? {};
+// The streams of DynamoDB Local at `endpoint`, read over the lean JSON sender (the SDK's own stack
+// and its schema-driven parsing of every record cost the local run more CPU than the reads). Its
+// records are the wire's: their creation time in seconds, as Lambda's event carries it.
+export type StreamsReader = Pick<DynamoDBStreamsClient, 'send'>;
+export const streamsReader = (endpoint: string): StreamsReader =>
+  overJson(
+    new DynamoDBStreamsClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint }),
+    {
+      label: 'DynamoDBStreams',
+      signingName: 'dynamodb',
+      target: 'DynamoDBStreams_20120810',
+      version: '1.0',
+      ServiceException: DynamoDBStreamsServiceException,
+    },
+    [
+      [DescribeStreamCommand, 'DescribeStream'],
+      [GetShardIteratorCommand, 'GetShardIterator'],
+      [GetRecordsCommand, 'GetRecords'],
+    ],
+  );
+
+// A stream record as Lambda hands it to a function: from the wire (creation time in seconds) or as
+// the SDK reads it (a Date: infra/redrive.ts).
+type ReadRecord = Omit<_Record, 'dynamodb'> & {
+  dynamodb?: Omit<StreamRecord, 'ApproximateCreationDateTime'> & { ApproximateCreationDateTime?: Date | number };
+};
+export function lambdaRecord(r: ReadRecord, streamArn: string) {
+  const { ApproximateCreationDateTime: created, ...dynamodb } = r.dynamodb ?? {};
+  const ApproximateCreationDateTime = created instanceof Date ? created.getTime() / 1000 : created;
   return {
     eventID: r.eventID,
     eventName: r.eventName,
     eventVersion: r.eventVersion,
     eventSource: 'aws:dynamodb',
     awsRegion: r.awsRegion,
-    dynamodb: { ...dynamodb, ...(ApproximateCreationDateTime && { ApproximateCreationDateTime: ApproximateCreationDateTime.getTime() / 1000 }) },
+    dynamodb: { ...dynamodb, ...(ApproximateCreationDateTime && { ApproximateCreationDateTime }) },
     eventSourceARN: streamArn,
   };
 }
@@ -159,12 +193,15 @@ type UnreadWrites = ReturnType<typeof unreadWrites>;
 export function unreadWrites(runtime: LambdaRuntime) {
   const byMapping = new Map<string, Array<{ start: number; end: number }>>();
   const of = (name: string) => byMapping.get(name) ?? byMapping.set(name, []).get(name)!;
-  runtime.onInvoked((calls, startedAt) => {
-    if (![...calls.keys()].some((name) => WRITES.test(name))) return;
-    for (const writes of byMapping.values()) writes.push({ start: startedAt, end: Date.now() });
+  const tables = new Map<string, string>(); // mapping -> its stream's table
+  runtime.onInvoked(({ written, startedAt }) => {
+    for (const [name, writes] of byMapping) if (written.has(tables.get(name)!)) writes.push({ start: startedAt, end: Date.now() });
   });
   return {
-    watch: (name: string) => void of(name),
+    watch: (mapping: Mapping) => {
+      of(mapping.fn.name);
+      tables.set(mapping.fn.name, tableOf(mapping.streamArn));
+    },
     caughtUp: (name: string, readStart: number) =>
       byMapping.set(
         name,
@@ -176,18 +213,19 @@ export function unreadWrites(runtime: LambdaRuntime) {
 
 export function startStreamPoller(
   mapping: Mapping,
-  client: DynamoDBStreamsClient,
-  sqs: SQSClient,
+  client: StreamsReader,
+  sqs: SqsSender,
   runtime: LambdaRuntime,
   checkpoints: Checkpoints,
   unread?: UnreadWrites, // with metrics collected: for the iterator age
   idleMs = IDLE_POLL_MS,
 ) {
   let running = true;
-  let generation = 0; // bumped by every invocation that wrote
+  let generation = 0; // bumped by every invocation that wrote to the table
   let wake: (() => void) | undefined;
-  const unsubscribe = runtime.onInvoked((calls) => {
-    if (![...calls.keys()].some((name) => WRITES.test(name))) return;
+  const table = tableOf(mapping.streamArn);
+  const unsubscribe = runtime.onInvoked(({ written }) => {
+    if (!written.has(table)) return;
     generation++;
     wake?.();
   });
@@ -247,7 +285,7 @@ export function startStreamPoller(
 
   // Invokes the function with `records` (those that pass the filters), in batches; returns the
   // sequence number to read again from, or undefined when all were handled (or parked).
-  async function deliver(shardId: string, records: _Record[]): Promise<string | undefined> {
+  async function deliver(shardId: string, records: ReadRecord[]): Promise<string | undefined> {
     const wanted = records.map((r) => lambdaRecord(r, mapping.streamArn)).filter((r) => !mapping.filters.length || mapping.filters.some((f) => matches(f, r)));
     let i = 0;
     while (i < wanted.length) {
@@ -362,7 +400,7 @@ export function startStreamPoller(
 export function startStreamPollers(
   functions: FunctionDef[],
   refs: Refs,
-  clients: { streams: DynamoDBStreamsClient; sqs: SQSClient },
+  clients: { streams: StreamsReader; sqs: SqsSender },
   runtime: LambdaRuntime,
   checkpoints: Checkpoints,
   unread?: UnreadWrites, // with metrics collected: for the iterator age

@@ -130,6 +130,7 @@ export async function wipeData(dataDir: string, ports: typeof DEFAULT_PORTS): Pr
   await claimData(dataDir);
   rmSync(join(dataDir, 'dynamodb'), { recursive: true, force: true });
   rmSync(join(dataDir, 'sqs'), { recursive: true, force: true });
-  rmSync(join(dataDir, 'stream-checkpoints.json'), { force: true });
+  rmSync(join(dataDir, 'stream-checkpoints.jsonl'), { force: true });
+  rmSync(join(dataDir, 'stream-checkpoints.json'), { force: true }); // as runs before 2026-11-30 kept them
   rmSync(join(dataDir, 'metrics.json'), { force: true });
 }
