@@ -58,17 +58,24 @@ const newSigningKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).
 // An operator by name, never a name every object has (__proto__, constructor, toString).
 const own = (stored: Stored, name: string) => (Object.hasOwn(stored.operators, name) ? stored.operators[name] : undefined);
 
-export function localOperators(dataDir?: string) {
+// The key of the in-memory pools of a process's stacks (`shared`): a key pair costs a tenth of a
+// CPU-second or more, which every test file's stack paid. A pool made on its own has its own.
+let sharedKey: string | undefined;
+
+// `shared`: without a data folder, the process's stacks' key (tests, the bench), not one of its own.
+export function localOperators(dataDir?: string, { shared = false } = {}) {
   const file = dataDir && join(dataDir, 'operators.json');
-  let memory: Stored = { signingKey: newSigningKey(), operators: {} };
-  const read = (): Stored => (file ? JSON.parse(readFileSync(file, 'utf8')) : memory);
+  // A key is made only for a store that has none (a kept store has its own).
+  const fresh = (): Stored => ({ signingKey: !file && shared ? (sharedKey ??= newSigningKey()) : newSigningKey(), operators: {} });
+  let memory: Stored | undefined;
+  const read = (): Stored => (file ? JSON.parse(readFileSync(file, 'utf8')) : (memory ??= fresh()));
   const write = (stored: Stored) => {
     memory = stored;
     if (file) writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
   };
   if (file && !existsSync(file)) {
     mkdirSync(dataDir!, { recursive: true });
-    write(memory);
+    write(fresh());
   }
   // A store from before the keys were asymmetric: a key pair now (its tokens, 15 minutes at most, lapse).
   if (!read().signingKey.startsWith('-----BEGIN')) write({ ...read(), signingKey: newSigningKey() });

@@ -213,7 +213,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const refs = await provision(service, { dynamo, sqs, events }, opts.prefix ?? '');
     // The console's operators: the local sign-in stands in for the user pool and its app client,
     // and its public keys reach the functions (CONSOLE_JWKS), which verify its tokens as Cognito's.
-    const operators = localOperators(opts.dataDir);
+    const operators = localOperators(opts.dataDir, { shared: true });
     refs.ConsoleUserPool = { ref: operators.pool.userPoolId, arn: `arn:aws:cognito-idp:${LOCAL_REGION}:000000000000:userpool/${operators.pool.userPoolId}` };
     refs.ConsoleUserPoolClient = { ref: operators.pool.clientId, arn: '' };
     // Lambda's Invoke, for the console's function (it hands each request to its route's function).
