@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import '../../infra/local/start/quiet'; // the Node version note, once for the run (workers: vitest.config.ts)
+import { newSigningKey } from '../../infra/local/start/operators';
 import { serverlessFiles } from '../../infra/local/start/serverless-config';
 import { startDynamoDbPool } from './dynamodb-pool';
 
@@ -11,14 +12,17 @@ declare module 'vitest' {
     packageFolder: string;
     dynamodbPool: string;
     serverlessFiles: Record<string, unknown>;
+    operatorsKey: string;
   }
 }
 
-// The run shares three things: DynamoDB Locals that test files lease in turn (./dynamodb-pool.ts,
+// The run shares four things: DynamoDB Locals that test files lease in turn (./dynamodb-pool.ts,
 // test/harness/emulators.ts), a folder for the package tests' `serverless package`
 // (test/tooling/package/packaged.ts), so that the production template is packaged once for all of
-// them, apart from any other run's, and removed after, and serverless.yml's files as read (about
-// a CPU-second a file's process no longer spends on the YAML and the routes: ./setup-file.ts).
+// them, apart from any other run's, and removed after, serverless.yml's files as read (about
+// a CPU-second a file's process no longer spends on the YAML and the routes: ./setup-file.ts), and
+// the signing key of its stacks' console operators (./stack.ts: an RSA key pair a stack, a tenth of
+// a CPU-second or more, was most of what a stack's start cost its file's process).
 export default async function setup(project: TestProject) {
   // The run's temporary files go to a folder of its own, removed after it, as the processes its
   // test files start (each inherits TMPDIR) put theirs: among them tsx's transform cache, which
@@ -30,6 +34,7 @@ export default async function setup(project: TestProject) {
   const folder = mkdtempSync(join(tmpdir(), 'sls-package-'));
   project.provide('packageFolder', folder);
   project.provide('serverlessFiles', serverlessFiles());
+  project.provide('operatorsKey', newSigningKey());
   const pool = await startDynamoDbPool();
   project.provide('dynamodbPool', pool.url);
   return async () => {

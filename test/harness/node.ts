@@ -40,6 +40,7 @@ export async function startOtherNode(settings: Record<string, string>, given?: E
       emulators,
       serverlessFiles: inject('serverlessFiles'), // as the run read them (./global-setup.ts)
       streamIdleMs: STREAM_IDLE_MS,
+      operatorsKey: inject('operatorsKey'), // the run's, as the file's stack has (./stack.ts)
       prefix: `n${randomBytes(4).toString('hex')}-`,
       settings: { ADMIN_API_SECRET: 'other-node-secret-0123456789', EXCHANGE_RATES_URL: '', ...settings },
     },
@@ -79,6 +80,7 @@ export async function startNodeProcess(settings: Record<string, string>): Promis
   const options = {
     emulators: await fileEmulators(),
     streamIdleMs: STREAM_IDLE_MS,
+    operatorsKey: inject('operatorsKey'),
     prefix: `p${randomBytes(4).toString('hex')}-`,
     ports,
     settings: {

@@ -54,21 +54,20 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('bas
 const hashOf = (password: string, salt: string) => scryptSync(password, salt, 32).toString('base64url');
 // Cognito's minimum, as the pool's password policy asks for it.
 const STRONG = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[^A-Za-z0-9]).{14,}$/;
-const newSigningKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 // An operator by name, never a name every object has (__proto__, constructor, toString).
 const own = (stored: Stored, name: string) => (Object.hasOwn(stored.operators, name) ? stored.operators[name] : undefined);
 
-// The key of the in-memory pools of a process's stacks (`shared`): a key pair costs a tenth of a
-// CPU-second or more, which every test file's stack paid. A pool made on its own has its own.
-let sharedKey: string | undefined;
+// An RSA key pair, as a PKCS#8 PEM: the pool's signing key.
+export const newSigningKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-// `shared`: without a data folder, the process's stacks' key (tests, the bench), not one of its own.
-export function localOperators(dataDir?: string, { shared = false } = {}) {
+// `signingKey`: a new store's key (else one made for it: a key pair costs a tenth of a CPU-second
+// or more, which the tests' stacks, one a file, save by taking the run's).
+export function localOperators(dataDir?: string, signingKey?: string) {
   const file = dataDir && join(dataDir, 'operators.json');
   // A key is made only for a store that has none (a kept store has its own).
-  const fresh = (): Stored => ({ signingKey: !file && shared ? (sharedKey ??= newSigningKey()) : newSigningKey(), operators: {} });
-  let memory: Stored | undefined;
-  const read = (): Stored => (file ? JSON.parse(readFileSync(file, 'utf8')) : (memory ??= fresh()));
+  const fresh = (): Stored => ({ signingKey: signingKey ?? newSigningKey(), operators: {} });
+  let memory = file ? undefined : fresh();
+  const read = (): Stored => (file ? JSON.parse(readFileSync(file, 'utf8')) : memory!);
   const write = (stored: Stored) => {
     memory = stored;
     if (file) writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
