@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -11,7 +11,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     packageFolder: string;
     dynamodbPool: string;
-    serverlessFiles: Record<string, unknown>;
     operatorsKey: string;
   }
 }
@@ -20,7 +19,8 @@ declare module 'vitest' {
 // test/harness/emulators.ts), a folder for the package tests' `serverless package`
 // (test/tooling/package/packaged.ts), so that the production template is packaged once for all of
 // them, apart from any other run's, and removed after, serverless.yml's files as read (about
-// a CPU-second a file's process no longer spends on the YAML and the routes: ./setup-file.ts), and
+// a CPU-second that each process of the run, a test file's, an npm start, a CLI, no longer spends
+// on the YAML and the routes: LOCAL_SERVERLESS_FILES, which every process inherits), and
 // the signing key of its stacks' console operators (./stack.ts: an RSA key pair a stack, a tenth of
 // a CPU-second or more, was most of what a stack's start cost its file's process).
 export default async function setup(project: TestProject) {
@@ -33,7 +33,9 @@ export default async function setup(project: TestProject) {
   process.env.TMPDIR = runFolder;
   const folder = mkdtempSync(join(tmpdir(), 'sls-package-'));
   project.provide('packageFolder', folder);
-  project.provide('serverlessFiles', serverlessFiles());
+  const files = join(runFolder, 'serverless-files.json');
+  writeFileSync(files, JSON.stringify(serverlessFiles()));
+  process.env.LOCAL_SERVERLESS_FILES = files;
   project.provide('operatorsKey', newSigningKey());
   const pool = await startDynamoDbPool();
   project.provide('dynamodbPool', pool.url);

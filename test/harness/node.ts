@@ -38,7 +38,6 @@ export async function startOtherNode(settings: Record<string, string>, given?: E
     env: cleanEnv,
     workerData: {
       emulators,
-      serverlessFiles: inject('serverlessFiles'), // as the run read them (./global-setup.ts)
       streamIdleMs: STREAM_IDLE_MS,
       operatorsKey: inject('operatorsKey'), // the run's, as the file's stack has (./stack.ts)
       prefix: `n${randomBytes(4).toString('hex')}-`,
