@@ -24,16 +24,10 @@ declare module 'vitest' {
 // the signing key of its stacks' console operators (./stack.ts: an RSA key pair a stack, a tenth of
 // a CPU-second or more, was most of what a stack's start cost its file's process).
 export default async function setup(project: TestProject) {
-  // The run's temporary files go to a folder of its own, removed after it, as the processes its
-  // test files start (each inherits TMPDIR) put theirs: among them tsx's transform cache, which
-  // every process that runs TypeScript with tsx (each npm start, `npm run redrive`, node process)
-  // lists whole as it starts, to expire old entries; the machine's, that every run and worktree
-  // fills, took 0.7 CPU-s a process to list at 360,000 files.
-  const runFolder = mkdtempSync(join(tmpdir(), 'vitest-run-'));
-  process.env.TMPDIR = runFolder;
   const folder = mkdtempSync(join(tmpdir(), 'sls-package-'));
   project.provide('packageFolder', folder);
-  const files = join(runFolder, 'serverless-files.json');
+  const filesFolder = mkdtempSync(join(tmpdir(), 'serverless-files-'));
+  const files = join(filesFolder, 'files.json');
   writeFileSync(files, JSON.stringify(serverlessFiles()));
   process.env.LOCAL_SERVERLESS_FILES = files;
   project.provide('operatorsKey', newSigningKey());
@@ -41,6 +35,7 @@ export default async function setup(project: TestProject) {
   project.provide('dynamodbPool', pool.url);
   return async () => {
     await pool.stop();
-    rmSync(runFolder, { recursive: true, force: true });
+    rmSync(folder, { recursive: true, force: true });
+    rmSync(filesFolder, { recursive: true, force: true });
   };
 }
