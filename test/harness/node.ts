@@ -165,6 +165,7 @@ export async function startNpmNode(
     LOCAL_DATA_DIR: dataDir,
     POWERTOOLS_LOG_LEVEL: '', // as a user's shell has it (the tests' SILENT would hide what npm start prints)
     LOCAL_JIT: 'quick', // a test's node runs for seconds: the JVM's second JIT tier would not pay back
+    LOCAL_STREAM_IDLE_MS: String(STREAM_IDLE_MS), // as the file's stack reads an idle stream (./stack.ts)
     ...opts.env,
   };
   const child = spawn('npm', ['run', script, ...(opts.args ? ['--', ...opts.args] : [])], {
