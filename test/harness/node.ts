@@ -39,8 +39,8 @@ export async function startOtherNode(settings: Record<string, string>, given?: E
     env: cleanEnv,
     workerData: {
       emulators,
-      serverlessFiles: inject('serverlessFiles'), // as the run read them (./global-setup.ts)
       streamIdleMs: STREAM_IDLE_MS,
+      operatorsKey: inject('operatorsKey'), // the run's, as the file's stack has (./stack.ts)
       prefix: `n${randomBytes(4).toString('hex')}-`,
       settings: { ADMIN_API_SECRET: 'other-node-secret-0123456789', EXCHANGE_RATES_URL: '', ...settings },
     },
@@ -80,6 +80,7 @@ export async function startNodeProcess(settings: Record<string, string>): Promis
   const options = {
     emulators: await fileEmulators(),
     streamIdleMs: STREAM_IDLE_MS,
+    operatorsKey: inject('operatorsKey'),
     prefix: `p${randomBytes(4).toString('hex')}-`,
     ports,
     settings: {
@@ -165,6 +166,7 @@ export async function startNpmNode(
     LOCAL_DATA_DIR: dataDir,
     POWERTOOLS_LOG_LEVEL: '', // as a user's shell has it (the tests' SILENT would hide what npm start prints)
     LOCAL_JIT: 'quick', // a test's node runs for seconds: the JVM's second JIT tier would not pay back
+    LOCAL_STREAM_IDLE_MS: String(STREAM_IDLE_MS), // as the file's stack reads an idle stream (./stack.ts)
     ...opts.env,
   };
   const child = spawn('npm', ['run', script, ...(opts.args ? ['--', ...opts.args] : [])], {

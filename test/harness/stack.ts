@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
 import { type Stack, type StackOptions, startStack } from '../../infra/local/start/stack';
 import { type AdminReply, adminClient as signedAdminClient } from '../../infra/local/tools/admin-client';
 import { fileEmulators } from './emulators';
@@ -45,6 +46,7 @@ export async function startTestStack(
     ...options,
     prefix: `t${randomBytes(4).toString('hex')}-`,
     streamIdleMs: STREAM_IDLE_MS,
+    operatorsKey: inject('operatorsKey'),
     // The stand-in for WAF's grant rate rule is grant-rate-limit.test.ts's to test; here it is far
     // above what a test file sends, so that no test of the auth server trips on it.
     settings: { ADMIN_API_SECRET: 'test-secret-0123456789abcdef', GRANT_RATE_LIMIT_PER_5MIN: '1000000', ...settings },

@@ -99,27 +99,29 @@ export const paymentIn = (s: Pick<TestStack, 'admin'>, id: string, states: strin
     timeoutMs,
   );
 
-// Many payments' waits as one: each probe lists the node's payments (a read of up to 100), not a
-// read of each payment, and once every one is in `states`, each is read as paymentIn reads it.
+// The state of each payment of a node, by id, from its listing: a read of up to 100 a page, where a
+// read of each payment would be one request each (a probe of a wait for many payments).
+async function listedPaymentStates(s: Pick<TestStack, 'admin'>): Promise<Map<string, string>> {
+  const seen = new Map<string, string>();
+  let cursor: string | undefined;
+  do {
+    const page = (await ok(s.admin('GET', `/payments?limit=100${cursor ? `&cursor=${cursor}` : ''}`), 200)) as { items: any[]; nextCursor?: string };
+    for (const p of page.items) seen.set(p.id, p.state);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return seen;
+}
+
+// Whether every one of `ids` is listed in one of `states` (true, else undefined: a waitFor probe).
+export const allListedIn = async (s: Pick<TestStack, 'admin'>, ids: string[], states: string[]) => {
+  const seen = await listedPaymentStates(s);
+  return ids.every((id) => states.includes(seen.get(id) ?? '')) || undefined;
+};
+
+// Many payments' waits as one: each probe lists the node's payments, not a read of each payment,
+// and once every one is in `states`, each is read as paymentIn reads it.
 export async function paymentsIn(s: Pick<TestStack, 'admin'>, ids: string[], states: string[], timeoutMs?: number) {
-  const stateOf = async () => {
-    const seen = new Map<string, string>();
-    let cursor: string | undefined;
-    do {
-      const page = (await ok(s.admin('GET', `/payments?limit=100${cursor ? `&cursor=${cursor}` : ''}`), 200)) as { items: any[]; nextCursor?: string };
-      for (const p of page.items) seen.set(p.id, p.state);
-      cursor = page.nextCursor;
-    } while (cursor);
-    return seen;
-  };
-  await waitFor(
-    `${ids.length} payments in ${states}`,
-    async () => {
-      const seen = await stateOf();
-      return ids.every((id) => states.includes(seen.get(id) ?? '')) ? true : undefined;
-    },
-    timeoutMs,
-  );
+  await waitFor(`${ids.length} payments in ${states}`, () => allListedIn(s, ids, states), timeoutMs);
   return Promise.all(ids.map((id) => paymentIn(s, id, states)));
 }
 

@@ -2,7 +2,7 @@ import { DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-
 import { describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
 import { type NpmNode, startNpmNode } from '../harness/node';
-import { ok, waitFor } from '../harness/world';
+import { allListedIn, ok, waitFor } from '../harness/world';
 
 // Issue 17, D4a: `kill -9` of a node's whole process group (DynamoDB Local's JVM included) under
 // load, then a restart without --fresh. Every committed event and message must still reach its
@@ -27,7 +27,9 @@ const acknowledged = (output: string): Acknowledged[] =>
     .filter(([, , , , status]) => status.startsWith('2'))
     .map(([, type, resource, id]) => ({ id, type, data: { id: resource } }));
 
-describe('kill -9 of a node under load', () => {
+// The two tests run at once, each on an npm start of its own: most of each is a wait (the retries
+// after a restart, the 25 s lock and the 30 s retry), which would hold a worker of the run idle.
+describe.concurrent('kill -9 of a node under load', () => {
   it('loses nothing committed: after a restart every payment ends and every event is recorded and delivered', async () => {
     let node: NpmNode | undefined;
     try {
@@ -76,16 +78,9 @@ describe('kill -9 of a node under load', () => {
         const all = [...stateOf.values()];
         return Object.fromEntries([...new Set(all)].map((state) => [state, all.filter((s) => s === state).length]));
       };
-      // (a read per payment a probe: every 500 ms, not every 20)
-      const ended = await waitFor(
-        'every payment to end',
-        async () => {
-          const count = await states();
-          return Object.keys(count).every((s) => s === 'completed' || s === 'failed') ? count : undefined;
-        },
-        150_000,
-        500,
-      ).catch(() => states());
+      // (a probe lists the payments, every 500 ms; each is read once they have ended)
+      const listedEnded = () => allListedIn(second, payments, ['completed', 'failed']);
+      const ended = await waitFor('every payment to end', listedEnded, 150_000, 500).then(states, states);
       // A payment that has not ended, with what the FSP logged about it, says where it stopped.
       const fspLines = `${first.output()}\n${second.output()}`.split('\n').filter((l) => l.startsWith('[fsp]'));
       const notEnded = payments
@@ -138,7 +133,7 @@ describe('kill -9 of a node under load', () => {
 const IN_FUNDING = 20;
 const HOLD = 'hold:payment-fund';
 
-describe('kill -9 of a node in the middle of funding', () => {
+describe.concurrent('kill -9 of a node in the middle of funding', () => {
   it('funds and completes every payment after a restart, on the default retry schedule and quote lifetime', async () => {
     let node: NpmNode | undefined;
     try {
@@ -176,15 +171,9 @@ describe('kill -9 of a node in the middle of funding', () => {
       const states = async () => Promise.all(payments.map(async (id) => (await ok(second.admin('GET', `/payments/${id}`), 200)).state as string));
       // Past the lock and two retries (5 s, then 30 s), with room for a loaded machine; the quotes
       // live 300 s, and a payment not funded by then never is.
-      const ended = await waitFor(
-        'every payment to end',
-        async () => {
-          const now = await states();
-          return now.every((s) => s === 'completed' || s === 'failed') ? now : undefined;
-        },
-        150_000,
-        1000,
-      ).catch(states);
+      // (a probe lists the payments; each is read once they have ended)
+      const listedEnded = () => allListedIn(second, payments, ['completed', 'failed']);
+      const ended = await waitFor('every payment to end', listedEnded, 150_000, 1000).then(states, states);
       expect(ended).toEqual(payments.map(() => 'completed'));
       console.log(`crash.test: ${IN_FUNDING} payments cut in funding completed ${((Date.now() - restartedAt) / 1000).toFixed(1)} s after the restart`);
     } finally {

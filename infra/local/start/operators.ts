@@ -54,21 +54,27 @@ const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('bas
 const hashOf = (password: string, salt: string) => scryptSync(password, salt, 32).toString('base64url');
 // Cognito's minimum, as the pool's password policy asks for it.
 const STRONG = /^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*[^A-Za-z0-9]).{14,}$/;
-const newSigningKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 // An operator by name, never a name every object has (__proto__, constructor, toString).
 const own = (stored: Stored, name: string) => (Object.hasOwn(stored.operators, name) ? stored.operators[name] : undefined);
 
-export function localOperators(dataDir?: string) {
+// An RSA key pair, as a PKCS#8 PEM: the pool's signing key.
+export const newSigningKey = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+// `signingKey`: a new store's key (else one made for it: a key pair costs a tenth of a CPU-second
+// or more, which the tests' stacks, one a file, save by taking the run's).
+export function localOperators(dataDir?: string, signingKey?: string) {
   const file = dataDir && join(dataDir, 'operators.json');
-  let memory: Stored = { signingKey: newSigningKey(), operators: {} };
-  const read = (): Stored => (file ? JSON.parse(readFileSync(file, 'utf8')) : memory);
+  // A key is made only for a store that has none (a kept store has its own).
+  const fresh = (): Stored => ({ signingKey: signingKey ?? newSigningKey(), operators: {} });
+  let memory = file ? undefined : fresh();
+  const read = (): Stored => (file ? JSON.parse(readFileSync(file, 'utf8')) : memory!);
   const write = (stored: Stored) => {
     memory = stored;
     if (file) writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
   };
   if (file && !existsSync(file)) {
     mkdirSync(dataDir!, { recursive: true });
-    write(memory);
+    write(fresh());
   }
   // A store from before the keys were asymmetric: a key pair now (its tokens, 15 minutes at most, lapse).
   if (!read().signingKey.startsWith('-----BEGIN')) write({ ...read(), signingKey: newSigningKey() });

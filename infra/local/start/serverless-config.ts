@@ -99,15 +99,15 @@ const read = (file: string): unknown => {
   if (!files.has(file)) files.set(file, file.endsWith('.cjs') ? fromModule(file) : parse(readFileSync(join(ROOT, file), 'utf8')));
   return files.get(file);
 };
-// The files' values as read, and a way to give them to another process (the test run reads them
-// once in its global setup, and each test file's process takes them: test/harness/global-setup.ts).
+// The files' values as read, for another process: LOCAL_SERVERLESS_FILES, a JSON file of them,
+// is taken instead of reading them (the test run reads them once in its global setup and writes
+// it, and every process of the run saves the second: test/harness/global-setup.ts).
 export function serverlessFiles(): Record<string, unknown> {
   serverlessYml();
   return Object.fromEntries(files);
 }
-export function useServerlessFiles(values: Record<string, unknown>) {
-  for (const [file, value] of Object.entries(values)) files.set(file, value);
-}
+const given = process.env.LOCAL_SERVERLESS_FILES;
+if (given) for (const [file, value] of Object.entries(JSON.parse(readFileSync(given, 'utf8')))) files.set(file, value);
 
 // A map, or a list of maps merged (serverless.yml's functions, custom.roles).
 const merged = (value: any): Record<string, any> => (Array.isArray(value) ? Object.assign({}, ...value) : (value ?? {}));

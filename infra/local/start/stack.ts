@@ -85,6 +85,9 @@ export interface StackOptions {
   usage?: boolean;
   // DynamoDB Local's JIT (../emulators/emulators.ts): `full` for long runs (npm start, the bench).
   jit?: Jit;
+  // The console's operators' signing key (a PKCS#8 PEM) where none is kept (default: one made for
+  // it): the test run makes one for all its stacks (test/harness/global-setup.ts).
+  operatorsKey?: string;
   // Between reads of a stream that had nothing new (default: Lambda's 250 ms). A function's write
   // wakes its reads at once whatever this is; the tests read less often, as each read of an idle
   // stream costs the test process and DynamoDB Local CPU (test/harness/stack.ts).
@@ -217,7 +220,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const refs = await provision(service, { dynamo, sqs, events }, opts.prefix ?? '');
     // The console's operators: the local sign-in stands in for the user pool and its app client,
     // and its public keys reach the functions (CONSOLE_JWKS), which verify its tokens as Cognito's.
-    const operators = localOperators(opts.dataDir);
+    const operators = localOperators(opts.dataDir, opts.operatorsKey);
     refs.ConsoleUserPool = { ref: operators.pool.userPoolId, arn: `arn:aws:cognito-idp:${LOCAL_REGION}:000000000000:userpool/${operators.pool.userPoolId}` };
     refs.ConsoleUserPoolClient = { ref: operators.pool.clientId, arn: '' };
     // Lambda's Invoke, for the console's function (it hands each request to its route's function).

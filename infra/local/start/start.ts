@@ -88,6 +88,14 @@ function startFailed(e: unknown): never {
   }
   process.exit(1);
 }
+// LOCAL_STREAM_IDLE_MS: between reads of a stream that had nothing new (default: Lambda's 250 ms).
+// A function's write wakes the reads at once whatever it is; the tests' nodes read an idle stream
+// each second, as their in-process stacks do (test/harness/stack.ts).
+const streamIdle = process.env.LOCAL_STREAM_IDLE_MS;
+if (streamIdle !== undefined && !/^[1-9]\d{0,4}$/.test(streamIdle)) {
+  startFailed(new StartError(`LOCAL_STREAM_IDLE_MS is a number of milliseconds from 1 to 99999, not "${streamIdle}"`));
+}
+
 // --fresh wipes nothing while the node runs (as `npm run reset`): one of its ports taken, or its
 // npm start still running on the data.
 if (fresh) await wipeData(dataDir, allPorts).catch(startFailed);
@@ -127,6 +135,7 @@ const stack = await startStack({
   // A node runs for long: DynamoDB Local's second JIT tier pays back its compiling within minutes
   // (LOCAL_JIT=quick: the first tier only, for short runs such as a test's).
   jit: process.env.LOCAL_JIT === 'quick' ? 'quick' : 'full',
+  streamIdleMs: streamIdle === undefined ? undefined : Number(streamIdle),
   dataDir,
   envFile: join(dataDir, STACK_ENV_FILE), // for `serverless offline` (docs/local-run.md, "serverless-offline")
   settings: { ADMIN_API_SECRET: adminSecret, WEBHOOK_SECRET: webhookSecret, IDP_SECRET: idpSecret },
