@@ -173,11 +173,14 @@ describe('rate_unavailable', () => {
     expect(res.body.detail).toMatch(reason);
   };
 
-  it('when the FSP times out, within the timeout plus a small margin', async () => {
-    fsp.respondWith((_req, res) => setTimeout(() => res.end('{}'), 3000));
+  it('when the FSP times out: cut at the timeout, not when the FSP answers', async () => {
+    // The FSP answers after 20 s; the lookup is cut long before (its timeout is 1 s). No tighter
+    // bound: a loaded machine stretches the time around the timeout (1.6 s measured at load 21).
+    const answersAfterMs = 20_000;
+    fsp.respondWith((_req, res) => setTimeout(() => res.end('{}'), answersAfterMs).unref());
     const started = performance.now();
-    await expectUnavailable('TMO', 'TMP', /did not answer within 1 s/);
-    expect(performance.now() - started).toBeLessThan(TIMEOUT_SECS * 1000 + 500);
+    await expectUnavailable('TMO', 'TMP', new RegExp(`did not answer within ${TIMEOUT_SECS} s`));
+    expect(performance.now() - started).toBeLessThan(answersAfterMs);
   });
 
   it('when the FSP answers 5xx', async () => {

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../infra/local/emulators/emulators';
 import { startFsp } from '../../infra/local/fsp/fsp';
 import { startConsole } from '../../infra/local/start/console';
 import { LOCAL_ADMIN_API_SECRET } from '../../infra/local/start/defaults';
@@ -77,15 +78,11 @@ const get = (url: string, host: string) =>
 
 describe('every local server', () => {
   it('refuses a Host that is not one of its names with 403 host_refused, and answers its own', async () => {
+    // A port on localhost that nothing listens on (the next port up may be one of the node's own).
+    const elsewhere = await freePort();
     for (const [name, url] of Object.entries(servers)) {
       const { host, port } = new URL(url);
-      for (const other of [
-        `rebound.example:${port}`,
-        'rebound.example',
-        `localhost:${Number(port) + 1}`,
-        `127.0.0.1.example:${port}`,
-        `evil@localhost:${port}`,
-      ])
+      for (const other of [`rebound.example:${port}`, 'rebound.example', `localhost:${elsewhere}`, `127.0.0.1.example:${port}`, `evil@localhost:${port}`])
         expect(await get(url, other), `${name}, Host ${other}`).toEqual({ status: 403, code: 'host_refused' });
       for (const own of [host, `127.0.0.1:${port}`, `LOCALHOST:${port}`]) expect((await get(url, own)).code, `${name}, Host ${own}`).not.toBe('host_refused');
     }
