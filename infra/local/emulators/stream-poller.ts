@@ -38,7 +38,7 @@ const IDLE_POLL_MS = 250;
 const READ_LIMIT = 1000;
 const MAX_RETRY_PAUSE_MS = 1000;
 
-// A stream's table, by its ARN ("…:table/<name>/stream/<label>"): only a write to it wakes its mappings.
+// A stream's table, by its ARN ("…:table/<name>/stream/<label>").
 export const tableOf = (streamArn: string) => /:table\/([^/]+)\/stream\//.exec(streamArn)?.[1] ?? streamArn;
 
 // "<function>|<shard id>" -> the sequence number of the last record handled
@@ -49,6 +49,7 @@ class HandBack extends Error {}
 export interface Mapping {
   fn: FunctionDef;
   streamArn: string;
+  table: string; // the stream's: only a write to it wakes the mapping
   batchSize: number;
   startingPosition: 'TRIM_HORIZON' | 'LATEST';
   filters: Record<string, unknown>[];
@@ -66,10 +67,12 @@ export function streamMappings(functions: FunctionDef[], refs: Refs): Mapping[] 
       const destination = e.stream.destinations?.onFailure;
       const destinationArn = destination && (resolveIntrinsics(typeof destination === 'string' ? destination : destination.arn, refs) as string);
       if (destinationArn && !urlByArn.has(destinationArn)) throw new Error(`${fn.name}: no local queue for its on-failure destination ${destinationArn}`);
+      const streamArn = resolveIntrinsics(e.stream.arn, refs) as string;
       return [
         {
           fn,
-          streamArn: resolveIntrinsics(e.stream.arn, refs) as string,
+          streamArn,
+          table: tableOf(streamArn),
           batchSize: Number(e.stream.batchSize ?? 100),
           startingPosition: e.stream.startingPosition ?? 'TRIM_HORIZON',
           filters: e.stream.filterPatterns ?? [],
@@ -193,14 +196,14 @@ type UnreadWrites = ReturnType<typeof unreadWrites>;
 export function unreadWrites(runtime: LambdaRuntime) {
   const byMapping = new Map<string, Array<{ start: number; end: number }>>();
   const of = (name: string) => byMapping.get(name) ?? byMapping.set(name, []).get(name)!;
-  const tables = new Map<string, string>(); // mapping -> its stream's table
+  const watched = new Map<string, string>(); // mapping -> its table
   runtime.onInvoked(({ written, startedAt }) => {
-    for (const [name, writes] of byMapping) if (written.has(tables.get(name)!)) writes.push({ start: startedAt, end: Date.now() });
+    for (const [name, table] of watched) if (written.has(table)) of(name).push({ start: startedAt, end: Date.now() });
   });
   return {
     watch: (mapping: Mapping) => {
       of(mapping.fn.name);
-      tables.set(mapping.fn.name, tableOf(mapping.streamArn));
+      watched.set(mapping.fn.name, mapping.table);
     },
     caughtUp: (name: string, readStart: number) =>
       byMapping.set(
@@ -223,9 +226,8 @@ export function startStreamPoller(
   let running = true;
   let generation = 0; // bumped by every invocation that wrote to the table
   let wake: (() => void) | undefined;
-  const table = tableOf(mapping.streamArn);
   const unsubscribe = runtime.onInvoked(({ written }) => {
-    if (!written.has(table)) return;
+    if (!written.has(mapping.table)) return;
     generation++;
     wake?.();
   });
