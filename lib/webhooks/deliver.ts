@@ -28,14 +28,11 @@ import * as store from './store';
 // The signers for the secret's values to accept (current first; during a rotation also the new
 // or the previous one: lib/platform/secrets.ts), each webhook signed by all of them, as Standard
 // Webhooks allows (space-separated signatures), so that the FSP verifies with either value while it
-// switches. A value in Standard Webhooks form (whsec_ + base64) is used as it is; any other (the one
-// generated at the first deploy) is the key's bytes, so its Standard Webhooks form is whsec_ +
-// base64 of the value.
-// Each signs as Standard Webhooks' `sign` does (v1, base64 of HMAC-SHA256 over "<id>.<seconds>.<body>"),
-// on Node's crypto: the library's is SHA-256 in JavaScript, several times the CPU. The key's bytes
-// are a whsec_ value's base64 (validSecretValue has checked its form), or another value's own bytes.
+// switches. Each signs as Standard Webhooks' `sign` does (v1, base64 of HMAC-SHA256 over
+// "<id>.<seconds>.<body>"), on Node's crypto (the library's is SHA-256 in JavaScript, several times
+// the CPU). The key's bytes: a value in Standard Webhooks form is whsec_ + their base64
+// (validSecretValue has checked it); any other (the one generated at the first deploy) is them.
 type Signer = (id: string, at: Date, body: string) => string;
-const signers = new Map<string, Signer>();
 export function signerOf(value: string): Signer {
   const key = value.startsWith('whsec_') ? Buffer.from(value.slice('whsec_'.length), 'base64') : Buffer.from(value);
   return (id, at, body) =>
@@ -53,13 +50,7 @@ async function currentSigners(node: Node): Promise<Signer[] | string> {
   // The current value must be good; a malformed pending or previous one (put by hand) is left out,
   // rather than stopping every delivery for the day it is accepted.
   if (!validSecretValue('WEBHOOK_SECRET', values[0])) return 'WEBHOOK_SECRET must be "whsec_" followed by base64';
-  values = values.filter((v) => validSecretValue('WEBHOOK_SECRET', v));
-  if (signers.size > 8) signers.clear(); // values of rotations long past
-  return values.map((value) => {
-    const signer = signers.get(value) ?? signerOf(value);
-    signers.set(value, signer);
-    return signer;
-  });
+  return values.filter((v) => validSecretValue('WEBHOOK_SECRET', v)).map(signerOf);
 }
 const payloadOf = (r: WebhookEvent) => JSON.stringify({ id: r.id, type: r.type, createdAt: r.createdAt, data: r.data });
 
