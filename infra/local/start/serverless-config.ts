@@ -106,8 +106,20 @@ export function serverlessFiles(): Record<string, unknown> {
   serverlessYml();
   return Object.fromEntries(files);
 }
+// A file that cannot be read, or is not such a JSON object, stops the process with one line naming
+// the setting (it is read as this module loads, before any start-up's own error handling).
 const given = process.env.LOCAL_SERVERLESS_FILES;
-if (given) for (const [file, value] of Object.entries(JSON.parse(readFileSync(given, 'utf8')))) files.set(file, value);
+if (given) {
+  let read: unknown;
+  try {
+    read = JSON.parse(readFileSync(given, 'utf8'));
+  } catch (e) {
+    throw new Error(`LOCAL_SERVERLESS_FILES names ${given}, which is not a readable JSON file: ${(e as Error).message}`);
+  }
+  if (!read || typeof read !== 'object' || Array.isArray(read))
+    throw new Error(`LOCAL_SERVERLESS_FILES names ${given}, which holds no object of serverless.yml's files`);
+  for (const [file, value] of Object.entries(read)) files.set(file, value);
+}
 
 // A map, or a list of maps merged (serverless.yml's functions, custom.roles).
 const merged = (value: any): Record<string, any> => (Array.isArray(value) ? Object.assign({}, ...value) : (value ?? {}));
