@@ -4,7 +4,7 @@ import { CHANGED_BY, db } from '../platform/db';
 import { uuidFrom } from '../platform/ids';
 import { scoped, tenantOfKey } from '../platform/store';
 import { type Author, auditedRecord } from '../platform/tx';
-import { GUARD_ONLY } from '../shared/audited';
+import { GUARD_ID, GUARD_ONLY } from '../shared/audited';
 import type { Node } from '../shared/node';
 import type { AuditEvent } from './schemas';
 
@@ -26,8 +26,8 @@ export async function saveAuditEvent(node: Node, event: AuditEvent): Promise<voi
   await db().send(new PutCommand({ TableName: node.tables.main, Item, ConditionExpression: 'attribute_not_exists(pk)' } as PutCommandInput));
 }
 
-// What a record holds for its indexes and expiry, not for its meaning.
-const NOT_CHANGES = new Set(['pk', 'sk', CHANGED_BY, 'ttl', 'listPk', 'listSk', 'list2Pk', 'openPk', 'openExpiresAt', 'leaseHolder', 'leaseUntil']);
+// What a record holds for its indexes, expiry and replay guard, not for its meaning.
+const NOT_CHANGES = new Set(['pk', 'sk', CHANGED_BY, GUARD_ID, 'ttl', 'listPk', 'listSk', 'list2Pk', 'openPk', 'openExpiresAt', 'leaseHolder', 'leaseUntil']);
 // A field that may hold a secret (a peer's tokens): its change is recorded, its values are not.
 const SECRET = /secret|token|password/i;
 const REDACTED = '[redacted]';

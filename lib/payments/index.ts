@@ -5,17 +5,18 @@ import { getPeerRecord } from '../peers';
 import { RECONCILIATION_MAX_DAYS, type Reconciliation, type ReconciliationQuery } from '../peers/schemas';
 import { event, message, type Outgoing } from '../platform/events';
 import { holdPoint } from '../platform/faults';
-import { newId } from '../platform/ids';
+import { drawnForNamed, uuidFrom } from '../platform/ids';
 import { logger } from '../platform/log';
 import { countPayment } from '../platform/metrics';
 import { BATCH_GET_MAX, type Page, readTogether } from '../platform/store';
 import { annotate } from '../platform/tracing';
-import { commit, type Write } from '../platform/tx';
-import { feeOf, findQuote, QUOTE_TAKEN, takeForPayment } from '../quotes';
+import { commit, heldRiderRefusal, type Write } from '../platform/tx';
+import { feeOf, findQuote, recordQuote } from '../quotes';
 import { quoteErrors } from '../quotes/errors';
 import { methodFieldsOf, readAheadOf } from '../quotes/method';
 import type { QuoteRecord } from '../quotes/schemas';
 import { type Amount, amountOf, fromLedger, toLedger } from '../shared/amounts';
+import { GUARD_ID } from '../shared/audited';
 import { commonErrors, invalidField } from '../shared/errors';
 import type { Node } from '../shared/node';
 import { intentUrl, localIntentId } from '../shared/resources';
@@ -101,23 +102,33 @@ export interface CreatedPayment {
 // How often a creation reads its grant's spent amounts again when a racing one changed them.
 const SPEND_ATTEMPTS = 5;
 
+// A payment's id, named by its quote: one quote, one payment, so that the payment's own conditional
+// put takes its quote once, and the quote is not written. Whether a quote is taken is whether its
+// payment is there (or, taken before this, the quote's `paymentId`).
+export const paymentIdOf = (quoteId: string) => uuidFrom(`payment-of#${quoteId}`);
+
 // `by`: the app's grant, whose limits it must fit (checked and charged in the payment's
 // transaction). `priced`: a quote priced for this payment alone, stored with it (an Open Payments
 // payment asked for by incoming payment and debit amount), rather than one to take.
 export async function createPaymentRecord(node: Node, input: CreatePayment, by?: GrantedBy, priced?: QuoteRecord): Promise<CreatedPayment> {
-  // The quote, and the sender as it stands now, in one read (a quote priced for this payment
-  // alone read the sender's standing as it was priced).
+  // The quote, the sender as it stands now, and the quote's payment if it has one, in one read (a
+  // quote priced for this payment alone read the sender's standing as it was priced, and has none).
   const sender = canonicalOrUndefined(input.walletAddress, node.urls.walletAddresses);
-  const [quote, standing] = priced
-    ? [priced, undefined]
-    : await readTogether(() => Promise.all([findQuote(node, input.quoteId), sender ? standingOf(node, sender) : undefined]));
+  const [quote, standing, taken] = priced
+    ? [priced, undefined, undefined]
+    : await readTogether(() =>
+        Promise.all([findQuote(node, input.quoteId), sender ? standingOf(node, sender) : undefined, store.findPayment(node, paymentIdOf(input.quoteId))]),
+      );
+  // The payment this very signed request made: this is its replay (refused as such, before anything else).
+  const replayed = taken && heldRiderRefusal(taken);
+  if (replayed) throw replayed;
   if (!quote) throw quoteErrors.unknown(input.quoteId);
   if (quote.walletAddress !== sender) throw quoteErrors.walletMismatch(quote.id, quote.walletAddress, input.walletAddress);
   if (standing && !standing.active) throw walletAddressErrors.inactive(quote.walletAddress);
   // An app pays the quotes it made; with OPEN_PAYMENTS_ANY_CLIENT_QUOTES, as in Rafiki, any client's
   // for this wallet address (the grant's limits, its receiver included, bound it whoever priced it).
   if (by && quote.client !== by.client && !(node.anyClientQuotes && quote.client)) throw paymentErrors.quoteNotYours(quote.id);
-  if (quote.paymentId) throw quoteErrors.used(quote.id);
+  if (taken || quote.paymentId) throw quoteErrors.used(quote.id);
   const now = new Date().toISOString();
   if (quote.expiresAt <= now) throw quoteErrors.expired(`Quote ${quote.id}`, quote.expiresAt, 'create a new quote');
 
@@ -131,8 +142,9 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
     debitAsset: asset(quote.debitAmount),
     receiveAsset: asset(quote.receiveAmount),
   };
+  const guard = drawnForNamed();
   const record: PaymentRecord = {
-    id: newId(),
+    id: paymentIdOf(quote.id),
     walletAddress: quote.walletAddress,
     walletAddressId: quote.walletAddressId,
     quoteId: quote.id,
@@ -152,10 +164,11 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
       client: by.client,
       grantPeriod: by.period.key,
     }),
+    ...(guard && { [GUARD_ID]: guard }),
   };
   const view = paymentView(record);
   annotate(PAYMENT_ANNOTATION, record.id);
-  const quoteWrite = takeForPayment(node, priced ? { priced } : { stored: quote.id }, record.id, now);
+  const quoteWrite = priced ? [recordQuote(node, priced)] : [];
   for (let attempt = 1; ; attempt++) {
     const seen = by && (await store.findSpent(node, by.grantId, by.period.key));
     if (by && !fitsBeside(by.limits, seen ?? NOTHING_SPENT, amounts))
@@ -164,14 +177,14 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
     const spending = by ? [store.spend(node, by.grantId, by.period.key, seen, charge, after, by.period.end)] : [];
     const refusals = await commit(
       node,
-      [...store.insertPayment(node, record), quoteWrite, ...spending],
+      [...store.insertPayment(node, record), ...quoteWrite, ...spending],
       [event(store.partition(node, record.id), 'payment.created', view)],
     );
     if (!refusals.length) return { record, ...(by && { spent: after }) };
-    if (refusals.includes(QUOTE_TAKEN))
-      throw (await findQuote(node, quote.id))?.paymentId
-        ? quoteErrors.used(quote.id)
-        : quoteErrors.expired(`Quote ${quote.id}`, quote.expiresAt, 'create a new quote');
+    if (refusals.includes(store.QUOTE_TAKEN)) {
+      const other = await store.findPayment(node, record.id);
+      throw (other && heldRiderRefusal(other)) ?? quoteErrors.used(quote.id);
+    }
     if (!refusals.includes(store.GRANT_SPENT_CHANGED)) throw new Error(`Payment ${record.id} could not be created: ${refusals.join(', ')}`);
     if (attempt === SPEND_ATTEMPTS) throw paymentErrors.grantBusy();
     await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));

@@ -56,7 +56,7 @@ export type ListPaymentsQuery = z.infer<typeof listPaymentsQuery>;
 
 // A payment as stored: with its quote's payment method and that method's fields (lib/quotes/method.ts).
 export type PaymentRecord = MethodFields & {
-  id: string;
+  id: string; // named by its quote (lib/payments paymentIdOf); a payment made before then has a random or signed one
   walletAddress: string;
   walletAddressId: string;
   quoteId: string;
@@ -77,6 +77,9 @@ export type PaymentRecord = MethodFields & {
   // The period of its grant it was charged in (lib/open-payments/interval.ts): its debit and
   // receive amounts, given back there, less what left, when it ends.
   grantPeriod?: string;
+  // The id its signed Admin request drew (lib/shared/audited GUARD_ID), by which a replay of that
+  // request is told from another request for the same quote.
+  guardId?: string;
 };
 
 // What the payments queue carries: a funded payment to send, and what its method has the worker

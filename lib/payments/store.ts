@@ -52,9 +52,12 @@ const listingItem = (node: Node, r: PaymentRecord, state: PaymentState): Write =
   },
 });
 
-// The items that create a payment: its record and its listing.
+// The items that create a payment: its record and its listing. Its id is named by its quote, so its
+// record's put takes the quote, once ('quote_taken' when a payment of it is there).
+export const QUOTE_TAKEN = 'quote_taken';
 export const insertPayment = (node: Node, r: PaymentRecord): Write[] => [
   {
+    refusal: QUOTE_TAKEN,
     // Metadata as JSON text: the FSP's data need not fit DynamoDB's attribute rules.
     Put: {
       TableName: node.tables.main,
@@ -71,7 +74,7 @@ export const insertPayment = (node: Node, r: PaymentRecord): Write[] => [
 export const PAYMENT_MOVED = 'payment_moved';
 declare module '../platform/tx' {
   interface RefusalsOf {
-    payments: typeof PAYMENT_MOVED | 'packet_exists' | 'packet_settled' | typeof GRANT_SPENT_CHANGED;
+    payments: typeof QUOTE_TAKEN | typeof PAYMENT_MOVED | 'packet_exists' | 'packet_settled' | typeof GRANT_SPENT_CHANGED;
   }
 }
 export function transition(node: Node, r: PaymentRecord, from: PaymentState, to: PaymentState, set: Record<string, unknown> = {}): Write[] {

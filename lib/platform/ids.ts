@@ -24,6 +24,14 @@ export function newId(): string {
   return s?.seed ? derivedId(s.seed, s.drawn++) : randomUUID();
 }
 
+// The id a create draws for a record that is named instead (a payment, by its quote: lib/payments), in
+// a signed request's scope: the record keeps it (GUARD_ID), so that its put still holds the request's
+// replay guard (lib/platform/tx). None elsewhere: there is no request to guard.
+export function drawnForNamed(): string | undefined {
+  const s = seeds.getStore();
+  return s?.seed ? derivedId(s.seed, s.drawn++) : undefined;
+}
+
 const derivedId = (seed: string, n: number) => uuidFrom(`${seed}#${n}`);
 
 // A UUID in v4's layout (version 4, variant 10) from the hash of `text`: the same text, the same id.

@@ -10,7 +10,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { AUDITED_KINDS, AUDITED_PARTS } from '../shared/audited';
+import { AUDITED_KINDS, AUDITED_PARTS, GUARD_ID } from '../shared/audited';
 import type { Node } from '../shared/node';
 import { isConflict } from './aws';
 import { CHANGED_BY, db } from './db';
@@ -46,7 +46,11 @@ const CHANGED = 'changed'; // the refusal of a write that names none
 // write (untakenRider). A rider that puts an item where none is (`attribute_not_exists(pk)`) is held
 // by a transaction that puts an item of the same key on the same condition (a create whose record is
 // the guard, lib/platform/ids.ts): it then adds no item, and that put's failed condition, in this
-// transaction or a later one of the scope, is its refusal. A rider `heldOnly` rides in no other
+// transaction or a later one of the scope, is its refusal. A create whose record is named rather than
+// drawn (a payment, by its quote: one quote, one payment) holds the rider by keeping the rider's id on
+// the record (GUARD_ID, lib/platform/ids drawnForNamed): its failed condition is then its own refusal
+// (another request may have taken the name), and the record found there tells whether it is the
+// rider's (heldRiderRefusal). A rider `heldOnly` rides in no other
 // transaction: one that the scope's work commits before its create (a quote's probe packets, which
 // its own connector forwards and records in-process) must not put the item the create is to put.
 export interface Rider {
@@ -70,16 +74,27 @@ export function untakenRider(name: string): Rider | undefined {
   return r && !r.taken ? r.rider : undefined;
 }
 
+// The refusal of this scope's rider that `record` (a named record as read, which a create found in
+// its place) holds, if it holds one: the request made it before, and this is its replay. The rider
+// counts as taken: that record keeps it.
+export function heldRiderRefusal(record: { [GUARD_ID]?: unknown }): Error | undefined {
+  const held = [...(scope.getStore()?.values() ?? [])].find((r) => record[GUARD_ID] !== undefined && record[GUARD_ID] === riderId(r.rider.write([])));
+  if (!held) return undefined;
+  held.taken = true;
+  return held.rider.refused();
+}
+
 const CREATES = 'attribute_not_exists(pk)';
-// Whether `write` puts, on the same condition, the item `rider` would.
-const holds = (write: TransactItem, rider: TransactItem) =>
-  !!write.Put &&
-  !!rider.Put &&
-  write.Put.ConditionExpression === CREATES &&
-  rider.Put.ConditionExpression === CREATES &&
-  write.Put.TableName === rider.Put.TableName &&
-  write.Put.Item?.pk === rider.Put.Item?.pk &&
-  write.Put.Item?.sk === rider.Put.Item?.sk;
+const riderId = (rider: TransactItem) => (typeof rider.Put?.Item?.pk === 'string' ? idOfKey(rider.Put.Item.pk) : undefined);
+// Whether `write` puts, on the same condition, the item `rider` would ('key'), or a record of its kind
+// named instead, which keeps the rider's id ('named').
+function holds(write: TransactItem, rider: TransactItem): 'key' | 'named' | undefined {
+  const [w, r] = [write.Put, rider.Put];
+  if (!w || !r || w.ConditionExpression !== CREATES || r.ConditionExpression !== CREATES || w.TableName !== r.TableName || w.Item?.sk !== r.Item?.sk)
+    return undefined;
+  if (w.Item?.pk === r.Item?.pk) return 'key';
+  return w.Item?.[GUARD_ID] !== undefined && w.Item[GUARD_ID] === riderId(rider) ? 'named' : undefined;
+}
 
 // Who makes the changes of a scope, and why: stamped on every item a commit puts or updates (one
 // attribute, CHANGED_BY, no write of its own), so that the table's stream carries it to the audit
@@ -165,13 +180,14 @@ export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] =
   // Each rider's item, and the own write that holds it, if one does.
   const riders = [...(scope.getStore()?.values() ?? [])].map((state) => {
     const item = state.rider.write(writes);
-    return { state, item, heldBy: own.findIndex((w) => holds(w, item)) };
+    const heldBy = own.findIndex((w) => holds(w, item));
+    return { state, item, heldBy, byKey: heldBy >= 0 && holds(own[heldBy], item) === 'key' };
   });
   const riding = riders.filter((r) => !r.state.taken && r.heldBy < 0 && !r.state.rider.heldOnly);
   const all: Write[] = [...own, ...riding.map((r) => r.item)];
-  // The rider refused, if an item whose condition failed is a rider's or holds one (taken or not).
+  // The rider refused, if an item whose condition failed is a rider's or holds one by its key (taken or not).
   const refused = (failed: number[]) =>
-    (riders.find((r) => failed.includes(r.heldBy)) ?? riding.find((_, i) => failed.includes(own.length + i)))?.state.rider.refused();
+    (riders.find((r) => r.byKey && failed.includes(r.heldBy)) ?? riding.find((_, i) => failed.includes(own.length + i)))?.state.rider.refused();
   const take = () => {
     for (const r of riders) if (r.heldBy >= 0 || !r.state.rider.heldOnly) r.state.taken = true;
   };

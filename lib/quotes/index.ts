@@ -9,16 +9,11 @@ import * as store from './store';
 // receiveAmount (in the receiver's asset) to an incoming payment, priced by a payment method (./method.ts).
 // Creating one is in lib/payments/methods, which prices by method: apart, because pricing a remote
 // receiver carries the Interledger clients, which reading a quote (and every payment route) does not need.
-export { QUOTE_TAKEN, quoteLookup } from './store';
+export { quoteLookup } from './store';
 
-// The write that records a quote just priced, for the transaction that creates it.
+// The write that records a quote just priced, for the transaction that creates it (or, a quote
+// priced for one payment alone, the payment's: lib/payments).
 export const recordQuote = (node: Node, r: QuoteRecord): Write => store.putQuote(node, r);
-
-// The write that takes a quote for the payment `paymentId`, for the transaction that creates the
-// payment: a stored quote only once, and only before it expires (QUOTE_TAKEN otherwise); a quote
-// priced for this payment alone is stored with it, taken already.
-export const takeForPayment = (node: Node, quote: { stored: string } | { priced: QuoteRecord }, paymentId: string, now: string): Write =>
-  'priced' in quote ? store.putQuote(node, { ...quote.priced, paymentId }) : store.takeQuote(node, quote.stored, paymentId, now);
 
 // The sending fee a quote (or its payment) includes in its debit amount: none before fees were.
 export const feeOf = (r: Pick<QuoteRecord, 'debitAmount'> & { fee?: Amount }): Amount => r.fee ?? { ...r.debitAmount, value: '0' };

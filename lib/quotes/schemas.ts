@@ -34,6 +34,6 @@ export type QuoteRecord = Omit<Quote, 'fee'> &
 
     walletAddressId: string;
     sourceAssetId: string;
-    paymentId?: string;
+    paymentId?: string; // the payment that took it, on a quote taken before payments were named by their quotes
     client?: string; // the Open Payments client that asked for it (none: the FSP, on the Admin API)
   };

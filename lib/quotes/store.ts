@@ -4,7 +4,9 @@ import type { Node } from '../shared/node';
 import { withMethodFields } from './method';
 import type { QuoteRecord } from './schemas';
 
-// A quote is one item under its id. It pays for one payment: taking it records the payment's id.
+// A quote is one item under its id. It pays for one payment, whose id it names (lib/payments): a
+// payment takes it by its own put, and the quote is not written again. (Before, taking it set
+// `paymentId` here, which a quote taken then still holds.)
 const quoteKey = (node: Node, id: string) => recordKey(node, 'QUOTE', id);
 
 // A new quote, where none is: so that a create whose id is its request's replay guard holds it (lib/platform/tx).
@@ -18,21 +20,3 @@ export const quoteLookup = (node: Node, id: string): Lookup<QuoteRecord> => ({
   read: ({ pk, sk, ...record }) => withMethodFields(record) as QuoteRecord,
 });
 export const findQuote = (node: Node, id: string) => getOne(quoteLookup(node, id));
-
-// Takes the quote for a payment: only once, and only before it expires ('quote_taken' otherwise).
-export const QUOTE_TAKEN = 'quote_taken';
-declare module '../platform/tx' {
-  interface RefusalsOf {
-    quotes: typeof QUOTE_TAKEN;
-  }
-}
-export const takeQuote = (node: Node, quoteId: string, paymentId: string, now: string): Write => ({
-  refusal: QUOTE_TAKEN,
-  Update: {
-    TableName: node.tables.main,
-    Key: quoteKey(node, quoteId),
-    UpdateExpression: 'SET paymentId = :id',
-    ConditionExpression: 'attribute_not_exists(paymentId) AND expiresAt > :now',
-    ExpressionAttributeValues: { ':id': paymentId, ':now': now },
-  },
-});

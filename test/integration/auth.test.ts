@@ -1,14 +1,15 @@
 import { execFile } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../infra/local/start/serverless-config';
 import { signatureHeader } from '../../lib/api/http/signature';
+import { paymentIdOf } from '../../lib/payments';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { clientDir, README_CLIENT } from '../readers/typed-client';
 
@@ -346,6 +347,83 @@ describe("the replay guard in a create's record", () => {
     expect(replay.status).toBe(401);
     expect(await count('/payment-intents', later)).toBe(0);
     expect(await guardItem(intent.signature)).toBeUndefined(); // the guard is in the intent's place
+  });
+
+  // Issue 46: a payment's id is named by its quote (lib/payments paymentIdOf), so that its own put
+  // takes the quote once and the quote is not written; it keeps the id its signature drew (guardId),
+  // by which a replay of its request is told from another request for the same quote.
+  const record = async (kind: string, id: string) =>
+    (await s.dynamo.send(new GetItemCommand({ TableName: s.env.MAIN_TABLE, Key: { pk: { S: `${kind}#${id}` }, sk: { S: kind } }, ConsistentRead: true }))).Item;
+  const setOnQuote = (id: string, field: string, value: string) =>
+    s.dynamo.send(
+      new UpdateItemCommand({
+        TableName: s.env.MAIN_TABLE,
+        Key: { pk: { S: `QUOTE#${id}` }, sk: { S: 'QUOTE' } },
+        UpdateExpression: 'SET #f = :v',
+        ExpressionAttributeNames: { '#f': field },
+        ExpressionAttributeValues: { ':v': { S: value } },
+      }),
+    );
+  const newQuote = async () => {
+    const intent = await s.admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { value: '100', assetCode: 'RPG', assetScale: 2 } });
+    return (await s.admin('POST', '/quotes', { walletAddress: from, receiver: intent.body.id })).body as { id: string };
+  };
+  const answer = (r: { status: number; body: { code?: string } }) => `${r.status}${r.body?.code ? ` ${r.body.code}` : ''}`;
+
+  it('takes a quote by the payment’s own id, leaving the quote as it was: a replay is 401; another request for the quote 409 quote_used, its replay 401', async () => {
+    const q = await newQuote();
+    const quoteBefore = await record('QUOTE', q.id);
+    const made = await signed('/payments', { walletAddress: from, quoteId: q.id });
+    const payment = await made.send();
+    expect(payment.status).toBe(201);
+    expect(payment.body.id).toBe(paymentIdOf(q.id));
+    expect(await record('QUOTE', q.id)).toEqual(quoteBefore);
+    const other = signed('/payments', { walletAddress: from, quoteId: q.id, metadata: { another: true } });
+    expect(answer(await other.send())).toBe('409 quote_used');
+    expect(answer(await made.send())).toBe('401 unauthorized');
+    expect(answer(await other.send())).toBe('401 unauthorized'); // its signature was used by its refusal
+    expect((await s.admin('GET', `/payments/${payment.body.id}`)).body).toEqual(payment.body);
+    expect(await guardItem(made.signature)).toBeUndefined(); // the payment holds its guard
+  });
+
+  it('answers an Idempotency-Key replay of a payment with the same signature 401, with a fresh one its first answer', async () => {
+    const q = await newQuote();
+    const body = json({ walletAddress: from, quoteId: q.id });
+    const key = randomUUID();
+    const send = (signature: string) =>
+      s.send('POST', '/payments', { body, headers: { 'content-type': 'application/json', 'idempotency-key': key, signature } });
+    const first = s.sign('POST', '/payments', body, undefined, key);
+    const made = await send(first);
+    expect(made.status).toBe(201);
+    expect(answer(await send(first))).toBe('401 unauthorized');
+    const again = await send(s.sign('POST', '/payments', body, undefined, key));
+    expect([again.status, again.body]).toEqual([201, made.body]);
+  });
+
+  it('makes one payment of a quote when requests race: the same signed one twice at once 201 and 401, two others 201 and 409', async () => {
+    for (let round = 0; round < 3; round++) {
+      const q = await newQuote();
+      const one = signed('/payments', { walletAddress: from, quoteId: q.id, metadata: { round } });
+      expect((await Promise.all([one.send(), one.send()])).map(answer).sort()).toEqual(['201', '401 unauthorized']);
+      const q2 = await newQuote();
+      const [a, b] = [1, 2].map((n) => signed('/payments', { walletAddress: from, quoteId: q2.id, metadata: { round, n } }));
+      expect((await Promise.all([a.send(), b.send()])).map(answer).sort()).toEqual(['201', '409 quote_used']);
+      for (const id of [q.id, q2.id]) expect(await record('PAYMENT', paymentIdOf(id))).toBeDefined();
+    }
+  });
+
+  it('refuses a payment of an expired quote (422 quote_expired), writing none', async () => {
+    const q = await newQuote();
+    await setOnQuote(q.id, 'expiresAt', new Date(Date.now() - 1000).toISOString()); // as if its 300 s had passed
+    expect(answer(await signed('/payments', { walletAddress: from, quoteId: q.id }).send())).toBe('422 quote_expired');
+    expect(await record('PAYMENT', paymentIdOf(q.id))).toBeUndefined();
+  });
+
+  it('refuses a second payment of a quote an earlier version took (its paymentId set, its payment under another id): 409 quote_used', async () => {
+    const q = await newQuote();
+    await setOnQuote(q.id, 'paymentId', randomUUID());
+    expect(answer(await signed('/payments', { walletAddress: from, quoteId: q.id }).send())).toBe('409 quote_used');
+    expect(await record('PAYMENT', paymentIdOf(q.id))).toBeUndefined();
   });
 
   it('gives two creates signed in the same millisecond two ids, each its own guard', async () => {

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { generateJwk } from '@interledger/http-signature-utils';
 import { type AuthenticatedClient, createAuthenticatedClient, isFinalizedGrantWithAccessToken, isPendingGrant } from '@interledger/open-payments';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { paymentIdOf } from '../../lib/payments';
 import { consentViaIdp } from '../browser/consent';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { ok, paymentIn, waitFor } from '../harness/world';
@@ -126,6 +127,7 @@ describe('an app that pays from a user’s wallet', () => {
     });
     const id = created.id.split('/').pop()!;
     expect(created.id).toBe(`${s.openPaymentsUrl}/outgoing-payments/${id}`);
+    expect(id).toBe(paymentIdOf(quote.id.split('/').pop()!)); // named by its quote, whose put takes it (issue 46)
 
     // One pipeline: the Admin API and the webhook see the payment, with the app that made it.
     const announced = await events.waitForEvent('payment.created', (d) => d.id === id);
@@ -148,12 +150,20 @@ describe('an app that pays from a user’s wallet', () => {
     const token = await consented(app, [outgoing(wallet.alice.address)]);
     const access = { url: s.openPaymentsUrl, accessToken: token.value };
     const made: string[] = [];
+    let pricedQuote = '';
     for (const value of ['100', '200', '300']) {
       const intent = await incomingOn('shop');
       const p = await app.outgoingPayment.create(access, { walletAddress: wallet.alice.address, incomingPayment: intent.url, debitAmount: usd(value) });
       expect(p).toMatchObject({ debitAmount: usd(value), receiveAmount: usd(value), receiver: intent.url, quoteId: expect.stringContaining('/quotes/') });
+      expect(p.id.split('/').pop()).toBe(paymentIdOf(p.quoteId!.split('/').pop()!));
+      pricedQuote = p.quoteId!;
       made.push(p.id);
     }
+    // Its quote, priced for it alone, is taken by it: paying that quote again is 409.
+    expect(await failure(app.outgoingPayment.create(access, { walletAddress: wallet.alice.address, quoteId: pricedQuote }))).toEqual({
+      status: 409,
+      code: 'quote_used',
+    });
     // Newest first, a page at a time, both ways.
     const list = (q: object) => app.outgoingPayment.list({ url: s.openPaymentsUrl, walletAddress: wallet.alice.address, accessToken: token.value }, q as never);
     const first = await list({ first: 2 });

@@ -126,7 +126,7 @@ async function measured(what: string, run: () => Promise<Array<[string, string]>
 }
 
 describe('storage work per flow (issue 46)', () => {
-  it('a create flow writes at most 11 items and 32 write units; fund -> completed at most 21 items and 73 units', async () => {
+  it('a create flow writes at most 10 items and 32 write units; fund -> completed at most 21 items and 73 units', async () => {
     // A flow first, so that every container is warm (a wallet address read once, then kept).
     const warm = await createFlow(s, w.alice, w.bob, { value: '100', assetCode: 'USD' });
     await ok(s.admin('POST', `/payments/${warm.payment.id}/fund`), 200);
@@ -154,8 +154,11 @@ describe('storage work per flow (issue 46)', () => {
     // SIG#<mac> item less in each of its three transactions (DynamoDB Local counted those small
     // items in no unit of their own; AWS charges each 2 in a transaction); and two before a webhook's
     // record was found by its resource through an index, not a lookup item of its own; and three
-    // before a creation read its wallet address's standing instead of checking it in its transaction.
-    expect(create.items, 'items per create flow').toBeLessThanOrEqual(11);
+    // before a creation read its wallet address's standing instead of checking it in its transaction;
+    // and one before a payment's id was named by its quote, its own put taking the quote (the quote's
+    // update gone: DynamoDB Local counted it with the payment's record, of the same size, in no unit of
+    // its own; AWS charges it 2 to 4 in a transaction).
+    expect(create.items, 'items per create flow').toBeLessThanOrEqual(10);
     // 24 and 49 without the audit trail's author on each audited record (lib/platform/tx CHANGED_BY):
     // its ~250 bytes take records past a write unit's 1 KB, in the table and in the indexes that copy them.
     expect(create.wcu, 'write units per create flow').toBeLessThanOrEqual(32);

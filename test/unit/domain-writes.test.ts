@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../infra/local/start/serverless-config';
 
 // A write that another domain's transaction needs is a named operation of the owning domain's index
-// (`takeForPayment` in lib/quotes, `activeForSending` in lib/wallet-addresses, `transfer` in
+// (`recordQuote` in lib/quotes, `activeForSending` in lib/wallet-addresses, `transfer` in
 // lib/ledger), which decides its items: no index hands its store's write builders out as they are
 // (CONTRIBUTING.md, "A service over its own store").
 const domains = readdirSync(join(ROOT, 'lib')).filter((d) => existsSync(join(ROOT, 'lib', d, 'store.ts')) && existsSync(join(ROOT, 'lib', d, 'index.ts')));
@@ -36,8 +36,10 @@ function buildsWrites(store: string, name: string): boolean {
 describe('writes across domains', () => {
   it('finds the write builders it looks for', () => {
     const quotes = readFileSync(join(ROOT, 'lib/quotes/store.ts'), 'utf8');
+    const payments = readFileSync(join(ROOT, 'lib/payments/store.ts'), 'utf8');
     const ledger = readFileSync(join(ROOT, 'lib/ledger/store.ts'), 'utf8');
-    expect(['putQuote', 'takeQuote'].filter((n) => buildsWrites(quotes, n))).toEqual(['putQuote', 'takeQuote']);
+    expect(['putQuote', 'quoteLookup'].filter((n) => buildsWrites(quotes, n))).toEqual(['putQuote']);
+    expect(['insertPayment', 'transition', 'findPayment'].filter((n) => buildsWrites(payments, n))).toEqual(['insertPayment', 'transition']);
     expect(['transferItems', 'emptyAccountCheck', 'transferHistory'].filter((n) => buildsWrites(ledger, n))).toEqual(['transferItems', 'emptyAccountCheck']);
     expect(reexported("export { a, type B, c as d } from './store';")).toEqual(['a', 'B', 'c']);
   });

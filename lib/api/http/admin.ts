@@ -9,7 +9,7 @@ import { idScope, seedIds } from '../../platform/ids';
 import { logger } from '../../platform/log';
 import { scoped } from '../../platform/store';
 import { observed } from '../../platform/tracing';
-import { type Author, authorScope, rideAlong, riderScope, setAuthor, untakenRider } from '../../platform/tx';
+import { type Author, authorScope, heldRiderRefusal, rideAlong, riderScope, setAuthor, untakenRider } from '../../platform/tx';
 import { commonErrors, DomainError, invalidFields } from '../../shared/errors';
 import { type Node, OPERATOR_TENANT_ID } from '../../shared/node';
 import { type Actor, allows, MACHINE, type Operator, operatorOf } from '../../shared/operators';
@@ -25,7 +25,7 @@ import { entriesOf, sentQueries } from './query';
 import { lowerCaseHeaders, requestBody } from './request';
 import { verifySignature } from './signature';
 import { signedFor } from './signer';
-import { recordSignature, usedSignature } from './store';
+import { createdRecord, recordSignature, usedSignature } from './store';
 
 // The one middleware stack of every Admin API route (a REST API's Lambda proxy events): size
 // limit, signature, content type, JSON and zod validation, Idempotency-Key, and errors as
@@ -282,6 +282,8 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
             if (signed.console) event.console = { operator: signed.operator };
             const response = await handler(event, context);
             const guard = untakenRider(GUARD);
+            const named = guard && (await namedReplay(route, event, response).catch((e: unknown) => e));
+            if (named) return problemResponse(named);
             if (guard) {
               // A store that fails here leaves a refused request's answer as it was (it changed
               // nothing, so a replay may act once); any other answer becomes the store's problem.
@@ -301,6 +303,15 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
       ),
     ),
   );
+}
+
+// An Idempotency-Key's replay of a create whose record is named, not drawn (a payment, by its quote):
+// the record it answers holds the signature's guard if this very request made it (lib/platform/tx).
+async function namedReplay(route: Route, event: AdminEvent, response: APIGatewayProxyResult): Promise<Error | undefined> {
+  if (!route.creates || response.statusCode >= 300 || !event.node) return undefined;
+  const id = (JSON.parse(response.body) as { id?: unknown }).id;
+  const record = typeof id === 'string' ? await createdRecord(event.node, route.creates, id) : undefined;
+  return record && heldRiderRefusal(record);
 }
 
 // The audit trail (lib/audit): who makes a request's changes, stamped on each item its commits

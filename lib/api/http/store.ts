@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../platform/db';
-import { recordKey } from '../../platform/store';
+import { getOne, recordKey } from '../../platform/store';
 import type { TransactItem } from '../../platform/tx';
 import { type AuditedKind, GUARD_ONLY } from '../../shared/audited';
 import type { Node } from '../../shared/node';
@@ -12,7 +12,8 @@ import { SIGNATURE_TOLERANCE_SECS } from './signature';
 // record rides along in the request's transaction (lib/platform/tx rideAlong), or is written on its
 // own. A route that creates a record (its `creates`) records it in that record's place, under the
 // first id the request draws (derived from the signature, lib/platform/ids.ts): the create's own
-// Put then holds it, at no item of its own; a request that creates nothing leaves an item there
+// Put then holds it, at no item of its own (a record named otherwise, a payment by its quote, keeps
+// that id on itself: lib/platform/tx); a request that creates nothing leaves an item there
 // that is no record (GUARD_ONLY), so that a replay is refused whether or not it would create now.
 // SIG#<mac> is the deployment's, a record's place its tenant's: either is enough, as v3 signs the
 // tenant-id (a signature is good for the one tenant it names).
@@ -37,3 +38,9 @@ export async function recordSignature(record: TransactItem): Promise<boolean> {
     throw e;
   }
 }
+
+// A created record as stored, for an Idempotency-Key's replay of a create whose record is named by
+// what it is for, not drawn (a payment, by its quote): it keeps its request's guard (GUARD_ID,
+// lib/platform/tx) instead of sitting in the guard's place.
+export const createdRecord = (node: Node, kind: AuditedKind, id: string) =>
+  getOne({ table: node.tables.main, key: recordKey(node, kind, id), read: (item): Record<string, unknown> => item });

@@ -63,8 +63,9 @@ export interface RouteEntry {
   // rides in that transaction instead of costing a round trip of its own.
   transactional?: true;
   // The record it creates (its kind, lib/shared/audited), under the first id the request draws
-  // (lib/platform/ids.ts): the signature's replay guard is then that record's own Put
-  // (lib/api/http/store.ts usedSignature), and rides in no commit of the route before it.
+  // (lib/platform/ids.ts), or under an id named by what it is for, keeping that first id (a payment,
+  // by its quote: lib/shared/audited GUARD_ID): the signature's replay guard is then that record's own
+  // Put (lib/api/http/store.ts usedSignature), and rides in no commit of the route before it.
   creates?: AuditedKind;
   // The operator's alone (the tenants' routes): a tenant's request is 403 operator_only.
   operatorOnly?: true;
