@@ -3,7 +3,7 @@ import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { CHANGED_BY, db } from '../platform/db';
 import { uuidFrom } from '../platform/ids';
 import { scoped, tenantOfKey } from '../platform/store';
-import { type Author, auditedRecord } from '../platform/tx';
+import { type Author, auditedRecord, authorOfStamp } from '../platform/tx';
 import { GUARD_ID, GUARD_ONLY } from '../shared/audited';
 import type { Node } from '../shared/node';
 import type { AuditEvent } from './schemas';
@@ -60,7 +60,7 @@ function eventOf(r: DynamoDBRecord): AuditEvent | undefined {
   if (!Object.keys(changes).length) return undefined;
   // A write that stamped nothing (a delete, which has no new image to stamp) is not attributed.
   const stamp = newImage?.[CHANGED_BY]?.S;
-  const fresh = stamp && stamp !== oldImage?.[CHANGED_BY]?.S ? (JSON.parse(stamp) as Author & { at: string }) : undefined;
+  const fresh = stamp && stamp !== oldImage?.[CHANGED_BY]?.S ? authorOfStamp(stamp) : undefined;
   const author: Author = fresh ?? { actor: { kind: 'service', name: 'unattributed' }, action: r.eventName === 'REMOVE' ? 'delete' : 'write' };
   const id = record.id({ ...before, ...after });
   return {

@@ -1,7 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { auditEventsOf } from '../../lib/audit/store';
-import { authored, type TransactItem } from '../../lib/platform/tx';
+import { type Author, authored, authorOfStamp, stampFor, type TransactItem } from '../../lib/platform/tx';
 
 // What the audit recorder makes of the main table's stream records: a changed resource record with
 // its author and the fields that changed; nothing for what is not a resource's record, nor for
@@ -79,11 +79,41 @@ describe('the audit trail, from the stream', () => {
     expect(set.UpdateExpression).toBe('SET #changedBy = :changedBy, a = :a REMOVE b');
     const add = authored({ Update: { TableName: 't', Key, UpdateExpression: 'ADD n :one' } } as TransactItem, 'work').Update!;
     expect(add.UpdateExpression).toBe('SET #changedBy = :changedBy ADD n :one');
-    expect(JSON.parse(add.ExpressionAttributeValues![':changedBy'])).toMatchObject({ actor: { kind: 'service' }, action: 'work' });
+    expect(authorOfStamp(add.ExpressionAttributeValues![':changedBy'])).toMatchObject({ actor: { kind: 'service' }, action: 'work' });
     // A listing item and an account are not audited records: they carry no stamp (nor pay for it).
     const listed = { Put: { TableName: 't', Item: { pk: 'PAYMENT#p1', sk: 'LISTED', state: 'SENDING' } } };
     expect(authored(listed, 'work')).toEqual(listed);
     const account = { Update: { TableName: 't', Key: { pk: 'ACCT#payment:p1', sk: 'ACCT' }, UpdateExpression: 'ADD b :x' } };
     expect(authored(account, 'work')).toEqual(account);
+  });
+
+  // Issue 46: a stamp is its fields in order, not an object naming them (about 90 bytes less a
+  // record); a stamp written before is read as it was, and the trail says the same of either.
+  it('reads a stamp as it was stamped, in today’s form or the one before, to the same audit event', () => {
+    const at = new Date('2026-11-30T05:30:46.227Z');
+    const authors: Author[] = [
+      { actor: key as Author['actor'], action: 'POST /payments', operationId: 'createPayment', status: 201, requestId: '4887fa3b-2aa9-4205-8c51-6c61dbf66e40' },
+      {
+        actor: { kind: 'operator', name: 'ann@fsp.example', role: 'admin' },
+        action: 'PATCH /assets/{id}',
+        operationId: 'updateAsset',
+        status: 200,
+        requestId: 'r-1',
+        reason: 'why, | "quoted" \u001f',
+      },
+      { actor: { kind: 'operator', name: 'bo', role: 'operator' }, action: 'POST /payments/{id}/cancel', status: 200, reason: '' },
+      { actor: { kind: 'service', name: 'payment-service' }, action: 'payment-deliver' },
+    ];
+    for (const a of authors) {
+      const before = JSON.stringify({ ...a, at: at.toISOString() });
+      const today = stampFor(a, at);
+      expect(authorOfStamp(today)).toEqual({ ...a, at: at.toISOString() });
+      expect(authorOfStamp(before)).toEqual(authorOfStamp(today));
+      const eventOf = (stamp: string) =>
+        auditEventsOf([record('INSERT', { NewImage: asset({ code: { S: 'USD' }, changedBy: { S: stamp } }) }, { eventID: 'e-1' })]);
+      expect(eventOf(today)).toEqual(eventOf(before));
+      expect(eventOf(today)).toHaveLength(1);
+    }
+    expect(Buffer.byteLength(JSON.stringify({ ...authors[0], at }))).toBeGreaterThan(Buffer.byteLength(stampFor(authors[0], at)) + 80);
   });
 });
