@@ -25,7 +25,7 @@ import { entriesOf, sentQueries } from './query';
 import { lowerCaseHeaders, requestBody } from './request';
 import { verifySignature } from './signature';
 import { signedFor } from './signer';
-import { createdRecord, recordSignature, usedSignature } from './store';
+import { guardOfCreated, recordSignature, usedSignature } from './store';
 
 // The one middleware stack of every Admin API route (a REST API's Lambda proxy events): size
 // limit, signature, content type, JSON and zod validation, Idempotency-Key, and errors as
@@ -310,7 +310,7 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
 async function namedReplay(route: Route, event: AdminEvent, response: APIGatewayProxyResult): Promise<Error | undefined> {
   if (!route.creates || response.statusCode >= 300 || !event.node) return undefined;
   const id = (JSON.parse(response.body) as { id?: unknown }).id;
-  const record = typeof id === 'string' ? await createdRecord(event.node, route.creates, id) : undefined;
+  const record = typeof id === 'string' ? await guardOfCreated(event.node, route.creates, id) : undefined;
   return record && heldRiderRefusal(record);
 }
 

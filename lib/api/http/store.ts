@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../platform/db';
-import { getOne, recordKey } from '../../platform/store';
+import { recordKey } from '../../platform/store';
 import type { TransactItem } from '../../platform/tx';
-import { type AuditedKind, GUARD_ONLY } from '../../shared/audited';
+import { type AuditedKind, GUARD_ID, GUARD_ONLY } from '../../shared/audited';
 import type { Node } from '../../shared/node';
 import { SIGNATURE_TOLERANCE_SECS } from './signature';
 
@@ -39,8 +39,12 @@ export async function recordSignature(record: TransactItem): Promise<boolean> {
   }
 }
 
-// A created record as stored, for an Idempotency-Key's replay of a create whose record is named by
-// what it is for, not drawn (a payment, by its quote): it keeps its request's guard (GUARD_ID,
-// lib/platform/tx) instead of sitting in the guard's place.
-export const createdRecord = (node: Node, kind: AuditedKind, id: string) =>
-  getOne({ table: node.tables.main, key: recordKey(node, kind, id), read: (item): Record<string, unknown> => item });
+// The replay guard a created record keeps, for an Idempotency-Key's replay of a create whose record
+// is named by what it is for, not drawn (a payment, by its quote): it keeps its request's guard
+// (GUARD_ID, lib/platform/tx) instead of sitting in the guard's place.
+export async function guardOfCreated(node: Node, kind: AuditedKind, id: string): Promise<{ [GUARD_ID]?: unknown } | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: node.tables.main, Key: recordKey(node, kind, id), ProjectionExpression: GUARD_ID, ConsistentRead: true }),
+  );
+  return Item;
+}
