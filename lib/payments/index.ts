@@ -10,7 +10,7 @@ import { logger } from '../platform/log';
 import { countPayment } from '../platform/metrics';
 import { BATCH_GET_MAX, type Page, readTogether } from '../platform/store';
 import { annotate } from '../platform/tracing';
-import { commit, heldRiderRefusal, type Write } from '../platform/tx';
+import { commit, heldRiderRefusal, spentRiderRefusal, type Write } from '../platform/tx';
 import { feeOf, findQuote, recordQuote } from '../quotes';
 import { quoteErrors } from '../quotes/errors';
 import { methodFieldsOf, readAheadOf } from '../quotes/method';
@@ -114,13 +114,19 @@ export async function createPaymentRecord(node: Node, input: CreatePayment, by?:
   // The quote, the sender as it stands now, and the quote's payment if it has one, in one read (a
   // quote priced for this payment alone read the sender's standing as it was priced, and has none).
   const sender = canonicalOrUndefined(input.walletAddress, node.urls.walletAddresses);
-  const [quote, standing, taken] = priced
-    ? [priced, undefined, undefined]
+  const [quote, standing, taken, spent] = priced
+    ? [priced, undefined, undefined, undefined]
     : await readTogether(() =>
-        Promise.all([findQuote(node, input.quoteId), sender ? standingOf(node, sender) : undefined, store.findPayment(node, paymentIdOf(input.quoteId))]),
+        Promise.all([
+          findQuote(node, input.quoteId),
+          sender ? standingOf(node, sender) : undefined,
+          store.findPayment(node, paymentIdOf(input.quoteId)),
+          spentRiderRefusal(),
+        ]),
       );
-  // The payment this very signed request made: this is its replay (refused as such, before anything else).
-  const replayed = taken && heldRiderRefusal(taken);
+  // The payment this very signed request made, or the guard it left when refused: this is its replay
+  // (refused as such, before anything else).
+  const replayed = spent ?? (taken && heldRiderRefusal(taken));
   if (replayed) throw replayed;
   if (!quote) throw quoteErrors.unknown(input.quoteId);
   if (quote.walletAddress !== sender) throw quoteErrors.walletMismatch(quote.id, quote.walletAddress, input.walletAddress);

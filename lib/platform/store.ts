@@ -182,7 +182,7 @@ export async function getAll(
     keys.map((key) => ({ table, key })),
     read,
   );
-  return items.filter((item) => item !== undefined);
+  return items.filter((item): item is Record<string, any> => item !== undefined && !item[GUARD_ONLY]);
 }
 
 // One item read by its key, as a store describes it (its table, its key, how its item reads), so
@@ -197,7 +197,7 @@ export interface Lookup<T> {
 // read as its store reads it, undefined where there is none.
 export async function getEach<T extends readonly Lookup<unknown>[]>(lookups: T): Promise<{ [K in keyof T]: ReturnType<T[K]['read']> | undefined }> {
   const items = await batchGet(lookups);
-  return lookups.map((l, i) => (items[i] === undefined ? undefined : l.read(items[i]))) as never;
+  return lookups.map((l, i) => (items[i] === undefined || items[i][GUARD_ONLY] ? undefined : l.read(items[i]))) as never;
 }
 
 // One lookup's item, read alone: consistently unless said (a change is seen by the next read).
@@ -206,7 +206,8 @@ export async function getOne<T>(l: Lookup<T>, ConsistentRead = true): Promise<T 
   return Item && !Item[GUARD_ONLY] ? l.read(Item) : undefined;
 }
 
-// Keys of one table or several: the items, in their keys' order (undefined where none is). A key
+// Keys of one table or several: the items, in their keys' order (undefined where none is), a replay
+// guard's (GUARD_ONLY) as it is, which a read of records passes over and a GetCommand sees. A key
 // asked twice is read once (BatchGetItem refuses repeats); one BatchGetItem per 100 keys (its
 // limit). Keys that it leaves unprocessed (under throttling) are asked again, after a pause that
 // doubles each time.
@@ -226,7 +227,7 @@ async function batchGet(
       const tables = [...new Set(pending.map((k) => k.table))];
       const RequestItems = Object.fromEntries(tables.map((t) => [t, { Keys: pending.filter((k) => k.table === t).map((k) => k.key), ...read }]));
       const res = await db().send(new BatchGetCommand({ RequestItems }));
-      for (const [table, items] of Object.entries(res.Responses ?? {})) for (const item of items) if (!item[GUARD_ONLY]) found.set(id(table, item), item);
+      for (const [table, items] of Object.entries(res.Responses ?? {})) for (const item of items) found.set(id(table, item), item);
       pending = Object.entries(res.UnprocessedKeys ?? {}).flatMap(([table, r]) => (r.Keys ?? []).map((key) => ({ table, key: key as Record<string, string> })));
     }
   };

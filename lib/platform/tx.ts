@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import {
   DeleteCommand,
   type DeleteCommandInput,
+  GetCommand,
   PutCommand,
   type PutCommandInput,
   TransactWriteCommand,
@@ -82,6 +83,22 @@ export function heldRiderRefusal(record: { [GUARD_ID]?: unknown }): Error | unde
   if (!held) return undefined;
   held.taken = true;
   return held.rider.refused();
+}
+
+// The refusal of this scope's rider whose own place is taken (a guard a refused request of the same
+// signature left there: lib/api/http/store.ts), if one is: for a create whose record is named, whose
+// transaction puts elsewhere and so cannot find it. One read, a GetCommand, so that it goes in the
+// batch of the create's other reads (readTogether); none outside an Admin request's scope.
+export async function spentRiderRefusal(): Promise<Error | undefined> {
+  for (const state of scope.getStore()?.values() ?? []) {
+    const put = state.rider.write([]).Put;
+    if (state.taken || put?.ConditionExpression !== CREATES) continue;
+    const { Item } = await db().send(new GetCommand({ TableName: put.TableName, Key: { pk: put.Item?.pk, sk: put.Item?.sk }, ConsistentRead: true }));
+    if (!Item) continue;
+    state.taken = true;
+    return state.rider.refused();
+  }
+  return undefined;
 }
 
 const CREATES = 'attribute_not_exists(pk)';

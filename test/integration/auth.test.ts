@@ -412,6 +412,20 @@ describe("the replay guard in a create's record", () => {
     }
   });
 
+  it('leaves a refused payment’s signature used: its replay is 401 even once the payment would succeed', async () => {
+    const payer = (await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/rpg-frozen`, assetCode: 'RPG' })).body;
+    const intent = await s.admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { value: '100', assetCode: 'RPG', assetScale: 2 } });
+    const q = (await s.admin('POST', '/quotes', { walletAddress: payer.address, receiver: intent.body.id })).body;
+    const status = (status: string) => s.admin('PATCH', `/wallet-addresses/${payer.id}`, { status });
+    expect((await status('inactive')).status).toBe(200);
+    const payment = signed('/payments', { walletAddress: payer.address, quoteId: q.id });
+    expect(answer(await payment.send())).toBe('422 wallet_address_inactive');
+    expect((await status('active')).status).toBe(200);
+    expect(answer(await payment.send())).toBe('401 unauthorized');
+    expect(await record('PAYMENT', paymentIdOf(q.id))).toBeUndefined();
+    expect(answer(await signed('/payments', { walletAddress: payer.address, quoteId: q.id }).send())).toBe('201'); // signed afresh
+  });
+
   it('refuses a payment of an expired quote (422 quote_expired), writing none', async () => {
     const q = await newQuote();
     await setOnQuote(q.id, 'expiresAt', new Date(Date.now() - 1000).toISOString()); // as if its 300 s had passed
