@@ -1,7 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { auditEventsOf } from '../../lib/audit/store';
-import { type Author, authored, authorOfStamp, stampFor, type TransactItem } from '../../lib/platform/tx';
+import { type Author, authored, authorOfStamp, type TransactItem } from '../../lib/platform/tx';
 
 // What the audit recorder makes of the main table's stream records: a changed resource record with
 // its author and the fields that changed; nothing for what is not a resource's record, nor for
@@ -87,10 +87,16 @@ describe('the audit trail, from the stream', () => {
     expect(authored(account, 'work')).toEqual(account);
   });
 
-  // Issue 46: a stamp is its fields in order, not an object naming them (about 90 bytes less a
-  // record); a stamp written before is read as it was, and the trail says the same of either.
-  it('reads a stamp as it was stamped, in today’s form or the one before, to the same audit event', () => {
+  // Issue 46: a stamp as its fields in order (about 90 bytes less a record) is read to the same audit
+  // event as the object written today, so that a later release can write it (lib/platform/tx).
+  it('reads a stamp as an object or as its fields in order, to the same audit event', () => {
     const at = new Date('2026-11-30T05:30:46.227Z');
+    // The array form, as lib/platform/tx authorOfStamp reads it.
+    const asArray = (a: Author) => {
+      const fields = [a.actor.kind, a.actor.name, a.action, a.operationId ?? 0, a.status ?? 0, a.requestId ?? 0, at.getTime(), a.actor.role ?? 0, a.reason ?? 0];
+      while (fields.at(-1) === 0) fields.pop();
+      return JSON.stringify(fields);
+    };
     const authors: Author[] = [
       { actor: key as Author['actor'], action: 'POST /payments', operationId: 'createPayment', status: 201, requestId: '4887fa3b-2aa9-4205-8c51-6c61dbf66e40' },
       {
@@ -105,15 +111,15 @@ describe('the audit trail, from the stream', () => {
       { actor: { kind: 'service', name: 'payment-service' }, action: 'payment-deliver' },
     ];
     for (const a of authors) {
-      const before = JSON.stringify({ ...a, at: at.toISOString() });
-      const today = stampFor(a, at);
-      expect(authorOfStamp(today)).toEqual({ ...a, at: at.toISOString() });
-      expect(authorOfStamp(before)).toEqual(authorOfStamp(today));
+      const today = JSON.stringify({ ...a, at: at.toISOString() });
+      const compact = asArray(a);
+      expect(authorOfStamp(compact)).toEqual({ ...a, at: at.toISOString() });
+      expect(authorOfStamp(today)).toEqual(authorOfStamp(compact));
       const eventOf = (stamp: string) =>
         auditEventsOf([record('INSERT', { NewImage: asset({ code: { S: 'USD' }, changedBy: { S: stamp } }) }, { eventID: 'e-1' })]);
-      expect(eventOf(today)).toEqual(eventOf(before));
+      expect(eventOf(compact)).toEqual(eventOf(today));
       expect(eventOf(today)).toHaveLength(1);
     }
-    expect(Buffer.byteLength(JSON.stringify({ ...authors[0], at }))).toBeGreaterThan(Buffer.byteLength(stampFor(authors[0], at)) + 80);
+    expect(Buffer.byteLength(JSON.stringify({ ...authors[0], at }))).toBeGreaterThan(Buffer.byteLength(asArray(authors[0])) + 80);
   });
 });
