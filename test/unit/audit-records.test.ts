@@ -93,7 +93,17 @@ describe('the audit trail, from the stream', () => {
     const at = new Date('2026-11-30T05:30:46.227Z');
     // The array form, as lib/platform/tx authorOfStamp reads it.
     const asArray = (a: Author) => {
-      const fields = [a.actor.kind, a.actor.name, a.action, a.operationId ?? 0, a.status ?? 0, a.requestId ?? 0, at.getTime(), a.actor.role ?? 0, a.reason ?? 0];
+      const fields = [
+        a.actor.kind,
+        a.actor.name,
+        a.action,
+        a.operationId ?? 0,
+        a.status ?? 0,
+        a.requestId ?? 0,
+        at.getTime(),
+        a.actor.role ?? 0,
+        a.reason ?? 0,
+      ];
       while (fields.at(-1) === 0) fields.pop();
       return JSON.stringify(fields);
     };

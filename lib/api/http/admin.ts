@@ -282,7 +282,7 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
             if (signed.console) event.console = { operator: signed.operator };
             const response = await handler(event, context);
             const guard = untakenRider(GUARD);
-            const named = guard && (await namedReplay(route, event, response).catch((e: unknown) => e));
+            const named = guard && (await namedReplay(route, event, response));
             if (named) return problemResponse(named);
             if (guard) {
               // A store that fails here leaves a refused request's answer as it was (it changed
@@ -307,10 +307,15 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
 
 // An Idempotency-Key's replay of a create whose record is named, not drawn (a payment, by its quote):
 // the record it answers holds the signature's guard if this very request made it (lib/platform/tx).
+// A read that fails leaves it to the guard's own write (the stored answer, then 401 for the next).
 async function namedReplay(route: Route, event: AdminEvent, response: APIGatewayProxyResult): Promise<Error | undefined> {
-  if (!route.creates || response.statusCode >= 300 || !event.node) return undefined;
+  if (!route.named || !route.creates || response.statusCode >= 300 || !event.node) return undefined;
   const id = (JSON.parse(response.body) as { id?: unknown }).id;
-  const record = typeof id === 'string' ? await guardOfCreated(event.node, route.creates, id) : undefined;
+  if (typeof id !== 'string') return undefined;
+  const record = await guardOfCreated(event.node, route.creates, id).catch((error: unknown) => {
+    logger.warn('named record not read for a replay', { route: routeOf(event), error });
+    return undefined;
+  });
   return record && heldRiderRefusal(record);
 }
 

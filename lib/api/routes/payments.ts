@@ -25,6 +25,7 @@ export const paymentsRoutes = declareRoutes({
     problems: [quoteErrors.used, quoteErrors.unknown, quoteErrors.walletMismatch, quoteErrors.expired, walletAddressErrors.inactive],
     transactional: true,
     creates: 'PAYMENT',
+    named: true,
     functionName: 'paymentsCreate',
     handler: 'payments/create',
     role: 'PaymentsCreateRole',
