@@ -305,12 +305,14 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
   );
 }
 
-// An Idempotency-Key's replay of a create whose record is named, not drawn (a payment, by its quote):
-// the record it answers holds the signature's guard if this very request made it (lib/platform/tx).
+// An Idempotency-Key's replay of a create whose record is named, not drawn (a payment, by its quote;
+// a funding's transfer, by its payment): the record it answers (or that `createdOf` names from it)
+// holds the signature's guard if this very request made it (lib/platform/tx).
 async function namedReplay(route: Route, event: AdminEvent, response: APIGatewayProxyResult): Promise<Error | undefined> {
   if (!route.creates || response.statusCode >= 300 || !event.node) return undefined;
   const id = (JSON.parse(response.body) as { id?: unknown }).id;
-  const record = typeof id === 'string' ? await guardOfCreated(event.node, route.creates, id) : undefined;
+  const created = typeof id === 'string' ? (route.createdOf?.(id) ?? id) : undefined;
+  const record = created ? await guardOfCreated(event.node, route.creates, created) : undefined;
   return record && heldRiderRefusal(record);
 }
 

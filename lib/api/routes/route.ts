@@ -67,6 +67,10 @@ export interface RouteEntry {
   // by its quote: lib/shared/audited GUARD_ID): the signature's replay guard is then that record's own
   // Put (lib/api/http/store.ts usedSignature), and rides in no commit of the route before it.
   creates?: AuditedKind;
+  // The created record's id, from the id the route answers, where they differ (a funding's transfer,
+  // named by its payment): what an Idempotency-Key's replay reads to tell whether this very request
+  // made it (lib/api/http/admin.ts).
+  createdOf?: (answered: string) => string;
   // The operator's alone (the tenants' routes): a tenant's request is 403 operator_only.
   operatorOnly?: true;
   // Its answer holds secrets, which the idempotency layer must not store: an Idempotency-Key is
