@@ -219,26 +219,19 @@ export const findGrantSpent = (node: Node, grantId: string, period: string) => s
 // An Admin action on the payment as read; answers the payment as it is after. `build` gives the
 // writes besides the transition (a transfer) and the events. `payment-<action>` names its fault
 // points (lib/platform/faults.ts): `hold:payment-fund` stops a funding after its Idempotency-Key is taken.
-// `held`: the record, named by the payment, whose put holds the signed request's replay guard (a
-// funding's transfer, which keeps the id the request drew: lib/platform/tx): the guard a refused
-// request left in its own place is read with the payment (its replay is 401 even once the action
-// would go through), and a payment found moved on by this very request is its replay (401, not 409).
+// `guarded`: how a funding reads its payment and tells its own replay (fundingGuard, below).
 async function move(
   node: Node,
   id: string,
   action: PaymentAction,
   done: string,
   build: (r: PaymentRecord, next: PaymentRecord) => { writes?: Write[] | Promise<Write[]>; outgoing: Outgoing[] },
-  held?: string,
+  guarded?: Guarded,
 ) {
   const { from, to } = TRANSITIONS[action];
   annotate(PAYMENT_ANNOTATION, id);
-  const [found, spent] = held ? await readTogether(() => Promise.all([store.findPayment(node, id), spentRiderRefusal()])) : [await store.findPayment(node, id)];
-  if (spent) throw spent;
-  if (!found) throw paymentErrors.notFound(id);
-  const r = found;
-  const movedOn = async (state: string) =>
-    (held && heldRiderRefusal((await transferGuard(node, held)) ?? {})) || commonErrors.invalidState('Payment', id, state, done);
+  const r = await (guarded ? guarded.read() : getPaymentRecord(node, id));
+  const movedOn = async (state: string) => (await guarded?.replay()) ?? commonErrors.invalidState('Payment', id, state, done);
   if (r.state !== from) throw await movedOn(r.state);
   const next: PaymentRecord = { ...r, state: to };
   const { writes = [], outgoing } = build(r, next);
@@ -249,6 +242,26 @@ async function move(
   if (refusals.length) throw await movedOn((await getPaymentRecord(node, id)).state);
   return paymentView(next);
 }
+
+// A funding's transfer, named by its payment, keeps the id its signed request drew (lib/platform/tx):
+// its put holds the request's replay guard, at no item of its own. So the guard a refused request
+// left in its own place is read with the payment (its replay is 401 even once it would fund), and a
+// payment found moved on by this very request (its transfer keeps the request's id) is its replay:
+// 401, not 409. (Not in move itself: a cancel's bundle would then read in batches, which its role
+// does not grant.)
+interface Guarded {
+  read: () => Promise<PaymentRecord>;
+  replay: () => Promise<Error | undefined>;
+}
+const fundingGuard = (node: Node, id: string): Guarded => ({
+  read: async () => {
+    const [r, spent] = await readTogether(() => Promise.all([store.findPayment(node, id), spentRiderRefusal()]));
+    if (spent) throw spent;
+    if (!r) throw paymentErrors.notFound(id);
+    return r;
+  },
+  replay: async () => heldRiderRefusal((await transferGuard(node, fundingTransferId(id))) ?? {}),
+});
 
 export const fundPayment = (node: Node, id: string) =>
   move(
@@ -282,7 +295,7 @@ export const fundPayment = (node: Node, id: string) =>
         ],
       };
     },
-    fundingTransferId(id),
+    fundingGuard(node, id),
   );
 
 // What cancelling `r` (in funding) writes besides its transition: nothing moved into its account,
