@@ -546,6 +546,16 @@ describe("the replay guard in a funding's transfer", () => {
     expect(await fundings(p.id)).toEqual([`fund:${p.id} 100`]);
   });
 
+  it('leaves the signature of a funding of a payment not made yet used: its replay is 401 once the payment is there', async () => {
+    const intent = await s.admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { value: '100', assetCode: 'FRG', assetScale: 2 } });
+    const quote = (await s.admin('POST', '/quotes', { walletAddress: from, receiver: intent.body.id })).body;
+    const fund = funding(paymentIdOf(quote.id));
+    expect(answer(await fund.send())).toBe('404 payment_not_found');
+    expect((await s.admin('POST', '/payments', { walletAddress: from, quoteId: quote.id })).status).toBe(201);
+    expect(answer(await fund.send())).toBe('401 unauthorized');
+    expect((await s.admin('GET', `/payments/${paymentIdOf(quote.id)}`)).body.state).toBe('funding');
+  });
+
   it('a crash right after the funding commits: the same request again is 401, a fresh one 409; funded once', async () => {
     const p = await newPayment();
     const fund = funding(p.id);
