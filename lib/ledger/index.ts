@@ -30,12 +30,12 @@ export const account = {
 };
 
 export { type AccountId, insufficient, type Leg, RESOURCE_TYPES, TOO_LARGE, TRANSFER_EXISTS, TRANSFER_KINDS, type TransferDescription } from './rules';
-export { type HistoryEntry, nonZeroBalances, transferExists, transferHistory } from './store';
+export { type HistoryEntry, nonZeroBalances, transferExists, transferGuard, transferHistory } from './store';
 
 // The writes of one transfer (its legs, what it is `about`), for the transaction of the state change
 // it belongs to: its record, made once under `transferId` (TRANSFER_EXISTS after), and each account's
-// change on the ledger's conditions (insufficient(account), TOO_LARGE). `read`, `spread`: ./store.ts.
-export const transfer = (node: Node, transferId: string, about: TransferDescription, legs: Leg[], opts?: { read?: boolean; spread?: boolean }) =>
+// change on the ledger's conditions (insufficient(account), TOO_LARGE). `read`, `spread`, `guardId`: ./store.ts.
+export const transfer = (node: Node, transferId: string, about: TransferDescription, legs: Leg[], opts?: store.TransferOptions) =>
   store.transferItems(node, transferId, about, legs, opts);
 
 // The conditions, for the transaction that closes what an account belongs to (a peer's removal),

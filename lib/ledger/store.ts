@@ -4,6 +4,7 @@ import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
 import { getAll, LISTS, LISTS2, type Page, queryNewestFirst, scoped } from '../platform/store';
 import { authored, type Refusal, type Write } from '../platform/tx';
+import { GUARD_ID } from '../shared/audited';
 import type { Node } from '../shared/node';
 import {
   type AccountId,
@@ -74,13 +75,18 @@ export function emptyAccountCheck(node: Node, id: string, refusal: Refusal): Wri
 // `read`: then the shards are read first, to take from those that hold it (a withdrawal; or a
 // second try after a blind pick came up short, see blindThenRead). `spread`: a credit to a split
 // account is divided over all its shards (a deposit), so that the debits that follow find every
-// shard holding.
+// shard holding. `guardId`: transferRecord, below.
+export interface TransferOptions {
+  read?: boolean;
+  spread?: boolean;
+  guardId?: string;
+}
 export async function transferItems(
   node: Node,
   transferId: string,
   description: TransferDescription,
   legs: Leg[],
-  opts: { read?: boolean; spread?: boolean } = {},
+  opts: TransferOptions = {},
 ): Promise<Write[]> {
   const net = netChanges(transferId, legs);
   const planned = ([id, delta]: [string, bigint]) => opts.read === true && needsBalances(id, delta);
@@ -90,7 +96,7 @@ export async function transferItems(
   );
   const createdAt = new Date().toISOString();
   const writes: Write[] = [
-    transferRecord(node, transferId, legs, description, createdAt),
+    transferRecord(node, transferId, legs, description, createdAt, opts.guardId),
     ...legs.slice(1).map((leg, n) => furtherLeg(node, transferId, description, leg, n + 1, createdAt)),
   ];
   for (const [id, delta] of net) {
@@ -110,7 +116,16 @@ export async function transferItems(
 
 // A transfer's record, written only where none is: its id makes the transfer idempotent. It is
 // its first leg's item in the history. (A voided id's record has no legs and no description.)
-const transferRecord = (node: Node, transferId: string, legs: Leg[], description?: TransferDescription, createdAt = new Date().toISOString()) => ({
+// `guardId`: the id its signed request drew, where the transfer is named by what it is for (a
+// funding's, by its payment), so that its put holds that request's replay guard (lib/platform/tx).
+const transferRecord = (
+  node: Node,
+  transferId: string,
+  legs: Leg[],
+  description?: TransferDescription,
+  createdAt = new Date().toISOString(),
+  guardId?: string,
+) => ({
   refusal: TRANSFER_EXISTS as typeof TRANSFER_EXISTS,
   Put: {
     TableName: node.tables.main,
@@ -121,6 +136,7 @@ const transferRecord = (node: Node, transferId: string, legs: Leg[], description
       ...description,
       createdAt,
       ...(legs.length > 0 && listedLeg(node, legs[0], createdAt)),
+      ...(guardId && { [GUARD_ID]: guardId }),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   },
@@ -189,6 +205,15 @@ export async function transferExists(node: Node, transferId: string): Promise<bo
     new GetCommand({ TableName: node.tables.main, Key: transferKey(node, transferId), ProjectionExpression: 'legs', ConsistentRead: true }),
   );
   return ((res.Item?.legs as unknown[] | undefined)?.length ?? 0) > 0;
+}
+
+// The guard a transfer's record keeps (`guardId` above), if it was made under this id: whether the
+// signed request that made it is the one asking (lib/platform/tx heldRiderRefusal).
+export async function transferGuard(node: Node, transferId: string): Promise<{ [GUARD_ID]?: unknown } | undefined> {
+  const res = await db().send(
+    new GetCommand({ TableName: node.tables.main, Key: transferKey(node, transferId), ProjectionExpression: GUARD_ID, ConsistentRead: true }),
+  );
+  return res.Item;
 }
 
 // Takes a transfer id for a transfer of nothing, unless a transfer holds it already: from then on

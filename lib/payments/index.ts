@@ -1,4 +1,4 @@
-import { account, type Leg, refuseTooLarge, settleAll, transfer } from '../ledger';
+import { account, type Leg, refuseTooLarge, settleAll, transfer, transferGuard } from '../ledger';
 import type { GrantPeriod } from '../open-payments/interval';
 import { fitsBeside, type GrantLimits, REFUSALS, refusalOf } from '../open-payments/limits';
 import { getPeerRecord } from '../peers';
@@ -25,7 +25,7 @@ import { activeForSending, standingOf, WALLET_INACTIVE, walletAddressIdOf } from
 import { walletAddressErrors } from '../wallet-addresses/errors';
 import { paymentErrors } from './errors';
 import type { CreatePayment, ListPaymentsQuery, Payment, PaymentMessage, PaymentRecord } from './schemas';
-import { mayWithdraw, neverFundable, type PaymentAction, quoteExpired, TRANSITIONS } from './states';
+import { fundingTransferId, mayWithdraw, neverFundable, type PaymentAction, quoteExpired, TRANSITIONS } from './states';
 import * as store from './store';
 
 // Outgoing payments on a sender's wallet address (their state machine: ./states.ts). Funding moves the debit amount from the sender asset's settlement account into the payment's
@@ -219,47 +219,84 @@ export const findGrantSpent = (node: Node, grantId: string, period: string) => s
 // An Admin action on the payment as read; answers the payment as it is after. `build` gives the
 // writes besides the transition (a transfer) and the events. `payment-<action>` names its fault
 // points (lib/platform/faults.ts): `hold:payment-fund` stops a funding after its Idempotency-Key is taken.
+// `guarded`: how a funding reads its payment and tells its own replay (fundingGuard, below).
 async function move(
   node: Node,
   id: string,
   action: PaymentAction,
   done: string,
   build: (r: PaymentRecord, next: PaymentRecord) => { writes?: Write[] | Promise<Write[]>; outgoing: Outgoing[] },
+  guarded?: Guarded,
 ) {
   const { from, to } = TRANSITIONS[action];
   annotate(PAYMENT_ANNOTATION, id);
-  const r = await getPaymentRecord(node, id);
-  if (r.state !== from) throw commonErrors.invalidState('Payment', id, r.state, done);
+  const r = await (guarded ? guarded.read() : getPaymentRecord(node, id));
+  const movedOn = async (state: string) => (await guarded?.replay()) ?? commonErrors.invalidState('Payment', id, state, done);
+  if (r.state !== from) throw await movedOn(r.state);
   const next: PaymentRecord = { ...r, state: to };
   const { writes = [], outgoing } = build(r, next);
   await holdPoint(`payment-${action}`);
   const refusals = await commit(node, [...store.transition(node, r, from, to), ...(await writes)], outgoing, `payment-${action}`);
   refuseTooLarge(refusals);
   if (refusals.includes(WALLET_INACTIVE)) throw walletAddressErrors.inactive(r.walletAddress);
-  if (refusals.length) throw commonErrors.invalidState('Payment', id, (await getPaymentRecord(node, id)).state, done);
+  if (refusals.length) throw await movedOn((await getPaymentRecord(node, id)).state);
   return paymentView(next);
 }
 
+// A funding's transfer, named by its payment, keeps the id its signed request drew (lib/platform/tx):
+// its put holds the request's replay guard, at no item of its own. So the guard a refused request
+// left in its own place is read with the payment (its replay is 401 even once it would fund), and a
+// payment found moved on by this very request (its transfer keeps the request's id) is its replay:
+// 401, not 409. (Not in move itself: a cancel's bundle would then read in batches, which its role
+// does not grant.)
+interface Guarded {
+  read: () => Promise<PaymentRecord>;
+  replay: () => Promise<Error | undefined>;
+}
+const fundingGuard = (node: Node, id: string): Guarded => ({
+  read: async () => {
+    const [r, spent] = await readTogether(() => Promise.all([store.findPayment(node, id), spentRiderRefusal()]));
+    if (spent) throw spent;
+    if (!r) throw paymentErrors.notFound(id);
+    return r;
+  },
+  replay: async () => heldRiderRefusal((await transferGuard(node, fundingTransferId(id))) ?? {}),
+});
+
 export const fundPayment = (node: Node, id: string) =>
-  move(node, id, 'fund', 'funded', (r, next) => {
-    // Funding later would send at a rate nobody quoted: the service cancels it (cancelExpiredFundings).
-    if (quoteExpired(r, new Date().toISOString())) {
-      throw quoteErrors.expired(`Payment ${r.id}'s quote`, r.quoteExpiresAt, 'the payment is cancelled within a minute; create a new quote');
-    }
-    const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
-    const funding = transfer(node, `fund:${r.id}`, { kind: 'funding', resource: { type: 'payment', id: r.id } }, [
-      { debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units },
-    ]);
-    return {
-      // Nothing funds a payment from a frozen wallet address; one funded before completes as it would.
-      writes: funding.then((items) => [...items, activeForSending(node, r.walletAddress)]),
-      outgoing: [
-        event(store.partition(node, r.id), 'payment.funded', paymentView(next)),
-        // What its method reads ahead rides along, so that the worker reads it with the payment at once.
-        message(store.partition(node, r.id), node.queues.payments, { paymentId: r.id, ...readAheadOf(r) } satisfies PaymentMessage),
-      ],
-    };
-  });
+  move(
+    node,
+    id,
+    'fund',
+    'funded',
+    (r, next) => {
+      // Funding later would send at a rate nobody quoted: the service cancels it (cancelExpiredFundings).
+      if (quoteExpired(r, new Date().toISOString())) {
+        throw quoteErrors.expired(`Payment ${r.id}'s quote`, r.quoteExpiresAt, 'the payment is cancelled within a minute; create a new quote');
+      }
+      const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
+      // Named by its payment (one funding each), keeping the id a signed request drew: its put is that
+      // request's replay guard, at no item of its own.
+      const guardId = drawnForNamed();
+      const funding = transfer(
+        node,
+        fundingTransferId(r.id),
+        { kind: 'funding', resource: { type: 'payment', id: r.id } },
+        [{ debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units }],
+        guardId ? { guardId } : undefined,
+      );
+      return {
+        // Nothing funds a payment from a frozen wallet address; one funded before completes as it would.
+        writes: funding.then((items) => [...items, activeForSending(node, r.walletAddress)]),
+        outgoing: [
+          event(store.partition(node, r.id), 'payment.funded', paymentView(next)),
+          // What its method reads ahead rides along, so that the worker reads it with the payment at once.
+          message(store.partition(node, r.id), node.queues.payments, { paymentId: r.id, ...readAheadOf(r) } satisfies PaymentMessage),
+        ],
+      };
+    },
+    fundingGuard(node, id),
+  );
 
 // What cancelling `r` (in funding) writes besides its transition: nothing moved into its account,
 // so nothing moves out; its grant's charge is given back; payment.cancelled says so.

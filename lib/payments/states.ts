@@ -12,6 +12,9 @@ export const TRANSITIONS = {
 
 export type PaymentAction = keyof typeof TRANSITIONS;
 
+// The id of a payment's funding transfer: one funding a payment, however often it is asked for.
+export const fundingTransferId = (paymentId: string) => `fund:${paymentId}`;
+
 // What a payment in `state` may do next.
 export const actionsFrom = (state: PaymentState): PaymentAction[] => (Object.keys(TRANSITIONS) as PaymentAction[]).filter((a) => TRANSITIONS[a].from === state);
 

@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../infra/local/start/serverless-config';
 import { signatureHeader } from '../../lib/api/http/signature';
 import { paymentIdOf } from '../../lib/payments';
@@ -451,5 +451,119 @@ describe("the replay guard in a create's record", () => {
     expect(madeA.body.id).not.toBe(madeB.body.id);
     expect([await guardItem(a.signature), await guardItem(b.signature)]).toEqual([undefined, undefined]);
     expect([(await a.send()).status, (await b.send()).status]).toEqual([401, 401]);
+  });
+});
+
+// Issue 46: a funding's transfer, named by its payment (fund:<payment id>), keeps the id its signed
+// request drew (guardId), so that its put is the signature's replay guard and the funding writes no
+// guard item of its own (SIG#<mac>); a refused funding leaves its guard where that id points.
+describe("the replay guard in a funding's transfer", () => {
+  let from: string;
+  let to: string;
+  let frozen: { id: string; address: string };
+  beforeAll(async () => {
+    await s.admin('POST', '/assets', { code: 'FRG', scale: 2 });
+    const wallet = async (name: string) => (await s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/${name}`, assetCode: 'FRG' })).body;
+    [from, to] = [(await wallet('frg-from')).address, (await wallet('frg-to')).address];
+    frozen = await wallet('frg-frozen');
+  });
+  afterEach(() => {
+    delete process.env.PAYMENT_FAULTS;
+  });
+  const newPayment = async (payer = from) => {
+    const intent = await s.admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { value: '100', assetCode: 'FRG', assetScale: 2 } });
+    const quote = await s.admin('POST', '/quotes', { walletAddress: payer, receiver: intent.body.id });
+    return (await s.admin('POST', '/payments', { walletAddress: payer, quoteId: quote.body.id })).body as { id: string };
+  };
+  // A signed fund request, to send as often as asked: the same bytes, the same signature.
+  const funding = (id: string, key?: string) => {
+    const path = `/payments/${id}/fund`;
+    const signature = s.sign('POST', path, '', undefined, key);
+    return { signature, send: () => s.send('POST', path, { body: '', headers: { signature, ...(key && { 'idempotency-key': key }) } }) };
+  };
+  const answer = (r: { status: number; body: { code?: string } }) => `${r.status}${r.body?.code ? ` ${r.body.code}` : ''}`;
+  const item = async (pk: string, sk: string) =>
+    (await s.dynamo.send(new GetItemCommand({ TableName: s.env.MAIN_TABLE, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true }))).Item;
+  const sigItem = (signature: string) => item(`SIG#${signature.slice(signature.indexOf('v3=') + 3)}`, 'SIG');
+  // The payment's fundings in the ledger: exactly the one transfer, fund:<payment id>.
+  const fundings = async (id: string) =>
+    (await s.admin('GET', `/ledger/transfers?account=${encodeURIComponent(`payment:${id}`)}&limit=100`)).body.items
+      .filter((t: { kind: string }) => t.kind === 'funding')
+      .map((t: { id: string; amount: { value: string } }) => `${t.id} ${t.amount.value}`);
+
+  it('writes no guard item; its transfer keeps the drawn id; a replay byte for byte is 401 and funds nothing twice', async () => {
+    const p = await newPayment();
+    const fund = funding(p.id);
+    expect(answer(await fund.send())).toBe('200');
+    expect(await sigItem(fund.signature)).toBeUndefined(); // the transfer holds the guard
+    expect((await item(`XFER#fund:${p.id}`, 'XFER'))?.guardId?.S).toMatch(/^[0-9a-f-]{36}$/);
+    const replay = await fund.send();
+    expect(answer(replay)).toBe('401 unauthorized');
+    expect(replay.body.detail).toMatch(/already used/);
+    expect(await fundings(p.id)).toEqual([`fund:${p.id} 100`]);
+  });
+
+  it('answers another fund request of a funded payment 409 invalid_state, its replay 401; the two racing, 200 and 409; the same one twice at once, 200 and 401', async () => {
+    const p = await newPayment();
+    expect(answer(await funding(p.id).send())).toBe('200');
+    const other = funding(p.id);
+    expect(answer(await other.send())).toBe('409 invalid_state');
+    expect(answer(await other.send())).toBe('401 unauthorized');
+    for (let round = 0; round < 3; round++) {
+      const q = await newPayment();
+      const [a, b] = [funding(q.id), funding(q.id)];
+      expect((await Promise.all([a.send(), b.send()])).map(answer).sort()).toEqual(['200', '409 invalid_state']);
+      const r = await newPayment();
+      const one = funding(r.id);
+      expect((await Promise.all([one.send(), one.send()])).map(answer).sort()).toEqual(['200', '401 unauthorized']);
+      for (const id of [q.id, r.id]) expect(await fundings(id)).toEqual([`fund:${id} 100`]);
+    }
+  });
+
+  it('answers an Idempotency-Key replay of a funding with the same signature 401, with a fresh one its first answer', async () => {
+    const p = await newPayment();
+    const key = randomUUID();
+    const first = funding(p.id, key);
+    const made = await first.send();
+    expect(made.status).toBe(200);
+    expect(answer(await first.send())).toBe('401 unauthorized');
+    const again = await funding(p.id, key).send();
+    expect([again.status, again.body]).toEqual([200, made.body]);
+    expect(await fundings(p.id)).toEqual([`fund:${p.id} 100`]);
+  });
+
+  it('leaves a refused funding’s signature used: its replay is 401 even once the funding would succeed', async () => {
+    const p = await newPayment(frozen.address);
+    const status = (status: string) => s.admin('PATCH', `/wallet-addresses/${frozen.id}`, { status });
+    expect((await status('inactive')).status).toBe(200);
+    const fund = funding(p.id);
+    expect(answer(await fund.send())).toBe('422 wallet_address_inactive');
+    expect((await status('active')).status).toBe(200);
+    expect(answer(await fund.send())).toBe('401 unauthorized');
+    expect((await s.admin('GET', `/payments/${p.id}`)).body.state).toBe('funding');
+    expect(await fundings(p.id)).toEqual([]);
+    expect(answer(await funding(p.id).send())).toBe('200'); // signed afresh
+    expect(await fundings(p.id)).toEqual([`fund:${p.id} 100`]);
+  });
+
+  it('leaves the signature of a funding of a payment not made yet used: its replay is 401 once the payment is there', async () => {
+    const intent = await s.admin('POST', '/payment-intents', { walletAddress: to, incomingAmount: { value: '100', assetCode: 'FRG', assetScale: 2 } });
+    const quote = (await s.admin('POST', '/quotes', { walletAddress: from, receiver: intent.body.id })).body;
+    const fund = funding(paymentIdOf(quote.id));
+    expect(answer(await fund.send())).toBe('404 payment_not_found');
+    expect((await s.admin('POST', '/payments', { walletAddress: from, quoteId: quote.id })).status).toBe(201);
+    expect(answer(await fund.send())).toBe('401 unauthorized');
+    expect((await s.admin('GET', `/payments/${paymentIdOf(quote.id)}`)).body.state).toBe('funding');
+  });
+
+  it('a crash right after the funding commits: the same request again is 401, a fresh one 409; funded once', async () => {
+    const p = await newPayment();
+    const fund = funding(p.id);
+    process.env.PAYMENT_FAULTS = 'payment-fund:after-write';
+    expect((await fund.send()).status).toBe(500);
+    delete process.env.PAYMENT_FAULTS;
+    expect(answer(await fund.send())).toBe('401 unauthorized');
+    expect(answer(await funding(p.id).send())).toBe('409 invalid_state');
+    expect(await fundings(p.id)).toEqual([`fund:${p.id} 100`]);
   });
 });

@@ -57,7 +57,7 @@ describe('AWS calls per request', () => {
       'DynamoDB.TransactWriteItems': 1,
     });
     expect(await callsOf('paymentsFund', () => ok(s.admin('POST', `/payments/${payment.id}/fund`), 200))).toEqual({
-      'DynamoDB.GetItem': 1,
+      'DynamoDB.BatchGetItem': 1, // the payment and the place its signature's guard would be, had a refusal left it
       'DynamoDB.TransactWriteItems': 1,
     });
     expect(await callsOf('paymentsGet', () => ok(s.admin('GET', `/payments/${payment.id}`), 200))).toEqual({ 'DynamoDB.GetItem': 1 });

@@ -305,14 +305,16 @@ export function adminRoute<R extends Route>(route: R, fn: (input: RouteInput<R>)
   );
 }
 
-// An Idempotency-Key's replay of a create whose record is named, not drawn (a payment, by its quote):
-// the record it answers holds the signature's guard if this very request made it (lib/platform/tx).
-// A read that fails leaves it to the guard's own write (the stored answer, then 401 for the next).
+// An Idempotency-Key's replay of a create whose record is named, not drawn (a payment, by its quote;
+// a funding's transfer, by its payment): the record (the one it answers, or that `named` names from
+// that) holds the signature's guard if this very request made it (lib/platform/tx). A read that
+// fails leaves it to the guard's own write (the stored answer, then 401 for the next).
 async function namedReplay(route: Route, event: AdminEvent, response: APIGatewayProxyResult): Promise<Error | undefined> {
   if (!route.named || !route.creates || response.statusCode >= 300 || !event.node) return undefined;
   const id = (JSON.parse(response.body) as { id?: unknown }).id;
   if (typeof id !== 'string') return undefined;
-  const record = await guardOfCreated(event.node, route.creates, id).catch((error: unknown) => {
+  const created = route.named === true ? id : route.named(id);
+  const record = await guardOfCreated(event.node, route.creates, created).catch((error: unknown) => {
     logger.warn('named record not read for a replay', { route: routeOf(event), error });
     return undefined;
   });

@@ -2,6 +2,7 @@
 import { ledgerErrors } from '../../ledger/errors';
 import { paymentErrors } from '../../payments/errors';
 import { createPaymentBody, listPaymentsQuery, payment } from '../../payments/schemas';
+import { fundingTransferId } from '../../payments/states';
 import { quoteErrors } from '../../quotes/errors';
 import { amount } from '../../shared/amounts';
 import { commonErrors } from '../../shared/errors';
@@ -70,6 +71,9 @@ export const paymentsRoutes = declareRoutes({
     response: payment,
     problems: [paymentErrors.notFound, commonErrors.invalidState, quoteErrors.expired, walletAddressErrors.inactive, ledgerErrors.balanceTooLarge],
     transactional: true,
+    // Its transfer, named by the payment, keeps the id the request drew (lib/payments fundPayment).
+    creates: 'XFER',
+    named: fundingTransferId,
     rowAction: true,
     functionName: 'paymentsFund',
     handler: 'payments/fund',

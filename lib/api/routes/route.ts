@@ -67,9 +67,11 @@ export interface RouteEntry {
   // by its quote: lib/shared/audited GUARD_ID): the signature's replay guard is then that record's own
   // Put (lib/api/http/store.ts usedSignature), and rides in no commit of the route before it.
   creates?: AuditedKind;
-  // Its record is named by what it is for (a payment, by its quote), not by the drawn id: the record
-  // keeps that id, and an Idempotency-Key's replay reads it there (lib/api/http/admin.ts namedReplay).
-  named?: true;
+  // Its record is named by what it is for, not by the drawn id, and keeps that id: true where the
+  // route answers the record's id (a payment, named by its quote), else the record's id from the one
+  // it answers (a funding's transfer, named by its payment). An Idempotency-Key's replay reads the
+  // record there to tell whether this very request made it (lib/api/http/admin.ts namedReplay).
+  named?: true | ((answered: string) => string);
   // The operator's alone (the tenants' routes): a tenant's request is 403 operator_only.
   operatorOnly?: true;
   // Its answer holds secrets, which the idempotency layer must not store: an Idempotency-Key is
