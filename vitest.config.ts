@@ -21,7 +21,12 @@ export default defineConfig({
     // The AWS SDK's Node version warning would come once per test file: the global setup says it once.
     env: { POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Pure logic: its files share their worker's modules (not isolated), which saves each file a
+      // process and the loading of its imports (the unit files' CPU: 76 -> 50 CPU-s measured). The
+      // services' files call the domains' operations, whose caches are a Lambda container's and
+      // outlive a file's in-memory database: each runs in a process of its own.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: ['test/unit/services/**'], isolate: false } },
+      { extends: true, test: { name: 'unit-services', include: ['test/unit/services/**/*.test.ts'] } },
       {
         extends: true,
         test: {

@@ -9,9 +9,9 @@ import { startEmulators } from '../../infra/local/start/stack';
 // took, deleted tables' included (measured: a put on a new table took 2.7 ms, and 11 ms once other
 // tables had taken 8,000; the outbox puts one on every write), so the last files waited on the
 // first files' history. Starting one per file cost a JVM's start and warm-up each (a third of the
-// suite's CPU went to DynamoDB Local): so a file leases one from the run's pool, which replaces
-// each after a few files (./dynamodb-pool.ts); a file whose traffic would fill a leased one's
-// history, or that measures, calls `ownEmulators()` and starts its own.
+// suite's CPU went to DynamoDB Local): so a file leases one from the run's pool, in a database of
+// its own there, whose history is the file's only, however heavy its traffic (./dynamodb-pool.ts);
+// a file that measures, or must not share a JVM, calls `ownEmulators()` and starts its own.
 export type Endpoints = { dynamodb: string; sqs: string };
 let started: Promise<{ endpoints: Endpoints; stop(): Promise<void> }> | undefined;
 let own = false;

@@ -1,3 +1,4 @@
+import './file-key'; // first: before ./emulators reads it
 import { stopFileEmulatorsAfterAll } from './emulators';
 
 // Run before each integration test file (vitest.config.ts): its emulators stop after its tests.

@@ -53,7 +53,8 @@ describe('the DynamoDB sender', () => {
     const out = await sender.send(new TransactWriteCommand({ TransactItems: [put] }));
     expect((out as { $metadata: { attempts: number } }).$metadata.attempts).toBe(3);
     expect(seen.map((s) => s.target)).toEqual(Array(3).fill('DynamoDB_20120810.TransactWriteItems'));
-    expect(seen[0].authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/dynamodb\/aws4_request, /);
+    // Signed by the local run's key (this file's own: LOCAL_ACCESS_KEY_ID, test/harness/file-key.ts).
+    expect(seen[0].authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=${LOCAL_CREDENTIALS.accessKeyId}/\\d{8}/us-east-1/dynamodb/aws4_request, `));
     expect(seen[0].body).toMatchObject({
       TransactItems: [{ Put: { TableName: 'Main', Item: { pk: { S: 'a' }, sk: { S: 'b' }, big: { N: '12345678901234567890' } } } }],
     });

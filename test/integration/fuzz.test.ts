@@ -5,13 +5,8 @@ import { serializeIldcpRequest } from 'ilp-protocol-ildcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryFields, type Route, signedRoutes } from '../../lib/api/routes';
 import { GUARD_ONLY } from '../../lib/shared/audited';
-import { ownEmulators } from '../harness/emulators';
 import type { TestStack } from '../harness/stack';
 import { createFlow, ok, resourceKindOf, startPaymentsStack, type World } from '../harness/world';
-
-// A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
-// its thousands of requests would fill a shared one's history.
-ownEmulators();
 
 // Seeded fuzzing of the whole Admin API: FUZZ_N requests (default 2,000), each a valid request of a
 // random route with one random thing broken (a field dropped, retyped or replaced with something

@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownEmulators } from '../harness/emulators';
 import { type OtherNode, startOtherNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { ledger, ok, paymentIn, sum } from '../harness/world';
-
-// A DynamoDB Local of its own (two nodes' traffic), as two-nodes.test.ts.
-ownEmulators();
 
 // Peering by URL between two nodes of ours, each with AUTO_PEERING_ENABLED: A asks B's peering
 // endpoint (POST /peering on its connector's API), then B asks A's; each then pays the other, with

@@ -10,14 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
 import { STACK_ENV_FILE } from '../../infra/local/start/defaults';
 import { ROOT } from '../../infra/local/start/serverless-config';
-import { ownEmulators } from '../harness/emulators';
 import { type TestStack, tenantAdmin } from '../harness/stack';
 import { createFlow, ledger, ok, paymentIn, queueDepth, startPaymentsStack, sum, units, type World, waitFor } from '../harness/world';
 import { startWebhookReceiver, type WebhookReceiver } from '../servers/webhook-receiver';
-
-// A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
-// its traffic would fill a shared one's history.
-ownEmulators();
 
 // Every failure queue of the service, and `npm run redrive -- <queue>`, run as a command against a
 // running local stack, which sends what waits there again through the service's own code. The

@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { deserializeIlpReply, type IlpReject, isReject, serializeIlpPrepare } from 'ilp-packet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownEmulators } from '../harness/emulators';
 import { ilpOverHttp } from '../harness/ilp-over-http';
 import { type NodeProcess, type OtherNode, startNodeProcess, startOtherNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
@@ -14,7 +13,6 @@ import { ledger, ok, packetsFulfilled, paymentIn, paymentsIn, reconciliationOf, 
 // read to the unit. Then what B refuses (no route, too large, too late) moves nothing, and B (a
 // process of its own) is killed with SIGKILL mid-payment and started again: the three nodes'
 // books then differ only by the packets their reconciliation listings name.
-ownEmulators(); // three nodes' traffic would fill a shared DynamoDB Local's history
 
 let a: TestStack;
 let b: NodeProcess;

@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownEmulators } from '../harness/emulators';
 import { type NodeProcess, type NpmNode, peerBothWays, startNodeProcess, startNpmNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { ledger, ok, packetsFulfilled, packetsOf, paymentsIn, reconciliationOf, sum, transferMoved, units, waitFor } from '../harness/world';
-
-// A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
-// three nodes' traffic would fill a shared one's history.
-ownEmulators();
 
 // Interledger's rule for packets that get no answer: the sender owes a packet only when its
 // fulfillment reaches it before expiry. Node A pays Node B in tiny packets; B (a process of its

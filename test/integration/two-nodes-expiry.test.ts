@@ -2,15 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBody } from '../../infra/local/start/listen';
-import { fileEmulators, ownEmulators } from '../harness/emulators';
+import { fileEmulators } from '../harness/emulators';
 import { type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { ledger, ok, packetsOf, paymentIn, sum } from '../harness/world';
 import { expectPacketBooks } from '../readers/books';
-
-// A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
-// two nodes' traffic would fill a shared one's history.
-ownEmulators();
 
 // A packet is credited before it expires, or never (issue 28 item 4). Node B reaches DynamoDB
 // through a proxy of this file's that can hold B's next credit (a transaction that writes a

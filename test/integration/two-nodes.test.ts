@@ -1,14 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spansOf, spansUnder } from '../../infra/local/emulators/traces';
-import { ownEmulators } from '../harness/emulators';
 import { A_TO_B, type OtherNode, peerBothWays, startOtherNode } from '../harness/node';
 import { startTestStack, type TestStack } from '../harness/stack';
 import { ledger, ok, packetsOf, paymentIn, paymentsIn, sum, units, waitFor } from '../harness/world';
 import { expectPacketBooks } from '../readers/books';
-
-// A DynamoDB Local of its own, not one of the run's pool (test/harness/emulators.ts):
-// two nodes' traffic would fill a shared one's history.
-ownEmulators();
 
 // The specification's two-node walkthrough: Node A (this file's stack) pays Node B (another node of
 // ours, on its own thread) over Interledger, each peered with the other's connector.

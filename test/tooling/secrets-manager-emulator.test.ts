@@ -127,7 +127,7 @@ describe('the local Secrets Manager', () => {
   it('answers only requests signed with SigV4 by the local credentials', async () => {
     const Name = name();
     await client.send(new CreateSecretCommand({ Name, SecretString: 'private' }));
-    const stranger = clientOf(server.endpoint, { accessKeyId: 'local', secretAccessKey: 'not the local one' });
+    const stranger = clientOf(server.endpoint, { ...LOCAL_CREDENTIALS, secretAccessKey: 'not the local one' });
     expect(await refusal(stranger.send(new GetSecretValueCommand({ SecretId: Name })))).toBe(
       'UnrecognizedClientException: The security token included in the request is invalid: the signature does not match',
     );

