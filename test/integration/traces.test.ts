@@ -53,10 +53,11 @@ describe('a payment as one trace', () => {
     const fn = (name: string) => spans.flatMap((d, i) => (d.origin === 'AWS::Lambda::Function' && d.name === name ? [i] : []));
     const callsOf = (i: number) => spans.filter((d) => d.parent === spans[i].id && d.namespace === 'aws');
     const names = (calls: TraceSpan[]) => calls.map((d) => `${d.name}.${d.aws!.operation}`);
-    // The Admin function, under the request: its read and its one transaction (the outbox item with it).
+    // The Admin function, under the request: its read (the payment and its signature's guard place, in
+    // one batch) and its one transaction (the outbox item with it).
     const [fund] = fn('paymentsFund');
     expect(spans[fund]).toMatchObject({ depth: 1, parent: spans[0].id });
-    expect(names(callsOf(fund)).slice(0, 2)).toEqual(['DynamoDB.GetItem', 'DynamoDB.TransactWriteItems']);
+    expect(names(callsOf(fund)).slice(0, 2)).toEqual(['DynamoDB.BatchGetItem', 'DynamoDB.TransactWriteItems']);
     // The relay sent the funding's outbox item in this trace: the worker's message, and payment.funded.
     const [relay] = fn('outboxRelay');
     expect(spans[relay].parent).toBe(spans[fund].id);
