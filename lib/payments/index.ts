@@ -277,13 +277,12 @@ export const fundPayment = (node: Node, id: string) =>
       const units = toLedger(BigInt(r.debitAmount.value), r.debitAmount.assetScale);
       // Named by its payment (one funding each), keeping the id a signed request drew: its put is that
       // request's replay guard, at no item of its own.
-      const guardId = drawnForNamed();
       const funding = transfer(
         node,
         fundingTransferId(r.id),
         { kind: 'funding', resource: { type: 'payment', id: r.id } },
         [{ debit: account.settlement(r.sourceAssetId), credit: account.payment(r.id), amount: units }],
-        guardId ? { guardId } : undefined,
+        { guardId: drawnForNamed() },
       );
       return {
         // Nothing funds a payment from a frozen wallet address; one funded before completes as it would.
