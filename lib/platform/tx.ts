@@ -11,10 +11,11 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { AUDITED_KINDS, AUDITED_PARTS, GUARD_ID } from '../shared/audited';
 import type { Node } from '../shared/node';
 import { isConflict } from './aws';
-import { CHANGED_BY, db } from './db';
+import { CHANGED_BY, db, translation } from './db';
 import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing } from './events';
 import { crashPoint } from './faults';
 import { countLedgerConflict } from './metrics';
@@ -229,11 +230,13 @@ export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] =
   const take = () => {
     for (const r of riders) if (r.heldBy >= 0 || !r.state.rider.heldOnly) r.state.taken = true;
   };
-  // (A rider held by the one write still goes in a transaction, which a retry cannot refuse.)
-  if (all.length === 1 && !riders.some((r) => !r.state.taken && r.heldBy >= 0)) {
+  // One write goes alone, at half a transaction's write units. A rider held by it, whose refusal a
+  // retry of its own write must not meet, only if it is a put: writeAlone knows its own put again.
+  if (all.length === 1 && (all[0].Put || !riders.some((r) => !r.state.taken && r.heldBy >= 0))) {
     const refusals = await writeAlone(all[0], name);
     const error = refusals.length ? refused([0]) : undefined;
     if (error) throw error;
+    if (!refusals.length) take();
     return refusals;
   }
   for (let attempt = 0; ; attempt++) {
@@ -261,23 +264,40 @@ function failedConditions(e: unknown): number[] | undefined {
   return (e.CancellationReasons ?? []).flatMap((r, i) => (r.Code === 'ConditionalCheckFailed' ? [i] : []));
 }
 
-// A lone write needs no transaction, which would cost twice as much. (If the SDK retries it after
-// an unclear failure, its own first write can fail its condition: the lone conditional writes that
-// come here, a webhook record's, take a failed condition to mean "already written".)
+// A lone write needs no transaction, which would cost twice as much. A retry after an unclear
+// failure (a lost answer, a timeout) can find its own first write there, and fail its condition:
+// a put asks for the item that failed it (ReturnValuesOnConditionCheckFailure, at no cost), and
+// one that is this very put, to the byte (its stamp, with its request's id and time, is in it),
+// was written by it. (A lone update's own retry still fails: the one that comes here, a webhook
+// record's next attempt, takes a failed condition to mean "already written".)
 async function writeAlone(write: Write, name: string): Promise<Refusals> {
+  const asking = write.Put && { Put: { ...write.Put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
   try {
-    if (write.Put) await db().send(new PutCommand(write.Put as PutCommandInput));
+    if (asking) await db().send(new PutCommand(asking.Put as PutCommandInput));
     else if (write.Update) await db().send(new UpdateCommand(write.Update as UpdateCommandInput));
     else if (write.Delete) await db().send(new DeleteCommand(write.Delete as DeleteCommandInput));
     else throw new Error('A lone ConditionCheck writes nothing');
   } catch (e) {
-    if (e instanceof ConditionalCheckFailedException) return [write.refusal ?? CHANGED];
-    throw e;
+    if (!(e instanceof ConditionalCheckFailedException)) throw e;
+    if (!write.Put?.Item || !isThisPut(e.Item, write.Put.Item)) return [write.refusal ?? CHANGED];
   }
   committed([write]);
   crashPoint(`${name}:after-write`);
   return [];
 }
+
+// Whether `found` (an item as DynamoDB's wire carries it) is `item`, as this service writes it.
+const isThisPut = (found: unknown, item: Record<string, unknown>) =>
+  found !== undefined && canonical(found) === canonical(marshall(item, translation.marshallOptions));
+const canonical = (v: unknown): string =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? `{${Object.keys(v)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+        .join(',')}}`
+    : Array.isArray(v)
+      ? `[${v.map(canonical).join(',')}]`
+      : JSON.stringify(v);
 
 // The outbox: one item per partition that the change sends from, holding all it sends (so a change
 // costs its transaction one item more, not one per event), kept OUTBOX_RETENTION_SECS. It carries
