@@ -11,11 +11,10 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import { AUDITED_KINDS, AUDITED_PARTS, GUARD_ID } from '../shared/audited';
 import type { Node } from '../shared/node';
 import { isConflict } from './aws';
-import { CHANGED_BY, db, translation } from './db';
+import { CHANGED_BY, db } from './db';
 import { OUTBOX_RETENTION_SECS, OUTBOX_SORT_PREFIX, type Outbound, type Outgoing } from './events';
 import { crashPoint } from './faults';
 import { countLedgerConflict } from './metrics';
@@ -230,9 +229,11 @@ export async function commit(node: Node, writes: Write[], outgoing: Outgoing[] =
   const take = () => {
     for (const r of riders) if (r.heldBy >= 0 || !r.state.rider.heldOnly) r.state.taken = true;
   };
-  // One write goes alone, at half a transaction's write units. A rider held by it, whose refusal a
-  // retry of its own write must not meet, only if it is a put: writeAlone knows its own put again.
-  if (all.length === 1 && (all[0].Put || !riders.some((r) => !r.state.taken && r.heldBy >= 0))) {
+  // One write goes alone, at half a transaction's write units. One that holds a rider, whose refusal
+  // a retry of its own write must not meet, only if it is a put of a request's stamp: writeAlone
+  // knows that put again.
+  const holdsRider = riders.some((r) => !r.state.taken && r.heldBy >= 0);
+  if (all.length === 1 && (!holdsRider || requestStamped(all[0].Put?.Item))) {
     const refusals = await writeAlone(all[0], name);
     const error = refusals.length ? refused([0]) : undefined;
     if (error) throw error;
@@ -266,38 +267,37 @@ function failedConditions(e: unknown): number[] | undefined {
 
 // A lone write needs no transaction, which would cost twice as much. A retry after an unclear
 // failure (a lost answer, a timeout) can find its own first write there, and fail its condition:
-// a put asks for the item that failed it (ReturnValuesOnConditionCheckFailure, at no cost), and
-// one that is this very put, to the byte (its stamp, with its request's id and time, is in it),
-// was written by it. (A lone update's own retry still fails: the one that comes here, a webhook
-// record's next attempt, takes a failed condition to mean "already written".)
+// a conditional put asks for the item that failed it (ReturnValuesOnConditionCheckFailure, at no
+// cost), and one that carries this put's author stamp, which names its request (its id and time: no
+// other request's), was written by it. (A put without a request's stamp is never taken for its own:
+// a replay of it would be the same item. A lone update's own retry still fails: the one that comes
+// here, a webhook record's next attempt, takes a failed condition to mean "already written".)
 async function writeAlone(write: Write, name: string): Promise<Refusals> {
-  const asking = write.Put && { Put: { ...write.Put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
+  const asking = write.Put?.ConditionExpression && { Put: { ...write.Put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
   try {
     if (asking) await db().send(new PutCommand(asking.Put as PutCommandInput));
+    else if (write.Put) await db().send(new PutCommand(write.Put as PutCommandInput));
     else if (write.Update) await db().send(new UpdateCommand(write.Update as UpdateCommandInput));
     else if (write.Delete) await db().send(new DeleteCommand(write.Delete as DeleteCommandInput));
     else throw new Error('A lone ConditionCheck writes nothing');
   } catch (e) {
     if (!(e instanceof ConditionalCheckFailedException)) throw e;
-    if (!write.Put?.Item || !isThisPut(e.Item, write.Put.Item)) return [write.refusal ?? CHANGED];
+    if (!isThisPut(e.Item, write.Put?.Item)) return [write.refusal ?? CHANGED];
   }
   committed([write]);
   crashPoint(`${name}:after-write`);
   return [];
 }
 
-// Whether `found` (an item as DynamoDB's wire carries it) is `item`, as this service writes it.
-const isThisPut = (found: unknown, item: Record<string, unknown>) =>
-  found !== undefined && canonical(found) === canonical(marshall(item, translation.marshallOptions));
-const canonical = (v: unknown): string =>
-  v !== null && typeof v === 'object' && !Array.isArray(v)
-    ? `{${Object.keys(v)
-        .sort()
-        .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-        .join(',')}}`
-    : Array.isArray(v)
-      ? `[${v.map(canonical).join(',')}]`
-      : JSON.stringify(v);
+// Whether `item` carries the stamp of a request (its author names the request's id), which no
+// other request's item carries; and whether `found` (the item a failed condition returned, as
+// DynamoDB's wire carries it) is then `item`'s own earlier write.
+const requestStamped = (item: Record<string, unknown> | undefined) => {
+  const stamp = item?.[CHANGED_BY];
+  return typeof stamp === 'string' && authorOfStamp(stamp).requestId !== undefined;
+};
+const isThisPut = (found: Record<string, { S?: string }> | undefined, item: Record<string, unknown> | undefined) =>
+  requestStamped(item) && found?.[CHANGED_BY]?.S === item?.[CHANGED_BY];
 
 // The outbox: one item per partition that the change sends from, holding all it sends (so a change
 // costs its transaction one item more, not one per event), kept OUTBOX_RETENTION_SECS. It carries

@@ -43,6 +43,28 @@ export function storeCases(node: () => Node) {
       expect(await get(pk)).toEqual({ pk, sk: 'A', v: 'first' });
     });
 
+    // (lib/platform/tx writeAlone knows its own put again by what a failed condition returns.)
+    it('a failed put asked for the item returns it as DynamoDB wrote it (its numbers its own way); unasked, not', async () => {
+      const pk = `K#${unique()}`;
+      const put = (ask: boolean) =>
+        db().send(
+          new PutCommand({
+            TableName: main(),
+            Item: { pk, sk: 'A', rate: 5e-7, s: 'x' },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ...(ask && { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }),
+          }),
+        );
+      await put(true);
+      expect(((await failure(put(true))) as ConditionalCheckFailedException).Item).toEqual({
+        pk: { S: pk },
+        sk: { S: 'A' },
+        rate: { N: '0.0000005' },
+        s: { S: 'x' },
+      });
+      expect(((await failure(put(false))) as ConditionalCheckFailedException).Item).toBeUndefined();
+    });
+
     it('an update on a state: SET, if_not_exists with arithmetic, ADD, REMOVE, list_append; its refusal leaves the item', async () => {
       const pk = `K#${unique()}`;
       await db().send(new PutCommand({ TableName: main(), Item: { pk, sk: 'A', state: 'pending', gone: 'x', attempts: [1], token: { hash: 'h1' } } }));

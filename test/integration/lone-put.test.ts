@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
 import { db, translation, useDatabase } from '../../lib/platform/db';
 import { dynamoOverHttp } from '../../lib/platform/dynamodb-http';
-import { commit, rideAlong, riderScope, untakenRider } from '../../lib/platform/tx';
+import { authorScope, commit, rideAlong, riderScope, setAuthor, untakenRider } from '../../lib/platform/tx';
 import { fileEmulators } from '../harness/emulators';
 import { declaredTables, testNode } from '../harness/in-memory';
 
@@ -67,47 +67,65 @@ describe('a lone put that holds a replay guard', () => {
   });
 
   // A quote's put, and the guard its signed request rides along with: the same key, on the same
-  // condition, so that the quote's put holds it (lib/platform/tx holds).
-  const quote = (id: string, amount: string) => ({
-    Put: { TableName: node.tables.main, Item: { pk: `QUOTE#${id}`, sk: 'QUOTE', id, amount }, ConditionExpression: 'attribute_not_exists(pk)' },
+  // condition, so that the quote's put holds it (lib/platform/tx holds). Each request has an author
+  // of its own, as lib/api/http/admin.ts names it: the stamp on the quote names its request's id.
+  const quote = (id: string, rate: number) => ({
+    Put: { TableName: node.tables.main, Item: { pk: `QUOTE#${id}`, sk: 'QUOTE', id, rate }, ConditionExpression: 'attribute_not_exists(pk)' },
+  });
+  const guard = (id: string) => ({
+    Put: { TableName: node.tables.main, Item: { pk: `QUOTE#${id}`, sk: 'QUOTE' }, ConditionExpression: 'attribute_not_exists(pk)' },
   });
   class Replayed extends Error {}
   const guarded = <T>(id: string, work: () => Promise<T>) =>
-    riderScope(async () => {
-      rideAlong('signature', { write: () => ({ Put: { ...quote(id, '').Put, Item: { pk: `QUOTE#${id}`, sk: 'QUOTE' } } }), refused: () => new Replayed() });
-      const result = await work();
-      return { result, guardLeft: untakenRider('signature') !== undefined };
-    });
+    authorScope(() =>
+      riderScope(async () => {
+        setAuthor({ actor: { kind: 'key', name: 'operator' }, action: 'POST /quotes', requestId: randomBytes(8).toString('hex') });
+        rideAlong('signature', { write: () => guard(id), refused: () => new Replayed() });
+        const result = await work();
+        return { result, guardLeft: untakenRider('signature') !== undefined };
+      }),
+    );
   const stored = async (id: string) => (await db().send(new GetCommand({ TableName: node.tables.main, Key: { pk: `QUOTE#${id}`, sk: 'QUOTE' } }))).Item;
 
   it('is one PutItem, no transaction, and its guard is taken', async () => {
     const id = randomBytes(8).toString('hex');
-    expect(await guarded(id, () => commit(node, [quote(id, '100')]))).toEqual({ result: [], guardLeft: false });
+    expect(await guarded(id, () => commit(node, [quote(id, 0.5)]))).toEqual({ result: [], guardLeft: false });
     expect(seen).toEqual(['PutItem']);
-    expect(await stored(id)).toMatchObject({ id, amount: '100' });
+    expect(await stored(id)).toMatchObject({ id, rate: 0.5 });
   });
 
-  it('whose answer was lost: the retry finds its own item, and the put succeeded', async () => {
+  // DynamoDB writes numbers its own way (5e-7 comes back as 0.0000005): its own item is known by its
+  // stamp, not by its every byte.
+  it.each([0.5, 5e-7])('whose answer was lost: the retry finds its own item (a rate of %s), and the put succeeded', async (rate) => {
     const id = randomBytes(8).toString('hex');
     loseNextPutAnswer = true;
-    expect(await guarded(id, () => commit(node, [quote(id, '100')]))).toEqual({ result: [], guardLeft: false });
+    expect(await guarded(id, () => commit(node, [quote(id, rate)]))).toEqual({ result: [], guardLeft: false });
     expect(seen).toEqual(['PutItem', 'PutItem']);
-    expect(await stored(id)).toMatchObject({ id, amount: '100' });
+    expect(await stored(id)).toMatchObject({ id, rate });
   });
 
-  it("finding another's item there (a replay of its signature): the guard's refusal, and nothing changed", async () => {
+  it("finding another request's item there (a replay of its signature): the guard's refusal, and nothing changed", async () => {
     const id = randomBytes(8).toString('hex');
-    await guarded(id, () => commit(node, [quote(id, '100')]));
-    await expect(guarded(id, () => commit(node, [quote(id, '100')]))).rejects.toBeInstanceOf(Replayed);
+    await guarded(id, () => commit(node, [quote(id, 0.5)]));
+    // The same item but for its stamp, whose request is another.
+    await expect(guarded(id, () => commit(node, [quote(id, 0.5)]))).rejects.toBeInstanceOf(Replayed);
     // Even when its own answer was lost first: what its retry finds is the first request's.
     loseNextPutAnswer = true;
-    await expect(guarded(id, () => commit(node, [quote(id, '999')]))).rejects.toBeInstanceOf(Replayed);
-    expect(await stored(id)).toMatchObject({ id, amount: '100' });
+    await expect(guarded(id, () => commit(node, [quote(id, 0.9)]))).rejects.toBeInstanceOf(Replayed);
+    expect(await stored(id)).toMatchObject({ id, rate: 0.5 });
+  });
+
+  // A signed request whose work writes nothing of its own: its guard is the one write, an item that
+  // carries no stamp, the same for every replay of its signature.
+  it('a guard written alone: its replay is refused', async () => {
+    const id = randomBytes(8).toString('hex');
+    expect(await guarded(id, () => commit(node, []))).toEqual({ result: [], guardLeft: false });
+    await expect(guarded(id, () => commit(node, []))).rejects.toBeInstanceOf(Replayed);
   });
 
   it('with no guard to hold, a put that finds another item there is refused by name', async () => {
     const id = randomBytes(8).toString('hex');
-    await commit(node, [quote(id, '100')]);
-    expect(await commit(node, [{ ...quote(id, '200'), refusal: 'quote_taken' }])).toEqual(['quote_taken']);
+    await commit(node, [quote(id, 0.5)]);
+    expect(await commit(node, [{ ...quote(id, 0.5), refusal: 'quote_taken' }])).toEqual(['quote_taken']);
   });
 });

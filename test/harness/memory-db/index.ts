@@ -204,15 +204,18 @@ export function memoryDatabase(tables: Record<string, TableProperties>): MemoryD
     if (p.after) p.table.items.set(p.key, p.after);
     else p.table.items.delete(p.key);
   };
-  const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: { httpStatusCode: 400 } });
+  // With ReturnValuesOnConditionCheckFailure ALL_OLD, the item that failed it, as DynamoDB's wire
+  // carries it (numbers as DynamoDB writes them: normalItem).
+  const conditionFailed = (Item?: Item) =>
+    new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: { httpStatusCode: 400 }, ...(Item && { Item }) });
 
-  function single(kind: 'Put' | 'Update' | 'Delete', input: WriteInput & { ReturnValues?: string }) {
-    const { plan } = prepare(kind, input);
+  function single(kind: 'Put' | 'Update' | 'Delete', input: WriteInput & { ReturnValues?: string; ReturnValuesOnConditionCheckFailure?: string }) {
+    const { plan, table: t, key } = prepare(kind, input);
     const rv = input.ReturnValues ?? 'NONE';
     const allowed = kind === 'Update' ? ['NONE', 'ALL_OLD', 'ALL_NEW'] : ['NONE', 'ALL_OLD'];
     if (!allowed.includes(rv)) throw validation(`In memory, ReturnValues ${rv} is not supported on ${kind}`);
     const p = plan();
-    if (p === 'failed') throw conditionFailed();
+    if (p === 'failed') throw conditionFailed(input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' ? t.items.get(key) : undefined);
     store(p);
     const back = rv === 'ALL_OLD' ? p.before : rv === 'ALL_NEW' ? p.after : undefined;
     return back ? { Attributes: fromItem(back) } : {};
