@@ -30,7 +30,7 @@ export const account = {
 };
 
 export { type AccountId, insufficient, type Leg, RESOURCE_TYPES, TOO_LARGE, TRANSFER_EXISTS, TRANSFER_KINDS, type TransferDescription } from './rules';
-export { type HistoryEntry, nonZeroBalances, transferExists, transferGuard, transferHistory } from './store';
+export { type HistoryEntry, nonZeroBalances, transferExists, transferHistory, transferReplayRefusal } from './store';
 
 // The writes of one transfer (its legs, what it is `about`), for the transaction of the state change
 // it belongs to: its record, made once under `transferId` (TRANSFER_EXISTS after), and each account's

@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException, TransactionConflictException } from '@
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../platform/db';
 import { getAll, LISTS, LISTS2, type Page, queryNewestFirst, scoped } from '../platform/store';
-import { authored, type Refusal, type Write } from '../platform/tx';
+import { authored, heldRiderRefusalAt, type Refusal, type Write } from '../platform/tx';
 import { GUARD_ID } from '../shared/audited';
 import type { Node } from '../shared/node';
 import {
@@ -207,14 +207,9 @@ export async function transferExists(node: Node, transferId: string): Promise<bo
   return ((res.Item?.legs as unknown[] | undefined)?.length ?? 0) > 0;
 }
 
-// The guard a transfer's record keeps (`guardId` above), if it was made under this id: whether the
-// signed request that made it is the one asking (lib/platform/tx heldRiderRefusal).
-export async function transferGuard(node: Node, transferId: string): Promise<{ [GUARD_ID]?: unknown } | undefined> {
-  const res = await db().send(
-    new GetCommand({ TableName: node.tables.main, Key: transferKey(node, transferId), ProjectionExpression: GUARD_ID, ConsistentRead: true }),
-  );
-  return res.Item;
-}
+// The refusal of this scope's signed request that the transfer `transferId` holds, if that request
+// made it (`guardId` above): its replay (lib/platform/tx heldRiderRefusalAt).
+export const transferReplayRefusal = (node: Node, transferId: string) => heldRiderRefusalAt(node, transferKey(node, transferId));
 
 // Takes a transfer id for a transfer of nothing, unless a transfer holds it already: from then on
 // no transfer can be made under it (its record is written only where none is). So of a transfer

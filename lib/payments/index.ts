@@ -1,4 +1,4 @@
-import { account, type Leg, refuseTooLarge, settleAll, transfer, transferGuard } from '../ledger';
+import { account, type Leg, refuseTooLarge, settleAll, transfer, transferReplayRefusal } from '../ledger';
 import type { GrantPeriod } from '../open-payments/interval';
 import { fitsBeside, type GrantLimits, REFUSALS, refusalOf } from '../open-payments/limits';
 import { getPeerRecord } from '../peers';
@@ -260,7 +260,7 @@ const fundingGuard = (node: Node, id: string): Guarded => ({
     if (!r) throw paymentErrors.notFound(id);
     return r;
   },
-  replay: async () => heldRiderRefusal((await transferGuard(node, fundingTransferId(id))) ?? {}),
+  replay: () => transferReplayRefusal(node, fundingTransferId(id)),
 });
 
 export const fundPayment = (node: Node, id: string) =>

@@ -85,6 +85,14 @@ export function heldRiderRefusal(record: { [GUARD_ID]?: unknown }): Error | unde
   return held.rider.refused();
 }
 
+// The refusal of this scope's rider that the record at `key` (the main table's) holds, if a record
+// there holds one (heldRiderRefusal): read where a request finds a record named as its own would be
+// (a refusal's path, an Idempotency-Key's replay), to tell its own replay from another request.
+export async function heldRiderRefusalAt(node: Node, key: Record<string, string>): Promise<Error | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: node.tables.main, Key: key, ProjectionExpression: GUARD_ID, ConsistentRead: true }));
+  return Item && heldRiderRefusal(Item);
+}
+
 // The refusal of this scope's rider whose own place is taken (a guard a refused request of the same
 // signature left there: lib/api/http/store.ts), if one is: for a create whose record is named, whose
 // transaction puts elsewhere and so cannot find it. One read, a GetCommand, so that it goes in the

@@ -9,7 +9,7 @@ import { idScope, seedIds } from '../../platform/ids';
 import { logger } from '../../platform/log';
 import { scoped } from '../../platform/store';
 import { observed } from '../../platform/tracing';
-import { type Author, authorScope, heldRiderRefusal, rideAlong, riderScope, setAuthor, untakenRider } from '../../platform/tx';
+import { type Author, authorScope, rideAlong, riderScope, setAuthor, untakenRider } from '../../platform/tx';
 import { commonErrors, DomainError, invalidFields } from '../../shared/errors';
 import { type Node, OPERATOR_TENANT_ID } from '../../shared/node';
 import { type Actor, allows, MACHINE, type Operator, operatorOf } from '../../shared/operators';
@@ -25,7 +25,7 @@ import { entriesOf, sentQueries } from './query';
 import { lowerCaseHeaders, requestBody } from './request';
 import { verifySignature } from './signature';
 import { signedFor } from './signer';
-import { guardOfCreated, recordSignature, usedSignature } from './store';
+import { createdReplayRefusal, recordSignature, usedSignature } from './store';
 
 // The one middleware stack of every Admin API route (a REST API's Lambda proxy events): size
 // limit, signature, content type, JSON and zod validation, Idempotency-Key, and errors as
@@ -314,11 +314,10 @@ async function namedReplay(route: Route, event: AdminEvent, response: APIGateway
   const id = (JSON.parse(response.body) as { id?: unknown }).id;
   if (typeof id !== 'string') return undefined;
   const created = route.named === true ? id : route.named(id);
-  const record = await guardOfCreated(event.node, route.creates, created).catch((error: unknown) => {
+  return createdReplayRefusal(event.node, route.creates, created).catch((error: unknown) => {
     logger.warn('named record not read for a replay', { route: routeOf(event), error });
     return undefined;
   });
-  return record && heldRiderRefusal(record);
 }
 
 // The audit trail (lib/audit): who makes a request's changes, stamped on each item its commits

@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../platform/db';
 import { recordKey } from '../../platform/store';
-import type { TransactItem } from '../../platform/tx';
-import { type AuditedKind, GUARD_ID, GUARD_ONLY } from '../../shared/audited';
+import { heldRiderRefusalAt, type TransactItem } from '../../platform/tx';
+import { type AuditedKind, GUARD_ONLY } from '../../shared/audited';
 import type { Node } from '../../shared/node';
 import { SIGNATURE_TOLERANCE_SECS } from './signature';
 
@@ -39,12 +39,7 @@ export async function recordSignature(record: TransactItem): Promise<boolean> {
   }
 }
 
-// The replay guard a created record keeps, for an Idempotency-Key's replay of a create whose record
-// is named by what it is for, not drawn (a payment, by its quote): it keeps its request's guard
-// (GUARD_ID, lib/platform/tx) instead of sitting in the guard's place.
-export async function guardOfCreated(node: Node, kind: AuditedKind, id: string): Promise<{ [GUARD_ID]?: unknown } | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: node.tables.main, Key: recordKey(node, kind, id), ProjectionExpression: GUARD_ID, ConsistentRead: true }),
-  );
-  return Item;
-}
+// The refusal of this scope's signed request that a created record holds, if that request made it:
+// for an Idempotency-Key's replay of a create whose record is named by what it is for, not drawn (a
+// payment, by its quote), which keeps its request's guard (GUARD_ID) instead of sitting in its place.
+export const createdReplayRefusal = (node: Node, kind: AuditedKind, id: string) => heldRiderRefusalAt(node, recordKey(node, kind, id));
