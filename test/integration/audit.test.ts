@@ -169,6 +169,24 @@ describe("an operator's action", () => {
   });
 });
 
+// serverless.yml gives the trail's stream a batching window of a second (batchWindow), which the
+// local run keeps as Lambda does (infra/local/emulators/stream-poller.ts): records wait for it, and
+// what it gathers goes in one invocation; the outbox relay has none, and sends at once.
+describe('the stream to the trail', () => {
+  it('waits out its batching window before it invokes the trail, and loses nothing by it', async () => {
+    const invocations = () => s.stats().auditTrail?.invocations ?? 0;
+    // One write whose event has arrived: nothing is gathering when the next ones are made.
+    const first = await ok(s.admin('POST', '/assets', { code: 'WN0', scale: 2 }));
+    await eventually(`?resourceId=${first.id}`, (e) => e.length > 0);
+    const before = invocations();
+    const writtenAt = Date.now();
+    const assets = await Promise.all(['WN1', 'WN2', 'WN3'].map((code) => ok(s.admin('POST', '/assets', { code, scale: 2 }))));
+    const invokedAt = await waitFor('the trail invoked', async () => (invocations() > before ? Date.now() : undefined));
+    expect(invokedAt - writtenAt, 'the window passed first').toBeGreaterThanOrEqual(1000);
+    for (const a of assets) await eventually(`?resourceId=${a.id}`, (e) => e.length === 1);
+  });
+});
+
 describe('the change and its audit event, one transaction', () => {
   it('a crash after the commit: both are there (the answer was lost, not the record)', async () => {
     process.env.PAYMENT_FAULTS = 'commit:after-write';
@@ -311,6 +329,8 @@ describe("the console's Audit page", () => {
     const browser = await launchChromium({ width: 1280, height: 900 });
     try {
       const asset = await ok(asAnn('POST', '/assets', { code: 'SEK', scale: 2 }));
+      // In the trail (a second or so after the action: the stream's batching window) before the page reads it.
+      await eventually(`?resourceId=${asset.id}`, (e) => e.length > 0);
       const page = await signedInPage(browser, server.url, s.operators);
       await page.goto(`${server.url}/#/audit`);
       expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe('Audit');

@@ -29,7 +29,8 @@ import type { SqsSender } from './sqs';
 // maximumRecordAgeInSeconds, go to the event's on-failure destination (a queue) as Lambda's
 // on-failure record (the shard and its range of sequence numbers), and the shard goes on.
 // Reading resumes where it stopped (the checkpoints outlive a stop), and a read follows every
-// invocation that wrote to its table, so a committed outbox item is sent within milliseconds.
+// invocation that wrote to its table, so a committed outbox item is sent within milliseconds; with
+// a batchWindow, once that window has passed since the first was read, as Lambda gathers records.
 // Its iterator age goes to the runtime's metrics: from the writes it has not read yet (unreadWrites, below),
 // as DynamoDB Local dates stream records to the minute only.
 // Between reads of a shard that had nothing new: Lambda reads each shard four times a second. (A
@@ -51,6 +52,7 @@ export interface Mapping {
   streamArn: string;
   table: string; // the stream's: only a write to it wakes the mapping
   batchSize: number;
+  batchWindowMs: number; // how long Lambda gathers records before it invokes (0: it does not wait)
   startingPosition: 'TRIM_HORIZON' | 'LATEST';
   filters: Record<string, unknown>[];
   partial: boolean;
@@ -74,6 +76,7 @@ export function streamMappings(functions: FunctionDef[], refs: Refs): Mapping[] 
           streamArn,
           table: tableOf(streamArn),
           batchSize: Number(e.stream.batchSize ?? 100),
+          batchWindowMs: Number(e.stream.batchWindow ?? 0) * 1000,
           startingPosition: e.stream.startingPosition ?? 'TRIM_HORIZON',
           filters: e.stream.filterPatterns ?? [],
           partial: e.stream.functionResponseType === 'ReportBatchItemFailures',
@@ -231,7 +234,8 @@ export function startStreamPoller(
     generation++;
     wake?.();
   });
-  const sleep = (ms: number) =>
+  // A pause that a write to the table ends at once, unless `writesWake` is false; stopping ends it.
+  const sleep = (ms: number, writesWake = true) =>
     new Promise<void>((ok) => {
       const timer = setTimeout(done, ms);
       function done() {
@@ -239,7 +243,7 @@ export function startStreamPoller(
         wake = undefined;
         ok();
       }
-      wake = done;
+      wake = () => (writesWake || !running) && done();
     });
 
   const checkpoint = (shardId: string) => `${mapping.fn.name}|${shardId}`;
@@ -347,7 +351,16 @@ export function startStreamPoller(
   async function readShard(shard: Shard): Promise<boolean> {
     const id = shard.ShardId!;
     const iterator = iterators.get(id) ?? (await iteratorFor(id));
-    const { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: READ_LIMIT }));
+    let { Records = [], NextShardIterator } = await client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: READ_LIMIT }));
+    // The batching window (batchWindow), as Lambda keeps it: records found wait for it, with what is
+    // written meanwhile, unless they fill a batch; then they go in one invocation (the audit trail's:
+    // one a second, not one a write). A batch handed back is tried again without it.
+    if (mapping.batchWindowMs && Records.length < mapping.batchSize && Records.length && NextShardIterator && !handedBack.has(id) && running) {
+      await sleep(mapping.batchWindowMs, false);
+      const later = await client.send(new GetRecordsCommand({ ShardIterator: NextShardIterator, Limit: READ_LIMIT - Records.length }));
+      Records = [...Records, ...(later.Records ?? [])];
+      NextShardIterator = later.NextShardIterator;
+    }
     const retryFrom = Records.length ? await deliver(id, Records) : undefined;
     if (retryFrom) {
       const done = Records.filter((r) => BigInt(r.dynamodb!.SequenceNumber!) < BigInt(retryFrom)).at(-1);
