@@ -357,6 +357,7 @@ export function startStreamPoller(
     // one a second, not one a write). A batch handed back is tried again without it.
     if (mapping.batchWindowMs && Records.length < mapping.batchSize && Records.length && NextShardIterator && !handedBack.has(id) && running) {
       await sleep(mapping.batchWindowMs, false);
+      if (!running) return false; // stopped meanwhile: read again from the checkpoint next time
       const later = await client.send(new GetRecordsCommand({ ShardIterator: NextShardIterator, Limit: READ_LIMIT - Records.length }));
       Records = [...Records, ...(later.Records ?? [])];
       NextShardIterator = later.NextShardIterator;
