@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
-import { freePort, LOCAL_CREDENTIALS, LOCAL_REGION, startedOn } from '../../infra/local/emulators/emulators';
+import { freePort, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../infra/local/emulators/emulators';
 import type { Trace } from '../../infra/local/emulators/traces';
 import { DEFAULT_PORTS, PORT_SETTINGS } from '../../infra/local/start/defaults';
 import { ROOT } from '../../infra/local/start/serverless-config';
 import { type Endpoints, fileEmulators } from './emulators';
+import { groupEnds, groupProcesses, signalGroup, track } from './process-groups';
 import { adminClient, STREAM_IDLE_MS, type TestStack } from './stack';
 
 // A second node of our own beside the test file's stack, as the two-node walkthrough has: in a
@@ -175,29 +176,37 @@ export async function startNpmNode(
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const pgid = track(child);
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  // A backstop, not a clock: ready in 3 to 6 s, far longer on a loaded 2-core machine.
+  // A backstop, not a clock: ready in 3 to 6 s, far longer on a loaded 2-core machine. A start that
+  // ended or gave up leaves nothing running: its group is killed, and has ended, before it throws.
   const deadline = Date.now() + 90_000;
   while (!/ready in/.test(output)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`npm run ${script} did not become ready within 90 s:\n${output}`);
+    if (Date.now() > deadline || child.exitCode !== null) {
+      signalGroup(pgid, 'SIGKILL');
+      await groupEnds(pgid);
+      const why = child.exitCode === null ? 'did not become ready within 90 s' : `exited (${child.exitCode}) before it was ready`;
+      throw new Error(`npm run ${script} ${why}:\n${output}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
-  const stop = async (signal: NodeJS.Signals = 'SIGINT') => {
-    process.kill(-child.pid!, signal);
+  // Stopped once the whole group has ended: npm, its Node and DynamoDB Local's JVM (a no-op on an
+  // ended one). One that hangs is killed at groupEnds' backstop, and the stop fails. The signal goes
+  // to the group, as Ctrl-C's does, or to `npm` alone, as a `kill` of its pid or a supervisor's.
+  const stop = async (signal: NodeJS.Signals = 'SIGINT', to: 'group' | 'npm' = 'group') => {
+    if (to === 'npm') child.kill(signal);
+    else if (groupProcesses(pgid).length > 0) signalGroup(pgid, signal);
+    await groupEnds(pgid);
     await exited;
-    for (let i = 0; i < 50 && startedOn(dataDir).jvm; i++) await new Promise((r) => setTimeout(r, 100));
   };
   // The group's processes: [pid, command].
   const group = () =>
-    execFileSync('ps', ['-o', 'pid=,comm=', '-g', String(child.pid)])
-      .toString()
-      .trim()
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/))
-      .map(([pid, comm]) => [Number(pid), comm] as const);
+    groupProcesses(pgid)
+      .map((line) => line.split(' ', 2))
+      .map(([pid, command]) => [Number(pid), command] as const);
   // As a crash of Node would: every process of the group but DynamoDB Local's JVM, at once.
   const crash = async () => {
     for (const [pid, comm] of group()) if (comm !== 'java') process.kill(pid, 'SIGKILL');
@@ -216,9 +225,9 @@ export async function startNpmNode(
     const { TableNames = [] } = await jar.send(new ListTablesCommand({}));
     await Promise.all(TableNames.map((TableName) => jar.send(new ScanCommand({ TableName, Limit: 1 }))));
     jar.destroy();
-    process.kill(-child.pid!, 'SIGKILL');
+    signalGroup(pgid, 'SIGKILL');
     await exited;
-    for (let i = 0; i < 50 && startedOn(dataDir).jvm; i++) await new Promise((r) => setTimeout(r, 100));
+    await groupEnds(pgid);
   };
   const adminUrl = `http://localhost:${ports.ADMIN_PORT}`;
   return {

@@ -1,15 +1,16 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startedOn } from '../../infra/local/emulators/emulators';
 import { STACK_ENV_FILE } from '../../infra/local/start/defaults';
 import { ROOT } from '../../infra/local/start/serverless-config';
 import { startProxy } from '../../infra/local/tools/proxy';
-import { freePorts, type Ports, NPM_NODE_SECRET as SECRET, startNpmNode as startNode } from '../harness/node';
+import { freePorts, type NpmNode, type Ports, NPM_NODE_SECRET as SECRET, startNpmNode } from '../harness/node';
+import { groupEnds, groupProcesses, leftRunning, signalGroup, track } from '../harness/process-groups';
 import { ok, waitFor } from '../harness/world';
 import { bru, COLLECTION, failures, loadRequests } from '../readers/bruno';
 import { docBlocks, paste, readmeBlocks } from '../readers/readme';
@@ -17,24 +18,53 @@ import { docBlocks, paste, readmeBlocks } from '../readers/readme';
 // `npm start` (and `npm run start:node-b`, `start:node-c`) as a user runs them: ready banner, a working Admin API,
 // and a signal to the process group stops every child, DynamoDB Local's JVM included.
 
-type StartNode = typeof startNode;
+// Every process this file starts is in a process group it tracks (../harness/process-groups.ts),
+// and each test ends its own; none may outlive the file, however slow the machine: one would hold
+// its ports and CPU in the files after it. (A spawnSync's timeout killed npm alone, and its Node
+// and JVM ran on.)
+const running: NpmNode[] = [];
+const startNode: typeof startNpmNode = async (...args) => {
+  const node = await startNpmNode(...args);
+  running.push(node);
+  return node;
+};
+// A failed assertion leaves no node behind (stop() on a stopped one is a no-op).
+afterEach(async () => {
+  for (const node of running.splice(0)) await node.stop().catch(() => undefined);
+});
+afterAll(async () => {
+  expect(await leftRunning(), 'processes this file started, still running at its end').toEqual([]);
+});
 
 // A command run to its end without blocking this process (spawnSync would: a node's kept-alive
 // connections time out meanwhile, and the next request on one fails). One that has not ended
-// within a minute (a start that should have refused, and runs) is stopped, its process group whole.
-const run = (command: string, args: string[], env: NodeJS.ProcessEnv) =>
-  new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+// within a minute (a start that should have refused, and runs) is stopped, its process group whole;
+// it has ended once its group has (a JVM that its start stopped as it gave up included).
+const run = async (command: string, args: string[], env: NodeJS.ProcessEnv) => {
+  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const pgid = track(child);
+  const ended = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGTERM'), 60_000);
+    const timer = setTimeout(() => signalGroup(pgid, 'SIGTERM'), 60_000);
     child.once('close', (status) => {
       clearTimeout(timer);
       done({ status, stdout, stderr });
     });
   });
+  await groupEnds(pgid);
+  return ended;
+};
+// Each of `starts`, all started before the first failure is thrown (Promise.all would throw it
+// while the others still start, and they would become ready after the test had stopped its nodes).
+async function all<T>(starts: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
 
 // The ports as their settings, for a command's environment.
 const portSettings = (ports: Ports) => Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)]));
@@ -46,8 +76,6 @@ const processRuns = (pid: number) => {
     return false;
   }
 };
-
-type NpmNode = Awaited<ReturnType<typeof startNode>>;
 
 // A node started on fresh data, ready: its banner, a console that signs nothing, an empty Admin API,
 // its DynamoDB Local and its functions' environment written down in its data folder.
@@ -79,10 +107,10 @@ async function expectReady(node: NpmNode) {
   expect(statSync(envFile).mode & 0o777).toBe(0o600);
 }
 
-// `signal` to the node's process group stops everything: its Node and its JVM, and the environment
-// file goes.
-async function expectStops(node: NpmNode, signal: NodeJS.Signals) {
-  await node.stop(signal);
+// `signal` to the node's process group (or to its npm alone) stops everything: its Node and its JVM,
+// and the environment file goes.
+async function expectStops(node: NpmNode, signal: NodeJS.Signals, to?: 'npm') {
+  await node.stop(signal, to);
   // The npm start's own Node and its JVM end after the npm process the test started, each in its time.
   await waitFor('its Node and its DynamoDB Local to end', async () => {
     const { jvm, node: started } = startedOn(node.dataDir);
@@ -100,19 +128,14 @@ describe('npm start', () => {
       const holder = createServer();
       await new Promise<void>((ok) => holder.listen(ports[taken], '127.0.0.1', () => ok()));
       try {
-        const run = spawnSync('npm', ['start'], {
-          cwd: ROOT,
-          env: {
-            ...process.env,
-            ...portSettings(ports),
-            LOCAL_DATA_DIR: dataDir,
-            LOCAL_JIT: 'quick', // as the harness's nodes: the JVM of a start that gives up would not use a second JIT tier
-          },
-          encoding: 'utf8',
-          timeout: 60_000,
+        const started = await run('npm', ['start'], {
+          ...process.env,
+          ...portSettings(ports),
+          LOCAL_DATA_DIR: dataDir,
+          LOCAL_JIT: 'quick', // as the harness's nodes: the JVM of a start that gives up would not use a second JIT tier
         });
-        const output = run.stdout + run.stderr;
-        expect(run.status, output).not.toBe(0);
+        const output = started.stdout + started.stderr;
+        expect(started.status, output).not.toBe(0);
         expect(output).toContain(`error: port ${ports[taken]} (${taken}) is in use`);
         expect(output).toContain(`${taken}=<free port> npm start`);
         expect(output).not.toMatch(/^\s+at /m);
@@ -133,23 +156,8 @@ describe('npm start and its local data', () => {
   const name =
     'becomes ready, and SIGINT stops everything; the data is kept across a restart, survives a crash of Node ' +
     '(the JVM it left is stopped), and is wiped by --fresh (where the README\'s "Walk through a payment" reaches its ' +
-    'commented results, pasted again too, and npm start prints no JSON log line) and npm run reset; SIGTERM stops everything too';
+    'commented results, pasted again too, and npm start prints no JSON log line) and npm run reset; SIGTERM to npm alone stops everything too';
   it(name, async () => {
-    const running: NpmNode[] = [];
-    const tracked: StartNode = async (...args) => {
-      const node = await startNode(...args);
-      running.push(node);
-      return node;
-    };
-    try {
-      await restartAndWipe(tracked);
-    } finally {
-      // A failed assertion leaves no node behind (stop() on a stopped one is a no-op).
-      for (const node of running) await node.stop().catch(() => undefined);
-    }
-  });
-
-  async function restartAndWipe(startNode: StartNode) {
     const first = await startNode('start');
     await expectReady(first);
     expect(first.output()).toContain(`Data          ${first.dataDir}/ (kept across restarts; npm run reset wipes it)`);
@@ -181,19 +189,35 @@ describe('npm start and its local data', () => {
     expect(beside.status, beside.stdout + beside.stderr).not.toBe(0);
     expect(beside.stderr).toContain(`A node runs on the data in ${first.dataDir}`);
     expect((await codes(third)).sort()).toEqual(['CRASH', 'KEPT']);
-    await expectStops(third, 'SIGTERM');
+    // To npm alone, as a `kill` of its pid sends it: npm passes it on (it ended only npm's shell, and the node ran on).
+    await expectStops(third, 'SIGTERM', 'npm');
 
     const fresh = await startNode('start', { ports: first.ports, dataDir: first.dataDir, args: ['--fresh'] });
     expect(await codes(fresh)).toEqual([]);
     // Fresh data, as the README's first walkthrough starts on: it runs here, not on an npm start of its own.
     await walkThroughAPayment(fresh);
     await fresh.stop();
-    const reset = spawnSync('npm', ['run', '-s', 'reset'], { cwd: ROOT, env: { ...process.env, LOCAL_DATA_DIR: first.dataDir } });
-    expect(reset.status, reset.stderr.toString()).toBe(0);
+    const reset = await run('npm', ['run', '-s', 'reset'], { ...process.env, LOCAL_DATA_DIR: first.dataDir });
+    expect(reset.status, reset.stderr).toBe(0);
     expect(existsSync(join(first.dataDir, 'dynamodb'))).toBe(false);
     expect(existsSync(join(first.dataDir, 'sqs'))).toBe(false); // the queues' journal too
     expect(existsSync(join(first.dataDir, 'secrets.json'))).toBe(true); // the node keeps its identity
-  }
+  });
+});
+
+// A signal while the node starts ended Node by its default action, and left the JVM it had started
+// running on the port and the data.
+describe('npm start signalled while it starts', () => {
+  it('ends, its DynamoDB Local with it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'signalled-'));
+    const env = { ...process.env, ...portSettings(await freePorts()), LOCAL_DATA_DIR: dataDir, LOCAL_JIT: 'quick' };
+    const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: 'ignore' });
+    const pgid = track(child);
+    const jvm = await waitFor('its DynamoDB Local to be started', async () => startedOn(dataDir).jvm);
+    expect(groupProcesses(pgid).some((p) => p.startsWith(`${jvm} java `))).toBe(true);
+    child.kill('SIGTERM'); // to npm alone
+    await groupEnds(pgid); // its JVM too (a zombie, until it is reaped, is not running)
+  });
 });
 
 // Issue 28, item 7: npm start looked for DynamoDB Local machine-wide (pgrep): one of another user,
@@ -207,6 +231,7 @@ describe("another program's DynamoDB Local on the port", () => {
     const release = readdirSync(jar).find((d) => d.startsWith('dynamodb_local'))!;
     const command = `java -Djava.library.path=DynamoDBLocal_lib -jar DynamoDBLocal.jar -inMemory -port ${ports.DYNAMODB_PORT}; :`;
     const other = spawn('sh', ['-c', command], { cwd: join(jar, release), detached: true, stdio: 'ignore' });
+    const pgid = track(other);
     try {
       await waitFor('the other DynamoDB Local to listen', async () => (await fetch(`http://127.0.0.1:${ports.DYNAMODB_PORT}`).catch(() => undefined)) && true);
       const started = await run('npm', ['start'], { ...process.env, ...portSettings(ports), LOCAL_DATA_DIR: mkdtempSync(join(tmpdir(), 'other-jvm-')) });
@@ -216,7 +241,8 @@ describe("another program's DynamoDB Local on the port", () => {
       expect(processRuns(other.pid!)).toBe(true);
       expect((await fetch(`http://127.0.0.1:${ports.DYNAMODB_PORT}`)).status).toBe(400); // still serving
     } finally {
-      process.kill(-other.pid!, 'SIGKILL');
+      signalGroup(pgid, 'SIGKILL');
+      await groupEnds(pgid);
     }
   });
 });
@@ -245,7 +271,7 @@ describe('the README walkthroughs, each block pasted whole into bash', () => {
   // On Node B, LOG_LEVEL=INFO brings the JSON line of each request back. Node C (npm run
   // start:node-c) starts beside them, and docs/three-nodes.md goes on from the two-node blocks.
   it('"Pay across two nodes", "Across currencies" and "Three nodes" reach their commented results, through the connectors', async () => {
-    const [a, b, c] = await Promise.all([startNode('start'), startNode('start:node-b', { env: { LOG_LEVEL: 'INFO' } }), startNode('start:node-c')]);
+    const [a, b, c] = await all([startNode('start'), startNode('start:node-b', { env: { LOG_LEVEL: 'INFO' } }), startNode('start:node-c')]);
     try {
       await expectNodeC(c);
       expect(b.output()).toContain('Payment service (Node B) ready');

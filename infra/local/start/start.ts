@@ -1,6 +1,7 @@
 import './quiet';
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join, relative } from 'node:path';
 import { startFsp } from '../fsp/fsp';
 import { announceNode, startLocalProxy } from '../tools/proxy';
@@ -27,6 +28,15 @@ import { startStack } from './stack';
 // (`npm run start:node-b`), a second node beside it, to peer with over Interledger; `--node c`
 // (`npm run start:node-c`), a third, for a network with a node in the middle.
 const started = performance.now();
+// A signal while the node starts (Ctrl-C, or a kill of npm, which passes it on) ends the start
+// through process.exit, whose hooks stop what already runs (DynamoDB Local's JVM): a signal's
+// default action would end this process and leave the JVM running on the port and the data.
+const signalledEarly = (signal: NodeJS.Signals) => {
+  console.log(`\n${signal}: stopping the start`);
+  process.exit(128 + constants.signals[signal]);
+};
+process.on('SIGINT', signalledEarly);
+process.on('SIGTERM', signalledEarly);
 const nodeName = nodeFromArgs(process.argv);
 const startCommand = nodeName === 'a' ? 'npm start' : `npm run start:node-${nodeName}`;
 const flag = nodeFlag(nodeName);
@@ -188,6 +198,8 @@ async function shutdown(signal: string) {
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.off('SIGINT', signalledEarly);
+process.off('SIGTERM', signalledEarly);
 
 // What the console shows, and what it does not, and why.
 const consoleHas = (s: typeof stack) =>
