@@ -158,7 +158,11 @@ beforeAll(async () => {
   a = await seedTenant('fsp-a', 'XAA', 1.25);
   b = await seedTenant('fsp-b', 'XBB', 0.75);
   await ok(s.admin('POST', '/assets', { code: 'USD', scale: 2 }));
-  operatorWallet = (await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/operator-alice`, assetCode: 'USD' }))).address;
+  const last = await ok(s.admin('POST', '/wallet-addresses', { address: `${s.openPaymentsUrl}/operator-alice`, assetCode: 'USD' }));
+  operatorWallet = last.address;
+  // The audit trail has all that came before (the stream is read in order), a second or so after the
+  // last change (its batching window), before the streams stop: the sweeps read each tenant's.
+  await waitFor('the audit trail to catch up', async () => (await ok(s.admin('GET', `/audit-events?resourceId=${last.id}`), 200)).items.length || undefined);
   // Nothing writes in the background from here on (the outbox relay and the queues' consumers
   // wait), so that any change in the tables is a request's.
   await s.streams.stop();
