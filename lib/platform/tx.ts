@@ -281,10 +281,9 @@ function failedConditions(e: unknown): number[] | undefined {
 // a replay of it would be the same item. A lone update's own retry still fails: the one that comes
 // here, a webhook record's next attempt, takes a failed condition to mean "already written".)
 async function writeAlone(write: Write, name: string): Promise<Refusals> {
-  const asking = write.Put?.ConditionExpression && { Put: { ...write.Put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
+  const lone = write.Put?.ConditionExpression ? { ...write, Put: { ...write.Put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } : write;
   try {
-    if (asking) await db().send(new PutCommand(asking.Put as PutCommandInput));
-    else if (write.Put) await db().send(new PutCommand(write.Put as PutCommandInput));
+    if (lone.Put) await db().send(new PutCommand(lone.Put as PutCommandInput));
     else if (write.Update) await db().send(new UpdateCommand(write.Update as UpdateCommandInput));
     else if (write.Delete) await db().send(new DeleteCommand(write.Delete as DeleteCommandInput));
     else throw new Error('A lone ConditionCheck writes nothing');
@@ -297,13 +296,12 @@ async function writeAlone(write: Write, name: string): Promise<Refusals> {
   return [];
 }
 
-// Whether `item` carries the stamp of a request (its author names the request's id), which no
-// other request's item carries; and whether `found` (the item a failed condition returned, as
-// DynamoDB's wire carries it) is then `item`'s own earlier write.
-const requestStamped = (item: Record<string, unknown> | undefined) => {
-  const stamp = item?.[CHANGED_BY];
-  return typeof stamp === 'string' && authorOfStamp(stamp).requestId !== undefined;
-};
+// Whether `item` carries the stamp of a request, which no other request's item carries: it is
+// stamped (an audited record), and this scope's author, whose stamp that is, names its request's id.
+// And whether `found` (the item a failed condition returned, as DynamoDB's wire carries it) is then
+// `item`'s own earlier write.
+const requestStamped = (item: Record<string, unknown> | undefined) =>
+  typeof item?.[CHANGED_BY] === 'string' && authoring.getStore()?.author?.requestId !== undefined;
 const isThisPut = (found: Record<string, { S?: string }> | undefined, item: Record<string, unknown> | undefined) =>
   requestStamped(item) && found?.[CHANGED_BY]?.S === item?.[CHANGED_BY];
 

@@ -355,7 +355,8 @@ export function startStreamPoller(
     // The batching window (batchWindow), as Lambda keeps it: records found wait for it, with what is
     // written meanwhile, unless they fill a batch; then they go in one invocation (the audit trail's:
     // one a second, not one a write). A batch handed back is tried again without it.
-    if (mapping.batchWindowMs && Records.length < mapping.batchSize && Records.length && NextShardIterator && !handedBack.has(id) && running) {
+    const gathering = Records.length > 0 && Records.length < mapping.batchSize && NextShardIterator && !handedBack.has(id);
+    if (mapping.batchWindowMs && gathering && running) {
       await sleep(mapping.batchWindowMs, false);
       if (!running) return false; // stopped meanwhile: read again from the checkpoint next time
       const later = await client.send(new GetRecordsCommand({ ShardIterator: NextShardIterator, Limit: READ_LIMIT - Records.length }));
